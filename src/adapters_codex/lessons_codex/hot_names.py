@@ -1,0 +1,3 @@
+"""Codex CLI's native tool names mapped onto canonical (Claude Code) names. Standard library only."""
+
+NATIVE_TO_CANONICAL = {}

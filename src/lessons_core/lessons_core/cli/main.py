@@ -1,0 +1,108 @@
+"""The ``lessons`` command line.
+
+Start-up matters (agents and scripts call this often), so subcommands are imported only when
+invoked: ``COMMANDS`` maps each name to ``"module:attribute"`` and :class:`LazyGroup` loads it on
+demand. ``lessons --help`` therefore imports click and nothing of the cold core.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from typing import Any
+
+import click
+
+__version__ = "0.1.0"
+
+#: Subcommand name -> ("module:click command", one-line help for ``lessons --help``).
+#: The help line lives here so that listing commands imports none of them. Kept in workflow
+#: order, which is also the order ``--help`` shows.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("lessons_core.cli.demo_cmds:demo", "Run the whole pipeline on the bundled sample."),
+    "add": ("lessons_core.cli.lesson_cmds:add", "Add lessons from JSON, a JSON array or JSONL."),
+    "import": ("lessons_core.cli.transfer_cmds:import_", "Import a JSONL export or a Node manifest."),
+    "export": ("lessons_core.cli.transfer_cmds:export", "Export all lessons as redacted JSONL."),
+    "list": ("lessons_core.cli.lesson_cmds:list_", "List lessons."),
+    "show": ("lessons_core.cli.lesson_cmds:show", "Show one lesson."),
+    "remove": ("lessons_core.cli.lesson_cmds:remove", "Delete a lesson."),
+    "build": ("lessons_core.cli.build_cmds:build", "Compile the manifest the hooks read."),
+    "explain": ("lessons_core.cli.explain_cmds:explain", "Show what would fire for a tool call."),
+    "scan": ("lessons_core.cli.scan_cmds:scan", "Mine agent transcripts for candidates."),
+    "candidates": ("lessons_core.cli.scan_cmds:candidates", "List candidates awaiting review."),
+    "review": ("lessons_core.cli.scan_cmds:review", "Accept, edit or reject candidates."),
+    "promote": ("lessons_core.cli.scan_cmds:promote", "Promote candidates to active lessons."),
+    "stats": ("lessons_core.cli.scan_cmds:stats", "Detections, counts and delivery figures."),
+    "install": ("lessons_core.cli.install_cmds:install", "Register the hooks with an agent."),
+    "uninstall": ("lessons_core.cli.install_cmds:uninstall", "Remove our hooks from an agent."),
+    "doctor": ("lessons_core.cli.doctor_cmds:doctor", "Check config, manifest and hooks."),
+    "project-id": ("lessons_core.cli.lesson_cmds:project_id", "Print the project id of a dir."),
+    "plugins": ("lessons_core.cli.plugin_cmds:plugins", "List loaded plugins."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (target, _) in COMMANDS.items() if _available(target)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None or not _available(entry[0]):
+            return None
+        module_name, attr = entry[0].split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List commands from the registry's help lines, without importing them."""
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(target: str) -> bool:
+    """True when the module behind a command exists (commands land one issue at a time)."""
+    module_name = target.split(":")[0]
+    return importlib.util.find_spec(module_name) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="lessons")
+@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
+@click.pass_context
+def cli(ctx: click.Context, verbose: int) -> None:
+    """A memory of their own mistakes for Claude Code, Codex CLI and Gemini CLI.
+
+    Lessons are mined from session transcripts or added by hand, kept in a store
+    (LESSONS_HOME), compiled into a manifest, and delivered by each agent's hooks.
+    """
+    from lessons_core.logs import configure_logging
+
+    configure_logging(verbose)
+    ctx.ensure_object(dict)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point: user errors become a message and exit code, not a traceback."""
+    from lessons_core.errors import LessonsError
+
+    try:
+        return cli.main(args=argv, prog_name="lessons", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except LessonsError as exc:
+        click.secho(f"Error: {exc}", err=True, fg="red")
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(1)

@@ -1,0 +1,90 @@
+"""The plugin interface of lessons (cold path only).
+
+Every hook is prefixed ``lessons_``. Collection hooks take a ``register`` callback, so a plugin
+can contribute any number of things and the spec can grow keyword arguments without breaking
+anyone. ``firstresult`` is used only where exactly one implementation must be chosen; built-in
+defaults are registered ``trylast`` so any installed plugin wins over them.
+
+Nothing here runs in the hook process: whatever the hot path needs from a plugin is compiled into
+the manifest as data or as a ``"module:function"`` string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from lessons_core.plugin import PROJECT
+
+if TYPE_CHECKING:
+    from lessons_core.models import Config
+    from lessons_core.specs import AgentSpec, DedupSpec, DetectorSpec, MatcherSpec, StoreSpec
+    from lessons_core.store.base import Store
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+
+
+@hookspec(historic=True)
+def lessons_configure(config: Config) -> None:
+    """Called once the configuration is loaded; late-registered plugins still see it.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    """Contribute agent adapters: hook module, tool-name map, installer, transcript reader.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_detectors(register: Callable[[DetectorSpec], None]) -> None:
+    """Contribute transcript detectors that turn normalized events into candidates.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_matchers(register: Callable[[MatcherSpec], None]) -> None:
+    """Contribute matchers the hot path may call by ``"module:function"`` reference.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_stores(register: Callable[[StoreSpec], None]) -> None:
+    """Contribute store backends, chosen by name in ``config.json`` (``"store"``).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_dedup(register: Callable[[DedupSpec], None]) -> None:
+    """Contribute backends that decide whether a candidate duplicates an existing lesson.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def lessons_select_store(config: Config, available: dict[str, StoreSpec]) -> Store | None:
+    """Open the store to use. The first non-``None`` answer wins; SQLite is the last resort.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_manifest_compiled(manifest: dict[str, Any], config: Config) -> None:
+    """Inspect or extend the compiled manifest (a plain dict) before it is written atomically.
+
+    .. versionadded:: 0.1
+    """

@@ -1,0 +1,79 @@
+"""What plugins register: small frozen descriptions, handed to ``register`` callbacks.
+
+A spec names its contribution and points at the code (a callable in the cold path, or a
+``"module:function"`` string where the hot path must call it after compilation).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+def _check_target(_inst: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value and not _TARGET.match(value):
+        msg = f"{attribute.name} must look like 'package.module:function', got {value!r}"
+        raise ValueError(msg)
+
+
+@attrs.frozen
+class AgentSpec:
+    """An agent adapter.
+
+    ``reader`` turns one transcript file into normalized events (see
+    :mod:`lessons_core.scan.events`); ``transcript_roots`` says where the agent keeps its
+    transcripts given an environment; ``installer`` registers the hook command in the agent's
+    configuration.
+    """
+
+    name: str
+    hook_command: str
+    hook_module: str
+    distribution: str = ""
+    tool_names: Mapping[str, str] = attrs.field(factory=dict)
+    transcript_roots: Callable[[Mapping[str, str]], list[Path]] | None = None
+    reader: Callable[..., Iterator[Any]] | None = None
+    installer: Any = None
+
+
+@attrs.frozen
+class DetectorSpec:
+    """A transcript detector: called with one session's normalized events, yields candidates."""
+
+    name: str
+    detect: Callable[..., Iterable[Any]]
+    tier: int = 3
+    description: str = ""
+
+
+@attrs.frozen
+class MatcherSpec:
+    """A matcher the hot path may call, referenced by a lesson's ``matcher`` name."""
+
+    name: str
+    target: str = attrs.field(validator=_check_target)
+    description: str = ""
+
+
+@attrs.frozen
+class StoreSpec:
+    """A store backend: ``factory(config, home)`` returns an object of the Store protocol."""
+
+    name: str
+    factory: Callable[..., Any]
+    description: str = ""
+
+
+@attrs.frozen
+class DedupSpec:
+    """A deduplication backend: ``find(candidate, lessons)`` returns the duplicated lesson or None."""
+
+    name: str
+    find: Callable[..., Any]
+    description: str = ""

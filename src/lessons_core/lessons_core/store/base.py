@@ -1,0 +1,69 @@
+"""The store interface every backend implements (SQLite is the built-in default).
+
+The scanner, the CLI and the compiler talk to this protocol only, so a team can plug in a server
+database through the ``lessons_register_stores`` / ``lessons_select_store`` hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, runtime_checkable
+
+from lessons_core.models import Candidate, Lesson, Status
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Persistent lessons, candidates, scan offsets and delivery records.
+
+    Every write is atomic; several processes may write at once (one waits, none loses data).
+    ``revision()`` grows with every change, so the compiler can tell a stale manifest.
+    """
+
+    # -- lessons -----------------------------------------------------------------------------
+    def add_lessons(self, lessons: Iterable[Lesson]) -> list[Lesson]:
+        """Insert new lessons; a lesson whose content hash is already stored merges its counts
+        into the existing row instead. Returns the stored lessons, in input order."""
+
+    def update_lesson(self, lesson: Lesson) -> Lesson:
+        """Replace a lesson by id (``updated_at`` is refreshed)."""
+
+    def get_lesson(self, key: str) -> Lesson | None:
+        """Look a lesson up by id, slug or unambiguous id/slug prefix."""
+
+    def find_by_hash(self, content_hash: str) -> Lesson | None: ...
+
+    def list_lessons(
+        self, *, status: Status | None = None, types: Sequence[str] | None = None
+    ) -> list[Lesson]: ...
+
+    def remove_lesson(self, key: str) -> Lesson | None:
+        """Delete a lesson; returns what was removed, or ``None`` if nothing matched."""
+
+    # -- candidates --------------------------------------------------------------------------
+    def add_candidate(self, candidate: Candidate) -> Candidate:
+        """Insert a candidate, or merge its evidence into an equal pending one."""
+
+    def get_candidate(self, key: str) -> Candidate | None: ...
+
+    def list_candidates(self, *, status: str | None = None) -> list[Candidate]: ...
+
+    def update_candidate(self, candidate: Candidate) -> Candidate: ...
+
+    # -- scanner offsets ---------------------------------------------------------------------
+    def get_scan_state(self, path: str) -> dict[str, Any] | None: ...
+
+    def set_scan_state(self, path: str, state: dict[str, Any]) -> None: ...
+
+    # -- housekeeping ------------------------------------------------------------------------
+    def revision(self) -> int:
+        """A number that changes whenever lessons change (used in the manifest fingerprint)."""
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """Group several writes into one atomic unit."""
+
+    def iter_rows(self) -> Iterator[dict[str, Any]]:
+        """Raw rows for export and diagnostics."""
+
+    def close(self) -> None: ...
