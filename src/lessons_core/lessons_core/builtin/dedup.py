@@ -1,0 +1,1 @@
+"""Built-in plugin: dedup (filled in by its own change)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin: detectors (filled in by its own change)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin: sqlite_store (filled in by its own change)."""
