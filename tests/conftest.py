@@ -1,0 +1,40 @@
+"""Suite-wide fixtures: every test runs against scratch homes, never the user's real ones."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The shared material (real transcripts, the Node catalogue) lives beside the checkout.
+SHARED = REPO_ROOT.parent / "shared"
+
+
+def bin_path(name: str) -> str:
+    """The console script ``name`` of the interpreter running the tests (venv or tox env)."""
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.exists() else name
+
+
+@pytest.fixture(autouse=True)
+def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Point LESSONS_HOME, LESSONS_STATE_DIR and the agents' homes at fresh directories."""
+    base = tmp_path_factory.mktemp("homes")
+    monkeypatch.setenv("LESSONS_HOME", str(base / "lessons-home"))
+    monkeypatch.setenv("LESSONS_STATE_DIR", str(base / "state"))
+    monkeypatch.setenv("HOME", str(base / "home"))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME",
+                "XDG_RUNTIME_DIR", "LESSONS_HOOK_LOG", "LESSONS_PLUGINS",
+                "LESSONS_DISABLED_PLUGINS", "LESSONS_DISABLE_PLUGIN_AUTOLOAD"):
+        monkeypatch.delenv(var, raising=False)
+    (base / "home").mkdir()
+
+
+@pytest.fixture(name="shared_dir")
+def fixture_shared_dir() -> Path:
+    """The shared corpus folder beside the checkout; tests that need it skip without it."""
+    if not SHARED.is_dir():
+        pytest.skip("the shared corpus is not beside this checkout")
+    return SHARED
