@@ -1,0 +1,72 @@
+"""Prove the distributions install the way users install them.
+
+Builds a wheel of every distribution, fetches their third-party dependencies into the same
+wheelhouse, then installs ``lessons[all]`` into a brand-new virtual environment with
+``--no-index``: if an extra did not map onto its sibling distribution, or a wheel missed a file,
+this fails. Finally it smoke-tests the installed commands.
+
+Usage: python .ci/check_wheelhouse.py WORKDIR
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DISTRIBUTIONS = [
+    ROOT,
+    ROOT / "src" / "lessons_core",
+    ROOT / "src" / "adapters_claude",
+    ROOT / "src" / "adapters_codex",
+    ROOT / "src" / "adapters_gemini",
+]
+ADAPTERS = ("claude", "codex", "gemini")
+
+
+def run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    print("+", " ".join(str(a) for a in args), flush=True)
+    return subprocess.run([str(a) for a in args], check=True, text=True, **kwargs)  # type: ignore[call-overload]
+
+
+def main(workdir: Path) -> int:
+    wheelhouse = workdir / "wheelhouse"
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    for dist in DISTRIBUTIONS:
+        run(sys.executable, "-m", "build", "--wheel", "--outdir", wheelhouse, dist)
+    core_wheel = next(wheelhouse.glob("lessons_core-*.whl"))
+    run(sys.executable, "-m", "pip", "download", "--quiet", "--dest", wheelhouse, core_wheel)
+
+    env_dir = workdir / "fresh-venv"
+    venv.EnvBuilder(clear=True, with_pip=True).create(env_dir)
+    bin_dir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
+    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-index",
+        "--find-links", wheelhouse, "lessons[all]")
+
+    version = run(bin_dir / "lessons", "--version", capture_output=True).stdout.strip()
+    print(version)
+    if "0.1.0" not in version:
+        print(f"unexpected version output: {version!r}", file=sys.stderr)
+        return 1
+
+    listing = run(bin_dir / "lessons", "plugins", "--json", capture_output=True).stdout
+    names = json.dumps(listing)
+    missing = [a for a in ADAPTERS if f"lessons-{a}" not in names]
+    if missing:
+        print(f"adapters not found as plugins: {missing}\n{listing}", file=sys.stderr)
+        return 1
+
+    for agent in ADAPTERS:
+        hook = run(bin_dir / f"lessons-{agent}-hook", input="{}", capture_output=True)
+        if hook.returncode != 0 or hook.stdout.strip() not in ("", "{}"):
+            print(f"{agent} hook misbehaved on an empty payload: {hook!r}", file=sys.stderr)
+            return 1
+    print("wheelhouse install of lessons[all]: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]).resolve()))
