@@ -19,6 +19,8 @@ import pluggy
 from lessons_core.plugin import PROJECT
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lessons_core.models import Config
     from lessons_core.specs import AgentSpec, DedupSpec, DetectorSpec, MatcherSpec, StoreSpec
     from lessons_core.store.base import Store
@@ -75,8 +77,12 @@ def lessons_register_dedup(register: Callable[[DedupSpec], None]) -> None:
 
 
 @hookspec(firstresult=True)
-def lessons_select_store(config: Config, available: dict[str, StoreSpec]) -> Store | None:
+def lessons_select_store(
+    config: Config, available: dict[str, StoreSpec], home: Path
+) -> Store | None:
     """Open the store to use. The first non-``None`` answer wins; SQLite is the last resort.
+
+    ``available`` holds every registered store by name; ``home`` is ``LESSONS_HOME`` (created).
 
     .. versionadded:: 0.1
     """

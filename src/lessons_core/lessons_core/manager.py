@@ -8,21 +8,33 @@ Environment switches, in the spirit of pytest and tox:
 ``LESSONS_DISABLE_PLUGIN_AUTOLOAD=1``
     load no entry-point plugins at all (built-ins still load);
 ``LESSONS_PLUGINS=a,b``
-    load only these entry-point plugins;
+    load only these entry-point plugins (entry-point or distribution names);
 ``LESSONS_DISABLED_PLUGINS=a,b``
-    block these plugins by name (built-ins too).
+    block these plugins by name (built-ins too, by module name or its last part).
+
+A plugin that fails to import, register or answer a ``register`` callback produces a
+:class:`~lessons_core.errors.PluginError` naming it, never a bare traceback: one broken
+third-party package must say who is to blame.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
 from lessons_core import hookspecs
+from lessons_core.errors import LessonsError
 from lessons_core.plugin import PROJECT
+from lessons_core.specs import AgentSpec, DedupSpec, DetectorSpec, MatcherSpec, StoreSpec
+
+if TYPE_CHECKING:
+    from lessons_core.models import Config
+    from lessons_core.store.base import Store
 
 #: Built-in plugins, registered by module name so they can be blocked like any other.
 DEFAULT_PLUGINS: tuple[str, ...] = (
@@ -33,9 +45,31 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 
 _TRUE = {"1", "true", "yes", "on"}
 
+SpecT = TypeVar("SpecT", AgentSpec, DetectorSpec, MatcherSpec, StoreSpec, DedupSpec)
+
+
+class PluginError(LessonsError):
+    """A plugin could not be loaded or misbehaved; the message names the plugin."""
+
 
 def _names(value: str | None) -> set[str]:
     return {part.strip() for part in (value or "").split(",") if part.strip()}
+
+
+def _is_blocked_builtin(module_name: str, blocked: set[str]) -> bool:
+    return module_name in blocked or module_name.rsplit(".", 1)[-1] in blocked
+
+
+def _entry_points() -> list[tuple[str, str]]:
+    """(entry-point name, distribution name) of every plugin in group ``lessons``."""
+    from importlib.metadata import distributions
+
+    found: list[tuple[str, str]] = []
+    for dist in distributions():
+        for ep in dist.entry_points:
+            if ep.group == PROJECT:
+                found.append((ep.name, dist.metadata["name"] or ""))
+    return found
 
 
 def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.PluginManager:
@@ -49,18 +83,166 @@ def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.Plugi
         pm.set_blocked(name)
 
     for module_name in DEFAULT_PLUGINS:
-        if module_name in blocked or module_name.rsplit(".", 1)[-1] in blocked:
+        if _is_blocked_builtin(module_name, blocked):
             continue
         module = importlib.import_module(module_name)
-        pm.register(module, name=module_name)
+        _register(pm, module, module_name)
 
-    if env.get("LESSONS_DISABLE_PLUGIN_AUTOLOAD", "").lower() not in _TRUE:
+    if env.get("LESSONS_DISABLE_PLUGIN_AUTOLOAD", "").strip().lower() not in _TRUE:
         only = _names(env.get("LESSONS_PLUGINS"))
-        if only:
-            for dist_name in only:
-                pm.load_setuptools_entrypoints(PROJECT, name=dist_name)
-        else:
-            pm.load_setuptools_entrypoints(PROJECT)
+        for ep_name, dist_name in _entry_points():
+            if only and ep_name not in only and dist_name not in only:
+                continue
+            if ep_name in blocked or dist_name in blocked or pm.get_plugin(ep_name) is not None:
+                continue
+            try:
+                pm.load_setuptools_entrypoints(PROJECT, name=ep_name)
+            except pluggy.PluginValidationError as exc:
+                raise PluginError(
+                    f"plugin {ep_name!r} (distribution {dist_name}) does not fit the lessons "
+                    f"hook specs: {exc}"
+                ) from exc
+            except Exception as exc:
+                raise PluginError(
+                    f"plugin {ep_name!r} (distribution {dist_name}) failed to load: "
+                    f"{type(exc).__name__}: {exc}; uninstall it or block it with "
+                    f"LESSONS_DISABLED_PLUGINS={ep_name}"
+                ) from exc
 
-    pm.check_pending()
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(
+            f"plugin {pm.get_name(exc.plugin)!r} implements hooks lessons does not know: {exc}"
+        ) from exc
     return pm
+
+
+def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
+    try:
+        pm.register(plugin, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {name!r} does not fit the lessons hook specs: {exc}") from exc
+
+
+class Plugins:
+    """A typed view of a plugin manager: what every plugin registers, by kind and name.
+
+    The collection hooks are called one implementation at a time (in pluggy's call order) rather
+    than through ``pm.hook``: that way a duplicate name can say which two plugins clash, and an
+    exception can say which plugin raised it.
+    """
+
+    def __init__(self, pm: pluggy.PluginManager):
+        self.pm = pm
+        self._cache: dict[str, dict[str, Any]] = {}
+        #: (hook name, spec name) -> name of the plugin that registered it.
+        self._owners: dict[tuple[str, str], str] = {}
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None) -> Plugins:
+        return cls(get_plugin_manager(environ))
+
+    # -- collection ------------------------------------------------------------------------
+
+    def _impls(self, hook_name: str) -> Iterator[tuple[str, Callable[..., Any]]]:
+        caller: pluggy.HookCaller = getattr(self.pm.hook, hook_name)
+        # pluggy calls the last registered (and tryfirst) implementations first; do the same.
+        for impl in reversed(caller.get_hookimpls()):
+            yield impl.plugin_name, impl.function
+
+    def _collect(self, hook_name: str, kind: type[SpecT]) -> dict[str, SpecT]:
+        cached = self._cache.get(hook_name)
+        if cached is not None:
+            return dict(cached)
+        found: dict[str, SpecT] = {}
+        owner: dict[str, str] = {}
+        plugin_name: str
+        for plugin_name, function in self._impls(hook_name):
+
+            def register(spec: SpecT, _plugin: str = plugin_name) -> None:
+                if not isinstance(spec, kind):
+                    raise PluginError(
+                        f"plugin {_plugin!r} registered a {type(spec).__name__} through "
+                        f"{hook_name}, which takes {kind.__name__} objects"
+                    )
+                if spec.name in found:
+                    raise PluginError(
+                        f"two plugins register the {kind.__name__} {spec.name!r}: "
+                        f"{owner[spec.name]!r} and {_plugin!r}; uninstall or block one "
+                        "(LESSONS_DISABLED_PLUGINS)"
+                    )
+                found[spec.name] = spec
+                owner[spec.name] = _plugin
+
+            try:
+                function(register=register)
+            except PluginError:
+                raise
+            except Exception as exc:
+                raise PluginError(
+                    f"plugin {plugin_name!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
+                ) from exc
+        self._cache[hook_name] = found
+        self._owners.update({(hook_name, name): plugin for name, plugin in owner.items()})
+        return dict(found)
+
+    def agents(self) -> dict[str, AgentSpec]:
+        return self._collect("lessons_register_agents", AgentSpec)
+
+    def detectors(self) -> dict[str, DetectorSpec]:
+        return self._collect("lessons_register_detectors", DetectorSpec)
+
+    def matchers(self) -> dict[str, MatcherSpec]:
+        return self._collect("lessons_register_matchers", MatcherSpec)
+
+    def stores(self) -> dict[str, StoreSpec]:
+        return self._collect("lessons_register_stores", StoreSpec)
+
+    def dedup(self) -> dict[str, DedupSpec]:
+        return self._collect("lessons_register_dedup", DedupSpec)
+
+    def registered_by(self, plugin_name: str) -> dict[str, list[str]]:
+        """What one plugin contributes, by kind (``agents``, ``detectors`` …), for ``plugins``."""
+        kinds = {
+            "agents": ("lessons_register_agents", self.agents),
+            "detectors": ("lessons_register_detectors", self.detectors),
+            "matchers": ("lessons_register_matchers", self.matchers),
+            "stores": ("lessons_register_stores", self.stores),
+            "dedup": ("lessons_register_dedup", self.dedup),
+        }
+        out: dict[str, list[str]] = {}
+        for kind, (hook_name, collect) in kinds.items():
+            collect()
+            names = [
+                name
+                for (hook, name), owner in self._owners.items()
+                if hook == hook_name and owner == plugin_name
+            ]
+            if names:
+                out[kind] = sorted(names)
+        return out
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def configure(self, config: Config) -> None:
+        """Hand the configuration to every plugin (historic: later registrations see it too)."""
+        try:
+            self.pm.hook.lessons_configure.call_historic(kwargs={"config": config})
+        except LessonsError:
+            raise
+        except Exception as exc:
+            raise PluginError(
+                f"a plugin failed in lessons_configure: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def select_store(self, config: Config, home: Path) -> Store:
+        """Open the store the plugins choose (SQLite unless configured otherwise)."""
+        store: Store | None = self.pm.hook.lessons_select_store(
+            config=config, available=self.stores(), home=home
+        )
+        if store is None:
+            raise PluginError(
+                "no plugin opened a store (is the built-in sqlite_store plugin blocked?)"
+            )
+        return store

@@ -1,1 +1,79 @@
-"""Built-in plugin: dedup (filled in by its own change)."""
+"""Built-in plugin: the default duplicate finder.
+
+Two texts are the same lesson when their content hashes are equal, or when the token Jaccard
+similarity of summary + mistake + remediation reaches :data:`THRESHOLD` after lowercasing,
+dropping punctuation and stop-words. Cheap, deterministic and explainable; a plugin can register
+an embedding-based backend instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from lessons_core.models import Candidate, Lesson, content_hash
+from lessons_core.plugin import hookimpl
+from lessons_core.specs import DedupSpec
+
+NAME = "jaccard"
+THRESHOLD = 0.5
+
+STOP_WORDS = frozenset(
+    """
+    a an and are as at be been but by can do does did for from has have how if in into is it
+    its just may must no not of on or should so than that the their then there these this
+    those to too use used using was we were what when where which while will with without
+    you your instead always never don t s
+    """.split()  # noqa: SIM905 (a word list reads better as prose)
+)
+
+_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Lowercased words without punctuation or stop-words."""
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def _text(item: Lesson | Candidate) -> str:
+    if isinstance(item, Lesson):
+        return f"{item.summary} {item.mistake} {item.remediation}"
+    return f"{item.summary} {item.mistake} {item.fix}"
+
+
+def similarity(a: Lesson | Candidate, b: Lesson | Candidate) -> float:
+    return jaccard(tokens(_text(a)), tokens(_text(b)))
+
+
+def find_duplicate(
+    item: Lesson | Candidate, lessons: Iterable[Lesson], *, threshold: float = THRESHOLD
+) -> Lesson | None:
+    """The stored lesson ``item`` duplicates (the most similar one), or ``None``."""
+    digest = content_hash(item) if isinstance(item, Lesson) else None
+    mine = tokens(_text(item))
+    best: Lesson | None = None
+    best_score = threshold
+    for lesson in lessons:
+        if digest is not None and content_hash(lesson) == digest:
+            return lesson
+        score = jaccard(mine, tokens(_text(lesson)))
+        if score >= best_score and (best is None or score > best_score):
+            best, best_score = lesson, score
+    return best
+
+
+@hookimpl
+def lessons_register_dedup(register: Callable[[DedupSpec], None]) -> None:
+    register(
+        DedupSpec(
+            name=NAME,
+            find=find_duplicate,
+            description=f"equal content hash, or token Jaccard similarity >= {THRESHOLD}",
+        )
+    )

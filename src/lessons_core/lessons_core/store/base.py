@@ -41,6 +41,12 @@ class Store(Protocol):
     def remove_lesson(self, key: str) -> Lesson | None:
         """Delete a lesson; returns what was removed, or ``None`` if nothing matched."""
 
+    def search_lessons(
+        self, text: str, *, limit: int = 5, status: Status | None = Status.ACTIVE
+    ) -> list[Lesson]:
+        """Lessons whose summary, mistake, remediation or error lines best match ``text``
+        (failure-time recall); best first."""
+
     # -- candidates --------------------------------------------------------------------------
     def add_candidate(self, candidate: Candidate) -> Candidate:
         """Insert a candidate, or merge its evidence into an equal pending one."""
@@ -55,6 +61,21 @@ class Store(Protocol):
     def get_scan_state(self, path: str) -> dict[str, Any] | None: ...
 
     def set_scan_state(self, path: str, state: dict[str, Any]) -> None: ...
+
+    # -- deliveries (the outcome loop) -------------------------------------------------------
+    def record_delivery(
+        self,
+        lesson_id: str,
+        session_id: str,
+        agent: str,
+        event: str,
+        *,
+        outcome: str | None = None,
+        delivered_at: str | None = None,
+    ) -> None:
+        """Note that a lesson reached a session."""
+
+    def list_deliveries(self, *, lesson_id: str | None = None) -> list[dict[str, Any]]: ...
 
     # -- housekeeping ------------------------------------------------------------------------
     def revision(self) -> int:

@@ -1,0 +1,128 @@
+"""What CLI commands call: open the configured store, rebuild the manifest.
+
+Every command needs the same preamble (find ``LESSONS_HOME``, load ``config.json``, load the
+plugins, tell them the configuration, let them choose the store); doing it here keeps the
+commands short and the order of those steps the same everywhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from lessons_core.errors import LessonsError
+from lessons_core.hot.paths import lessons_home
+from lessons_core.manager import Plugins
+from lessons_core.models import Config
+from lessons_core.store.base import Store
+
+log = structlog.get_logger()
+
+
+def home_dir(environ: Mapping[str, str] | None = None, *, create: bool = True) -> Path:
+    """``LESSONS_HOME`` as a path, created private (0700) when missing."""
+    home = Path(lessons_home(environ))  # type: ignore[no-untyped-call]
+    if create and not home.is_dir():
+        try:
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LessonsError(f"cannot create LESSONS_HOME {home}: {exc.strerror}") from exc
+    return home
+
+
+def load_config(home: Path) -> Config:
+    """``config.json`` through the config module, or the defaults while it is not installed."""
+    try:
+        config_module = importlib.import_module("lessons_core.config")
+    except ModuleNotFoundError as exc:
+        if exc.name != "lessons_core.config":
+            raise
+        log.debug("config.module_missing")
+        return Config()
+    loaded: Config = config_module.load_config(home)
+    return loaded
+
+
+def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
+    """A fresh plugin manager (honouring the ``LESSONS_*PLUGIN*`` switches) behind its facade."""
+    return Plugins.load(os.environ if environ is None else environ)
+
+
+@contextmanager
+def open_store(environ: Mapping[str, str] | None = None) -> Iterator[Store]:
+    """Open the configured store for the length of a ``with`` block, and close it after."""
+    home = home_dir(environ)
+    config = load_config(home)
+    plugins = load_plugins(environ)
+    plugins.configure(config)
+    store = plugins.select_store(config, home)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@contextmanager
+def session(environ: Mapping[str, str] | None = None) -> Iterator[Session]:
+    """Like :func:`open_store`, but also hands over the config and plugins it loaded."""
+    home = home_dir(environ)
+    config = load_config(home)
+    plugins = load_plugins(environ)
+    plugins.configure(config)
+    store = plugins.select_store(config, home)
+    try:
+        yield Session(store=store, config=config, plugins=plugins, home=home, environ=environ)
+    finally:
+        store.close()
+
+
+class Session:
+    """Everything one command works with: store, config, plugins, home."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: Config,
+        plugins: Plugins,
+        home: Path,
+        environ: Mapping[str, str] | None,
+    ):
+        self.store = store
+        self.config = config
+        self.plugins = plugins
+        self.home = home
+        self.environ = environ
+
+    def rebuild_manifest(self) -> Path | None:
+        return _build(self.store, self.config, self.home, self.plugins)
+
+
+def rebuild_manifest(store: Store, environ: Mapping[str, str] | None = None) -> Path | None:
+    """Recompile ``lesson-manifest.json`` from ``store``; ``None`` when no compiler is installed.
+
+    Called after every change to lessons, so the hooks see it on their next call.
+    """
+    home = home_dir(environ)
+    config = load_config(home)
+    plugins = load_plugins(environ)
+    plugins.configure(config)
+    return _build(store, config, home, plugins)
+
+
+def _build(store: Store, config: Config, home: Path, plugins: Plugins) -> Path | None:
+    try:
+        build_manifest = importlib.import_module("lessons_core.compiler.build").build_manifest
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("lessons_core.compiler", "lessons_core.compiler.build"):
+            raise
+        log.warning("manifest.compiler_missing", error=str(exc))
+        return None
+    result: Any = build_manifest(store, config, home, plugins)
+    return Path(result) if result is not None else None
