@@ -1,7 +1,9 @@
 """`lessons-claude-hook`: the Claude Code hook command (hot path, standard library only).
 
-Placeholder until the adapter lands: reads stdin and answers nothing, which every agent reads
-as "no opinion". It must never fail.
+Claude Code pipes one JSON payload per hook event to stdin and reads JSON (or nothing) from
+stdout. The work is in :mod:`lessons_core.hot.runner`; this module only hands it the Claude
+adapter. Anything that goes wrong, including an import error from a half-installed package,
+ends in exit 0 with no output: a broken hook must never stop the agent.
 """
 
 import sys
@@ -9,11 +11,17 @@ import sys
 
 def main():
     try:
-        sys.stdin.read()
-    except Exception:  # noqa: BLE001, S110 - the hook fails open, always
-        pass
-    return 0
+        from lessons_claude import hot_claude
+        from lessons_core.hot import runner
+
+        return runner.run(hot_claude)
+    except BaseException:  # fail open, whatever happened
+        return 0
 
 
 if __name__ == "__main__":
+    # Run as a file (``python -I -S …/lessons_claude/hook.py DIR …``, the registered form):
+    # ``-S`` skips the site-packages scan, so the installer passes the directories that hold
+    # lessons_claude and lessons_core.
+    sys.path[:0] = sys.argv[1:]
     sys.exit(main())

@@ -1,0 +1,183 @@
+"""Claude Code payloads in, Claude Code answers out. Standard library only (hook process).
+
+``normalize`` turns the JSON Claude Code writes to a hook's stdin into the core's plain event
+dict (see "The hot-path seam" in docs/architecture.md); ``render`` turns the core's decision back
+into the exact JSON Claude Code honours. Both read defensively: fields were renamed between
+releases (``Task`` → ``Agent``, ``MultiEdit`` retired) and a missing key must mean "nothing to
+say", never an exception.
+
+What Claude Code does with the answer (verified against 2.1.197, see docs/agents/claude.md):
+a PreToolUse deny stops the call and its reason becomes the tool_result the model reads;
+PreToolUse ``additionalContext`` reaches the model next to the tool *result*; SessionStart,
+SubagentStart and UserPromptSubmit context reaches it before work starts. No ``env`` key exists
+in any answer.
+"""
+
+import os
+
+from lessons_claude.hot_names import NATIVE_TO_CANONICAL
+
+AGENT = "claude"
+
+#: Claude Code hook event name -> core event name.
+EVENTS = {
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "PostToolUseFailure": "post_failure",
+    "SessionStart": "session_start",
+    "SubagentStart": "subagent_start",
+    "UserPromptSubmit": "prompt",
+    "PreCompact": "pre_compact",
+    "Stop": "stop",
+}
+
+#: Core event name -> the Claude Code event the answer must name.
+NATIVE_EVENTS = {core: native for native, core in EVENTS.items()}
+
+#: Events whose ``hookSpecificOutput.additionalContext`` Claude Code passes to the model.
+CONTEXT_EVENTS = (
+    "pre_tool",
+    "post_tool",
+    "post_failure",
+    "session_start",
+    "subagent_start",
+    "prompt",
+)
+
+_TOOL_EVENTS = ("pre_tool", "post_tool", "post_failure")
+
+
+def _text(value):
+    return value if isinstance(value, str) and value else None
+
+
+def _abs(path, cwd):
+    """An absolute, normalised path; relative ones are taken against the session's cwd."""
+    # os.path, not pathlib: the hook process keeps its imports to the bare minimum.
+    path = os.path.expanduser(path)  # noqa: PTH111
+    if not os.path.isabs(path) and cwd:  # noqa: PTH117
+        path = os.path.join(cwd, path)  # noqa: PTH118
+    return os.path.normpath(path)
+
+
+def _tool_fields(tool, tool_input, cwd):
+    """Return ``(command, paths, content)`` for one tool call."""
+    if not isinstance(tool_input, dict):
+        return None, [], None
+    command = None
+    raw_paths = []
+    content = None
+
+    if tool == "Bash":
+        command = _text(tool_input.get("command"))
+    elif tool == "Write":
+        content = _text(tool_input.get("content"))
+    elif tool == "Edit":
+        content = _text(tool_input.get("new_string"))
+    elif tool == "MultiEdit":
+        edits = tool_input.get("edits")
+        if isinstance(edits, list):
+            parts = [e.get("new_string") for e in edits if isinstance(e, dict)]
+            content = "\n".join(p for p in parts if isinstance(p, str) and p) or None
+    elif tool == "NotebookEdit":
+        content = _text(tool_input.get("new_source"))
+    elif tool == "Agent":
+        content = _text(tool_input.get("prompt"))
+    elif tool in ("Glob", "Grep"):
+        base = _text(tool_input.get("path")) or cwd
+        if base:
+            raw_paths.append(base)
+            pattern = _text(tool_input.get("pattern") if tool == "Glob" else tool_input.get("glob"))
+            if pattern:
+                raw_paths.append(os.path.join(base, pattern))  # noqa: PTH118
+
+    # Every file tool (and many MCP tools) names its target with one of these keys.
+    for key in ("file_path", "notebook_path", "path"):
+        if tool in ("Glob", "Grep") and key == "path":
+            continue
+        value = _text(tool_input.get(key))
+        if value:
+            raw_paths.append(value)
+
+    paths = []
+    for raw in raw_paths:
+        path = _abs(raw, cwd)
+        if path not in paths:
+            paths.append(path)
+    return command, paths, content
+
+
+def normalize(payload):
+    """Claude Code's stdin JSON (a dict) -> the core's event dict, or ``None`` to stay silent."""
+    if not isinstance(payload, dict):
+        return None
+    event = EVENTS.get(payload.get("hook_event_name"))
+    if event is None:
+        return None
+    cwd = _text(payload.get("cwd")) or os.getcwd()  # noqa: PTH109
+    out = {
+        "agent": AGENT,
+        "event": event,
+        "session_id": _text(payload.get("session_id")),
+        "cwd": cwd,
+        "model": _text(payload.get("model")),
+        "tool": None,
+        "command": None,
+        "paths": [],
+        "content": None,
+        "source": None,
+        "prompt": None,
+        "error": None,
+        "call_id": _text(payload.get("tool_use_id")),
+        "agent_type": _text(payload.get("agent_type")),
+        "transcript_path": _text(payload.get("transcript_path")),
+    }
+    if event in _TOOL_EVENTS:
+        native = _text(payload.get("tool_name"))
+        if native is None:
+            return None
+        tool = NATIVE_TO_CANONICAL.get(native, native)
+        tool_input = payload.get("tool_input")
+        out["tool"] = tool
+        out["command"], out["paths"], out["content"] = _tool_fields(tool, tool_input, cwd)
+        if tool == "WebFetch" and isinstance(tool_input, dict):
+            out["url"] = _text(tool_input.get("url"))
+        if event == "post_failure":
+            out["error"] = _text(payload.get("error"))
+            out["interrupted"] = payload.get("is_interrupt") is True
+    elif event == "session_start":
+        out["source"] = _text(payload.get("source")) or "startup"
+    elif event == "prompt":
+        out["prompt"] = _text(payload.get("prompt"))
+    elif event == "pre_compact":
+        out["source"] = _text(payload.get("trigger"))
+    return out
+
+
+def _with_trailer(text, decision):
+    trailer = decision.get("trailer")
+    if trailer:
+        return text + "\n" + trailer
+    return text
+
+
+def render(event, decision):
+    """The core's decision -> Claude Code's answer dict, or ``None`` to print nothing."""
+    if not event or not decision:
+        return None
+    kind = event.get("event")
+    native = NATIVE_EVENTS.get(kind)
+    if native is None:
+        return None
+    deny = _text(decision.get("deny"))
+    context = _text(decision.get("context"))
+
+    specific = {"hookEventName": native}
+    if kind == "pre_tool" and deny:
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = deny
+    if context and kind in CONTEXT_EVENTS:
+        specific["additionalContext"] = _with_trailer(context, decision)
+    if len(specific) == 1:
+        return None
+    return {"hookSpecificOutput": specific}

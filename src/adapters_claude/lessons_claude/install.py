@@ -1,0 +1,141 @@
+"""Register the Claude Code hook in ``settings.json`` (cold path).
+
+User scope is ``$CLAUDE_CONFIG_DIR/settings.json`` when that variable is set, else
+``$HOME/.claude/settings.json``; ``--project DIR`` writes ``DIR/.claude/settings.json``. The
+merge, backup and removal rules are the shared ones of :mod:`lessons_core.installing`.
+
+Which events and why:
+
+* ``PreToolUse`` on the tools lessons can name — the only moment a lesson can stop a call (deny)
+  or ride along with its result (context);
+* ``SessionStart`` (every source: startup, resume, clear, compact) and ``SubagentStart`` —
+  protocol and directive lessons reach the model before work starts;
+* ``PostToolUseFailure`` and ``UserPromptSubmit`` — recall from the store after a failure or on
+  a new prompt;
+* ``PreCompact`` — lets the core re-arm high-priority lessons for after compaction.
+
+Timeouts are in seconds for Claude Code.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from lessons_core import installing
+from lessons_core.errors import LessonsError
+from lessons_core.specs import AgentSpec
+
+AGENT = "claude"
+
+#: Tools whose calls a lesson may concern. Claude Code treats a matcher with characters other
+#: than letters, digits, ``_``, ``-``, ``,``, ``|`` and spaces as an unanchored JavaScript
+#: regex, hence the explicit anchors.
+TOOLS = (
+    "Bash",
+    "PowerShell",
+    "Read",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "WebFetch",
+    "Agent",
+    "Task",
+)
+PRE_TOOL_MATCHER = "^(" + "|".join(TOOLS) + ")$|^mcp__"
+
+#: Seconds. The hook answers in tens of milliseconds; this only bounds a wedged run.
+TIMEOUT = 5
+
+#: (event, matcher) pairs we register; ``None`` means "every occurrence".
+EVENTS: tuple[tuple[str, str | None], ...] = (
+    ("PreToolUse", PRE_TOOL_MATCHER),
+    ("SessionStart", None),
+    ("SubagentStart", None),
+    ("PostToolUseFailure", None),
+    ("UserPromptSubmit", None),
+    ("PreCompact", None),
+)
+
+
+def _spec() -> AgentSpec:
+    from lessons_claude.plugin import agent_spec
+
+    return agent_spec()
+
+
+def settings_path(environ: Mapping[str, str] | None = None, project: Path | None = None) -> Path:
+    """The settings file ``install`` edits for this environment / project."""
+    env = os.environ if environ is None else environ
+    if project is not None:
+        return Path(project).expanduser().resolve() / ".claude" / "settings.json"
+    config_dir = env.get("CLAUDE_CONFIG_DIR")
+    if config_dir:
+        return Path(config_dir).expanduser() / "settings.json"
+    home = env.get("HOME") or str(Path.home())
+    return Path(home).expanduser() / ".claude" / "settings.json"
+
+
+def groups(command: str) -> list[installing.HookGroup]:
+    """The hook groups for ``command``, in registration order."""
+    handler = {"type": "command", "command": command, "timeout": TIMEOUT}
+    return [installing.HookGroup(event, handler, matcher) for event, matcher in EVENTS]
+
+
+def install(
+    environ: Mapping[str, str] | None = None,
+    *,
+    project: Path | None = None,
+    dry_run: bool = False,
+    style: str = installing.DEFAULT_STYLE,
+) -> installing.InstallResult:
+    """Merge our hooks into the settings file; idempotent."""
+    spec = _spec()
+    command = installing.hook_command(spec, style)
+    return installing.install_groups(
+        AGENT,
+        settings_path(environ, project),
+        groups(command),
+        installing.is_ours_factory(spec),
+        dry_run=dry_run,
+    )
+
+
+def uninstall(
+    environ: Mapping[str, str] | None = None,
+    *,
+    project: Path | None = None,
+    dry_run: bool = False,
+) -> installing.InstallResult:
+    """Remove exactly our hooks from the settings file."""
+    return installing.uninstall_groups(
+        AGENT,
+        settings_path(environ, project),
+        installing.is_ours_factory(_spec()),
+        dry_run=dry_run,
+    )
+
+
+def status(
+    environ: Mapping[str, str] | None = None,
+    *,
+    project: Path | None = None,
+    style: str = installing.DEFAULT_STYLE,
+) -> installing.InstallStatus:
+    """Which of our events are registered, and with which command."""
+    spec = _spec()
+    try:
+        expected = installing.hook_command(spec, style)
+    except LessonsError:
+        expected = ""
+    return installing.status_of(
+        AGENT,
+        settings_path(environ, project),
+        [event for event, _ in EVENTS],
+        installing.is_ours_factory(spec),
+        expected,
+    )

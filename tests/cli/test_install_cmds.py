@@ -1,0 +1,83 @@
+"""``lessons install`` / ``lessons uninstall`` as a user runs them (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: The console script of the interpreter running the tests (venv or tox env).
+LESSONS = str(Path(sys.executable).parent / "lessons")
+
+
+def lessons(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [LESSONS, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+        check=False,
+    )
+
+
+def test_install_dry_run_then_install_then_uninstall(tmp_path):
+    """The whole cycle on a scratch HOME, with the messages a user sees."""
+    home = Path(os.environ["HOME"])
+    settings = home / ".claude" / "settings.json"
+
+    dry = lessons("install", "claude", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert '"PreToolUse"' in dry.stdout
+    assert "not written" in dry.stdout
+    assert not settings.exists()
+
+    first = lessons("install", "claude")
+    assert first.returncode == 0, first.stderr
+    assert "hooks installed" in first.stdout
+    assert "PreToolUse" in json.loads(settings.read_text())["hooks"]
+
+    again = lessons("install", "claude")
+    assert again.returncode == 0
+    assert "nothing changed" in again.stdout
+
+    removed = lessons("uninstall", "claude")
+    assert removed.returncode == 0, removed.stderr
+    assert "hooks removed" in removed.stdout
+    assert not settings.exists()
+
+
+def test_claude_config_dir_and_project(tmp_path):
+    """CLAUDE_CONFIG_DIR moves the user file; --project targets a project's file."""
+    cfg = tmp_path / "cfg"
+    out = lessons("install", "claude", env={"CLAUDE_CONFIG_DIR": str(cfg)})
+    assert out.returncode == 0, out.stderr
+    assert (cfg / "settings.json").exists()
+
+    proj = tmp_path / "proj"
+    out = lessons("install", "claude", "--project", str(proj))
+    assert out.returncode == 0, out.stderr
+    assert (proj / ".claude" / "settings.json").exists()
+
+
+def test_unknown_agent_is_a_clear_error():
+    """An agent without an adapter gives one line naming the available ones, no traceback."""
+    out = lessons("install", "nonesuch")
+    assert out.returncode != 0
+    assert "no adapter for agent 'nonesuch'" in out.stderr
+    assert "claude" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_broken_settings_is_a_clear_error():
+    """A settings file that is not JSON is reported, not overwritten."""
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("{nope")
+    out = lessons("install", "claude")
+    assert out.returncode != 0
+    assert "not valid JSON" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert settings.read_text() == "{nope"
