@@ -1,7 +1,9 @@
 """`lessons-codex-hook`: the Codex CLI hook command (hot path, standard library only).
 
-Placeholder until the adapter lands: reads stdin and answers nothing, which every agent reads
-as "no opinion". It must never fail.
+Codex CLI pipes one JSON payload per hook event to stdin and reads JSON (or nothing) from stdout.
+The work is in :mod:`lessons_core.hot.runner`; this module only hands it the Codex CLI adapter
+(:mod:`lessons_codex.hot_codex`). Anything that goes wrong, including an import error from a
+half-installed package, ends in exit 0 with no output: a broken hook must never stop the agent.
 """
 
 import sys
@@ -9,10 +11,12 @@ import sys
 
 def main():
     try:
-        sys.stdin.read()
-    except Exception:  # noqa: BLE001, S110 - the hook fails open, always
-        pass
-    return 0
+        from lessons_codex import hot_codex
+        from lessons_core.hot import runner
+
+        return runner.run(hot_codex)
+    except BaseException:  # fail open, whatever happened
+        return 0
 
 
 if __name__ == "__main__":

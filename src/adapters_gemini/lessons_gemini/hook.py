@@ -1,7 +1,9 @@
 """`lessons-gemini-hook`: the Gemini CLI hook command (hot path, standard library only).
 
-Placeholder until the adapter lands: reads stdin and answers nothing, which every agent reads
-as "no opinion". It must never fail.
+Gemini CLI pipes one JSON payload per hook event to stdin and reads JSON (or nothing) from stdout.
+The work is in :mod:`lessons_core.hot.runner`; this module only hands it the Gemini CLI adapter
+(:mod:`lessons_gemini.hot_gemini`). Anything that goes wrong, including an import error from a
+half-installed package, ends in exit 0 with no output: a broken hook must never stop the agent.
 """
 
 import sys
@@ -9,10 +11,12 @@ import sys
 
 def main():
     try:
-        sys.stdin.read()
-    except Exception:  # noqa: BLE001, S110 - the hook fails open, always
-        pass
-    return 0
+        from lessons_core.hot import runner
+        from lessons_gemini import hot_gemini
+
+        return runner.run(hot_gemini)
+    except BaseException:  # fail open, whatever happened
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,275 @@
+"""Codex CLI payloads in, Codex CLI answers out (hot path, standard library only).
+
+The core's runner calls :func:`normalize` on the JSON Codex pipes to the hook and :func:`render`
+on its decision. Two facts about Codex shape this module:
+
+* Codex validates hook output against strict schemas (unknown keys are rejected and the hook is
+  then ignored without a word), so :func:`render` builds each answer from the documented fields
+  of that one event and nothing else.
+* Codex has no failure event. ``PostToolUse`` fires after failed shell commands too, with the
+  output as plain text and no exit code field, so failures are recognised from the text
+  (:func:`failure_text`).
+"""
+
+import json
+import os
+import re
+
+from lessons_codex.hot_names import NATIVE_TO_CANONICAL, SHELL_TOOLS
+
+AGENT = "codex"
+
+#: Codex hook event name -> the core's event kind.
+EVENTS = {
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "SessionStart": "session_start",
+    "SubagentStart": "subagent_start",
+    "UserPromptSubmit": "prompt",
+    "PreCompact": "pre_compact",
+    "Stop": "stop",
+}
+
+#: Events whose answer may carry ``hookSpecificOutput.additionalContext``.
+CONTEXT_EVENTS = frozenset(
+    ("PreToolUse", "PostToolUse", "SessionStart", "SubagentStart", "UserPromptSubmit")
+)
+
+SOURCES = frozenset(("startup", "resume", "clear", "compact", "fork"))
+
+#: Codex refuses a deny whose reason is blank; this stands in if the core sends none.
+DEFAULT_DENY = "Blocked by a lesson."
+
+_PATCH_HEADER = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$")
+
+# The three shapes shell output has taken in Codex (see docs/agents/codex.md):
+# a JSON string with metadata.exit_code, "Exit code: N" (freeform), and unified exec's
+# "Process exited with code N".
+_EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$", re.MULTILINE)
+# Failures the harness reports in its own words instead of an exit code.
+_HARNESS_FAILURE = re.compile(
+    r"^(?:failed in sandbox\b|command timed out after\b|apply_patch verification failed\b"
+    r"|patch rejected\b|execution error\b|exec error\b|write_stdin failed\b)",
+    re.IGNORECASE,
+)
+_ERROR_LIMIT = 8000
+
+_PATH_KEYS = ("file_path", "path", "relative_path", "absolute_path", "filename", "target_file")
+_CONTENT_KEYS = ("content", "new_string", "body", "new_source", "text")
+
+
+def normalize(payload):
+    """Turn one Codex hook payload into the core's event dict, or ``None`` to stay silent."""
+    if not isinstance(payload, dict):
+        return None
+    native = payload.get("hook_event_name")
+    kind = EVENTS.get(native)
+    if kind is None:
+        return None
+    cwd = _text(payload.get("cwd")) or os.getcwd()
+    event = {
+        "agent": AGENT,
+        "event": kind,
+        "native_event": native,
+        "session_id": _text(payload.get("session_id")) or "",
+        "cwd": cwd,
+        "model": _text(payload.get("model")),
+        "tool": None,
+        "command": None,
+        "paths": [],
+        "content": None,
+        "source": None,
+        "prompt": None,
+        "error": None,
+        "call_id": _text(payload.get("tool_use_id")),
+    }
+    if kind == "session_start":
+        source = _text(payload.get("source"))
+        event["source"] = source if source in SOURCES else "startup"
+    elif kind == "prompt":
+        event["prompt"] = _text(payload.get("prompt")) or ""
+    elif kind in ("pre_tool", "post_tool"):
+        _fill_tool(event, payload, cwd)
+        if kind == "post_tool":
+            error = failure_text(payload.get("tool_response"))
+            if error is not None:
+                event["event"] = "post_failure"
+                event["error"] = error
+    return event
+
+
+def _fill_tool(event, payload, cwd):
+    """Canonical tool name, command, touched paths and introduced content of one tool call."""
+    native = _text(payload.get("tool_name")) or ""
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
+    if native in SHELL_TOOLS:
+        command = _command(tool_input)
+        event["tool"] = "Bash"
+        event["command"] = command
+        if command and "*** Begin Patch" in command:
+            # A patch fed through the shell (``apply_patch <<'EOF' …``) is an edit all the same.
+            _fill_patch(event, command, cwd)
+        return
+    if native == "apply_patch":
+        patch = _command(tool_input) or _text(tool_input.get("input")) or ""
+        event["tool"] = "Edit"
+        _fill_patch(event, patch, cwd)
+        return
+    event["tool"] = NATIVE_TO_CANONICAL.get(native, native)
+    paths = []
+    for key in _PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            paths.append(_absolute(value, cwd))
+    event["paths"] = paths
+    for key in _CONTENT_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            event["content"] = value
+            break
+
+
+def _fill_patch(event, patch, cwd):
+    """Paths and added lines of a Codex patch; a patch that only adds files counts as ``Write``."""
+    paths, added, kinds = parse_patch(patch, cwd)
+    event["paths"] = paths
+    event["content"] = "\n".join(added) if added else None
+    if kinds == {"Add File"}:
+        event["tool"] = "Write"
+    else:
+        event["tool"] = "Edit"
+
+
+def parse_patch(patch, cwd):
+    """Return ``(paths, added_lines, header_kinds)`` for a ``*** Begin Patch`` text.
+
+    Paths are made absolute against ``cwd`` and listed once each, in order; added lines lose
+    their leading ``+``. A ``*** Move to:`` destination counts as a touched path too.
+    """
+    paths = []
+    added = []
+    kinds = set()
+    for line in patch.splitlines():
+        header = _PATCH_HEADER.match(line)
+        if header:
+            kind, path = header.groups()
+            kinds.add(kind)
+            absolute = _absolute(path, cwd)
+            if absolute not in paths:
+                paths.append(absolute)
+        elif line.startswith("+"):
+            added.append(line[1:])
+    return paths, added, kinds
+
+
+def failure_text(response):
+    """The failure text of a ``PostToolUse`` ``tool_response``, or ``None`` if it succeeded.
+
+    Shell output is a string (sometimes a JSON-encoded object with ``metadata.exit_code``); MCP
+    results are objects with ``isError``. A non-zero exit code, or one of the harness's own
+    failure messages at the start of a line, marks a failure.
+    """
+    if response is None:
+        return None
+    if isinstance(response, dict):
+        return _failure_of_object(response)
+    if not isinstance(response, str):
+        return None
+    text = response.strip()
+    if text.startswith("{"):
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            return _failure_of_object(decoded)
+    match = _EXIT_CODE.search(text)
+    if match:
+        return _clip(text) if int(match.group(1)) != 0 else None
+    if _HARNESS_FAILURE.search(text):
+        return _clip(text)
+    return None
+
+
+def _failure_of_object(obj):
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict) and isinstance(metadata.get("exit_code"), int):
+        if metadata["exit_code"] == 0:
+            return None
+        output = obj.get("output")
+        text = output if isinstance(output, str) else json.dumps(obj)
+        return _clip(f"Exit code: {metadata['exit_code']}\n{text}")
+    if obj.get("isError") is True or obj.get("is_error") is True:
+        return _clip(_flatten(obj.get("content")) or json.dumps(obj))
+    nested = obj.get("output")
+    if isinstance(nested, str):
+        return failure_text(nested)
+    return None
+
+
+def _flatten(content):
+    """Text of an MCP ``content`` list (``[{"type": "text", "text": …}, …]``) or a string."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [item.get("text") for item in content if isinstance(item, dict)]
+        return "\n".join(part for part in parts if isinstance(part, str))
+    return ""
+
+
+def render(event, decision):
+    """The JSON object Codex expects for ``event`` given the core's ``decision`` (or ``None``)."""
+    if not event or not decision:
+        return None
+    native = event.get("native_event")
+    context = _with_trailer(decision.get("context"), decision.get("trailer"))
+    deny = decision.get("deny")
+    if native == "PreToolUse":
+        specific = {}
+        if deny is not None:
+            specific["permissionDecision"] = "deny"
+            specific["permissionDecisionReason"] = deny.strip() or DEFAULT_DENY
+        if context:
+            specific["additionalContext"] = context
+        if not specific:
+            return None
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}}
+    if native in CONTEXT_EVENTS and context:
+        return {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
+    return None
+
+
+def _with_trailer(context, trailer):
+    if not context:
+        return None
+    if trailer:
+        return f"{context}\n{trailer}"
+    return context
+
+
+def _command(tool_input):
+    command = tool_input.get("command")
+    if isinstance(command, list):
+        # The old ``shell`` tool took an argv list.
+        return " ".join(str(part) for part in command)
+    return _text(command) or _text(tool_input.get("cmd"))
+
+
+def _absolute(path, cwd):
+    path = os.path.expanduser(path)
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    return os.path.normpath(path)
+
+
+def _clip(text):
+    if len(text) <= _ERROR_LIMIT:
+        return text
+    half = _ERROR_LIMIT // 2
+    return f"{text[:half]}\n…\n{text[-half:]}"
+
+
+def _text(value):
+    return value if isinstance(value, str) else None
