@@ -67,7 +67,9 @@ class Triggers:
 
     ``tool_names`` are canonical (Claude Code's spelling: ``Bash``, ``Edit`` …); adapters map their
     agent's native names onto them. Command, content and model patterns are Python regular
-    expressions; path patterns are globs (``**`` crosses directories).
+    expressions; path patterns are globs (``**`` crosses directories). ``path_regexes`` are Python
+    regular expressions matched against the whole absolute path: imported catalogues (the Node
+    manifest) express paths that way, and turning a regex back into a glob loses meaning.
     """
 
     tool_names: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
@@ -75,6 +77,7 @@ class Triggers:
     path_patterns: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     content_patterns: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     model_patterns: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    path_regexes: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
 
     def is_empty(self) -> bool:
         return not (
@@ -83,6 +86,7 @@ class Triggers:
             or self.path_patterns
             or self.content_patterns
             or self.model_patterns
+            or self.path_regexes
         )
 
 
@@ -152,6 +156,9 @@ def content_hash(lesson: Lesson) -> str:
         "modelPatterns": sorted(t.model_patterns),
         "scope": lesson.scope,
     }
+    if t.path_regexes:
+        # Only present when used, so hashes of lessons without path regexes stay as they were.
+        payload["pathRegexes"] = sorted(t.path_regexes)
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 

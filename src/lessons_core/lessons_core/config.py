@@ -1,0 +1,97 @@
+"""``config.json`` in ``LESSONS_HOME``: read with defaults, written with its schema marker.
+
+No file means the defaults (most users never write one). A file that is there but wrong is an
+error, not a silent fallback: a typo such as ``injectionBudgetByte`` would otherwise leave the
+user wondering why their setting has no effect. Every file we write says what it is (``$schema``,
+``type``, ``version``), so a future version can migrate it and a stray file is recognised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lessons_core import serde
+from lessons_core.errors import LessonsError
+from lessons_core.hot.paths import CONFIG_NAME
+from lessons_core.models import Config
+
+CONFIG_TYPE = "lessons-config"
+CONFIG_VERSION = 1
+CONFIG_SCHEMA_ID = "urn:lessons:schema:config:1"
+_META_KEYS = ("$schema", "type", "version")
+
+
+def config_file(home: Path) -> Path:
+    return home / CONFIG_NAME
+
+
+def default_config_json() -> dict[str, Any]:
+    """The full default configuration as it is written to disk."""
+    return config_to_document(Config())
+
+
+def config_to_document(config: Config) -> dict[str, Any]:
+    """``config`` in the on-disk shape, metadata first."""
+    return {
+        "$schema": CONFIG_SCHEMA_ID,
+        "type": CONFIG_TYPE,
+        "version": CONFIG_VERSION,
+        **serde.config_to_json(config),
+    }
+
+
+def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
+    """Parse the text of a config file; errors name the file and the line/column or key."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LessonsError(
+            f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise LessonsError(f"{where}: expected a JSON object at the top level")
+    kind = data.get("type", CONFIG_TYPE)
+    if kind != CONFIG_TYPE:
+        raise LessonsError(f"{where}: 'type' is {kind!r}, expected {CONFIG_TYPE!r}")
+    version = data.get("version", CONFIG_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise LessonsError(f"{where}: 'version' must be a positive integer, got {version!r}")
+    if version > CONFIG_VERSION:
+        raise LessonsError(
+            f"{where}: version {version} was written by a newer lessons "
+            f"(this one reads version {CONFIG_VERSION}); upgrade lessons"
+        )
+    body = {key: value for key, value in data.items() if key not in _META_KEYS}
+    return serde.config_from_json(body, where=where)
+
+
+def load_config(home: Path) -> Config:
+    """The configuration in ``home``: defaults when there is no ``config.json``."""
+    path = config_file(home)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise LessonsError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_config(text, where=str(path))
+
+
+def save_config(home: Path, config: Config) -> Path:
+    """Write ``config.json`` atomically (a reader never sees half a file)."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = config_file(home)
+    text = json.dumps(config_to_document(config), indent=2) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=home)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,142 @@
+"""The project id a lesson's ``scope`` is compared with. Standard library only (hook process).
+
+Two checkouts of the same repository should share scoped lessons, so a repository with an
+``origin`` remote is named by its remote: ``github.com/acme/widgets`` whether it was cloned over
+https or ssh, with or without ``.git``, with or without credentials. A repository without one
+(or a directory outside any repository) is named by its basename plus a short hash of its
+absolute path, e.g. ``widgets-1a2b3c4d``: stable on this machine, distinct across machines.
+
+Nothing is cached on disk; finding the root costs one ``stat`` per directory level and reading
+one small config file.
+"""
+
+# os.path, not pathlib: importing pathlib costs the hook process more than this whole module.
+# ruff: noqa: PTH100, PTH112, PTH117, PTH118, PTH119, PTH120
+
+import hashlib
+import os
+import re
+
+_SCP_LIKE = re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?!//)(?P<path>.+)$")
+_URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
+_SECTION = re.compile(r'^\s*\[\s*remote\s+"origin"\s*\]\s*$')
+_ANY_SECTION = re.compile(r"^\s*\[")
+_URL_LINE = re.compile(r"^\s*url\s*=\s*(.*?)\s*$")
+
+
+def find_git_root(start: str) -> str | None:
+    """The nearest directory at or above ``start`` holding a ``.git`` entry, or ``None``."""
+    current = os.path.abspath(start)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _git_dir(root: str) -> str | None:
+    """The repository's own git dir; a ``.git`` *file* (worktree, submodule) points elsewhere."""
+    dot_git = os.path.join(root, ".git")
+    if os.path.isdir(dot_git):
+        return dot_git
+    try:
+        with open(dot_git, encoding="utf-8") as handle:
+            first = handle.readline().strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    target = first[len("gitdir:") :].strip()
+    git_dir = os.path.normpath(os.path.join(root, target))
+    # A linked worktree keeps its config in the main repository ("commondir").
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            common = handle.readline().strip()
+    except OSError:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, common))
+
+
+def origin_url(root: str) -> str | None:
+    """The ``url`` of ``[remote "origin"]`` in the repository's config, or ``None``."""
+    git_dir = _git_dir(root)
+    if git_dir is None:
+        return None
+    try:
+        with open(os.path.join(git_dir, "config"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    in_origin = False
+    for line in lines:
+        if _ANY_SECTION.match(line):
+            in_origin = bool(_SECTION.match(line))
+            continue
+        if in_origin:
+            match = _URL_LINE.match(line)
+            if match:
+                value = match.group(1)
+                if len(value) >= 2 and value[0] == value[-1] == '"':
+                    value = value[1:-1]
+                return value or None
+    return None
+
+
+def normalize_remote(url: str) -> str | None:
+    """``git@GitHub.com:acme/widgets.git`` → ``github.com/acme/widgets``; ``None`` if no host.
+
+    Credentials, ports, the scheme, a trailing slash and ``.git`` are dropped and the host is
+    lower-cased; the path keeps its case (not every host ignores it).
+    """
+    url = url.strip()
+    match = _URL.match(url)
+    if match:
+        if match.group("scheme").lower() == "file":
+            return None
+        rest = match.group("rest")
+        authority, _, path = rest.partition("/")
+        host = authority.rpartition("@")[2]
+        # Drop the port; an IPv6 literal keeps its colons.
+        host = host.partition("]")[0] + "]" if host.startswith("[") else host.partition(":")[0]
+    else:
+        match = _SCP_LIKE.match(url)
+        if not match or os.path.isabs(url) or re.match(r"^[A-Za-z]:[\\/]", url):  # a drive
+            return None
+        host, path = match.group("host"), match.group("path")
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[: -len(".git")]
+    path = path.rstrip("/")
+    if not host or not path:
+        return None
+    return host.lower() + "/" + path
+
+
+def path_id(directory: str) -> str:
+    """``<basename>-<first 8 hex of sha1(absolute path)>``."""
+    absolute = os.path.abspath(directory)
+    digest = hashlib.sha1(
+        absolute.encode("utf-8", "surrogateescape"), usedforsecurity=False
+    ).hexdigest()[:8]
+    name = os.path.basename(absolute.rstrip(os.sep)) or "root"
+    return name + "-" + digest
+
+
+def project_id(cwd: str | None) -> str | None:
+    """The project id of ``cwd``, or ``None`` when there is no usable directory."""
+    if not cwd:
+        return None
+    try:
+        root = find_git_root(cwd)
+        if root is None:
+            return path_id(cwd) if os.path.isdir(cwd) else None
+        url = origin_url(root)
+        if url:
+            remote = normalize_remote(url)
+            if remote:
+                return remote
+        return path_id(root)
+    except (OSError, ValueError):
+        return None

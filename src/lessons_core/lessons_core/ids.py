@@ -1,0 +1,57 @@
+"""Lesson identifiers: ULIDs for machines, slugs for people.
+
+A ULID sorts by creation time and needs no coordination between machines, so lessons captured
+on two laptops never collide. A slug is what people type (``lessons show pytest-hangs-k3f9``): the
+summary in kebab case plus a short random suffix, so two lessons with the same summary still get
+distinct slugs.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+import unicodedata
+
+import ulid
+
+#: Slugs are cut at a word boundary at or below this length (the suffix comes on top).
+SLUG_MAX = 50
+_SUFFIX_ALPHABET = string.ascii_lowercase + string.digits
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+
+
+def new_id() -> str:
+    """A fresh ULID in its canonical 26-character Crockford base32 form."""
+    return str(ulid.ULID())
+
+
+def is_ulid(value: str) -> bool:
+    """True when ``value`` looks like a canonical ULID (upper case, 26 characters)."""
+    return bool(_ULID.match(value))
+
+
+def slug_stem(summary: str) -> str:
+    """The kebab-case, ASCII-only part of a slug, without the random suffix."""
+    folded = unicodedata.normalize("NFKD", summary).encode("ascii", "ignore").decode("ascii")
+    words = [w for w in _NON_ALNUM.split(folded.lower()) if w]
+    stem = ""
+    for word in words:
+        candidate = f"{stem}-{word}" if stem else word
+        if len(candidate) > SLUG_MAX:
+            if not stem:
+                # A single overlong word: cut it rather than produce an empty slug.
+                stem = word[:SLUG_MAX]
+            break
+        stem = candidate
+    return stem or "lesson"
+
+
+def random_suffix(length: int = 4) -> str:
+    return "".join(random.choices(_SUFFIX_ALPHABET, k=length))
+
+
+def make_slug(summary: str) -> str:
+    """``"Use -p no:cacheprovider!"`` → ``"use-p-no-cacheprovider-x7q2"``."""
+    return f"{slug_stem(summary)}-{random_suffix()}"

@@ -1,0 +1,161 @@
+"""Semantic checks on a lesson, after :mod:`lessons_core.serde` has checked its shape.
+
+A lesson with an empty remediation, a priority of 42 or a regex that does not compile would be
+stored fine and then fail quietly in the hook process (which must fail open). Catching it at
+``add`` / ``import`` time, with a message naming the lesson, the field and the pattern, is the
+only place the user can still be told. Unknown tool names are only a warning: plugins and MCP
+servers add tools we cannot know about.
+
+Whether a regex can backtrack catastrophically is the compiler's question
+(``lessons_core.compiler.regex_safety``), not this module's.
+"""
+
+from __future__ import annotations
+
+import re
+
+import structlog
+
+from lessons_core import ids
+from lessons_core.errors import ValidationError
+from lessons_core.models import Lesson
+
+log = structlog.get_logger()
+
+#: Claude Code's tool names, which every adapter maps its agent's native names onto.
+CANONICAL_TOOLS = frozenset(
+    {
+        "Bash",
+        "Read",
+        "Edit",
+        "MultiEdit",
+        "Write",
+        "NotebookEdit",
+        "Glob",
+        "Grep",
+        "WebFetch",
+        "WebSearch",
+        "Agent",
+        "Task",
+        "TodoWrite",
+    }
+)
+PRIORITY_RANGE = (1, 10)
+
+_REGEX_FIELDS = (
+    ("command_patterns", "triggers.commandPatterns"),
+    ("content_patterns", "triggers.contentPatterns"),
+    ("model_patterns", "triggers.modelPatterns"),
+    ("path_regexes", "triggers.pathRegexes"),
+)
+
+
+def is_canonical_tool(name: str) -> bool:
+    return name in CANONICAL_TOOLS or (name.startswith("mcp__") and len(name) > len("mcp__"))
+
+
+def describe(lesson: Lesson, where: str | None = None) -> str:
+    """How error messages name a lesson: the caller's position if any, else its slug."""
+    return where or (f"lesson {lesson.slug!r}" if lesson.slug else "lesson")
+
+
+def check_regex(pattern: str) -> str | None:
+    """The ``re.error`` text if ``pattern`` does not compile as a Python regex, else ``None``."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return str(exc)
+    except (RecursionError, OverflowError) as exc:  # absurd nesting or repeat counts
+        return type(exc).__name__
+    return None
+
+
+def check_glob(glob: str) -> str | None:
+    """Why a path glob is unusable, or ``None``.
+
+    Globs are matched against absolute paths with ``**`` crossing directories, so we reject the
+    forms that can never match what was meant: empty, NUL bytes, unbalanced ``[``, and ``**``
+    glued to other characters inside a path segment (``a**b`` means ``a*b`` in most glob dialects
+    and is almost always a typo).
+    """
+    if not glob.strip():
+        return "empty glob"
+    if "\x00" in glob:
+        return "contains a NUL byte"
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":
+            close = glob.find("]", i + 2 if glob[i + 1 : i + 2] == "]" else i + 1)
+            if close < 0:
+                return f"unclosed '[' at position {i}"
+            i = close
+        i += 1
+    for segment in re.split(r"[/\\]", glob):
+        if "**" in segment and segment != "**":
+            return f"'**' must be a whole path segment (found {segment!r})"
+    return None
+
+
+def check_lesson(lesson: Lesson, where: str | None = None) -> list[str]:
+    """Raise :class:`ValidationError` for the first real problem; return warnings (also logged).
+
+    ``where`` names the lesson in messages (``"line 3"``, ``"lesson 2"``); without it the slug
+    does.
+    """
+    name = describe(lesson, where)
+    for attr, field in (
+        ("summary", "summary"),
+        ("mistake", "mistake"),
+        ("remediation", "remediation"),
+    ):
+        if not getattr(lesson, attr).strip():
+            raise ValidationError("must not be empty", where=name, field=field)
+    if lesson.id and not ids.is_ulid(lesson.id):
+        raise ValidationError(
+            f"{lesson.id!r} is not a ULID (26 characters of Crockford base32)",
+            where=name,
+            field="id",
+        )
+    low, high = PRIORITY_RANGE
+    if not low <= lesson.priority <= high:
+        raise ValidationError(
+            f"must be between {low} and {high}, got {lesson.priority}", where=name, field="priority"
+        )
+    if not 0.0 <= lesson.confidence <= 1.0:
+        raise ValidationError(
+            f"must be between 0 and 1, got {lesson.confidence}", where=name, field="confidence"
+        )
+    if lesson.provenance.occurrences < 0:
+        raise ValidationError("must not be negative", where=name, field="provenance.occurrences")
+    triggers = lesson.triggers
+    for attr, field in _REGEX_FIELDS:
+        for index, pattern in enumerate(getattr(triggers, attr)):
+            problem = check_regex(pattern)
+            if problem is not None:
+                raise ValidationError(
+                    f"pattern {pattern!r} is not a valid Python regex: {problem}",
+                    where=name,
+                    field=f"{field}[{index}]",
+                )
+    for index, glob in enumerate(triggers.path_patterns):
+        problem = check_glob(glob)
+        if problem is not None:
+            raise ValidationError(
+                f"glob {glob!r} is not usable: {problem}",
+                where=name,
+                field=f"triggers.pathPatterns[{index}]",
+            )
+    warnings = []
+    for tool in triggers.tool_names:
+        if not is_canonical_tool(tool):
+            message = (
+                f"{name}: tool name {tool!r} is not a canonical tool name; it only matches if an "
+                "adapter reports exactly that name"
+            )
+            log.warning("unknown tool name", lesson=name, tool=tool)
+            warnings.append(message)
+    return warnings
