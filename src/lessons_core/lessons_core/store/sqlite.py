@@ -483,6 +483,8 @@ class SQLiteStore:
         digest = content_hash(lesson)
         updated = attrs.evolve(lesson, updated_at=utc_now())
         with self.transaction():
+            if not self._read("SELECT 1 FROM lessons WHERE id = ?", (lesson.id,)):
+                raise NotFound(f"no lesson with id {lesson.id}")
             other = self._read(
                 "SELECT id, slug FROM lessons WHERE content_hash = ? AND id != ?",
                 (digest, lesson.id),
@@ -492,13 +494,7 @@ class SQLiteStore:
                     f"lesson {lesson.slug or lesson.id} would become identical to "
                     f"{other[0]['slug']}; remove one of them instead"
                 )
-            if (
-                self._execute(
-                    _LESSON_UPDATE, (*_lesson_params(updated, digest)[1:], lesson.id)
-                ).rowcount
-                == 0
-            ):
-                raise NotFound(f"no lesson with id {lesson.id}")
+            self._execute(_LESSON_UPDATE, (*_lesson_params(updated, digest)[1:], lesson.id))
         return updated
 
     def get_lesson(self, key: str) -> Lesson | None:
