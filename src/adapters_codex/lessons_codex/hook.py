@@ -20,4 +20,8 @@ def main():
 
 
 if __name__ == "__main__":
+    # Run as a file (``python -I -S …/lessons_codex/hook.py DIR …``, the registered form):
+    # ``-S`` skips the site-packages scan, so the installer passes the directories that hold
+    # lessons_codex and lessons_core.
+    sys.path[:0] = sys.argv[1:]
     sys.exit(main())

@@ -35,19 +35,22 @@ def _installer() -> Any:
     return install
 
 
-@hookimpl
-def lessons_register_agents(register: Callable[[AgentSpec], None]) -> None:
+def agent_spec() -> AgentSpec:
+    """The Gemini CLI adapter's description (also used directly by its installer)."""
     from lessons_gemini import hot_names
 
-    register(
-        AgentSpec(
-            name=NAME,
-            hook_command="lessons-gemini-hook",
-            hook_module="lessons_gemini.hook",
-            distribution="lessons-gemini",
-            tool_names=hot_names.NATIVE_TO_CANONICAL,
-            transcript_roots=_transcript_roots,
-            reader=_read,
-            installer=_installer,
-        )
+    return AgentSpec(
+        name=NAME,
+        hook_command="lessons-gemini-hook",
+        hook_module="lessons_gemini.hook",
+        distribution="lessons-gemini",
+        tool_names=hot_names.NATIVE_TO_CANONICAL,
+        transcript_roots=_transcript_roots,
+        reader=_read,
+        installer=_installer,
     )
+
+
+@hookimpl
+def lessons_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    register(agent_spec())

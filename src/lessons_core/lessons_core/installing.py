@@ -98,6 +98,8 @@ class InstallResult:
     backup: Path | None = None
     removed_file: bool = False
     restored_backup: bool = False
+    #: Things the user must know or do next (e.g. Codex's trust step), printed after the result.
+    notes: tuple[str, ...] = ()
 
 
 @attrs.frozen

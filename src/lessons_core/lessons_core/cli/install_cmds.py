@@ -36,6 +36,8 @@ def _report(result: installing.InstallResult, *, dry_run: bool, verb: str) -> No
         click.echo("  restored the original file")
     if result.removed_file:
         click.echo("  removed the file (it held only our hooks)")
+    for note in result.notes:
+        click.echo(note)
 
 
 @click.command()
