@@ -1,0 +1,112 @@
+"""The real Claude Code, our real hooks, a fake Anthropic API: what reaches the model.
+
+Each test installs the hooks with ``lessons install claude`` into a scratch HOME, adds lessons
+with ``lessons add`` into a scratch LESSONS_HOME, runs ``claude -p`` against the fake server
+(which asks for one ``Bash`` call), and checks the requests Claude Code sent afterwards, and
+whether the command really ran (the project's test writes a marker file).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_harness import Scratch, agent_binary, run_lessons, write_marker_test
+from fake_anthropic import FakeAnthropic, result_text
+
+pytestmark = pytest.mark.e2e
+
+#: One agent run takes about a second; this only bounds a wedged one.
+RUN_TIMEOUT = 40
+
+
+def run_claude(scratch: Scratch, server: FakeAnthropic, prompt: str = "run the tests") -> str:
+    """``claude -p`` in the scratch project against ``server``; returns its stream-json stdout."""
+    claude = agent_binary("claude")
+    env = scratch.env(
+        {
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "sk-ant-fake-key",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+    )
+    args = [str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose"]
+    args += ["--allowedTools", "Bash", "--include-hook-events"]
+    try:
+        proc = subprocess.run(
+            args,
+            cwd=scratch.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        server.dump(scratch.root / "requests.jsonl")
+        pytest.fail(f"claude did not finish in {RUN_TIMEOUT} s; requests in {scratch.root}: {exc}")
+    if proc.returncode != 0:
+        server.dump(scratch.root / "requests.jsonl")
+        pytest.fail(f"claude exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def add_lesson(scratch: Scratch, lesson: dict[str, Any]) -> str:
+    """Store one lesson through the real CLI; returns its id."""
+    out = run_lessons(scratch, "add", "-", "--json", input=json.dumps(lesson))
+    return str(json.loads(out.stdout.strip().splitlines()[-1])["id"])
+
+
+def setup(scratch: Scratch) -> Path:
+    """Hooks installed the way a user installs them; a project whose test leaves a marker."""
+    run_lessons(scratch, "install", "claude")
+    settings = json.loads((scratch.home / ".claude" / "settings.json").read_text())
+    assert "PreToolUse" in settings["hooks"]
+    return write_marker_test(scratch.project)
+
+
+def hook_events(stdout: str) -> list[dict[str, Any]]:
+    """The hook_response lines of ``--include-hook-events`` output."""
+    events = []
+    for line in stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if item.get("type") == "system" and item.get("subtype") == "hook_response":
+            events.append(item)
+    return events
+
+
+def tool_results(body: dict[str, Any]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(tool_result block, sibling blocks of the same user message) for every result."""
+    found = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found.append((block, [b for b in content if b is not block]))
+    return found
+
+
+def test_hooks_fire_and_stay_silent_without_lessons(scratch):
+    """With an empty store the hooks run, answer nothing, and pytest runs normally."""
+    marker = setup(scratch)
+    with FakeAnthropic("python -m pytest -q tests") as server:
+        out = run_claude(scratch, server)
+    fired = {e.get("hook_event") for e in hook_events(out)}
+    assert {"SessionStart", "PreToolUse"} <= fired, out[-2000:]
+    assert all(e.get("exit_code") in (0, None) for e in hook_events(out))
+    assert marker.exists()
+    second = server.main_requests()[-1]
+    ((result, _),) = tool_results(second)
+    assert not result.get("is_error")
