@@ -1,0 +1,334 @@
+"""Compile the store's active lessons into ``lesson-manifest.json``, the hook's only input.
+
+Everything costly is done here, once, so that the hook process does nothing but look things up:
+lessons are filtered by the configured floors, indexed by canonical tool name, their path globs
+turned into regexes, a literal prefilter extracted from every pattern, every pattern checked for
+catastrophic backtracking, and their texts rendered (full and short). The result is plain JSON
+that the standard-library hot path reads without any third-party import.
+
+The file is replaced atomically (temporary file in the same directory, ``fsync``, ``os.replace``),
+so a hook never reads half a manifest and a failed build leaves the previous manifest in place.
+``fingerprint`` is the SHA-256 of the manifest body and ``storeRevision`` the store revision it
+was compiled from; the revision also goes to ``manifest.stamp`` for the cheap staleness check
+the hook makes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import structlog
+
+from lessons_core.compiler import globs, prefilter, regex_safety, render
+from lessons_core.errors import LessonsError
+from lessons_core.hot.manifest import STAMP_NAME
+from lessons_core.hot.paths import MANIFEST_NAME
+from lessons_core.models import SESSION_TYPES, Config, Lesson, LessonType, MatchTarget, Status
+from lessons_core.protocol import protocol_text
+from lessons_core.store.base import Store
+
+log = structlog.get_logger()
+
+SCHEMA_ID = "urn:lessons:schema:manifest:1"
+GENERATOR = "lessons 0.1.0"
+LANG_PREFIXES = ("lang:", "language:")
+
+
+@attrs.frozen
+class Refusal:
+    """A lesson left out of the manifest: which one, which pattern, and why."""
+
+    lesson_id: str
+    slug: str
+    field: str
+    pattern: str
+    reason: str
+
+    def message(self) -> str:
+        return (
+            f"{self.slug or self.lesson_id}: {self.field} pattern {self.pattern!r}: {self.reason}"
+        )
+
+
+@attrs.frozen
+class BuildResult:
+    """What a build produced; ``lessons build`` reports it."""
+
+    path: Path | None
+    manifest: dict[str, Any]
+    refused: tuple[Refusal, ...] = ()
+    warnings: tuple[str, ...] = ()
+    skipped_floor: int = 0
+
+
+def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any = None) -> Path:
+    """Compile and write the manifest; return its path.
+
+    Refused lessons are logged and left out (``lessons build`` reports them and fails); an error
+    writing the file raises :class:`LessonsError` and leaves the previous manifest untouched.
+    """
+    result = build(store, config, home, plugins)
+    for refusal in result.refused:
+        log.warning("manifest.lesson_refused", lesson=refusal.lesson_id, detail=refusal.message())
+    if result.path is None:  # pragma: no cover - build() writes unless told not to
+        raise LessonsError("the manifest was not written")
+    return result.path
+
+
+def build(
+    store: Store, config: Config, home: Path | str, plugins: Any = None, *, write: bool = True
+) -> BuildResult:
+    """Compile the active lessons of ``store``; write the manifest unless ``write`` is false."""
+    lessons = store.list_lessons(status=Status.ACTIVE)
+    revision = store.revision()
+    manifest, refused, warnings, skipped = compile_manifest(lessons, config, revision)
+    if plugins is not None:
+        pm = getattr(plugins, "pm", plugins)
+        pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
+        manifest["fingerprint"] = fingerprint(manifest)
+    path = write_manifest(manifest, Path(home)) if write else None
+    return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
+
+
+# -- compiling -----------------------------------------------------------------------------------
+
+
+def compile_manifest(
+    lessons: Iterable[Lesson], config: Config, revision: int
+) -> tuple[dict[str, Any], list[Refusal], list[str], int]:
+    """The manifest dict for ``lessons`` plus refusals, warnings and the count below the floors."""
+    entries: dict[str, dict[str, Any]] = {}
+    ranked: list[Lesson] = []
+    refused: list[Refusal] = []
+    warnings: list[str] = []
+    skipped = 0
+    for lesson in lessons:
+        if lesson.status != Status.ACTIVE:
+            continue
+        if lesson.confidence < config.min_confidence or lesson.priority < config.min_priority:
+            skipped += 1
+            continue
+        try:
+            entry = compile_lesson(lesson)
+        except _Refused as exc:
+            refused.append(exc.refusal)
+            continue
+        warning = _trigger_warning(lesson)
+        if warning:
+            warnings.append(warning)
+        entries[lesson.id] = entry
+        ranked.append(lesson)
+
+    ranked.sort(key=_rank_key)
+    by_tool: dict[str, list[str]] = {}
+    any_tool: list[str] = []
+    session: list[str] = []
+    for lesson in ranked:
+        entry = entries[lesson.id]
+        if lesson.type in SESSION_TYPES:
+            session.append(lesson.id)
+            continue
+        if entry.get("tools"):
+            for tool in entry["tools"]:
+                by_tool.setdefault(tool, []).append(lesson.id)
+        elif any(entry.get(k) for k in ("commands", "paths", "content")):
+            any_tool.append(lesson.id)
+
+    manifest: dict[str, Any] = {
+        "$schema": SCHEMA_ID,
+        "type": "lessons-manifest",
+        "version": 1,
+        "generator": GENERATOR,
+        "fingerprint": "",
+        "storeRevision": revision,
+        "config": config_section(config),
+        "protocol": protocol_text(),
+        "lessons": {lesson.id: entries[lesson.id] for lesson in ranked},
+        "byTool": dict(sorted(by_tool.items())),
+        "anyTool": any_tool,
+        "session": session,
+    }
+    manifest["fingerprint"] = fingerprint(manifest)
+    return manifest, refused, warnings, skipped
+
+
+def _rank_key(lesson: Lesson) -> tuple[int, float, str]:
+    return (-lesson.priority, -lesson.confidence, lesson.id)
+
+
+class _Refused(Exception):  # noqa: N818 - internal signal
+    def __init__(self, refusal: Refusal):
+        super().__init__(refusal.message())
+        self.refusal = refusal
+
+
+def compile_lesson(lesson: Lesson) -> dict[str, Any]:
+    """The compact, hot-path form of one lesson (empty fields are left out)."""
+    t = lesson.triggers
+    entry: dict[str, Any] = {
+        "type": str(lesson.type),
+        "priority": lesson.priority,
+        "confidence": lesson.confidence,
+        "slug": lesson.slug,
+    }
+    if lesson.scope:
+        entry["scope"] = lesson.scope
+    langs = sorted(
+        {
+            tag.split(":", 1)[1].strip().lower()
+            for tag in lesson.tags
+            if tag.lower().startswith(LANG_PREFIXES) and tag.split(":", 1)[1].strip()
+        }
+    )
+    if langs:
+        entry["lang"] = langs
+    if lesson.type not in SESSION_TYPES:
+        if t.tool_names:
+            entry["tools"] = sorted(set(t.tool_names))
+        commands = _patterns(lesson, "command", t.command_patterns)
+        if commands:
+            entry["commands"] = commands
+            if lesson.command_match_target == MatchTarget.EXECUTABLE:
+                entry["commandTarget"] = "executable"
+        path_sources = [_glob(lesson, g) for g in t.path_patterns]
+        path_sources += [_anchored(r) for r in getattr(t, "path_regexes", ())]
+        paths = _patterns(lesson, "path", path_sources)
+        if paths:
+            entry["paths"] = paths
+        content = _patterns(lesson, "content", t.content_patterns)
+        if content:
+            entry["content"] = content
+    models = _patterns(lesson, "model", t.model_patterns)
+    if models:
+        entry["models"] = models
+    entry["text"] = render.injection_text(lesson)
+    entry["short"] = render.short_text(lesson)
+    return entry
+
+
+def _patterns(lesson: Lesson, field: str, sources: Sequence[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for source in sources:
+        reason = regex_safety.check_pattern(source)
+        if reason:
+            raise _Refused(Refusal(lesson.id, lesson.slug, field, source, reason))
+        pattern: dict[str, Any] = {"source": source, "literal": prefilter.required_literal(source)}
+        if pattern["literal"] and prefilter.folds_case(source):
+            pattern["fold"] = True
+        out.append(pattern)
+    return out
+
+
+def _glob(lesson: Lesson, glob: str) -> str:
+    try:
+        return globs.glob_to_regex(glob)
+    except globs.GlobError as exc:
+        raise _Refused(Refusal(lesson.id, lesson.slug, "path", glob, str(exc))) from exc
+
+
+_LEADING_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
+
+
+def _anchored(source: str) -> str:
+    """A path regex made to match the whole path (global inline flags stay in front)."""
+    flags = _LEADING_FLAGS.match(source)
+    head = flags.group(0) if flags else ""
+    rest = source[len(head) :]
+    return f"{head}^(?:{rest})$"
+
+
+def _trigger_warning(lesson: Lesson) -> str | None:
+    t = lesson.triggers
+    if lesson.type in SESSION_TYPES:
+        return None
+    has_patterns = bool(
+        t.command_patterns
+        or t.path_patterns
+        or getattr(t, "path_regexes", ())
+        or t.content_patterns
+    )
+    name = lesson.slug or lesson.id
+    if t.tool_names and not has_patterns:
+        tools = ", ".join(sorted(t.tool_names))
+        return f"{name}: only a tool gate ({tools}): it fires on every call of that tool"
+    if not t.tool_names and not has_patterns:
+        return f"{name}: a {lesson.type} lesson with no tool or pattern trigger never fires"
+    if lesson.type == LessonType.GUARD and not t.command_patterns and not has_patterns:
+        return f"{name}: a guard without patterns denies every call"
+    return None
+
+
+def config_section(config: Config) -> dict[str, Any]:
+    """The configuration as the manifest spells it (camelCase)."""
+    scoring = {_camel(k): v for k, v in attrs.asdict(config.scoring).items()}
+    return {
+        "injectionBudgetBytes": config.injection_budget_bytes,
+        "maxLessonsPerInjection": config.max_lessons_per_injection,
+        "minConfidence": config.min_confidence,
+        "minPriority": config.min_priority,
+        "compactionReinjectionThreshold": config.compaction_reinjection_threshold,
+        "sessionStartBudgetBytes": config.session_start_budget_bytes,
+        "recallBudgetBytes": config.recall_budget_bytes,
+        "scoring": scoring,
+    }
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def fingerprint(manifest: dict[str, Any]) -> str:
+    """SHA-256 over the manifest without its own ``fingerprint`` field."""
+    body = {k: v for k, v in manifest.items() if k != "fingerprint"}
+    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
+    """Write ``manifest`` atomically to ``home/lesson-manifest.json`` and update the stamp."""
+    target = home / MANIFEST_NAME
+    data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    try:
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _atomic_write(target, data)
+        _atomic_write(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
+    except OSError as exc:
+        raise LessonsError(
+            f"cannot write the manifest {target}: {exc.strerror or exc}; "
+            "the previous manifest is left in place"
+        ) from exc
+    return target
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        Path(tmp).chmod(0o600)
+        Path(tmp).replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(tmp).unlink()
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

@@ -1,0 +1,298 @@
+"""Refuse, at build time, patterns that can make the hook backtrack for seconds.
+
+Python's ``re`` is a backtracking engine: a pattern such as ``(a+)+$`` takes exponential time on
+``aaaa…a!``, and the hook runs every pattern against whatever command or file content the agent
+produces. So every command, path and content pattern is checked before it enters the manifest.
+The check is structural (it inspects the parsed pattern, it never runs it), so it cannot hang
+the build itself.
+
+A repeat *counts* when its maximum is unbounded (``*``, ``+``, ``{n,}``) or at least
+``LARGE_REPEAT`` (``{1,50}``). Possessive repeats (``a*+``) and atomic groups (``(?>…)``) never
+give back what they matched, so their bodies do not count. A pattern is refused when:
+
+1. **nested quantifiers** – a counting repeat's body contains another counting repeat:
+   ``(a+)+``, ``(.*)*``, ``(\\w+\\s?)*``;
+2. **overlapping repeated alternation** – a counting repeat applies to a group whose
+   alternatives can begin with the same character, or one of which can match the empty string:
+   ``(a|a)*``, ``(\\w|\\d)+``, ``(ab|ac)*``, ``(a|b?)+``. This is judged on the pattern as
+   written (before ``re`` merges alternatives into character classes), with the first-character
+   sets computed over ASCII plus a sample of other characters;
+3. **back-reference in a repeat** – ``(a)(\\1)*`` and similar, whose cost no structural rule
+   bounds.
+
+Refused lessons are left out of the manifest; ``lessons build`` reports each (lesson, pattern,
+rule) and exits non-zero, while the rest of the catalogue is still compiled and written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from lessons_core.compiler.prefilter import sre_constants, sre_parse
+from lessons_core.errors import LessonsError
+
+LARGE_REPEAT = 10
+
+_REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT}
+_POSSESSIVE = getattr(sre_constants, "POSSESSIVE_REPEAT", None)
+_ATOMIC = getattr(sre_constants, "ATOMIC_GROUP", None)
+_MAXREPEAT = sre_constants.MAXREPEAT
+
+#: Characters the first-character analysis tries: ASCII, Latin-1, and a few others.
+_PROBES = [chr(c) for c in range(256)] + ["\u0100", "\u03b1", "\u0416", "\u2028", "\u4e00"]
+_ALL = frozenset(_PROBES)
+
+
+class UnsafePatternError(LessonsError):
+    """A pattern refused by the safety rules; the message names lesson, pattern and rule."""
+
+
+def check_pattern(source: str) -> str | None:
+    """Return why ``source`` is refused (invalid or unsafe), or ``None`` when it is accepted."""
+    try:
+        compiled = re.compile(source)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"does not compile: {exc}"
+    tree = sre_parse.parse(source)
+    reason = _walk(list(tree), counting=False)
+    if reason:
+        return reason
+    return _check_alternations(source, compiled.flags)
+
+
+def ensure_safe(source: str, lesson: str, field: str) -> None:
+    """Raise :class:`UnsafePatternError` naming ``lesson`` and ``field`` if it is refused."""
+    reason = check_pattern(source)
+    if reason:
+        raise UnsafePatternError(f"lesson {lesson}: {field} pattern {source!r} refused: {reason}")
+
+
+# -- rules 1 and 3: walk the parsed tree --------------------------------------------------------
+
+
+def _counts(high: int) -> bool:
+    return high == _MAXREPEAT or high >= LARGE_REPEAT
+
+
+def _walk(items: list[tuple[Any, Any]], counting: bool) -> str | None:
+    for op, arg in items:
+        reason = _visit(op, arg, counting)
+        if reason:
+            return reason
+    return None
+
+
+def _visit(op: Any, arg: Any, counting: bool) -> str | None:
+    if op in _REPEATS:
+        _low, high, body = arg
+        if _counts(high):
+            if counting:
+                return "nested quantifiers (a repeated group contains an unbounded repeat)"
+            return _walk(list(body), counting=True)
+        return _walk(list(body), counting)
+    if (_POSSESSIVE is not None and op is _POSSESSIVE) or (_ATOMIC is not None and op is _ATOMIC):
+        return None  # never backtracks into its body
+    if op is sre_constants.GROUPREF or op is sre_constants.GROUPREF_EXISTS:
+        if counting:
+            return "back-reference inside a repeat"
+        if op is sre_constants.GROUPREF_EXISTS:
+            _group, yes, no = arg
+            return _walk(list(yes), counting) or (_walk(list(no), counting) if no else None)
+        return None
+    if op is sre_constants.SUBPATTERN:
+        return _walk(list(arg[3]), counting)
+    if op is sre_constants.BRANCH:
+        for branch in arg[1]:
+            reason = _walk(list(branch), counting)
+            if reason:
+                return reason
+        return None
+    if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+        return _walk(list(arg[1]), counting)
+    return None
+
+
+# -- rule 2: repeated alternations, as written ---------------------------------------------------
+
+
+def _check_alternations(source: str, flags: int) -> str | None:
+    for branches in _repeated_alternations(source):
+        firsts: list[frozenset[str]] = []
+        for branch in branches:
+            first = _first_set(branch, flags)
+            if first is None:
+                return f"repeated alternation with a branch that can match empty ({branch!r})"
+            for earlier in firsts:
+                if earlier & first:
+                    shown = "|".join(branches)
+                    return f"repeated alternation ({shown}) whose branches can start alike"
+            firsts.append(first)
+    return None
+
+
+def _repeated_alternations(source: str) -> list[list[str]]:
+    """The branch texts of every group with a top-level ``|`` that a counting repeat follows."""
+    found: list[list[str]] = []
+    stack: list[tuple[int, list[int]]] = []
+    i = 0
+    n = len(source)
+    while i < n:
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(source, i)
+            continue
+        if c == "(":
+            j, kind = _group_prefix(source, i)
+            if kind == "skip":
+                i = j
+                continue
+            stack.append((j, []))
+            i = j
+            continue
+        if c == "|" and stack:
+            stack[-1][1].append(i)
+        elif c == ")" and stack:
+            start, bars = stack.pop()
+            if bars and _counting_quantifier(source, i + 1):
+                edges = [start - 1, *bars, i]
+                found.append([source[a + 1 : b] for a, b in itertools.pairwise(edges)])
+        i += 1
+    return found
+
+
+def _skip_class(source: str, i: int) -> int:
+    j = i + 1
+    if j < len(source) and source[j] == "^":
+        j += 1
+    if j < len(source) and source[j] == "]":
+        j += 1
+    while j < len(source) and source[j] != "]":
+        j += 2 if source[j] == "\\" else 1
+    return j + 1
+
+
+_GROUP_PREFIX = re.compile(r"\(\?(?:P<\w+>|<\w+>|'\w+'|[:=!>]|<[=!]|[aiLmsux-]+:)")
+_SKIPPED_GROUP = re.compile(r"\(\?(?:#[^)]*\)|[aiLmsux]+\))")
+
+
+def _group_prefix(source: str, i: int) -> tuple[int, str]:
+    """Where a group's body starts, or ``skip`` for comments and global flag groups."""
+    skipped = _SKIPPED_GROUP.match(source, i)
+    if skipped:
+        return skipped.end(), "skip"
+    prefix = _GROUP_PREFIX.match(source, i)
+    if prefix:
+        return prefix.end(), "group"
+    return i + 1, "group"
+
+
+_QUANTIFIER = re.compile(r"[*+]|\{(\d*)(,?)(\d*)\}")
+
+
+def _counting_quantifier(source: str, i: int) -> bool:
+    match = _QUANTIFIER.match(source, i)
+    if not match:
+        return False
+    if match.group(0) in "*+":
+        return True
+    _low, comma, high = match.groups()
+    if not comma:
+        return bool(_low) and int(_low) >= LARGE_REPEAT
+    return not high or int(high) >= LARGE_REPEAT
+
+
+def _first_set(branch: str, flags: int) -> frozenset[str] | None:
+    """Characters a match of ``branch`` can start with; ``None`` if it can match empty."""
+    try:
+        items = list(sre_parse.parse(branch, flags & ~re.UNICODE & ~re.ASCII | (flags & re.ASCII)))
+    except (re.error, RecursionError):
+        return _ALL  # cannot tell alone (a back-reference to an outer group): assume the worst
+    first, nullable = _first(items, bool(flags & re.IGNORECASE))
+    return None if nullable else first
+
+
+def _first(items: list[tuple[Any, Any]], fold: bool) -> tuple[frozenset[str], bool]:
+    result: set[str] = set()
+    for op, arg in items:
+        first, nullable = _first_of(op, arg, fold)
+        result |= first
+        if not nullable:
+            return frozenset(result), False
+    return frozenset(result), True
+
+
+def _first_of(op: Any, arg: Any, fold: bool) -> tuple[frozenset[str], bool]:
+    c = sre_constants
+    if op is c.LITERAL:
+        return _fold({chr(arg)}, fold), False
+    if op is c.NOT_LITERAL:
+        return _ALL - {chr(arg)}, False
+    if op is c.ANY:
+        return _ALL, False
+    if op is c.IN:
+        return _fold(_class_members(arg), fold), False
+    if op is c.SUBPATTERN:
+        add_flags = arg[1]
+        return _first(list(arg[3]), fold or bool(add_flags & re.IGNORECASE))
+    if op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
+        low, _high, body = arg
+        first, nullable = _first(list(body), fold)
+        return first, nullable or low == 0
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _first(list(arg), fold)
+    if op is c.BRANCH:
+        union: set[str] = set()
+        any_nullable = False
+        for branch in arg[1]:
+            first, nullable = _first(list(branch), fold)
+            union |= first
+            any_nullable = any_nullable or nullable
+        return frozenset(union), any_nullable
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return frozenset(), True  # zero-width: look at what follows
+    return _ALL, False  # back-references and anything unusual: assume the worst
+
+
+_CATEGORY_RX = {
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
+}
+
+
+def _class_members(items: list[tuple[Any, Any]]) -> frozenset[str]:
+    c = sre_constants
+    members: set[str] = set()
+    negate = False
+    for op, arg in items:
+        if op is c.NEGATE:
+            negate = True
+        elif op is c.LITERAL:
+            members.add(chr(arg))
+        elif op is c.RANGE or str(op).startswith("RANGE"):
+            low, high = arg
+            members.update(p for p in _PROBES if low <= ord(p) <= high)
+        elif op is c.CATEGORY:
+            rx = re.compile(_CATEGORY_RX.get(str(arg), r"[\s\S]"))
+            members.update(p for p in _PROBES if rx.match(p))
+        else:
+            members.update(_ALL)
+    return _ALL - members if negate else frozenset(members)
+
+
+def _fold(chars: set[str] | frozenset[str], fold: bool) -> frozenset[str]:
+    if not fold:
+        return frozenset(chars)
+    out = set(chars)
+    for ch in chars:
+        out.add(ch.lower())
+        out.add(ch.upper())
+    return frozenset(out)

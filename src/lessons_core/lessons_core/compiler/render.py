@@ -1,0 +1,47 @@
+"""The texts the hook delivers, rendered once at build time.
+
+Each lesson gets its full injection text and a short form. The short form (at most
+``SHORT_MAX_BYTES`` of UTF-8) is what the hook falls back to when the full text would overflow the
+injection budget, so a second or third matching lesson can still be named instead of dropped.
+"""
+
+from __future__ import annotations
+
+from lessons_core.models import Lesson
+
+SHORT_MAX_BYTES = 200
+ELLIPSIS = "…"
+
+
+def injection_text(lesson: Lesson) -> str:
+    """The lesson's own injection text, or ``## Lesson: summary / mistake / **Fix**: …``."""
+    if lesson.injection and lesson.injection.strip():
+        return lesson.injection.strip()
+    lines = [f"## Lesson: {_one_line(lesson.summary)}"]
+    if lesson.mistake.strip():
+        lines.append(lesson.mistake.strip())
+    if lesson.remediation.strip():
+        lines.append(f"**Fix**: {lesson.remediation.strip()}")
+    return "\n".join(lines)
+
+
+def short_text(lesson: Lesson) -> str:
+    """One line, ≤ 200 bytes: the summary and as much of the fix as fits."""
+    summary = _one_line(lesson.summary) or _one_line(lesson.mistake)
+    fix = _one_line(lesson.remediation)
+    text = f"Lesson: {summary} — Fix: {fix}" if fix else f"Lesson: {summary}"
+    return truncate_bytes(text, SHORT_MAX_BYTES)
+
+
+def truncate_bytes(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary, with an ellipsis."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    room = limit - len(ELLIPSIS.encode("utf-8"))
+    cut = data[:room].decode("utf-8", "ignore").rstrip()
+    return cut + ELLIPSIS
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

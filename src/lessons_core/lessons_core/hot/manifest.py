@@ -1,0 +1,103 @@
+"""Load the compiled manifest in the hook process (standard library only).
+
+The manifest is read once per process and kept in a module-level cache. Loading fails open: a
+missing, unreadable, corrupt or wrongly shaped file yields ``EMPTY`` (no lessons), never an
+exception, because a hook must not break the agent.
+
+Staleness is a separate, cheap question: the compiler records the store revision it compiled
+(``storeRevision``) and also writes it to ``manifest.stamp`` beside the manifest; anything that
+changes lessons without rebuilding may bump that stamp. One small read tells whether the two
+still agree. A stale manifest is still used (its lessons were valid when it was built and the next
+``lessons build`` refreshes it); the runner records the staleness in its log line.
+"""
+
+# os.path, not pathlib: importing pathlib costs the hook process more than these calls.
+# ruff: noqa: PTH118
+
+import json
+import os
+
+from lessons_core.hot import paths
+
+STAMP_NAME = "manifest.stamp"
+SUPPORTED_VERSION = 1
+
+EMPTY = {
+    "type": "lessons-manifest",
+    "version": SUPPORTED_VERSION,
+    "config": {},
+    "protocol": "",
+    "lessons": {},
+    "byTool": {},
+    "anyTool": [],
+    "session": [],
+}
+
+_cache = {}
+
+
+def load(path=None, environ=None):
+    """Return the manifest dict at ``path`` (default: the one in ``LESSONS_HOME``), or ``EMPTY``."""
+    if path is None:
+        path = paths.manifest_path(environ)
+    cached = _cache.get(path)
+    if cached is not None:
+        return cached
+    manifest = _read(path)
+    _cache[path] = manifest
+    return manifest
+
+
+def clear_cache():
+    """Forget loaded manifests (tests, and ``explain`` after a rebuild)."""
+    _cache.clear()
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return EMPTY
+    if not _well_formed(data):
+        return EMPTY
+    return data
+
+
+def _well_formed(data):
+    if not isinstance(data, dict) or data.get("type") != "lessons-manifest":
+        return False
+    if data.get("version") != SUPPORTED_VERSION:
+        return False
+    return (
+        isinstance(data.get("lessons"), dict)
+        and isinstance(data.get("byTool"), dict)
+        and isinstance(data.get("anyTool"), list)
+        and isinstance(data.get("session"), list)
+        and isinstance(data.get("config", {}), dict)
+    )
+
+
+def is_stale(manifest, environ=None, home=None):
+    """True when ``manifest.stamp`` names a store revision other than the manifest's."""
+    if manifest is EMPTY:
+        return False
+    if home is None:
+        home = paths.lessons_home(environ)
+    try:
+        with open(os.path.join(home, STAMP_NAME), "rb") as fh:
+            stamp = fh.read(64).strip()
+    except OSError:
+        return False
+    try:
+        return int(stamp) != manifest.get("storeRevision")
+    except ValueError:
+        return True
+
+
+def config_value(manifest, key, default):
+    """A budget or threshold from the manifest's ``config``, falling back to the default."""
+    value = manifest.get("config", {}).get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return value

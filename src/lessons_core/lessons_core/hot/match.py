@@ -1,0 +1,201 @@
+"""Which lessons of the manifest fire for one tool call (standard library only).
+
+Gates, in order (cheapest first), for each lesson listed under the event's tool in ``byTool``
+and for each lesson in ``anyTool``:
+
+1. **tool** – listed under the tool (or has no tool gate at all);
+2. **subject** – command patterns apply when the call has a command, path patterns when it has
+   paths. Every applicable kind must match (any of its patterns); a lesson with patterns of
+   which none applies to this call does not fire. A lesson with no pattern at all fires on every
+   call of its tools (the compiler warns about it);
+3. **content** – when a lesson has content patterns, the call must introduce text that matches;
+4. **model** – when a lesson has model patterns and the event names the model, it must match
+   (an unknown model passes: several agents do not send it with tool calls);
+5. **scope** – a scoped lesson fires only in the project whose id equals its scope; the project
+   id is computed at most once per call and only if some lesson got this far with a scope.
+
+Each pattern carries a lowercase ``literal`` that must occur in the lowercased text for the regex
+to possibly match; only patterns that pass it are compiled, once per process.
+"""
+
+import re
+
+from lessons_core.hot.executable import blank_quotes
+
+_compiled = {}
+
+# A pattern's literal check is skipped for non-ASCII text when the pattern folds case:
+# under re.IGNORECASE a few non-ASCII letters match ASCII ones that str.lower() does not map.
+
+
+def compiled(source):
+    """The compiled regex for ``source`` (cached per process)."""
+    rx = _compiled.get(source)
+    if rx is None:
+        rx = re.compile(source)
+        _compiled[source] = rx
+    return rx
+
+
+class Subject:
+    """The parts of one event that patterns look at, lowercased lazily and at most once."""
+
+    __slots__ = ("_low", "_project", "cwd", "event", "texts")
+
+    def __init__(self, event):
+        self.event = event
+        self.cwd = event.get("cwd") or ""
+        command = event.get("command")
+        content = event.get("content")
+        model = event.get("model")
+        self.texts = {
+            "full": command if isinstance(command, str) else None,
+            "content": content if isinstance(content, str) else None,
+            "model": model if isinstance(model, str) and model else None,
+        }
+        self._low = {}
+        self._project = False
+
+    def text(self, kind):
+        if kind == "executable":
+            if kind not in self.texts:
+                full = self.texts["full"]
+                self.texts[kind] = None if full is None else blank_quotes(full)
+            return self.texts[kind]
+        return self.texts.get(kind)
+
+    def lower(self, kind):
+        low = self._low.get(kind)
+        if low is None:
+            text = self.text(kind)
+            low = (text.lower(), text.isascii()) if text is not None else ("", True)
+            self._low[kind] = low
+        return low
+
+    def paths(self):
+        found = self.event.get("paths")
+        if not isinstance(found, list):
+            return ()
+        return [p for p in found if isinstance(p, str) and p]
+
+    def project(self, environ=None):
+        if self._project is False:
+            self._project = _project_id(self.cwd, environ)
+        return self._project
+
+
+def _project_id(cwd, environ):
+    if not cwd:
+        return None
+    try:
+        from lessons_core.hot.project import project_id
+    except ImportError:
+        return None
+    try:
+        return project_id(cwd)
+    except Exception:  # a scope we cannot compute simply does not match
+        return None
+
+
+def any_matches(patterns, text, low, is_ascii):
+    """True when one of ``patterns`` (``{"source", "literal", "fold"}`` dicts) matches ``text``."""
+    for pattern in patterns:
+        literal = pattern.get("literal")
+        if literal and literal not in low and (is_ascii or not pattern.get("fold")):
+            continue
+        if compiled(pattern["source"]).search(text):
+            return True
+    return False
+
+
+def check(lesson, subject, listed=True, environ=None):
+    """Return ``None`` when ``lesson`` fires for ``subject``, else the name of the failing gate."""
+    if not listed:
+        return "tool"
+    commands = lesson.get("commands") or ()
+    path_patterns = lesson.get("paths") or ()
+    applicable = 0
+    if commands:
+        kind = "executable" if lesson.get("commandTarget") == "executable" else "full"
+        text = subject.text(kind)
+        if text is not None:
+            applicable += 1
+            low, is_ascii = subject.lower(kind)
+            if not any_matches(commands, text, low, is_ascii):
+                return "command"
+    if path_patterns:
+        event_paths = subject.paths()
+        if event_paths:
+            applicable += 1
+            if not _any_path(path_patterns, event_paths):
+                return "path"
+    if (commands or path_patterns) and not applicable:
+        return "command" if commands and not path_patterns else "path"
+    content = lesson.get("content")
+    if content:
+        text = subject.text("content")
+        if text is None:
+            return "content"
+        low, is_ascii = subject.lower("content")
+        if not any_matches(content, text, low, is_ascii):
+            return "content"
+    models = lesson.get("models")
+    if models and subject.text("model") is not None:
+        low, is_ascii = subject.lower("model")
+        if not any_matches(models, subject.text("model"), low, is_ascii):
+            return "model"
+    scope = lesson.get("scope")
+    if scope and subject.project(environ) != scope:
+        return "scope"
+    return None
+
+
+def _any_path(patterns, event_paths):
+    for path in event_paths:
+        norm = path.replace("\\", "/")
+        low = norm.lower()
+        is_ascii = norm.isascii()
+        if any_matches(patterns, norm, low, is_ascii):
+            return True
+    return False
+
+
+def candidates(manifest, tool):
+    """Ids to consider for ``tool``: its ``byTool`` list, then ``anyTool``, without repeats."""
+    by_tool = manifest.get("byTool", {}).get(tool or "", ())
+    any_tool = manifest.get("anyTool", ())
+    if not any_tool:
+        return list(by_tool)
+    if not by_tool:
+        return list(any_tool)
+    seen = set(by_tool)
+    return list(by_tool) + [i for i in any_tool if i not in seen]
+
+
+def matching(manifest, event, environ=None):
+    """The ids of the lessons that fire for a ``pre_tool`` event, in manifest order."""
+    lessons = manifest.get("lessons", {})
+    subject = Subject(event)
+    found = []
+    for lesson_id in candidates(manifest, event.get("tool")):
+        lesson = lessons.get(lesson_id)
+        if lesson is not None and check(lesson, subject, True, environ) is None:
+            found.append(lesson_id)
+    return found
+
+
+def trace(manifest, event, environ=None):
+    """Every lesson of the manifest with the gate it failed (``None`` = fires); for ``explain``."""
+    lessons = manifest.get("lessons", {})
+    listed = set(candidates(manifest, event.get("tool")))
+    subject = Subject(event)
+    result = []
+    for lesson_id, lesson in lessons.items():
+        if lesson.get("type") in ("protocol", "directive"):
+            continue
+        if lesson_id not in listed:
+            gate = "tool" if lesson.get("tools") else "no-trigger"
+        else:
+            gate = check(lesson, subject, True, environ)
+        result.append((lesson_id, gate))
+    return result

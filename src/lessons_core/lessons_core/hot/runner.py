@@ -1,0 +1,352 @@
+"""The hook process: stdin → event → decision → the agent's JSON on stdout (standard library only).
+
+An adapter's ``hook.py`` calls :func:`run` with an object offering ``normalize(payload)`` (the
+agent's JSON → a neutral event dict, or ``None`` to ignore it) and ``render(event, decision)``
+(the decision → the agent's JSON dict, or ``None`` for no output). See docs/architecture.md.
+
+Everything fails open: an oversized or malformed payload, a broken manifest, an adapter error —
+any exception ends the call with exit status 0 and nothing on stdout, and leaves one line in the
+opt-in log (``LESSONS_HOOK_LOG``). A hook that crashes or prints garbage would disturb the agent
+far more than a lesson left undelivered.
+
+Events are dispatched through ``HANDLERS``: event name → ``"module:function"``, imported only
+when that event arrives. A handler is called as ``handler(event, manifest, state, environ,
+stats)`` and returns a decision dict (see :func:`new_decision`); ``state`` is ``None`` (no
+dedup: :func:`evaluate`) or a :class:`LazyState`; ``stats`` collects figures for the log line.
+A missing handler module means "no opinion".
+"""
+
+import json
+import os
+import sys
+import time
+
+from lessons_core.hot import log as hook_log
+from lessons_core.hot import manifest as manifest_mod
+
+MAX_STDIN_BYTES = 4 * 1024 * 1024
+RETRY_NOTE = "If this does not apply here, run the same call again."
+COMMAND_IN_MESSAGE_CHARS = 200
+
+HANDLERS = {
+    "pre_tool": "lessons_core.hot.runner:handle_pre_tool",
+    "session_start": "lessons_core.hot.runner:handle_session_start",
+    "subagent_start": "lessons_core.hot.runner:handle_subagent_start",
+    "pre_compact": "lessons_core.hot.runner:handle_pre_compact",
+    # Failure-time and prompt-time recall search the store; that module lands separately.
+    "post_failure": "lessons_core.hot.recall:handle",
+    "prompt": "lessons_core.hot.recall:handle",
+}
+
+DEFAULTS = {
+    "injectionBudgetBytes": 4096,
+    "maxLessonsPerInjection": 3,
+    "compactionReinjectionThreshold": 7,
+    "sessionStartBudgetBytes": 4096,
+}
+
+
+def new_decision():
+    """An empty decision: no denial, no context."""
+    return {"deny": None, "context": None, "delivered": [], "dropped": [], "trailer": None}
+
+
+class LazyState:
+    """Opens the session's dedup state on first use; ``get()`` is ``None`` when it is refused."""
+
+    def __init__(self, event, environ, stats):
+        self.event = event
+        self.environ = environ
+        self.stats = stats
+        self._state = False
+
+    def get(self):
+        if self._state is False:
+            from lessons_core.hot import dedup
+
+            try:
+                self._state = dedup.open_session(self.event.get("session_id"), self.environ)
+            except (OSError, dedup.UnsafeStateDir) as exc:
+                self.stats["state_error"] = str(exc)
+                self._state = None
+        return self._state
+
+
+def _state_of(state):
+    return state.get() if state is not None else None
+
+
+# -- run ----------------------------------------------------------------------------------------
+
+
+def run(adapter, stdin=None, stdout=None, environ=None):
+    """Handle one hook call; always returns 0 (the exit status)."""
+    started = time.perf_counter()
+    env = os.environ if environ is None else environ
+    stats = {"agent": getattr(adapter, "AGENT", None)}
+    try:
+        raw = _read_bounded(sys.stdin if stdin is None else stdin)
+        if raw is None:
+            stats["error"] = f"stdin larger than {MAX_STDIN_BYTES} bytes"
+            return 0
+        payload = json.loads(raw)
+        if isinstance(payload, dict):
+            stats["hook_event"] = payload.get("hook_event_name")
+        event = adapter.normalize(payload)
+        if not event:
+            return 0
+        stats["event"] = event.get("event")
+        stats["agent"] = event.get("agent") or stats["agent"]
+        manifest = manifest_mod.load(environ=env)
+        if env.get("LESSONS_HOOK_LOG"):
+            stats["stale"] = manifest_mod.is_stale(manifest, env)
+        decision = dispatch(event, manifest, LazyState(event, env, stats), env, stats)
+        stats["injected"] = decision.get("delivered")
+        stats["dropped"] = decision.get("dropped")
+        answer = adapter.render(event, decision)
+        if answer is not None:
+            text = json.dumps(answer, ensure_ascii=False)
+            out = sys.stdout if stdout is None else stdout
+            out.write(text)
+            out.flush()
+    except Exception as exc:  # the hook fails open, always
+        stats["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    finally:
+        stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        hook_log.write(env, stats)
+    return 0
+
+
+def _read_bounded(stream):
+    reader = getattr(stream, "buffer", stream)
+    data = reader.read(MAX_STDIN_BYTES + 1)
+    if data is None:
+        return b""
+    if len(data) > MAX_STDIN_BYTES:
+        return None
+    return data
+
+
+def dispatch(event, manifest, state, environ, stats):
+    """Call the handler registered for ``event["event"]``; no handler → an empty decision."""
+    target = HANDLERS.get(event.get("event"))
+    if target is None:
+        return new_decision()
+    module_name, _, attr = target.partition(":")
+    if module_name == __name__:
+        handler = globals()[attr]
+    else:
+        try:
+            module = __import__(module_name, fromlist=[attr])
+        except ImportError:
+            return new_decision()
+        handler = getattr(module, attr, None)
+        if handler is None:
+            return new_decision()
+    decision = handler(event, manifest, state, environ, stats)
+    return decision if decision is not None else new_decision()
+
+
+def evaluate(event, manifest, state=None, environ=None):
+    """The decision for ``event`` in-process; with ``state=None`` no dedup state is touched.
+
+    For adapters' tests and ``lessons explain``. ``state`` may be a :class:`LazyState` or any
+    object whose ``get()`` returns a :class:`lessons_core.hot.dedup.SessionState`.
+    """
+    env = os.environ if environ is None else environ
+    if state is not None and not hasattr(state, "get"):
+        state = _Fixed(state)
+    return dispatch(event, manifest, state, env, {})
+
+
+class _Fixed:
+    def __init__(self, state):
+        self._state = state
+
+    def get(self):
+        return self._state
+
+
+# -- pre_tool -----------------------------------------------------------------------------------
+
+
+def handle_pre_tool(event, manifest, state, environ, stats):
+    """Guards deny every matching call; a nudge denies once; hints become context."""
+    from lessons_core.hot import match, select
+
+    decision = new_decision()
+    ids = match.matching(manifest, event, environ)
+    stats["candidates"] = len(ids)
+    if not ids:
+        return decision
+    lessons = manifest["lessons"]
+    budget = manifest_mod.config_value(manifest, "injectionBudgetBytes", 4096)
+    limit = manifest_mod.config_value(manifest, "maxLessonsPerInjection", 3)
+    ranked = select.rank(manifest, ids, event.get("cwd"))
+    by_type = {"guard": [], "nudge": [], "hint": []}
+    for lesson_id in ranked:
+        kind = lessons[lesson_id].get("type", "hint")
+        by_type.get(kind, by_type["hint"]).append(lesson_id)
+
+    if by_type["guard"]:
+        command = _short_command(event.get("command"))
+        items = [
+            (
+                i,
+                _with_command(lessons[i].get("text", ""), command),
+                _with_command(lessons[i].get("short", ""), command),
+            )
+            for i in by_type["guard"]
+        ]
+        chosen, dropped = select.fit(items, budget, limit)
+        return _finish(decision, chosen, dropped, deny=True)
+
+    session = _state_of(state)
+    if state is not None and session is None:
+        return decision  # untrusted state dir: deliver nothing that needs dedup
+
+    if by_type["nudge"]:
+        fresh = [i for i in by_type["nudge"] if session is None or not session.has("nudge:" + i)]
+        items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in fresh]
+        chosen, dropped = select.fit(items, budget, limit)
+        chosen, lost = _claim(session, chosen, "nudge:")
+        if chosen:
+            decision = _finish(decision, chosen, dropped + lost, deny=True)
+            decision["deny"] = decision["deny"] + "\n\n" + RETRY_NOTE
+            return decision
+
+    hints = by_type["hint"]
+    if session is not None:
+        seen = [i for i in hints if session.has(i)]
+        if seen:
+            stats["seen"] = len(seen)
+            hints = [i for i in hints if i not in seen]
+    items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in hints]
+    chosen, dropped = select.fit(items, budget, limit)
+    chosen, lost = _claim(session, chosen, "")
+    return _finish(decision, chosen, dropped + lost, deny=False)
+
+
+def _claim(session, chosen, prefix):
+    """Keep the chosen lessons this process managed to claim; the rest lost a race."""
+    if session is None:
+        return chosen, []
+    kept = []
+    lost = []
+    for item in chosen:
+        if session.claim(prefix + item[0]):
+            kept.append(item)
+        else:
+            lost.append({"id": item[0], "why": "seen"})
+    return kept, lost
+
+
+def _finish(decision, chosen, dropped, deny):
+    from lessons_core.hot.select import SEPARATOR
+
+    decision["dropped"] = dropped
+    decision["delivered"] = [lesson_id for lesson_id, _, _ in chosen]
+    if chosen:
+        text = SEPARATOR.join(t for _, t, _ in chosen)
+        decision["deny" if deny else "context"] = text
+    if chosen or dropped:
+        decision["trailer"] = trailer(decision["delivered"], dropped)
+    return decision
+
+
+def trailer(delivered, dropped):
+    """An HTML comment recording what was injected and what was dropped (and why)."""
+    parts = ["injected=" + ",".join(delivered)]
+    if dropped:
+        parts.append("dropped=" + ",".join(f"{d['id']}({d['why']})" for d in dropped))
+    return "<!-- lessons: " + " ".join(parts) + " -->"
+
+
+def _short_command(command):
+    if not isinstance(command, str):
+        return ""
+    command = " ".join(command.split())
+    if len(command) > COMMAND_IN_MESSAGE_CHARS:
+        return command[: COMMAND_IN_MESSAGE_CHARS - 1] + "…"
+    return command
+
+
+def _with_command(text, command):
+    return text.replace("{command}", command) if text else text
+
+
+# -- session start, subagent start, compaction -------------------------------------------------
+
+
+def handle_session_start(event, manifest, state, environ, stats):
+    """Protocol text and protocol/directive lessons; ``clear`` wipes, ``compact`` re-arms."""
+    session = _state_of(state)
+    source = event.get("source")
+    if session is not None:
+        if source == "clear":
+            session.wipe()
+        elif source == "compact":
+            rearm(session, manifest)
+        elif source == "resume" and session.has("session"):
+            return new_decision()  # the transcript already holds the block
+        if source in (None, "startup"):
+            from lessons_core.hot import dedup
+
+            dedup.prune(session.root)
+        session.claim("session")
+    return session_block(event, manifest, environ, stats)
+
+
+def handle_subagent_start(event, manifest, state, environ, stats):
+    """A subagent starts with an empty context: give it the same block, state untouched."""
+    return session_block(event, manifest, environ, stats)
+
+
+def handle_pre_compact(event, manifest, state, environ, stats):
+    """Compaction is about to drop delivered lessons from the context: re-arm the important ones."""
+    session = _state_of(state)
+    if session is not None:
+        rearm(session, manifest)
+    return new_decision()
+
+
+def rearm(session, manifest):
+    threshold = manifest_mod.config_value(manifest, "compactionReinjectionThreshold", 7)
+    names = ["session"]
+    for lesson_id, lesson in manifest.get("lessons", {}).items():
+        if lesson.get("priority", 0) >= threshold:
+            names.append(lesson_id)
+            names.append("nudge:" + lesson_id)
+    session.release(names)
+
+
+def session_block(event, manifest, environ, stats):
+    """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``."""
+    from lessons_core.hot import match, select
+
+    decision = new_decision()
+    budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
+    protocol = manifest.get("protocol") or ""
+    lessons = manifest.get("lessons", {})
+    ids = [i for i in manifest.get("session", ()) if i in lessons]
+    if any(lessons[i].get("scope") for i in ids):
+        subject = match.Subject(event)
+        ids = [
+            i
+            for i in ids
+            if not lessons[i].get("scope") or subject.project(environ) == lessons[i]["scope"]
+        ]
+    stats["candidates"] = len(ids)
+    ranked = select.rank(manifest, ids, event.get("cwd"))
+    used = len(protocol.encode("utf-8"))
+    items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in ranked]
+    chosen, dropped = select.fit_after(items, budget, used, len(items))
+    parts = [protocol] if protocol else []
+    parts.extend(text for _, text, _ in chosen)
+    if parts:
+        decision["context"] = select.SEPARATOR.join(parts)
+    decision["delivered"] = [i for i, _, _ in chosen]
+    decision["dropped"] = dropped
+    if chosen or dropped:
+        decision["trailer"] = trailer(decision["delivered"], dropped)
+    return decision
