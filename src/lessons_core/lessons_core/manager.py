@@ -112,10 +112,24 @@ def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.Plugi
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise PluginError(
-            f"plugin {pm.get_name(exc.plugin)!r} implements hooks lessons does not know: {exc}"
-        ) from exc
+        raise PluginError(_unknown_hook_message(pm, exc)) from exc
     return pm
+
+
+def _unknown_hook_message(pm: pluggy.PluginManager, exc: pluggy.PluginValidationError) -> str:
+    """Name the plugin and its unknown hooks, suggesting the spec it probably meant."""
+    import difflib
+
+    known = [name for name in dir(hookspecs) if name.startswith("lessons_")]
+    unknown: list[str] = []
+    for name, caller in vars(pm.hook).items():
+        if not isinstance(caller, pluggy.HookCaller) or caller.has_spec():
+            continue
+        if any(impl.plugin is exc.plugin for impl in caller.get_hookimpls()):
+            close = difflib.get_close_matches(name, known, n=1)
+            unknown.append(f"{name} (did you mean {close[0]}?)" if close else name)
+    hooks = ", ".join(sorted(unknown)) or str(exc)
+    return f"plugin {pm.get_name(exc.plugin)!r} implements hooks lessons does not know: {hooks}"
 
 
 def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
