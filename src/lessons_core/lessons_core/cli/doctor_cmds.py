@@ -1,0 +1,238 @@
+"""``lessons doctor``: is everything in place for the hooks to deliver lessons?
+
+Checks, in the order a failure would explain the next one: the configuration parses; the store
+opens (and at which schema version); the manifest the hooks read exists, parses and was compiled
+from the store's current revision; and, for every installed agent adapter, whether its hooks are
+registered, with which command, and how long that command takes on a no-op call (the median of
+five runs, measured as a whole process because that is what the agent waits for).
+
+Each finding is ``ok``, ``warn`` or ``fail``; any ``fail`` makes the exit status 1, and every
+non-``ok`` finding carries one line saying what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import click
+
+from lessons_core import installing
+from lessons_core.errors import LessonsError
+from lessons_core.hot import paths
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+#: A hook answering slower than this is worth a look (the agents wait for it on every call).
+SLOW_HOOK_MS = 150.0
+PROBE_RUNS = 5
+
+
+@attrs.frozen
+class Finding:
+    """One line of the report."""
+
+    check: str
+    status: str
+    detail: str
+    fix: str | None = None
+    data: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"check": self.check, "status": self.status, "detail": self.detail}
+        if self.fix:
+            out["fix"] = self.fix
+        out.update(self.data)
+        return out
+
+
+def _check_config(home: Path) -> Finding:
+    from lessons_core.services import load_config
+
+    config_file = home / paths.CONFIG_NAME
+    if not config_file.exists():
+        return Finding("config", OK, f"{config_file} absent: defaults in use")
+    try:
+        load_config(home)
+    except LessonsError as exc:
+        return Finding("config", FAIL, str(exc), f"fix or remove {config_file}")
+    return Finding("config", OK, f"{config_file} is valid")
+
+
+def _check_store(environ: Mapping[str, str]) -> tuple[Finding, int | None]:
+    """The store opens; returns the finding and its revision (``None`` when unusable)."""
+    from lessons_core.services import open_store
+
+    try:
+        with open_store(environ) as store:
+            revision = store.revision()
+            counts_fn = getattr(store, "counts", None)
+            counts: dict[str, int] = (
+                dict(counts_fn()) if callable(counts_fn) else {"lessons": len(store.list_lessons())}
+            )
+            schema = getattr(store, "schema_version", None)
+            where = getattr(store, "path", None)
+    except LessonsError as exc:
+        return Finding(
+            "store", FAIL, str(exc), "see the message; `lessons export` can save data"
+        ), None
+    except Exception as exc:
+        detail = f"{type(exc).__name__}: {exc}"
+        return Finding("store", FAIL, detail, "check LESSONS_HOME and the store file"), None
+    parts = [f"{counts.get('lessons', 0)} lessons", f"{counts.get('candidates', 0)} candidates"]
+    if schema is not None:
+        parts.append(f"schema {schema}")
+    parts.append(f"revision {revision}")
+    detail = (f"{where}: " if where else "") + ", ".join(parts)
+    data = {"revision": revision, "counts": counts, "schema_version": schema}
+    return Finding("store", OK, detail, data=data), revision
+
+
+def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
+    manifest_file = home / paths.MANIFEST_NAME
+    try:
+        manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if lessons == 0:
+            return Finding("manifest", OK, f"{manifest_file} absent (no lessons yet)")
+        return Finding(
+            "manifest",
+            FAIL,
+            f"{manifest_file} is missing: the hooks see no lessons",
+            "run `lessons build`",
+        )
+    except (OSError, ValueError) as exc:
+        return Finding(
+            "manifest", FAIL, f"{manifest_file} is unreadable: {exc}", "run `lessons build`"
+        )
+    if not isinstance(manifest, dict) or manifest.get("type") != "lessons-manifest":
+        return Finding(
+            "manifest", FAIL, f"{manifest_file} is not a lessons manifest", "run `lessons build`"
+        )
+    compiled = manifest.get("lessons")
+    count = len(compiled) if isinstance(compiled, (dict, list)) else 0
+    built_from = manifest.get("storeRevision")
+    data = {"path": str(manifest_file), "lessons": count, "storeRevision": built_from}
+    if revision is not None and built_from != revision:
+        detail = f"stale: built from store revision {built_from}, the store is at {revision}"
+        return Finding("manifest", FAIL, detail, "run `lessons build`", data)
+    detail = f"{manifest_file}: {count} lessons compiled, fresh"
+    return Finding("manifest", OK, detail, data=data)
+
+
+def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Finding:
+    check = f"hooks:{name}"
+    try:
+        status: installing.InstallStatus = installer.status(environ)
+    except LessonsError as exc:
+        return Finding(check, FAIL, str(exc), f"run `lessons install {name}`")
+    data: dict[str, Any] = status.as_dict()
+    if status.error:
+        return Finding(check, FAIL, status.error, f"fix {status.path}", data)
+    if not status.registered:
+        return Finding(
+            check, WARN, f"not registered in {status.path}", f"run `lessons install {name}`", data
+        )
+    if status.missing:
+        detail = f"partly registered in {status.path}: missing {', '.join(status.missing)}"
+        return Finding(check, FAIL, detail, f"run `lessons install {name}`", data)
+    command = status.commands[0]
+    try:
+        median, runs, _ = installing.time_command(command, runs=PROBE_RUNS, env=dict(environ))
+    except LessonsError as exc:
+        detail = f"registered command fails: {exc}"
+        return Finding(check, FAIL, detail, f"run `lessons install {name}` again", data)
+    data["latency_ms"] = round(median, 1)
+    data["latency_runs_ms"] = [round(t, 1) for t in runs]
+    detail = f"registered in {status.path}; hook answers in {median:.0f} ms (median of {len(runs)})"
+    if not status.current:
+        fix = f"run `lessons install {name}` to register the current command"
+        return Finding(
+            check, WARN, detail + "; the registered command is not the current one", fix, data
+        )
+    if median > SLOW_HOOK_MS:
+        return Finding(
+            check, WARN, detail + " — slow", "see docs/agents for the fastest command", data
+        )
+    return Finding(check, OK, detail, data=data)
+
+
+def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
+    """Every check, in order."""
+    env = dict(os.environ if environ is None else environ)
+    home = Path(paths.lessons_home(env))  # type: ignore[no-untyped-call]
+    findings = [_check_config(home)]
+    if findings[0].status == FAIL:
+        store, revision = Finding("store", WARN, "skipped: the configuration is broken"), None
+    else:
+        store, revision = _check_store(env)
+    findings.append(store)
+    lessons = int(store.data.get("counts", {}).get("lessons", 0))
+    findings.append(_check_manifest(home, revision, lessons))
+    try:
+        known = installing.agents(env)
+    except Exception as exc:
+        findings.append(
+            Finding("plugins", FAIL, f"{type(exc).__name__}: {exc}", "run `lessons plugins`")
+        )
+        known = {}
+    if not known:
+        findings.append(
+            Finding(
+                "hooks",
+                WARN,
+                "no agent adapter installed",
+                "pip install 'lessons[claude]' (or codex, gemini)",
+            )
+        )
+    for name in sorted(known):
+        spec = known[name]
+        if spec.installer is None:
+            continue
+        findings.append(_check_agent(name, spec.installer(), env))
+    agent_findings = [f for f in findings if f.check.startswith("hooks:")]
+    if agent_findings and not any(f.data.get("registered") for f in agent_findings):
+        findings.append(
+            Finding(
+                "hooks",
+                WARN,
+                "no agent has the hooks registered: lessons are stored but never delivered",
+                "run `lessons install <agent>`",
+            )
+        )
+    return findings
+
+
+_MARK = {OK: ("ok", "green"), WARN: ("warn", "yellow"), FAIL: ("FAIL", "red")}
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object with every finding.")
+def doctor(as_json: bool) -> None:
+    """Check config, store, manifest freshness and each agent's hooks (with measured latency)."""
+    findings = run_checks()
+    failed = any(f.status == FAIL for f in findings)
+    if as_json:
+        report = {"ok": not failed, "findings": [f.as_dict() for f in findings]}
+        click.echo(json.dumps(report, indent=2))
+    else:
+        for finding in findings:
+            label, colour = _MARK[finding.status]
+            click.echo(
+                f"{click.style(f'[{label:>4}]', fg=colour)} {finding.check}: {finding.detail}"
+            )
+            if finding.fix:
+                click.echo(f"       → {finding.fix}")
+        problems = sum(f.status == FAIL for f in findings)
+        warnings = sum(f.status == WARN for f in findings)
+        if problems:
+            click.echo(f"{problems} problem(s) found; fix them as suggested above.")
+        elif warnings:
+            click.echo(f"No problems; {warnings} warning(s) worth a look.")
+        else:
+            click.echo("Everything needed for delivering lessons is in place.")
+    if failed:
+        raise SystemExit(1)
