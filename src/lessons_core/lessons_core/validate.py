@@ -16,7 +16,6 @@ import re
 
 import structlog
 
-from lessons_core import ids
 from lessons_core.errors import ValidationError
 from lessons_core.models import Lesson
 
@@ -41,6 +40,8 @@ CANONICAL_TOOLS = frozenset(
     }
 )
 PRIORITY_RANGE = (1, 10)
+#: Ids we mint are ULIDs; imported ones are kept as they are if they are at least sane.
+_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 _REGEX_FIELDS = (
     ("command_patterns", "triggers.commandPatterns"),
@@ -114,9 +115,10 @@ def check_lesson(lesson: Lesson, where: str | None = None) -> list[str]:
     ):
         if not getattr(lesson, attr).strip():
             raise ValidationError("must not be empty", where=name, field=field)
-    if lesson.id and not ids.is_ulid(lesson.id):
+    if not _ID.match(lesson.id):
         raise ValidationError(
-            f"{lesson.id!r} is not a ULID (26 characters of Crockford base32)",
+            f"{lesson.id!r} is not a usable id (1-64 letters, digits, '-', '_' or '.'; "
+            "leave it out to get a new ULID)",
             where=name,
             field="id",
         )

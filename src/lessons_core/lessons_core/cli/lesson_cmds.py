@@ -1,0 +1,257 @@
+"""``lessons add``, ``list``, ``show``, ``remove`` and ``project-id``.
+
+Every command that changes lessons rebuilds the manifest before it returns, so the very next
+hook call sees the change; there is no "remember to run build" step to forget.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from lessons_core import serde
+from lessons_core.errors import LessonsError, NotFound
+from lessons_core.models import Lesson, LessonType, Status
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class UserError(click.ClickException):
+    """A :class:`LessonsError` in click's clothing: ``Error: <message>`` and its exit code."""
+
+    def __init__(self, error: LessonsError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code  # type: ignore[misc]  # per error, not per class
+
+
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn :class:`LessonsError` into a clean message + exit code, also under ``CliRunner``."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except LessonsError as exc:
+            raise UserError(exc) from exc
+
+    return wrapper
+
+
+def rebuild(store: Any) -> None:
+    """Recompile the manifest after a change (a missing compiler only logs a warning)."""
+    from lessons_core import services
+
+    services.rebuild_manifest(store)
+
+
+def emit_warnings(warnings: Iterable[str]) -> None:
+    for warning in dict.fromkeys(warnings):
+        click.secho(f"warning: {warning}", err=True, fg="yellow")
+
+
+def json_line(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+# -- add ---------------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("source", metavar="FILE|-")
+@click.option("--json", "as_json", is_flag=True, help='Print {"id", "slug"} per lesson.')
+@click.option("--partial", is_flag=True, help="Add the valid lessons even if some are invalid.")
+@user_errors
+def add(source: str, as_json: bool, partial: bool) -> None:
+    """Add lessons from FILE (or - for stdin): a JSON object, a JSON array or JSON Lines."""
+    from lessons_core import services
+    from lessons_core.transfer import jsonl
+
+    name = "<stdin>" if source == "-" else source
+    parsed = jsonl.parse_lessons(jsonl.read_text(source), source=name, partial=partial)
+    for why in parsed.rejected:
+        click.secho(f"skipped: {why}", err=True, fg="yellow")
+    with services.open_store() as store:
+        known = {
+            lesson.content_hash
+            for _, lesson in parsed.lessons
+            if store.find_by_hash(lesson.content_hash)
+        }
+        stored = store.add_lessons(lesson for _, lesson in parsed.lessons)
+        if stored:
+            rebuild(store)
+    for (_, incoming), lesson in zip(parsed.lessons, stored, strict=True):
+        if as_json:
+            click.echo(json_line({"id": lesson.id, "slug": lesson.slug}))
+        elif incoming.content_hash in known:
+            click.echo(f"merged into {lesson.slug} ({lesson.id}): same content")
+        else:
+            click.echo(f"added {lesson.slug} ({lesson.id})")
+
+
+# -- list / show -------------------------------------------------------------------------------
+
+_COLUMNS = ("slug", "type", "priority", "confidence", "status", "summary")
+
+
+def _row(lesson: Lesson) -> tuple[str, ...]:
+    return (
+        lesson.slug,
+        str(lesson.type),
+        str(lesson.priority),
+        f"{lesson.confidence:.2f}",
+        str(lesson.status),
+        " ".join(lesson.summary.split()),
+    )
+
+
+def format_table(lessons: list[Lesson], width: int | None = None) -> list[str]:
+    """A plain aligned table; with a ``width``, the summary is cut to fit it."""
+    rows = [tuple(c.upper() for c in _COLUMNS), *(_row(lesson) for lesson in lessons)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
+    room = max(20, width - sum(widths) - 2 * len(widths)) if width else 1 << 30
+    out = []
+    for row in rows:
+        summary = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
+        cells = [cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)]
+        out.append("  ".join([*cells, summary]).rstrip())
+    return out
+
+
+@click.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.option(
+    "--status",
+    type=click.Choice([s.value for s in Status]),
+    help="Only lessons with this status.",
+)
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    type=click.Choice([t.value for t in LessonType]),
+    help="Only lessons of this type (repeatable).",
+)
+@user_errors
+def list_(as_json: bool, status: str | None, types: tuple[str, ...]) -> None:
+    """List lessons (all statuses unless --status is given)."""
+    from lessons_core import services
+
+    with services.open_store() as store:
+        lessons = store.list_lessons(
+            status=Status(status) if status else None, types=list(types) or None
+        )
+    if as_json:
+        for lesson in lessons:
+            click.echo(json_line(serde.lesson_to_json(lesson)))
+        return
+    if not lessons:
+        click.echo("No lessons. Add some with 'lessons add FILE' or 'lessons import FILE'.")
+        return
+    # Cut summaries only for a person at a terminal; piped output stays whole for grep.
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    for line in format_table(lessons, width):
+        click.echo(line)
+
+
+def _find(store: Any, key: str) -> Lesson:
+    lesson: Lesson | None = store.get_lesson(key)
+    if lesson is None:
+        raise NotFound(f"no lesson with id or slug {key!r} (see 'lessons list')")
+    return lesson
+
+
+def describe(lesson: Lesson) -> list[str]:
+    """``lessons show`` in human form."""
+    t = lesson.triggers
+    out = [
+        f"{lesson.slug}  ({lesson.id})",
+        f"  summary:      {lesson.summary}",
+        f"  type:         {lesson.type}    status: {lesson.status}",
+        f"  priority:     {lesson.priority}    confidence: {lesson.confidence:.2f}",
+        f"  scope:        {lesson.scope or 'global'}",
+    ]
+    for label, values in (
+        ("tools", t.tool_names),
+        ("commands", t.command_patterns),
+        ("match on", (str(lesson.command_match_target),) if t.command_patterns else ()),
+        ("path globs", t.path_patterns),
+        ("path regexes", t.path_regexes),
+        ("content", t.content_patterns),
+        ("models", t.model_patterns),
+        ("tags", lesson.tags),
+    ):
+        if values:
+            out.append(f"  {label + ':':<13} {', '.join(values)}")
+    out += [
+        f"  mistake:      {lesson.mistake}",
+        f"  remediation:  {lesson.remediation}",
+    ]
+    if lesson.injection:
+        out.append("  injection:")
+        out += [f"    {line}" for line in lesson.injection.splitlines()]
+    p = lesson.provenance
+    out.append(
+        f"  provenance:   {p.source}, seen {p.occurrences}x in {len(p.sessions)} session(s), "
+        f"{len(p.projects)} project(s)"
+    )
+    out.append(f"  created:      {lesson.created_at}    updated: {lesson.updated_at}")
+    out.append(f"  content hash: {lesson.content_hash}")
+    return out
+
+
+@click.command()
+@click.argument("key", metavar="ID|SLUG")
+@click.option("--json", "as_json", is_flag=True, help="The lesson as one JSON object.")
+@user_errors
+def show(key: str, as_json: bool) -> None:
+    """Show one lesson (an id, a slug, or an unambiguous prefix of either)."""
+    from lessons_core import services
+
+    with services.open_store() as store:
+        lesson = _find(store, key)
+    if as_json:
+        click.echo(json_line(serde.lesson_to_json(lesson)))
+    else:
+        for line in describe(lesson):
+            click.echo(line)
+
+
+@click.command()
+@click.argument("key", metavar="ID|SLUG")
+@user_errors
+def remove(key: str) -> None:
+    """Delete a lesson and rebuild the manifest."""
+    from lessons_core import services
+
+    with services.open_store() as store:
+        lesson = _find(store, key)
+        store.remove_lesson(lesson.id)
+        rebuild(store)
+    click.echo(f"removed {lesson.slug} ({lesson.id})")
+
+
+# -- project-id --------------------------------------------------------------------------------
+
+
+@click.command(name="project-id")
+@click.argument("directory", metavar="[DIR]", required=False)
+@user_errors
+def project_id(directory: str | None) -> None:
+    """Print the project id of DIR (default: the current directory), as scopes use it."""
+    from lessons_core.hot.project import project_id as compute
+
+    target = Path(directory) if directory else Path.cwd()
+    if not target.is_dir():
+        raise LessonsError(f"{target}: not a directory")
+    found = compute(str(target.absolute()))
+    if found is None:
+        raise LessonsError(f"{target}: cannot determine a project id")
+    click.echo(found)

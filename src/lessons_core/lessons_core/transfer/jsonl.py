@@ -1,0 +1,222 @@
+"""Our own interchange format: JSON Lines, one lesson per line.
+
+Why JSONL: it diffs line by line, streams, and a broken line can be named by its number.
+
+The export starts with a header line that says what the file is::
+
+    {"$schema": "urn:lessons:schema:export:1", "type": "lessons-export", "version": 1,
+     "exportedAt": "2026-11-29T19:00:00Z", "count": 143}
+
+followed by one lesson per line in the export shape (:func:`lessons_core.serde.lesson_to_json`).
+The header is optional on input, so hand-written JSONL (and ``lessons add``'s input) works too.
+Text fields are exported through :func:`lessons_core.privacy.scrub` (secrets redacted, home
+paths turned into ``~``); trigger patterns are not, because rewriting a regex changes what it
+matches. Each line's ``contentHash`` is that of the lesson as exported.
+
+Reading is all-or-nothing by default: if any line is invalid, nothing is imported and the error
+names every bad line. ``partial=True`` imports the good lines and reports the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+import attrs
+
+from lessons_core import privacy, serde, validate
+from lessons_core.errors import LessonsError, ValidationError
+from lessons_core.models import Lesson
+
+EXPORT_TYPE = "lessons-export"
+EXPORT_VERSION = 1
+EXPORT_SCHEMA_ID = "urn:lessons:schema:export:1"
+#: How many bad lines an all-or-nothing error lists before summarising.
+MAX_LISTED_ERRORS = 10
+
+
+@attrs.frozen
+class Parsed:
+    """Lessons read from a file: each with where it was (``line 3``, ``lesson 2``)."""
+
+    lessons: tuple[tuple[str, Lesson], ...]
+    rejected: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    header: dict[str, Any] | None = None
+
+
+def is_header(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("type") == EXPORT_TYPE
+
+
+def check_header(obj: dict[str, Any], where: str) -> None:
+    version = obj.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ValidationError(f"export header has no integer 'version' ({version!r})", where=where)
+    if version > EXPORT_VERSION:
+        raise ValidationError(
+            f"export version {version} was written by a newer lessons (this one reads "
+            f"version {EXPORT_VERSION}); upgrade lessons",
+            where=where,
+        )
+
+
+def _lesson(obj: Any, where: str, warnings: list[str]) -> Lesson:
+    lesson = serde.lesson_from_json(obj, where=where)
+    warnings.extend(validate.check_lesson(lesson, where=where))
+    return lesson
+
+
+def _finish(
+    found: list[tuple[str, Lesson]],
+    errors: list[str],
+    warnings: list[str],
+    header: dict[str, Any] | None,
+    *,
+    source: str,
+    partial: bool,
+) -> Parsed:
+    if errors and not partial:
+        shown = errors[:MAX_LISTED_ERRORS]
+        more = len(errors) - len(shown)
+        lines = "\n  ".join(shown)
+        tail = f"\n  … and {more} more" if more else ""
+        count = f"{len(errors)} invalid lesson(s)" if len(errors) > 1 else "an invalid lesson"
+        raise LessonsError(
+            f"{source}: {count}; nothing was imported (use --partial to import the valid ones):"
+            f"\n  {lines}{tail}"
+        )
+    return Parsed(tuple(found), tuple(errors), tuple(warnings), header)
+
+
+def parse_jsonl(text: str, *, source: str = "<input>", partial: bool = False) -> Parsed:
+    """Parse JSON Lines (blank lines allowed, an optional export header first)."""
+    found: list[tuple[str, Lesson]] = []
+    errors: list[str] = []
+    warnings: list[str] = []
+    header: dict[str, Any] | None = None
+    seen_content = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        where = f"line {number}"
+        try:
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(
+                    f"not valid JSON (column {exc.colno}: {exc.msg})", where=where
+                ) from None
+            if is_header(obj):
+                if seen_content or header is not None:
+                    raise ValidationError(
+                        "an export header is only allowed as the first line", where=where
+                    )
+                check_header(obj, where)
+                header = obj
+            else:
+                found.append((where, _lesson(obj, where, warnings)))
+            seen_content = True
+        except ValidationError as exc:
+            errors.append(str(exc))
+    return _finish(found, errors, warnings, header, source=source, partial=partial)
+
+
+def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) -> Parsed:
+    """``lessons add`` input: one JSON object, a JSON array of them, or JSON Lines."""
+    stripped = text.strip()
+    if not stripped:
+        raise LessonsError(f"{source}: no lessons in the input")
+    try:
+        whole = json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        if len([line for line in stripped.splitlines() if line.strip()]) > 1 and stripped[0] == "{":
+            return parse_jsonl(text, source=source, partial=partial)
+        raise LessonsError(
+            f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if isinstance(whole, list):
+        found: list[tuple[str, Lesson]] = []
+        errors: list[str] = []
+        warnings: list[str] = []
+        for index, obj in enumerate(whole, start=1):
+            where = f"lesson {index}"
+            try:
+                found.append((where, _lesson(obj, where, warnings)))
+            except ValidationError as exc:
+                errors.append(str(exc))
+        return _finish(found, errors, warnings, None, source=source, partial=partial)
+    if is_header(whole):
+        raise LessonsError(f"{source}: an export header but no lessons")
+    warnings = []
+    where = "lesson 1"
+    try:
+        lesson = _lesson(whole, where, warnings)
+    except ValidationError as exc:
+        return _finish([], [str(exc)], warnings, None, source=source, partial=partial)
+    return Parsed(((where, lesson),), (), tuple(warnings))
+
+
+def read_text(path: str | Path) -> str:
+    """The text of ``path``, or stdin for ``-``; errors become :class:`LessonsError`."""
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LessonsError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise LessonsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise LessonsError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+# -- export ------------------------------------------------------------------------------------
+
+
+def scrubbed(lesson: Lesson, home: str | Path | None = None) -> Lesson:
+    """``lesson`` with its text fields redacted and home paths normalised (triggers untouched)."""
+
+    def clean(text: str) -> str:
+        return privacy.scrub(text, home)
+
+    return attrs.evolve(
+        lesson,
+        summary=clean(lesson.summary),
+        mistake=clean(lesson.mistake),
+        remediation=clean(lesson.remediation),
+        injection=None if lesson.injection is None else clean(lesson.injection),
+        error_lines=tuple(clean(line) for line in lesson.error_lines),
+    )
+
+
+def export_header(count: int) -> dict[str, Any]:
+    return {
+        "$schema": EXPORT_SCHEMA_ID,
+        "type": EXPORT_TYPE,
+        "version": EXPORT_VERSION,
+        "exportedAt": serde.now_iso(),
+        "count": count,
+    }
+
+
+def export_lines(lessons: Iterable[Lesson], home: str | Path | None = None) -> list[str]:
+    """The export, line by line (header first), without trailing newlines."""
+    items = list(lessons)
+    out = [json.dumps(export_header(len(items)), ensure_ascii=False)]
+    out.extend(
+        json.dumps(serde.lesson_to_json(scrubbed(lesson, home)), ensure_ascii=False)
+        for lesson in items
+    )
+    return out
+
+
+def write_export(lessons: Iterable[Lesson], stream: IO[str], home: str | Path | None = None) -> int:
+    """Write the export to ``stream``; returns the number of lessons written."""
+    lines = export_lines(lessons, home)
+    for line in lines:
+        stream.write(line + "\n")
+    return len(lines) - 1
