@@ -7,8 +7,9 @@ on its decision. Two facts about Codex shape this module:
   then ignored without a word), so :func:`render` builds each answer from the documented fields
   of that one event and nothing else.
 * Codex has no failure event. ``PostToolUse`` fires after failed shell commands too, with the
-  output as plain text and no exit code field, so failures are recognised from the text
-  (:func:`failure_text`).
+  output as plain text and no exit code field. Failures are recognised from the text where it
+  carries an exit code (:func:`failure_text`), else from the call's completion record that
+  Codex has already written to the session transcript (:func:`transcript_failure`).
 """
 
 import json
@@ -53,6 +54,8 @@ _HARNESS_FAILURE = re.compile(
     re.IGNORECASE,
 )
 _ERROR_LIMIT = 8000
+#: Bytes of the transcript's end searched for a call's exit code.
+_TRANSCRIPT_TAIL = 256 * 1024
 
 _PATH_KEYS = ("file_path", "path", "relative_path", "absolute_path", "filename", "target_file")
 _CONTENT_KEYS = ("content", "new_string", "body", "new_source", "text")
@@ -92,6 +95,10 @@ def normalize(payload):
         _fill_tool(event, payload, cwd)
         if kind == "post_tool":
             error = failure_text(payload.get("tool_response"))
+            if error is None and event["tool"] == "Bash":
+                error = transcript_failure(
+                    payload.get("transcript_path"), event["call_id"], payload.get("tool_response")
+                )
             if error is not None:
                 event["event"] = "post_failure"
                 event["error"] = error
@@ -191,6 +198,64 @@ def failure_text(response):
     if _HARNESS_FAILURE.search(text):
         return _clip(text)
     return None
+
+
+def transcript_failure(transcript_path, call_id, response):
+    """The failure of shell call ``call_id`` as recorded in the session transcript, or ``None``.
+
+    Unified exec (Codex 0.1xx) hands PostToolUse only the command's output, with no exit code.
+    By the time the hook runs, Codex has written the call's completion to the transcript: an
+    ``item_completed`` event whose item has ``id == call_id``, ``status`` and ``exit_code``
+    (older releases: an ``exec_command_end`` event with ``call_id`` and ``exit_code``). Only the
+    tail of the file is read, newest line first.
+    """
+    if not isinstance(transcript_path, str) or not transcript_path or not call_id:
+        return None
+    try:
+        with open(transcript_path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - _TRANSCRIPT_TAIL))
+            tail = fh.read()
+    except OSError:
+        return None
+    needle = call_id.encode("utf-8", "replace")
+    for line in reversed(tail.splitlines()):
+        if needle not in line or b"exit_code" not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        found = _exit_of_record(record, call_id)
+        if found is None:
+            continue
+        code, output = found
+        if code == 0:
+            return None
+        if not output and isinstance(response, str):
+            output = response
+        return _clip(f"Exit code: {code}\n{output}".rstrip())
+    return None
+
+
+def _exit_of_record(record, call_id):
+    """``(exit_code, output)`` if this transcript line completes ``call_id``."""
+    payload = record.get("payload") if isinstance(record, dict) else None
+    if not isinstance(payload, dict):
+        return None
+    item = payload.get("item")
+    if isinstance(item, dict) and item.get("id") == call_id:
+        source = item
+    elif payload.get("call_id") == call_id:
+        source = payload
+    else:
+        return None
+    code = source.get("exit_code")
+    if not isinstance(code, int):
+        return None
+    output = source.get("aggregated_output")
+    return code, output if isinstance(output, str) else ""
 
 
 def _failure_of_object(obj):

@@ -193,3 +193,45 @@ def test_render_is_silent_where_codex_takes_no_context():
     """Stop and PreCompact would reject additionalContext: nothing is printed."""
     for native in ("Stop", "PreCompact"):
         assert hot_codex.render({"native_event": native}, decision(context="Text")) is None
+
+
+def test_failure_read_from_the_transcript_when_the_output_has_no_exit_code(tmp_path):
+    """Unified exec gives PostToolUse only the output; the transcript's completion has the code."""
+    transcript = tmp_path / "rollout.jsonl"
+    completed = {
+        "timestamp": "2026-11-29T19:26:28.047Z",
+        "type": "event_msg",
+        "payload": {
+            "type": "item_completed",
+            "item": {
+                "type": "CommandExecution",
+                "id": "call_7",
+                "status": "failed",
+                "aggregated_output": "broken\n",
+                "exit_code": 3,
+            },
+        },
+    }
+    other = {
+        "type": "event_msg",
+        "payload": {
+            "type": "item_completed",
+            "item": {"id": "call_6", "exit_code": 0, "aggregated_output": ""},
+        },
+    }
+    transcript.write_text(json.dumps(other) + "\n" + json.dumps(completed) + "\n")
+    payload = pre_tool(
+        "Bash",
+        {"command": "sh -c 'echo broken >&2; exit 3'"},
+        hook_event_name="PostToolUse",
+        tool_response="broken\n",
+        tool_use_id="call_7",
+        transcript_path=str(transcript),
+    )
+    event = hot_codex.normalize(payload)
+    assert event["event"] == "post_failure"
+    assert event["error"] == "Exit code: 3\nbroken"
+    payload["tool_use_id"] = "call_6"
+    assert hot_codex.normalize(payload)["event"] == "post_tool"
+    payload["transcript_path"] = str(tmp_path / "missing.jsonl")
+    assert hot_codex.normalize(payload)["event"] == "post_tool"
