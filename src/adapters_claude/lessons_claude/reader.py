@@ -1,0 +1,247 @@
+"""Read Claude Code session transcripts (``projects/**/*.jsonl``) into normalized events.
+
+Claude Code writes one JSON object per line: ``assistant`` lines hold one content block each
+(text or ``tool_use``), ``user`` lines hold typed prompts or ``tool_result`` blocks, ``system``
+lines mark compaction. Sub-agents live either beside the session (``agent-<id>.jsonl``, up to
+2.1.1) or under ``<session>/subagents/`` (2.1.2+); both are plain transcripts of the same shape,
+so one reader serves all of them.
+
+Speed comes from not parsing what cannot matter: lines of bookkeeping types are skipped by a
+substring test, and the most common heavy line — a successful tool result, often hundreds of
+kilobytes of file content — is reduced to its call ids with a regular expression instead of
+``json.loads``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from lessons_claude.hot_names import NATIVE_TO_CANONICAL
+from lessons_core.scan import events as ev
+from lessons_core.scan.failures import classify_claude
+from lessons_core.scan.lines import as_text, iter_lines, loads
+
+AGENT = "claude"
+
+_TOOL_USE_ID = re.compile(rb'"tool_use_id":\s*"([^"]+)"')
+_SKIP_USER_PREFIXES = (
+    "<command-",
+    "<local-command",
+    "Caveat: The messages below",
+    "<system-reminder>",
+    "<bash-",
+    "<user-prompt-submit-hook>",
+    "[Request interrupted",
+)
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+#: The feedback a user typed when rejecting a call ("…the user said:\n<feedback>").
+_FEEDBACK = re.compile(r"the user said:\s*(.+)", re.DOTALL | re.IGNORECASE)
+
+
+def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
+    """Where Claude Code keeps transcripts: ``$CLAUDE_CONFIG_DIR`` (comma-separated) or the
+    defaults ``~/.claude`` and ``$XDG_CONFIG_HOME/claude``, each with ``projects/`` below."""
+    explicit = environ.get("CLAUDE_CONFIG_DIR", "")
+    home = Path(environ.get("HOME") or os.path.expanduser("~"))
+    if explicit.strip():
+        bases = [Path(p.strip()).expanduser() for p in explicit.split(",") if p.strip()]
+    else:
+        xdg = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+        bases = [home / ".claude", Path(xdg) / "claude"]
+    roots: list[Path] = []
+    for base in bases:
+        root = base / "projects"
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
+def canonical(name: str) -> str:
+    return NATIVE_TO_CANONICAL.get(name, name)
+
+
+def _paths(tool_input: Any) -> tuple[str, ...]:
+    if not isinstance(tool_input, dict):
+        return ()
+    out = []
+    for key in _PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            out.append(value)
+    edits = tool_input.get("edits")
+    if isinstance(edits, list):
+        for item in edits:
+            if isinstance(item, dict) and isinstance(item.get("file_path"), str):
+                out.append(item["file_path"])
+    return tuple(dict.fromkeys(out))
+
+
+def read(
+    path: str | Path,
+    start_offset: int = 0,
+    *,
+    progress: ev.Progress | None = None,
+    **_: Any,
+) -> Iterator[ev.Event]:
+    """Yield the events of one Claude Code transcript from ``start_offset`` on.
+
+    ``progress`` (optional) is advanced past every complete line consumed and carries the session
+    and project across incremental reads; when not given, one starting at ``start_offset`` is used.
+    """
+    prog = progress if progress is not None else ev.Progress(start_offset)
+    if progress is None:
+        prog.offset = start_offset
+    file = str(path)
+    session = prog.session_id
+    project = prog.project
+    sidechain = "subagents" in Path(file).parts or Path(file).name.startswith("agent-")
+    calls: dict[str, str] = {}  # call id -> canonical tool (to label results)
+
+    for line_no, offset, raw in iter_lines(file, prog):
+        # Cheap test first: only these lines carry anything we use.
+        if b'"tool_result"' in raw and b'"is_error":true' not in raw:
+            ids = _TOOL_USE_ID.findall(raw)
+            if ids and b'"is_error": true' not in raw and b'"interrupted":true' not in raw:
+                for cid in ids:
+                    call_id = cid.decode("utf-8", "replace")
+                    yield ev.Event(
+                        ev.TOOL_RESULT,
+                        AGENT,
+                        session_id=session,
+                        project=project,
+                        file=file,
+                        line=line_no,
+                        offset=offset,
+                        tool=calls.get(call_id),
+                        call_id=call_id,
+                        sidechain=sidechain,
+                    )
+                continue
+        if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
+            continue
+        record = loads(raw, prog)
+        if not isinstance(record, dict):
+            continue
+        sid = record.get("sessionId") or record.get("session_id")
+        if isinstance(sid, str) and sid:
+            session = prog.session_id = sid
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            project = prog.project = cwd
+        stamp = record.get("timestamp")
+        when = stamp if isinstance(stamp, str) else None
+        side = bool(record.get("isSidechain")) or sidechain
+        base = {
+            "session_id": session,
+            "project": project,
+            "time": when,
+            "file": file,
+            "line": line_no,
+            "offset": offset,
+            "sidechain": side,
+        }
+        kind = record.get("type")
+        if kind == "system":
+            if record.get("subtype") == "compact_boundary":
+                yield ev.Event(ev.COMPACTION, AGENT, text=as_text(record.get("content")), **base)
+            continue
+        message = record.get("message")
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if kind == "assistant":
+            if record.get("isApiErrorMessage") or not isinstance(content, list):
+                continue
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                btype = block.get("type")
+                if btype == "text":
+                    text = block.get("text")
+                    if isinstance(text, str) and text:
+                        yield ev.Event(ev.ASSISTANT_TEXT, AGENT, text=text, **base)
+                elif btype == "tool_use":
+                    name = block.get("name")
+                    if not isinstance(name, str):
+                        continue
+                    tool = canonical(name)
+                    tool_input = block.get("input")
+                    command = None
+                    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
+                        command = tool_input["command"]
+                    call_id = block.get("id") if isinstance(block.get("id"), str) else None
+                    if call_id:
+                        calls[call_id] = tool
+                    yield ev.Event(
+                        ev.TOOL_CALL,
+                        AGENT,
+                        tool=tool,
+                        native_tool=name,
+                        command=command,
+                        paths=_paths(tool_input),
+                        call_id=call_id,
+                        **base,
+                    )
+        elif kind == "user":
+            if record.get("isCompactSummary"):
+                yield ev.Event(ev.COMPACTION, AGENT, text=as_text(content), **base)
+                continue
+            if record.get("isMeta"):
+                continue
+            if isinstance(content, str):
+                if content and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
+                    yield ev.Event(ev.USER_TEXT, AGENT, text=content, **base)
+                continue
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                btype = block.get("type")
+                if btype == "text":
+                    text = block.get("text")
+                    if (
+                        isinstance(text, str)
+                        and text
+                        and not text.lstrip().startswith(_SKIP_USER_PREFIXES)
+                    ):
+                        yield ev.Event(ev.USER_TEXT, AGENT, text=text, **base)
+                elif btype == "tool_result":
+                    yield from _result(block, record, base, calls)
+
+
+def _result(
+    block: dict[str, Any], record: dict[str, Any], base: dict[str, Any], calls: dict[str, str]
+) -> Iterator[ev.Event]:
+    call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+    text = as_text(block.get("content"))
+    failure: str | None = None
+    code: int | None = None
+    if block.get("is_error"):
+        failure, code = classify_claude(text)
+    else:
+        extra = record.get("toolUseResult")
+        if isinstance(extra, dict) and extra.get("interrupted"):
+            failure = ev.INTERRUPTED
+    yield ev.Event(
+        ev.TOOL_RESULT,
+        AGENT,
+        tool=calls.get(call_id) if call_id else None,
+        call_id=call_id,
+        failure=failure,
+        exit_code=code,
+        text=ev.shorten(text),
+        **base,
+    )
+    if failure == ev.REJECTED:
+        # The user's words when declining a call are a correction in their own right.
+        m = _FEEDBACK.search(text)
+        feedback = m.group(1).strip() if m else ""
+        if not m and "doesn't want to" not in text and "rejected" not in text:
+            feedback = text.strip()
+        if feedback:
+            yield ev.Event(ev.USER_TEXT, AGENT, text=feedback, **base)

@@ -1,0 +1,351 @@
+"""Read Codex CLI rollouts (``sessions/YYYY/MM/DD/rollout-*.jsonl``) into normalized events.
+
+Every line is ``{timestamp, type, payload}``. Tool calls (``function_call``, ``custom_tool_call``,
+``local_shell_call``) and their outputs are separate ``response_item`` lines linked by
+``call_id``; the output carries no success flag, so the exit code is read from the text in any of
+its known shapes: a JSON string with ``metadata.exit_code``, freeform ``Exit code: N``, and the
+unified-exec ``Process exited with code N``. A unified-exec command that is still running when
+its first output is written finishes later, in a ``write_stdin`` poll or an
+``exec_command_end`` event; both are folded back onto the original call.
+
+Pre-envelope rollouts (bare items without ``payload``) are read leniently: a line that looks
+like a response item is treated as one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from lessons_codex.hot_names import NATIVE_TO_CANONICAL
+from lessons_core.scan import events as ev
+from lessons_core.scan.failures import classify_text, codex_exit_code
+from lessons_core.scan.lines import as_text, iter_lines, loads
+
+AGENT = "codex"
+
+_CALL_ID = re.compile(rb'"call_id":\s*"([^"]+)"')
+_OK_MARKERS = (b"Process exited with code 0\\n", b"Exit code: 0\\n", b'\\"exit_code\\":0,')
+_RUNNING = re.compile(r"Process running with session ID (\d+)")
+_SESSION_IN_NAME = re.compile(
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl?$"
+)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
+_GENERIC_FAILURE = re.compile(r"\A(?:err(?:or)?:|\S+ failed:|failed to )", re.IGNORECASE)
+_NEEDLES = (
+    b"function_call",
+    b"custom_tool_call",
+    b"local_shell_call",
+    b'"message"',
+    b"session_meta",
+    b"turn_context",
+    b"compact",
+    b"exec_command_end",
+    b"patch_apply_end",
+    b"user_message",
+    b'"instructions"',
+)
+_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "compaction",
+    }
+)
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
+
+
+def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
+    """``$CODEX_HOME`` (default ``~/.codex``): ``sessions/`` and ``archived_sessions/``."""
+    explicit = environ.get("CODEX_HOME", "").strip()
+    if explicit:
+        base = Path(explicit).expanduser()
+    else:
+        base = Path(environ.get("HOME") or os.path.expanduser("~")) / ".codex"
+    return [base / "sessions", base / "archived_sessions"]
+
+
+def canonical(name: str) -> str:
+    return NATIVE_TO_CANONICAL.get(name, name)
+
+
+def _argv_to_command(argv: list[Any]) -> str:
+    parts = [str(a) for a in argv]
+    if len(parts) >= 3 and parts[0] in _SHELLS and parts[1] in ("-lc", "-c"):
+        return parts[2]
+    return " ".join(parts)
+
+
+def _command(name: str, args: Any) -> str | None:
+    if not isinstance(args, dict):
+        return None
+    for key in ("cmd", "command"):
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):
+            return _argv_to_command(value)
+    return None
+
+
+def _parse_args(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _output(value: Any) -> tuple[str, int | None]:
+    """Text and exit code of a tool output in any of its recorded shapes."""
+    text = as_text(value)
+    stripped = text.lstrip()
+    if stripped.startswith("{") and '"metadata"' in stripped[:20000]:
+        try:
+            doc = json.loads(stripped)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict):
+            meta = doc.get("metadata")
+            inner = as_text(doc.get("output"))
+            if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
+                return inner, meta["exit_code"]
+            return inner or text, None
+    return text, codex_exit_code(text)
+
+
+def _failure(text: str, code: int | None) -> str | None:
+    kind = classify_text(text)
+    if code is not None:
+        if code == 0:
+            return None
+        return kind if kind in (ev.TIMEOUT, ev.DENIED, ev.REJECTED) else ev.ERROR
+    if kind is not None:
+        return kind
+    if _GENERIC_FAILURE.match(text.lstrip()):
+        return ev.ERROR
+    return None
+
+
+class _State:
+    """Per-read bookkeeping: call ids → tools, pending unified-exec processes, finished calls."""
+
+    __slots__ = ("calls", "done", "pending", "stdin_calls")
+
+    def __init__(self) -> None:
+        self.calls: dict[str, tuple[str, str | None]] = {}  # call id -> (tool, command)
+        self.pending: dict[str, str] = {}  # process session id -> original call id
+        self.stdin_calls: dict[str, str] = {}  # write_stdin call id -> original call id
+        self.done: set[str] = set()
+
+
+def read(
+    path: str | Path,
+    start_offset: int = 0,
+    *,
+    progress: ev.Progress | None = None,
+    **_: Any,
+) -> Iterator[ev.Event]:
+    """Yield the events of one Codex rollout from ``start_offset`` on."""
+    prog = progress if progress is not None else ev.Progress(start_offset)
+    file = str(path)
+    if prog.session_id is None:
+        m = _SESSION_IN_NAME.search(Path(file).name)
+        if m:
+            prog.session_id = m.group(1)
+    st = _State()
+    for line_no, offset, raw in iter_lines(file, prog):
+        if b"function_call_output" in raw and any(mk in raw for mk in _OK_MARKERS):
+            m = _CALL_ID.search(raw)
+            if m:
+                call_id = m.group(1).decode("utf-8", "replace")
+                target = st.stdin_calls.get(call_id, call_id)
+                if target not in st.done:
+                    st.done.add(target)
+                    tool = st.calls.get(target, (None, None))[0]
+                    yield ev.Event(
+                        ev.TOOL_RESULT,
+                        AGENT,
+                        session_id=prog.session_id,
+                        project=prog.project,
+                        file=file,
+                        line=line_no,
+                        offset=offset,
+                        tool=tool,
+                        call_id=target,
+                        exit_code=0,
+                    )
+                continue
+        if not any(n in raw for n in _NEEDLES):
+            continue
+        record = loads(raw, prog)
+        if not isinstance(record, dict):
+            continue
+        rtype = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            if rtype in _ITEM_TYPES:  # pre-envelope rollout: the line is the item
+                payload, rtype = record, "response_item"
+            elif isinstance(record.get("id"), str) and "instructions" in record:
+                prog.session_id = record["id"]
+                continue
+            else:
+                continue
+        stamp = record.get("timestamp")
+        base = {
+            "session_id": prog.session_id,
+            "project": prog.project,
+            "time": stamp if isinstance(stamp, str) else None,
+            "file": file,
+            "line": line_no,
+            "offset": offset,
+        }
+        if rtype == "session_meta":
+            sid = payload.get("session_id") or payload.get("id")
+            if isinstance(sid, str) and sid:
+                prog.session_id = sid
+            if isinstance(payload.get("cwd"), str):
+                prog.project = payload["cwd"]
+            continue
+        if rtype == "turn_context":
+            if isinstance(payload.get("cwd"), str):
+                prog.project = payload["cwd"]
+            continue
+        if rtype == "compacted":
+            yield ev.Event(ev.COMPACTION, AGENT, text=as_text(payload.get("message")), **base)
+            continue
+        if rtype == "event_msg":
+            yield from _event_msg(payload, base, st)
+            continue
+        if rtype == "response_item":
+            yield from _item(payload, base, st)
+
+
+def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator[ev.Event]:
+    ptype = payload.get("type")
+    if ptype == "message":
+        if payload.get("role") == "assistant":
+            text = as_text(payload.get("content"))
+            if text:
+                yield ev.Event(ev.ASSISTANT_TEXT, AGENT, text=text, **base)
+        return
+    if ptype == "compaction":
+        yield ev.Event(ev.COMPACTION, AGENT, **base)
+        return
+    if ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+        call_id = payload.get("call_id") or payload.get("id")
+        if not isinstance(call_id, str):
+            call_id = None
+        name = payload.get("name")
+        if ptype == "local_shell_call":
+            name = "local_shell"
+            action = payload.get("action")
+            args: Any = action if isinstance(action, dict) else {}
+        else:
+            args = _parse_args(payload.get("arguments", payload.get("input")))
+        if not isinstance(name, str):
+            return
+        if name == "write_stdin":
+            # A poll of a running unified-exec process: its output finishes the original call.
+            if call_id and isinstance(args, dict) and args.get("session_id") is not None:
+                original = st.pending.get(str(args["session_id"]))
+                if original:
+                    st.stdin_calls[call_id] = original
+            return
+        tool = canonical(name)
+        command = _command(name, args)
+        paths: tuple[str, ...] = ()
+        patch = args if isinstance(args, str) else None
+        if isinstance(args, dict) and isinstance(args.get("input"), str):
+            patch = args["input"]
+        if name == "apply_patch" and patch:
+            paths = tuple(dict.fromkeys(p.strip() for p in _PATCH_FILE.findall(patch)))
+        elif isinstance(args, dict):
+            for key in ("path", "file_path"):
+                if isinstance(args.get(key), str):
+                    paths = (args[key],)
+        if call_id:
+            st.calls[call_id] = (tool, command)
+        yield ev.Event(
+            ev.TOOL_CALL,
+            AGENT,
+            tool=tool,
+            native_tool=name,
+            command=command,
+            paths=paths,
+            call_id=call_id,
+            **base,
+        )
+        return
+    if ptype in ("function_call_output", "custom_tool_call_output"):
+        call_id = payload.get("call_id")
+        if not isinstance(call_id, str):
+            return
+        text, code = _output(payload.get("output"))
+        running = _RUNNING.search(text[:400]) if code is None else None
+        if running:
+            st.pending[running.group(1)] = st.stdin_calls.get(call_id, call_id)
+            return
+        target = st.stdin_calls.get(call_id, call_id)
+        if target in st.done:
+            return
+        st.done.add(target)
+        yield ev.Event(
+            ev.TOOL_RESULT,
+            AGENT,
+            tool=st.calls.get(target, (None, None))[0],
+            call_id=target,
+            failure=_failure(text, code),
+            exit_code=code,
+            text=ev.shorten(text),
+            **base,
+        )
+
+
+def _event_msg(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator[ev.Event]:
+    ptype = payload.get("type")
+    if ptype == "user_message":
+        text = payload.get("message")
+        if isinstance(text, str) and text.strip():
+            yield ev.Event(ev.USER_TEXT, AGENT, text=text, **base)
+        return
+    call_id = payload.get("call_id")
+    if not isinstance(call_id, str) or call_id in st.done:
+        return
+    if ptype == "exec_command_end":
+        code = payload.get("exit_code")
+        if not isinstance(code, int):
+            return
+        text = as_text(payload.get("aggregated_output") or payload.get("stderr"))
+        st.done.add(call_id)
+        yield ev.Event(
+            ev.TOOL_RESULT,
+            AGENT,
+            tool=st.calls.get(call_id, ("Bash", None))[0],
+            call_id=call_id,
+            failure=_failure(text, code),
+            exit_code=code,
+            text=ev.shorten(text),
+            **base,
+        )
+    elif ptype == "patch_apply_end" and payload.get("success") is False:
+        text = as_text(payload.get("stderr")) or as_text(payload.get("stdout"))
+        st.done.add(call_id)
+        yield ev.Event(
+            ev.TOOL_RESULT,
+            AGENT,
+            tool="Edit",
+            call_id=call_id,
+            failure=ev.ERROR,
+            text=ev.shorten(text),
+            **base,
+        )

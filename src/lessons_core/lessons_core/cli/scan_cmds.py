@@ -1,0 +1,363 @@
+"""``lessons scan``, ``candidates``, ``review``, ``promote`` and ``stats``.
+
+``scan`` mines transcripts into candidates (incrementally; see :mod:`lessons_core.scan.engine`),
+the other commands curate them. ``--json`` output follows the contract's candidate shape, one
+object per line, so scripts can pipe it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import click
+
+from lessons_core.cli.lesson_cmds import json_line, user_errors
+from lessons_core.errors import LessonsError, NotFound
+from lessons_core.models import Candidate
+
+AGENTS = ("claude", "codex", "gemini")
+#: Scans longer than this many files get a progress bar on a terminal.
+PROGRESS_MIN_FILES = 20
+
+
+def candidate_json(candidate: Candidate) -> dict[str, Any]:
+    """The contract's candidate object."""
+    return {
+        "id": candidate.id,
+        "tier": candidate.tier,
+        "agent": candidate.agent,
+        "tool": candidate.tool,
+        "trigger": candidate.trigger,
+        "mistake": candidate.mistake,
+        "fix": candidate.fix,
+        "summary": candidate.summary,
+        "tags": list(candidate.tags),
+        "confidence": candidate.confidence,
+        "priority": candidate.priority,
+        "status": candidate.status,
+        "errorLines": list(candidate.error_lines),
+        "evidence": [
+            {"file": e.file, "line": e.line, "call_id": e.call_id, "session_id": e.session_id}
+            for e in candidate.evidence
+        ],
+    }
+
+
+def _describe(candidate: Candidate) -> str:
+    first = candidate.evidence[0] if candidate.evidence else None
+    where = f"{first.file}:{first.line}" if first else "?"
+    seen = len(candidate.evidence)
+    return "\n".join(
+        [
+            click.style(
+                f"{candidate.id}  tier {candidate.tier}  {candidate.agent}/{candidate.tool or '-'}"
+                f"  confidence {candidate.confidence:.2f}  priority {candidate.priority}",
+                bold=True,
+            ),
+            f"  summary:  {candidate.summary}",
+            f"  trigger:  {candidate.trigger or '-'}",
+            f"  mistake:  {candidate.mistake}",
+            f"  fix:      {candidate.fix}",
+            f"  tags:     {', '.join(candidate.tags) or '-'}",
+            f"  seen:     {seen}x, first at {where}",
+        ]
+    )
+
+
+# -- scan --------------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--agent", type=click.Choice(AGENTS), help="Scan only this agent's transcripts.")
+@click.option("--json", "as_json", is_flag=True, help="Print new candidates as JSON lines.")
+@click.option(
+    "--background", is_flag=True, help="Quiet; leave at once if another scan is running."
+)
+@user_errors
+def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: bool) -> None:
+    """Mine agent transcripts for lessons (default: every installed agent's transcripts).
+
+    Only what was added since the last scan is read. #lesson blocks become active lessons at
+    once; heuristic detections wait for `lessons review`.
+    """
+    from lessons_core import services
+    from lessons_core.scan import engine
+
+    if background:
+        from lessons_core.scan import background as bg
+
+        bg.run_background(paths=paths, agent=agent)
+        return
+    with services.session() as sess:
+        environ = sess.environ if sess.environ is not None else os.environ
+        agents = sess.plugins.agents()
+        if agent is not None and agent not in agents:
+            raise LessonsError(f"no agent plugin named {agent!r} is installed")
+        files = engine.discover(agents, environ, list(paths), agent)
+        show_bar = sys.stderr.isatty() and not as_json and len(files) >= PROGRESS_MIN_FILES
+        if show_bar:
+            with click.progressbar(
+                length=len(files), label="Scanning transcripts", file=sys.stderr
+            ) as bar:
+                report = engine.run_scan(
+                    sess, files=files, on_file=lambda _p, _n: bar.update(1)
+                )
+        else:
+            report = engine.run_scan(sess, files=files)
+    if as_json:
+        for candidate in report.new:
+            click.echo(json_line(candidate_json(candidate)))
+        return
+    pending = sum(1 for c in report.new if c.status == "pending")
+    click.echo(
+        f"Scanned {report.files_read} of {report.files_seen} transcript(s) "
+        f"({report.bytes_read / 1e6:.1f} MB, {report.events} events; "
+        f"{report.files_skipped} unchanged)."
+    )
+    click.echo(
+        f"{pending} new candidate(s), {report.promoted} #lesson block(s) promoted, "
+        f"{report.duplicates} repeat(s) merged, {report.rejected} rejected."
+    )
+    if report.bad_lines:
+        click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
+    if pending:
+        click.echo("Review them with: lessons review")
+
+
+# -- candidates --------------------------------------------------------------------------------
+
+
+STATUSES = ("pending", "promoted", "rejected", "duplicate", "all")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.option(
+    "--status",
+    type=click.Choice(STATUSES),
+    default="pending",
+    show_default=True,
+    help="Which candidates to list.",
+)
+@user_errors
+def candidates(as_json: bool, status: str) -> None:
+    """List candidates (pending ones by default)."""
+    from lessons_core import services
+
+    with services.open_store() as store:
+        found = store.list_candidates(status=None if status == "all" else status)
+    if as_json:
+        for candidate in found:
+            click.echo(json_line(candidate_json(candidate)))
+        return
+    if not found:
+        click.echo(f"No {status if status != 'all' else ''} candidates.".replace("  ", " "))
+        return
+    for candidate in found:
+        click.echo(_describe(candidate))
+        click.echo("")
+
+
+# -- promote / review --------------------------------------------------------------------------
+
+
+def _get(store: Any, key: str) -> Candidate:
+    candidate: Candidate | None = store.get_candidate(key)
+    if candidate is None:
+        raise NotFound(f"no candidate {key!r} (see `lessons candidates --status all`)")
+    return candidate
+
+
+def _promote(store: Any, keys: Iterable[str]) -> list[tuple[Candidate, Any]]:
+    from lessons_core.models import Config
+    from lessons_core.scan.intake import Intake
+
+    intake = Intake(store, Config())
+    done = []
+    for key in keys:
+        candidate = _get(store, key)
+        if candidate.status == "promoted":
+            raise LessonsError(f"candidate {candidate.id} is already promoted")
+        done.append((candidate, intake.promote(candidate)))
+    return done
+
+
+@click.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help='Print {"id", "slug"} per new lesson.')
+@user_errors
+def promote(ids: tuple[str, ...], as_json: bool) -> None:
+    """Promote candidates to active lessons (the manifest is rebuilt)."""
+    from lessons_core import services
+
+    with services.open_store() as store:
+        with store.transaction():
+            done = _promote(store, ids)
+        services.rebuild_manifest(store)
+    for candidate, lesson in done:
+        if as_json:
+            click.echo(json_line({"id": lesson.id, "slug": lesson.slug, "candidate": candidate.id}))
+        else:
+            click.echo(f"Promoted {candidate.id} → {lesson.slug}")
+
+
+def _reject(store: Any, keys: Iterable[str]) -> list[Candidate]:
+    done = []
+    for key in keys:
+        candidate = _get(store, key)
+        done.append(store.update_candidate(attrs.evolve(candidate, status="rejected")))
+    return done
+
+
+def _edit(candidate: Candidate) -> Candidate:
+    """Prompt for each editable field, the current value as default."""
+    summary = click.prompt("summary", default=candidate.summary)
+    trigger = click.prompt("trigger", default=candidate.trigger or "", show_default=True)
+    mistake = click.prompt("mistake", default=candidate.mistake)
+    fix = click.prompt("fix", default=candidate.fix)
+    tags = click.prompt("tags (comma-separated)", default=", ".join(candidate.tags))
+    return attrs.evolve(
+        candidate,
+        summary=summary.strip(),
+        trigger=trigger.strip() or None,
+        mistake=mistake.strip(),
+        fix=fix.strip(),
+        tags=tuple(t.strip() for t in tags.split(",") if t.strip()),
+    )
+
+
+@click.command()
+@click.option("--accept", "accept", multiple=True, metavar="ID", help="Promote these (repeatable).")
+@click.option("--reject", "reject", multiple=True, metavar="ID", help="Reject these (repeatable).")
+@user_errors
+def review(accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
+    """Accept, edit or reject pending candidates.
+
+    In a terminal each pending candidate is shown in turn; with --accept/--reject the given
+    candidates are handled without questions (for scripts).
+    """
+    from lessons_core import services
+    from lessons_core.scan.intake import rejection
+
+    with services.open_store() as store:
+        if accept or reject:
+            with store.transaction():
+                promoted = _promote(store, accept)
+                rejected = _reject(store, reject)
+            if promoted:
+                services.rebuild_manifest(store)
+            for candidate, lesson in promoted:
+                click.echo(f"Promoted {candidate.id} → {lesson.slug}")
+            for candidate in rejected:
+                click.echo(f"Rejected {candidate.id}")
+            return
+        if not sys.stdin.isatty():
+            raise LessonsError(
+                "review is interactive; in scripts use --accept ID / --reject ID "
+                "(see `lessons candidates --json`)"
+            )
+        pending = store.list_candidates(status="pending")
+        if not pending:
+            click.echo("No pending candidates.")
+            return
+        changed = False
+        for i, candidate in enumerate(pending, 1):
+            click.echo(f"\n[{i}/{len(pending)}]")
+            click.echo(_describe(candidate))
+            choice = click.prompt(
+                "(a)ccept, (e)dit, (r)eject, (s)kip, (q)uit",
+                type=click.Choice(["a", "e", "r", "s", "q"]),
+                default="s",
+                show_choices=False,
+            )
+            if choice == "q":
+                break
+            if choice == "s":
+                continue
+            if choice == "r":
+                _reject(store, [candidate.id])
+                click.echo("rejected")
+                continue
+            if choice == "e":
+                edited = _edit(candidate)
+                reason = rejection(edited)
+                if reason:
+                    click.secho(f"not saved: {reason}", fg="yellow")
+                    continue
+                candidate = store.update_candidate(edited)
+            (_, lesson), = _promote(store, [candidate.id])
+            changed = True
+            click.echo(f"promoted → {lesson.slug}")
+        if changed:
+            services.rebuild_manifest(store)
+
+
+# -- stats -------------------------------------------------------------------------------------
+
+
+def compute_stats(store: Any) -> dict[str, Any]:
+    """Per agent: Tier 1 vs Tier 2 (and plugin) detections, the protocol-compliance rate
+    tier1 / (tier1 + tier2), candidate counts by status; and lesson counts by source."""
+    per_agent: dict[str, dict[str, Any]] = {}
+    for candidate in store.list_candidates():
+        agent = per_agent.setdefault(
+            candidate.agent,
+            {"tier1": 0, "tier2": 0, "plugins": 0, "candidates": {}, "detections": 0},
+        )
+        weight = max(1, len(candidate.evidence))
+        if candidate.tier == 1:
+            agent["tier1"] += weight
+        elif candidate.tier == 2:
+            agent["tier2"] += weight
+        else:
+            agent["plugins"] += weight
+        agent["detections"] += weight
+        by_status = agent["candidates"]
+        by_status[candidate.status] = by_status.get(candidate.status, 0) + 1
+    for agent in per_agent.values():
+        both = agent["tier1"] + agent["tier2"]
+        agent["complianceRate"] = round(agent["tier1"] / both, 3) if both else None
+    lessons = store.list_lessons()
+    by_source: dict[str, int] = {}
+    by_status: dict[str, int] = {}
+    for lesson in lessons:
+        by_source[lesson.provenance.source] = by_source.get(lesson.provenance.source, 0) + 1
+        by_status[str(lesson.status)] = by_status.get(str(lesson.status), 0) + 1
+    return {
+        "agents": per_agent,
+        "lessons": {"total": len(lessons), "bySource": by_source, "byStatus": by_status},
+    }
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@user_errors
+def stats(as_json: bool) -> None:
+    """Detections per agent (Tier 1 #lesson blocks vs Tier 2 heuristics), candidates, lessons."""
+    from lessons_core import services
+
+    with services.open_store() as store:
+        figures = compute_stats(store)
+    if as_json:
+        click.echo(json.dumps(figures, ensure_ascii=False, sort_keys=True))
+        return
+    if not figures["agents"]:
+        click.echo("No detections yet (run `lessons scan`).")
+    for name, agent in sorted(figures["agents"].items()):
+        rate = agent["complianceRate"]
+        shown = f"{rate:.0%}" if rate is not None else "n/a"
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(agent["candidates"].items()))
+        click.echo(
+            f"{name}: tier 1 {agent['tier1']}, tier 2 {agent['tier2']}, plugins {agent['plugins']}"
+            f" (protocol compliance {shown}); candidates: {statuses}"
+        )
+    lessons = figures["lessons"]
+    sources = ", ".join(f"{k} {v}" for k, v in sorted(lessons["bySource"].items()))
+    click.echo(f"lessons: {lessons['total']}" + (f" ({sources})" if sources else ""))

@@ -1,0 +1,115 @@
+"""Start a background transcript scan from a hook, at most once per interval. Stdlib only.
+
+Called at session start. It must never delay the hook: it only looks at one timestamp file and,
+when the interval (``autoScanIntervalHours`` in ``config.json``, default 1 h) has passed, starts
+``lessons scan --background`` as a detached process (new session, no stdin/stdout/stderr) and
+returns at once. The timestamp is claimed before spawning, with an ``O_EXCL`` claim file so two
+hooks starting together spawn one scan; the scan itself also takes the scan lock and leaves at
+once if another scan is running. Any error means "no scan this time", never a failed hook.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from lessons_core.hot import paths
+
+STAMP_NAME = "autoscan.stamp"
+CLAIM_NAME = "autoscan.claim"
+#: A claim older than this is left over from a crash and may be taken over.
+CLAIM_STALE_SECONDS = 60.0
+
+_COMMAND = "from lessons_core.cli.main import main; main()"
+
+
+def _settings(home):
+    """``(enabled, interval in seconds)`` from ``config.json``, defaults when unreadable."""
+    enabled, hours = True, 1.0
+    try:
+        with open(os.path.join(home, paths.CONFIG_NAME), encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError):
+        return enabled, hours * 3600.0
+    if isinstance(doc, dict):
+        if isinstance(doc.get("autoScan"), bool):
+            enabled = doc["autoScan"]
+        value = doc.get("autoScanIntervalHours")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            hours = float(value)
+    return enabled, hours * 3600.0
+
+
+def _due(stamp, interval, now):
+    try:
+        return now - os.stat(stamp).st_mtime >= interval
+    except OSError:
+        return True
+
+
+def _claim(claim, now):
+    """Take the claim file with O_EXCL; a stale one (crashed starter) is replaced."""
+    try:
+        fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        try:
+            if now - os.stat(claim).st_mtime < CLAIM_STALE_SECONDS:
+                return False
+            os.unlink(claim)
+            fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+def _touch(stamp, now):
+    with open(stamp, "a"):
+        pass
+    os.utime(stamp, (now, now))
+
+
+def maybe_start(environ=None, now=None, popen=None):
+    """Start ``lessons scan --background`` if auto-scan is on and the interval has passed.
+
+    Returns True when a scan process was started. ``now`` and ``popen`` exist for tests.
+    """
+    env = os.environ if environ is None else environ
+    try:
+        home = paths.lessons_home(env)
+        if not os.path.isdir(home):
+            return False
+        enabled, interval = _settings(home)
+        if not enabled:
+            return False
+        current = time.time() if now is None else now
+        stamp = os.path.join(home, STAMP_NAME)
+        if not _due(stamp, interval, current):
+            return False
+        claim = os.path.join(home, CLAIM_NAME)
+        if not _claim(claim, current):
+            return False
+        try:
+            if not _due(stamp, interval, current):  # another hook won the race just now
+                return False
+            _touch(stamp, current)
+            (popen or subprocess.Popen)(
+                [sys.executable, "-c", _COMMAND, "scan", "--background"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+                env=dict(env),
+            )
+            return True
+        finally:
+            try:
+                os.unlink(claim)
+            except OSError:
+                pass
+    except Exception:  # noqa: BLE001 - the hook must never fail because of a scan
+        return False

@@ -1,0 +1,49 @@
+"""The background scan: what ``lessons scan --background`` runs, started by the auto-scan hook.
+
+It is quiet (nothing on stdout, which nobody reads), leaves at once when another scan holds the
+lock, and records the time it finished so the next session start knows the interval restarted.
+Failures are logged to stderr (detached, so normally discarded) and never raised: a background
+job has nobody to show a traceback to.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import structlog
+
+from lessons_core.errors import LessonsError
+
+log = structlog.get_logger()
+
+
+def run_background(paths: Sequence[Path] = (), agent: str | None = None) -> bool:
+    """Run one scan without waiting for the lock; True when it ran."""
+    from lessons_core import services
+    from lessons_core.hot.autoscan import STAMP_NAME
+    from lessons_core.scan import engine
+
+    try:
+        with services.session() as sess:
+            try:
+                report = engine.run_scan(sess, paths=list(paths), agent=agent, wait=False)
+            except engine.ScanBusy:
+                log.info("scan.background_busy")
+                return False
+            stamp = sess.home / STAMP_NAME
+            now = time.time()
+            stamp.touch()
+            os.utime(stamp, (now, now))
+            log.info(
+                "scan.background_done",
+                files=report.files_read,
+                new=len(report.new),
+                promoted=report.promoted,
+            )
+            return True
+    except LessonsError as exc:
+        log.warning("scan.background_failed", error=str(exc))
+        return False

@@ -1,0 +1,437 @@
+"""Incremental scanning: find transcripts, read only what is new, run every detector, admit.
+
+Per file the store keeps a scan state: the byte offset just past the last complete line read,
+the size, mtime and inode seen then, and a little context. A file whose size, mtime and inode are
+unchanged is not even opened. A grown file is read from a short way before the old offset (the
+*context*: the last few dozen events, so that a failure read last time can still meet the fix
+written since); candidates already reported from that context are remembered and not reported
+twice. A file that shrank or was replaced (new inode) is read again from the start. A partial
+last line is never consumed, so a line being written while we read is picked up whole next time.
+Gemini's legacy sessions are whole JSON documents rewritten in place; their resume point is a
+message count instead of an offset.
+
+Events are handed to detectors in bounded batches (with an overlap carrying the same context),
+so memory stays flat whatever the size of a transcript.
+
+Only one scan runs at a time: a lock file in ``LESSONS_HOME`` serialises them, so two scans
+started together cannot both read the same new lines and count them twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import attrs
+import structlog
+
+from lessons_core.errors import LessonsError
+from lessons_core.models import Candidate, Config
+from lessons_core.scan import events as ev
+from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake, dedup_backend
+from lessons_core.specs import AgentSpec, DetectorSpec
+
+log = structlog.get_logger()
+
+LOCK_NAME = "scan.lock"
+#: Events per detector batch, and how many of them are carried into the next batch as context.
+BATCH = 4000
+CONTEXT = 120
+#: How many messages of a legacy Gemini document are re-read as context.
+MESSAGE_CONTEXT = 12
+
+_EXTENSIONS = {
+    "claude": (".jsonl",),
+    "codex": (".jsonl", ".json"),
+    "gemini": (".json", ".jsonl"),
+}
+
+
+class ScanBusy(LessonsError):
+    """Another scan holds the lock."""
+
+
+@attrs.define
+class Report:
+    """What one scan did (mutable while the scan runs)."""
+
+    files_seen: int = 0
+    files_read: int = 0
+    files_skipped: int = 0
+    bytes_read: int = 0
+    events: int = 0
+    bad_lines: int = 0
+    errors: int = 0
+    new: list[Candidate] = attrs.field(factory=list)
+    duplicates: int = 0
+    rejected: int = 0
+    promoted: int = 0
+    by_agent: dict[str, dict[str, int]] = attrs.field(factory=dict)
+
+    def count(self, agent: str, key: str) -> None:
+        bucket = self.by_agent.setdefault(agent, {})
+        bucket[key] = bucket.get(key, 0) + 1
+
+
+# -- discovery --------------------------------------------------------------------------------
+
+
+def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[Path]:
+    """Files under ``root`` with one of ``extensions`` (``os.scandir``: no file is opened)."""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.name.endswith(extensions) and entry.is_file():
+                    yield Path(entry.path)
+            except OSError:
+                continue
+
+
+def _wanted(agent: str, path: Path) -> bool:
+    """Transcript files of an agent among everything under its root."""
+    name = path.name
+    if agent == "gemini":
+        return "chats" in path.parts and not name.startswith(("logs", "checkpoint"))
+    if agent == "codex":
+        return name.startswith("rollout-")
+    if agent == "claude":
+        return name != "journal.jsonl"
+    return True
+
+
+def sniff(path: Path) -> str | None:
+    """Guess the agent that wrote a transcript from its first bytes (for explicit paths)."""
+    parts = set(path.parts)
+    if ".codex" in parts or path.name.startswith("rollout-"):
+        return "codex"
+    if ".gemini" in parts:
+        return "gemini"
+    if ".claude" in parts:
+        return "claude"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError:
+        return None
+    if b'"payload"' in head or b"session_meta" in head or b'"record_type"' in head:
+        return "codex"
+    if b'"projectHash"' in head or (path.suffix == ".json" and b'"messages"' in head):
+        return "gemini"
+    if b'"sessionId"' in head or b'"parentUuid"' in head or b'"type":"user"' in head:
+        return "claude"
+    return None
+
+
+def discover(
+    agents: Mapping[str, AgentSpec],
+    environ: Mapping[str, str],
+    paths: Sequence[Path] = (),
+    only: str | None = None,
+) -> list[tuple[str, Path]]:
+    """``(agent, file)`` pairs to scan: explicit paths, or every agent's transcript roots."""
+    found: list[tuple[str, Path]] = []
+    if paths:
+        for given in paths:
+            given = given.expanduser()
+            if not given.exists():
+                raise LessonsError(f"no such file or directory: {given}")
+            files = (
+                [given]
+                if given.is_file()
+                else sorted(p for ext in (".jsonl", ".json") for p in given.rglob(f"*{ext}"))
+            )
+            for file in files:
+                agent = only or sniff(file)
+                if agent is not None and agent in agents:
+                    found.append((agent, file))
+        return found
+    for name, spec in agents.items():
+        if only and name != only:
+            continue
+        if spec.transcript_roots is None or spec.reader is None:
+            continue
+        for root in spec.transcript_roots(environ):
+            if not root.is_dir():
+                continue
+            exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
+            found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
+    return found
+
+
+# -- the lock ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def scan_lock(home: Path, *, wait: bool = True) -> Iterator[None]:
+    """Hold the scan lock (``fcntl.flock`` on ``LESSONS_HOME/scan.lock``) for a block.
+
+    With ``wait`` false a held lock raises :class:`ScanBusy` at once (background scans just
+    leave); otherwise the caller waits for the running scan to finish.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / LOCK_NAME
+    fh: IO[str] = open(path, "a+")  # noqa: SIM115 (held for the whole block)
+    try:
+        if sys.platform != "win32":
+            import fcntl
+
+            flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
+            try:
+                fcntl.flock(fh.fileno(), flags)
+            except BlockingIOError as exc:
+                raise ScanBusy("another scan is running") from exc
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        yield
+    finally:
+        fh.close()
+
+
+# -- per-file reading -------------------------------------------------------------------------
+
+
+def _legacy_gemini(agent: str, path: Path) -> bool:
+    return agent == "gemini" and path.suffix == ".json"
+
+
+def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_result) -> Any:
+    """Where to start reading, or ``None`` when the file is unchanged.
+
+    Returns ``(progress, reported_before_line, reported_lines)``.
+    """
+    if state is not None and (
+        state.get("size") == st.st_size
+        and state.get("mtime_ns") == st.st_mtime_ns
+        and state.get("inode") == st.st_ino
+    ):
+        return None
+    if _legacy_gemini(agent, path):
+        messages = int(state.get("messages", 0)) if state else 0
+        start = max(0, messages - MESSAGE_CONTEXT)
+        prog = ev.Progress(
+            0,
+            0,
+            messages=start,
+            session_id=state.get("session_id") if state else None,
+            project=state.get("project") if state else None,
+        )
+        reported = set(state.get("reported", ())) if state else set()
+        return prog, messages, reported
+    fresh = (
+        state is None or state.get("inode") != st.st_ino or st.st_size < int(state.get("offset", 0))
+    )
+    if fresh:
+        return ev.Progress(0, 0), 0, set()
+    assert state is not None
+    prog = ev.Progress(
+        int(state.get("context_offset", state.get("offset", 0))),
+        int(state.get("context_line", state.get("line", 0))),
+        session_id=state.get("session_id"),
+        project=state.get("project"),
+    )
+    return prog, int(state.get("line", 0)), set(state.get("reported", ()))
+
+
+class Scanner:
+    """One scan: the store, configuration, detectors and the report being filled."""
+
+    def __init__(
+        self,
+        store: Any,
+        config: Config,
+        agents: Mapping[str, AgentSpec],
+        detectors: Mapping[str, DetectorSpec],
+        *,
+        dedup: Callable[..., Any] | None = None,
+        home_dir: str | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.agents = agents
+        self.detectors = list(detectors.values())
+        self.intake = Intake(store, config, dedup=dedup, home=home_dir)
+        self.report = Report()
+
+    def scan_files(
+        self,
+        files: Iterable[tuple[str, Path]],
+        *,
+        on_file: Callable[[Path, int], None] | None = None,
+    ) -> Report:
+        for agent, path in files:
+            self.report.files_seen += 1
+            read = 0
+            try:
+                read = self.scan_file(agent, path)
+            except OSError as exc:
+                self.report.errors += 1
+                log.warning("scan.file_error", path=str(path), error=str(exc))
+            if on_file is not None:
+                on_file(path, read)
+        return self.report
+
+    def scan_file(self, agent: str, path: Path) -> int:
+        """Scan one transcript; returns the number of bytes read (0 when unchanged)."""
+        key = str(path)
+        st = path.stat()
+        state = self.store.get_scan_state(key)
+        plan = _plan(agent, path, state, st)
+        if plan is None:
+            self.report.files_skipped += 1
+            return 0
+        prog, boundary, reported = plan
+        start_offset = prog.offset
+        spec = self.agents[agent]
+        assert spec.reader is not None
+        events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)
+        tail: list[ev.Event] = []
+        new_reported: set[int] = set()
+        with self.store.transaction():
+            for batch in _batches(events, tail):
+                self.report.events += len(batch)
+                for candidate in self._detect(batch, agent):
+                    lines = {e.line for e in candidate.evidence if e.file == key}
+                    if lines and (max(lines) <= boundary and lines <= reported):
+                        continue
+                    if lines & new_reported:
+                        continue
+                    new_reported |= lines
+                    self._admit(candidate)
+            context = tail[-CONTEXT:] if tail else []
+            if _legacy_gemini(agent, path):
+                next_state = {
+                    "offset": st.st_size,
+                    "size": st.st_size,
+                    "mtime_ns": st.st_mtime_ns,
+                    "inode": st.st_ino,
+                    "messages": prog.messages,
+                    "line": prog.messages,
+                }
+                floor = max(0, prog.messages - MESSAGE_CONTEXT)
+            else:
+                first = context[0] if context else None
+                next_state = {
+                    "offset": prog.offset,
+                    "size": st.st_size,
+                    "mtime_ns": st.st_mtime_ns,
+                    "inode": st.st_ino,
+                    "line": prog.line,
+                    "context_offset": first.offset if first else prog.offset,
+                    "context_line": first.line - 1 if first else prog.line,
+                }
+                floor = first.line if first else prog.line
+            keep = sorted(n for n in (reported | new_reported) if n >= floor)
+            next_state.update(
+                {
+                    "agent": agent,
+                    "session_id": prog.session_id,
+                    "project": prog.project,
+                    "reported": keep[-500:],
+                    "bad_lines": prog.bad_lines,
+                }
+            )
+            self.store.set_scan_state(key, next_state)
+        read = max(0, (st.st_size if _legacy_gemini(agent, path) else prog.offset) - start_offset)
+        self.report.files_read += 1
+        self.report.bytes_read += read
+        self.report.bad_lines += prog.bad_lines
+        return read
+
+    def _detect(self, batch: Sequence[ev.Event], agent: str) -> Iterator[Candidate]:
+        for spec in self.detectors:
+            try:
+                found = list(spec.detect(batch, config=self.config))
+            except Exception:  # one broken detector must not stop the scan
+                self.report.errors += 1
+                log.warning("scan.detector_failed", detector=spec.name, exc_info=True)
+                continue
+            for candidate in found:
+                if not isinstance(candidate, Candidate):
+                    log.warning("scan.detector_bad_result", detector=spec.name)
+                    continue
+                yield attrs.evolve(
+                    candidate,
+                    agent=candidate.agent or agent,
+                    detector=candidate.detector or spec.name,
+                    tier=candidate.tier or spec.tier,
+                )
+
+    def _admit(self, candidate: Candidate) -> None:
+        outcome = self.intake.admit(candidate)
+        self.report.count(candidate.agent, f"tier{candidate.tier}")
+        if outcome.status == REJECTED:
+            self.report.rejected += 1
+            log.debug("scan.rejected", reason=outcome.reason, mistake=candidate.mistake[:80])
+        elif outcome.status == DUPLICATE:
+            self.report.duplicates += 1
+        elif outcome.status in (NEW, PROMOTED):
+            self.report.new.append(outcome.candidate)
+            if outcome.status == PROMOTED:
+                self.report.promoted += 1
+
+
+def _batches(events: Iterable[ev.Event], tail: list[ev.Event]) -> Iterator[list[ev.Event]]:
+    """Bounded batches of events, each starting with the last ``CONTEXT`` of the one before.
+
+    ``tail`` is filled with the last batch, so the caller can record the context for the next
+    incremental scan.
+    """
+    batch: list[ev.Event] = []
+    fresh = 0
+    for event in events:
+        batch.append(event)
+        fresh += 1
+        if len(batch) >= BATCH:
+            yield batch
+            batch = batch[-CONTEXT:]
+            fresh = 0
+    if fresh:
+        yield batch
+    tail[:] = batch
+
+
+def run_scan(
+    session: Any,
+    *,
+    paths: Sequence[Path] = (),
+    agent: str | None = None,
+    wait: bool = True,
+    on_file: Callable[[Path, int], None] | None = None,
+    files: list[tuple[str, Path]] | None = None,
+) -> Report:
+    """Scan under the lock with a :class:`lessons_core.services.Session`; rebuild the manifest
+    when Tier 1 blocks were promoted."""
+    environ = session.environ if session.environ is not None else os.environ
+    agents = session.plugins.agents()
+    if agent is not None and agent not in agents:
+        known = ", ".join(sorted(agents)) or "none"
+        raise LessonsError(f"no agent plugin named {agent!r} is installed (installed: {known})")
+    with scan_lock(session.home, wait=wait):
+        todo = files if files is not None else discover(agents, environ, paths, agent)
+        scanner = Scanner(
+            session.store,
+            session.config,
+            agents,
+            session.plugins.detectors(),
+            dedup=dedup_backend(session.plugins),
+            home_dir=environ.get("HOME"),
+        )
+        report = scanner.scan_files(todo, on_file=on_file)
+        if report.promoted:
+            session.rebuild_manifest()
+    return report

@@ -1,0 +1,197 @@
+"""The normalized events every transcript reader produces and every detector consumes.
+
+Three agents write three very different logs; detectors should not care which one they read. A
+reader turns one transcript into a stream of :class:`Event` objects of five kinds (tool call,
+tool result, assistant text, user text, compaction), each stamped with the session, the project
+directory, the agent, the time and the exact source position, so a candidate can cite the line it
+came from.
+
+Events are plain ``__slots__`` objects rather than attrs classes on purpose: a full scan creates
+millions of them, and a hand-written ``__init__`` is several times cheaper than a frozen attrs
+one. They are treated as immutable by convention; nothing in the scanner mutates one after the
+reader yielded it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Event kinds.
+TOOL_CALL = "tool_call"
+TOOL_RESULT = "tool_result"
+ASSISTANT_TEXT = "assistant_text"
+USER_TEXT = "user_text"
+COMPACTION = "compaction"
+
+KINDS = frozenset({TOOL_CALL, TOOL_RESULT, ASSISTANT_TEXT, USER_TEXT, COMPACTION})
+
+#: Failure classes of a tool result. ``ERROR`` and ``VALIDATION`` are the agent's own mistakes;
+#: the others are decisions of the user or the harness and are kept apart by the detectors.
+ERROR = "error"  # the command or tool ran and failed (non-zero exit, exception)
+VALIDATION = "validation"  # the tool refused the call as malformed (string not found, not read)
+TIMEOUT = "timeout"  # the call hung and was killed
+REJECTED = "rejected"  # the user declined the call
+DENIED = "denied"  # a permission rule or sandbox blocked it
+INTERRUPTED = "interrupted"  # the user interrupted or cancelled it
+
+#: Failure classes that count as the agent's mistake.
+MISTAKES = frozenset({ERROR, VALIDATION, TIMEOUT})
+
+_FIELDS = (
+    "kind",
+    "agent",
+    "session_id",
+    "project",
+    "time",
+    "file",
+    "line",
+    "offset",
+    "tool",
+    "native_tool",
+    "command",
+    "paths",
+    "call_id",
+    "failure",
+    "exit_code",
+    "text",
+    "sidechain",
+)
+
+
+class Event:
+    """One normalized transcript event.
+
+    ``line`` is the 1-based line of the record (for a legacy single-document Gemini session, the
+    message's index); ``offset`` the byte offset where that record starts. ``tool`` is the
+    canonical tool name (Claude Code's spelling), ``native_tool`` the agent's own. For a tool
+    result, ``failure`` is ``None`` when it succeeded, else one of the failure classes above;
+    ``exit_code`` is set when the agent reported one. ``text`` holds the message text, the
+    result output (possibly shortened) or the compaction summary.
+    """
+
+    __slots__ = _FIELDS
+
+    kind: str
+    agent: str
+    session_id: str | None
+    project: str | None
+    time: str | None
+    file: str
+    line: int
+    offset: int
+    tool: str | None
+    native_tool: str | None
+    command: str | None
+    paths: tuple[str, ...]
+    call_id: str | None
+    failure: str | None
+    exit_code: int | None
+    text: str
+    sidechain: bool
+
+    def __init__(
+        self,
+        kind: str,
+        agent: str,
+        *,
+        session_id: str | None = None,
+        project: str | None = None,
+        time: str | None = None,
+        file: str = "",
+        line: int = 0,
+        offset: int = 0,
+        tool: str | None = None,
+        native_tool: str | None = None,
+        command: str | None = None,
+        paths: tuple[str, ...] = (),
+        call_id: str | None = None,
+        failure: str | None = None,
+        exit_code: int | None = None,
+        text: str = "",
+        sidechain: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.agent = agent
+        self.session_id = session_id
+        self.project = project
+        self.time = time
+        self.file = file
+        self.line = line
+        self.offset = offset
+        self.tool = tool
+        self.native_tool = native_tool
+        self.command = command
+        self.paths = paths
+        self.call_id = call_id
+        self.failure = failure
+        self.exit_code = exit_code
+        self.text = text
+        self.sidechain = sidechain
+
+    @property
+    def ok(self) -> bool:
+        """True for a tool result that did not fail (meaningless for other kinds)."""
+        return self.failure is None
+
+    @property
+    def is_mistake(self) -> bool:
+        """True for a tool result whose failure is the agent's own doing."""
+        return self.failure in MISTAKES
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain dict (for debugging output and tests)."""
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def __repr__(self) -> str:
+        bits = [f"{self.kind}", f"{self.file}:{self.line}"]
+        if self.tool:
+            bits.append(self.tool)
+        if self.call_id:
+            bits.append(f"call={self.call_id}")
+        if self.failure:
+            bits.append(f"failure={self.failure}")
+        return f"Event({', '.join(bits)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Progress:
+    """How far a reader got; the engine stores it as the file's scan state.
+
+    ``offset`` is the byte just after the last *complete* line consumed (a partial last line is
+    never consumed), ``line`` the number of complete lines before it. ``messages`` counts the
+    messages of a whole-document Gemini session (its resume point). ``bad_lines`` counts lines
+    that could not be parsed; ``session_id`` and ``project`` carry context that only the first
+    lines of a file state (Codex ``session_meta``) into the next incremental read.
+    """
+
+    __slots__ = ("bad_lines", "line", "messages", "offset", "project", "session_id")
+
+    def __init__(
+        self,
+        offset: int = 0,
+        line: int = 0,
+        *,
+        messages: int = 0,
+        session_id: str | None = None,
+        project: str | None = None,
+    ) -> None:
+        self.offset = offset
+        self.line = line
+        self.messages = messages
+        self.bad_lines = 0
+        self.session_id = session_id
+        self.project = project
+
+
+def shorten(text: str, limit: int = 4000) -> str:
+    """Keep the head and the tail of a long tool output: errors sit at either end."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n…\n{text[-half:]}"

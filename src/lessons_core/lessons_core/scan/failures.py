@@ -1,0 +1,142 @@
+"""Sort failed tool results into the agent's mistakes and everyone else's decisions.
+
+Every agent reports "this call did not work" for very different reasons: the command exited
+non-zero, the tool rejected malformed input, the user said no, a permission rule blocked it, the
+call hung. Only the first few are mistakes worth a lesson; the others would teach the agent to
+avoid things the user merely declined that day. The readers call these helpers so the three
+agents classify alike.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lessons_core.scan import events as ev
+
+_REJECTED = re.compile(
+    r"doesn't want to (?:proceed|take this action)|tool use was rejected|User rejected|"
+    r"patch rejected by user|\[Operation Cancelled\]|User cancelled",
+    re.IGNORECASE,
+)
+_DENIED = re.compile(
+    r"requires approval|was blocked\. For security|haven't granted it yet|"
+    r"sandbox denied|not allowed by (?:the )?(?:sandbox|policy)|approval policy|"
+    r"Permission to use \S+ has been denied",
+    re.IGNORECASE,
+)
+_INTERRUPTED = re.compile(
+    r"\[Request interrupted|Interrupted by user|Sibling tool call errored|"
+    r"turn_aborted|was cancelled|Request cancelled",
+    re.IGNORECASE,
+)
+_TIMEOUT = re.compile(
+    r"timed out|timeout (?:after|exceeded|of \d)|Command killed.*timeout|deadline exceeded",
+    re.IGNORECASE,
+)
+_VALIDATION = re.compile(
+    r"<tool_use_error>|File has not been read yet|File does not exist|String to replace not found|"
+    r"Found \d+ matches of the string to replace|Path does not exist|Path must be absolute|"
+    r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
+    r"InputValidationError|Invalid tool parameters|EISDIR",
+    re.IGNORECASE,
+)
+#: Words that make a short is_error text an error report rather than the user's typed feedback.
+_ERRORISH = re.compile(
+    r"error|fail|not found|no such|denied|exit|traceback|exception|cannot|can't|invalid|"
+    r"undefined|fatal|missing|refused|unable|status code|illegal|unknown|ERR!",
+    re.IGNORECASE,
+)
+
+_CLAUDE_EXIT = re.compile(r"\AExit code (\d+)")
+_CODEX_EXIT = re.compile(
+    r"(?:^Exit code: (-?\d+)$|^Process exited with code (-?\d+)$|exit code:? (-?\d+))",
+    re.MULTILINE | re.IGNORECASE,
+)
+# Some recordings carry the newlines escaped (a literal backslash-n), so accept both.
+_GEMINI_EXIT = re.compile(r"(?:^|\\n)Exit Code: (-?\d+)", re.MULTILINE)
+
+#: Lines of an error output worth remembering for failure-time recall.
+_ERROR_LINE = re.compile(
+    r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
+    r"fatal|missing|refused|unable|unknown|timed out|ERR!|E\d{3,4}\b|\bexit code\b",
+    re.IGNORECASE,
+)
+
+
+def classify_claude(text: str) -> tuple[str, int | None]:
+    """Classify the text of a Claude Code ``is_error`` tool result.
+
+    Returns ``(failure class, exit code or None)``. Claude Code 2.0.x stored the user's typed
+    feedback as the whole content of a rejected call, so a short single line that reads like
+    neither an error nor a tool message counts as a rejection.
+    """
+    head = text[:2000]
+    m = _CLAUDE_EXIT.match(head)
+    code = int(m.group(1)) if m else None
+    if _REJECTED.search(head):
+        return ev.REJECTED, code
+    if _DENIED.search(head):
+        return ev.DENIED, code
+    if _INTERRUPTED.search(head):
+        return ev.INTERRUPTED, code
+    if _TIMEOUT.search(head):
+        return ev.TIMEOUT, code
+    if _VALIDATION.search(head):
+        return ev.VALIDATION, code
+    stripped = head.strip()
+    if (
+        code is None
+        and len(stripped) < 300
+        and "\n" not in stripped
+        and not _ERRORISH.search(stripped)
+    ):
+        return ev.REJECTED, None
+    return ev.ERROR, code
+
+
+def classify_text(text: str) -> str | None:
+    """Classify a failure text known to be a failure, without agent specifics."""
+    head = text[:2000]
+    for pattern, kind in (
+        (_REJECTED, ev.REJECTED),
+        (_DENIED, ev.DENIED),
+        (_INTERRUPTED, ev.INTERRUPTED),
+        (_TIMEOUT, ev.TIMEOUT),
+        (_VALIDATION, ev.VALIDATION),
+    ):
+        if pattern.search(head):
+            return kind
+    return None
+
+
+def codex_exit_code(text: str) -> int | None:
+    """The exit code stated in a Codex output text (freeform, unified exec or sandbox text)."""
+    m = _CODEX_EXIT.search(text[:3000])
+    if not m:
+        return None
+    value = next(g for g in m.groups() if g is not None)
+    return int(value)
+
+
+def gemini_exit_code(text: str) -> int | None:
+    """The ``Exit Code: N`` line of Gemini's shell tool output."""
+    m = _GEMINI_EXIT.search(text)
+    return int(m.group(1)) if m else None
+
+
+def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
+    """The lines of an output that state the error, normalised (whitespace collapsed, ≤ 200 chars)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        line = " ".join(raw.split())
+        if not line or len(line) < 4 or line in seen:
+            continue
+        if line.startswith(("Exit code", "Chunk ID", "Wall time", "Original token count")):
+            continue
+        if _ERROR_LINE.search(line):
+            seen.add(line)
+            out.append(line[:200])
+            if len(out) >= limit:
+                break
+    return tuple(out)

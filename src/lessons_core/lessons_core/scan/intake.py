@@ -1,0 +1,325 @@
+"""Intake: what a detection must satisfy to enter the store, and what happens to repeats.
+
+A detector proposes; intake decides. It rejects the junk detectors inevitably produce (too short
+to be useful, still holding a template placeholder, cut off with "...", a trigger that is a
+prose gerund like "running tests" rather than a pattern), scrubs secrets and home paths, and
+folds a repeat of something already known into the known item — bumping its occurrence,
+session and project counts, and with them the recurrence bonuses — instead of queuing it twice.
+
+Tier 1 candidates that pass are promoted to active lessons at once (the agent wrote them on
+purpose); everything else waits for ``lessons review``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+import structlog
+
+from lessons_core import ids
+from lessons_core.errors import LessonsError
+from lessons_core.models import (
+    Candidate,
+    Config,
+    Evidence,
+    Lesson,
+    Provenance,
+    Status,
+    Triggers,
+)
+from lessons_core.privacy import normalize_home, redact
+from lessons_core.scan import scoring
+from lessons_core.store.base import Store
+
+log = structlog.get_logger()
+
+MIN_TEXT = 20
+SIMILARITY = 0.5
+
+NEW = "new"
+DUPLICATE = "duplicate"
+REJECTED = "rejected"
+PROMOTED = "promoted"
+
+_PLACEHOLDER = re.compile(
+    r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\bTODO\b|\bTBD\b|\bFIXME\b|\{\{.*?\}\}|\[placeholder\]",
+    re.IGNORECASE,
+)
+_TRAILING_ELLIPSIS = re.compile(r"(?:\.\.\.|…)\s*$")
+_GERUND = re.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
+_WORD = re.compile(r"[a-z0-9_]+")
+_FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+
+
+def rejection(candidate: Candidate) -> str | None:
+    """Why ``candidate`` may not enter the store, or ``None``."""
+    for name in ("mistake", "fix"):
+        text: str = getattr(candidate, name).strip()
+        if len(text) < MIN_TEXT:
+            return f"{name} shorter than {MIN_TEXT} characters"
+        if _PLACEHOLDER.search(text):
+            return f"{name} holds a template placeholder"
+        if _TRAILING_ELLIPSIS.search(text):
+            return f"{name} ends with an ellipsis"
+    trigger = (candidate.trigger or "").strip()
+    if trigger and _GERUND.match(trigger):
+        return "trigger is prose, not a pattern"
+    if trigger and candidate.tool not in _FILE_TOOLS:
+        try:
+            re.compile(trigger)
+        except re.error as exc:
+            return f"trigger is not a valid regular expression ({exc})"
+    return None
+
+
+def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
+    """Redact secrets and replace home directories in everything taken from a transcript."""
+
+    def clean(text: str) -> str:
+        return normalize_home(redact(text), home)
+
+    return attrs.evolve(
+        candidate,
+        mistake=clean(candidate.mistake),
+        fix=clean(candidate.fix),
+        summary=clean(candidate.summary),
+        trigger=clean(candidate.trigger) if candidate.trigger else candidate.trigger,
+        error_lines=tuple(clean(line) for line in candidate.error_lines),
+        project=clean(candidate.project) if candidate.project else candidate.project,
+        evidence=tuple(
+            attrs.evolve(e, file=normalize_home(e.file, home)) for e in candidate.evidence
+        ),
+    )
+
+
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def _candidate_text(c: Candidate) -> str:
+    return f"{c.summary} {c.mistake} {c.fix}"
+
+
+def _lesson_text(lesson: Lesson) -> str:
+    return f"{lesson.summary} {lesson.mistake} {lesson.remediation}"
+
+
+def sessions_of(evidence: Iterable[Evidence]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(e.session_id for e in evidence if e.session_id))
+
+
+def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
+    """The active lesson a candidate becomes when promoted."""
+    tool = candidate.tool
+    command_patterns: tuple[str, ...] = ()
+    path_patterns: tuple[str, ...] = ()
+    if candidate.trigger:
+        if tool in _FILE_TOOLS:
+            path_patterns = (candidate.trigger,)
+        else:
+            command_patterns = (candidate.trigger,)
+    summary = candidate.summary or candidate.mistake[:100]
+    source = f"scan:tier{candidate.tier}" if candidate.tier <= 2 else f"plugin:{candidate.detector}"
+    return Lesson(
+        id=ids.new_id(),
+        slug=ids.make_slug(summary),
+        summary=summary,
+        mistake=candidate.mistake,
+        remediation=candidate.fix,
+        triggers=Triggers(
+            tool_names=(tool,) if tool else (),
+            command_patterns=command_patterns,
+            path_patterns=path_patterns,
+        ),
+        priority=candidate.priority,
+        confidence=candidate.confidence,
+        tags=candidate.tags,
+        error_lines=candidate.error_lines,
+        status=Status.ACTIVE,
+        provenance=Provenance(
+            source=source,
+            sessions=sessions_of(candidate.evidence),
+            projects=(candidate.project,) if candidate.project else (),
+            occurrences=max(1, len(candidate.evidence)),
+        ),
+        created_at=now,
+        updated_at=now,
+    )
+
+
+@attrs.frozen
+class Outcome:
+    """What intake did with one candidate."""
+
+    status: str  # new | duplicate | rejected | promoted
+    candidate: Candidate
+    reason: str = ""
+    lesson: Lesson | None = None
+
+
+class Intake:
+    """Admits candidates into a store, keeping the known lessons and candidates in memory for
+    the duplicate checks of one scan."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        *,
+        dedup: Callable[[Candidate, list[Lesson]], Lesson | None] | None = None,
+        home: str | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.dedup = dedup
+        self.home = home
+        self.lessons = store.list_lessons()
+        self.pending = store.list_candidates(status="pending")
+        self._lesson_tokens = [_tokens(_lesson_text(lesson)) for lesson in self.lessons]
+        self._pending_tokens = [_tokens(_candidate_text(c)) for c in self.pending]
+        self.promoted = 0
+
+    # -- duplicates ---------------------------------------------------------------------------
+
+    def _duplicate_lesson(self, candidate: Candidate) -> int | None:
+        if self.dedup is not None:
+            found = self.dedup(candidate, self.lessons)
+            if found is None:
+                return None
+            for i, lesson in enumerate(self.lessons):
+                if lesson.id == found.id:
+                    return i
+            return None
+        mine = _tokens(_candidate_text(candidate))
+        best, best_score = None, SIMILARITY
+        for i, theirs in enumerate(self._lesson_tokens):
+            score = _jaccard(mine, theirs)
+            if score >= best_score:
+                best, best_score = i, score
+        return best
+
+    def _duplicate_candidate(self, candidate: Candidate) -> int | None:
+        mine = _tokens(_candidate_text(candidate))
+        best, best_score = None, SIMILARITY
+        for i, other in enumerate(self.pending):
+            if other.tool != candidate.tool or (
+                other.trigger and candidate.trigger and other.trigger != candidate.trigger
+            ):
+                continue
+            score = _jaccard(mine, self._pending_tokens[i])
+            if score >= best_score:
+                best, best_score = i, score
+        return best
+
+    def _bump_lesson(self, index: int, candidate: Candidate) -> Lesson:
+        lesson = self.lessons[index]
+        prov = lesson.provenance
+        sessions = tuple(dict.fromkeys((*prov.sessions, *sessions_of(candidate.evidence))))
+        projects = prov.projects
+        if candidate.project and candidate.project not in projects:
+            projects = (*projects, candidate.project)
+        weights = self.config.scoring
+        confidence = lesson.confidence
+        if len(sessions) >= 2 and len(prov.sessions) < 2:
+            confidence += weights.multi_session_bonus
+        if len(projects) >= 2 and len(prov.projects) < 2:
+            confidence += weights.multi_project_bonus
+        updated = attrs.evolve(
+            lesson,
+            confidence=round(min(max(confidence, lesson.confidence), weights.max_confidence), 3),
+            provenance=attrs.evolve(
+                prov, sessions=sessions, projects=projects, occurrences=prov.occurrences + 1
+            ),
+        )
+        stored = self.store.update_lesson(updated)
+        self.lessons[index] = stored
+        return stored
+
+    def _merge_candidate(self, index: int, candidate: Candidate) -> Candidate:
+        old = self.pending[index]
+        seen = {(e.file, e.line, e.call_id) for e in old.evidence}
+        extra = tuple(e for e in candidate.evidence if (e.file, e.line, e.call_id) not in seen)
+        evidence = old.evidence + extra
+        sessions = len(sessions_of(evidence))
+        projects = len({p for p in (old.project, candidate.project) if p})
+        weights = self.config.scoring
+        bonus = 0.0
+        if sessions >= 2:
+            bonus += weights.multi_session_bonus
+        if projects >= 2:
+            bonus += weights.multi_project_bonus
+        base = max(old.confidence, candidate.confidence)
+        if bonus and sessions_of(old.evidence) and len(sessions_of(old.evidence)) < 2:
+            base += bonus
+        merged = attrs.evolve(
+            old,
+            evidence=evidence,
+            confidence=round(min(base, weights.max_confidence), 3),
+            priority=max(old.priority, scoring.priority((), sessions=sessions), candidate.priority),
+            tags=tuple(dict.fromkeys((*old.tags, *candidate.tags))),
+            error_lines=tuple(dict.fromkeys((*old.error_lines, *candidate.error_lines))),
+        )
+        stored = self.store.update_candidate(merged)
+        self.pending[index] = stored
+        return stored
+
+    # -- admission ----------------------------------------------------------------------------
+
+    def admit(self, candidate: Candidate) -> Outcome:
+        """Check, scrub, deduplicate and store one candidate (promoting Tier 1 at once)."""
+        reason = rejection(candidate)
+        if reason:
+            return Outcome(REJECTED, candidate, reason)
+        candidate = scrub(candidate, self.home)
+        hit = self._duplicate_lesson(candidate)
+        if hit is not None:
+            lesson = self._bump_lesson(hit, candidate)
+            return Outcome(DUPLICATE, candidate, f"repeats lesson {lesson.slug}", lesson)
+        hit = self._duplicate_candidate(candidate)
+        if hit is not None:
+            merged = self._merge_candidate(hit, candidate)
+            return Outcome(DUPLICATE, merged, f"repeats candidate {merged.id}")
+        stored = self.store.add_candidate(candidate)
+        if stored.evidence != candidate.evidence and len(stored.evidence) > 1:
+            return Outcome(DUPLICATE, stored, "merged into an equal candidate")
+        if stored.tier == 1:
+            try:
+                lesson = self.promote(stored)
+            except LessonsError as exc:
+                log.warning("intake.promote_failed", candidate=stored.id, error=str(exc))
+            else:
+                return Outcome(PROMOTED, stored, "", lesson)
+        self.pending.append(stored)
+        self._pending_tokens.append(_tokens(_candidate_text(stored)))
+        return Outcome(NEW, stored)
+
+    def promote(self, candidate: Candidate) -> Lesson:
+        """Turn a candidate into an active lesson and mark it promoted."""
+        lesson = self.store.add_lessons([to_lesson(candidate)])[0]
+        self.store.update_candidate(attrs.evolve(candidate, status="promoted"))
+        self.lessons.append(lesson)
+        self._lesson_tokens.append(_tokens(_lesson_text(lesson)))
+        self.promoted += 1
+        return lesson
+
+
+def dedup_backend(plugins: Any) -> Callable[[Candidate, list[Lesson]], Lesson | None] | None:
+    """The first registered dedup backend's ``find``, if the plugin manager has one."""
+    try:
+        backends = plugins.dedup()
+    except Exception:  # a broken plugin must not stop the scan; Jaccard is the fallback
+        log.warning("intake.dedup_unavailable", exc_info=True)
+        return None
+    for spec in backends.values():
+        find: Callable[[Candidate, list[Lesson]], Lesson | None] = spec.find
+        return find
+    return None

@@ -1,0 +1,127 @@
+"""Read JSONL transcripts line by line, in binary chunks, from a byte offset.
+
+Transcripts grow to hundreds of megabytes and are appended to while we read them, so this never
+loads a whole file: it reads fixed-size chunks, hands out complete lines as ``bytes`` (callers
+decide with a cheap substring test whether a line is worth ``json.loads``), and stops before a
+partial last line so that the next incremental scan starts exactly at its beginning. A single
+line larger than :data:`MAX_LINE` is skipped and counted as bad rather than held in memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from lessons_core.scan.events import Progress
+
+CHUNK = 1 << 20
+#: Lines above this size are skipped (a tool result this large holds no lesson worth the memory).
+MAX_LINE = 16 << 20
+
+
+def iter_lines(
+    path: str | Path, progress: Progress, *, chunk_size: int = CHUNK
+) -> Iterator[tuple[int, int, bytes]]:
+    """Yield ``(line_number, start_offset, line_bytes)`` for each complete line.
+
+    Starts at ``progress.offset`` (line numbers continue from ``progress.line``) and keeps
+    ``progress`` pointing just past the last complete line handed out. The trailing newline is
+    stripped (and a ``\\r`` before it).
+    """
+    offset = progress.offset
+    line_no = progress.line
+    with open(path, "rb") as fh:
+        if offset:
+            fh.seek(offset)
+        parts: list[bytes] = []
+        pending = 0  # bytes held in ``parts``
+        skipping = False  # inside an oversized line, dropping bytes until its newline
+        while True:
+            chunk = fh.read(chunk_size)
+            if not chunk:
+                return
+            start = 0
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                if skipping:
+                    pending += len(chunk)
+                    continue
+                parts.append(chunk)
+                pending += len(chunk)
+                if pending > MAX_LINE:
+                    parts.clear()
+                    skipping = True
+                continue
+            # Finish the line carried over from earlier chunks.
+            if parts or skipping:
+                head = chunk[:nl]
+                length = pending + len(head)
+                line_no += 1
+                line_start = offset
+                offset += length + 1
+                if skipping:
+                    progress.bad_lines += 1
+                    skipping = False
+                    progress.offset, progress.line = offset, line_no
+                else:
+                    parts.append(head)
+                    line = b"".join(parts)
+                    progress.offset, progress.line = offset, line_no
+                    yield line_no, line_start, line.rstrip(b"\r")
+                parts.clear()
+                pending = 0
+                start = nl + 1
+            # Whole lines inside this chunk.
+            end = chunk.rfind(b"\n")
+            if end >= start:
+                for raw in chunk[start:end].split(b"\n"):
+                    line_no += 1
+                    line_start = offset
+                    offset += len(raw) + 1
+                    progress.offset, progress.line = offset, line_no
+                    if len(raw) > MAX_LINE:
+                        progress.bad_lines += 1
+                        continue
+                    yield line_no, line_start, raw.rstrip(b"\r") if raw.endswith(b"\r") else raw
+                start = end + 1
+            tail = chunk[start:]
+            if tail:
+                parts.append(tail)
+                pending = len(tail)
+
+
+def loads(raw: bytes, progress: Progress) -> Any:
+    """Parse one line; a malformed line is counted and yields ``None``."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        progress.bad_lines += 1
+        return None
+
+
+def as_text(value: Any) -> str:
+    """Flatten a ``content`` that may be a string, a list of parts or a part dict into text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, dict):
+                text = item.get("text")
+                if isinstance(text, str):
+                    out.append(text)
+                elif "content" in item:
+                    out.append(as_text(item.get("content")))
+        return "\n".join(p for p in out if p)
+    if isinstance(value, dict):
+        text = value.get("text")
+        if isinstance(text, str):
+            return text
+        return as_text(value.get("content"))
+    return str(value)

@@ -1,0 +1,239 @@
+"""Turn a failing tool call into a trigger that fires on the *kind* of call, not the literal one.
+
+A lesson about ``pytest tests/test_x.py -k slow`` must come back for ``pytest -x other/``; a
+lesson about ``git push --force`` must not fire for every ``git status``. So a shell trigger keeps
+the executable, the subcommand of tools that have them, and a flag that distinguishes the failing
+call from its fix, and drops paths, values and quoting. File tools get a glob on the extension.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import PurePosixPath
+
+#: Tools whose first positional argument selects what they do.
+SUBCOMMAND_TOOLS = frozenset(
+    """
+    git npm pnpm yarn bun cargo go docker podman kubectl pip pip3 uv poetry gh apt apt-get brew
+    dotnet terraform helm conda rustup deno mvn gradle npx-tsc systemctl pnpx composer bundle
+    rails nix just mix
+    """.split()
+)
+#: Words in front of the real executable.
+_PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice", "doas"})
+#: Runners whose next word is the real executable.
+_RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx"})
+#: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
+_RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch", "bundle", "pixi"})
+#: Segments that set up rather than do the work.
+_SETUP = frozenset(
+    {"cd", "export", "source", ".", "set", "echo", "true", "printf", "sleep", "pushd", "popd"}
+)
+_PYTHONS = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: Global options that take a value before the subcommand (``git -C dir push``).
+_VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f"})
+_OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
+
+LANG_BY_EXT = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".rb": "ruby",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".swift": "swift",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cs": "csharp",
+    ".php": "php",
+    ".sh": "shell",
+    ".sql": "sql",
+    ".md": "markdown",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".html": "html",
+    ".css": "css",
+}
+LANG_BY_EXE = {
+    "python": "python",
+    "pytest": "python",
+    "pip": "python",
+    "pip3": "python",
+    "uv": "python",
+    "poetry": "python",
+    "ruff": "python",
+    "mypy": "python",
+    "node": "javascript",
+    "npm": "javascript",
+    "pnpm": "javascript",
+    "yarn": "javascript",
+    "bun": "javascript",
+    "vitest": "javascript",
+    "jest": "javascript",
+    "tsc": "typescript",
+    "go": "go",
+    "golangci-lint": "go",
+    "cargo": "rust",
+    "rustc": "rust",
+    "ruby": "ruby",
+    "bundle": "ruby",
+    "rails": "ruby",
+    "mvn": "java",
+    "gradle": "java",
+    "dotnet": "csharp",
+}
+
+
+def _tokens(command: str) -> list[str]:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return command.split()
+
+
+def segments(command: str) -> list[list[str]]:
+    """The simple commands of a command line (split at ``&&``, ``||``, ``;``, ``|``)."""
+    out: list[list[str]] = [[]]
+    for tok in _tokens(command.replace("\n", " ; ")):
+        if tok in _OPERATORS or (tok and set(tok) <= set("&|;()")):
+            if out[-1]:
+                out.append([])
+            continue
+        out[-1].append(tok)
+    return [s for s in out if s]
+
+
+class Shape:
+    """The parts of a simple command a trigger is made of."""
+
+    __slots__ = ("exe", "flags", "sub")
+
+    def __init__(self, exe: str, sub: str | None, flags: tuple[str, ...]) -> None:
+        self.exe = exe
+        self.sub = sub
+        self.flags = flags
+
+    def __repr__(self) -> str:
+        return f"Shape({self.exe!r}, {self.sub!r}, {self.flags!r})"
+
+
+def shape_of(tokens: list[str]) -> Shape | None:
+    """Executable, subcommand and flags of one simple command, after prefixes and runners."""
+    i = 0
+    while i < len(tokens) and (_ASSIGNMENT.match(tokens[i]) or tokens[i] in _PREFIXES):
+        i += 1
+    if i < len(tokens) and tokens[i] == "timeout":
+        i += 2 if i + 1 < len(tokens) and tokens[i + 1][:1].isdigit() else 1
+    if i >= len(tokens):
+        return None
+    exe = PurePosixPath(tokens[i]).name or tokens[i]
+    rest = tokens[i + 1 :]
+    if exe in _RUNNERS and rest:
+        exe, rest = PurePosixPath(rest[0]).name, rest[1:]
+    if exe in _RUN_TOOLS and len(rest) >= 2 and rest[0] in ("run", "exec"):
+        exe, rest = PurePosixPath(rest[1]).name, rest[2:]
+    if _PYTHONS.match(exe) and len(rest) >= 2 and rest[0] == "-m":
+        exe, rest = rest[1], rest[2:]
+    sub = None
+    if exe in SUBCOMMAND_TOOLS:
+        takes_value = False
+        for tok in rest:
+            if takes_value:
+                takes_value = False
+                continue
+            if tok in _VALUE_FLAGS:
+                takes_value = True
+                continue
+            if not tok.startswith("-"):
+                sub = tok if re.fullmatch(r"[A-Za-z][\w:.-]*", tok) else None
+                break
+    flags = tuple(dict.fromkeys(t.split("=", 1)[0] for t in rest if re.match(r"^--?[A-Za-z]", t)))
+    return Shape(exe, sub, flags)
+
+
+def main_shape(command: str) -> Shape | None:
+    """The shape of the command that does the work (set-up segments like ``cd`` are skipped)."""
+    shapes = [s for s in (shape_of(seg) for seg in segments(command)) if s is not None]
+    for shape in shapes:
+        if shape.exe not in _SETUP:
+            return shape
+    return shapes[0] if shapes else None
+
+
+def _escape(text: str) -> str:
+    """``re.escape`` without the needless escaping of ``-`` (patterns stay readable)."""
+    return re.escape(text).replace("\\-", "-")
+
+
+def _word(text: str) -> str:
+    """``\\bword\\b`` where the ends are word characters, look-arounds otherwise."""
+    esc = _escape(text)
+    left = r"\b" if re.match(r"\w", text) else r"(?<![\w./-])"
+    right = r"\b" if re.search(r"\w$", text) else r"(?![\w-])"
+    return f"{left}{esc}{right}"
+
+
+def command_trigger(failing: str, fix: str | None = None) -> str | None:
+    """A regex for commands like ``failing``: executable, subcommand and a distinguishing flag.
+
+    The flag is one the failing call used and the fix dropped (``pip install --user`` fixed by
+    ``pip install``); when the fix is a different executable altogether no flag is needed.
+    """
+    shape = main_shape(failing)
+    if shape is None:
+        return None
+    pattern = _word(shape.exe)
+    if shape.sub:
+        pattern += r"\s+(?:\S+\s+)*?" + _word(shape.sub)
+    fixed = main_shape(fix) if fix else None
+    if fixed is not None and fixed.exe == shape.exe:
+        dropped = [f for f in shape.flags if f not in fixed.flags and f not in _VALUE_FLAGS]
+        if dropped:
+            flag = _escape(dropped[0])
+            pattern += rf"(?=.*\s{flag}(?:[\s=]|$))"
+    return pattern
+
+
+def path_trigger(path: str) -> str | None:
+    """A glob for files like ``path``: its extension anywhere, or its exact name."""
+    p = PurePosixPath(path.replace("\\", "/"))
+    if not p.name:
+        return None
+    if p.suffix and p.stem:
+        return f"**/*{p.suffix}"
+    return f"**/{p.name}"
+
+
+def tags_for(tool: str | None, command: str | None, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """``tool:<executable or tool>`` and ``lang:<language>`` tags."""
+    tags: list[str] = []
+    lang = None
+    if command:
+        shape = main_shape(command)
+        if shape is not None:
+            tags.append(f"tool:{shape.exe.lower()}")
+            lang = LANG_BY_EXE.get(shape.exe.lower())
+            if lang is None and _PYTHONS.match(shape.exe):
+                lang = "python"
+    elif tool:
+        tags.append(f"tool:{tool.lower()}")
+    for path in paths:
+        lang = lang or LANG_BY_EXT.get(PurePosixPath(path).suffix.lower())
+    if lang:
+        tags.append(f"lang:{lang}")
+    return tuple(tags)
