@@ -54,7 +54,9 @@ def run_claude(scratch: Scratch, server: FakeAnthropic, prompt: str = "run the t
         pytest.fail(f"claude did not finish in {RUN_TIMEOUT} s; requests in {scratch.root}: {exc}")
     if proc.returncode != 0:
         server.dump(scratch.root / "requests.jsonl")
-        pytest.fail(f"claude exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        pytest.fail(
+            f"claude exited {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return proc.stdout
 
 
@@ -110,3 +112,110 @@ def test_hooks_fire_and_stay_silent_without_lessons(scratch):
     second = server.main_requests()[-1]
     ((result, _),) = tool_results(second)
     assert not result.get("is_error")
+
+
+PYTEST = "python -m pytest -q tests"
+
+
+def _main(server: FakeAnthropic) -> list[dict[str, Any]]:
+    requests = server.main_requests()
+    assert requests, "claude never asked the model"
+    return requests
+
+
+def test_hint_arrives_with_the_tool_result(scratch):
+    """A hint on pytest: the call runs, and the lesson reaches the model next to its result."""
+    marker = setup(scratch)
+    add_lesson(
+        scratch,
+        {
+            "summary": "pytest here needs the cache plugin off",
+            "mistake": "pytest writes .pytest_cache into a read-only checkout",
+            "remediation": "Pass -p no:cacheprovider (HINT-7Q4).",
+            "type": "hint",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": [r"\bpytest\b"]},
+            "priority": 8,
+        },
+    )
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(scratch, server)
+    assert marker.exists(), "a hint must not stop the call"
+    first, *_, last = _main(server)
+    assert "HINT-7Q4" not in json.dumps(first)
+    ((result, siblings),) = tool_results(last)
+    assert not result.get("is_error")
+    context = "\n".join(str(b.get("text", "")) for b in siblings)
+    assert "HINT-7Q4" in context, json.dumps(last["messages"][-1])[:2000]
+    assert "PreToolUse" in context
+
+
+def test_guard_blocks_the_call(scratch):
+    """A guard denies the call: pytest never runs and the model reads the reason."""
+    marker = setup(scratch)
+    add_lesson(
+        scratch,
+        {
+            "summary": "never run the suite against production",
+            "mistake": "the suite was run with the production settings",
+            "remediation": "Run it with --settings=test instead (GUARD-3Z8).",
+            "type": "guard",
+            "triggers": {
+                "toolNames": ["Bash"],
+                "commandPatterns": [r"\bpytest\b(?!.*--settings=test)"],
+            },
+            "priority": 9,
+        },
+    )
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(scratch, server)
+    assert not marker.exists(), "the guard did not stop the call"
+    ((result, _),) = tool_results(_main(server)[-1])
+    assert result.get("is_error") is True
+    assert "GUARD-3Z8" in result_text(result)
+
+
+def test_nudge_blocks_once_then_the_retry_runs(scratch):
+    """A nudge denies the first matching call only; the same call made again runs."""
+    marker = setup(scratch)
+    add_lesson(
+        scratch,
+        {
+            "summary": "the test suite is slow with coverage",
+            "mistake": "coverage made a quick check take minutes",
+            "remediation": "For a quick check, add --no-cov (NUDGE-5K1).",
+            "type": "nudge",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": [r"\bpytest\b"]},
+            "priority": 7,
+        },
+    )
+    with FakeAnthropic(PYTEST, retry_after_deny=True) as server:
+        run_claude(scratch, server)
+    assert marker.exists(), "the retry should have run"
+    results = tool_results(_main(server)[-1])
+    assert len(results) == 2
+    (denied, _), (ran, _) = results
+    assert denied.get("is_error") is True
+    assert "NUDGE-5K1" in result_text(denied)
+    assert "same call again" in result_text(denied)
+    assert not ran.get("is_error")
+    assert "NUDGE-5K1" not in result_text(ran)
+
+
+def test_protocol_is_in_the_first_request(scratch):
+    """The #lesson protocol reaches the model with the very first request (SessionStart)."""
+    setup(scratch)
+    add_lesson(
+        scratch,
+        {
+            "summary": "a lesson so that the manifest exists",
+            "mistake": "m",
+            "remediation": "r",
+            "type": "hint",
+            "triggers": {"toolNames": ["Read"], "pathPatterns": ["**/never-read.txt"]},
+        },
+    )
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(scratch, server)
+    first = json.dumps(_main(server)[0])
+    assert "SessionStart hook additional context" in first
+    assert "#lesson" in first and "#/lesson" in first
