@@ -118,10 +118,10 @@ def _visit(op: Any, arg: Any, counting: bool) -> str | None:
 
 
 def _check_alternations(source: str, flags: int) -> str | None:
-    for branches in _repeated_alternations(source):
+    for branches, scoped in _repeated_alternations(source):
         firsts: list[frozenset[str]] = []
         for branch in branches:
-            first = _first_set(branch, flags)
+            first = _first_set(branch, flags | scoped)
             if first is None:
                 return f"repeated alternation with a branch that can match empty ({branch!r})"
             for earlier in firsts:
@@ -132,10 +132,11 @@ def _check_alternations(source: str, flags: int) -> str | None:
     return None
 
 
-def _repeated_alternations(source: str) -> list[list[str]]:
-    """The branch texts of every group with a top-level ``|`` that a counting repeat follows."""
-    found: list[list[str]] = []
-    stack: list[tuple[int, list[int]]] = []
+def _repeated_alternations(source: str) -> list[tuple[list[str], int]]:
+    """Every group with a top-level ``|`` that a counting repeat follows: its branch texts and
+    the scoped flags (``(?i:…)``) in force around it."""
+    found: list[tuple[list[str], int]] = []
+    stack: list[tuple[int, list[int], int]] = []
     i = 0
     n = len(source)
     while i < n:
@@ -151,16 +152,20 @@ def _repeated_alternations(source: str) -> list[list[str]]:
             if kind == "skip":
                 i = j
                 continue
-            stack.append((j, []))
+            scoped = stack[-1][2] if stack else 0
+            head = source[i:j]
+            if head.endswith(":") and "i" in head.split("-")[0]:
+                scoped |= re.IGNORECASE
+            stack.append((j, [], scoped))
             i = j
             continue
         if c == "|" and stack:
             stack[-1][1].append(i)
         elif c == ")" and stack:
-            start, bars = stack.pop()
+            start, bars, scoped = stack.pop()
             if bars and _counting_quantifier(source, i + 1):
                 edges = [start - 1, *bars, i]
-                found.append([source[a + 1 : b] for a, b in itertools.pairwise(edges)])
+                found.append(([source[a + 1 : b] for a, b in itertools.pairwise(edges)], scoped))
         i += 1
     return found
 
