@@ -42,7 +42,7 @@ def test_floors_leave_out_weak_and_inactive_lessons(store, home):
 
 
 def test_indexes_by_tool_any_tool_and_session(store, home):
-    """Tool-gated lessons go under each tool, pattern-only ones in anyTool, directives in session."""
+    """Tool-gated lessons go under each tool, pattern-only ones in anyTool, directives at start."""
     bash = make_lesson(priority=3, triggers={"tool_names": ["Bash"], "command_patterns": ["git"]})
     both = make_lesson(
         priority=9, triggers={"tool_names": ["Edit", "Write"], "path_patterns": ["*.py"]}
