@@ -408,3 +408,13 @@ def test_unwritable_home_is_a_store_error(tmp_path: Path) -> None:
             open_sqlite_store(locked)
     finally:
         locked.chmod(stat.S_IRWXU)
+
+
+def test_prefix_is_literal_not_a_pattern(store: SQLiteStore) -> None:
+    """Characters that LIKE or GLOB would treat as wildcards match only themselves."""
+    a, _ = store.add_lessons(
+        [make_lesson(1, slug="use_under-score-aaaa"), make_lesson(2, slug="usexunder-bbbb")]
+    )
+    assert store.get_lesson("use_") == a
+    assert store.get_lesson("use%") is None
+    assert store.get_lesson("use*") is None

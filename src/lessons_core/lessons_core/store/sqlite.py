@@ -134,6 +134,8 @@ def _camel(name: str) -> str:
 
 #: (attribute, JSON key) of every trigger list, read off the model so a new list is stored too.
 _TRIGGER_KEYS = tuple((f.name, _camel(f.name)) for f in attrs.fields(Triggers))
+#: Sorts after every character a key can hold: ``prefix + _MAX_CHAR`` bounds a prefix range.
+_MAX_CHAR = "\U0010ffff"
 _SCAN_COLUMNS = ("offset", "size", "mtime_ns", "inode")
 
 
@@ -504,11 +506,11 @@ class SQLiteStore:
             return None
         rows = self._read(f"{_LESSON_SELECT} WHERE id = ? OR slug = ?", (key.upper(), key))
         if not rows:
-            n = len(key)
+            # Half-open ranges instead of substr()/LIKE so both lookups use their unique index.
             rows = self._read(
-                f"{_LESSON_SELECT} WHERE substr(id, 1, ?) = ? OR substr(slug, 1, ?) = ? "
+                f"{_LESSON_SELECT} WHERE (id >= ? AND id < ?) OR (slug >= ? AND slug < ?) "
                 "ORDER BY id LIMIT 11",
-                (n, key.upper(), n, key),
+                (key.upper(), key.upper() + _MAX_CHAR, key, key + _MAX_CHAR),
             )
         if len(rows) > 1:
             shown = ", ".join(f"{r['slug']} ({r['id']})" for r in rows[:10])
@@ -611,7 +613,8 @@ class SQLiteStore:
         if not key:
             return None
         rows = self._read(
-            f"{_CANDIDATE_SELECT} WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 11", (len(key), key)
+            f"{_CANDIDATE_SELECT} WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+            (key, key + _MAX_CHAR),
         )
         exact = [r for r in rows if r["id"] == key]
         if exact:
