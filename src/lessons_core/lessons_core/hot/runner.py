@@ -30,6 +30,7 @@ COMMAND_IN_MESSAGE_CHARS = 200
 
 HANDLERS = {
     "pre_tool": "lessons_core.hot.runner:handle_pre_tool",
+    "post_tool": "lessons_core.hot.runner:handle_post_tool",
     "session_start": "lessons_core.hot.runner:handle_session_start",
     "subagent_start": "lessons_core.hot.runner:handle_subagent_start",
     "pre_compact": "lessons_core.hot.runner:handle_pre_compact",
@@ -188,6 +189,11 @@ def handle_pre_tool(event, manifest, state, environ, stats):
         kind = lessons[lesson_id].get("type", "hint")
         by_type.get(kind, by_type["hint"]).append(lesson_id)
 
+    # A post-tool event that carries hints (see handle_post_tool) never denies: the call ran.
+    after_the_call = event.get("event") == "post_tool"
+    if after_the_call:
+        by_type["guard"] = by_type["nudge"] = []
+
     if by_type["guard"]:
         command = _short_command(event.get("command"))
         items = [
@@ -215,6 +221,11 @@ def handle_pre_tool(event, manifest, state, environ, stats):
             decision["deny"] = decision["deny"] + "\n\n" + RETRY_NOTE
             return decision
 
+    if event.get("deliver_hints") is False:
+        # The agent cannot show context before this call (Gemini's BeforeTool): the hints are
+        # left unclaimed for the post-tool event of the same call.
+        return decision
+
     hints = by_type["hint"]
     if session is not None:
         seen = [i for i in hints if session.has(i)]
@@ -225,6 +236,18 @@ def handle_pre_tool(event, manifest, state, environ, stats):
     chosen, dropped = select.fit(items, budget, limit)
     chosen, lost = _claim(session, chosen, "")
     return _finish(decision, chosen, dropped + lost, deny=False)
+
+
+def handle_post_tool(event, manifest, state, environ, stats):
+    """Hints delivered with a call's result, for agents that ask for it (``deliver_hints``).
+
+    Gemini drops context given before a tool runs, so its adapter marks the pre-tool event
+    ``deliver_hints: False`` (guards and nudges only) and the post-tool event of the same call
+    ``deliver_hints: True``; the hints then ride along with the result, as elsewhere.
+    """
+    if not event.get("deliver_hints"):
+        return new_decision()
+    return handle_pre_tool(event, manifest, state, environ, stats)
 
 
 def _claim(session, chosen, prefix):
