@@ -36,6 +36,7 @@ def test_newer_schema_is_refused(home: Path) -> None:
         store.add_lessons([make_lesson()])
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {migrations.LATEST + 5}")
+    conn.execute("PRAGMA journal_mode = DELETE")
     conn.close()
     with pytest.raises(StoreError) as excinfo:
         SQLiteStore(path)
@@ -43,6 +44,7 @@ def test_newer_schema_is_refused(home: Path) -> None:
     assert f"newer lessons (schema {migrations.LATEST + 5}); upgrade lessons" in message
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT count(*) FROM lessons").fetchone()[0] == 1
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # not switched to WAL
     conn.close()
 
 

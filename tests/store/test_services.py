@@ -106,3 +106,14 @@ def test_session_bundles_store_config_and_plugins(home: Path) -> None:
         assert isinstance(s.config, Config)
         assert "sqlite" in s.plugins.stores()
         assert s.home == home
+
+
+def test_rebuild_manifest_with_the_real_compiler(home: Path) -> None:
+    """With the compiler installed, the manifest is written to LESSONS_HOME and lists the lesson."""
+    pytest.importorskip("lessons_core.compiler.build")
+    with services.open_store() as store:
+        (stored,) = store.add_lessons([make_lesson()])
+        path = services.rebuild_manifest(store)
+    assert path is not None
+    assert path.parent == home
+    assert stored.id in path.read_text()

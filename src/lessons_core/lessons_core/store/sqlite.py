@@ -344,8 +344,12 @@ class SQLiteStore:
         conn.row_factory = sqlite3.Row
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000):d}")
-            # Reading the schema version first makes a non-database file fail here, clearly.
-            conn.execute("PRAGMA user_version").fetchone()
+            # Reading the schema version first makes a non-database file fail here, clearly,
+            # and refuses a newer store before anything (even the journal mode) is changed.
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > migrations.LATEST:
+                conn.close()
+                raise migrations.newer_schema_error(version, self.path)
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 log.warning("store.no_wal", path=str(self.path), journal_mode=mode)
