@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 from lessons_claude.plugin import agent_spec
-
 from lessons_core import installing
 
 REPO = Path(__file__).resolve().parents[1]
