@@ -63,7 +63,11 @@ class MatcherSpec:
 
 @attrs.frozen
 class StoreSpec:
-    """A store backend: ``factory(config, home)`` returns an object of the Store protocol."""
+    """A store backend: ``factory(config, home)`` returns an object of the Store protocol.
+
+    Selected by name with ``"store"`` in ``config.json``; check a backend with
+    :class:`lessons_core.testing.StoreContract`.
+    """
 
     name: str
     factory: Callable[..., Any]
@@ -72,7 +76,10 @@ class StoreSpec:
 
 @attrs.frozen
 class DedupSpec:
-    """A deduplication backend: ``find(candidate, lessons)`` returns the duplicated lesson or None."""
+    """A deduplication backend: ``find(item, lessons)`` returns the lesson ``item`` duplicates.
+
+    ``item`` is a candidate or a lesson; ``None`` means no duplicate.
+    """
 
     name: str
     find: Callable[..., Any]
