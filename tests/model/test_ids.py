@@ -1,0 +1,67 @@
+"""ULIDs and slugs."""
+
+from __future__ import annotations
+
+import re
+
+from lessons_core import ids
+
+
+def test_new_id_is_a_canonical_ulid_and_unique():
+    """Ids are 26 Crockford base32 characters, and a thousand of them never collide."""
+    made = [ids.new_id() for _ in range(1000)]
+    assert all(ids.is_ulid(value) for value in made)
+    assert len(set(made)) == len(made)
+
+
+def test_ids_sort_by_creation_time():
+    """A later id sorts after an earlier one at millisecond resolution (ULID's time prefix)."""
+    import time
+
+    first = ids.new_id()
+    time.sleep(0.002)
+    assert ids.new_id() > first
+
+
+def test_is_ulid_rejects_lowercase_and_wrong_length():
+    """Only the canonical upper-case 26-character form counts."""
+    assert not ids.is_ulid("01knh2fracbqmqwx29gpye47d8")
+    assert not ids.is_ulid("01JQSEED00000000000000001")
+    assert not ids.is_ulid("01KNH2FRACBQMQWX29GPYE47DU")  # U is not in Crockford base32
+
+
+def test_slug_is_kebab_case_summary_plus_random_suffix():
+    """Punctuation collapses to single dashes and a 4-character suffix follows."""
+    slug = ids.make_slug("Use `python -m pytest`, not bare pytest!")
+    assert re.fullmatch(r"use-python-m-pytest-not-bare-pytest-[a-z0-9]{4}", slug)
+
+
+def test_slug_folds_accents_to_ascii():
+    """Accented letters become their ASCII base letters; other scripts are dropped."""
+    assert ids.slug_stem("Café naïve Ünïcode façade") == "cafe-naive-unicode-facade"
+    assert ids.slug_stem("日本語 only") == "only"
+
+
+def test_slug_is_cut_at_a_word_boundary():
+    """Long summaries are trimmed to at most 50 characters without cutting a word."""
+    summary = "never run the full integration suite on every save because it takes minutes"
+    stem = ids.slug_stem(summary)
+    assert len(stem) <= ids.SLUG_MAX
+    assert summary.replace(" ", "-").startswith(stem)
+    assert stem == "never-run-the-full-integration-suite-on-every-save"
+
+
+def test_slug_of_an_overlong_single_word_is_cut():
+    """A single word longer than the limit is cut rather than dropped."""
+    assert ids.slug_stem("x" * 80) == "x" * ids.SLUG_MAX
+
+
+def test_slug_of_nothing_usable_falls_back():
+    """A summary with no ASCII letters still gives a usable slug."""
+    assert re.fullmatch(r"lesson-[a-z0-9]{4}", ids.make_slug("!!! ???"))
+
+
+def test_two_slugs_of_the_same_summary_differ():
+    """The random suffix keeps equal summaries apart (collisions are 1 in 36**4)."""
+    slugs = {ids.make_slug("same summary") for _ in range(50)}
+    assert len(slugs) > 45

@@ -1,0 +1,187 @@
+"""Secret redaction and home-path normalisation.
+
+The fake secrets are assembled at run time from a prefix and filler, so this file does not itself
+look like a leak to secret scanners.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lessons_core.privacy import find_secrets, normalize_home, redact, scrub
+
+A = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zC"  # 32 mixed alphanumerics
+HEX = "0123456789abcdef"
+
+
+def fill(n: int, alphabet: str = A) -> str:
+    return (alphabet * (n // len(alphabet) + 1))[:n]
+
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA"
+    + fill(60)
+    + "\n"
+    + fill(40)
+    + "\n-----END RSA PRIVATE KEY-----"
+)
+JWT = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + fill(43)
+
+#: (kind, text containing the secret, the secret itself)
+SECRETS = [
+    ("openai-key", "OPENAI key sk-" + fill(48), "sk-" + fill(48)),
+    ("openai-key", "key: sk-proj-" + fill(60), "sk-proj-" + fill(60)),
+    ("openai-key", "sk-svcacct-" + fill(40), "sk-svcacct-" + fill(40)),
+    ("anthropic-key", "sk-ant-api03-" + fill(90), "sk-ant-api03-" + fill(90)),
+    ("anthropic-key", "sk-ant-admin01-" + fill(60), "sk-ant-admin01-" + fill(60)),
+    ("github-token", "token ghp_" + fill(36), "ghp_" + fill(36)),
+    ("github-token", "gho_" + fill(36), "gho_" + fill(36)),
+    ("github-token", "ghs_" + fill(36), "ghs_" + fill(36)),
+    ("github-token", "github_pat_11ABCDEFG0" + fill(70, A + "_"), "github_pat_11ABCDEFG0"),
+    ("gitlab-token", "glpat-" + fill(20), "glpat-" + fill(20)),
+    ("aws-access-key", "AKIA" + "IOSFODNN7EXAMPL1", "AKIAIOSFODNN7EXAMPL1"),
+    ("aws-access-key", "ASIA" + "Y34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A"),
+    ("aws-secret-key", "aws_secret_access_key = " + fill(40, A + "/+"), fill(40, A + "/+")),
+    ("google-api-key", "AIza" + fill(35), "AIza" + fill(35)),
+    ("google-oauth-secret", "GOCSPX-" + fill(28), "GOCSPX-" + fill(28)),
+    ("google-oauth-token", "ya29." + fill(60), "ya29." + fill(60)),
+    ("slack-token", "xoxb-1234567890-" + fill(24), "xoxb-1234567890-" + fill(24)),
+    ("slack-token", "xoxp-" + fill(30, HEX), "xoxp-" + fill(30, HEX)),
+    ("slack-webhook", "https://hooks.slack.com/services/T000/B000/" + fill(24), fill(24)),
+    ("stripe-key", "sk_live_" + fill(24), "sk_live_" + fill(24)),
+    ("stripe-key", "rk_test_" + fill(24), "rk_test_" + fill(24)),
+    ("stripe-webhook-secret", "whsec_" + fill(32), "whsec_" + fill(32)),
+    ("npm-token", "//registry.npmjs.org/:_authToken=npm_" + fill(36), "npm_" + fill(36)),
+    ("pypi-token", "pypi-AgEIcHlwaS5vcmc" + fill(60), "pypi-AgEIcHlwaS5vcmc"),
+    ("huggingface-token", "hf_" + fill(34), "hf_" + fill(34)),
+    ("sendgrid-key", "SG." + fill(22) + "." + fill(43), "SG." + fill(22)),
+    ("twilio-key", "SK" + fill(32, HEX), "SK" + fill(32, HEX)),
+    ("mailgun-key", "key-" + fill(32, HEX), "key-" + fill(32, HEX)),
+    ("digitalocean-token", "dop_v1_" + fill(64, HEX), "dop_v1_" + fill(64, HEX)),
+    ("shopify-token", "shpat_" + fill(32, HEX), "shpat_" + fill(32, HEX)),
+    ("databricks-token", "dapi" + fill(32, HEX), "dapi" + fill(32, HEX)),
+    (
+        "age-secret-key",
+        "AGE-SECRET-KEY-1" + fill(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
+        "AGE-SECRET-KEY-1",
+    ),
+    ("telegram-bot-token", "123456789:AA" + fill(33), ":AA" + fill(33)),
+    ("discord-webhook", "https://discord.com/api/webhooks/123456/" + fill(60), fill(60)),
+    ("jwt", "cookie=" + JWT, JWT),
+    ("azure-storage-key", "AccountKey=" + fill(86) + "==", fill(86)),
+    ("authorization", 'curl -H "Authorization: Bearer ' + fill(40) + '"', fill(40)),
+    ("authorization", "Authorization: Basic " + fill(24) + "==", fill(24)),
+    ("bearer-token", "use Bearer " + fill(30) + " for it", fill(30)),
+    ("url-credentials", "postgres://admin:" + "Pa55w0rd!x" + "@db.internal:5432/app", "Pa55w0rd!x"),
+    ("url-credentials", "https://user:" + fill(12) + "@github.com/acme/x.git", fill(12)),
+    ("private-key", PEM, "MIIEowIBAAKCAQEA"),
+    ("secret", 'password = "' + "hunter2hunter" + '"', "hunter2hunter"),
+    ("secret", '{"password": "' + "c0rrect-h0rse" + '"}', "c0rrect-h0rse"),
+    ("secret", "export DB_PASSWORD=" + "s3cr3tValue9", "s3cr3tValue9"),
+    ("secret", "client_secret: " + fill(20), fill(20)),
+    ("secret", 'SECRET_KEY="django-insecure-' + fill(20) + '"', fill(20)),
+    ("secret", "api_key=" + fill(16), fill(16)),
+]
+
+
+def test_at_least_thirty_kinds_are_covered():
+    """The catalogue below spans the major providers and the generic forms."""
+    assert len({kind for kind, _, _ in SECRETS}) >= 30
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "secret"), SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)]
+)
+def test_secret_is_redacted_with_its_kind(kind, text, secret):
+    """The secret disappears and the placeholder names what it was."""
+    out = redact(text)
+    assert secret not in out
+    assert f"[REDACTED:{kind}]" in out
+    assert kind in find_secrets(text)
+
+
+def test_labels_around_secrets_survive():
+    """Only the value goes: the reader still sees which setting held a secret."""
+    assert redact("export DB_PASSWORD=s3cr3tValue9") == "export DB_PASSWORD=[REDACTED:secret]"
+    assert redact('curl -H "Authorization: Bearer ' + fill(40) + '" x') == (
+        'curl -H "Authorization: Bearer [REDACTED:authorization]" x'
+    )
+    assert redact("git clone https://bob:" + fill(12) + "@github.com/a/b") == (
+        "git clone https://[REDACTED:url-credentials]@github.com/a/b"
+    )
+
+
+KEEP = [
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "Store client_id and client_secret as separate credentials.",
+    "the webhook secret is missing, fail fast with 401",
+    "token = os.environ['GITHUB_TOKEN']",
+    'password = getpass.getpass("Password: ")',
+    "api_key = settings.api_key",
+    'token="${TOKEN}"',
+    "password: <your password here>",
+    "AKIA is the prefix of AWS access key ids",
+    "Run python -m pytest -p no:cacheprovider -x",
+    "skip-worktree and sk-learn are not keys",
+    "https://github.com/acme/widgets.git",
+    "ssh git@github.com:acme/widgets.git",
+    "Authorization header must be set",
+    "01KNH2FRACBQMQWX29GPYE47D8",
+    "The session token expired; refresh it.",
+]
+
+
+@pytest.mark.parametrize("text", KEEP)
+def test_ordinary_text_survives(text):
+    """Shas, UUIDs, code reading secrets from elsewhere and prose about secrets stay intact."""
+    assert redact(text) == text
+    assert find_secrets(text) == []
+
+
+def test_redaction_is_idempotent():
+    """Redacting twice changes nothing more (export may see already-scrubbed text)."""
+    text = " ".join(t for _, t, _ in SECRETS)
+    once = redact(text)
+    assert redact(once) == once
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/home/alice/src/app/main.py", "~/src/app/main.py"),
+        ("/Users/bob/Library/x", "~/Library/x"),
+        ("C:\\Users\\carol\\repo\\a.py", "~\\repo\\a.py"),
+        ("C:/Users/carol/repo", "~/repo"),
+        ('"cwd": "/home/dave"', '"cwd": "~"'),
+        ("cd /home/erin && ls", "cd ~ && ls"),
+        ("/var/home/x/y", "/var/home/x/y"),
+        ("/Users/Shared/data", "/Users/Shared/data"),
+        ("relative/home/x", "relative/home/x"),
+    ],
+)
+def test_normalize_home_generic_forms(text, expected):
+    """Home directories of any user and OS become ~; look-alikes inside other paths do not."""
+    assert normalize_home(text, home="/nonexistent-home") == expected
+
+
+def test_normalize_home_uses_the_given_home_first(tmp_path):
+    """A home outside the usual roots (e.g. /srv/users/x) is normalised too, on a boundary."""
+    home = "/srv/users/frank"
+    assert normalize_home(f"{home}/proj and {home}x/other", home=home) == (
+        f"~/proj and {home}x/other"
+    )
+
+
+def test_normalize_home_defaults_to_the_current_user(monkeypatch, tmp_path):
+    """Without a home argument the user's own home is used."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert normalize_home(f"{tmp_path}/a") == "~/a"
+
+
+def test_scrub_does_both():
+    """Export and the scanner use one call."""
+    assert scrub("/home/gina/.netrc has password=" + fill(12), home="/x") == (
+        "~/.netrc has password=[REDACTED:secret]"
+    )
