@@ -19,6 +19,7 @@ third-party package must say who is to blame.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -90,7 +91,14 @@ def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.Plugi
 
     if env.get("LESSONS_DISABLE_PLUGIN_AUTOLOAD", "").strip().lower() not in _TRUE:
         only = _names(env.get("LESSONS_PLUGINS"))
-        for ep_name, dist_name in _entry_points():
+        loaded_all = False
+        if not only and not blocked:
+            # The common case: one pass over the installed distributions. If a plugin breaks,
+            # the named pass below loads the rest and reports the culprit by name.
+            with contextlib.suppress(Exception):
+                pm.load_setuptools_entrypoints(PROJECT)
+                loaded_all = True
+        for ep_name, dist_name in () if loaded_all else _entry_points():
             if only and ep_name not in only and dist_name not in only:
                 continue
             if ep_name in blocked or dist_name in blocked or pm.get_plugin(ep_name) is not None:
