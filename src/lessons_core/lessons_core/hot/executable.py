@@ -39,7 +39,11 @@ def blank_quotes(command):
         if c == '"':
             i = _double_quoted(command, i + 1, out)
             continue
-        if c == "<" and command.startswith("<<", i) and not command.startswith("<<<", i):
+        if c == "<" and command.startswith("<<", i):
+            if command.startswith("<<<", i):  # a here-string: its word is quoted data as usual
+                out.append("<<<")
+                i += 3
+                continue
             i = _heredoc_operator(command, i, out, pending_heredocs)
             continue
         if c == "\n" and pending_heredocs:

@@ -1,0 +1,100 @@
+"""After a real hook run the process holds no third-party or heavy stdlib module."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+from hot_support import HERE, install_manifest, make_lesson
+
+from lessons_core.models import LessonType
+
+BANNED = {
+    "pluggy",
+    "attr",
+    "attrs",
+    "cattrs",
+    "cattr",
+    "structlog",
+    "click",
+    "importlib.metadata",
+    "typing",
+    "dataclasses",
+    "logging",
+    "lessons_core.models",
+}
+
+CLAUDE_RUN = """
+import sys
+from lessons_claude import hook
+status = hook.main()
+with open(sys.argv[1], "w", encoding="utf-8") as fh:
+    fh.write("\\n".join(sorted(sys.modules)))
+sys.exit(status)
+"""
+
+
+def _catalogue(home):
+    install_manifest(
+        home,
+        make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": [r"\bpytest\b"]}),
+        make_lesson(
+            type=LessonType.GUARD, triggers={"tool_names": ["Bash"], "command_patterns": ["rm -rf"]}
+        ),
+        make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["**/*.py"]}, scope="x"),
+        make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["*.py"]}),
+        make_lesson(type=LessonType.DIRECTIVE, tags=["lang:python"]),
+    )
+
+
+def _loaded(tmp_path, argv, payload):
+    out_file = tmp_path / "modules.txt"
+    proc = subprocess.run(
+        [*argv, str(out_file)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return set(out_file.read_text().split()), proc.stdout
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"event": "pre_tool", "tool": "Bash", "command": "pytest -q", "session_id": "m"},
+        {"event": "pre_tool", "tool": "Edit", "paths": ["/a/b.py"], "content": "x", "cwd": "/"},
+        {"event": "session_start", "source": "startup", "session_id": "m", "cwd": "/"},
+    ],
+)
+def test_runner_imports_only_the_standard_library(home, tmp_path, payload):
+    """The echo adapter through the runner: none of the banned modules gets imported."""
+    _catalogue(home)
+    loaded, stdout = _loaded(
+        tmp_path, [sys.executable, str(HERE / "run_echo_hook.py"), "--modules"], payload
+    )
+    assert stdout  # something was delivered, so the whole path ran
+    assert "lessons_core.hot.runner" in loaded
+    assert not (loaded & BANNED), sorted(loaded & BANNED)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("lessons_claude") is None, reason="Claude adapter not installed"
+)
+def test_claude_hook_imports_only_the_standard_library(home, tmp_path):
+    """The Claude Code hook on a real PreToolUse payload stays within the standard library."""
+    _catalogue(home)
+    payload = {
+        "session_id": "m",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -q"},
+    }
+    loaded, stdout = _loaded(tmp_path, [sys.executable, "-c", CLAUDE_RUN], payload)
+    assert b"Lesson" in stdout
+    assert not (loaded & BANNED), sorted(loaded & BANNED)

@@ -1,0 +1,161 @@
+"""Which lessons fire for a tool call: gates, prefilters, match targets, scope."""
+
+from __future__ import annotations
+
+from hot_support import make_lesson, manifest_for, pre_tool
+
+from lessons_core.hot import match
+from lessons_core.models import MatchTarget
+
+
+def test_executable_target_ignores_quoted_arguments():
+    """`git commit -m "rm -rf /"` must not fire an rm -rf lesson matched on the executable part."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": [r"\brm\s+-rf\b"]},
+        command_match_target=MatchTarget.EXECUTABLE,
+    )
+    manifest = manifest_for(lesson)
+    quoted = pre_tool(tool="Bash", command='git commit -m "rm -rf /"')
+    real = pre_tool(tool="Bash", command="rm -rf /tmp/build")
+    assert match.matching(manifest, quoted) == []
+    assert match.matching(manifest, real) == [lesson.id]
+
+
+def test_full_target_sees_quoted_arguments():
+    """With the default `full` target the whole command string is matched."""
+    lesson = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": [r"\brm\s+-rf\b"]})
+    manifest = manifest_for(lesson)
+    assert match.matching(manifest, pre_tool(tool="Bash", command='git commit -m "rm -rf /"')) == [
+        lesson.id
+    ]
+
+
+def test_tool_gate():
+    """A tool-gated lesson fires only for its tools."""
+    lesson = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": ["pytest"]})
+    manifest = manifest_for(lesson)
+    assert match.matching(manifest, pre_tool(tool="Bash", command="pytest -x")) == [lesson.id]
+    assert match.matching(manifest, pre_tool(tool="Write", command="pytest -x")) == []
+
+
+def test_tool_only_lesson_fires_on_every_call_of_the_tool():
+    """No pattern: the tool gate alone decides."""
+    lesson = make_lesson(triggers={"tool_names": ["WebFetch"]})
+    manifest = manifest_for(lesson)
+    assert match.matching(manifest, pre_tool(tool="WebFetch")) == [lesson.id]
+    assert match.matching(manifest, pre_tool(tool="Bash", command="ls")) == []
+
+
+def test_path_globs_on_file_tools_and_command_on_bash():
+    """A lesson with command and path patterns: each applies to the calls that have it."""
+    lesson = make_lesson(
+        triggers={
+            "tool_names": ["Bash", "Edit", "Write"],
+            "command_patterns": [r"\beval\s+"],
+            "path_patterns": ["*.sh"],
+        }
+    )
+    manifest = manifest_for(lesson)
+    assert match.matching(manifest, pre_tool(tool="Bash", command="eval $x")) == [lesson.id]
+    assert match.matching(manifest, pre_tool(tool="Bash", command="echo hi")) == []
+    assert match.matching(manifest, pre_tool(tool="Edit", paths=["/p/run.sh"])) == [lesson.id]
+    assert match.matching(manifest, pre_tool(tool="Edit", paths=["/p/run.py"])) == []
+    assert match.matching(manifest, pre_tool(tool="Write", paths=[])) == []
+
+
+def test_windows_paths_are_compared_with_slashes():
+    """Backslash separators are turned into `/` before the path regexes run."""
+    lesson = make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["src/**/*.py"]})
+    manifest = manifest_for(lesson)
+    event = pre_tool(tool="Edit", paths=["C:\\work\\app\\src\\pkg\\mod.py"])
+    assert match.matching(manifest, event) == [lesson.id]
+
+
+def test_content_patterns_need_introduced_text():
+    """Content patterns are an AND gate on the text the call introduces."""
+    lesson = make_lesson(
+        triggers={
+            "tool_names": ["Edit", "Read"],
+            "path_patterns": ["*.py"],
+            "content_patterns": [r"\bprint\("],
+        }
+    )
+    manifest = manifest_for(lesson)
+    with_print = pre_tool(tool="Edit", paths=["/a/x.py"], content="print(1)")
+    without = pre_tool(tool="Edit", paths=["/a/x.py"], content="log(1)")
+    read = pre_tool(tool="Read", paths=["/a/x.py"])
+    assert match.matching(manifest, with_print) == [lesson.id]
+    assert match.matching(manifest, without) == []
+    assert match.matching(manifest, read) == []
+
+
+def test_any_tool_lessons_are_checked_for_every_tool():
+    """A lesson with patterns but no tool gate is considered for any tool."""
+    lesson = make_lesson(triggers={"content_patterns": ["AKIA[0-9A-Z]{16}"]})
+    manifest = manifest_for(lesson)
+    event = pre_tool(tool="Write", paths=["/a/.env"], content="key=AKIAABCDEFGHIJKLMNOP")
+    assert match.matching(manifest, event) == [lesson.id]
+
+
+def test_model_gate():
+    """Model patterns narrow a lesson; an unknown model passes."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": ["sed -i"], "model_patterns": ["gpt"]}
+    )
+    manifest = manifest_for(lesson)
+    cmd = "sed -i s/a/b/ f"
+    assert match.matching(manifest, pre_tool(tool="Bash", command=cmd, model="gpt-5")) == [
+        lesson.id
+    ]
+    assert match.matching(manifest, pre_tool(tool="Bash", command=cmd, model="claude-x")) == []
+    assert match.matching(manifest, pre_tool(tool="Bash", command=cmd, model=None)) == [lesson.id]
+
+
+def test_scope_compares_the_project_id(tmp_path):
+    """A scoped lesson fires only where `project_id(cwd)` equals its scope."""
+    from lessons_core.hot.project import project_id
+
+    here = tmp_path / "proj"
+    here.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    scope = project_id(str(here))
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": ["make"]}, scope=scope
+    )
+    manifest = manifest_for(lesson)
+    assert match.matching(manifest, pre_tool(tool="Bash", command="make", cwd=str(here))) == [
+        lesson.id
+    ]
+    assert match.matching(manifest, pre_tool(tool="Bash", command="make", cwd=str(other))) == []
+
+
+def test_prefilter_skips_compiling(monkeypatch):
+    """A pattern whose literal is absent is never compiled."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": [r"\bterraform\s+apply"]}
+    )
+    manifest = manifest_for(lesson)
+    match._compiled.clear()
+    assert match.matching(manifest, pre_tool(tool="Bash", command="ls -la")) == []
+    assert match._compiled == {}
+    assert match.matching(manifest, pre_tool(tool="Bash", command="terraform  apply")) == [
+        lesson.id
+    ]
+    assert list(match._compiled) == [r"\bterraform\s+apply"]
+
+
+def test_case_folding_pattern_matches_non_ascii_fold():
+    """A case-insensitive pattern still fires when the text folds only under re.IGNORECASE."""
+    lesson = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": ["(?i)kubectl"]})
+    manifest = manifest_for(lesson)
+    event = pre_tool(tool="Bash", command="\u212aUBECTL get pods")  # Kelvin sign folds to k
+    assert match.matching(manifest, event) == [lesson.id]
+
+
+def test_trace_names_the_failing_gate():
+    """`trace` reports for each lesson the gate it stopped at (None = fires)."""
+    on_bash = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": ["pytest"]})
+    on_edit = make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["*.md"]})
+    gates = dict(match.trace(manifest_for(on_bash, on_edit), pre_tool(tool="Bash", command="ls")))
+    assert gates == {on_bash.id: "command", on_edit.id: "tool"}
