@@ -84,6 +84,6 @@ def test_fit_after_has_no_first_exception():
     chosen, dropped = select.fit_after(_items(manifest, [big.id]), 4096, 1000, 5)
     assert [(c[0], c[2]) for c in chosen] == [(big.id, True)]
     assert dropped == []
-    chosen, dropped = select.fit_after(_items(manifest, [big.id]), 4096, 4000, 5)
+    chosen, dropped = select.fit_after(_items(manifest, [big.id]), 4096, 4080, 5)
     assert chosen == []
     assert dropped == [{"id": big.id, "why": "budget"}]
