@@ -309,8 +309,9 @@ def _fts_query(text: str) -> str:
 class SQLiteStore:
     """The :class:`~lessons_core.store.base.Store` protocol over one SQLite file.
 
-    One connection per instance; an instance belongs to the thread that made it (open one per
-    thread or process). Use it as a context manager or call :meth:`close`.
+    One connection per instance. Transactions hold an internal lock, so threads may share an
+    instance, but every process opens its own. Use it as a
+    context manager or call :meth:`close`.
     """
 
     name = "sqlite"
