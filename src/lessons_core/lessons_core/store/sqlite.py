@@ -310,8 +310,8 @@ class SQLiteStore:
     """The :class:`~lessons_core.store.base.Store` protocol over one SQLite file.
 
     One connection per instance. Transactions hold an internal lock, so threads may share an
-    instance, but every process opens its own. Use it as a
-    context manager or call :meth:`close`.
+    instance, but every process opens its own. Use it as a context manager or call
+    :meth:`close`.
     """
 
     name = "sqlite"
