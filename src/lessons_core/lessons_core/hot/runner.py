@@ -129,7 +129,33 @@ def _read_bounded(stream):
 
 
 def dispatch(event, manifest, state, environ, stats):
-    """Call the handler registered for ``event["event"]``; no handler → an empty decision."""
+    """Call the handler registered for ``event["event"]``; no handler → an empty decision.
+
+    A failure event that also asks for hints (``deliver_hints``, see :func:`handle_post_tool`)
+    gets both: the call's hints first, then whatever the failure handler adds.
+    """
+    decision = _dispatch_one(event, manifest, state, environ, stats)
+    if event.get("event") == "post_failure" and event.get("deliver_hints"):
+        hints = handle_post_tool(event, manifest, state, environ, stats)
+        decision = merge_decisions(hints, decision)
+    return decision
+
+
+def merge_decisions(first, second):
+    """One decision carrying both contexts (``first`` leading); a deny is never merged in."""
+    from lessons_core.hot.select import SEPARATOR
+
+    merged = new_decision()
+    texts = [d.get("context") for d in (first, second) if d.get("context")]
+    merged["context"] = SEPARATOR.join(texts) if texts else None
+    merged["delivered"] = list(first.get("delivered") or []) + list(second.get("delivered") or [])
+    merged["dropped"] = list(first.get("dropped") or []) + list(second.get("dropped") or [])
+    if merged["delivered"] or merged["dropped"]:
+        merged["trailer"] = trailer(merged["delivered"], merged["dropped"])
+    return merged
+
+
+def _dispatch_one(event, manifest, state, environ, stats):
     target = HANDLERS.get(event.get("event"))
     if target is None:
         return new_decision()
@@ -190,7 +216,7 @@ def handle_pre_tool(event, manifest, state, environ, stats):
         by_type.get(kind, by_type["hint"]).append(lesson_id)
 
     # A post-tool event that carries hints (see handle_post_tool) never denies: the call ran.
-    after_the_call = event.get("event") == "post_tool"
+    after_the_call = event.get("event") in ("post_tool", "post_failure")
     if after_the_call:
         by_type["guard"] = by_type["nudge"] = []
 
