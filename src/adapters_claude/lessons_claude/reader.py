@@ -14,7 +14,6 @@ kilobytes of file content — is reduced to its call ids with a regular expressi
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -46,7 +45,7 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
     """Where Claude Code keeps transcripts: ``$CLAUDE_CONFIG_DIR`` (comma-separated) or the
     defaults ``~/.claude`` and ``$XDG_CONFIG_HOME/claude``, each with ``projects/`` below."""
     explicit = environ.get("CLAUDE_CONFIG_DIR", "")
-    home = Path(environ.get("HOME") or os.path.expanduser("~"))
+    home = Path(environ.get("HOME") or str(Path.home()))
     if explicit.strip():
         bases = [Path(p.strip()).expanduser() for p in explicit.split(",") if p.strip()]
     else:
@@ -61,7 +60,7 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
 
 
 def canonical(name: str) -> str:
-    return NATIVE_TO_CANONICAL.get(name, name)
+    return str(NATIVE_TO_CANONICAL.get(name, name))
 
 
 def _paths(tool_input: Any) -> tuple[str, ...]:
@@ -190,10 +189,9 @@ def read(
             if record.get("isCompactSummary"):
                 yield ev.Event(ev.COMPACTION, AGENT, text=as_text(content), **base)
                 continue
-            if record.get("isMeta"):
-                continue
+            meta = bool(record.get("isMeta"))  # injected text, not typed; results still count
             if isinstance(content, str):
-                if content and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
+                if content and not meta and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
                     yield ev.Event(ev.USER_TEXT, AGENT, text=content, **base)
                 continue
             if not isinstance(content, list):
@@ -206,6 +204,7 @@ def read(
                     text = block.get("text")
                     if (
                         isinstance(text, str)
+                        and not meta
                         and text
                         and not text.lstrip().startswith(_SKIP_USER_PREFIXES)
                     ):
@@ -217,7 +216,9 @@ def read(
 def _result(
     block: dict[str, Any], record: dict[str, Any], base: dict[str, Any], calls: dict[str, str]
 ) -> Iterator[ev.Event]:
-    call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+    call_id = block.get("tool_use_id") or record.get("sourceToolUseID")
+    if not isinstance(call_id, str):
+        call_id = None
     text = as_text(block.get("content"))
     failure: str | None = None
     code: int | None = None

@@ -15,7 +15,6 @@ like a response item is treated as one.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -69,12 +68,12 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
     if explicit:
         base = Path(explicit).expanduser()
     else:
-        base = Path(environ.get("HOME") or os.path.expanduser("~")) / ".codex"
+        base = Path(environ.get("HOME") or str(Path.home())) / ".codex"
     return [base / "sessions", base / "archived_sessions"]
 
 
 def canonical(name: str) -> str:
-    return NATIVE_TO_CANONICAL.get(name, name)
+    return str(NATIVE_TO_CANONICAL.get(name, name))
 
 
 def _argv_to_command(argv: list[Any]) -> str:
@@ -90,7 +89,7 @@ def _command(name: str, args: Any) -> str | None:
     for key in ("cmd", "command"):
         value = args.get(key)
         if isinstance(value, str):
-            return value
+            return str(value)
         if isinstance(value, list):
             return _argv_to_command(value)
     return None
@@ -165,9 +164,9 @@ def read(
     st = _State()
     for line_no, offset, raw in iter_lines(file, prog):
         if b"function_call_output" in raw and any(mk in raw for mk in _OK_MARKERS):
-            m = _CALL_ID.search(raw)
-            if m:
-                call_id = m.group(1).decode("utf-8", "replace")
+            hit = _CALL_ID.search(raw)
+            if hit:
+                call_id = hit.group(1).decode("utf-8", "replace")
                 target = st.stdin_calls.get(call_id, call_id)
                 if target not in st.done:
                     st.done.add(target)

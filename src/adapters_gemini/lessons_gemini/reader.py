@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -43,12 +42,12 @@ _CHUNK = 1 << 20
 def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
     """``$GEMINI_CLI_HOME`` (replaces the home directory) or ``~``, then ``.gemini/tmp``."""
     home = environ.get("GEMINI_CLI_HOME", "").strip() or environ.get("HOME") or "~"
-    return [Path(os.path.expanduser(home)) / ".gemini" / "tmp"]
+    return [Path(home).expanduser() / ".gemini" / "tmp"]
 
 
 def canonical(name: str) -> str:
     if name in NATIVE_TO_CANONICAL:
-        return NATIVE_TO_CANONICAL[name]
+        return str(NATIVE_TO_CANONICAL[name])
     if name.startswith("mcp_") and not name.startswith("mcp__"):
         return "mcp__" + name[4:].replace("_", "__", 1)
     return name

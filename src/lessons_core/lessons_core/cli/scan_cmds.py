@@ -77,9 +77,7 @@ def _describe(candidate: Candidate) -> str:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--agent", type=click.Choice(AGENTS), help="Scan only this agent's transcripts.")
 @click.option("--json", "as_json", is_flag=True, help="Print new candidates as JSON lines.")
-@click.option(
-    "--background", is_flag=True, help="Quiet; leave at once if another scan is running."
-)
+@click.option("--background", is_flag=True, help="Quiet; leave at once if another scan is running.")
 @user_errors
 def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: bool) -> None:
     """Mine agent transcripts for lessons (default: every installed agent's transcripts).
@@ -106,9 +104,7 @@ def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: 
             with click.progressbar(
                 length=len(files), label="Scanning transcripts", file=sys.stderr
             ) as bar:
-                report = engine.run_scan(
-                    sess, files=files, on_file=lambda _p, _n: bar.update(1)
-                )
+                report = engine.run_scan(sess, files=files, on_file=lambda _p, _n: bar.update(1))
         else:
             report = engine.run_scan(sess, files=files)
     if as_json:
@@ -292,7 +288,7 @@ def review(accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
                     click.secho(f"not saved: {reason}", fg="yellow")
                     continue
                 candidate = store.update_candidate(edited)
-            (_, lesson), = _promote(store, [candidate.id])
+            ((_, lesson),) = _promote(store, [candidate.id])
             changed = True
             click.echo(f"promoted → {lesson.slug}")
         if changed:
@@ -319,8 +315,8 @@ def compute_stats(store: Any) -> dict[str, Any]:
         else:
             agent["plugins"] += weight
         agent["detections"] += weight
-        by_status = agent["candidates"]
-        by_status[candidate.status] = by_status.get(candidate.status, 0) + 1
+        counts = agent["candidates"]
+        counts[candidate.status] = counts.get(candidate.status, 0) + 1
     for agent in per_agent.values():
         both = agent["tier1"] + agent["tier2"]
         agent["complianceRate"] = round(agent["tier1"] / both, 3) if both else None

@@ -8,6 +8,9 @@ hooks starting together spawn one scan; the scan itself also takes the scan lock
 once if another scan is running. Any error means "no scan this time", never a failed hook.
 """
 
+# os.path keeps the hook free of pathlib's import cost.
+# ruff: noqa: PTH108, PTH112, PTH116, PTH118, SIM105
+
 import json
 import os
 import subprocess
@@ -24,7 +27,7 @@ CLAIM_STALE_SECONDS = 60.0
 _COMMAND = "from lessons_core.cli.main import main; main()"
 
 
-def _settings(home):
+def _settings(home: str) -> tuple[bool, float]:
     """``(enabled, interval in seconds)`` from ``config.json``, defaults when unreadable."""
     enabled, hours = True, 1.0
     try:
@@ -41,14 +44,14 @@ def _settings(home):
     return enabled, hours * 3600.0
 
 
-def _due(stamp, interval, now):
+def _due(stamp: str, interval: float, now: float) -> bool:
     try:
         return now - os.stat(stamp).st_mtime >= interval
     except OSError:
         return True
 
 
-def _claim(claim, now):
+def _claim(claim: str, now: float) -> bool:
     """Take the claim file with O_EXCL; a stale one (crashed starter) is replaced."""
     try:
         fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
@@ -66,20 +69,24 @@ def _claim(claim, now):
     return True
 
 
-def _touch(stamp, now):
+def _touch(stamp: str, now: float) -> None:
     with open(stamp, "a"):
         pass
     os.utime(stamp, (now, now))
 
 
-def maybe_start(environ=None, now=None, popen=None):
+def maybe_start(
+    environ: dict[str, str] | None = None,
+    now: float | None = None,
+    popen: type[subprocess.Popen[bytes]] | None = None,
+) -> bool:
     """Start ``lessons scan --background`` if auto-scan is on and the interval has passed.
 
     Returns True when a scan process was started. ``now`` and ``popen`` exist for tests.
     """
-    env = os.environ if environ is None else environ
+    env: dict[str, str] = dict(os.environ) if environ is None else environ
     try:
-        home = paths.lessons_home(env)
+        home: str = paths.lessons_home(env)
         if not os.path.isdir(home):
             return False
         enabled, interval = _settings(home)
@@ -103,7 +110,7 @@ def maybe_start(environ=None, now=None, popen=None):
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
                 close_fds=True,
-                env=dict(env),
+                env=env,
             )
             return True
         finally:
@@ -111,5 +118,5 @@ def maybe_start(environ=None, now=None, popen=None):
                 os.unlink(claim)
             except OSError:
                 pass
-    except Exception:  # noqa: BLE001 - the hook must never fail because of a scan
+    except Exception:
         return False

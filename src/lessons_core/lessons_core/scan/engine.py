@@ -51,7 +51,7 @@ _EXTENSIONS = {
 }
 
 
-class ScanBusy(LessonsError):
+class ScanBusy(LessonsError):  # noqa: N818 - "busy" is the whole message
     """Another scan holds the lock."""
 
 

@@ -125,7 +125,7 @@ def gemini_exit_code(text: str) -> int | None:
 
 
 def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
-    """The lines of an output that state the error, normalised (whitespace collapsed, ≤ 200 chars)."""
+    """The lines of an output that state the error, whitespace collapsed, each ≤ 200 chars."""
     out: list[str] = []
     seen: set[str] = set()
     for raw in text.splitlines():

@@ -4,7 +4,7 @@ Confidence (Tier 2)::
 
     confidence = min(max_confidence,
                      base
-                     + error_then_success * [a failing call was followed by a similar call that worked]
+                     + error_then_success * [a failing call, then a similar one that worked]
                      + user_correction    * [the user corrected the agent in between]
                      + retry_loop         * [the same failing call was repeated three times or more]
                      + hang_or_timeout    * [the failing call hung or timed out]

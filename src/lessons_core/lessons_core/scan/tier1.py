@@ -57,6 +57,8 @@ _PLACEHOLDER = re.compile(
     r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\.\.\.|…|\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|\{\{.*?\}\}"
 )
 _REGEX_HINT = re.compile(r"\\[bdswBDSW.]|\(\?|\.\*|\[\^|\$$|^\^|\\\(|\|")
+#: Regex syntax removed from a trigger to read the command words in it (for tags).
+_REGEX_SYNTAX = re.compile(r"\(\?[^)]*\)|\\[bBsSdDwW]|[\\^$()|*+?\[\]{}]")
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 _TOOL_NAMES = {
     "bash": "Bash",
@@ -168,7 +170,8 @@ def _tags(fields: dict[str, str], tool: str | None, trigger_text: str | None) ->
     tags = [t.strip() for t in re.split(r"[,\s]+", fields.get("tags", "")) if t.strip()]
     if not tags:
         is_cmd = tool in (None, "Bash")
-        tags = list(triggers.tags_for(tool, trigger_text if is_cmd else None))
+        plain = _REGEX_SYNTAX.sub(" ", trigger_text or "") if is_cmd else None
+        tags = list(triggers.tags_for(tool, plain.strip() if plain else None))
     return tuple(dict.fromkeys(tags))
 
 

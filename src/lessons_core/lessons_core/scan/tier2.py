@@ -17,6 +17,7 @@ needs a fix to become a candidate; a failure nobody fixed teaches nothing.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -74,9 +75,22 @@ def _key(call: ev.Event) -> tuple[str, ...]:
         if shape is not None:
             return (tool, shape.exe, shape.sub or "")
         return (tool, call.command)
-    if call.paths:
+    if call.paths and tool in _FILE_TOOLS:
         return (tool, call.paths[0])
     return (tool,)
+
+
+def _keys(call: ev.Event) -> set[tuple[str, ...]]:
+    """The kinds of every simple command in a call (``a && b`` is both an ``a`` and a ``b``)."""
+    if not call.command:
+        return {_key(call)}
+    tool = call.tool or "?"
+    out = {_key(call)}
+    for segment in triggers.segments(call.command):
+        shape = triggers.shape_of(segment)
+        if shape is not None:
+            out.add((tool, shape.exe, shape.sub or ""))
+    return out
 
 
 def _same_input(a: ev.Event, b: ev.Event) -> bool:
@@ -101,7 +115,17 @@ def _first_sentence(text: str) -> str:
 
 
 class _Finding:
-    __slots__ = ("call", "diagnosis", "fix", "result", "retries", "signals", "user_text")
+    __slots__ = (
+        "call",
+        "diagnosis",
+        "diagnosis_at",
+        "fix",
+        "result",
+        "retries",
+        "signals",
+        "user_at",
+        "user_text",
+    )
 
     def __init__(self, call: ev.Event, result: ev.Event) -> None:
         self.call = call
@@ -110,6 +134,8 @@ class _Finding:
         self.signals: set[str] = set()
         self.user_text: str | None = None
         self.diagnosis: str | None = None
+        self.user_at = -1
+        self.diagnosis_at = -1
         self.retries = 1
 
 
@@ -142,6 +168,8 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[Candidate]:
     corrected: set[int] = set()
     for i, event in enumerate(events):
         if event.kind == ev.TOOL_RESULT and event.is_mistake and i not in consumed:
+            if event.exit_code == 1 and not event.text.strip():
+                continue  # a probe that found nothing (grep, rg, test): not a mistake
             call = calls.get(event.call_id or "")
             if call is None or call.sidechain != event.sidechain:
                 continue
@@ -163,7 +191,9 @@ def _actionable(finding: _Finding) -> bool:
     """Only calls a trigger can describe (a command or a file) make lessons; a rejected plan or
     a failed web fetch has nothing to match the next time."""
     call = finding.call
-    return call.tool not in _META_TOOLS and bool(call.command or call.paths)
+    if call.tool in _META_TOOLS:
+        return False
+    return bool(call.command) or (call.tool in _FILE_TOOLS and bool(call.paths))
 
 
 def _is_correction(text: str) -> bool:
@@ -185,16 +215,17 @@ def _follow(
     if failed.failure == ev.TIMEOUT:
         finding.signals.add(scoring.HANG_OR_TIMEOUT)
     key = _key(call)
+    exe_key = key[:2] if call.command and len(key) == 3 else None
+    fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
+    fallback_at = fix_at = -1
     read_between = False
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
         other = events[j]
         if other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text):
-            finding.user_text = other.text
-            finding.signals.add(scoring.USER_CORRECTION)
+            finding.user_text, finding.user_at = other.text, j
         elif other.kind == ev.ASSISTANT_TEXT and finding.diagnosis is None:
             if SELF_DIAGNOSIS.search(other.text):
-                finding.diagnosis = _first_sentence(other.text)
-                finding.signals.add(scoring.SELF_DIAGNOSIS)
+                finding.diagnosis, finding.diagnosis_at = _first_sentence(other.text), j
         elif other.kind == ev.TOOL_CALL:
             if (
                 other.tool == "Read"
@@ -203,7 +234,15 @@ def _follow(
                 and call.paths[0] in other.paths
             ):
                 read_between = True
-            if _key(other) != key or other.sidechain != call.sidechain:
+            if other.sidechain != call.sidechain:
+                continue
+            keys = _keys(other)
+            if key not in keys:
+                if exe_key is not None and fallback is None:
+                    res = results.get(other.call_id or "")
+                    worked = res is not None and res.failure is None
+                    if worked and any(k[:2] == exe_key for k in keys):
+                        fallback, fallback_at = other, j
                 continue
             res = results.get(other.call_id or "")
             if res is None:
@@ -211,19 +250,29 @@ def _follow(
             if res.failure is None:
                 if _same_input(other, call):
                     return None  # the same call worked on a second try: flaky, not a mistake
-                finding.fix = other
+                finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
             if res.is_mistake:
                 finding.retries += 1
-                try:
+                with contextlib.suppress(ValueError):  # the result may sit past the window
                     consumed.add(events.index(res, j))
-                except ValueError:  # the result sits outside the window
-                    pass
     if finding.retries >= RETRY_THRESHOLD:
         finding.signals.add(scoring.RETRY_LOOP)
+    if finding.fix is None and fallback is not None:
+        finding.fix, fix_at = fallback, fallback_at
+        finding.signals.add(scoring.ERROR_THEN_SUCCESS)
     if finding.fix is None:
         return None
+    # Only what was said before the fix explains it.
+    if 0 <= finding.user_at < fix_at:
+        finding.signals.add(scoring.USER_CORRECTION)
+    else:
+        finding.user_text = None
+    if 0 <= finding.diagnosis_at < fix_at:
+        finding.signals.add(scoring.SELF_DIAGNOSIS)
+    else:
+        finding.diagnosis = None
     if read_between and finding.diagnosis is None and call.paths:
         finding.diagnosis = f"Read {call.paths[0]} first, then retry the {call.tool}."
     return finding
@@ -253,10 +302,13 @@ def _user_correction(
         other = events[j]
         if other.kind == ev.USER_TEXT:
             break
-        if other.kind == ev.ASSISTANT_TEXT and finding.diagnosis is None:
-            if SELF_DIAGNOSIS.search(other.text):
-                finding.diagnosis = _first_sentence(other.text)
-                finding.signals.add(scoring.SELF_DIAGNOSIS)
+        if (
+            other.kind == ev.ASSISTANT_TEXT
+            and finding.diagnosis is None
+            and SELF_DIAGNOSIS.search(other.text)
+        ):
+            finding.diagnosis = _first_sentence(other.text)
+            finding.signals.add(scoring.SELF_DIAGNOSIS)
         if other.kind == ev.TOOL_CALL and other.tool == before.tool:
             res = results.get(other.call_id or "")
             if res is not None and res.failure is None and not _same_input(other, before):

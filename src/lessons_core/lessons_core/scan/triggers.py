@@ -14,11 +14,43 @@ from pathlib import PurePosixPath
 
 #: Tools whose first positional argument selects what they do.
 SUBCOMMAND_TOOLS = frozenset(
-    """
-    git npm pnpm yarn bun cargo go docker podman kubectl pip pip3 uv poetry gh apt apt-get brew
-    dotnet terraform helm conda rustup deno mvn gradle npx-tsc systemctl pnpx composer bundle
-    rails nix just mix
-    """.split()
+    [
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "cargo",
+        "go",
+        "docker",
+        "podman",
+        "kubectl",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "gh",
+        "apt",
+        "apt-get",
+        "brew",
+        "dotnet",
+        "terraform",
+        "helm",
+        "conda",
+        "rustup",
+        "deno",
+        "mvn",
+        "gradle",
+        "npx-tsc",
+        "systemctl",
+        "pnpx",
+        "composer",
+        "bundle",
+        "rails",
+        "nix",
+        "just",
+        "mix",
+    ]
 )
 #: Words in front of the real executable.
 _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice", "doas"})
@@ -149,8 +181,12 @@ def shape_of(tokens: list[str]) -> Shape | None:
         exe, rest = PurePosixPath(rest[1]).name, rest[2:]
     if _PYTHONS.match(exe) and len(rest) >= 2 and rest[0] == "-m":
         exe, rest = rest[1], rest[2:]
+    script = False
+    interpreter = _PYTHONS.match(exe) or exe in ("node", "ruby", "php", "bash", "sh")
+    if interpreter and rest and re.search(r"\.(?:py|js|mjs|cjs|rb|php|sh)$", rest[0]):
+        exe, rest, script = PurePosixPath(rest[0]).name, rest[1:], True
     sub = None
-    if exe in SUBCOMMAND_TOOLS:
+    if exe in SUBCOMMAND_TOOLS or script:
         takes_value = False
         for tok in rest:
             if takes_value:

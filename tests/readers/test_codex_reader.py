@@ -1,0 +1,114 @@
+"""The Codex reader: call/output linking, the three output formats, unified exec, layouts."""
+
+from __future__ import annotations
+
+from lessons_codex import reader
+from lessons_core.scan import events as ev
+
+SESSION = "019b0000-aaaa-7bbb-8ccc-000000000002"
+
+
+def _rollout(fixtures):
+    day = fixtures / "codex" / "sessions" / "2026" / "01" / "02"
+    return day / f"rollout-2026-01-02T18-00-00-{SESSION}.jsonl"
+
+
+def _read(path):
+    prog = ev.Progress()
+    return list(reader.read(path, progress=prog)), prog
+
+
+def _results(events):
+    return {e.call_id: e for e in events if e.kind == ev.TOOL_RESULT}
+
+
+def test_exit_codes_in_all_three_output_formats(fixtures):
+    """JSON ``metadata.exit_code``, freeform ``Exit code: N`` and unified exec all give codes."""
+    results = _results(_read(_rollout(fixtures))[0])
+    assert (results["call_a1"].failure, results["call_a1"].exit_code) == (ev.ERROR, 1)
+    assert "undefined: regexp" in results["call_a1"].text
+    assert (results["call_a2"].failure, results["call_a2"].exit_code) == (None, 0)
+    assert (results["call_b1"].failure, results["call_b1"].exit_code) == (ev.ERROR, 1)
+    assert results["call_b2"].failure is None
+    assert results["call_c3"].exit_code == 0
+
+
+def test_running_process_finishes_on_the_original_call(fixtures):
+    """A write_stdin poll's exit code belongs to the exec_command that started the process."""
+    events, _ = _read(_rollout(fixtures))
+    results = _results(events)
+    assert results["call_c1"].failure == ev.ERROR
+    assert results["call_c1"].exit_code == 1
+    assert "call_c2" not in results
+    assert not any(e.kind == ev.TOOL_CALL and e.native_tool == "write_stdin" for e in events)
+
+
+def test_exec_command_end_counts_once(fixtures):
+    """``exec_command_end`` completes a pending call; no second result follows."""
+    events, _ = _read(_rollout(fixtures))
+    done = [e for e in events if e.kind == ev.TOOL_RESULT and e.call_id == "call_d1"]
+    assert len(done) == 1
+    assert done[0].exit_code == 0
+
+
+def test_commands_tools_and_patch_paths(fixtures):
+    """argv and string commands become one command line; apply_patch lists its files."""
+    calls = {e.call_id: e for e in _read(_rollout(fixtures))[0] if e.kind == ev.TOOL_CALL}
+    assert calls["call_a1"].command == "go test ./..."
+    assert calls["call_a1"].tool == "Bash"
+    assert calls["call_c1"].command == "docker compose up --build"
+    assert calls["call_f1"].tool == "Edit"
+    assert calls["call_f1"].paths == ("internal/x.go",)
+
+
+def test_rejections_and_timeouts_are_classified(fixtures):
+    """A patch the user rejected and a harness timeout are told apart from errors."""
+    results = _results(_read(_rollout(fixtures))[0])
+    assert results["call_f2"].failure == ev.REJECTED
+    assert results["call_g1"].failure == ev.TIMEOUT
+
+
+def test_assistant_text_once_user_text_from_prompts(fixtures):
+    """Assistant prose comes from response items only (not the event duplicate); the typed
+    prompt is user text and injected context is not."""
+    events, _ = _read(_rollout(fixtures))
+    assistant = [e.text for e in events if e.kind == ev.ASSISTANT_TEXT]
+    assert sum("#lesson" in t for t in assistant) == 1
+    user = [e.text for e in events if e.kind == ev.USER_TEXT]
+    assert user == ["make the build pass"]
+
+
+def test_session_meta_and_compaction(fixtures):
+    """Session and cwd come from session_meta / turn_context; compaction is one event."""
+    events, prog = _read(_rollout(fixtures))
+    assert prog.session_id == SESSION
+    assert all(e.session_id == SESSION for e in events)
+    assert {e.project for e in events} == {"/home/dev/svc"}
+    assert [e.kind for e in events].count(ev.COMPACTION) == 1
+    assert prog.bad_lines == 1
+
+
+def test_session_id_from_file_name_when_resuming_mid_file(fixtures):
+    """An incremental read that starts after session_meta still knows the session."""
+    path = _rollout(fixtures)
+    size = path.stat().st_size
+    raw = path.read_bytes()
+    cut = raw.index(b"\n", size // 2) + 1
+    events = list(reader.read(path, cut, progress=ev.Progress(cut, 0)))
+    assert events and all(e.session_id == SESSION for e in events)
+
+
+def test_pre_envelope_rollout_is_read(fixtures):
+    """Bare items without ``payload`` (mid-2025 rollouts) still yield calls and results."""
+    path = next((fixtures / "codex" / "archived_sessions").glob("rollout-*.jsonl"))
+    events, prog = _read(path)
+    results = _results(events)
+    assert results["call_x1"].failure == ev.ERROR
+    assert results["call_x2"].failure is None
+    assert prog.session_id == "019a0000-0000-7000-8000-00000000000b"
+
+
+def test_transcript_roots_honour_codex_home(tmp_path):
+    """``CODEX_HOME`` replaces ``~/.codex``; archived sessions are included."""
+    roots = reader.transcript_roots({"CODEX_HOME": str(tmp_path / "cx"), "HOME": "/nowhere"})
+    assert roots == [tmp_path / "cx" / "sessions", tmp_path / "cx" / "archived_sessions"]

@@ -1,0 +1,122 @@
+"""The Gemini reader: legacy documents streamed by message, the JSONL log, failure signals."""
+
+from __future__ import annotations
+
+import json
+
+from lessons_core.scan import events as ev
+from lessons_gemini import reader
+
+
+def _chats(fixtures):
+    return next((fixtures / "gemini" / "tmp").iterdir()) / "chats"
+
+
+def _read(path, **kwargs):
+    prog = ev.Progress(messages=kwargs.pop("start_message", 0))
+    return list(reader.read(path, progress=prog, **kwargs)), prog
+
+
+def test_legacy_document_failures(fixtures):
+    """``Exit Code: N`` under status success is an error; error/cancelled statuses classify."""
+    path = _chats(fixtures) / "session-2025-10-27T19-55-9a8b7c6d.json"
+    events, prog = _read(path)
+    results = {e.call_id: e for e in events if e.kind == ev.TOOL_RESULT}
+    assert (results["run_shell_command-1"].failure, results["run_shell_command-1"].exit_code) == (
+        ev.ERROR,
+        127,
+    )
+    assert results["run_shell_command-2"].failure is None
+    assert results["list_directory-3"].failure == ev.VALIDATION
+    assert results["run_shell_command-5"].failure == ev.REJECTED
+    assert prog.session_id == "9a8b7c6d-0000-4000-8000-000000000003"
+    assert prog.messages == 9
+
+
+def test_legacy_lines_are_message_numbers_and_call_ids_set(fixtures):
+    """For a whole-document session ``line`` is the message's number; call ids are kept."""
+    path = _chats(fixtures) / "session-2025-10-27T19-55-9a8b7c6d.json"
+    events, _ = _read(path)
+    first_call = next(e for e in events if e.kind == ev.TOOL_CALL)
+    assert first_call.line == 2
+    assert first_call.call_id == "run_shell_command-1"
+    assert first_call.tool == "Bash"
+
+
+def test_legacy_resume_by_message_count(fixtures):
+    """Starting at message N yields only the messages after it."""
+    path = _chats(fixtures) / "session-2025-10-27T19-55-9a8b7c6d.json"
+    events, prog = _read(path, start_message=7)
+    assert {e.line for e in events} == {8, 9}
+    assert prog.messages == 9
+
+
+def test_legacy_stops_before_a_running_call(tmp_path):
+    """A message whose tool call is still executing is left for the next scan."""
+    doc = {
+        "sessionId": "s1",
+        "projectHash": "ab" * 32,
+        "messages": [
+            {"id": "a", "type": "user", "content": "go"},
+            {
+                "id": "b",
+                "type": "gemini",
+                "content": "",
+                "toolCalls": [
+                    {
+                        "id": "c",
+                        "name": "run_shell_command",
+                        "args": {"command": "make"},
+                        "status": "executing",
+                    }
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "session-x.json"
+    path.write_text(json.dumps(doc))
+    events, prog = _read(path)
+    assert [e.kind for e in events] == [ev.USER_TEXT]
+    assert prog.messages == 1
+
+
+def test_legacy_document_streams_in_small_chunks(tmp_path, monkeypatch):
+    """Decoding works when every message straddles chunk boundaries."""
+    monkeypatch.setattr(reader, "_CHUNK", 7)
+    messages = [
+        {"id": str(i), "type": "user", "content": f"message number {i} " * 5} for i in range(30)
+    ]
+    path = tmp_path / "session-y.json"
+    path.write_text(json.dumps({"sessionId": "s", "messages": messages}, indent=1))
+    events, prog = _read(path)
+    assert [e.line for e in events] == list(range(1, 31))
+    assert prog.messages == 30
+
+
+def test_jsonl_repeated_ids_rewrites_and_set(fixtures):
+    """The JSONL log: a re-appended message counts once, pending calls wait, ``$set`` with
+    messages is a compaction, directories give the project."""
+    path = _chats(fixtures) / "session-2026-04-29T21-39-11112222.jsonl"
+    events, prog = _read(path)
+    results = [e for e in events if e.kind == ev.TOOL_RESULT]
+    assert [(r.call_id, r.failure) for r in results] == [
+        ("replace-1", ev.VALIDATION),
+        ("read_file-2", None),
+        ("replace-3", None),
+    ]
+    assert results[0].tool == "Edit"
+    assert sum(e.kind == ev.COMPACTION for e in events) == 1
+    assert prog.session_id == "11112222-3333-4444-5555-666677778888"
+    assert {e.project for e in events} == {"/home/dev/proj"}
+
+
+def test_unknown_documents_yield_nothing(fixtures):
+    """``logs.json`` (prompts only) is not a session and yields no events."""
+    events, _ = _read(_chats(fixtures).parent / "logs.json")
+    assert events == []
+
+
+def test_transcript_roots_honour_gemini_cli_home(tmp_path):
+    """``GEMINI_CLI_HOME`` replaces the home directory."""
+    roots = reader.transcript_roots({"GEMINI_CLI_HOME": str(tmp_path), "HOME": "/nowhere"})
+    assert roots == [tmp_path / ".gemini" / "tmp"]
