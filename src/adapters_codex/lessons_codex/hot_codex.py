@@ -12,6 +12,9 @@ on its decision. Two facts about Codex shape this module:
   Codex has already written to the session transcript (:func:`transcript_failure`).
 """
 
+# os.path, not pathlib: importing pathlib costs the hook process more than these calls.
+# ruff: noqa: PTH109, PTH111, PTH117, PTH118
+
 import json
 import os
 import re
