@@ -131,7 +131,7 @@ def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) 
     if not stripped:
         raise LessonsError(f"{source}: no lessons in the input")
     try:
-        whole = json.loads(stripped)
+        whole = json.loads(text)  # the original text, so positions are the user's
     except json.JSONDecodeError as exc:
         if len([line for line in stripped.splitlines() if line.strip()]) > 1 and stripped[0] == "{":
             return parse_jsonl(text, source=source, partial=partial)
