@@ -116,3 +116,23 @@ def test_schema_lists_every_config_field():
         assert key in properties
     scoring = properties["scoring"]["properties"]
     assert set(scoring) == set(cfg.default_config_json()["scoring"])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"minConfidence": 1.5}', "field 'minConfidence': must be between 0 and 1, got 1.5"),
+        ('{"minPriority": 0}', "field 'minPriority': must be between 1 and 10, got 0"),
+        (
+            '{"injectionBudgetBytes": -1}',
+            "field 'injectionBudgetBytes': must be at least 0, got -1",
+        ),
+        ('{"scoring": {"base": 2}}', "field 'scoring.base': must be between 0 and 1, got 2.0"),
+    ],
+)
+def test_out_of_range_values_are_refused(tmp_path, text, message):
+    """The loader enforces the schema's bounds, naming the field."""
+    write(tmp_path, text)
+    with pytest.raises(LessonsError) as info:
+        cfg.load_config(tmp_path)
+    assert str(info.value) == f"{tmp_path / 'config.json'} {message}"

@@ -14,8 +14,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from lessons_core import serde
-from lessons_core.errors import LessonsError
+from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.hot.paths import CONFIG_NAME
 from lessons_core.models import Config
 
@@ -66,7 +68,35 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
             f"(this one reads version {CONFIG_VERSION}); upgrade lessons"
         )
     body = {key: value for key, value in data.items() if key not in _META_KEYS}
-    return serde.config_from_json(body, where=where)
+    config = serde.config_from_json(body, where=where)
+    check_config(config, where)
+    return config
+
+
+#: (attribute, JSON key, lowest, highest) — the same bounds as ``schemas/config.schema.json``.
+_BOUNDS: tuple[tuple[str, str, float, float | None], ...] = (
+    ("injection_budget_bytes", "injectionBudgetBytes", 0, None),
+    ("max_lessons_per_injection", "maxLessonsPerInjection", 0, None),
+    ("min_confidence", "minConfidence", 0, 1),
+    ("min_priority", "minPriority", 1, 10),
+    ("compaction_reinjection_threshold", "compactionReinjectionThreshold", 1, 10),
+    ("session_start_budget_bytes", "sessionStartBudgetBytes", 0, None),
+    ("recall_budget_bytes", "recallBudgetBytes", 0, None),
+    ("auto_scan_interval_hours", "autoScanIntervalHours", 0, None),
+)
+
+
+def check_config(config: Config, where: str = CONFIG_NAME) -> None:
+    """Reject values outside their meaningful range (a negative budget, a priority of 12)."""
+    checks = [(getattr(config, attr), key, low, high) for attr, key, low, high in _BOUNDS]
+    checks += [
+        (getattr(config.scoring, a.name), f"scoring.{serde.camel(a.name)}", 0, 1)
+        for a in attrs.fields(type(config.scoring))
+    ]
+    for value, key, low, high in checks:
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ValidationError(f"must be {bound}, got {value}", where=where, field=key)
 
 
 def load_config(home: Path) -> Config:
