@@ -212,7 +212,7 @@ def _legacy_gemini(agent: str, path: Path) -> bool:
 def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_result) -> Any:
     """Where to start reading, or ``None`` when the file is unchanged.
 
-    Returns ``(progress, reported_before_line, reported_lines)``.
+    Returns ``(progress, reported_before_line, reported_lines, bytes_already_read)``.
     """
     if state is not None and (
         state.get("size") == st.st_size
@@ -231,12 +231,12 @@ def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_resu
             project=state.get("project") if state else None,
         )
         reported = set(state.get("reported", ())) if state else set()
-        return prog, messages, reported
+        return prog, messages, reported, 0
     fresh = (
         state is None or state.get("inode") != st.st_ino or st.st_size < int(state.get("offset", 0))
     )
     if fresh:
-        return ev.Progress(0, 0), 0, set()
+        return ev.Progress(0, 0), 0, set(), 0
     assert state is not None
     prog = ev.Progress(
         int(state.get("context_offset", state.get("offset", 0))),
@@ -244,7 +244,8 @@ def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_resu
         session_id=state.get("session_id"),
         project=state.get("project"),
     )
-    return prog, int(state.get("line", 0)), set(state.get("reported", ()))
+    old = int(state.get("offset", 0))
+    return prog, int(state.get("line", 0)), set(state.get("reported", ())), old
 
 
 class Scanner:
@@ -286,7 +287,10 @@ class Scanner:
         return self.report
 
     def scan_file(self, agent: str, path: Path) -> int:
-        """Scan one transcript; returns the number of bytes read (0 when unchanged)."""
+        """Scan one transcript; returns the number of new bytes read (0 when unchanged).
+
+        Context re-read from before the old offset is not counted.
+        """
         key = str(path)
         st = path.stat()
         state = self.store.get_scan_state(key)
@@ -294,8 +298,7 @@ class Scanner:
         if plan is None:
             self.report.files_skipped += 1
             return 0
-        prog, boundary, reported = plan
-        start_offset = prog.offset
+        prog, boundary, reported, start_offset = plan
         spec = self.agents[agent]
         assert spec.reader is not None
         events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)

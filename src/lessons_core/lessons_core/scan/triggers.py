@@ -66,6 +66,29 @@ _PYTHONS = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
 _VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f"})
+#: Flags about output, not behaviour: never what distinguishes a mistake from its fix.
+_NOISE_FLAGS = frozenset(
+    {
+        "-q",
+        "-qq",
+        "-v",
+        "-vv",
+        "-vvv",
+        "--quiet",
+        "--verbose",
+        "--color",
+        "--no-color",
+        "-y",
+        "--yes",
+        "-h",
+        "--help",
+        "--tb",
+        "-s",
+        "--no-header",
+        "--json",
+        "--porcelain",
+    }
+)
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
 
 LANG_BY_EXT = {
@@ -238,7 +261,11 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
         pattern += r"\s+(?:\S+\s+)*?" + _word(shape.sub)
     fixed = main_shape(fix) if fix else None
     if fixed is not None and fixed.exe == shape.exe:
-        dropped = [f for f in shape.flags if f not in fixed.flags and f not in _VALUE_FLAGS]
+        dropped = [
+            f
+            for f in shape.flags
+            if f not in fixed.flags and f not in _VALUE_FLAGS and f not in _NOISE_FLAGS
+        ]
         if dropped:
             flag = _escape(dropped[0])
             pattern += rf"(?=.*\s{flag}(?:[\s=]|$))"

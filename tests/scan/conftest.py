@@ -1,0 +1,67 @@
+"""Helpers for the scanner tests: event builders and a store in the isolated LESSONS_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lessons_core.scan import events as ev
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
+CORPUS = REPO / ".." / "shared" / "corpus" / "real"
+
+
+class Script:
+    """Builds a session's events in order, like a reader would."""
+
+    def __init__(self, agent: str = "claude", session: str = "s1", project: str = "/p") -> None:
+        self.agent = agent
+        self.session = session
+        self.project = project
+        self.events: list[ev.Event] = []
+        self.n = 0
+
+    def _add(self, kind: str, **kw) -> ev.Event:
+        self.n += 1
+        event = ev.Event(
+            kind,
+            self.agent,
+            session_id=self.session,
+            project=self.project,
+            file="/t/session.jsonl",
+            line=self.n,
+            offset=self.n * 100,
+            **kw,
+        )
+        self.events.append(event)
+        return event
+
+    def say(self, text: str) -> None:
+        self._add(ev.ASSISTANT_TEXT, text=text)
+
+    def user(self, text: str) -> None:
+        self._add(ev.USER_TEXT, text=text)
+
+    def run(self, command: str, output: str = "", *, failure=None, code=None, tool="Bash"):
+        cid = f"c{self.n + 1}"
+        self._add(ev.TOOL_CALL, tool=tool, command=command, call_id=cid)
+        self._add(
+            ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, exit_code=code, text=output
+        )
+
+    def file(self, tool: str, path: str, output: str = "", *, failure=None):
+        cid = f"c{self.n + 1}"
+        self._add(ev.TOOL_CALL, tool=tool, paths=(path,), call_id=cid)
+        self._add(ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, text=output)
+
+
+@pytest.fixture(name="script")
+def fixture_script() -> Script:
+    return Script()
+
+
+@pytest.fixture(name="fixtures")
+def fixture_fixtures() -> Path:
+    return FIXTURES

@@ -1,0 +1,224 @@
+"""The incremental engine: discovery, offsets, context across scans, rotation, the lock."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from lessons_core import services
+from lessons_core.scan import engine
+
+
+def _scan(*paths: Path, agent=None, wait=True):
+    with services.session() as sess:
+        return engine.run_scan(sess, paths=list(paths), agent=agent, wait=wait)
+
+
+def _pending():
+    with services.open_store() as store:
+        return store.list_candidates(status="pending")
+
+
+def _line(kind: str, **kw) -> str:
+    rec = {"type": kind, "sessionId": "sess-1", "cwd": "/home/dev/app", **kw}
+    return json.dumps(rec) + "\n"
+
+
+def _bash(cid: str, command: str, output: str, error: bool = False) -> str:
+    call = _line(
+        "assistant",
+        message={
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": cid, "name": "Bash", "input": {"command": command}}
+            ],
+        },
+    )
+    block = {"type": "tool_result", "tool_use_id": cid, "content": output}
+    if error:
+        block["is_error"] = True
+    return call + _line("user", message={"role": "user", "content": [block]})
+
+
+@pytest.fixture(name="claude_home")
+def fixture_claude_home(fixtures, monkeypatch, tmp_path) -> Path:
+    """A ~/.claude with our Claude fixtures, ~/.codex and ~/.gemini likewise."""
+    home = Path(os.environ["HOME"])
+    shutil.copytree(fixtures / "claude", home / ".claude")
+    shutil.copytree(fixtures / "codex", home / ".codex")
+    shutil.copytree(fixtures / "gemini", home / ".gemini")
+    return home
+
+
+def test_default_scan_reads_every_agents_roots(claude_home):
+    """Without paths, every installed agent's transcript roots are scanned."""
+    report = _scan()
+    assert report.files_read == 7
+    agents = {c.agent for c in report.new}
+    assert agents == {"claude", "codex", "gemini"}
+    assert report.promoted >= 4  # the #lesson blocks of all three agents
+    assert report.bad_lines >= 2
+
+
+def test_environment_variables_move_the_roots(fixtures, tmp_path, monkeypatch):
+    """CLAUDE_CONFIG_DIR, CODEX_HOME and GEMINI_CLI_HOME are honoured."""
+    shutil.copytree(fixtures / "claude", tmp_path / "cc")
+    shutil.copytree(fixtures / "codex", tmp_path / "cx")
+    shutil.copytree(fixtures / "gemini", tmp_path / "gh" / ".gemini")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gh"))
+    assert _scan().files_read == 7
+    assert _scan(agent="codex").files_read == 0
+
+
+def test_second_scan_of_unchanged_files_opens_nothing(claude_home, monkeypatch):
+    """Unchanged size, mtime and inode: the file is not even opened."""
+    _scan()
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def spy(file, *args, **kwargs):
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    report = _scan()
+    assert report.files_read == 0
+    assert report.files_skipped == 7
+    assert not [p for p in opened if p.startswith(str(claude_home))]
+
+
+def test_appended_lines_are_read_once_with_context(tmp_path):
+    """A failure read in one scan meets its fix appended later; nothing is counted twice."""
+    path = tmp_path / "proj" / "sess-1.jsonl"
+    path.parent.mkdir()
+    path.write_text(
+        _line("user", message={"role": "user", "content": "build it"})
+        + _bash("t1", "cargo build", "Exit code 101\nerror: could not compile", error=True)
+    )
+    first = _scan(path)
+    assert first.new == []
+    with open(path, "a") as fh:
+        fh.write(_bash("t2", "cargo build --offline", "Finished"))
+    second = _scan(path)
+    (candidate,) = second.new
+    assert candidate.evidence[0].line == 3
+    assert second.bytes_read < path.stat().st_size
+    with open(path, "a") as fh:
+        fh.write(_bash("t3", "ls", "a b"))
+    third = _scan(path)
+    assert third.new == [] and third.duplicates == 0
+    assert len(_pending()) == 1
+
+
+def test_partial_last_line_waits_for_its_end(tmp_path):
+    """A line being written is not consumed; once complete it is read exactly once."""
+    path = tmp_path / "p" / "sess-1.jsonl"
+    path.parent.mkdir()
+    text = _bash("t1", "npm test", "Exit code 1\nnpm ERR! missing script: test", error=True)
+    fix = _bash("t2", "npm run test:unit", "ok")
+    path.write_text(text + fix[:40])
+    assert _scan(path).new == []
+    with open(path, "a") as fh:
+        fh.write(fix[40:])
+    (candidate,) = _scan(path).new
+    assert "npm run test:unit" in candidate.fix
+    assert len(_pending()) == 1
+
+
+def test_truncated_file_is_read_again_from_the_start(tmp_path):
+    """A file smaller than the saved offset was replaced: read it from 0."""
+    path = tmp_path / "p" / "sess-1.jsonl"
+    path.parent.mkdir()
+    path.write_text(_bash("t1", "ls", "a") * 20)
+    _scan(path)
+    path.write_text(
+        _bash("t1", "make lint", "Exit code 2\nmake: *** No rule to make target", error=True)
+        + _bash("t2", "make check", "ok")
+    )
+    report = _scan(path)
+    assert report.bytes_read == path.stat().st_size
+    assert len(report.new) == 1
+
+
+def test_rotated_file_with_a_new_inode_is_read_from_the_start(tmp_path):
+    """Same size or larger but a different inode: a new file, so offset 0."""
+    path = tmp_path / "p" / "sess-1.jsonl"
+    path.parent.mkdir()
+    path.write_text(_bash("t1", "ls", "a"))
+    _scan(path)
+    fresh = tmp_path / "p" / "new.tmp"
+    fresh.write_text(
+        _bash("t1", "go test ./...", "Exit code 1\nundefined: regexp", error=True)
+        + _bash("t2", "go vet ./... && go test ./...", "ok")
+    )
+    os.replace(fresh, path)
+    report = _scan(path)
+    assert report.bytes_read == path.stat().st_size
+    assert len(report.new) == 1
+
+
+def test_gemini_document_rescans_by_message_count(fixtures, tmp_path):
+    """A rewritten legacy Gemini session is resumed by messages, not bytes."""
+    chats = tmp_path / ".gemini" / "tmp" / "h" / "chats"
+    chats.mkdir(parents=True)
+    src = next((fixtures / "gemini" / "tmp").iterdir()) / "chats"
+    doc = json.loads((src / "session-2025-10-27T19-55-9a8b7c6d.json").read_text())
+    whole = doc["messages"]
+    doc["messages"] = whole[:2]
+    path = chats / "session-2025-10-27T19-55-9a8b7c6d.json"
+    path.write_text(json.dumps(doc))
+    assert _scan(path, agent="gemini").new == []
+    doc["messages"] = whole
+    path.write_text(json.dumps(doc, indent=1))
+    report = _scan(path, agent="gemini")
+    tiers = sorted(c.tier for c in report.new)
+    assert tiers == [1, 2]  # the pip failure meets its fix; the #lesson block
+    assert _scan(path, agent="gemini").files_read == 0
+
+
+def test_busy_lock_makes_a_background_scan_leave(tmp_path):
+    """With another scan holding the lock, a non-waiting scan raises ScanBusy at once."""
+    home = Path(os.environ["LESSONS_HOME"])
+    with engine.scan_lock(home):
+        with pytest.raises(engine.ScanBusy):
+            _scan(tmp_path, wait=False)
+
+
+def test_concurrent_scans_do_not_double_count(claude_home):
+    """Two scans started together produce what one scan produces."""
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            _scan()
+        except BaseException as exc:  # noqa: BLE001 - surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    pending = _pending()
+    lines = [(e.file, e.line) for c in pending for e in c.evidence]
+    assert len(lines) == len(set(lines))
+    with services.open_store() as store:
+        lessons = store.list_lessons()
+    assert all(lesson.provenance.occurrences == 1 for lesson in lessons)
+
+
+def test_explicit_missing_path_is_a_clear_error(tmp_path):
+    """A path that does not exist is a user error, not a traceback."""
+    from lessons_core.errors import LessonsError
+
+    with pytest.raises(LessonsError, match="no such file"):
+        _scan(tmp_path / "nope")

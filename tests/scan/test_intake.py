@@ -1,0 +1,156 @@
+"""Intake: quality checks, scrubbing, duplicates folded into counts, Tier 1 promotion."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from lessons_core import services
+from lessons_core.models import Candidate, Config, Evidence, Status
+from lessons_core.scan import intake
+from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake
+
+
+def _candidate(**kw) -> Candidate:
+    base = {
+        "id": "",
+        "tier": 2,
+        "agent": "claude",
+        "tool": "Bash",
+        "trigger": r"\bpytest\b",
+        "mistake": "`pytest tests/` failed (exit 127): pytest: command not found",
+        "fix": "Run `.venv/bin/python -m pytest tests/` instead.",
+        "summary": "pytest: command not found",
+        "evidence": (Evidence("/t/a.jsonl", 5, "c1", "s1"),),
+        "project": "/home/dev/app",
+    }
+    base.update(kw)
+    return Candidate(**base)
+
+
+@pytest.fixture(name="store")
+def fixture_store():
+    with services.open_store() as store:
+        yield store
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"mistake": "too short"}, "shorter than"),
+        ({"fix": "Use <the right command> instead of that one"}, "placeholder"),
+        ({"fix": "Run the tests through the virtualenv and then..."}, "ellipsis"),
+        ({"trigger": "running tests"}, "prose"),
+        ({"trigger": r"\bpytest(\b"}, "regular expression"),
+    ],
+)
+def test_quality_checks_reject(change, why):
+    """Short, placeholder, cut-off, prose-trigger and broken-regex candidates are refused."""
+    reason = intake.rejection(_candidate(**change))
+    assert reason is not None
+    assert why in reason
+
+
+def test_a_good_candidate_passes():
+    """The shape a detector produces passes the checks."""
+    assert intake.rejection(_candidate()) is None
+
+
+def test_scrub_redacts_secrets_and_home_paths():
+    """Secrets and home directories never reach the store."""
+    dirty = _candidate(
+        mistake="`curl -H 'Authorization: Bearer sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123' "
+        "https://x` failed in /home/alice/project",
+        evidence=(Evidence("/home/alice/.claude/projects/x.jsonl", 5, "c1", "s1"),),
+    )
+    clean = intake.scrub(dirty, home="/home/alice")
+    assert "sk-ant-api03" not in clean.mistake
+    assert "/home/alice" not in clean.mistake
+    assert clean.evidence[0].file == "~/.claude/projects/x.jsonl"
+
+
+def test_new_candidate_is_stored_pending(store):
+    """A Tier 2 candidate waits for review."""
+    outcome = Intake(store, Config()).admit(_candidate())
+    assert outcome.status == NEW
+    (stored,) = store.list_candidates(status="pending")
+    assert stored.id == outcome.candidate.id
+
+
+def test_repeat_in_another_session_merges_and_adds_the_bonus(store):
+    """A near-duplicate adds its evidence and the multi-session bonus instead of a new row."""
+    first = Intake(store, Config()).admit(_candidate(confidence=0.55))
+    again = _candidate(
+        mistake="`pytest -x tests/` failed (exit 127): pytest: command not found",
+        evidence=(Evidence("/t/b.jsonl", 9, "c7", "s2"),),
+        confidence=0.55,
+    )
+    outcome = Intake(store, Config()).admit(again)
+    assert outcome.status == DUPLICATE
+    (stored,) = store.list_candidates(status="pending")
+    assert stored.id == first.candidate.id
+    assert [e.session_id for e in stored.evidence] == ["s1", "s2"]
+    assert stored.confidence == pytest.approx(0.65)
+
+
+def test_rejected_candidate_is_not_stored(store):
+    """Rejections leave the store untouched."""
+    outcome = Intake(store, Config()).admit(_candidate(fix="TODO"))
+    assert outcome.status == REJECTED
+    assert store.list_candidates() == []
+
+
+def test_tier1_is_promoted_to_an_active_lesson(store):
+    """A #lesson block that passes becomes an active lesson at once."""
+    block = _candidate(tier=1, confidence=0.85, detector="tier1")
+    outcome = Intake(store, Config()).admit(block)
+    assert outcome.status == PROMOTED
+    (lesson,) = store.list_lessons()
+    assert lesson.status == Status.ACTIVE
+    assert lesson.triggers.tool_names == ("Bash",)
+    assert lesson.triggers.command_patterns == (r"\bpytest\b",)
+    assert lesson.remediation == block.fix
+    assert lesson.provenance.source == "scan:tier1"
+    assert store.get_candidate(outcome.candidate.id).status == "promoted"
+
+
+def test_repeat_of_a_lesson_bumps_its_counts(store):
+    """Seen again in another session and project: occurrences, sessions, projects, bonus."""
+    gate = Intake(store, Config())
+    gate.admit(_candidate(tier=1, confidence=0.85))
+    repeat = _candidate(
+        tier=2,
+        evidence=(Evidence("/t/c.jsonl", 3, "c9", "s3"),),
+        project="/home/dev/other",
+    )
+    outcome = Intake(store, Config()).admit(repeat)
+    assert outcome.status == DUPLICATE
+    (lesson,) = store.list_lessons()
+    assert lesson.provenance.occurrences == 2
+    assert set(lesson.provenance.sessions) == {"s1", "s3"}
+    assert len(lesson.provenance.projects) == 2
+    assert lesson.confidence == pytest.approx(0.95)
+
+
+def test_file_tool_candidate_promotes_to_a_path_pattern(store):
+    """Edit/Write/Read triggers are globs and land in path patterns."""
+    edit = _candidate(
+        tool="Edit",
+        trigger="**/*.py",
+        mistake="Edit on src/app.py failed: File has not been read yet.",
+        fix="Read src/app.py first, then retry the Edit.",
+    )
+    lesson = Intake(store, Config()).promote(store.add_candidate(edit))
+    assert lesson.triggers.path_patterns == ("**/*.py",)
+    assert lesson.triggers.command_patterns == ()
+
+
+def test_to_lesson_counts_evidence():
+    """Provenance reflects every piece of evidence."""
+    many = attrs.evolve(
+        _candidate(),
+        evidence=(Evidence("/a", 1, None, "s1"), Evidence("/b", 2, None, "s2")),
+    )
+    lesson = intake.to_lesson(many)
+    assert lesson.provenance.occurrences == 2
+    assert lesson.provenance.sessions == ("s1", "s2")

@@ -1,0 +1,68 @@
+"""Triggers derived from failing calls: generalised, escaped, and matching the right calls."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lessons_core.scan import triggers
+
+
+@pytest.mark.parametrize(
+    ("failing", "fix", "pattern"),
+    [
+        ("pytest tests/test_x.py -k slow", None, r"\bpytest\b"),
+        ("cd /srv && python -m pytest -q", "uv run pytest", r"\bpytest\b"),
+        ("uv run pytest -x", None, r"\bpytest\b"),
+        ("sudo FOO=1 npm run build", None, r"\bnpm\b\s+(?:\S+\s+)*?\brun\b"),
+        (
+            "pip install --user requests",
+            "pip install requests",
+            r"\bpip\b\s+(?:\S+\s+)*?\binstall\b(?=.*\s--user(?:[\s=]|$))",
+        ),
+        ("git -C repo push --force origin main", "git push origin feature", None),
+        ("./gradlew build", None, r"\bgradlew\b"),
+        ("python3 manage.py migrate --fake", None, r"\bmanage\.py\b\s+(?:\S+\s+)*?\bmigrate\b"),
+    ],
+)
+def test_command_trigger_shapes(failing, fix, pattern):
+    """Executable, subcommand and the flag the fix dropped; prefixes and runners are skipped."""
+    got = triggers.command_trigger(failing, fix)
+    if pattern is not None:
+        assert got == pattern
+    assert got is not None
+    assert re.search(got, failing)
+
+
+def test_trigger_matches_the_kind_of_call_not_others():
+    """A push --force lesson fires for other force pushes, not for a plain push or a status."""
+    pattern = triggers.command_trigger("git push --force origin main", "git push origin main")
+    assert re.search(pattern, "git push origin dev --force")
+    assert not re.search(pattern, "git push origin dev")
+    assert not re.search(pattern, "git status")
+
+
+def test_trigger_escapes_regex_characters():
+    """Characters special to regexes in an executable are escaped."""
+    pattern = triggers.command_trigger("g++ main.cpp -o main")
+    assert re.search(pattern, "g++ other.cpp")
+    assert not re.search(pattern, "gxx other.cpp")
+
+
+def test_path_triggers_and_tags():
+    """Files become extension globs; tags name the tool and the language."""
+    assert triggers.path_trigger("/a/b/models.py") == "**/*.py"
+    assert triggers.path_trigger("/a/Makefile") == "**/Makefile"
+    assert triggers.tags_for("Bash", "cargo test --offline") == ("tool:cargo", "lang:rust")
+    assert triggers.tags_for("Edit", None, ("/x/y.ts",)) == ("tool:edit", "lang:typescript")
+
+
+def test_segments_split_compound_commands():
+    """``&&``, ``||``, ``;`` and pipes separate simple commands; quotes stay whole."""
+    assert triggers.segments("cd a && make 'x && y' | tee log; echo done") == [
+        ["cd", "a"],
+        ["make", "x && y"],
+        ["tee", "log"],
+        ["echo", "done"],
+    ]
