@@ -214,3 +214,36 @@ def test_failed_command_is_reported_as_a_failure_event(scratch):
     events = [entry.get("event") for entry in hook_log(scratch)]
     assert "post_failure" in events
     assert "pre_tool" in events and "session_start" in events
+
+
+def test_plugin_route_from_the_repository_marketplace(scratch):
+    """integrations/codex as a marketplace: `codex plugin add` gives the same hooks."""
+    plugin_root = Path(__file__).resolve().parents[2] / "integrations" / "codex"
+    add_lessons(scratch, PROTOCOL, GUARD)
+    codex = agent_binary("codex")
+    with FakeOpenAI(*exec_call("rm -rf data")) as server:
+        configure(scratch, server)
+        config = codex_home(scratch) / "config.toml"
+        config.write_text(config.read_text().replace("plugins = false", "plugins = true"))
+        env = scratch.env(
+            {"CODEX_HOME": str(codex_home(scratch)), "FAKE_OPENAI_API_KEY": "sk-fake"}
+        )
+        for args in (
+            ["plugin", "marketplace", "add", str(plugin_root)],
+            ["plugin", "add", "lessons@lessons"],
+            ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "go"],
+        ):
+            proc = subprocess.run(
+                [str(codex), *args],
+                cwd=scratch.project,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=90,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr[-2000:]
+    turns = server.turns()
+    assert any("PROTOCOL-MARKER-9043" in t for t in FakeOpenAI.messages(turns[0], "developer"))
+    assert "GUARD-MARKER-2208" in FakeOpenAI.outputs(turns[-1])[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -170,3 +171,40 @@ def test_failed_command_is_reported_as_a_failure_event(scratch):
     events = [entry.get("event") for entry in hook_log(scratch)]
     assert "post_failure" in events
     assert {"pre_tool", "session_start", "prompt"} <= set(events)
+
+
+def test_extension_route_from_the_repository(scratch):
+    """integrations/gemini/lessons linked as an extension gives the same hooks."""
+    extension = Path(__file__).resolve().parents[2] / "integrations" / "gemini" / "lessons"
+    add_lessons(scratch, PROTOCOL, GUARD)
+    gemini = agent_binary("gemini")
+    settings = scratch.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(USER_SETTINGS))
+    with FakeGemini(*shell("rm -rf data")) as server:
+        env = scratch.env(
+            {
+                "GEMINI_API_KEY": "fake-gemini-key",
+                "GOOGLE_GEMINI_BASE_URL": server.base_url,
+                "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            }
+        )
+        for args in (
+            ["extensions", "link", str(extension), "--consent"],
+            ["-p", "go", "-m", MODEL, "--output-format", "stream-json", "--approval-mode", "yolo"],
+        ):
+            proc = subprocess.run(
+                [str(gemini), *args],
+                cwd=scratch.project,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=90,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr[-2000:]
+    turns = server.turns()
+    assert "PROTOCOL-MARKER-1290" in FakeGemini.texts(turns[0]["contents"][0])
+    error = FakeGemini.responses(turns[-1])[0].get("error", "")
+    assert BLOCKED in error and "GUARD-MARKER-3302" in error
