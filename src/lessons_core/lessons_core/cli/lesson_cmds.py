@@ -10,15 +10,17 @@ import functools
 import json
 import shutil
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from lessons_core import serde
 from lessons_core.errors import LessonsError, NotFound
 from lessons_core.models import Lesson, LessonType, Status
+
+if TYPE_CHECKING:
+    from lessons_core.store.base import Store
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -45,16 +47,11 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def rebuild(store: Any) -> None:
+def rebuild(store: Store) -> None:
     """Recompile the manifest after a change (a missing compiler only logs a warning)."""
     from lessons_core import services
 
     services.rebuild_manifest(store)
-
-
-def emit_warnings(warnings: Iterable[str]) -> None:
-    for warning in dict.fromkeys(warnings):
-        click.secho(f"warning: {warning}", err=True, fg="yellow")
 
 
 def json_line(obj: Any) -> str:
@@ -142,7 +139,7 @@ def format_table(lessons: list[Lesson], width: int | None = None) -> list[str]:
 @user_errors
 def list_(as_json: bool, status: str | None, types: tuple[str, ...]) -> None:
     """List lessons (all statuses unless --status is given)."""
-    from lessons_core import services
+    from lessons_core import serde, services
 
     with services.open_store() as store:
         lessons = store.list_lessons(
@@ -161,8 +158,8 @@ def list_(as_json: bool, status: str | None, types: tuple[str, ...]) -> None:
         click.echo(line)
 
 
-def _find(store: Any, key: str) -> Lesson:
-    lesson: Lesson | None = store.get_lesson(key)
+def _find(store: Store, key: str) -> Lesson:
+    lesson = store.get_lesson(key)
     if lesson is None:
         raise NotFound(f"no lesson with id or slug {key!r} (see 'lessons list')")
     return lesson
@@ -213,7 +210,7 @@ def describe(lesson: Lesson) -> list[str]:
 @user_errors
 def show(key: str, as_json: bool) -> None:
     """Show one lesson (an id, a slug, or an unambiguous prefix of either)."""
-    from lessons_core import services
+    from lessons_core import serde, services
 
     with services.open_store() as store:
         lesson = _find(store, key)

@@ -11,17 +11,12 @@ one small config file.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than this whole module.
-# ruff: noqa: PTH100, PTH112, PTH117, PTH118, PTH119, PTH120
+# ruff: noqa: PTH100, PTH112, PTH118, PTH119, PTH120
 
-import hashlib
 import os
-import re
 
-_SCP_LIKE = re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?!//)(?P<path>.+)$")
-_URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<rest>.*)$")
-_SECTION = re.compile(r'^\s*\[\s*remote\s+"origin"\s*\]\s*$')
-_ANY_SECTION = re.compile(r"^\s*\[")
-_URL_LINE = re.compile(r"^\s*url\s*=\s*(.*?)\s*$")
+#: Characters of a URL scheme after its first letter (RFC 3986).
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
 def find_git_root(start: str) -> str | None:
@@ -71,13 +66,14 @@ def origin_url(root: str) -> str | None:
         return None
     in_origin = False
     for line in lines:
-        if _ANY_SECTION.match(line):
-            in_origin = bool(_SECTION.match(line))
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_origin = " ".join(stripped.split()) in ('[remote "origin"]', "[remote origin]")
             continue
         if in_origin:
-            match = _URL_LINE.match(line)
-            if match:
-                value = match.group(1)
+            key, sep, value = stripped.partition("=")
+            if sep and key.strip() == "url":
+                value = value.strip()
                 if len(value) >= 2 and value[0] == value[-1] == '"':
                     value = value[1:-1]
                 return value or None
@@ -91,20 +87,26 @@ def normalize_remote(url: str) -> str | None:
     lower-cased; the path keeps its case (not every host ignores it).
     """
     url = url.strip()
-    match = _URL.match(url)
-    if match:
-        if match.group("scheme").lower() == "file":
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme[:1].isalpha() and all(c in _SCHEME_CHARS for c in scheme):
+        if scheme.lower() == "file":
             return None
-        rest = match.group("rest")
         authority, _, path = rest.partition("/")
         host = authority.rpartition("@")[2]
         # Drop the port; an IPv6 literal keeps its colons.
         host = host.partition("]")[0] + "]" if host.startswith("[") else host.partition(":")[0]
     else:
-        match = _SCP_LIKE.match(url)
-        if not match or os.path.isabs(url) or re.match(r"^[A-Za-z]:[\\/]", url):  # a drive
+        # scp-like "[user@]host:path"; a local path ("/srv/x.git", "C:/x", "../x") is not one.
+        head, sep, path = url.partition(":")
+        host = head.rpartition("@")[2]
+        if (
+            not sep
+            or "/" in head
+            or "\\" in head
+            or path.startswith("//")
+            or (len(host) == 1 and path[:1] in ("/", "\\"))
+        ):
             return None
-        host, path = match.group("host"), match.group("path")
     path = path.strip("/")
     if path.endswith(".git"):
         path = path[: -len(".git")]
@@ -116,6 +118,9 @@ def normalize_remote(url: str) -> str | None:
 
 def path_id(directory: str) -> str:
     """``<basename>-<first 8 hex of sha1(absolute path)>``."""
+    # Imported here: hashlib loads OpenSSL (~3 ms), and repositories with a remote never need it.
+    import hashlib
+
     absolute = os.path.abspath(directory)
     digest = hashlib.sha1(
         absolute.encode("utf-8", "surrogateescape"), usedforsecurity=False
