@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import marshal
 import os
 import re
 import tempfile
@@ -30,6 +31,7 @@ import structlog
 
 from lessons_core.compiler import globs, prefilter, regex_safety, render
 from lessons_core.errors import LessonsError
+from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
 from lessons_core.models import SESSION_TYPES, Config, Lesson, LessonType, MatchTarget, Status
@@ -305,12 +307,25 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         _atomic_write(target, data)
         _atomic_write(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
+        _write_cache(target, manifest)
     except OSError as exc:
         raise LessonsError(
             f"cannot write the manifest {target}: {exc.strerror or exc}; "
             "the previous manifest is left in place"
         ) from exc
     return target
+
+
+def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
+    """The marshal copy the hook loads faster; a failure only costs speed, never correctness."""
+    cache = Path(hot_manifest.cache_path(str(target)))
+    try:
+        header = hot_manifest.cache_header(target.stat())
+        _atomic_write(cache, header + marshal.dumps(manifest))
+    except (OSError, ValueError) as exc:
+        log.warning("manifest.cache_not_written", path=str(cache), error=str(exc))
+        with contextlib.suppress(OSError):
+            cache.unlink()
 
 
 def _atomic_write(target: Path, data: bytes) -> None:

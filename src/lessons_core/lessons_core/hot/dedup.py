@@ -21,10 +21,19 @@ silence lessons or plant files, so state-dependent delivery is skipped and the r
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # ruff: noqa: PTH102, PTH103, PTH105, PTH106, PTH108, PTH110, PTH118, PTH120, PTH208, SIM105
 
-import hashlib
 import os
 import stat
 import time
+
+# The bare SHA-256 extension module: ``hashlib`` loads OpenSSL first, which costs the hook process
+# more than everything else in this module.
+try:
+    from _sha2 import sha256
+except ImportError:
+    try:
+        from _sha256 import sha256
+    except ImportError:  # pragma: no cover - a build without the builtin hash modules
+        from hashlib import sha256
 
 from lessons_core.hot import paths
 
@@ -36,14 +45,14 @@ class UnsafeStateDir(Exception):  # noqa: N818 - reads better at the raise site
 
 
 def session_key(session_id):
-    return hashlib.sha256((session_id or "").encode("utf-8", "replace")).hexdigest()[:24]
+    return sha256((session_id or "").encode("utf-8", "replace")).hexdigest()[:24]
 
 
 def _file_name(name):
     safe = name.replace(":", ".")
     if safe and all(c.isalnum() or c in "._-" for c in safe) and safe.isascii():
         return safe
-    return "h-" + hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:32]
+    return "h-" + sha256(name.encode("utf-8", "replace")).hexdigest()[:32]
 
 
 def ensure_state_dir(environ=None):

@@ -5,7 +5,6 @@ protocol and stderr may be shown to the user, so this file is the only place a h
 what it did, what it dropped and why it failed open. Logging itself never raises.
 """
 
-import json
 import os
 import time
 
@@ -18,6 +17,8 @@ def write(environ, record):
         path = (environ if environ is not None else os.environ).get("LESSONS_HOOK_LOG")
         if not path:
             return
+        import json  # only when logging is switched on
+
         line = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         for key in FIELDS:
             line[key] = record.get(key)

@@ -16,11 +16,11 @@ dedup: :func:`evaluate`) or a :class:`LazyState`; ``stats`` collects figures for
 A missing handler module means "no opinion".
 """
 
-import json
 import os
 import sys
 import time
 
+from lessons_core.hot import fastjson
 from lessons_core.hot import log as hook_log
 from lessons_core.hot import manifest as manifest_mod
 
@@ -90,7 +90,7 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         if raw is None:
             stats["error"] = f"stdin larger than {MAX_STDIN_BYTES} bytes"
             return 0
-        payload = json.loads(raw)
+        payload = fastjson.loads(raw)
         if isinstance(payload, dict):
             stats["hook_event"] = payload.get("hook_event_name")
         event = adapter.normalize(payload)
@@ -106,7 +106,7 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         stats["dropped"] = decision.get("dropped")
         answer = adapter.render(event, decision)
         if answer is not None:
-            text = json.dumps(answer, ensure_ascii=False)
+            text = fastjson.dumps(answer)
             out = sys.stdout if stdout is None else stdout
             out.write(text)
             out.flush()

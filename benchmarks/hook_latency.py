@@ -1,0 +1,278 @@
+"""Whole-process latency of a PreToolUse hook call, against the interpreter's own start-up.
+
+What an agent waits for is a process: interpreter start, imports, reading the manifest, matching,
+writing the answer. So this starts the hook command as a subprocess for every call, exactly as
+an agent does, feeding it a Claude Code PreToolUse payload on stdin, and times it from spawn to
+exit. Every hook run is interleaved with a run of the bare interpreter (``python -I -c pass``),
+so the floor is measured under the same machine load and the ratio stays meaningful on a busy
+machine.
+
+Catalogues:
+
+* ``seed`` — the 143-lesson catalogue of the Node original, imported with ``lessons import``
+  (skipped when the shared corpus is not beside the checkout);
+* ``generated-2000`` — 2,000 synthetic lessons (hints, guards, nudges, path lessons, directives)
+  with texts of realistic length.
+
+Payload kinds: ``no-match`` (a Bash call no lesson is about), ``hint`` (adds context),
+``guard`` (denied), ``edit-path`` (an Edit whose path matches a glob lesson). Each hint run uses a
+fresh session id, so dedup never turns a measured hint call into a cheap "already seen" one.
+
+Targets: median ≤ 18 ms, p99 ≤ 25 ms (≤ 30 ms with 2,000 lessons), median ≤ 2.0× the floor.
+
+    python benchmarks/hook_latency.py [--runs 40] [--command "…"] [--catalogue seed|generated]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = REPO.parent / "shared" / "corpus" / "seed-lessons" / "lesson-manifest.json"
+
+TARGET_MEDIAN_MS = 18.0
+TARGET_P99_MS = 25.0
+TARGET_P99_LARGE_MS = 30.0
+TARGET_RATIO = 2.0
+
+#: payload kind -> (tool name, tool_input) per catalogue
+SEED_CALLS = {
+    "no-match": ("Bash", {"command": "ls -la"}),
+    "hint": ("Bash", {"command": 'git commit -m "update readme"'}),
+    "guard": ("Bash", {"command": "npx vitest run"}),
+    "edit-path": (
+        "Edit",
+        {"file_path": "/tmp/bench-project/scripts/run.sh", "old_string": "a", "new_string": "b"},
+    ),
+}
+GENERATED_CALLS = {
+    "no-match": ("Bash", {"command": "ls -la"}),
+    "hint": ("Bash", {"command": "tool40 sub --verbose"}),
+    "guard": ("Bash", {"command": "danger13 --now"}),
+    "edit-path": (
+        "Edit",
+        {"file_path": "/tmp/bench-project/area16/module.ext16", "old_string": "a", "new_string": "b"},
+    ),
+}
+
+
+def _bin(name: str) -> str:
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.exists() else name
+
+
+def _env(home: Path, state: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["LESSONS_HOME"] = str(home)
+    env["LESSONS_STATE_DIR"] = str(state)
+    env.pop("LESSONS_HOOK_LOG", None)
+    # Installed packages come with compiled bytecode; let the warm-up runs write it here too,
+    # or every measured run would compile the hot modules from source.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _seed_catalogue(home: Path) -> bool:
+    if not SEED.is_file():
+        print(f"seed catalogue not found beside the checkout; skipping it ({SEED.name})")
+        return False
+    env = _env(home, home / "state")
+    subprocess.run([_bin("lessons"), "import", str(SEED)], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run([_bin("lessons"), "build"], env=env, check=False, stdout=subprocess.DEVNULL)
+    return True
+
+
+def _generated_lessons(count: int) -> list[object]:
+    from lessons_core.models import Lesson, LessonType, MatchTarget, Triggers
+
+    filler = (
+        "This went wrong in an earlier session because the defaults of the tool differ between "
+        "versions and the error message points somewhere else entirely. "
+    )
+    lessons: list[object] = []
+    for n in range(count):
+        kind = n % 20
+        common = {
+            "id": f"01BENCH{n:019d}",
+            "slug": f"bench-{n}",
+            "summary": f"generated lesson {n} about a recurring mistake",
+            "mistake": filler * 2,
+            "remediation": f"Run the documented variant {n} instead. " + filler,
+            "priority": 1 + n % 10,
+            "confidence": 0.5 + (n % 50) / 100,
+            "tags": ["lang:python"] if n % 3 == 0 else ["lang:go"],
+        }
+        if kind < 13:
+            triggers = Triggers(
+                tool_names=["Bash"],
+                command_patterns=[rf"\btool{n}\s+sub\b"],
+            )
+            lessons.append(Lesson(**common, triggers=triggers))
+        elif kind < 15:
+            triggers = Triggers(tool_names=["Bash"], command_patterns=[rf"\bdanger{n}\b"])
+            lessons.append(
+                Lesson(
+                    **common,
+                    type=LessonType.GUARD,
+                    triggers=triggers,
+                    command_match_target=MatchTarget.EXECUTABLE,
+                    injection="Refused: `{command}` is known to break things here.",
+                )
+            )
+        elif kind < 16:
+            triggers = Triggers(tool_names=["Bash"], command_patterns=[rf"\bnudgeme{n}\b"])
+            lessons.append(Lesson(**common, type=LessonType.NUDGE, triggers=triggers))
+        elif kind < 19:
+            triggers = Triggers(
+                tool_names=["Edit", "Write"],
+                path_patterns=[f"**/area{n}/*.ext{n}"],
+            )
+            lessons.append(Lesson(**common, triggers=triggers))
+        else:
+            lessons.append(Lesson(**common, type=LessonType.DIRECTIVE))
+    return lessons
+
+
+def _generated_catalogue(home: Path, count: int) -> bool:
+    from lessons_core.compiler.build import build
+    from lessons_core.models import Config
+    from lessons_core.store.sqlite import open_sqlite_store
+
+    store = open_sqlite_store(home)
+    try:
+        store.add_lessons(_generated_lessons(count))  # type: ignore[arg-type]
+        result = build(store, Config(), home)
+    finally:
+        store.close()
+    if result.refused:
+        print(f"warning: {len(result.refused)} generated lessons refused")
+    return True
+
+
+def _payload(tool: str, tool_input: dict[str, object], session: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": "/tmp/bench.jsonl",
+            "cwd": "/tmp/bench-project",
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
+
+
+def _time(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, env=env, check=False)
+    elapsed = (time.perf_counter() - start) * 1000
+    if proc.returncode != 0:
+        raise SystemExit(f"hook exited {proc.returncode}: {shlex.join(argv)}")
+    return elapsed, proc.stdout
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+
+
+def _describe(out: bytes) -> str:
+    if not out.strip():
+        return "nothing"
+    answer = json.loads(out)
+    specific = answer.get("hookSpecificOutput", answer)
+    if specific.get("permissionDecision") == "deny":
+        return "deny"
+    if specific.get("additionalContext"):
+        return "context"
+    return "other"
+
+
+def measure(
+    name: str, home: Path, calls: dict[str, tuple[str, dict[str, object]]], hook: list[str],
+    runs: int, large: bool,
+) -> bool:
+    state = home / "state"
+    env = _env(home, state)
+    floor_argv = [sys.executable, "-I", "-c", "pass"]
+    ok = True
+    print(f"\n== {name} ({hook[-1] if len(hook) == 1 else shlex.join(hook)[:60]}) ==")
+    print(f"{'payload':<10} {'outcome':<8} {'median':>8} {'p99':>8} {'floor':>8} {'ratio':>6}")
+    for kind, (tool, tool_input) in calls.items():
+        # one warm-up of each, so the page cache holds the files
+        _time(hook, _payload(tool, tool_input, f"warm-{kind}"), env)
+        _time(floor_argv, b"", env)
+        hook_ms: list[float] = []
+        floor_ms: list[float] = []
+        outcome = ""
+        for i in range(runs):
+            elapsed, out = _time(hook, _payload(tool, tool_input, f"{name}-{kind}-{i}"), env)
+            hook_ms.append(elapsed)
+            outcome = _describe(out)
+            floor_ms.append(_time(floor_argv, b"", env)[0])
+        median = statistics.median(hook_ms)
+        p99 = _p99(hook_ms)
+        floor = statistics.median(floor_ms)
+        ratio = median / floor
+        p99_target = TARGET_P99_LARGE_MS if large else TARGET_P99_MS
+        verdict = median <= TARGET_MEDIAN_MS and p99 <= p99_target and ratio <= TARGET_RATIO
+        ok = ok and verdict
+        print(
+            f"{kind:<10} {outcome:<8} {median:8.2f} {p99:8.2f} {floor:8.2f} {ratio:6.2f}"
+            f"{'' if verdict else '  (over target)'}"
+        )
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40, help="runs per payload kind")
+    parser.add_argument("--command", help="hook command line (default: lessons-claude-hook)")
+    parser.add_argument("--catalogue", choices=["seed", "generated", "both"], default="both")
+    parser.add_argument("--lessons", type=int, default=2000, help="size of the generated one")
+    args = parser.parse_args()
+    hook = shlex.split(args.command) if args.command else [_bin("lessons-claude-hook")]
+    print(f"python {sys.version.split()[0]}, {args.runs} runs per payload, hook: {shlex.join(hook)}")
+    print(
+        f"targets: median <= {TARGET_MEDIAN_MS} ms, p99 <= {TARGET_P99_MS} ms "
+        f"(<= {TARGET_P99_LARGE_MS} ms with {args.lessons} lessons), "
+        f"median <= {TARGET_RATIO}x the floor (python -I -c pass)"
+    )
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="lessons-bench-") as tmp:
+        if args.catalogue in ("seed", "both"):
+            home = Path(tmp) / "seed"
+            home.mkdir()
+            if _seed_catalogue(home):
+                ok &= measure("seed-143", home, SEED_CALLS, hook, args.runs, large=False)
+        if args.catalogue in ("generated", "both"):
+            home = Path(tmp) / "generated"
+            home.mkdir()
+            started = time.perf_counter()
+            _generated_catalogue(home, args.lessons)
+            size = (home / "lesson-manifest.json").stat().st_size
+            print(
+                f"\n(built {args.lessons} lessons in {time.perf_counter() - started:.1f} s; "
+                f"manifest {size / 1024:.0f} KiB)"
+            )
+            ok &= measure(
+                f"generated-{args.lessons}", home, GENERATED_CALLS, hook, args.runs, large=True
+            )
+    print("\nall within targets" if ok else "\nsome figures are over target")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
