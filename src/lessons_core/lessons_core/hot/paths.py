@@ -9,7 +9,6 @@ temporary directory.
 
 import os
 import sys
-import tempfile
 
 MANIFEST_NAME = "lesson-manifest.json"
 CONFIG_NAME = "config.json"
@@ -41,6 +40,8 @@ def state_dir(environ=None):
     runtime = env.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return os.path.join(runtime, "lessons")
+    import tempfile  # only here: importing it costs the hook several milliseconds
+
     uid = os.getuid() if hasattr(os, "getuid") else env.get("USERNAME", "user")
     return os.path.join(tempfile.gettempdir(), f"lessons-{uid}")
 
