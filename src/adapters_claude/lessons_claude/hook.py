@@ -9,12 +9,13 @@ ends in exit 0 with no output: a broken hook must never stop the agent.
 import sys
 
 
-def main():
+def main() -> int:
     try:
         from lessons_claude import hot_claude
         from lessons_core.hot import runner
 
-        return runner.run(hot_claude)
+        status: int = runner.run(hot_claude)
+        return status
     except BaseException:  # fail open, whatever happened
         return 0
 

@@ -47,11 +47,11 @@ CONTEXT_EVENTS = (
 _TOOL_EVENTS = ("pre_tool", "post_tool", "post_failure")
 
 
-def _text(value):
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _abs(path, cwd):
+def _abs(path: str, cwd: str | None) -> str:
     """An absolute, normalised path; relative ones are taken against the session's cwd."""
     # os.path, not pathlib: the hook process keeps its imports to the bare minimum.
     path = os.path.expanduser(path)  # noqa: PTH111
@@ -60,7 +60,9 @@ def _abs(path, cwd):
     return os.path.normpath(path)
 
 
-def _tool_fields(tool, tool_input, cwd):
+def _tool_fields(
+    tool: str, tool_input: object, cwd: str | None
+) -> tuple[str | None, list[str], str | None]:
     """Return ``(command, paths, content)`` for one tool call."""
     if not isinstance(tool_input, dict):
         return None, [], None
@@ -107,15 +109,15 @@ def _tool_fields(tool, tool_input, cwd):
     return command, paths, content
 
 
-def normalize(payload):
+def normalize(payload: object) -> dict[str, object] | None:
     """Claude Code's stdin JSON (a dict) -> the core's event dict, or ``None`` to stay silent."""
     if not isinstance(payload, dict):
         return None
-    event = EVENTS.get(payload.get("hook_event_name"))
+    event = EVENTS.get(_text(payload.get("hook_event_name")) or "")
     if event is None:
         return None
     cwd = _text(payload.get("cwd")) or os.getcwd()  # noqa: PTH109
-    out = {
+    out: dict[str, object] = {
         "agent": AGENT,
         "event": event,
         "session_id": _text(payload.get("session_id")),
@@ -154,25 +156,27 @@ def normalize(payload):
     return out
 
 
-def _with_trailer(text, decision):
-    trailer = decision.get("trailer")
+def _with_trailer(text: str, decision: dict[str, object]) -> str:
+    trailer = _text(decision.get("trailer"))
     if trailer:
         return text + "\n" + trailer
     return text
 
 
-def render(event, decision):
+def render(
+    event: dict[str, object] | None, decision: dict[str, object] | None
+) -> dict[str, dict[str, str]] | None:
     """The core's decision -> Claude Code's answer dict, or ``None`` to print nothing."""
     if not event or not decision:
         return None
-    kind = event.get("event")
+    kind = _text(event.get("event")) or ""
     native = NATIVE_EVENTS.get(kind)
     if native is None:
         return None
     deny = _text(decision.get("deny"))
     context = _text(decision.get("context"))
 
-    specific = {"hookEventName": native}
+    specific: dict[str, str] = {"hookEventName": native}
     if kind == "pre_tool" and deny:
         specific["permissionDecision"] = "deny"
         specific["permissionDecisionReason"] = deny

@@ -163,7 +163,7 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
-    home = Path(paths.lessons_home(env))  # type: ignore[no-untyped-call]
+    home = Path(paths.lessons_home(env))
     findings = [_check_config(home)]
     if findings[0].status == FAIL:
         store, revision = Finding("store", WARN, "skipped: the configuration is broken"), None
