@@ -12,7 +12,7 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 SEED = SHARED / "corpus" / "seed-lessons" / "lesson-manifest.json"
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
     """LESSONS_HOME, LESSONS_STATE_DIR and HOME inside this test's tmp_path."""
     monkeypatch.setenv("LESSONS_HOME", str(tmp_path / "lessons-home"))
