@@ -187,9 +187,8 @@ def test_gemini_document_rescans_by_message_count(fixtures, tmp_path):
 def test_busy_lock_makes_a_background_scan_leave(tmp_path):
     """With another scan holding the lock, a non-waiting scan raises ScanBusy at once."""
     home = Path(os.environ["LESSONS_HOME"])
-    with engine.scan_lock(home):
-        with pytest.raises(engine.ScanBusy):
-            _scan(tmp_path, wait=False)
+    with engine.scan_lock(home), pytest.raises(engine.ScanBusy):
+        _scan(tmp_path, wait=False)
 
 
 def test_concurrent_scans_do_not_double_count(claude_home):
@@ -199,7 +198,7 @@ def test_concurrent_scans_do_not_double_count(claude_home):
     def run():
         try:
             _scan()
-        except BaseException as exc:  # noqa: BLE001 - surfaced below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(2)]

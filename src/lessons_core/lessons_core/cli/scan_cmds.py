@@ -212,6 +212,11 @@ def _reject(store: Any, keys: Iterable[str]) -> list[Candidate]:
     return done
 
 
+def _interactive() -> bool:
+    """Whether a person can answer prompts (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
 def _edit(candidate: Candidate) -> Candidate:
     """Prompt for each editable field, the current value as default."""
     summary = click.prompt("summary", default=candidate.summary)
@@ -254,7 +259,7 @@ def review(accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
             for candidate in rejected:
                 click.echo(f"Rejected {candidate.id}")
             return
-        if not sys.stdin.isatty():
+        if not _interactive():
             raise LessonsError(
                 "review is interactive; in scripts use --accept ID / --reject ID "
                 "(see `lessons candidates --json`)"

@@ -297,7 +297,7 @@ class Intake:
             except LessonsError as exc:
                 log.warning("intake.promote_failed", candidate=stored.id, error=str(exc))
             else:
-                return Outcome(PROMOTED, stored, "", lesson)
+                return Outcome(PROMOTED, attrs.evolve(stored, status="promoted"), "", lesson)
         self.pending.append(stored)
         self._pending_tokens.append(_tokens(_candidate_text(stored)))
         return Outcome(NEW, stored)
