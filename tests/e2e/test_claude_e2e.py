@@ -23,7 +23,12 @@ pytestmark = pytest.mark.e2e
 RUN_TIMEOUT = 40
 
 
-def run_claude(scratch: Scratch, server: FakeAnthropic, prompt: str = "run the tests") -> str:
+def run_claude(
+    scratch: Scratch,
+    server: FakeAnthropic,
+    prompt: str = "run the tests",
+    extra: tuple[str, ...] = (),
+) -> str:
     """``claude -p`` in the scratch project against ``server``; returns its stream-json stdout."""
     claude = agent_binary("claude")
     env = scratch.env(
@@ -37,7 +42,7 @@ def run_claude(scratch: Scratch, server: FakeAnthropic, prompt: str = "run the t
         }
     )
     args = [str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose"]
-    args += ["--allowedTools", "Bash", "--include-hook-events"]
+    args += ["--allowedTools", "Bash", "--include-hook-events", *extra]
     try:
         proc = subprocess.run(
             args,
@@ -219,3 +224,33 @@ def test_protocol_is_in_the_first_request(scratch):
     first = json.dumps(_main(server)[0])
     assert "SessionStart hook additional context" in first
     assert "#lesson" in first and "#/lesson" in first
+
+
+PLUGIN_DIR = Path(__file__).resolve().parents[2] / "claude-plugin"
+
+
+def test_plugin_folder_hooks_work_without_install(scratch):
+    """Loaded as a plugin (no settings hooks), the hooks find lessons-claude-hook on PATH."""
+    marker = write_marker_test(scratch.project)
+    add_lesson(
+        scratch,
+        {
+            "summary": "the suite needs the test settings",
+            "mistake": "ran the suite with the default settings",
+            "remediation": "Add --settings=test (PLUGIN-G2).",
+            "type": "guard",
+            "triggers": {
+                "toolNames": ["Bash"],
+                "commandPatterns": [r"\bpytest\b(?!.*--settings=test)"],
+            },
+        },
+    )
+    assert not (scratch.home / ".claude" / "settings.json").exists()
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(scratch, server, extra=("--plugin-dir", str(PLUGIN_DIR)))
+    requests = _main(server)
+    assert "#lesson" in json.dumps(requests[0]), "SessionStart from the plugin did not deliver"
+    assert not marker.exists()
+    ((result, _),) = tool_results(requests[-1])
+    assert result.get("is_error") is True
+    assert "PLUGIN-G2" in result_text(result)
