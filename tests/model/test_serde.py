@@ -140,6 +140,8 @@ def test_comment_keys_and_content_hash_are_ignored():
             "line 3 field 'triggers.commandPatterns': item 1: expected a string, got 3",
         ),
         ({"triggers": ["Bash"]}, "line 3 field 'triggers': expected a JSON object, got a list"),
+        ({"provenance": None}, "line 3 field 'provenance': expected a JSON object"),
+        ({"scope": 5}, "line 3 field 'scope': expected a string, got 5"),
         (
             {"provenance": {"occurrences": 2.5}},
             "line 3 field 'provenance.occurrences': expected an integer, got 2.5",

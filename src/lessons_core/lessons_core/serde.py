@@ -174,6 +174,8 @@ def _format(exc: BaseException, tp: type | None) -> str:
         return str(exc)
     if isinstance(exc, KeyError):
         return "is required"
+    if tp is not None and attrs.has(tp):
+        return "expected a JSON object"
     return format_exception(exc, tp)
 
 
