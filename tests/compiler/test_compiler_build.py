@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pluggy
 import pytest
+from compiler_support import make_lesson
 
-from conftest import make_lesson
 from lessons_core import hookspecs
 from lessons_core.compiler import build as build_mod
 from lessons_core.compiler.build import build, build_manifest, compile_manifest

@@ -7,8 +7,11 @@ characters that every match must contain, in sequence, count:
 
 * the top-level sequence of the pattern is walked; plain groups are entered (a group is a
   sequence too) and a repeat whose minimum is at least one contributes its body's literal;
-* alternations, character classes, lookarounds and anything optional end the current run;
-* the longest run wins; runs shorter than two characters are not worth a check (``None``).
+* an alternation whose every branch has a required substring yields an *any-of* list (at
+  most eight entries): ``\\b(node|npx|tsx)\\b`` → ``["node", "npx", "tsx"]``;
+* character classes, lookarounds and anything optional end the current run;
+* the longest certain substring wins (a list counts as long as its shortest entry); anything
+  shorter than two characters is not worth a check (``None``).
 
 Case: the literal is lowercased and compared with the lowercased text, which is exact for
 case-sensitive patterns. For case-insensitive ones a handful of non-ASCII letters fold onto ASCII
@@ -28,9 +31,11 @@ sre_parse: Any = importlib.import_module("re._parser")
 sre_constants: Any = importlib.import_module("re._constants")
 
 MIN_LITERAL = 2
+MAX_ALTERNATIVES = 8
 
 _LITERAL = sre_constants.LITERAL
 _SUBPATTERN = sre_constants.SUBPATTERN
+_BRANCH = sre_constants.BRANCH
 _REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT}
 if hasattr(sre_constants, "POSSESSIVE_REPEAT"):
     _REPEATS.add(sre_constants.POSSESSIVE_REPEAT)
@@ -53,46 +58,71 @@ def _inline_flags(source: str) -> str:
     return "".join(flags)
 
 
-def required_literal(source: str) -> str | None:
-    """The longest lowercase substring every match of ``source`` contains, or ``None``."""
+def required_literal(source: str) -> str | list[str] | None:
+    """What every match of ``source`` contains, lowercased: one substring, a short list of
+    substrings of which at least one occurs (from an alternation), or ``None``."""
     try:
         parsed = sre_parse.parse(source)
     except (re.error, RecursionError):
         return None
-    runs: list[str] = []
-    current: list[str] = []
-    _walk(list(parsed), current, runs)
-    runs.append("".join(current))
-    best = max(runs, key=len, default="")
-    if len(best) < MIN_LITERAL:
+    best = _best(list(parsed))
+    if best is None or _quality(best) < MIN_LITERAL:
         return None
-    return best.lower()
+    return best.lower() if isinstance(best, str) else sorted({b.lower() for b in best})
 
 
-def _walk(items: list[tuple[Any, Any]], current: list[str], runs: list[str]) -> None:
+Required = str | list[str]
+
+
+def _quality(value: Required) -> int:
+    if isinstance(value, str):
+        return len(value)
+    return min((len(v) for v in value), default=0)
+
+
+def _best(items: list[tuple[Any, Any]]) -> Required | None:
+    options: list[Required] = []
+    current: list[str] = []
+    _walk(items, current, options)
+    _flush(current, options)
+    if not options:
+        return None
+    # The longest certain substring wins; a plain substring beats an any-of list of equal length.
+    return max(options, key=lambda v: (_quality(v), isinstance(v, str)))
+
+
+def _walk(items: list[tuple[Any, Any]], current: list[str], options: list[Required]) -> None:
     for op, arg in items:
         if op is _LITERAL:
             current.append(chr(arg))
         elif op is _SUBPATTERN:
-            # (group, add_flags, del_flags, pattern); a scoped flag change ends the run
-            # conservatively only when it turns case-insensitivity off, which cannot matter
-            # for a lowercased literal, so the group is read as a plain sequence.
-            _walk(list(arg[3]), current, runs)
+            # A group is a sequence too; scoped flags cannot matter for a lowercased literal.
+            _walk(list(arg[3]), current, options)
         elif _ATOMIC is not None and op is _ATOMIC:
-            _walk(list(arg), current, runs)
+            _walk(list(arg), current, options)
         elif op in _REPEATS:
             low, _high, body = arg
-            _flush(current, runs)
+            _flush(current, options)
             if low >= 1:
-                inner: list[str] = []
-                _walk(list(body), inner, runs)
-                runs.append("".join(inner))
-            _flush(current, runs)
+                inner = _best(list(body))
+                if inner is not None:
+                    options.append(inner)
+        elif op is _BRANCH:
+            _flush(current, options)
+            alternatives: set[str] = set()
+            for branch in arg[1]:
+                found = _best(list(branch))
+                if found is None or _quality(found) < MIN_LITERAL:
+                    alternatives = set()
+                    break
+                alternatives.update([found] if isinstance(found, str) else found)
+            if alternatives and len(alternatives) <= MAX_ALTERNATIVES:
+                options.append(sorted(alternatives))
         else:
-            _flush(current, runs)
+            _flush(current, options)
 
 
-def _flush(current: list[str], runs: list[str]) -> None:
+def _flush(current: list[str], options: list[Required]) -> None:
     if current:
-        runs.append("".join(current))
+        options.append("".join(current))
         current.clear()

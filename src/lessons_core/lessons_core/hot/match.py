@@ -14,11 +14,10 @@ and for each lesson in ``anyTool``:
 5. **scope** – a scoped lesson fires only in the project whose id equals its scope; the project
    id is computed at most once per call and only if some lesson got this far with a scope.
 
-Each pattern carries a lowercase ``literal`` that must occur in the lowercased text for the regex
-to possibly match; only patterns that pass it are compiled, once per process.
+Each pattern carries a lowercase ``literal`` (a substring, or a list of which one must occur)
+that the lowercased text must contain for the regex to possibly match; only patterns that pass it
+are compiled, once per process, and ``re`` itself is imported only then.
 """
-
-import re
 
 from lessons_core.hot.executable import blank_quotes
 
@@ -32,6 +31,8 @@ def compiled(source):
     """The compiled regex for ``source`` (cached per process)."""
     rx = _compiled.get(source)
     if rx is None:
+        import re  # only once some pattern passed its literal check: ``re`` costs milliseconds
+
         rx = re.compile(source)
         _compiled[source] = rx
     return rx
@@ -101,8 +102,12 @@ def any_matches(patterns, text, low, is_ascii):
     """True when one of ``patterns`` (``{"source", "literal", "fold"}`` dicts) matches ``text``."""
     for pattern in patterns:
         literal = pattern.get("literal")
-        if literal and literal not in low and (is_ascii or not pattern.get("fold")):
-            continue
+        if literal and (is_ascii or not pattern.get("fold")):
+            if literal.__class__ is str:
+                if literal not in low:
+                    continue
+            elif not any(part in low for part in literal):
+                continue
         if compiled(pattern["source"]).search(text):
             return True
     return False
