@@ -163,3 +163,19 @@ def test_missing_and_stale_manifest_fail():
     found = finding(report, "manifest")
     assert found["status"] == "ok"
     assert found["lessons"] == 1
+
+
+def test_unsafe_state_dir_fails():
+    """A state dir writable by others is refused by the hooks; doctor says so and what to do."""
+    state = Path(os.environ["LESSONS_STATE_DIR"])
+    state.mkdir(parents=True, exist_ok=True)
+    state.chmod(0o777)
+    code, report = doctor()
+    assert code == 1
+    found = finding(report, "state")
+    assert found["status"] == "fail"
+    assert "writable" in found["detail"]
+    assert str(state) in found["fix"]
+    state.chmod(0o700)
+    code, report = doctor()
+    assert finding(report, "state")["status"] == "ok"

@@ -37,6 +37,8 @@ def test_install_dry_run_then_install_then_uninstall(tmp_path):
     first = lessons("install", "claude")
     assert first.returncode == 0, first.stderr
     assert "hooks installed" in first.stdout
+    assert "events: PreToolUse, SessionStart, SubagentStart, PostToolUseFailure" in first.stdout
+    assert "command: " in first.stdout and "lessons_claude" in first.stdout
     assert "PreToolUse" in json.loads(settings.read_text())["hooks"]
 
     again = lessons("install", "claude")

@@ -2,7 +2,8 @@
 
 Checks, in the order a failure would explain the next one: the configuration parses; the store
 opens (and at which schema version); the manifest the hooks read exists, parses and was compiled
-from the store's current revision; and, for every installed agent adapter, whether its hooks are
+from the store's current revision; the hooks' per-session state directory is private (the hooks
+refuse it otherwise); and, for every installed agent adapter, whether its hooks are
 registered, with which command, and how long that command takes on a no-op call (the median of
 five runs, measured as a whole process because that is what the agent waits for).
 
@@ -123,6 +124,23 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
     return Finding("manifest", OK, detail, data=data)
 
 
+def _check_state(environ: Mapping[str, str]) -> Finding:
+    """The hooks refuse a state dir others could write to; then nudges and dedup stop working."""
+    from lessons_core.hot import dedup
+
+    root = Path(paths.state_dir(environ))
+    if not root.exists() and not root.is_symlink():
+        return Finding("state", OK, f"{root} will be created (0700) on the first hook call")
+    try:
+        dedup.check_state_dir(str(root))
+    except dedup.UnsafeStateDir as exc:
+        fix = f"remove {root} (it is recreated safely) or make it yours with mode 0700"
+        return Finding("state", FAIL, f"{exc}: nudges and once-per-session delivery are off", fix)
+    except OSError as exc:
+        return Finding("state", FAIL, f"{root}: {exc.strerror}", f"check {root}")
+    return Finding("state", OK, f"{root} is private")
+
+
 def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Finding:
     check = f"hooks:{name}"
     try:
@@ -172,6 +190,7 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     findings.append(store)
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
     findings.append(_check_manifest(home, revision, lessons))
+    findings.append(_check_state(env))
     try:
         known = installing.agents(env)
     except Exception as exc:

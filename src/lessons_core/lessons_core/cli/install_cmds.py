@@ -60,6 +60,14 @@ def install(agent: str, dry_run: bool, project: str | None, style: str) -> None:
     installer = installing.agent_installer(agent)
     result = installer.install(os.environ, project=_project(project), dry_run=dry_run, style=style)
     _report(result, dry_run=dry_run, verb="installed")
+    if not dry_run:
+        state = installer.status(os.environ, project=_project(project), style=style)
+        click.echo(f"  events: {', '.join(state.registered) or 'none'}")
+        if state.missing:
+            click.echo(f"  missing: {', '.join(state.missing)}")
+        for command in state.commands:
+            click.echo(f"  command: {command}")
+        click.echo("  check it with: lessons doctor")
 
 
 @click.command()
