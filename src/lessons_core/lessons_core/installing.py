@@ -320,7 +320,13 @@ def dump_settings(settings: Mapping[str, Any]) -> str:
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` atomically, keeping the file's permissions if it exists."""
+    """Write ``data`` to ``path`` atomically, keeping the file's permissions if it exists.
+
+    A symlinked settings file (dotfile managers do this) is written through: the link stays and
+    its target gets the new content.
+    """
+    if path.is_symlink():
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     mode: int | None = None
     with contextlib.suppress(FileNotFoundError):
@@ -515,7 +521,7 @@ def uninstall_groups(
         with contextlib.suppress(LessonsError):
             backup_settings, backup_text = read_settings(bak)
     restore = backup_settings is not None and backup_settings == stripped
-    remove_file = not bak.exists() and not stripped
+    remove_file = not bak.exists() and not stripped and not path.is_symlink()
     if remove_file:
         after: str | None = None
     elif restore:

@@ -276,3 +276,40 @@ def test_ours_detection(tmp_path):
     ):
         assert not is_ours({"type": "command", "command": command}), command
     assert not is_ours({"type": "http", "url": "http://x"})
+
+
+def test_permissions_are_kept(tmp_path):
+    """A private settings file stays private after our write."""
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")
+    path.chmod(0o600)
+    install.install({"HOME": str(tmp_path)})
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_symlinked_settings_are_written_through(tmp_path):
+    """A settings.json symlinked from a dotfiles repo stays a link; the target is updated."""
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"theme": "dark"}')
+    link = tmp_path / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    env = {"HOME": str(tmp_path)}
+    install.install(env)
+    assert link.is_symlink()
+    assert "hooks" in json.loads(dotfiles.read_text())
+    install.uninstall(env)
+    assert link.is_symlink()
+    assert dotfiles.read_text() == '{"theme": "dark"}'
+
+
+def test_hooks_of_the_wrong_type_are_refused(tmp_path):
+    """A 'hooks' value that is not an object is reported, not overwritten."""
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"hooks": []}')
+    with pytest.raises(LessonsError, match="not a JSON object"):
+        install.install({"HOME": str(tmp_path)})
+    assert path.read_text() == '{"hooks": []}'
