@@ -1,0 +1,199 @@
+"""``lessons demo``: the whole pipeline, end to end, on the data that ships with the package.
+
+It drives the real commands and the real hook process exactly as a user and an agent would —
+``lessons add``, ``lessons scan``, ``lessons list``, then ``lessons-claude-hook`` fed Claude Code
+payloads — against a scratch ``LESSONS_HOME`` (the embedded SQLite store), so trying it never
+touches the user's own lessons. Each step prints what happened; the demo fails loudly if a step
+does not behave as the product promises, which makes it a smoke test as well as a tour.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lessons_core.errors import LessonsError
+
+SESSION = "demo-session-0001"
+
+
+def _data(name: str) -> Path:
+    return Path(str(resources.files("lessons_core") / "data" / name))
+
+
+@contextmanager
+def _home(keep: Path | None) -> Iterator[Path]:
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="lessons-demo-"))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Demo:
+    """Runs commands against one scratch home and checks what they print."""
+
+    def __init__(self, home: Path, cwd: Path) -> None:
+        self.home = home
+        self.cwd = cwd
+        self.env = dict(os.environ)
+        self.env.update(
+            LESSONS_HOME=str(home / "data"),
+            LESSONS_STATE_DIR=str(home / "state"),
+            LESSONS_DISABLE_AUTO_SCAN="1",
+        )
+        self.env.pop("LESSONS_HOOK_LOG", None)
+
+    def lessons(self, *args: str) -> str:
+        cmd = [sys.executable, "-m", "lessons_core", *args]
+        done = subprocess.run(cmd, env=self.env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise LessonsError(f"`lessons {' '.join(args)}` failed:\n{done.stderr.strip()}")
+        return done.stdout
+
+    def hook(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        cmd = [sys.executable, "-I", "-m", "lessons_claude.hook"]
+        done = subprocess.run(
+            cmd, env=self.env, input=json.dumps(payload), capture_output=True, text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise LessonsError(f"the hook exited {done.returncode}: {done.stderr.strip()}")
+        out = done.stdout.strip()
+        return json.loads(out) if out else None
+
+    def pre_tool(self, command: str) -> dict[str, Any] | None:
+        return self.hook(
+            {
+                "session_id": SESSION,
+                "transcript_path": str(self.home / "transcript.jsonl"),
+                "cwd": str(self.cwd),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "tool_use_id": "toolu_demo",
+            }
+        )
+
+
+def _step(number: int, title: str) -> None:
+    click.echo("")
+    click.secho(f"{number}. {title}", bold=True)
+
+
+def _say(text: str) -> None:
+    click.echo(f"   {text}")
+
+
+def _verdict(answer: dict[str, Any] | None) -> tuple[str, str]:
+    if answer is None:
+        return "allowed, nothing to add", ""
+    specific = answer.get("hookSpecificOutput", {})
+    if specific.get("permissionDecision") == "deny":
+        return "DENIED", str(specific.get("permissionDecisionReason", ""))
+    context = str(specific.get("additionalContext", ""))
+    return "allowed, with a lesson attached to the result", context
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("<!--"):
+            return line.strip()[:110]
+    return ""
+
+
+@click.command()
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the demo's store and manifest in this directory (default: a temporary one).",
+)
+def demo(home: Path | None) -> None:
+    """Run the whole pipeline on the bundled sample, in a scratch home.
+
+    Imports the starter catalogue into the embedded SQLite store, mines the sample transcripts
+    for new lessons, compiles the manifest, then plays Claude Code tool calls through the real
+    hook process and shows what the agent would see.
+    """
+    try:
+        import lessons_claude.hook  # noqa: F401  (only to check it is installed)
+    except ImportError:
+        has_claude = False
+    else:
+        has_claude = True
+
+    with _home(home) as base:
+        project = base / "project"
+        project.mkdir(exist_ok=True)
+        run = Demo(base, project)
+        click.secho("lessons demo", bold=True)
+        _say(f"scratch LESSONS_HOME: {base / 'data'}")
+
+        _step(1, "Add the starter catalogue to the embedded store")
+        added = run.lessons("add", str(_data("starter-lessons.jsonl")), "--json").splitlines()
+        _say(f"{len(added)} lessons added (SQLite, WAL); the manifest was rebuilt")
+
+        _step(2, "Mine the sample transcripts (Claude Code session with a failure and a fix)")
+        scan = run.lessons("scan", str(_data("sample-transcripts")), "--json")
+        found = [json.loads(line) for line in scan.splitlines() if line.strip()]
+        for cand in found:
+            tier = "#lesson block" if cand.get("tier") == 1 else "heuristic"
+            _say(f"[{tier}, {cand.get('status')}] {cand.get('mistake', '')[:90]}")
+        _say(f"{len(found)} candidates; #lesson blocks that pass intake become lessons at once")
+
+        _step(3, "What the store holds now")
+        for line in run.lessons("list").splitlines():
+            _say(line)
+
+        if not has_claude:
+            _step(4, "Delivery")
+            _say("lessons-claude is not installed: pip install 'lessons[claude]' to see delivery")
+            return
+
+        _step(4, "Play Claude Code tool calls through the real hook process")
+        calls = [
+            ("git push --force origin main", "a guard: every matching call is denied"),
+            ("pytest tests/test_cart.py", "a hint: delivered with the tool result"),
+            ("pytest tests/test_cart.py -x", "the same lesson again: at most once a session"),
+            ('rm -rf "$BUILD_DIR/"', "a nudge: the first matching call is stopped"),
+            ('rm -rf "$BUILD_DIR/"', "the retry of a nudged call goes through"),
+            ('git commit -m "undo git push --force origin main"', "quoted text does not trigger guards"),
+        ]
+        outcomes = []
+        for command, why in calls:
+            verdict, text = _verdict(run.pre_tool(command))
+            outcomes.append(verdict)
+            _say(f"$ {command}")
+            _say(f"  -> {verdict}   ({why})")
+            if text:
+                _say(f"     {_first_line(text)}")
+
+        start = run.hook(
+            {"session_id": "demo-session-0002", "cwd": str(project),
+             "hook_event_name": "SessionStart", "source": "startup"}
+        )
+        context = (start or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
+        _step(5, "A new session starts")
+        _say(f"{len(context.encode())} bytes of session-start context: the #lesson protocol")
+        _say("and the protocol/directive lessons, within the 4 KB budget")
+
+        expected = ["DENIED", "allowed, with", "allowed, nothing", "DENIED", "allowed", "allowed"]
+        if not all(got.startswith(want) for got, want in zip(outcomes, expected, strict=True)):
+            raise LessonsError(f"the hook did not behave as the demo expects: {outcomes}")
+        click.echo("")
+        click.secho("Every step behaved as expected.", fg="green")
