@@ -243,6 +243,8 @@ def doctor(as_json: bool) -> None:
             click.echo(
                 f"{click.style(f'[{label:>4}]', fg=colour)} {finding.check}: {finding.detail}"
             )
+            for command in finding.data.get("commands", ()):
+                click.echo(f"       command: {command}")
             if finding.fix:
                 click.echo(f"       → {finding.fix}")
         problems = sum(f.status == FAIL for f in findings)
