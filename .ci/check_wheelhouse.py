@@ -64,6 +64,11 @@ def main(workdir: Path) -> int:
         if hook.returncode != 0 or hook.stdout.strip() not in ("", "{}"):
             print(f"{agent} hook misbehaved on an empty payload: {hook!r}", file=sys.stderr)
             return 1
+    # The demo needs the package data (starter catalogue, sample transcripts) and every stage.
+    demo = run(bin_dir / "lessons", "demo", capture_output=True).stdout
+    if "Every step behaved as expected." not in demo:
+        print(demo, file=sys.stderr)
+        return 1
     print("wheelhouse install of lessons[all]: ok")
     return 0
 
