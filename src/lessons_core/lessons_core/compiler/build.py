@@ -159,8 +159,28 @@ def compile_manifest(
         "anyTool": any_tool,
         "session": session,
     }
+    fingerprints = error_fingerprints(ranked)
+    if fingerprints:
+        manifest["errorFingerprints"] = fingerprints
     manifest["fingerprint"] = fingerprint(manifest)
     return manifest, refused, warnings, skipped
+
+
+def error_fingerprints(lessons: Iterable[Lesson]) -> dict[str, list[str]]:
+    """Normalized error-line fingerprint -> ids of the lessons whose stored error lines give it.
+
+    Failure-time recall hashes a failure's lines with the same normalizer
+    (:mod:`lessons_core.hot.errnorm`) and looks them up here before it touches the store.
+    """
+    from lessons_core.hot import errnorm
+
+    index: dict[str, list[str]] = {}
+    for lesson in lessons:
+        for fp in errnorm.line_fingerprints(lesson.error_lines):
+            ids = index.setdefault(fp, [])
+            if lesson.id not in ids:
+                ids.append(lesson.id)
+    return dict(sorted(index.items()))
 
 
 def _rank_key(lesson: Lesson) -> tuple[int, float, str]:

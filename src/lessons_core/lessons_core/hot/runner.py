@@ -34,7 +34,7 @@ HANDLERS = {
     "session_start": "lessons_core.hot.runner:handle_session_start",
     "subagent_start": "lessons_core.hot.runner:handle_subagent_start",
     "pre_compact": "lessons_core.hot.runner:handle_pre_compact",
-    # Failure-time and prompt-time recall search the store; that module lands separately.
+    # Failure-time and prompt-time recall search the store (hot/recall.py).
     "post_failure": "lessons_core.hot.recall:handle",
     "prompt": "lessons_core.hot.recall:handle",
 }
@@ -103,6 +103,10 @@ def run(adapter, stdin=None, stdout=None, environ=None):
             stats["stale"] = manifest_mod.is_stale(manifest, env)
         decision = dispatch(event, manifest, LazyState(event, env, stats), env, stats)
         stats["injected"] = decision.get("delivered")
+        if decision.get("delivered"):
+            from lessons_core.hot import deliveries  # the outcome loop's log
+
+            deliveries.record(event, decision, manifest, env, stats)
         stats["dropped"] = decision.get("dropped")
         answer = adapter.render(event, decision)
         if answer is not None:
