@@ -254,3 +254,27 @@ def test_plugin_folder_hooks_work_without_install(scratch):
     ((result, _),) = tool_results(requests[-1])
     assert result.get("is_error") is True
     assert "PLUGIN-G2" in result_text(result)
+
+
+def test_failure_recalls_the_lesson_with_that_error(scratch):
+    """A failing call brings back the lesson whose error lines match (PostToolUseFailure)."""
+    setup(scratch)
+    add_lesson(
+        scratch,
+        {
+            "summary": "the YAML parser is not installed here",
+            "mistake": "imported yaml without the project's extra installed",
+            "remediation": "Install the dev extra first: pip install -e .[dev] (RECALL-M9).",
+            "type": "hint",
+            "errorLines": ["ModuleNotFoundError: No module named 'yamlish_parser_xyz'"],
+            "triggers": {"toolNames": ["Read"], "pathPatterns": ["**/never-read.txt"]},
+        },
+    )
+    with FakeAnthropic("python -c 'import yamlish_parser_xyz'") as server:
+        run_claude(scratch, server)
+    ((result, siblings),) = tool_results(_main(server)[-1])
+    assert result.get("is_error") is True
+    assert "yamlish_parser_xyz" in result_text(result)
+    context = "\n".join(str(b.get("text", "")) for b in siblings)
+    assert "RECALL-M9" in context, json.dumps(_main(server)[-1]["messages"][-1])[:2000]
+    assert "PostToolUseFailure" in context
