@@ -247,3 +247,99 @@ def test_plugin_route_from_the_repository_marketplace(scratch):
     turns = server.turns()
     assert any("PROTOCOL-MARKER-9043" in t for t in FakeOpenAI.messages(turns[0], "developer"))
     assert "GUARD-MARKER-2208" in FakeOpenAI.outputs(turns[-1])[0]
+
+
+def codex_hooks(scratch: Scratch, env: dict[str, str]) -> list[dict[str, Any]]:
+    """The hooks Codex sees for the project, with key, currentHash and trustStatus.
+
+    Asked of Codex itself through ``codex app-server`` (JSON-RPC ``hooks/list``), the listing
+    behind its ``/hooks`` screen.
+    """
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "lessons-tests", "version": "0"}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "hooks/list",
+            "params": {"cwds": [str(scratch.project)]},
+        },
+    ]
+    with subprocess.Popen(
+        [str(agent_binary("codex")), "app-server"],
+        cwd=scratch.project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            for message in requests:
+                proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                answer = json.loads(line)
+                if answer.get("id") == 2:
+                    return list(answer["result"]["data"][0]["hooks"])
+        finally:
+            proc.kill()
+    pytest.fail("codex app-server ended without answering hooks/list")
+
+
+def test_trusted_hooks_run_without_the_bypass(scratch):
+    """Untrusted hooks are skipped; with Codex's trust record written they run, and status()
+    reports them trusted.
+
+    The record is what Codex's ``/hooks`` screen writes when the user trusts a hook:
+    ``[hooks.state."<key>"] trusted_hash = "<currentHash>"`` in ``config.toml``, with the key and
+    hash that Codex itself lists.
+    """
+    from lessons_codex import install
+
+    add_lessons(scratch, PROTOCOL)
+    codex = agent_binary("codex")
+    home = codex_home(scratch)
+    env = scratch.env({"CODEX_HOME": str(home), "FAKE_OPENAI_API_KEY": "sk-fake"})
+    run_lessons(scratch, "install", "codex")
+
+    def exec_once(trust_records: str) -> FakeOpenAI:
+        with FakeOpenAI(*exec_call("echo hello")) as server:
+            configure(scratch, server)
+            config = home / "config.toml"
+            config.write_text(config.read_text() + trust_records)
+            proc = subprocess.run(
+                [str(codex), "exec", "--json", "--skip-git-repo-check", "say hello"],
+                cwd=scratch.project,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=90,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr[-2000:]
+        return server
+
+    untrusted = exec_once("")
+    assert "PROTOCOL-MARKER-9043" not in json.dumps(untrusted.turns()[0])
+    assert install.status(env).trusted is False
+
+    ours = [h for h in codex_hooks(scratch, env) if "lessons_codex" in h["command"]]
+    assert len(ours) == len(install.EVENTS)
+    assert {h["trustStatus"] for h in ours} == {"untrusted"}
+    records = "".join(
+        f'\n[hooks.state."{h["key"]}"]\ntrusted_hash = "{h["currentHash"]}"\n' for h in ours
+    )
+    trusted = exec_once(records)
+    developer = FakeOpenAI.messages(trusted.turns()[0], "developer")
+    assert any("PROTOCOL-MARKER-9043" in text for text in developer)
+    assert install.status(env).trusted is True
+    relisted = [h for h in codex_hooks(scratch, env) if "lessons_codex" in h["command"]]
+    assert {h["trustStatus"] for h in relisted} == {"trusted"}

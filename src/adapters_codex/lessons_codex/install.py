@@ -158,10 +158,11 @@ def status(
 
 
 def trust_recorded(environ: Mapping[str, str] | None, path: Path) -> bool | None:
-    """Whether Codex's ``config.toml`` records a trusted hash for a hook from ``path``.
+    """Whether Codex's ``config.toml`` records trust for each of our hooks in ``path``.
 
-    Codex stores its trust decisions as ``[hooks.state."<hook key>"] trusted_hash = …``; the key
-    names the file the hook came from.
+    Codex stores what the user trusted in ``/hooks`` as ``[hooks.state."<key>"] trusted_hash``,
+    the key being ``<hooks.json path>:<event in snake_case>:<group>:<handler>`` (as
+    ``codex app-server``'s ``hooks/list`` reports it). Every event we register needs one.
     """
     config = codex_home(environ) / "config.toml"
     try:
@@ -174,7 +175,16 @@ def trust_recorded(environ: Mapping[str, str] | None, path: Path) -> bool | None
     state = hooks.get("state") if isinstance(hooks, dict) else None
     if not isinstance(state, dict):
         return False
-    return any(
-        str(path) in key and isinstance(entry, dict) and bool(entry.get("trusted_hash"))
+    trusted = [
+        key
         for key, entry in state.items()
+        if isinstance(entry, dict) and isinstance(entry.get("trusted_hash"), str)
+    ]
+    return all(
+        any(key.startswith(f"{path}:{_snake(event)}:") for key in trusted) for event in EVENTS
     )
+
+
+def _snake(event: str) -> str:
+    """``PreToolUse`` → ``pre_tool_use``, as Codex spells events in its hook keys."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in event).lstrip("_")

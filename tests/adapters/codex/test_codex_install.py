@@ -142,8 +142,16 @@ def test_status_reports_registration_and_trust(codex_home):
     assert "/hooks" in after["note"]
 
     hooks = codex_home / "hooks.json"
+    records = "".join(
+        f'\n[hooks.state."{hooks}:{event}:0:0"]\ntrusted_hash = "sha256:0123"\n'
+        for event in ("pre_tool_use", "post_tool_use", "session_start", "user_prompt_submit")
+    )
+    (codex_home / "config.toml").write_text(CONFIG_TOML + records)
+    assert install.status(os.environ).as_dict()["trusted"] is False  # subagent_start missing
     (codex_home / "config.toml").write_text(
-        CONFIG_TOML + f'\n[hooks.state."{hooks}:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0123"\n'
+        CONFIG_TOML
+        + records
+        + f'\n[hooks.state."{hooks}:subagent_start:0:0"]\ntrusted_hash = "sha256:4567"\n'
     )
     trusted = install.status(os.environ).as_dict()
     assert trusted["trusted"] is True
