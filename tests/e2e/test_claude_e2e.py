@@ -278,3 +278,23 @@ def test_failure_recalls_the_lesson_with_that_error(scratch):
     context = "\n".join(str(b.get("text", "")) for b in siblings)
     assert "RECALL-M9" in context, json.dumps(_main(server)[-1]["messages"][-1])[:2000]
     assert "PostToolUseFailure" in context
+
+
+def test_prompt_recalls_a_related_lesson(scratch):
+    """A prompt about a lesson's subject brings it into the first request (UserPromptSubmit)."""
+    setup(scratch)
+    add_lesson(
+        scratch,
+        {
+            "summary": "staging cluster deploys need the vpn tunnel",
+            "mistake": "deployed to the staging cluster without the vpn tunnel and it timed out",
+            "remediation": "Open the tunnel with make vpn before deploying (PROMPT-R4).",
+            "type": "hint",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": [r"\bkubectl\b"]},
+        },
+    )
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(scratch, server, prompt="deploy the staging cluster, the vpn tunnel is up")
+    first = json.dumps(_main(server)[0])
+    assert "UserPromptSubmit hook additional context" in first
+    assert "PROMPT-R4" in first
