@@ -166,6 +166,15 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
     data["latency_ms"] = round(median, 1)
     data["latency_runs_ms"] = [round(t, 1) for t in runs]
     detail = f"registered in {status.path}; hook answers in {median:.0f} ms (median of {len(runs)})"
+    # Agent-specific gates an installer may report (Codex: trust review; Gemini: hooksConfig).
+    if data.get("trusted") is False:
+        fix = str(data.get("note") or f"trust the hooks in {name}")
+        return Finding(
+            check, WARN, detail + "; not trusted yet, so the agent skips them", fix, data
+        )
+    if data.get("enabled") is False:
+        fix = f"enable hooks (and ours) in {status.path} under hooksConfig"
+        return Finding(check, WARN, detail + "; hooks are disabled", fix, data)
     if not status.current:
         fix = f"run `lessons install {name}` to register the current command"
         return Finding(
