@@ -179,3 +179,17 @@ def test_unsafe_state_dir_fails():
     state.chmod(0o700)
     code, report = doctor()
     assert finding(report, "state")["status"] == "ok"
+
+
+def test_plugin_and_settings_hooks_together_warn():
+    """Both the plugin and the settings hooks: a warning naming the double run."""
+    install.install(os.environ)
+    path = install.settings_path(os.environ)
+    settings = json.loads(path.read_text())
+    settings["enabledPlugins"] = {"lessons@lessons": True}
+    path.write_text(json.dumps(settings))
+    code, report = doctor()
+    assert code == 0
+    claude = finding(report, "hooks:claude")
+    assert claude["status"] == "warn"
+    assert "runs twice" in claude["detail"]

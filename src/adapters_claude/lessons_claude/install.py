@@ -22,6 +22,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import attrs
 
 from lessons_core import installing
 from lessons_core.errors import LessonsError
@@ -60,6 +63,48 @@ EVENTS: tuple[tuple[str, str | None], ...] = (
     ("UserPromptSubmit", None),
     ("PreCompact", None),
 )
+
+
+#: Plugin ids (``name@marketplace``) under which Claude Code may have our plugin enabled.
+PLUGIN_NAME = "lessons"
+
+
+@attrs.frozen
+class ClaudeStatus(installing.InstallStatus):
+    """:class:`~lessons_core.installing.InstallStatus` plus whether our Claude Code plugin is on.
+
+    With both the plugin and ``lessons install`` in place, Claude Code runs the hook twice per
+    event: harmless (the second run finds the lessons already claimed) but twice the wait.
+    """
+
+    plugin_enabled: bool = False
+
+    def notes(self) -> list[str]:
+        if self.plugin_enabled and self.registered:
+            return [
+                "the lessons plugin is enabled too, so every hook runs twice; "
+                "keep one (`lessons uninstall claude` or disable the plugin)"
+            ]
+        return []
+
+    def as_dict(self) -> dict[str, Any]:
+        data = super().as_dict()
+        data["plugin_enabled"] = self.plugin_enabled
+        return data
+
+
+def plugin_enabled(settings_file: Path) -> bool:
+    """True when ``enabledPlugins`` in the settings file turns on a ``lessons@…`` plugin."""
+    try:
+        settings, _ = installing.read_settings(settings_file)
+    except LessonsError:
+        return False
+    enabled = settings.get("enabledPlugins")
+    if not isinstance(enabled, dict):
+        return False
+    return any(
+        value is True and str(key).split("@", 1)[0] == PLUGIN_NAME for key, value in enabled.items()
+    )
 
 
 def _spec() -> AgentSpec:
@@ -125,17 +170,15 @@ def status(
     *,
     project: Path | None = None,
     style: str = installing.DEFAULT_STYLE,
-) -> installing.InstallStatus:
+) -> ClaudeStatus:
     """Which of our events are registered, and with which command."""
     spec = _spec()
     try:
         expected = installing.hook_command(spec, style)
     except LessonsError:
         expected = ""
-    return installing.status_of(
-        AGENT,
-        settings_path(environ, project),
-        [event for event, _ in EVENTS],
-        installing.is_ours_factory(spec),
-        expected,
+    path = settings_path(environ, project)
+    base = installing.status_of(
+        AGENT, path, [event for event, _ in EVENTS], installing.is_ours_factory(spec), expected
     )
+    return ClaudeStatus(**attrs.asdict(base, recurse=False), plugin_enabled=plugin_enabled(path))

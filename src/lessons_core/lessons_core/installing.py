@@ -124,6 +124,10 @@ class InstallStatus:
         """True when every registered command is the one ``install`` would write now."""
         return bool(self.commands) and all(c == self.expected_command for c in self.commands)
 
+    def notes(self) -> list[str]:
+        """Agent-specific caveats worth a warning (subclasses add theirs)."""
+        return []
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,

@@ -313,3 +313,21 @@ def test_hooks_of_the_wrong_type_are_refused(tmp_path):
     with pytest.raises(LessonsError, match="not a JSON object"):
         install.install({"HOME": str(tmp_path)})
     assert path.read_text() == '{"hooks": []}'
+
+
+def test_status_notices_the_plugin_as_well(tmp_path):
+    """Hooks installed and the lessons plugin enabled: status says the hook runs twice."""
+    env = {"HOME": str(tmp_path)}
+    install.install(env)
+    assert install.status(env).notes() == []
+    path = install.settings_path(env)
+    settings = json.loads(path.read_text())
+    settings["enabledPlugins"] = {"lessons@lessons": True, "other@market": True}
+    path.write_text(json.dumps(settings))
+    status = install.status(env)
+    assert status.plugin_enabled
+    assert "runs twice" in status.notes()[0]
+    assert status.as_dict()["plugin_enabled"] is True
+    settings["enabledPlugins"]["lessons@lessons"] = False
+    path.write_text(json.dumps(settings))
+    assert not install.status(env).plugin_enabled
