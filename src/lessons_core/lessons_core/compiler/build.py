@@ -145,6 +145,11 @@ def compile_manifest(
         elif any(entry.get(k) for k in ("commands", "paths", "content")):
             any_tool.append(lesson.id)
 
+    prefilter: dict[str, dict[str, list[Any]]] = {}
+    for tool, ids in [*by_tool.items(), ("*", any_tool)]:
+        if ids:
+            prefilter[tool] = _prefilter_index(entries, ids)
+
     manifest: dict[str, Any] = {
         "$schema": SCHEMA_ID,
         "type": "lessons-manifest",
@@ -158,6 +163,7 @@ def compile_manifest(
         "byTool": dict(sorted(by_tool.items())),
         "anyTool": any_tool,
         "session": session,
+        "prefilter": dict(sorted(prefilter.items())),
     }
     fingerprints = error_fingerprints(ranked)
     if fingerprints:
@@ -181,6 +187,42 @@ def error_fingerprints(lessons: Iterable[Lesson]) -> dict[str, list[str]]:
             if lesson.id not in ids:
                 ids.append(lesson.id)
     return dict(sorted(index.items()))
+
+
+def lesson_needs(entry: dict[str, Any]) -> list[str] | None:
+    """Substrings of which the call's text must contain one for ``entry`` to possibly fire.
+
+    A lesson fires only if one of its command or path patterns matches (or, having neither,
+    one of its content patterns), and no pattern matches without its literal. So the union of
+    those literals is a necessary condition; ``None`` when some pattern has no literal or the
+    lesson has no pattern at all (a tool gate alone).
+    """
+    patterns = [*entry.get("commands", ()), *entry.get("paths", ())] or list(
+        entry.get("content", ())
+    )
+    if not patterns:
+        return None
+    needs: set[str] = set()
+    for pattern in patterns:
+        literal = pattern.get("literal")
+        if not literal:
+            return None
+        needs.update([literal] if isinstance(literal, str) else literal)
+    return sorted(needs)
+
+
+def _prefilter_index(entries: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, list[Any]]:
+    """``pairs`` of (substring, lesson id) to test against the call's text, and the ``open``
+    ids that have to be checked whatever the text (no certain substring)."""
+    pairs: list[list[str]] = []
+    open_ids: list[str] = []
+    for lesson_id in ids:
+        needs = lesson_needs(entries[lesson_id])
+        if needs is None:
+            open_ids.append(lesson_id)
+        else:
+            pairs.extend([need, lesson_id] for need in needs)
+    return {"pairs": pairs, "open": open_ids}
 
 
 def _rank_key(lesson: Lesson) -> tuple[int, float, str]:
@@ -339,9 +381,12 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
 def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
     """The marshal copy the hook loads faster; a failure only costs speed, never correctness."""
     cache = Path(hot_manifest.cache_path(str(target)))
+    head = {k: v for k, v in manifest.items() if k != "lessons"}
+    # Each lesson is marshalled on its own: the hook decodes only those it looks at.
+    blobs = {lesson_id: marshal.dumps(entry) for lesson_id, entry in manifest["lessons"].items()}
     try:
         header = hot_manifest.cache_header(target.stat())
-        _atomic_write(cache, header + marshal.dumps(manifest))
+        _atomic_write(cache, header + marshal.dumps((head, blobs)))
     except (OSError, ValueError) as exc:
         log.warning("manifest.cache_not_written", path=str(cache), error=str(exc))
         with contextlib.suppress(OSError):

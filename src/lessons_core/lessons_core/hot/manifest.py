@@ -10,11 +10,12 @@ changes lessons without rebuilding may bump that stamp. One small read tells whe
 still agree. A stale manifest is still used (its lessons were valid when it was built and the next
 ``lessons build`` refreshes it); the runner records the staleness in its log line.
 
-Speed: next to the JSON the compiler writes ``lesson-manifest.marshal``, the same dict in the
+Speed: next to the JSON the compiler writes ``lesson-manifest.marshal``, the same data in the
 interpreter's ``marshal`` format, which loads several times faster than JSON and needs no import
-at all. Its header records the Python version and the JSON file's size, modification time and
-inode; on any mismatch, or if the cache is not owned by this user or is writable by others, the
-JSON is read instead. The JSON file stays the one documented format.
+at all; each lesson in it is a separate blob decoded only when a call looks at it
+(:class:`LazyLessons`). Its header records the Python version and the JSON file's size,
+modification time and inode; on any mismatch, or if the cache is not owned by this user or is
+writable by others, the JSON is read instead. The JSON file stays the one documented format.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
@@ -114,9 +115,43 @@ def _read_cache(path):
         return None
     try:
         # Our own file, owner-only, bound to the JSON it was written from (see above).
-        return marshal.loads(memoryview(blob)[len(header) :])  # noqa: S302
+        head, blobs = marshal.loads(memoryview(blob)[len(header) :])  # noqa: S302
     except (ValueError, EOFError, TypeError):
         return None
+    if not isinstance(head, dict) or not isinstance(blobs, dict):
+        return None
+    head["lessons"] = LazyLessons(blobs)
+    return head
+
+
+class LazyLessons(dict):
+    """The manifest's ``lessons`` from the cache: each entry is decoded on first access.
+
+    A hook call looks at a handful of lessons (those whose prefilter substrings occur in the
+    call), so decoding all of a large catalogue up front would be wasted. Reads through
+    ``[]``, ``get``, ``items`` and ``values`` return decoded entries; ``in``, ``len`` and
+    iteration over ids need no decoding.
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        value = dict.__getitem__(self, key)
+        if value.__class__ is bytes:
+            value = marshal.loads(value)  # noqa: S302 - see _read_cache
+            dict.__setitem__(self, key, value)
+        return value
+
+    def get(self, key, default=None):
+        if key in self:
+            return self[key]
+        return default
+
+    def values(self):
+        return [self[key] for key in self]
+
+    def items(self):
+        return [(key, self[key]) for key in self]
 
 
 def _well_formed(data):

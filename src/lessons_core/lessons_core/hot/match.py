@@ -73,6 +73,23 @@ class Subject:
             self._low[kind] = low
         return low
 
+    def haystack(self):
+        """All the call's text, lowercased, for the prefilter index; ``None`` if not ASCII."""
+        parts = []
+        full = self.texts["full"]
+        if full is not None:
+            parts.append(full)
+            blanked = self.text("executable")
+            if blanked != full:
+                parts.append(blanked)
+        parts.extend(p.replace("\\", "/") for p in self.paths())
+        if self.texts["content"] is not None:
+            parts.append(self.texts["content"])
+        hay = "\n".join(parts)
+        if not hay.isascii():
+            return None
+        return hay.lower()
+
     def paths(self):
         found = self.event.get("paths")
         if not isinstance(found, list):
@@ -177,12 +194,39 @@ def candidates(manifest, tool):
     return list(by_tool) + [i for i in any_tool if i not in seen]
 
 
+def prefiltered(manifest, tool, ids, subject):
+    """``ids`` without the lessons none of whose needed substrings occurs in the call.
+
+    The compiler lists, per tool, (substring, id) pairs and the ids without a certain substring
+    (``prefilter``); one pass over the pairs replaces a pass over the lessons. Any doubt — no
+    index for a list, or text that is not ASCII (case folding) — keeps every id.
+    """
+    index = manifest.get("prefilter")
+    if not index or not ids:
+        return ids
+    hay = subject.haystack()
+    if hay is None:
+        return ids
+    keep = set()
+    lists = (("*", manifest.get("anyTool")), (tool or "", manifest.get("byTool", {}).get(tool)))
+    for key, listed in lists:
+        if not listed:
+            continue
+        part = index.get(key)
+        if part is None:
+            return ids
+        keep.update([lesson_id for need, lesson_id in part["pairs"] if need in hay])
+        keep.update(part["open"])
+    return [lesson_id for lesson_id in ids if lesson_id in keep]
+
+
 def matching(manifest, event, environ=None):
     """The ids of the lessons that fire for a ``pre_tool`` event, in manifest order."""
     lessons = manifest.get("lessons", {})
     subject = Subject(event)
     found = []
-    for lesson_id in candidates(manifest, event.get("tool")):
+    tool = event.get("tool")
+    for lesson_id in prefiltered(manifest, tool, candidates(manifest, tool), subject):
         lesson = lessons.get(lesson_id)
         if lesson is not None and check(lesson, subject, True, environ) is None:
             found.append(lesson_id)
