@@ -197,3 +197,49 @@ def test_fails_open_on_bad_input(stdin, lessons_home, tmp_path):
     """Garbage in: exit 0, nothing on stdout (Codex then carries on as if no hook ran)."""
     answer, _ = run_hook(stdin, lessons_home, tmp_path / "state")
     assert answer is None
+
+
+BANNED = {
+    "pluggy",
+    "attr",
+    "attrs",
+    "cattrs",
+    "cattr",
+    "structlog",
+    "click",
+    "importlib.metadata",
+    "typing",
+    "dataclasses",
+    "logging",
+    "pathlib",
+    "lessons_core.models",
+}
+MODULES_RUN = """
+import sys
+from lessons_codex import hook
+status = hook.main()
+with open(sys.argv[1], "w", encoding="utf-8") as fh:
+    fh.write("\\n".join(sorted(sys.modules)))
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("name", ["pre_tool_use_apply_patch", "session_start"])
+def test_a_real_run_imports_only_the_standard_library(name, lessons_home, tmp_path):
+    """After answering a real payload the process holds none of the heavy or third-party modules."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "LESSONS_HOME": str(lessons_home), "LESSONS_STATE_DIR": str(state)}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", MODULES_RUN, str(out)],
+        input=(PAYLOADS / f"{name}.json").read_text(),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip()  # an answer was given, so the whole path ran
+    assert not BANNED & set(out.read_text().split())
