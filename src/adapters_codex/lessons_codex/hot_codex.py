@@ -69,11 +69,11 @@ def normalize(payload):
     if not isinstance(payload, dict):
         return None
     native = payload.get("hook_event_name")
-    kind = EVENTS.get(native)
+    kind = EVENTS.get(native) if isinstance(native, str) else None
     if kind is None:
         return None
     cwd = _text(payload.get("cwd")) or os.getcwd()
-    event = {
+    event: dict[str, object] = {
         "agent": AGENT,
         "event": kind,
         "native_event": native,
