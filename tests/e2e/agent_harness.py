@@ -232,15 +232,22 @@ def make_scratch(root: Path) -> Scratch:
 
 
 def run_lessons(
-    scratch: Scratch, *args: str, input: str | None = None, timeout: float = 60
+    scratch: Scratch,
+    *args: str,
+    input: str | None = None,
+    timeout: float = 60,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run our ``lessons`` console script in the scratch environment; fail on a non-zero exit."""
+    """Run our ``lessons`` console script in the scratch environment; fail on a non-zero exit.
+
+    ``env`` adds variables to the scratch environment (e.g. an agent's config directory).
+    """
     proc = subprocess.run(
         [str(PY_BIN / "lessons"), *args],
         input=input,
         capture_output=True,
         text=True,
-        env=scratch.env(),
+        env=scratch.env(env),
         cwd=scratch.project,
         timeout=timeout,
         check=False,

@@ -28,6 +28,7 @@ def run_claude(
     server: FakeAnthropic,
     prompt: str = "run the tests",
     extra: tuple[str, ...] = (),
+    env_extra: dict[str, str] | None = None,
 ) -> str:
     """``claude -p`` in the scratch project against ``server``; returns its stream-json stdout."""
     claude = agent_binary("claude")
@@ -39,6 +40,7 @@ def run_claude(
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",
             "DISABLE_ERROR_REPORTING": "1",
+            **(env_extra or {}),
         }
     )
     args = [str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose"]
@@ -298,3 +300,31 @@ def test_prompt_recalls_a_related_lesson(scratch):
     first = json.dumps(_main(server)[0])
     assert "UserPromptSubmit hook additional context" in first
     assert "PROMPT-R4" in first
+
+
+def test_install_honours_claude_config_dir(scratch):
+    """With CLAUDE_CONFIG_DIR set, install writes there and Claude Code runs the hooks from it."""
+    config_dir = scratch.root / "claude-config"
+    extra = {"CLAUDE_CONFIG_DIR": str(config_dir)}
+    run_lessons(scratch, "install", "claude", env=extra)
+    assert (config_dir / "settings.json").exists()
+    assert not (scratch.home / ".claude" / "settings.json").exists()
+    marker = write_marker_test(scratch.project)
+    add_lesson(
+        scratch,
+        {
+            "summary": "the suite needs the test settings",
+            "mistake": "ran the suite with the default settings",
+            "remediation": "Add --settings=test (CONFIG-DIR-G7).",
+            "type": "guard",
+            "triggers": {
+                "toolNames": ["Bash"],
+                "commandPatterns": [r"\bpytest\b(?!.*--settings=test)"],
+            },
+        },
+    )
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(scratch, server, env_extra=extra)
+    assert not marker.exists()
+    ((result, _),) = tool_results(_main(server)[-1])
+    assert "CONFIG-DIR-G7" in result_text(result)
