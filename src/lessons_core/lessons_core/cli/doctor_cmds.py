@@ -157,12 +157,7 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
     if status.missing:
         detail = f"partly registered in {status.path}: missing {', '.join(status.missing)}"
         return Finding(check, FAIL, detail, f"run `lessons install {name}`", data)
-    if data.get("enabled") is False:
-        detail = f"registered in {status.path}, but hooks are disabled in the agent's settings"
-        return Finding(check, FAIL, detail, f"enable hooks in {status.path}", data)
-    notes = list(status.notes())
-    if isinstance(data.get("note"), str):
-        notes.append(data["note"])
+    notes = status.notes()
     command = status.commands[0]
     try:
         median, runs, _ = installing.time_command(command, runs=PROBE_RUNS, env=dict(environ))
