@@ -98,3 +98,31 @@ def test_claude_hook_imports_only_the_standard_library(home, tmp_path):
     loaded, stdout = _loaded(tmp_path, [sys.executable, "-c", CLAUDE_RUN], payload)
     assert b"Lesson" in stdout
     assert not (loaded & BANNED), sorted(loaded & BANNED)
+
+
+MATCH_ONLY = """
+import sys
+from lessons_core.hot import manifest, match
+m = manifest.load()
+event = {"event": "pre_tool", "tool": "Bash", "command": sys.argv[2], "session_id": "x"}
+found = match.matching(m, event)
+with open(sys.argv[1], "w", encoding="utf-8") as fh:
+    fh.write("\\n".join(sorted(sys.modules)))
+print(len(found))
+"""
+
+
+@pytest.mark.parametrize(("command", "fired"), [("ls -la", 0), ("pytest -q", 1)])
+def test_matching_runs_regexes_without_importing_re(home, tmp_path, command, fired):
+    """With the compiled manifest, matching (prefilter, regex) needs neither re nor json."""
+    _catalogue(home)
+    out_file = tmp_path / "modules.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", MATCH_ONLY, str(out_file), command],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert proc.stdout.strip() == str(fired).encode()
+    loaded = set(out_file.read_text().split())
+    assert not (loaded & {"re", "json", *BANNED}), sorted(loaded & {"re", "json", *BANNED})

@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 import structlog
 
-from lessons_core.compiler import globs, prefilter, regex_safety, render
+from lessons_core.compiler import globs, prefilter, programs, regex_safety, render
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot.manifest import STAMP_NAME
@@ -382,6 +382,7 @@ def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
     """The marshal copy the hook loads faster; a failure only costs speed, never correctness."""
     cache = Path(hot_manifest.cache_path(str(target)))
     head = {k: v for k, v in manifest.items() if k != "lessons"}
+    head["programs"] = programs.programs(programs.manifest_sources(manifest))
     # Each lesson is marshalled on its own: the hook decodes only those it looks at.
     blobs = {lesson_id: marshal.dumps(entry) for lesson_id, entry in manifest["lessons"].items()}
     try:

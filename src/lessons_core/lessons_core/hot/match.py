@@ -27,13 +27,36 @@ _compiled = {}
 # under re.IGNORECASE a few non-ASCII letters match ASCII ones that str.lower() does not map.
 
 
+_programs = {}
+
+
+def use_programs(manifest):
+    """Take the build-time regex programs of ``manifest`` (present in its marshal copy)."""
+    global _programs
+    found = manifest.get("programs")
+    _programs = found if isinstance(found, dict) else {}
+
+
 def compiled(source):
-    """The compiled regex for ``source`` (cached per process)."""
+    """The compiled regex for ``source`` (cached per process).
+
+    A program compiled at build time (see ``lessons_core.compiler.programs``) goes straight to
+    the C engine; only without one is ``re`` imported, which costs milliseconds.
+    """
     rx = _compiled.get(source)
     if rx is None:
-        import re  # only once some pattern passed its literal check: ``re`` costs milliseconds
+        program = _programs.get(source)
+        if program is not None:
+            try:
+                import _sre
 
-        rx = re.compile(source)
+                rx = _sre.compile(source, *program)
+            except Exception:
+                rx = None
+        if rx is None:
+            import re
+
+            rx = re.compile(source)
         _compiled[source] = rx
     return rx
 
@@ -223,6 +246,7 @@ def prefiltered(manifest, tool, ids, subject):
 def matching(manifest, event, environ=None):
     """The ids of the lessons that fire for a ``pre_tool`` event, in manifest order."""
     lessons = manifest.get("lessons", {})
+    use_programs(manifest)
     subject = Subject(event)
     found = []
     tool = event.get("tool")
@@ -236,6 +260,7 @@ def matching(manifest, event, environ=None):
 def trace(manifest, event, environ=None):
     """Every lesson of the manifest with the gate it failed (``None`` = fires); for ``explain``."""
     lessons = manifest.get("lessons", {})
+    use_programs(manifest)
     listed = set(candidates(manifest, event.get("tool")))
     subject = Subject(event)
     result = []
