@@ -42,6 +42,8 @@ def state_dir(environ=None):
         return os.path.join(runtime, "lessons")
     import tempfile  # only here: importing it costs the hook several milliseconds
 
+    import tempfile  # noqa: PLC0415 - 4-5 ms (random, shutil): only on this fallback
+
     uid = os.getuid() if hasattr(os, "getuid") else env.get("USERNAME", "user")
     return os.path.join(tempfile.gettempdir(), f"lessons-{uid}")
 
