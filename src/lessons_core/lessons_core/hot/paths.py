@@ -7,6 +7,9 @@ state (dedup claims); it defaults to a private per-user directory under ``XDG_RU
 temporary directory.
 """
 
+# pathlib costs the hook process an import; os.path is already loaded.
+# ruff: noqa: PTH100, PTH111, PTH112, PTH118
+
 import os
 import sys
 
@@ -41,8 +44,6 @@ def state_dir(environ=None):
     if runtime and os.path.isdir(runtime):
         return os.path.join(runtime, "lessons")
     import tempfile  # only here: importing it costs the hook several milliseconds
-
-    import tempfile  # noqa: PLC0415 - 4-5 ms (random, shutil): only on this fallback
 
     uid = os.getuid() if hasattr(os, "getuid") else env.get("USERNAME", "user")
     return os.path.join(tempfile.gettempdir(), f"lessons-{uid}")
