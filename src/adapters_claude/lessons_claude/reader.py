@@ -122,6 +122,13 @@ def read(
                 continue
         if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
             continue
+        if (
+            b'"type":"thinking"' in raw
+            and b'"tool_use"' not in raw
+            and b'"type":"text"' not in raw
+            and b'"type":"user"' not in raw
+        ):
+            continue  # a reasoning block: nothing a detector reads
         record = loads(raw, prog)
         if not isinstance(record, dict):
             continue

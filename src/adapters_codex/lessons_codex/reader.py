@@ -48,6 +48,26 @@ _NEEDLES = (
     b"user_message",
     b'"instructions"',
 )
+#: ``{"timestamp":…,"type":"<record>","payload":{"type":"<item>"`` at the start of a line.
+_HEAD = re.compile(rb'\{"timestamp":"[^"]*","type":"(\w+)","payload":\{(?:"type":"(\w+)")?')
+#: Record and payload types the reader uses; every other line is skipped unparsed.
+_WANTED = frozenset(
+    {
+        b"session_meta",
+        b"turn_context",
+        b"compacted",
+        b"message",
+        b"function_call",
+        b"function_call_output",
+        b"custom_tool_call",
+        b"custom_tool_call_output",
+        b"local_shell_call",
+        b"compaction",
+        b"user_message",
+        b"exec_command_end",
+        b"patch_apply_end",
+    }
+)
 _ITEM_TYPES = frozenset(
     {
         "message",
@@ -184,7 +204,18 @@ def read(
                         exit_code=0,
                     )
                 continue
-        if not any(n in raw for n in _NEEDLES):
+        head = _HEAD.match(raw)
+        if head is not None:
+            # The envelope names the record (and payload) type in the first bytes: decide there.
+            if head.group(2) not in _WANTED and head.group(1) not in _WANTED:
+                continue
+            if head.group(2) == b"message" and b'"role":"assistant"' not in raw[:400]:
+                continue
+            if head.group(2) == b"exec_command_end":
+                hit = _CALL_ID.search(raw)
+                if hit and hit.group(1).decode("utf-8", "replace") in st.done:
+                    continue
+        elif not any(n in raw for n in _NEEDLES):
             continue
         record = loads(raw, prog)
         if not isinstance(record, dict):

@@ -41,6 +41,9 @@ LOCK_NAME = "scan.lock"
 #: Events per detector batch, and how many of them are carried into the next batch as context.
 BATCH = 4000
 CONTEXT = 120
+#: Files and bytes committed together in one store transaction.
+GROUP_FILES = 256
+GROUP_BYTES = 64 << 20
 #: How many messages of a legacy Gemini document are re-read as context.
 MESSAGE_CONTEXT = 12
 
@@ -80,9 +83,10 @@ class Report:
 # -- discovery --------------------------------------------------------------------------------
 
 
-def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[Path]:
-    """Files under ``root`` with one of ``extensions`` (``os.scandir``: no file is opened)."""
-    stack = [root]
+def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[str]:
+    """Paths of files under ``root`` with one of ``extensions`` (``os.scandir``: nothing is
+    opened, and directory entries carry their type, so no extra ``stat`` either)."""
+    stack = [str(root)]
     while stack:
         current = stack.pop()
         try:
@@ -93,18 +97,18 @@ def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[Path]:
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append(entry.path)
                 elif entry.name.endswith(extensions) and entry.is_file():
-                    yield Path(entry.path)
+                    yield entry.path
             except OSError:
                 continue
 
 
-def _wanted(agent: str, path: Path) -> bool:
+def _wanted(agent: str, path: str) -> bool:
     """Transcript files of an agent among everything under its root."""
-    name = path.name
+    name = os.path.basename(path)
     if agent == "gemini":
-        return "chats" in path.parts and not name.startswith(("logs", "checkpoint"))
+        return f"{os.sep}chats{os.sep}" in path and not name.startswith(("logs", "checkpoint"))
     if agent == "codex":
         return name.startswith("rollout-")
     if agent == "claude":
@@ -167,7 +171,7 @@ def discover(
             if not root.is_dir():
                 continue
             exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
-            found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
+            found.extend((name, Path(p)) for p in sorted(_walk(root, exts)) if _wanted(name, p))
     return found
 
 
@@ -256,7 +260,7 @@ class Scanner:
         store: Any,
         config: Config,
         agents: Mapping[str, AgentSpec],
-        detectors: Mapping[str, DetectorSpec],
+        detectors: Mapping[str, DetectorSpec] | Callable[[], Mapping[str, DetectorSpec]],
         *,
         dedup: Callable[..., Any] | None = None,
         home_dir: str | None = None,
@@ -264,9 +268,13 @@ class Scanner:
         self.store = store
         self.config = config
         self.agents = agents
-        self.detectors = list(detectors.values())
+        self._detector_source = detectors
+        self._detectors: list[DetectorSpec] | None = None
         self.intake = Intake(store, config, dedup=dedup, home=home_dir)
         self.report = Report()
+        # One query for every file's state when the store offers it (thousands of files).
+        bulk = getattr(store, "list_scan_states", None)
+        self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
 
     def scan_files(
         self,
@@ -274,16 +282,30 @@ class Scanner:
         *,
         on_file: Callable[[Path, int], None] | None = None,
     ) -> Report:
-        for agent, path in files:
-            self.report.files_seen += 1
-            read = 0
-            try:
-                read = self.scan_file(agent, path)
-            except OSError as exc:
-                self.report.errors += 1
-                log.warning("scan.file_error", path=str(path), error=str(exc))
-            if on_file is not None:
-                on_file(path, read)
+        # Files are committed in groups: one transaction per file costs more than reading a
+        # small transcript, and a group is still atomic (offsets move with their candidates).
+        pending_files = pending_bytes = 0
+        stack = contextlib.ExitStack()
+        try:
+            for agent, path in files:
+                self.report.files_seen += 1
+                if pending_files == 0:
+                    stack.enter_context(self.store.transaction())
+                read = 0
+                try:
+                    read = self.scan_file(agent, path)
+                except OSError as exc:
+                    self.report.errors += 1
+                    log.warning("scan.file_error", path=str(path), error=str(exc))
+                pending_files += 1
+                pending_bytes += read
+                if pending_files >= GROUP_FILES or pending_bytes >= GROUP_BYTES:
+                    stack.close()
+                    pending_files = pending_bytes = 0
+                if on_file is not None:
+                    on_file(path, read)
+        finally:
+            stack.close()
         return self.report
 
     def scan_file(self, agent: str, path: Path) -> int:
@@ -293,7 +315,10 @@ class Scanner:
         """
         key = str(path)
         st = path.stat()
-        state = self.store.get_scan_state(key)
+        if self._states is not None:
+            state = self._states.get(key)
+        else:
+            state = self.store.get_scan_state(key)
         plan = _plan(agent, path, state, st)
         if plan is None:
             self.report.files_skipped += 1
@@ -354,6 +379,14 @@ class Scanner:
         self.report.bytes_read += read
         self.report.bad_lines += prog.bad_lines
         return read
+
+    @property
+    def detectors(self) -> list[DetectorSpec]:
+        """Collected on first use: a scan with nothing new never imports the detectors."""
+        if self._detectors is None:
+            source = self._detector_source
+            self._detectors = list((source() if callable(source) else source).values())
+        return self._detectors
 
     def _detect(self, batch: Sequence[ev.Event], agent: str) -> Iterator[Candidate]:
         for spec in self.detectors:
@@ -430,7 +463,7 @@ def run_scan(
             session.store,
             session.config,
             agents,
-            session.plugins.detectors(),
+            session.plugins.detectors,
             dedup=dedup_backend(session.plugins),
             home_dir=environ.get("HOME"),
         )

@@ -111,7 +111,10 @@ def classify_text(text: str) -> str | None:
 
 def codex_exit_code(text: str) -> int | None:
     """The exit code stated in a Codex output text (freeform, unified exec or sandbox text)."""
-    m = _CODEX_EXIT.search(text[:3000])
+    head = text[:3000]
+    if "xit" not in head and "exit" not in head:
+        return None
+    m = _CODEX_EXIT.search(head)
     if not m:
         return None
     value = next(g for g in m.groups() if g is not None)
@@ -120,6 +123,8 @@ def codex_exit_code(text: str) -> int | None:
 
 def gemini_exit_code(text: str) -> int | None:
     """The ``Exit Code: N`` line of Gemini's shell tool output."""
+    if "Exit Code: " not in text:
+        return None
     m = _GEMINI_EXIT.search(text)
     return int(m.group(1)) if m else None
 

@@ -30,7 +30,6 @@ from lessons_core.models import (
     Status,
     Triggers,
 )
-from lessons_core.privacy import normalize_home, redact
 from lessons_core.scan import scoring
 from lessons_core.store.base import Store
 
@@ -77,6 +76,8 @@ def rejection(candidate: Candidate) -> str | None:
 
 def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
     """Redact secrets and replace home directories in everything taken from a transcript."""
+
+    from lessons_core.privacy import normalize_home, redact  # its patterns compile on import
 
     def clean(text: str) -> str:
         return normalize_home(redact(text), home)
@@ -182,11 +183,23 @@ class Intake:
         self.config = config
         self.dedup = dedup
         self.home = home
-        self.lessons = store.list_lessons()
-        self.pending = store.list_candidates(status="pending")
+        self.promoted = 0
+        self._loaded = False
+        self.lessons: list[Lesson] = []
+        self.pending: list[Candidate] = []
+        self._lesson_tokens: list[frozenset[str]] = []
+        self._pending_tokens: list[frozenset[str]] = []
+
+    def _load(self) -> None:
+        """Read the known lessons and pending candidates once, when the first candidate comes
+        (a scan that finds nothing new never pays for it)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        self.lessons = self.store.list_lessons()
+        self.pending = self.store.list_candidates(status="pending")
         self._lesson_tokens = [_tokens(_lesson_text(lesson)) for lesson in self.lessons]
         self._pending_tokens = [_tokens(_candidate_text(c)) for c in self.pending]
-        self.promoted = 0
 
     # -- duplicates ---------------------------------------------------------------------------
 
@@ -279,6 +292,7 @@ class Intake:
         reason = rejection(candidate)
         if reason:
             return Outcome(REJECTED, candidate, reason)
+        self._load()
         candidate = scrub(candidate, self.home)
         hit = self._duplicate_lesson(candidate)
         if hit is not None:
@@ -304,6 +318,7 @@ class Intake:
 
     def promote(self, candidate: Candidate) -> Lesson:
         """Turn a candidate into an active lesson and mark it promoted."""
+        self._load()
         lesson = self.store.add_lessons([to_lesson(candidate)])[0]
         self.store.update_candidate(attrs.evolve(candidate, status="promoted"))
         self.lessons.append(lesson)

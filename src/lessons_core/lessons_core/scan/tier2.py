@@ -86,10 +86,8 @@ def _keys(call: ev.Event) -> set[tuple[str, ...]]:
         return {_key(call)}
     tool = call.tool or "?"
     out = {_key(call)}
-    for segment in triggers.segments(call.command):
-        shape = triggers.shape_of(segment)
-        if shape is not None:
-            out.add((tool, shape.exe, shape.sub or ""))
+    for shape in triggers.shapes(call.command):
+        out.add((tool, shape.exe, shape.sub or ""))
     return out
 
 

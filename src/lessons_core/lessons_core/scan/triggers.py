@@ -8,6 +8,7 @@ call from its fix, and drops paths, values and quoting. File tools get a glob on
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from pathlib import PurePosixPath
@@ -152,7 +153,14 @@ LANG_BY_EXE = {
 }
 
 
+#: Commands without quotes, escapes or substitutions split fast, without shlex.
+_PLAIN = re.compile(r"""^[^'"\\`$]*$""")
+_PLAIN_TOKENS = re.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
+
+
 def _tokens(command: str) -> list[str]:
+    if _PLAIN.match(command):
+        return _PLAIN_TOKENS.findall(command)
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
@@ -161,7 +169,17 @@ def _tokens(command: str) -> list[str]:
         return command.split()
 
 
+@functools.lru_cache(maxsize=4096)
+def _segments(command: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(s) for s in _split(command))
+
+
 def segments(command: str) -> list[list[str]]:
+    """The simple commands of a command line (split at ``&&``, ``||``, ``;``, ``|``)."""
+    return [list(s) for s in _segments(command)]
+
+
+def _split(command: str) -> list[list[str]]:
     """The simple commands of a command line (split at ``&&``, ``||``, ``;``, ``|``)."""
     out: list[list[str]] = [[]]
     for tok in _tokens(command.replace("\n", " ; ")):
@@ -225,13 +243,20 @@ def shape_of(tokens: list[str]) -> Shape | None:
     return Shape(exe, sub, flags)
 
 
+@functools.lru_cache(maxsize=4096)
+def shapes(command: str) -> tuple[Shape, ...]:
+    """The shapes of every simple command of a command line (cached: detectors ask often)."""
+    return tuple(s for s in (shape_of(list(seg)) for seg in _segments(command)) if s is not None)
+
+
+@functools.lru_cache(maxsize=4096)
 def main_shape(command: str) -> Shape | None:
     """The shape of the command that does the work (set-up segments like ``cd`` are skipped)."""
-    shapes = [s for s in (shape_of(seg) for seg in segments(command)) if s is not None]
-    for shape in shapes:
+    found = shapes(command)
+    for shape in found:
         if shape.exe not in _SETUP:
             return shape
-    return shapes[0] if shapes else None
+    return found[0] if found else None
 
 
 def _escape(text: str) -> str:

@@ -659,6 +659,16 @@ class SQLiteStore:
         state.update({c: row[c] for c in _SCAN_COLUMNS})
         return state
 
+    def list_scan_states(self) -> dict[str, dict[str, Any]]:
+        """Every file's scan state at once (the scanner checks thousands of files per run)."""
+        rows = self._read("SELECT path, offset, size, mtime_ns, inode, extra FROM scan_state")
+        out: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            state: dict[str, Any] = json.loads(row["extra"])
+            state.update({c: row[c] for c in _SCAN_COLUMNS})
+            out[row["path"]] = state
+        return out
+
     def set_scan_state(self, path: str, state: dict[str, Any]) -> None:
         """Remember how far a transcript was read; keys other than the columns go to ``extra``."""
         extra = {k: v for k, v in state.items() if k not in _SCAN_COLUMNS}
