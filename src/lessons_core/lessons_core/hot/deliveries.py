@@ -17,12 +17,14 @@ Recording never raises: a lesson delivered but not logged is better than a broke
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # ruff: noqa: PTH103, PTH118, PTH120
 
-import json
 import os
 import time
 
-from lessons_core.hot import paths
-from lessons_core.hot.errnorm import sha256
+from lessons_core.hot import fastjson, paths
+
+# dedup's bare sha256, not errnorm's: errnorm imports ``re``, which costs a delivering hook
+# call milliseconds (``json`` too, hence fastjson below).
+from lessons_core.hot.dedup import sha256
 
 LOG_NAME = "deliveries.jsonl"
 
@@ -91,7 +93,7 @@ def record(event, decision, manifest, environ=None, stats=None):
         lines = lines_for(event, decision, manifest, stats)
         if not lines:
             return 0
-        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        data = "".join(fastjson.dumps(line) + "\n" for line in lines)
         path = log_path(environ)
         try:
             fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)

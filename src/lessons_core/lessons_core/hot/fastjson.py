@@ -43,7 +43,9 @@ def loads(data):
     """Parse one JSON document from ``str`` or UTF-8 ``bytes``; raise ``ValueError`` if invalid."""
     global _scanner
     if isinstance(data, (bytes, bytearray)):
-        data = bytes(data).decode("utf-8-sig")
+        if data[:3] == b"\xef\xbb\xbf":
+            data = data[3:]
+        data = bytes(data).decode("utf-8")  # "utf-8-sig" would import another codec module
     if _json is None:
         import json
 
