@@ -95,3 +95,36 @@ def test_fastjson_rejects_what_json_rejects(text):
     except ValueError:
         got = ValueError
     assert got == expected or (got != got and expected != expected)
+
+
+def test_cache_and_json_decide_alike(home):
+    """Matching on the marshal copy (lazy lessons, programs, per-tool index) equals the JSON."""
+    from lessons_core.hot import match
+
+    lessons = [
+        make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": [r"\bgit\s+push\b"]}),
+        make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": [r"(?P<x>npm)\s+ci"]}),
+        make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["**/*.sql"]}),
+        make_lesson(triggers={"content_patterns": [r"\d+\.\d+"]}),
+    ]
+    install_manifest(home, *lessons)
+    path, cache = _paths(home)
+    cached = manifest_mod.load(path)
+    assert isinstance(cached["lessons"], manifest_mod.LazyLessons)
+    os.unlink(cache)
+    manifest_mod.clear_cache()
+    plain = manifest_mod.load(path)
+    assert not isinstance(plain["lessons"], manifest_mod.LazyLessons)
+    events = [
+        {"event": "pre_tool", "tool": "Bash", "command": "git push -f"},
+        {"event": "pre_tool", "tool": "Bash", "command": "npm ci"},
+        {"event": "pre_tool", "tool": "Edit", "paths": ["/a/b.sql"], "content": "v 1.2"},
+        {"event": "pre_tool", "tool": "Write", "paths": ["/a/b.txt"], "content": "v 1.2"},
+        {"event": "pre_tool", "tool": "Bash", "command": "ls"},
+    ]
+    for event in events:
+        match._compiled.clear()
+        via_cache = match.matching(cached, event)
+        match._compiled.clear()
+        assert via_cache == match.matching(plain, event)
+    assert match.matching(cached, events[0]) == [lessons[0].id]

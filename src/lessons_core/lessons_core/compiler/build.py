@@ -382,8 +382,13 @@ def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
     """The marshal copy the hook loads faster; a failure only costs speed, never correctness."""
     cache = Path(hot_manifest.cache_path(str(target)))
     head = {k: v for k, v in manifest.items() if k != "lessons"}
-    head["programs"] = programs.programs(programs.manifest_sources(manifest))
-    # Each lesson is marshalled on its own: the hook decodes only those it looks at.
+    # Lessons, regex programs and each tool's prefilter index are marshalled on their own: the
+    # hook decodes only the ones a call looks at.
+    compiled = programs.programs(programs.manifest_sources(manifest))
+    head["programs"] = {source: marshal.dumps(prog) for source, prog in compiled.items()}
+    head["prefilter"] = {
+        key: marshal.dumps(part) for key, part in manifest.get("prefilter", {}).items()
+    }
     blobs = {lesson_id: marshal.dumps(entry) for lesson_id, entry in manifest["lessons"].items()}
     try:
         header = hot_manifest.cache_header(target.stat())

@@ -19,6 +19,8 @@ that the lowercased text must contain for the regex to possibly match; only patt
 are compiled, once per process, and ``re`` itself is imported only then.
 """
 
+import marshal
+
 from lessons_core.hot.executable import blank_quotes
 
 _compiled = {}
@@ -50,6 +52,8 @@ def compiled(source):
             try:
                 import _sre
 
+                if program.__class__ is bytes:
+                    program = marshal.loads(program)  # noqa: S302 - our own manifest cache
                 rx = _sre.compile(source, *program)
             except Exception:
                 rx = None
@@ -238,6 +242,9 @@ def prefiltered(manifest, tool, ids, subject):
         part = index.get(key)
         if part is None:
             return ids
+        if part.__class__ is bytes:  # from the marshal copy: decoded for this tool only
+            part = marshal.loads(part)  # noqa: S302 - our own manifest cache
+            index[key] = part
         keep.update([lesson_id for need, lesson_id in part["pairs"] if need in hay])
         keep.update(part["open"])
     return [lesson_id for lesson_id in ids if lesson_id in keep]
