@@ -221,3 +221,19 @@ def test_explicit_missing_path_is_a_clear_error(tmp_path):
 
     with pytest.raises(LessonsError, match="no such file"):
         _scan(tmp_path / "nope")
+
+
+def test_worker_processes_give_the_same_result(claude_home):
+    """Reading in forked workers finds exactly what the in-process path finds."""
+    if not engine._can_fork():
+        pytest.skip("worker processes need fork")
+    with services.session() as sess:
+        parallel = engine.run_scan(sess, workers=2)
+    found = sorted((c.tier, c.agent, c.trigger, c.evidence[0].line) for c in parallel.new)
+    home = Path(os.environ["LESSONS_HOME"])
+    shutil.rmtree(home)
+    with services.session() as sess:
+        serial = engine.run_scan(sess, workers=1)
+    assert found == sorted((c.tier, c.agent, c.trigger, c.evidence[0].line) for c in serial.new)
+    assert parallel.files_read == serial.files_read == 7
+    assert parallel.events == serial.events

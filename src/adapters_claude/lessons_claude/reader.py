@@ -27,6 +27,10 @@ from lessons_core.scan.lines import as_text, iter_lines, loads
 AGENT = "claude"
 
 _TOOL_USE_ID = re.compile(rb'"tool_use_id":\s*"([^"]+)"')
+#: A result line that failed or was interrupted needs a full parse.
+_FLAGGED = re.compile(rb'"is_error":\s*true|"interrupted":\s*true')
+#: How many leading bytes of a line are inspected before deciding to parse it.
+_HEAD = 1024
 _SKIP_USER_PREFIXES = (
     "<command-",
     "<local-command",
@@ -101,10 +105,16 @@ def read(
     calls: dict[str, str] = {}  # call id -> canonical tool (to label results)
 
     for line_no, offset, raw in iter_lines(file, prog):
-        # Cheap test first: only these lines carry anything we use.
-        if b'"tool_result"' in raw and b'"is_error":true' not in raw:
-            ids = _TOOL_USE_ID.findall(raw)
-            if ids and b'"is_error": true' not in raw and b'"interrupted":true' not in raw:
+        # Decide from the first bytes where possible: the envelope (and, for user lines, the
+        # start of the content) sits there, while the bulk of a line is tool output.
+        head = raw[:_HEAD]
+        if b'": ' in head[:80]:
+            # Not Claude Code's compact serialisation (hand-made or re-encoded): the slow path.
+            if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
+                continue
+        elif b'"type":"user"' in head:
+            if b'"tool_result"' in head and _FLAGGED.search(raw) is None:
+                ids = _TOOL_USE_ID.findall(raw)
                 for cid in ids:
                     call_id = cid.decode("utf-8", "replace")
                     yield ev.Event(
@@ -119,16 +129,13 @@ def read(
                         call_id=call_id,
                         sidechain=sidechain,
                     )
-                continue
-        if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
+                if ids:
+                    continue
+        elif b'"type":"assistant"' in raw:
+            if b'"type":"thinking"' in head:
+                continue  # a reasoning block (one content block per line): nothing to read
+        elif b"compact_boundary" not in raw and b'"type":"user"' not in raw:
             continue
-        if (
-            b'"type":"thinking"' in raw
-            and b'"tool_use"' not in raw
-            and b'"type":"text"' not in raw
-            and b'"type":"user"' not in raw
-        ):
-            continue  # a reasoning block: nothing a detector reads
         record = loads(raw, prog)
         if not isinstance(record, dict):
             continue

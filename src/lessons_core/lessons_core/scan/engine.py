@@ -44,6 +44,9 @@ CONTEXT = 120
 #: Files and bytes committed together in one store transaction.
 GROUP_FILES = 256
 GROUP_BYTES = 64 << 20
+#: Below this much to read, worker processes cost more than they save.
+PARALLEL_MIN_BYTES = 32 << 20
+MAX_WORKERS = 4
 #: How many messages of a legacy Gemini document are re-read as context.
 MESSAGE_CONTEXT = 12
 
@@ -106,7 +109,7 @@ def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[str]:
 
 def _wanted(agent: str, path: str) -> bool:
     """Transcript files of an agent among everything under its root."""
-    name = os.path.basename(path)
+    name = path.rpartition(os.sep)[2]
     if agent == "gemini":
         return f"{os.sep}chats{os.sep}" in path and not name.startswith(("logs", "checkpoint"))
     if agent == "codex":
@@ -252,6 +255,151 @@ def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_resu
     return prog, int(state.get("line", 0)), set(state.get("reported", ())), old
 
 
+class FileResult:
+    """What reading one transcript produced, before anything is written to the store."""
+
+    __slots__ = ("agent", "bad_lines", "candidates", "errors", "events", "key", "read", "state")
+
+    def __init__(self, agent: str, key: str) -> None:
+        self.agent = agent
+        self.key = key
+        self.candidates: list[Candidate] = []
+        self.state: dict[str, Any] = {}
+        self.events = 0
+        self.read = 0
+        self.bad_lines = 0
+        self.errors = 0
+
+
+class Job:
+    """One file to read: where to start and what was reported from its context before."""
+
+    __slots__ = ("agent", "boundary", "path", "prog", "reported", "start_offset", "stat")
+
+    def __init__(self, agent: str, path: Path, st: os.stat_result, plan: Any) -> None:
+        self.agent = agent
+        self.path = path
+        self.stat = (st.st_size, st.st_mtime_ns, st.st_ino)
+        self.prog, self.boundary, self.reported, self.start_offset = plan
+
+    @property
+    def todo(self) -> int:
+        return max(0, self.stat[0] - self.start_offset)
+
+
+def _detect(
+    detectors: Sequence[DetectorSpec], config: Config, batch: Sequence[ev.Event], agent: str
+) -> Iterator[Candidate | Exception]:
+    for spec in detectors:
+        try:
+            found = list(spec.detect(batch, config=config))
+        except Exception as exc:  # one broken detector must not stop the scan
+            log.warning("scan.detector_failed", detector=spec.name, exc_info=True)
+            yield exc
+            continue
+        for candidate in found:
+            if not isinstance(candidate, Candidate):
+                log.warning("scan.detector_bad_result", detector=spec.name)
+                continue
+            yield attrs.evolve(
+                candidate,
+                agent=candidate.agent or agent,
+                detector=candidate.detector or spec.name,
+                tier=candidate.tier or spec.tier,
+            )
+
+
+def read_file(
+    job: Job,
+    agents: Mapping[str, AgentSpec],
+    detectors: Sequence[DetectorSpec],
+    config: Config,
+) -> FileResult:
+    """Read one transcript from its resume point and run every detector over the new events.
+
+    Touches no store, so it can run in a worker process; :meth:`Scanner.commit` writes the
+    result.
+    """
+    agent, path, prog = job.agent, job.path, job.prog
+    key = str(path)
+    result = FileResult(agent, key)
+    spec = agents[agent]
+    assert spec.reader is not None
+    events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)
+    tail: list[ev.Event] = []
+    new_reported: set[int] = set()
+    for batch in _batches(events, tail):
+        result.events += len(batch)
+        for candidate in _detect(detectors, config, batch, agent):
+            if isinstance(candidate, Exception):
+                result.errors += 1
+                continue
+            lines = {e.line for e in candidate.evidence if e.file == key}
+            if lines and (max(lines) <= job.boundary and lines <= job.reported):
+                continue  # reported by an earlier scan from this context
+            if lines & new_reported:
+                continue
+            new_reported |= lines
+            result.candidates.append(candidate)
+    size, mtime_ns, inode = job.stat
+    context = tail[-CONTEXT:] if tail else []
+    if _legacy_gemini(agent, path):
+        state: dict[str, Any] = {
+            "offset": size,
+            "size": size,
+            "mtime_ns": mtime_ns,
+            "inode": inode,
+            "messages": prog.messages,
+            "line": prog.messages,
+        }
+        floor = max(0, prog.messages - MESSAGE_CONTEXT)
+        result.read = max(0, size - job.start_offset)
+    else:
+        first = context[0] if context else None
+        state = {
+            "offset": prog.offset,
+            "size": size,
+            "mtime_ns": mtime_ns,
+            "inode": inode,
+            "line": prog.line,
+            "context_offset": first.offset if first else prog.offset,
+            "context_line": first.line - 1 if first else prog.line,
+        }
+        floor = first.line if first else prog.line
+        result.read = max(0, prog.offset - job.start_offset)
+    keep = sorted(n for n in (job.reported | new_reported) if n >= floor)
+    state.update(
+        {
+            "agent": agent,
+            "session_id": prog.session_id,
+            "project": prog.project,
+            "reported": keep[-500:],
+            "bad_lines": prog.bad_lines,
+        }
+    )
+    result.state = state
+    result.bad_lines = prog.bad_lines
+    return result
+
+
+#: What a forked worker needs (set just before the pool forks; inherited, never pickled).
+_WORKER: tuple[Mapping[str, AgentSpec], Sequence[DetectorSpec], Config] | None = None
+
+
+def _work(job: Job) -> FileResult | tuple[str, str]:
+    assert _WORKER is not None
+    try:
+        return read_file(job, *_WORKER)
+    except OSError as exc:
+        return (str(job.path), str(exc))
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
 class Scanner:
     """One scan: the store, configuration, detectors and the report being filled."""
 
@@ -264,6 +412,7 @@ class Scanner:
         *,
         dedup: Callable[..., Any] | None = None,
         home_dir: str | None = None,
+        workers: int | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -272,113 +421,10 @@ class Scanner:
         self._detectors: list[DetectorSpec] | None = None
         self.intake = Intake(store, config, dedup=dedup, home=home_dir)
         self.report = Report()
+        self.workers = workers
         # One query for every file's state when the store offers it (thousands of files).
         bulk = getattr(store, "list_scan_states", None)
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
-
-    def scan_files(
-        self,
-        files: Iterable[tuple[str, Path]],
-        *,
-        on_file: Callable[[Path, int], None] | None = None,
-    ) -> Report:
-        # Files are committed in groups: one transaction per file costs more than reading a
-        # small transcript, and a group is still atomic (offsets move with their candidates).
-        pending_files = pending_bytes = 0
-        stack = contextlib.ExitStack()
-        try:
-            for agent, path in files:
-                self.report.files_seen += 1
-                if pending_files == 0:
-                    stack.enter_context(self.store.transaction())
-                read = 0
-                try:
-                    read = self.scan_file(agent, path)
-                except OSError as exc:
-                    self.report.errors += 1
-                    log.warning("scan.file_error", path=str(path), error=str(exc))
-                pending_files += 1
-                pending_bytes += read
-                if pending_files >= GROUP_FILES or pending_bytes >= GROUP_BYTES:
-                    stack.close()
-                    pending_files = pending_bytes = 0
-                if on_file is not None:
-                    on_file(path, read)
-        finally:
-            stack.close()
-        return self.report
-
-    def scan_file(self, agent: str, path: Path) -> int:
-        """Scan one transcript; returns the number of new bytes read (0 when unchanged).
-
-        Context re-read from before the old offset is not counted.
-        """
-        key = str(path)
-        st = path.stat()
-        if self._states is not None:
-            state = self._states.get(key)
-        else:
-            state = self.store.get_scan_state(key)
-        plan = _plan(agent, path, state, st)
-        if plan is None:
-            self.report.files_skipped += 1
-            return 0
-        prog, boundary, reported, start_offset = plan
-        spec = self.agents[agent]
-        assert spec.reader is not None
-        events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)
-        tail: list[ev.Event] = []
-        new_reported: set[int] = set()
-        with self.store.transaction():
-            for batch in _batches(events, tail):
-                self.report.events += len(batch)
-                for candidate in self._detect(batch, agent):
-                    lines = {e.line for e in candidate.evidence if e.file == key}
-                    if lines and (max(lines) <= boundary and lines <= reported):
-                        continue
-                    if lines & new_reported:
-                        continue
-                    new_reported |= lines
-                    self._admit(candidate)
-            context = tail[-CONTEXT:] if tail else []
-            if _legacy_gemini(agent, path):
-                next_state = {
-                    "offset": st.st_size,
-                    "size": st.st_size,
-                    "mtime_ns": st.st_mtime_ns,
-                    "inode": st.st_ino,
-                    "messages": prog.messages,
-                    "line": prog.messages,
-                }
-                floor = max(0, prog.messages - MESSAGE_CONTEXT)
-            else:
-                first = context[0] if context else None
-                next_state = {
-                    "offset": prog.offset,
-                    "size": st.st_size,
-                    "mtime_ns": st.st_mtime_ns,
-                    "inode": st.st_ino,
-                    "line": prog.line,
-                    "context_offset": first.offset if first else prog.offset,
-                    "context_line": first.line - 1 if first else prog.line,
-                }
-                floor = first.line if first else prog.line
-            keep = sorted(n for n in (reported | new_reported) if n >= floor)
-            next_state.update(
-                {
-                    "agent": agent,
-                    "session_id": prog.session_id,
-                    "project": prog.project,
-                    "reported": keep[-500:],
-                    "bad_lines": prog.bad_lines,
-                }
-            )
-            self.store.set_scan_state(key, next_state)
-        read = max(0, (st.st_size if _legacy_gemini(agent, path) else prog.offset) - start_offset)
-        self.report.files_read += 1
-        self.report.bytes_read += read
-        self.report.bad_lines += prog.bad_lines
-        return read
 
     @property
     def detectors(self) -> list[DetectorSpec]:
@@ -388,24 +434,125 @@ class Scanner:
             self._detectors = list((source() if callable(source) else source).values())
         return self._detectors
 
-    def _detect(self, batch: Sequence[ev.Event], agent: str) -> Iterator[Candidate]:
-        for spec in self.detectors:
+    # -- planning ---------------------------------------------------------------------------
+
+    def plan(self, agent: str, path: Path) -> Job | None:
+        """A job for ``path``, or ``None`` when it is unchanged since the last scan."""
+        key = str(path)
+        st = path.stat()
+        if self._states is not None:
+            state = self._states.get(key)
+        else:
+            state = self.store.get_scan_state(key)
+        plan = _plan(agent, path, state, st)
+        return None if plan is None else Job(agent, path, st, plan)
+
+    def _pool_size(self, jobs: Sequence[Job]) -> int:
+        if self.workers is not None:
+            return self.workers
+        if sum(j.todo for j in jobs) < PARALLEL_MIN_BYTES or len(jobs) < 2 or not _can_fork():
+            return 1
+        return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+    # -- running ----------------------------------------------------------------------------
+
+    def scan_files(
+        self,
+        files: Iterable[tuple[str, Path]],
+        *,
+        on_file: Callable[[Path, int], None] | None = None,
+    ) -> Report:
+        """Plan every file, read the changed ones (in worker processes when there is a lot to
+        read), and commit the results in groups: one transaction per file would cost more than
+        reading a small transcript, and a group is still atomic (offsets move with their
+        candidates)."""
+        jobs: list[Job] = []
+        for agent, path in files:
+            self.report.files_seen += 1
             try:
-                found = list(spec.detect(batch, config=self.config))
-            except Exception:  # one broken detector must not stop the scan
+                job = self.plan(agent, path)
+            except OSError as exc:
                 self.report.errors += 1
-                log.warning("scan.detector_failed", detector=spec.name, exc_info=True)
+                log.warning("scan.file_error", path=str(path), error=str(exc))
+                job = None
+            if job is None:
+                self.report.files_skipped += 1
+                if on_file is not None:
+                    on_file(path, 0)
                 continue
-            for candidate in found:
-                if not isinstance(candidate, Candidate):
-                    log.warning("scan.detector_bad_result", detector=spec.name)
+            jobs.append(job)
+        if not jobs:
+            return self.report
+        size = self._pool_size(jobs)
+        results: Iterable[FileResult | tuple[str, str]]
+        pool: Any = None
+        if size > 1:
+            import multiprocessing
+
+            global _WORKER  # handed to the forked workers by inheritance
+            _WORKER = (self.agents, self.detectors, self.config)
+            pool = multiprocessing.get_context("fork").Pool(size)
+            # Largest first, so one big file does not finish last on its own.
+            ordered = sorted(jobs, key=lambda j: -j.todo)
+            results = pool.imap_unordered(_work, ordered, chunksize=1)
+        else:
+            results = (self._read_one(job) for job in jobs)
+        group_files = group_bytes = 0
+        stack = contextlib.ExitStack()
+        try:
+            for result in results:
+                if isinstance(result, tuple):
+                    self.report.errors += 1
+                    log.warning("scan.file_error", path=result[0], error=result[1])
                     continue
-                yield attrs.evolve(
-                    candidate,
-                    agent=candidate.agent or agent,
-                    detector=candidate.detector or spec.name,
-                    tier=candidate.tier or spec.tier,
-                )
+                if group_files == 0:
+                    stack.enter_context(self.store.transaction())
+                self.commit(result)
+                group_files += 1
+                group_bytes += result.read
+                if group_files >= GROUP_FILES or group_bytes >= GROUP_BYTES:
+                    stack.close()
+                    group_files = group_bytes = 0
+                if on_file is not None:
+                    on_file(Path(result.key), result.read)
+        finally:
+            stack.close()
+            if pool is not None:
+                pool.close()
+                pool.join()
+                _WORKER = None
+        return self.report
+
+    def _read_one(self, job: Job) -> FileResult | tuple[str, str]:
+        try:
+            return read_file(job, self.agents, self.detectors, self.config)
+        except OSError as exc:
+            return (str(job.path), str(exc))
+
+    def scan_file(self, agent: str, path: Path) -> int:
+        """Scan one transcript now; returns the number of new bytes read (0 when unchanged).
+
+        Context re-read from before the old offset is not counted.
+        """
+        job = self.plan(agent, path)
+        if job is None:
+            self.report.files_skipped += 1
+            return 0
+        result = read_file(job, self.agents, self.detectors, self.config)
+        with self.store.transaction():
+            self.commit(result)
+        return result.read
+
+    def commit(self, result: FileResult) -> None:
+        """Admit a file's candidates and move its offset, in the caller's transaction."""
+        for candidate in result.candidates:
+            self._admit(candidate)
+        self.store.set_scan_state(result.key, result.state)
+        self.report.files_read += 1
+        self.report.bytes_read += result.read
+        self.report.events += result.events
+        self.report.bad_lines += result.bad_lines
+        self.report.errors += result.errors
 
     def _admit(self, candidate: Candidate) -> None:
         outcome = self.intake.admit(candidate)
@@ -449,6 +596,7 @@ def run_scan(
     wait: bool = True,
     on_file: Callable[[Path, int], None] | None = None,
     files: list[tuple[str, Path]] | None = None,
+    workers: int | None = None,
 ) -> Report:
     """Scan under the lock with a :class:`lessons_core.services.Session`; rebuild the manifest
     when Tier 1 blocks were promoted."""
@@ -457,6 +605,8 @@ def run_scan(
     if agent is not None and agent not in agents:
         known = ", ".join(sorted(agents)) or "none"
         raise LessonsError(f"no agent plugin named {agent!r} is installed (installed: {known})")
+    if workers is None and environ.get("LESSONS_SCAN_WORKERS", "").strip().isdigit():
+        workers = max(1, int(environ["LESSONS_SCAN_WORKERS"]))
     with scan_lock(session.home, wait=wait):
         todo = files if files is not None else discover(agents, environ, paths, agent)
         scanner = Scanner(
@@ -466,6 +616,7 @@ def run_scan(
             session.plugins.detectors,
             dedup=dedup_backend(session.plugins),
             home_dir=environ.get("HOME"),
+            workers=workers,
         )
         report = scanner.scan_files(todo, on_file=on_file)
         if report.promoted:
