@@ -32,6 +32,7 @@ import structlog
 from lessons_core.compiler import globs, prefilter, programs, regex_safety, render
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
+from lessons_core.hot import recall
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
 from lessons_core.models import SESSION_TYPES, Config, Lesson, LessonType, MatchTarget, Status
@@ -369,6 +370,8 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         _atomic_write(target, data)
         _atomic_write(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
+        _atomic_write(home / recall.INDEX_NAME, recall.index_text(manifest).encode("utf-8"))
+        _atomic_write(home / recall.PROGRAMS_NAME, recall_programs())
         _write_cache(target, manifest)
     except OSError as exc:
         raise LessonsError(
@@ -376,6 +379,14 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
             "the previous manifest is left in place"
         ) from exc
     return target
+
+
+def recall_programs() -> bytes:
+    """The error normalizer's regexes as ``_sre`` programs, bound to this interpreter."""
+    from lessons_core.hot import errnorm
+
+    compiled = programs.programs(errnorm.SOURCES.values())
+    return marshal.dumps({"python": recall.programs_key(), "programs": compiled})
 
 
 def _write_cache(target: Path, manifest: dict[str, Any]) -> None:

@@ -13,8 +13,6 @@ tail, where errors usually end up), NULs and other control bytes are dropped, an
 ``MAX_LINES`` lines are examined.
 """
 
-import re
-
 
 def _bare_sha256():
     """The builtin SHA-256 module's constructor: ``hashlib`` would load OpenSSL first, which
@@ -39,67 +37,98 @@ KEY_LINES = 6
 #: A normalized line shorter than this (placeholders removed) says too little to fingerprint.
 MIN_FINGERPRINT_CHARS = 12
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-# Order matters: the specific shapes are replaced before the generic number rule eats them.
-_RULES = (
-    (
-        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
-        "<uuid>",
-    ),
-    (
-        re.compile(
-            r"\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?",
-            re.I,
-        ),
-        "<ts>",
-    ),
-    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
-    (re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)\]]+", re.I), "<url>"),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<addr>"),
-    (re.compile(r"\b(?:localhost|127\.0\.0\.1|\[::1?\]):\d+\b", re.I), "<addr>"),
-    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+#: Every regex of this module by name, as source text with inline flags. They are compiled on
+#: first use: by ``_sre`` from programs the compiler prepared (:func:`use_programs`), so the hook
+#: never imports ``re``, or by ``re.compile`` when there are none.
+SOURCES = {
+    "ansi": r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07",
+    "control": r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]",
+    "uuid": r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+    "ts": r"\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?",
+    "time": r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b",
+    "url": r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)\]]+",
+    "ip": r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b",
+    "local": r"\b(?:localhost|\[::1?\]):\d+\b",
+    "hex0x": r"\b0x[0-9a-f]+\b",
     # Paths: absolute, home-relative, Windows, or relative with at least one separator.
-    (
-        re.compile(
-            r"(?:[a-z]:\\|~[/\\]|\.{1,2}/|/)[^\s'\"`:,;()<>\[\]{}]*"
-            r"|\b[\w.-]+(?:/[\w.@+-]+)+/?",
-            re.I,
-        ),
-        "<path>",
+    "path": r"(?:[a-z]:\\|~[/\\]|\.{1,2}/|/)[^\s'\"`:,;()<>\[\]{}]*|\b[\w.-]+(?:/[\w.@+-]+)+/?",
+    "hex": r"\b[0-9a-f]{7,}\b",
+    "number": r"(?<![a-z_])\d+(?:\.\d+)*",
+    "placeholder": r"<(?:uuid|ts|time|url|addr|hex|path|n)>",
+    "spaces": r"\s+",
+    "ruler": r"^[=*#~_-]{2,}\s*|\s*[=*#~_-]{2,}$",
+    # Lines that state an error (matched against normalized, lowercased lines).
+    "errorish": (
+        r"error|exception|traceback|fail|fatal|panic|no such|not found|cannot|can't|could not|"
+        r"unable|denied|refused|invalid|undefined|missing|unknown|timed out|timeout|abort|"
+        r"e\d{3,4}\b|err!|errno|segmentation|killed"
     ),
-    (re.compile(r"\b[0-9a-f]{7,}\b", re.I), "<hex>"),
-    (re.compile(r"(?<![a-z_])\d+(?:\.\d+)*"), "<n>"),
-)
-_PLACEHOLDER = re.compile(r"<(?:uuid|ts|time|url|addr|hex|path|n)>")
-_SPACES = re.compile(r"\s+")
-_RULER = re.compile(r"^[=*#~_-]{2,}\s*|\s*[=*#~_-]{2,}$")
+    # Lines that carry no information of their own in most tools' failure output.
+    "noise": (
+        r"^(?:exit code:? <n>|process exited with code <n>|exit code <n>|output:|error:|"
+        r"=+|-+|\*+|~+|\^+|\.+|<n>|wall time.*|chunk id.*|original token count.*)$"
+    ),
+    # Failures that are decisions (user, policy, harness), not mistakes: recall stays silent.
+    "decision": (
+        r"(?i)doesn't want to (?:proceed|take this action)|tool use was rejected|user rejected|"
+        r"rejected by (?:the )?user|operation cancelled|user cancelled|request interrupted|"
+        r"interrupted by user|requires approval|permission to use \S+ has been denied|"
+        r"not allowed by (?:the )?(?:sandbox|policy)|approval policy|sandbox denied|"
+        r"haven't granted it yet|was blocked\. for security"
+    ),
+    "word": r"[a-z][a-z0-9]{2,}",
+    # Our own commands (recall ignores their failures): the CLI and the hook commands.
+    "own_command": (
+        r"(?:^|[\s;&|/(])(?:lessons(?:-(?:claude|codex|gemini)-hook)?|python3? -m lessons_\w+)"
+        r"(?:\s|$)"
+    ),
+}
 
-#: Lines that state an error (the informative ones are kept first).
-_ERRORISH = re.compile(
-    r"error|exception|traceback|fail|fatal|panic|no such|not found|cannot|can't|could not|"
-    r"unable|denied|refused|invalid|undefined|missing|unknown|timed out|timeout|abort|"
-    r"E\d{3,4}\b|ERR!|errno|segmentation|killed",
-    re.I,
-)
-#: Lines that carry no information of their own in most tools' failure output.
-_NOISE = re.compile(
-    r"^(?:exit code:? <n>|process exited with code <n>|exit code <n>|output:|error:|"
-    r"=+|-+|\*+|~+|\^+|\.+|<n>|wall time.*|chunk id.*|original token count.*)$"
-)
-
-#: Failures that are decisions (user, policy, harness), not mistakes: recall stays silent.
-_NOT_A_MISTAKE = re.compile(
-    r"doesn't want to (?:proceed|take this action)|tool use was rejected|user rejected|"
-    r"rejected by (?:the )?user|operation cancelled|user cancelled|request interrupted|"
-    r"interrupted by user|requires approval|permission to use \S+ has been denied|"
-    r"not allowed by (?:the )?(?:sandbox|policy)|approval policy|sandbox denied|"
-    r"haven't granted it yet|was blocked\. for security",
-    re.I,
+#: Placeholder rules, in order: the specific shapes go before the generic number rule.
+RULES = (
+    ("uuid", "<uuid>"),
+    ("ts", "<ts>"),
+    ("time", "<time>"),
+    ("url", "<url>"),
+    ("ip", "<addr>"),
+    ("local", "<addr>"),
+    ("hex0x", "<hex>"),
+    ("path", "<path>"),
+    ("hex", "<hex>"),
+    ("number", "<n>"),
 )
 
-_WORD = re.compile(r"[a-z][a-z0-9]{2,}")
+_compiled = {}
+_programs = {}
+
+
+def use_programs(programs):
+    """Take build-time ``_sre`` programs (source → arguments), as the compiler wrote them."""
+    if isinstance(programs, dict):
+        _programs.update(programs)
+
+
+def rx(name):
+    """The compiled pattern ``name`` of :data:`SOURCES` (compiled once per process)."""
+    pattern = _compiled.get(name)
+    if pattern is None:
+        source = SOURCES[name]
+        program = _programs.get(source)
+        if program is not None:
+            try:
+                import _sre
+
+                pattern = _sre.compile(source, *program)
+            except Exception:
+                pattern = None
+        if pattern is None:
+            import re
+
+            pattern = re.compile(source)
+        _compiled[name] = pattern
+    return pattern
+
+
 _STOPWORD_TEXT = """
     the and for with from that this was were are not has have had but you your into onto than
     then there their them they which what when where while will would should could can cannot
@@ -123,16 +152,16 @@ def prepare(text):
     if len(text) > MAX_CHARS:
         text = text[:HEAD_CHARS] + "\n" + text[-(MAX_CHARS - HEAD_CHARS) :]
     if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+        text = rx("ansi").sub("", text)
+    return rx("control").sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def normalize_line(line):
     """One line with volatile parts replaced by placeholders, lowercased, spaces collapsed."""
     line = line.strip()[:MAX_LINE_CHARS].lower()
-    for rx, placeholder in _RULES:
-        line = rx.sub(placeholder, line)
-    return _RULER.sub("", _SPACES.sub(" ", line).strip())
+    for name, placeholder in RULES:
+        line = rx(name).sub(placeholder, line)
+    return rx("ruler").sub("", rx("spaces").sub(" ", line).strip())
 
 
 def key_lines(text, limit=KEY_LINES):
@@ -154,10 +183,10 @@ def key_lines(text, limit=KEY_LINES):
         if not line.strip():
             continue
         norm = normalize_line(line)
-        if not norm or norm in seen or _NOISE.match(norm):
+        if not norm or norm in seen or rx("noise").match(norm):
             continue
         seen.add(norm)
-        if _ERRORISH.search(norm):
+        if rx("errorish").search(norm):
             picked.append(norm)
             if len(picked) >= limit:
                 break
@@ -170,8 +199,8 @@ def key_lines(text, limit=KEY_LINES):
 
 def informative(line):
     """True when a normalized line says enough to be fingerprinted on its own."""
-    bare = _PLACEHOLDER.sub("", line)
-    return len(bare.replace(" ", "")) >= MIN_FINGERPRINT_CHARS and bool(_WORD.search(bare))
+    bare = rx("placeholder").sub("", line)
+    return len(bare.replace(" ", "")) >= MIN_FINGERPRINT_CHARS and bool(rx("word").search(bare))
 
 
 def fingerprint(line):
@@ -197,10 +226,10 @@ def line_fingerprints(raw_lines):
 
 def words(text, limit=24):
     """Distinctive lowercase words of ``text`` (placeholders, stop words and numbers dropped)."""
-    text = _PLACEHOLDER.sub(" ", text.lower())
+    text = rx("placeholder").sub(" ", text.lower())
     out = []
     seen = set()
-    for word in _WORD.findall(text):
+    for word in rx("word").findall(text):
         if word in STOPWORDS or word in seen:
             continue
         seen.add(word)
@@ -222,4 +251,4 @@ def not_a_mistake(text):
     """True when a failure text is a user's or a policy's decision (rejected, denied, cancelled)."""
     if not isinstance(text, str):
         return False
-    return bool(_NOT_A_MISTAKE.search(text[:2000]))
+    return bool(rx("decision").search(text[:2000]))

@@ -21,10 +21,9 @@ fingerprint hits are still delivered and the reason goes to the opt-in log.
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # SQL text is built from this module's constants and "?" placeholders only.
-# ruff: noqa: PTH110, S608
+# ruff: noqa: PTH110, PTH118, S608
 
 import os
-import re
 
 from lessons_core.hot import errnorm, paths
 from lessons_core.hot import manifest as manifest_mod
@@ -34,6 +33,10 @@ MAX_BUDGET = 2048
 MAX_LESSONS = 3
 BUSY_TIMEOUT_SECONDS = 0.05
 FTS_ROWS = 8
+#: Query-word selection: how many words are looked up, and how many documents they may touch.
+MAX_TERMS_CHECKED = 16
+TERM_DOC_CAP = 1200
+MIN_TERMS = 2
 ITEM_MAX_BYTES = 900
 MIN_PROMPT_CHARS = 20
 #: Distinct shared words a failure needs with a lesson (fewer if they are most of the query).
@@ -45,12 +48,6 @@ PROMPT_SUMMARY_SHARE = 0.5
 
 FAILURE_HEADER = "Lessons from earlier sessions that match this error:"
 PROMPT_HEADER = "Lessons from earlier sessions that may apply to this request:"
-
-#: Our own commands: their failures are not the agent's mistakes to recall lessons for.
-_OWN_COMMAND = re.compile(
-    r"(?:^|[\s;&|/(])(?:lessons(?:-(?:claude|codex|gemini)-hook)?|python3? -m lessons_\w+)"
-    r"(?:\s|$)"
-)
 
 # bm25() weights per column: lesson_id (unindexed), summary, mistake, remediation, error_lines.
 _FAILURE_WEIGHTS = "0.0, 2.0, 1.0, 0.5, 3.0"
@@ -110,7 +107,7 @@ def _failure_accepts(shared, query_words):
 
 def own_command(command):
     """True for a shell command that runs ``lessons`` or one of our hook commands."""
-    return isinstance(command, str) and bool(_OWN_COMMAND.search(command[:2000]))
+    return isinstance(command, str) and bool(errnorm.rx("own_command").search(command[:2000]))
 
 
 # -- prompt -------------------------------------------------------------------------------------
@@ -140,6 +137,113 @@ def on_prompt(event, manifest, state, environ, stats):
     return _deliver(PROMPT_HEADER, found, manifest, state, stats)
 
 
+# -- the recall index ---------------------------------------------------------------------------
+
+INDEX_NAME = "recall-index.txt"
+INDEX_TYPE = "lessons-recall-index"
+PROGRAMS_NAME = "recall-programs.marshal"
+
+
+def programs_key():
+    """Which interpreters may use the compiled programs (marshal and ``_sre`` are per version)."""
+    import marshal
+    import sys
+
+    return f"py{sys.version_info[0]}.{sys.version_info[1]} m{marshal.version}"
+
+
+def load_programs(environ=None):
+    """Hand the normalizer its build-time regex programs (silently nothing when unusable)."""
+    import marshal
+
+    path = os.path.join(paths.lessons_home(environ), PROGRAMS_NAME)
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())  # noqa: S302 - our own file, written by the compiler
+    except (OSError, ValueError, EOFError, TypeError):
+        return False
+    if not isinstance(data, dict) or data.get("python") != programs_key():
+        return False
+    errnorm.use_programs(data.get("programs"))
+    return True
+
+
+def index_text(manifest):
+    """The recall index the compiler writes beside the manifest, as text.
+
+    A manifest of 10,000 lessons is megabytes of JSON, and parsing it would cost recall more
+    than the search itself. Recall needs only the configuration and the error fingerprints, so
+    the index is one JSON header line (type, version, store revision, config) followed by one
+    ``<fingerprint> <id>,<id>…`` line per fingerprint, sorted. The hook never parses those
+    lines: it searches the bytes for the one fingerprint it wants.
+    """
+    import json
+
+    header = {
+        "type": INDEX_TYPE,
+        "version": 1,
+        "storeRevision": manifest.get("storeRevision"),
+        "config": manifest.get("config", {}),
+    }
+    lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
+    fps = manifest.get("errorFingerprints") or {}
+    lines.extend(f"{fp} {','.join(ids)}" for fp, ids in sorted(fps.items()) if ids)
+    return "\n".join(lines) + "\n"
+
+
+class FingerprintIndex:
+    """``get(fingerprint)`` → lesson ids, by a substring search in the index's bytes."""
+
+    def __init__(self, data, start):
+        self.data = data
+        self.start = start
+
+    def get(self, fp, default=()):
+        key = b"\n" + fp.encode("ascii", "replace") + b" "
+        at = self.data.find(key, self.start - 1)
+        if at < 0:
+            return default
+        begin = at + len(key)
+        end = self.data.find(b"\n", begin)
+        ids = self.data[begin : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+        return [i for i in ids.split(",") if i]
+
+    def __bool__(self):
+        return len(self.data) > self.start
+
+
+def load_index(environ=None):
+    """A manifest-shaped dict for recall from the index, or the full manifest without one."""
+    from lessons_core.hot import fastjson
+
+    load_programs(environ)
+    path = os.path.join(paths.lessons_home(environ), INDEX_NAME)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        end = data.find(b"\n")
+        header = fastjson.loads(data[: end if end >= 0 else len(data)])
+    except (OSError, ValueError):
+        return manifest_mod.load(environ=environ)
+    if not (
+        isinstance(header, dict)
+        and header.get("type") == INDEX_TYPE
+        and header.get("version") == 1
+        and isinstance(header.get("config"), dict)
+    ):
+        return manifest_mod.load(environ=environ)
+    return {
+        "type": INDEX_TYPE,
+        "storeRevision": header.get("storeRevision"),
+        "config": header["config"],
+        "errorFingerprints": FingerprintIndex(data, end + 1 if end >= 0 else len(data)),
+        "lessons": {},
+        "byTool": {},
+        "anyTool": [],
+        "session": [],
+    }
+
+
 # -- the store ----------------------------------------------------------------------------------
 
 
@@ -162,16 +266,21 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
                 exact,
             ):
                 rows[row[0]] = row
-        if len(query_words) >= 2:
+        terms = pick_terms(conn, query_words) if len(query_words) >= 2 else []
+        stats["recall_terms"] = len(terms)
+        if terms:
             floor = manifest_mod.config_value(manifest, "minConfidence", 0.0)
-            query = " OR ".join('"' + w + '"' for w in query_words)
+            query = " OR ".join('"' + w + '"' for w in terms)
             qstems = {errnorm.stem(w) for w in query_words}
+            # Rank inside the index first and join only the best few: joining every match
+            # before sorting costs several times more on a large store.
             for row in conn.execute(
                 "SELECT l.id, l.slug, l.summary, l.remediation, l.mistake, l.error_lines "
-                "FROM lessons_fts f JOIN lessons l ON l.id = f.lesson_id "
-                "WHERE lessons_fts MATCH ? AND l.status = 'active' AND l.confidence >= ? "
-                f"ORDER BY bm25(lessons_fts, {weights}) LIMIT ?",
-                (query, floor, FTS_ROWS),
+                "FROM (SELECT lesson_id, rank FROM lessons_fts WHERE lessons_fts MATCH ? "
+                f"AND rank MATCH 'bm25({weights})' ORDER BY rank LIMIT ?) f "
+                "JOIN lessons l ON l.id = f.lesson_id "
+                "WHERE l.status = 'active' AND l.confidence >= ? ORDER BY f.rank",
+                (query, FTS_ROWS * 2, floor),
             ):
                 if row[0] in rows:
                     continue
@@ -187,6 +296,8 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
             conn.close()
     out = []
     lessons = manifest.get("lessons", {})
+    if exact and "recall_error" in stats and manifest.get("type") == INDEX_TYPE:
+        lessons = manifest_mod.load(environ=environ).get("lessons", {})  # texts for the hits
     for lesson_id in exact:
         row = rows.get(lesson_id)
         if row is not None:
@@ -197,9 +308,40 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
     return out
 
 
+def pick_terms(conn, words):
+    """The rarest of ``words`` in the index, as many as keep the search small.
+
+    BM25 weighs a word by its rarity, so the rare words decide the ranking anyway; a word found
+    in thousands of lessons adds little but makes the query score every one of them. Words are
+    taken rarest first while the documents they touch stay under ``TERM_DOC_CAP`` (at least
+    ``MIN_TERMS`` are kept); words found nowhere are dropped.
+    """
+    counted = []
+    for word in words[:MAX_TERMS_CHECKED]:
+        row = conn.execute(
+            "SELECT count(*) FROM lessons_fts WHERE lessons_fts MATCH ?", ('"' + word + '"',)
+        ).fetchone()
+        if row and row[0]:
+            counted.append((row[0], word))
+    counted.sort()
+    chosen = []
+    total = 0
+    for docs, word in counted:
+        if len(chosen) >= MIN_TERMS and total + docs > TERM_DOC_CAP:
+            break
+        chosen.append(word)
+        total += docs
+    return chosen
+
+
 def connect(environ):
     """A read-only connection to the store; raises when it is missing or unreadable."""
-    import sqlite3  # here: only recall pays for it
+    try:
+        # The C module alone: ``sqlite3`` also imports datetime and registers adapters that
+        # recall never uses, which costs the hook process milliseconds.
+        import _sqlite3 as sqlite3
+    except ImportError:  # pragma: no cover - other implementations
+        import sqlite3
 
     path = paths.store_path(environ)
     if not os.path.exists(path):

@@ -98,7 +98,12 @@ def run(adapter, stdin=None, stdout=None, environ=None):
             return 0
         stats["event"] = event.get("event")
         stats["agent"] = event.get("agent") or stats["agent"]
-        manifest = manifest_mod.load(environ=env)
+        if event.get("event") in ("post_failure", "prompt") and not event.get("deliver_hints"):
+            from lessons_core.hot import recall  # recall needs only its small index
+
+            manifest = recall.load_index(env)
+        else:
+            manifest = manifest_mod.load(environ=env)
         if env.get("LESSONS_HOOK_LOG"):
             stats["stale"] = manifest_mod.is_stale(manifest, env)
         decision = dispatch(event, manifest, LazyState(event, env, stats), env, stats)
