@@ -108,13 +108,10 @@ def test_cache_and_json_decide_alike(home):
         make_lesson(triggers={"content_patterns": [r"\d+\.\d+"]}),
     ]
     install_manifest(home, *lessons)
-    path, cache = _paths(home)
+    path, _ = _paths(home)
     cached = manifest_mod.load(path)
     assert isinstance(cached["lessons"], manifest_mod.LazyLessons)
-    os.unlink(cache)
-    manifest_mod.clear_cache()
-    plain = manifest_mod.load(path)
-    assert not isinstance(plain["lessons"], manifest_mod.LazyLessons)
+    plain = fastjson.loads((home / "lesson-manifest.json").read_bytes())
     events = [
         {"event": "pre_tool", "tool": "Bash", "command": "git push -f"},
         {"event": "pre_tool", "tool": "Bash", "command": "npm ci"},
@@ -128,3 +125,18 @@ def test_cache_and_json_decide_alike(home):
         match._compiled.clear()
         assert via_cache == match.matching(plain, event)
     assert match.matching(cached, events[0]) == [lessons[0].id]
+
+
+def test_rebuilt_cache_is_not_misread(home):
+    """A closed reader whose file was rebuilt refuses to read, instead of decoding garbage."""
+    first = make_lesson()
+    install_manifest(home, first)
+    path, _ = _paths(home)
+    cached = manifest_mod.load(path)
+    manifest_mod.clear_cache()
+    install_manifest(home, make_lesson(), make_lesson(), first)
+    try:
+        entry = cached["lessons"][first.id]
+    except LookupError:
+        return
+    assert entry["slug"] == first.slug  # the same file after all (rebuilt in place identically)

@@ -393,17 +393,16 @@ def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
     """The marshal copy the hook loads faster; a failure only costs speed, never correctness."""
     cache = Path(hot_manifest.cache_path(str(target)))
     head = {k: v for k, v in manifest.items() if k != "lessons"}
-    # Lessons, regex programs and each tool's prefilter index are marshalled on their own: the
-    # hook decodes only the ones a call looks at.
+    # Lessons and regex programs are stored apart, each tool's prefilter index as its own blob:
+    # the hook reads and decodes only what a call looks at (see hot.manifest.pack_cache).
     compiled = programs.programs(programs.manifest_sources(manifest))
-    head["programs"] = {source: marshal.dumps(prog) for source, prog in compiled.items()}
     head["prefilter"] = {
         key: marshal.dumps(part) for key, part in manifest.get("prefilter", {}).items()
     }
-    blobs = {lesson_id: marshal.dumps(entry) for lesson_id, entry in manifest["lessons"].items()}
     try:
         header = hot_manifest.cache_header(target.stat())
-        _atomic_write(cache, header + marshal.dumps((head, blobs)))
+        data = hot_manifest.pack_cache(header, head, manifest["lessons"], compiled)
+        _atomic_write(cache, data)
     except (OSError, ValueError) as exc:
         log.warning("manifest.cache_not_written", path=str(cache), error=str(exc))
         with contextlib.suppress(OSError):

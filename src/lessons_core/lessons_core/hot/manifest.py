@@ -19,7 +19,7 @@ writable by others, the JSON is read instead. The JSON file stays the one docume
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH116, PTH118
+# ruff: noqa: PTH116, PTH118, SIM105
 
 import marshal
 import os
@@ -59,8 +59,10 @@ def load(path=None, environ=None):
 
 
 def clear_cache():
-    """Forget loaded manifests (tests, and ``explain`` after a rebuild)."""
+    """Forget loaded manifests and close their cache files (tests, ``explain`` after a build)."""
     _cache.clear()
+    while _readers:
+        _readers.pop().close()
 
 
 def _read(path):
@@ -98,46 +100,134 @@ def cache_header(st):
     return (" ".join(fields) + "\n").encode()
 
 
+def pack_cache(header, head, lessons, programs):
+    """The cache file's bytes (the compiler writes them; kept here beside the reader).
+
+    Layout: the header line; 8 bytes (little-endian) giving the size of the index; the index,
+    ``marshal((head, lesson_at, program_at))``; then the marshalled lessons and regex programs
+    back to back. ``lesson_at`` and ``program_at`` map an id or a source to ``offset << 24 |
+    size`` within that tail, so a hook reads the small index and seeks to the few entries it
+    needs instead of reading a large catalogue.
+    """
+    tail = []
+    position = 0
+    maps = []
+    for blobs in (lessons, programs):
+        at = {}
+        for key, value in blobs.items():
+            data = marshal.dumps(value)
+            at[key] = position << 24 | len(data)
+            tail.append(data)
+            position += len(data)
+        maps.append(at)
+    index = marshal.dumps((head, maps[0], maps[1]))
+    return b"".join([header, len(index).to_bytes(8, "little"), index, *tail])
+
+
 def _read_cache(path):
     try:
         st = os.stat(path)
-        with open(cache_path(path), "rb") as fh:
-            own = os.fstat(fh.fileno())
-            if hasattr(os, "getuid") and own.st_uid != os.getuid():
-                return None
-            if own.st_mode & 0o022:
-                return None
-            blob = fh.read()
+        fd = os.open(cache_path(path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
-    header = cache_header(st)
-    if not blob.startswith(header):
-        return None
     try:
+        own = os.fstat(fd)
+        if hasattr(os, "getuid") and own.st_uid != os.getuid():
+            raise ValueError("foreign cache")
+        if own.st_mode & 0o022:
+            raise ValueError("writable cache")
+        header = cache_header(st)
+        if _read_at(fd, 0, len(header)) != header:
+            raise ValueError("cache of another manifest")
+        size = int.from_bytes(_read_at(fd, len(header), 8), "little")
+        if size > own.st_size:
+            raise ValueError("truncated cache")
         # Our own file, owner-only, bound to the JSON it was written from (see above).
-        head, blobs = marshal.loads(memoryview(blob)[len(header) :])  # noqa: S302
-    except (ValueError, EOFError, TypeError):
+        head, lesson_at, program_at = marshal.loads(_read_at(fd, len(header) + 8, size))  # noqa: S302
+        if not isinstance(head, dict):
+            raise ValueError("bad cache")
+    except (OSError, ValueError, EOFError, TypeError):
+        os.close(fd)
         return None
-    if not isinstance(head, dict) or not isinstance(blobs, dict):
-        return None
-    head["lessons"] = LazyLessons(blobs)
+    reader = _BlobReader(fd, len(header) + 8 + size, cache_path(path), own)
+    head["lessons"] = LazyLessons(lesson_at, reader)
+    head["programs"] = LazyLessons(program_at, reader)
     return head
 
 
-class LazyLessons(dict):
-    """The manifest's ``lessons`` from the cache: each entry is decoded on first access.
+def _read_at(fd, offset, size):
+    os.lseek(fd, offset, 0)
+    data = os.read(fd, size)
+    while len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
+            raise EOFError("short cache file")
+        data += more
+    return data
 
-    A hook call looks at a handful of lessons (those whose prefilter substrings occur in the
-    call), so decoding all of a large catalogue up front would be wasted. Reads through
-    ``[]``, ``get``, ``items`` and ``values`` return decoded entries; ``in``, ``len`` and
-    iteration over ids need no decoding.
+
+class _BlobReader:
+    """Reads entries from the open cache file (the descriptor pins the version that was read).
+
+    Once closed (``clear_cache``) it reopens the file, but only if it is still the same file.
     """
 
-    __slots__ = ()
+    __slots__ = ("base", "fd", "identity", "path")
+
+    def __init__(self, fd, base, path, st):
+        self.fd = fd
+        self.base = base
+        self.path = path
+        self.identity = (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def read(self, packed):
+        if self.fd is None:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            st = os.fstat(fd)
+            if (st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
+                os.close(fd)
+                raise LookupError("the manifest cache was rebuilt; load the manifest again")
+            self.fd = fd
+            _readers.append(self)
+        data = _read_at(self.fd, self.base + (packed >> 24), packed & 0xFFFFFF)
+        return marshal.loads(data)  # noqa: S302 - see _read_cache
+
+    def close(self):
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = None
+
+
+_readers = []
+
+
+class LazyLessons(dict):
+    """A mapping read from the cache whose entries are decoded on first access.
+
+    A hook call looks at a handful of lessons (those whose prefilter substrings occur in the
+    call), so reading and decoding a large catalogue up front would be wasted. Reads through
+    ``[]``, ``get``, ``items`` and ``values`` return decoded entries; ``in``, ``len`` and
+    iteration over keys need no decoding. Entries still stored as marshal ``bytes`` (as the
+    per-tool prefilter index is) are decoded the same way.
+    """
+
+    __slots__ = ("_reader",)
+
+    def __init__(self, data=(), reader=None):
+        dict.__init__(self, data)
+        self._reader = reader
+        if reader is not None:
+            _readers.append(reader)
 
     def __getitem__(self, key):
         value = dict.__getitem__(self, key)
-        if value.__class__ is bytes:
+        if value.__class__ is int and self._reader is not None:
+            value = self._reader.read(value)
+            dict.__setitem__(self, key, value)
+        elif value.__class__ is bytes:
             value = marshal.loads(value)  # noqa: S302 - see _read_cache
             dict.__setitem__(self, key, value)
         return value
