@@ -61,7 +61,7 @@ def test_scan_json_prints_new_candidates_in_the_contract_shape(homes):
     found = _json_lines(out.stdout)
     assert found
     for candidate in found:
-        assert CANDIDATE_KEYS <= candidate.keys()
+        assert candidate.keys() >= CANDIDATE_KEYS
         for evidence in candidate["evidence"]:
             assert set(evidence) == {"file", "line", "call_id", "session_id"}
             assert evidence["line"] >= 1

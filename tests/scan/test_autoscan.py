@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 from lessons_core.hot import autoscan
 
@@ -15,7 +16,7 @@ from lessons_core.hot import autoscan
 class FakePopen:
     """Records the spawn instead of running it."""
 
-    calls: list[tuple[list[str], dict]] = []
+    calls: ClassVar[list[tuple[list[str], dict]]] = []
 
     def __init__(self, args, **kwargs):
         FakePopen.calls.append((args, kwargs))
