@@ -28,10 +28,10 @@ import time
 # The bare SHA-256 extension module: ``hashlib`` loads OpenSSL first, which costs the hook process
 # more than everything else in this module.
 try:
-    from _sha2 import sha256
+    from _sha2 import sha256  # type: ignore[import-not-found]
 except ImportError:
     try:
-        from _sha256 import sha256
+        from _sha256 import sha256  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - a build without the builtin hash modules
         from hashlib import sha256
 

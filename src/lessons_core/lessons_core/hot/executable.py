@@ -18,7 +18,9 @@ def blank_quotes(command):
     if "'" not in command and '"' not in command and "<<" not in command:
         return command
     out = []
-    pending_heredocs = []  # terminators whose bodies start at the next newline
+    pending_heredocs: list[
+        tuple[str, bool]
+    ] = []  # terminators whose bodies start at the next newline
     i = 0
     n = len(command)
     while i < n:

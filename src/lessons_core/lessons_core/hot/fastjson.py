@@ -13,7 +13,7 @@ Output is ASCII-only JSON (``ensure_ascii``), so it is valid whatever encoding s
 try:
     import _json
 except ImportError:  # pragma: no cover - CPython always has it
-    _json = None
+    _json = None  # type: ignore[assignment]
 
 _WHITESPACE = " \t\n\r"
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
@@ -47,11 +47,11 @@ def loads(data):
             data = data[3:]
         data = bytes(data).decode("utf-8")  # "utf-8-sig" would import another codec module
     if _json is None:
-        import json
+        import json  # type: ignore[unreachable]
 
         return json.loads(data)
     if _scanner is None:
-        _scanner = _json.make_scanner(_Context())
+        _scanner = _json.make_scanner(_Context())  # type: ignore[arg-type]
     text = data.strip(_WHITESPACE)
     if not text:
         raise JSONError("empty input")
@@ -72,7 +72,7 @@ def dumps(value):
     """Serialize ``value`` (dicts, lists, strings, numbers, booleans, None) as ASCII JSON."""
     global _encoder
     if _json is None:
-        import json
+        import json  # type: ignore[unreachable]
 
         return json.dumps(value)
     if _encoder is None:

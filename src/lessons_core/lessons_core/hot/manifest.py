@@ -43,7 +43,7 @@ EMPTY = {
     "session": [],
 }
 
-_cache = {}
+_cache: dict[str, dict[str, object]] = {}
 
 
 def load(path=None, environ=None):
@@ -201,10 +201,10 @@ class _BlobReader:
             self.fd = None
 
 
-_readers = []
+_readers: list[_BlobReader] = []
 
 
-class LazyLessons(dict):
+class LazyLessons(dict[str, object]):
     """A mapping read from the cache whose entries are decoded on first access.
 
     A hook call looks at a handful of lessons (those whose prefilter substrings occur in the

@@ -23,13 +23,13 @@ import marshal
 
 from lessons_core.hot.executable import blank_quotes
 
-_compiled = {}
+_compiled: dict[str, object] = {}
 
 # A pattern's literal check is skipped for non-ASCII text when the pattern folds case:
 # under re.IGNORECASE a few non-ASCII letters match ASCII ones that str.lower() does not map.
 
 
-_programs = {}
+_programs: dict[str, object] = {}
 
 
 def use_programs(manifest):
@@ -50,11 +50,11 @@ def compiled(source):
         program = _programs.get(source)
         if program is not None:
             try:
-                import _sre
+                import _sre  # type: ignore[import-not-found]
 
                 if program.__class__ is bytes:
                     program = marshal.loads(program)  # noqa: S302 - our own manifest cache
-                rx = _sre.compile(source, *program)
+                rx = _sre.compile(source, *program)  # type: ignore[misc]
             except Exception:
                 rx = None
         if rx is None:

@@ -59,7 +59,7 @@ class LazyState:
         self.event = event
         self.environ = environ
         self.stats = stats
-        self._state = False
+        self._state: object = False  # False: not opened yet; None: refused
 
     def get(self):
         if self._state is False:
@@ -219,7 +219,7 @@ def handle_pre_tool(event, manifest, state, environ, stats):
     budget = manifest_mod.config_value(manifest, "injectionBudgetBytes", 4096)
     limit = manifest_mod.config_value(manifest, "maxLessonsPerInjection", 3)
     ranked = select.rank(manifest, ids, event.get("cwd"))
-    by_type = {"guard": [], "nudge": [], "hint": []}
+    by_type: dict[str, list[str]] = {"guard": [], "nudge": [], "hint": []}
     for lesson_id in ranked:
         kind = lessons[lesson_id].get("type", "hint")
         by_type.get(kind, by_type["hint"]).append(lesson_id)

@@ -29,7 +29,7 @@ STACK_MARKERS = (
 
 def detect_stack(cwd):
     """Languages whose marker files sit in ``cwd`` (an empty set when unknown)."""
-    found = set()
+    found: set[str] = set()
     if not cwd:
         return found
     for marker, langs in STACK_MARKERS:
@@ -74,8 +74,8 @@ def fit_after(items, budget, used, limit):
 
 
 def _fit(items, budget, limit, used, first_always):
-    chosen = []
-    dropped = []
+    chosen: list[tuple[str, str, bool]] = []
+    dropped: list[dict[str, str]] = []
     separate = used > 0
     for lesson_id, full, short in items:
         if len(chosen) >= limit:
