@@ -143,10 +143,10 @@ def _output(value: Any) -> tuple[str, int | None]:
 
 
 def _failure(text: str, code: int | None) -> str | None:
+    if code == 0:
+        return None
     kind = classify_text(text)
     if code is not None:
-        if code == 0:
-            return None
         return kind if kind in (ev.TIMEOUT, ev.DENIED, ev.REJECTED) else ev.ERROR
     if kind is not None:
         return kind
@@ -183,8 +183,8 @@ def read(
             prog.session_id = m.group(1)
     st = _State()
     for line_no, offset, raw in iter_lines(file, prog):
-        if b"function_call_output" in raw and any(mk in raw for mk in _OK_MARKERS):
-            hit = _CALL_ID.search(raw)
+        if b"function_call_output" in raw[:200] and any(mk in raw for mk in _OK_MARKERS):
+            hit = _CALL_ID.search(raw, 0, 400) or _CALL_ID.search(raw)
             if hit:
                 call_id = hit.group(1).decode("utf-8", "replace")
                 target = st.stdin_calls.get(call_id, call_id)
@@ -212,7 +212,7 @@ def read(
             if head.group(2) == b"message" and b'"role":"assistant"' not in raw[:400]:
                 continue
             if head.group(2) == b"exec_command_end":
-                hit = _CALL_ID.search(raw)
+                hit = _CALL_ID.search(raw, 0, 400) or _CALL_ID.search(raw)
                 if hit and hit.group(1).decode("utf-8", "replace") in st.done:
                     continue
         elif not any(n in raw for n in _NEEDLES):

@@ -287,12 +287,12 @@ def _read_document(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
         index = 0
         finished = skip
         step = _CHUNK
+        i = 0  # decoding position in ``buf``; consumed text is dropped only now and then
         while True:
-            i = 0
             while i < len(buf) and buf[i] in _WS:
                 i += 1
             if i == len(buf):
-                buf = ""
+                buf, i = "", 0
                 if not more():
                     break
                 continue
@@ -304,11 +304,14 @@ def _read_document(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
                 if eof:
                     prog.bad_lines += 1
                     break
+                buf, i = buf[i:], 0
                 more(step)
                 step = min(step * 2, 64 << 20)
                 continue
             step = _CHUNK
-            buf = buf[end:]
+            i = end
+            if i > _CHUNK:
+                buf, i = buf[i:], 0
             index += 1
             if index <= skip or not isinstance(msg, dict):
                 continue

@@ -112,9 +112,10 @@ def classify_text(text: str) -> str | None:
 def codex_exit_code(text: str) -> int | None:
     """The exit code stated in a Codex output text (freeform, unified exec or sandbox text)."""
     head = text[:3000]
-    if "xit" not in head and "exit" not in head:
+    at = head.find("xit")
+    if at < 0:
         return None
-    m = _CODEX_EXIT.search(head)
+    m = _CODEX_EXIT.search(head, max(0, at - 40))
     if not m:
         return None
     value = next(g for g in m.groups() if g is not None)
