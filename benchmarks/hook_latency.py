@@ -60,7 +60,11 @@ GENERATED_CALLS = {
     "guard": ("Bash", {"command": "danger13 --now"}),
     "edit-path": (
         "Edit",
-        {"file_path": "/tmp/bench-project/area16/module.ext16", "old_string": "a", "new_string": "b"},
+        {
+            "file_path": "/tmp/bench-project/area16/module.ext16",
+            "old_string": "a",
+            "new_string": "b",
+        },
     ),
 }
 
@@ -86,8 +90,9 @@ def _seed_catalogue(home: Path) -> bool:
         print(f"seed catalogue not found beside the checkout; skipping it ({SEED.name})")
         return False
     env = _env(home, home / "state")
-    subprocess.run([_bin("lessons"), "import", str(SEED)], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [_bin("lessons"), "import", str(SEED)], env=env, check=True, stdout=subprocess.DEVNULL
+    )
     subprocess.run([_bin("lessons"), "build"], env=env, check=False, stdout=subprocess.DEVNULL)
     return True
 
@@ -185,7 +190,7 @@ def _time(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, by
 
 def _p99(values: list[float]) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
 def _describe(out: bytes) -> str:
@@ -201,8 +206,12 @@ def _describe(out: bytes) -> str:
 
 
 def measure(
-    name: str, home: Path, calls: dict[str, tuple[str, dict[str, object]]], hook: list[str],
-    runs: int, large: bool,
+    name: str,
+    home: Path,
+    calls: dict[str, tuple[str, dict[str, object]]],
+    hook: list[str],
+    runs: int,
+    large: bool,
 ) -> bool:
     state = home / "state"
     env = _env(home, state)
@@ -244,7 +253,9 @@ def main() -> int:
     parser.add_argument("--lessons", type=int, default=2000, help="size of the generated one")
     args = parser.parse_args()
     hook = shlex.split(args.command) if args.command else [_bin("lessons-claude-hook")]
-    print(f"python {sys.version.split()[0]}, {args.runs} runs per payload, hook: {shlex.join(hook)}")
+    print(
+        f"python {sys.version.split()[0]}, {args.runs} runs per payload, hook: {shlex.join(hook)}"
+    )
     print(
         f"targets: median <= {TARGET_MEDIAN_MS} ms, p99 <= {TARGET_P99_MS} ms "
         f"(<= {TARGET_P99_LARGE_MS} ms with {args.lessons} lessons), "

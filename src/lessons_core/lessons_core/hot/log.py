@@ -8,7 +8,16 @@ what it did, what it dropped and why it failed open. Logging itself never raises
 import os
 import time
 
-FIELDS = ("event", "agent", "hook_event", "duration_ms", "candidates", "injected", "dropped")
+FIELDS = (
+    "event",
+    "agent",
+    "hook_event",
+    "duration_ms",
+    "candidates",
+    "injected",
+    "dropped",
+    "error",
+)
 
 
 def write(environ, record):
