@@ -189,12 +189,27 @@ def main() -> None:
         )
         startup = statistics.median(measure([LESSONS, "--version"], env)[0] for _ in range(7))
         print(f"baseline `lessons --version`: {startup * 1000:.1f} ms")
+        empty_env = {**env, "HOME": str(tmp / "empty-home"), "LESSONS_HOME": str(tmp / "empty")}
+        (tmp / "empty-home").mkdir()
+        empty = statistics.median(measure([LESSONS, "scan"], empty_env)[0] for _ in range(5))
+        print(
+            f"`lessons scan` with no transcripts at all: {empty * 1000:.1f} ms "
+            "(the fixed cost of any store command: imports, plugins, store)"
+        )
 
         full, full_rss = measure([LESSONS, "scan"], env)
         rate = size / 1e6 / full
+        cpus = os.cpu_count() or 1
         print(
             f"full scan: {full:.2f} s -> {rate:.0f} MB/s (target >= 150), "
-            f"{full / startup:.1f}x start-up; peak RSS {full_rss} MB (target <= 80)"
+            f"{full / startup:.1f}x start-up; peak RSS {full_rss} MB per process (target <= 80); "
+            f"{cpus} CPU(s)"
+        )
+        serial_env = {**env, "LESSONS_HOME": str(tmp / "serial"), "LESSONS_SCAN_WORKERS": "1"}
+        serial, serial_rss = measure([LESSONS, "scan"], serial_env)
+        print(
+            f"full scan in one process (LESSONS_SCAN_WORKERS=1): {serial:.2f} s -> "
+            f"{size / 1e6 / serial:.0f} MB/s; peak RSS {serial_rss} MB"
         )
 
         idle = statistics.median(measure([LESSONS, "scan"], env)[0] for _ in range(5))
@@ -208,6 +223,7 @@ def main() -> None:
         print(
             f"incremental scan of {added / 1e6:.1f} MB new lines: {inc * 1000:.0f} ms "
             f"= {(inc - startup) * 1000:.0f} ms beyond start-up (target <= 50), "
+            f"{(inc - empty) * 1000:.0f} ms beyond an empty scan; "
             f"{inc / startup:.2f}x start-up; peak RSS {inc_rss} MB"
         )
         stats = subprocess.run(

@@ -148,7 +148,7 @@ def read(
         stamp = record.get("timestamp")
         when = stamp if isinstance(stamp, str) else None
         side = bool(record.get("isSidechain")) or sidechain
-        base = {
+        base: dict[str, Any] = {
             "session_id": session,
             "project": project,
             "time": when,

@@ -231,7 +231,7 @@ def read(
             else:
                 continue
         stamp = record.get("timestamp")
-        base = {
+        base: dict[str, Any] = {
             "session_id": prog.session_id,
             "project": prog.project,
             "time": stamp if isinstance(stamp, str) else None,

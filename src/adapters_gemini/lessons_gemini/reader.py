@@ -208,7 +208,7 @@ def _read_jsonl(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
         record = loads(raw, prog)
         if not isinstance(record, dict):
             continue
-        base = {
+        base: dict[str, Any] = {
             "session_id": prog.session_id,
             "project": prog.project,
             "time": None,
@@ -320,7 +320,7 @@ def _read_document(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
                 break
             finished = index
             stamp = msg.get("timestamp")
-            base = {
+            base: dict[str, Any] = {
                 "session_id": prog.session_id,
                 "project": prog.project,
                 "time": stamp if isinstance(stamp, str) else None,

@@ -280,7 +280,10 @@ class Job:
         self.agent = agent
         self.path = path
         self.stat = (st.st_size, st.st_mtime_ns, st.st_ino)
-        self.prog, self.boundary, self.reported, self.start_offset = plan
+        self.prog: ev.Progress = plan[0]
+        self.boundary: int = plan[1]
+        self.reported: set[int] = plan[2]
+        self.start_offset: int = plan[3]
 
     @property
     def todo(self) -> int:
