@@ -27,26 +27,10 @@ PROGRESS_MIN_FILES = 20
 
 
 def candidate_json(candidate: Candidate) -> dict[str, Any]:
-    """The contract's candidate object."""
-    return {
-        "id": candidate.id,
-        "tier": candidate.tier,
-        "agent": candidate.agent,
-        "tool": candidate.tool,
-        "trigger": candidate.trigger,
-        "mistake": candidate.mistake,
-        "fix": candidate.fix,
-        "summary": candidate.summary,
-        "tags": list(candidate.tags),
-        "confidence": candidate.confidence,
-        "priority": candidate.priority,
-        "status": candidate.status,
-        "errorLines": list(candidate.error_lines),
-        "evidence": [
-            {"file": e.file, "line": e.line, "call_id": e.call_id, "session_id": e.session_id}
-            for e in candidate.evidence
-        ],
-    }
+    """The contract's candidate object (through the project's converter, like every JSON out)."""
+    from lessons_core import serde
+
+    return serde.candidate_to_json(candidate)
 
 
 def _describe(candidate: Candidate) -> str:
@@ -107,6 +91,9 @@ def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: 
                 report = engine.run_scan(sess, files=files, on_file=lambda _p, _n: bar.update(1))
         else:
             report = engine.run_scan(sess, files=files)
+        from lessons_core import outcomes  # judge what the delivered lessons achieved
+
+        outcomes.run(sess)
     if as_json:
         for candidate in report.new:
             click.echo(json_line(candidate_json(candidate)))
@@ -342,10 +329,12 @@ def compute_stats(store: Any) -> dict[str, Any]:
 @user_errors
 def stats(as_json: bool) -> None:
     """Detections per agent (Tier 1 #lesson blocks vs Tier 2 heuristics), candidates, lessons."""
-    from lessons_core import services
+    from lessons_core import outcomes, services
 
-    with services.open_store() as store:
-        figures = compute_stats(store)
+    with services.session() as sess:
+        outcomes.run(sess)
+        figures = compute_stats(sess.store)
+        figures["outcomes"] = outcomes.summary(sess.store)
     if as_json:
         click.echo(json.dumps(figures, ensure_ascii=False, sort_keys=True))
         return
@@ -362,3 +351,5 @@ def stats(as_json: bool) -> None:
     lessons = figures["lessons"]
     sources = ", ".join(f"{k} {v}" for k, v in sorted(lessons["bySource"].items()))
     click.echo(f"lessons: {lessons['total']}" + (f" ({sources})" if sources else ""))
+    for line in outcomes.stats_lines(figures["outcomes"]):
+        click.echo(line)

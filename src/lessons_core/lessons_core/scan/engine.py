@@ -137,6 +137,8 @@ def sniff(path: Path) -> str | None:
         return "codex"
     if b'"projectHash"' in head or (path.suffix == ".json" and b'"messages"' in head):
         return "gemini"
+    if path.suffix == ".json":
+        return None  # Claude Code writes JSONL only; a stray JSON file is not a transcript
     if b'"sessionId"' in head or b'"parentUuid"' in head or b'"type":"user"' in head:
         return "claude"
     return None

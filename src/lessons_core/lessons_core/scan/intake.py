@@ -236,6 +236,11 @@ class Intake:
     def _bump_lesson(self, index: int, candidate: Candidate) -> Lesson:
         lesson = self.lessons[index]
         prov = lesson.provenance
+        new_sessions = set(sessions_of(candidate.evidence)) - set(prov.sessions)
+        if candidate.tier == 1 and not new_sessions:
+            # The same block again in the same session: a sub-agent transcript replaying its
+            # parent's messages, not the mistake happening again.
+            return lesson
         sessions = tuple(dict.fromkeys((*prov.sessions, *sessions_of(candidate.evidence))))
         projects = prov.projects
         if candidate.project and candidate.project not in projects:
