@@ -29,7 +29,7 @@ from lessons_core.hot import paths
 
 STAMP_NAME = "manifest.stamp"
 CACHE_SUFFIX = ".marshal"
-CACHE_MAGIC = b"lessons-manifest-cache 1"
+CACHE_MAGIC = b"lessons-manifest-cache 2"
 SUPPORTED_VERSION = 1
 
 EMPTY = {
