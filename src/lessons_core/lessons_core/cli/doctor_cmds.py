@@ -92,6 +92,21 @@ def _check_store(environ: Mapping[str, str]) -> tuple[Finding, int | None]:
     return Finding("store", OK, detail, data=data), revision
 
 
+def _check_outcomes(environ: Mapping[str, str]) -> list[Finding]:
+    """A warning when delivered lessons turn out noisy or keep failing (the outcome loop)."""
+    from lessons_core import outcomes
+    from lessons_core.services import open_store
+
+    try:
+        with open_store(environ) as store:
+            line = outcomes.doctor_line(store)
+    except Exception:  # the figures are advice; the store check reports real failures
+        return []
+    if line is None:
+        return []
+    return [Finding("outcomes", WARN, line, "edit, retrigger or remove those lessons")]
+
+
 def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
     manifest_file = home / paths.MANIFEST_NAME
     try:
@@ -200,6 +215,8 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     else:
         store, revision = _check_store(env)
     findings.append(store)
+    if revision is not None:
+        findings.extend(_check_outcomes(env))
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
     findings.append(_check_manifest(home, revision, lessons))
     findings.append(_check_state(env))

@@ -1,0 +1,759 @@
+"""The outcome loop: did a delivered lesson keep its mistake from happening again?
+
+The hook appends one line per delivered lesson to ``deliveries.jsonl`` (see
+:mod:`lessons_core.hot.deliveries`); nothing else on the hot path writes. This module, run by
+``lessons scan`` and ``lessons stats``, does the rest:
+
+1. **ingest** — read the log from where the last run stopped (offset and inode kept in the
+   store's scan state, so a second run reads nothing twice) and queue each delivery;
+2. **judge** — read the session's transcript with the agent's own reader and look at what
+   happened *after* the delivery. The same mistake **recurred** when a later failing call
+   matches the lesson's trigger patterns, or its output carries one of the lesson's error
+   fingerprints. Otherwise the lesson **prevented** it if the mistake was live when the lesson
+   arrived (a guard or nudge stopped the call, recall answered a failure, or the call the hint
+   came with failed), and was **quiet** if nothing showed the mistake at all;
+3. **record** — a judged delivery becomes a row of the store's ``deliveries`` table, with the
+   event as ``<event>:<kind>`` and the outcome. A delivery whose session is still running waits
+   (up to ``SETTLE_SECONDS``); one whose transcript cannot be found is recorded as ``unknown``.
+
+Rows are keyed by lesson, session, event and delivery time, so recording is idempotent, and the
+same key lets exported statistics merge into another store (:func:`merge_rows`).
+
+From the rows come the per-lesson figures (:func:`figures`): fired, prevented, recurred, quiet,
+and the lists ``lessons stats`` and ``lessons doctor`` show — lessons never fired, lessons that
+keep failing to prevent their mistake, and noisy ones (fired often, never relevant). The
+manifest compiler nudges confidence with them (:func:`adjust_confidence`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+import structlog
+
+from lessons_core.hot import deliveries as delivery_log
+from lessons_core.hot import errnorm
+from lessons_core.models import Lesson, LessonType, Status
+
+log = structlog.get_logger()
+
+PREVENTED = "prevented"
+RECURRED = "recurred"
+QUIET = "quiet"
+UNKNOWN = "unknown"
+OUTCOMES = (PREVENTED, RECURRED, QUIET, UNKNOWN)
+
+#: Scan-state keys (the store's key-value place for "how far did we read").
+LOG_STATE_KEY = "lessons:deliveries-log"
+PENDING_STATE_KEY = "lessons:deliveries-pending"
+#: A delivery younger than this, whose session shows nothing after it yet, waits for more.
+SETTLE_SECONDS = 6 * 3600
+#: At most this many deliveries wait for judgement; the oldest are recorded as unknown.
+MAX_PENDING = 5000
+#: Bytes of log read per run (the rest is read next time).
+MAX_LOG_BYTES = 64 * 1024 * 1024
+#: Rotate the log once it has been read completely and is larger than this.
+ROTATE_BYTES = 8 * 1024 * 1024
+
+#: Figures that make a lesson "failing to prevent" or "noisy".
+FAILING_MIN_RECURRED = 2
+FAILING_SHARE = 0.5
+NOISY_MIN_FIRED = 5
+#: Largest confidence change outcomes may cause at manifest build.
+MAX_ADJUSTMENT = 0.1
+
+
+@attrs.frozen
+class Delivery:
+    """One line of the delivery log."""
+
+    lesson_id: str
+    session_id: str
+    agent: str
+    event: str
+    kind: str
+    at: str
+    call: str | None = None
+    call_id: str | None = None
+    transcript: str | None = None
+    cwd: str | None = None
+
+    @property
+    def column_event(self) -> str:
+        """What the ``deliveries.event`` column holds: the hook event and the kind."""
+        return f"{self.event}:{self.kind}"
+
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.lesson_id, self.session_id, self.column_event, self.at)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.lesson_id,
+            "session": self.session_id,
+            "agent": self.agent,
+            "event": self.event,
+            "kind": self.kind,
+            "at": self.at,
+            "call": self.call,
+            "callId": self.call_id,
+            "transcript": self.transcript,
+            "cwd": self.cwd,
+        }
+
+
+def delivery_from_json(obj: Any) -> Delivery | None:
+    """A log line as a :class:`Delivery`, or ``None`` when it lacks what a delivery needs."""
+    if not isinstance(obj, dict):
+        return None
+    needed = ("id", "session", "event", "at")
+    if not all(isinstance(obj.get(k), str) and obj.get(k) for k in needed):
+        return None
+
+    def opt(key: str) -> str | None:
+        value = obj.get(key)
+        return value if isinstance(value, str) and value else None
+
+    return Delivery(
+        lesson_id=obj["id"],
+        session_id=obj["session"],
+        agent=opt("agent") or "",
+        event=obj["event"],
+        kind=opt("kind") or "hint",
+        at=obj["at"],
+        call=opt("call"),
+        call_id=opt("callId"),
+        transcript=opt("transcript"),
+        cwd=opt("cwd"),
+    )
+
+
+@attrs.define
+class IngestReport:
+    """What one :func:`ingest` run did."""
+
+    read: int = 0
+    bad_lines: int = 0
+    recorded: int = 0
+    waiting: int = 0
+    duplicates: int = 0
+    orphans: int = 0
+    outcomes: dict[str, int] = attrs.field(factory=dict)
+
+
+# -- reading the log --------------------------------------------------------------------------
+
+
+def read_log(path: Path, offset: int = 0, limit: int = MAX_LOG_BYTES) -> tuple[list[Any], int]:
+    """Parsed lines of ``path`` from ``offset``; returns ``(objects, next_offset)``.
+
+    A partial last line (a hook still writing) is left for the next run; a line that is not JSON
+    yields ``None`` in its place so the caller can count it.
+    """
+    import json
+
+    try:
+        with path.open("rb") as fh:
+            fh.seek(offset)
+            data = fh.read(limit)
+    except FileNotFoundError:
+        return [], offset
+    end = data.rfind(b"\n")
+    if end < 0:
+        return [], offset
+    out: list[Any] = []
+    for raw in data[: end + 1].splitlines():
+        if not raw.strip():
+            continue
+        try:
+            out.append(json.loads(raw))
+        except ValueError:
+            out.append(None)
+    return out, offset + end + 1
+
+
+def _read_new(store: Any, path: Path, report: IngestReport) -> list[Delivery]:
+    """New deliveries of the live log and of a rotated one, advancing the stored offsets."""
+    found: list[Delivery] = []
+    state = store.get_scan_state(LOG_STATE_KEY) or {}
+    files = dict(state.get("files") or {})
+    for candidate in (path.with_name(path.name + ".1"), path):
+        try:
+            st = candidate.stat()
+        except FileNotFoundError:
+            continue
+        key = str(st.st_ino)
+        offset = int(files.get(key, 0))
+        if offset > st.st_size:
+            offset = 0
+        objects, offset = read_log(candidate, offset)
+        files[key] = offset
+        for obj in objects:
+            report.read += 1
+            delivery = delivery_from_json(obj)
+            if delivery is None:
+                report.bad_lines += 1
+            else:
+                found.append(delivery)
+    live = [str(p.stat().st_ino) for p in (path, path.with_name(path.name + ".1")) if p.exists()]
+    files = {k: v for k, v in files.items() if k in live}
+    with store.transaction():
+        store.set_scan_state(LOG_STATE_KEY, {"files": files})
+    _maybe_rotate(path, files)
+    return found
+
+
+def _maybe_rotate(path: Path, files: Mapping[str, int]) -> None:
+    """Move a fully read, large log aside (``.1``); hooks start a new one on their next write."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    if st.st_size < ROTATE_BYTES or int(files.get(str(st.st_ino), 0)) < st.st_size:
+        return
+    with contextlib.suppress(OSError):
+        path.replace(path.with_name(path.name + ".1"))
+
+
+# -- transcripts ------------------------------------------------------------------------------
+
+
+def _parse_time(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.timestamp()
+
+
+def find_transcript(
+    delivery: Delivery, agents: Mapping[str, Any], environ: Mapping[str, str]
+) -> Path | None:
+    """The delivery's transcript: the path the hook saw, else a file named for the session."""
+    if delivery.transcript:
+        path = Path(delivery.transcript)
+        if path.is_file():
+            return path
+    spec = agents.get(delivery.agent)
+    roots = getattr(spec, "transcript_roots", None)
+    if roots is None or not delivery.session_id:
+        return None
+    for root in roots(environ):
+        if not root.is_dir():
+            continue
+        for candidate in root.rglob(f"*{delivery.session_id}*"):
+            if candidate.is_file() and candidate.suffix in (".jsonl", ".json"):
+                return Path(candidate)
+    return None
+
+
+def read_events(agents: Mapping[str, Any], agent: str, path: Path) -> list[Any]:
+    """Every event of one transcript through the agent's reader ([] when unreadable)."""
+    spec = agents.get(agent)
+    reader = getattr(spec, "reader", None)
+    if reader is None:
+        return []
+    from lessons_core.scan import events as ev
+
+    try:
+        return list(reader(path, 0, progress=ev.Progress(0, 0), start_message=0))
+    except (OSError, ValueError) as exc:
+        log.warning("outcomes.transcript_unreadable", path=str(path), error=str(exc))
+        return []
+
+
+# -- judging ----------------------------------------------------------------------------------
+
+
+class LessonProbe:
+    """What recurrence of one lesson's mistake looks like: its trigger and its fingerprints."""
+
+    def __init__(self, lesson: Lesson):
+        from lessons_core.compiler.build import compile_lesson
+
+        self.lesson = lesson
+        try:
+            self.entry: dict[str, Any] | None = compile_lesson(lesson)
+        except Exception:  # a refused pattern: only the fingerprints remain
+            self.entry = None
+        self.fingerprints = set(errnorm.line_fingerprints(lesson.error_lines))
+
+    def has_trigger(self) -> bool:
+        entry = self.entry or {}
+        return any(entry.get(k) for k in ("commands", "paths", "content"))
+
+    def matches_call(self, call: Any, environ: Mapping[str, str]) -> bool:
+        """True when the lesson's trigger patterns fire for a transcript tool call."""
+        if self.entry is None or not self.has_trigger():
+            return False
+        from lessons_core.hot import match
+
+        tools = self.entry.get("tools")
+        listed = not tools or call.tool in tools
+        event = {
+            "tool": call.tool,
+            "command": call.command,
+            "paths": list(call.paths or ()),
+            "content": None,
+            "cwd": call.project,
+            "model": None,
+        }
+        return match.check(self.entry, match.Subject(event), listed, environ) is None
+
+    def matches_output(self, text: str) -> bool:
+        """True when a failure output carries one of the lesson's error fingerprints."""
+        if not self.fingerprints or not text:
+            return False
+        return bool(self.fingerprints.intersection(errnorm.fingerprints(errnorm.key_lines(text))))
+
+
+def _call_fingerprint(call: Any) -> str | None:
+    found = delivery_log.call_fingerprint(
+        {"tool": call.tool, "command": call.command, "paths": list(call.paths or ())}
+    )
+    return str(found) if found else None
+
+
+def judge(
+    delivery: Delivery,
+    events: Sequence[Any],
+    probe: LessonProbe,
+    environ: Mapping[str, str],
+    now: float,
+) -> str | None:
+    """The outcome of one delivery given its session's events; ``None`` means "wait"."""
+    from lessons_core.scan import events as ev
+
+    start = _position(delivery, events)
+    if start is None:
+        return None if now - (_parse_time(delivery.at) or 0) < SETTLE_SECONDS else UNKNOWN
+    calls: dict[str, Any] = {}
+    for event in events[:start]:
+        if event.kind == ev.TOOL_CALL and event.call_id:
+            calls[event.call_id] = event
+    live = delivery.kind in ("guard", "nudge", "recall")
+    later = 0
+    for event in events[start:]:
+        if event.kind == ev.TOOL_CALL:
+            later += 1
+            if event.call_id:
+                calls[event.call_id] = event
+            continue
+        if event.kind != ev.TOOL_RESULT:
+            continue
+        call = calls.get(event.call_id or "")
+        if event.call_id and event.call_id == delivery.call_id:
+            # The call the lesson came with: its own failure shows the mistake was live.
+            if event.is_mistake and (
+                (call is not None and probe.matches_call(call, environ))
+                or probe.matches_output(event.text)
+            ):
+                live = True
+            continue
+        if not event.is_mistake:
+            continue
+        if (call is not None and probe.matches_call(call, environ)) or probe.matches_output(
+            event.text
+        ):
+            return RECURRED
+    if not later and now - (_parse_time(delivery.at) or 0) < SETTLE_SECONDS:
+        return None  # the session has not gone on yet
+    return PREVENTED if live else QUIET
+
+
+def _position(delivery: Delivery, events: Sequence[Any]) -> int | None:
+    """Index of the first event after the delivery, or ``None`` when it cannot be placed.
+
+    The delivering call is found by id, else by the call fingerprint; a delivery without a call
+    (session start, prompt) is placed by time.
+    """
+    from lessons_core.scan import events as ev
+
+    if delivery.call_id:
+        for index, event in enumerate(events):
+            if event.kind == ev.TOOL_CALL and event.call_id == delivery.call_id:
+                return index + 1
+    if delivery.call:
+        matches = [
+            i
+            for i, e in enumerate(events)
+            if e.kind == ev.TOOL_CALL and _call_fingerprint(e) == delivery.call
+        ]
+        at = _parse_time(delivery.at)
+        if matches and at is not None:
+            timed = [i for i in matches if (_parse_time(events[i].time) or 0) <= at + 1]
+            if timed:
+                return timed[-1] + 1
+        if matches:
+            return matches[0] + 1
+    at = _parse_time(delivery.at)
+    if at is None:
+        return None
+    for index, event in enumerate(events):
+        when = _parse_time(event.time)
+        if when is not None and when >= at:
+            return index
+    return None
+
+
+# -- the loop ---------------------------------------------------------------------------------
+
+
+def _existing_keys(store: Any) -> set[tuple[str, str, str, str]]:
+    return {
+        (r["lesson_id"], r["session_id"], r["event"], r["delivered_at"])
+        for r in store.list_deliveries()
+    }
+
+
+def ingest(
+    store: Any,
+    home: Path | str,
+    *,
+    agents: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    now: float | None = None,
+) -> IngestReport:
+    """Read new log lines, judge what can be judged, record it; safe to run any number of times.
+
+    ``agents`` are the agent specs (readers, transcript roots); without them nothing can be
+    judged from transcripts and deliveries wait until they settle, then count as ``unknown``.
+    """
+    import time
+
+    env = os.environ if environ is None else environ
+    now = time.time() if now is None else now
+    report = IngestReport()
+    path = Path(home) / delivery_log.LOG_NAME
+    fresh = _read_new(store, path, report)
+    pending_state = store.get_scan_state(PENDING_STATE_KEY) or {}
+    pending = [d for d in map(delivery_from_json, pending_state.get("items") or ()) if d]
+    pending.extend(fresh)
+    known_lessons = {lesson.id: lesson for lesson in store.list_lessons()}
+    existing = _existing_keys(store)
+    waiting: list[Delivery] = []
+    judged: list[tuple[Delivery, str]] = []
+    by_session: dict[tuple[str, str, str], list[Delivery]] = {}
+    for delivery in pending:
+        if delivery.key() in existing:
+            report.duplicates += 1
+            continue
+        if delivery.lesson_id not in known_lessons:
+            report.orphans += 1
+            continue
+        group = (delivery.agent, delivery.session_id, delivery.transcript or "")
+        by_session.setdefault(group, []).append(delivery)
+    probes: dict[str, LessonProbe] = {}
+    for (agent, _session, _path), items in by_session.items():
+        transcript = None
+        for item in items:
+            transcript = find_transcript(item, agents or {}, env)
+            if transcript is not None:
+                break
+        events = read_events(agents or {}, agent, transcript) if transcript else []
+        for item in items:
+            probe = probes.get(item.lesson_id)
+            if probe is None:
+                probe = probes[item.lesson_id] = LessonProbe(known_lessons[item.lesson_id])
+            outcome = judge(item, events, probe, env, now) if events else None
+            if outcome is None and now - (_parse_time(item.at) or 0) >= SETTLE_SECONDS:
+                outcome = UNKNOWN
+            if outcome is None:
+                waiting.append(item)
+            else:
+                judged.append((item, outcome))
+    if len(waiting) > MAX_PENDING:
+        overflow, waiting = waiting[:-MAX_PENDING], waiting[-MAX_PENDING:]
+        judged.extend((item, UNKNOWN) for item in overflow)
+    with store.transaction():
+        for item, outcome in judged:
+            if item.key() in existing:
+                continue
+            store.record_delivery(
+                item.lesson_id,
+                item.session_id,
+                item.agent,
+                item.column_event,
+                outcome=outcome,
+                delivered_at=item.at,
+            )
+            existing.add(item.key())
+            report.recorded += 1
+            report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
+        store.set_scan_state(PENDING_STATE_KEY, {"items": [d.as_json() for d in waiting]})
+    report.waiting = len(waiting)
+    return report
+
+
+def pending_deliveries(store: Any) -> list[Delivery]:
+    """Deliveries read from the log that still wait for their session to go on."""
+    state = store.get_scan_state(PENDING_STATE_KEY) or {}
+    return [d for d in map(delivery_from_json, state.get("items") or ()) if d]
+
+
+# -- figures ----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class LessonFigures:
+    """Outcome counts of one lesson."""
+
+    lesson_id: str
+    fired: int = 0
+    prevented: int = 0
+    recurred: int = 0
+    quiet: int = 0
+    unknown: int = 0
+    waiting: int = 0
+    sessions: int = 0
+
+    @property
+    def failing(self) -> bool:
+        """Keeps failing to prevent its mistake: it recurred often, and in most judged cases."""
+        relevant = self.prevented + self.recurred
+        return self.recurred >= FAILING_MIN_RECURRED and self.recurred >= FAILING_SHARE * relevant
+
+    @property
+    def noisy(self) -> bool:
+        """Fired often and its mistake never showed in any of those sessions."""
+        return self.fired >= NOISY_MIN_FIRED and self.prevented == 0 and self.recurred == 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "fired": self.fired,
+            "prevented": self.prevented,
+            "recurred": self.recurred,
+            "quiet": self.quiet,
+            "unknown": self.unknown,
+            "waiting": self.waiting,
+            "sessions": self.sessions,
+        }
+
+
+def figures(store: Any) -> dict[str, LessonFigures]:
+    """Per-lesson outcome counts from the recorded rows plus the deliveries still waiting."""
+    counts: dict[str, dict[str, int]] = {}
+    sessions: dict[str, set[str]] = {}
+    for row in store.list_deliveries():
+        c = counts.setdefault(row["lesson_id"], {})
+        c["fired"] = c.get("fired", 0) + 1
+        outcome = row.get("outcome") or UNKNOWN
+        if outcome not in OUTCOMES:
+            outcome = UNKNOWN
+        c[outcome] = c.get(outcome, 0) + 1
+        sessions.setdefault(row["lesson_id"], set()).add(row["session_id"])
+    for item in pending_deliveries(store):
+        c = counts.setdefault(item.lesson_id, {})
+        c["fired"] = c.get("fired", 0) + 1
+        c["waiting"] = c.get("waiting", 0) + 1
+        sessions.setdefault(item.lesson_id, set()).add(item.session_id)
+    return {
+        lesson_id: LessonFigures(
+            lesson_id=lesson_id,
+            fired=c.get("fired", 0),
+            prevented=c.get(PREVENTED, 0),
+            recurred=c.get(RECURRED, 0),
+            quiet=c.get(QUIET, 0),
+            unknown=c.get(UNKNOWN, 0),
+            waiting=c.get("waiting", 0),
+            sessions=len(sessions.get(lesson_id, ())),
+        )
+        for lesson_id, c in counts.items()
+    }
+
+
+def summary(store: Any) -> dict[str, Any]:
+    """What ``lessons stats`` prints: totals, and the never-fired, failing and noisy lessons."""
+    per = figures(store)
+    active = [
+        lesson
+        for lesson in store.list_lessons(status=Status.ACTIVE)
+        if lesson.type not in (LessonType.PROTOCOL,)
+    ]
+    names = {lesson.id: lesson.slug or lesson.id for lesson in active}
+    totals = {"fired": 0, "prevented": 0, "recurred": 0, "quiet": 0, "unknown": 0, "waiting": 0}
+    for fig in per.values():
+        for key in totals:
+            totals[key] += getattr(fig, key)
+    never = sorted(i for i in names if i not in per or per[i].fired == 0)
+    failing = sorted(i for i, fig in per.items() if fig.failing)
+    noisy = sorted(i for i, fig in per.items() if fig.noisy)
+    shown = set(never) | set(failing) | set(noisy)
+    return {
+        "totals": totals,
+        "lessons": {i: fig.as_json() for i, fig in sorted(per.items())},
+        "neverFired": never,
+        "failingToPrevent": failing,
+        "noisy": noisy,
+        "slugs": {i: names[i] for i in sorted(shown) if i in names},
+    }
+
+
+def confidence_delta(fig: LessonFigures) -> float:
+    """A small confidence change from outcomes: up when it prevents, down when it fails or nags."""
+    delta = 0.02 * min(fig.prevented, 5) - 0.03 * min(fig.recurred, 5)
+    if fig.noisy:
+        delta -= 0.05
+    return max(-MAX_ADJUSTMENT, min(MAX_ADJUSTMENT, delta))
+
+
+def adjust_confidence(lessons: Iterable[Lesson], store: Any) -> list[Lesson]:
+    """``lessons`` with confidence nudged by their outcomes (for ranking at manifest build).
+
+    The stored confidence is left alone: this only changes what the manifest says, so the
+    adjustment follows the figures instead of compounding build after build.
+    """
+    items = list(lessons)
+    try:
+        per = figures(store)
+    except Exception as exc:  # outcome figures must never stop a build
+        log.warning("outcomes.figures_failed", error=str(exc))
+        return items
+    out: list[Lesson] = []
+    for lesson in items:
+        fig = per.get(lesson.id)
+        if fig is None:
+            out.append(lesson)
+            continue
+        value = round(min(1.0, max(0.0, lesson.confidence + confidence_delta(fig))), 4)
+        out.append(attrs.evolve(lesson, confidence=value) if value != lesson.confidence else lesson)
+    return out
+
+
+# -- export / import --------------------------------------------------------------------------
+
+EXPORT_TYPE = "lesson-deliveries"
+
+
+def export_rows(store: Any) -> Iterator[dict[str, Any]]:
+    """One export line per lesson with recorded deliveries (JSONL ``type: lesson-deliveries``)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for row in store.list_deliveries():
+        grouped.setdefault(row["lesson_id"], []).append(
+            {
+                "session": row["session_id"],
+                "agent": row["agent"],
+                "event": row["event"],
+                "at": row["delivered_at"],
+                "outcome": row.get("outcome"),
+            }
+        )
+    for lesson_id in sorted(grouped):
+        yield {"type": EXPORT_TYPE, "lessonId": lesson_id, "deliveries": grouped[lesson_id]}
+
+
+def is_export_row(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("type") == EXPORT_TYPE
+
+
+def merge_rows(store: Any, rows: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+    """Merge exported delivery statistics; returns ``(added, skipped)``. Idempotent.
+
+    A row already present (same lesson, session, event and time) is skipped, as is one whose
+    lesson this store does not hold.
+    """
+    existing = _existing_keys(store)
+    held = {lesson.id: lesson for lesson in store.list_lessons()}
+    added = skipped = 0
+    with store.transaction():
+        for row in rows:
+            lesson_id = row.get("lessonId")
+            lesson = held.get(lesson_id) if isinstance(lesson_id, str) else None
+            items = row.get("deliveries")
+            if lesson is None or not isinstance(items, list):
+                skipped += len(items) if isinstance(items, list) else 1
+                continue
+            for item in items:
+                if not isinstance(item, dict):
+                    skipped += 1
+                    continue
+                session, event, at = item.get("session"), item.get("event"), item.get("at")
+                if not all(isinstance(v, str) and v for v in (session, event, at)):
+                    skipped += 1
+                    continue
+                key = (lesson.id, str(session), str(event), str(at))
+                if key in existing:
+                    skipped += 1
+                    continue
+                outcome = item.get("outcome")
+                store.record_delivery(
+                    lesson.id,
+                    key[1],
+                    str(item.get("agent") or ""),
+                    key[2],
+                    outcome=outcome if outcome in OUTCOMES else None,
+                    delivered_at=key[3],
+                )
+                existing.add(key)
+                added += 1
+    return added, skipped
+
+
+# -- command helpers --------------------------------------------------------------------------
+
+
+def run(session: Any) -> IngestReport | None:
+    """Ingest and judge with a :class:`lessons_core.services.Session` (``scan`` and ``stats``).
+
+    A failure here is logged and swallowed: the figures are a by-product, never the reason a
+    scan or a stats call fails.
+    """
+    try:
+        return ingest(
+            session.store,
+            session.home,
+            agents=session.plugins.agents(),
+            environ=session.environ if session.environ is not None else os.environ,
+        )
+    except Exception as exc:
+        log.warning("outcomes.ingest_failed", error=str(exc))
+        return None
+
+
+def stats_lines(figures: Mapping[str, Any], limit: int = 10) -> list[str]:
+    """The human lines ``lessons stats`` prints for :func:`summary`'s result."""
+    totals = figures["totals"]
+    slugs = figures.get("slugs", {})
+    lines = [
+        f"deliveries: {totals['fired']} (prevented {totals['prevented']}, "
+        f"recurred {totals['recurred']}, quiet {totals['quiet']}, unknown {totals['unknown']}, "
+        f"waiting {totals['waiting']})"
+    ]
+
+    def named(ids: Sequence[str]) -> str:
+        shown = ", ".join(slugs.get(i, i) for i in ids[:limit])
+        return shown + (f" … and {len(ids) - limit} more" if len(ids) > limit else "")
+
+    for key, label in (
+        ("failingToPrevent", "keep failing to prevent their mistake"),
+        ("noisy", "noisy (fired often, mistake never seen)"),
+        ("neverFired", "never fired"),
+    ):
+        ids = figures.get(key) or []
+        if ids:
+            lines.append(f"{label}: {len(ids)}: {named(ids)}")
+    return lines
+
+
+def doctor_line(store: Any) -> str | None:
+    """One line for ``lessons doctor`` when some lessons are noisy or keep failing, else None."""
+    found = summary(store)
+    parts = []
+    if found["failingToPrevent"]:
+        parts.append(f"{len(found['failingToPrevent'])} keep failing to prevent their mistake")
+    if found["noisy"]:
+        parts.append(f"{len(found['noisy'])} noisy")
+    if found["totals"]["fired"] and found["neverFired"]:
+        parts.append(f"{len(found['neverFired'])} never fired")
+    if not parts:
+        return None
+    return "lessons outcomes: " + ", ".join(parts) + " (see `lessons stats`)"

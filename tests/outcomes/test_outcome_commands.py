@@ -1,0 +1,84 @@
+"""`lessons stats`, `lessons scan`, `lessons doctor` and `lessons build` use the outcome figures."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from conftest import MODULE_ERROR, SESSION, ClaudeTranscript
+from lessons_core import services
+from lessons_core.cli.main import cli
+from lessons_core.hot import deliveries
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def iso(offset: float) -> str:
+    stamp = datetime.fromtimestamp(time.time() + offset, UTC)
+    return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def log_delivery(home: Path, transcript: Path, session: str, call_id: str, at: str) -> None:
+    line = {"id": "oc-venv-pytest", "kind": "hint", "session": session, "agent": "claude",
+            "event": "pre_tool", "at": at, "callId": call_id,
+            "transcript": str(transcript)}  # fmt: skip
+    with (home / deliveries.LOG_NAME).open("a") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
+def repeated_session(home: Path, tmp_path: Path) -> None:
+    """Two sessions where the hinted mistake happened again afterwards."""
+    for n in range(2):
+        session = f"{SESSION[:-1]}{n}"
+        t = ClaudeTranscript(tmp_path / f"s{n}.jsonl", session=session)
+        log_delivery(home, t.path, session, f"toolu_{n}a", iso(-60))
+        t.call(f"toolu_{n}a", "pytest -q", iso(-60))
+        t.result(f"toolu_{n}a", MODULE_ERROR, iso(-59), error=True)
+        t.call(f"toolu_{n}b", "pytest -x", iso(-50))
+        t.result(f"toolu_{n}b", MODULE_ERROR, iso(-49), error=True)
+
+
+def test_stats_ingests_and_shows_outcomes(lesson_home: Path, tmp_path: Path) -> None:
+    """`lessons stats` reads the delivery log and lists failing lessons; JSON carries figures."""
+    repeated_session(lesson_home, tmp_path)
+    text = invoke("stats").output
+    assert "deliveries: 2 (prevented 0, recurred 2" in text
+    assert "keep failing to prevent their mistake: 1:" in text
+    figures = json.loads(invoke("stats", "--json").output)["outcomes"]
+    assert figures["failingToPrevent"] == ["oc-venv-pytest"]
+    assert figures["lessons"]["oc-venv-pytest"]["recurred"] == 2
+
+
+def test_scan_ingests_the_delivery_log(lesson_home: Path, tmp_path: Path) -> None:
+    """`lessons scan` runs the outcome loop too."""
+    repeated_session(lesson_home, tmp_path)
+    invoke("scan", str(tmp_path / "s0.jsonl"))
+    with services.open_store() as store:
+        outcomes_seen = sorted(r["outcome"] for r in store.list_deliveries())
+    assert outcomes_seen == ["recurred", "recurred"]
+
+
+def test_doctor_warns_about_failing_lessons(lesson_home: Path, tmp_path: Path) -> None:
+    """`lessons doctor` names the outcome problem in one finding."""
+    repeated_session(lesson_home, tmp_path)
+    invoke("stats")
+    report = json.loads(invoke("doctor", "--json").output)
+    found = [f for f in report["findings"] if f["check"] == "outcomes"]
+    assert found and "1 keep failing to prevent their mistake" in found[0]["detail"]
+
+
+def test_build_lowers_the_confidence_of_a_failing_lesson(lesson_home: Path, tmp_path: Path) -> None:
+    """The manifest carries the adjusted confidence; the store keeps the original."""
+    repeated_session(lesson_home, tmp_path)
+    invoke("stats")
+    invoke("build")
+    manifest = json.loads((lesson_home / "lesson-manifest.json").read_text())
+    assert manifest["lessons"]["oc-venv-pytest"]["confidence"] < 0.8
+    with services.open_store() as store:
+        assert [x.confidence for x in store.list_lessons()] == [0.8]
