@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+from outcome_support import MODULE_ERROR, SESSION, ClaudeTranscript
 
-from conftest import MODULE_ERROR, SESSION, ClaudeTranscript
 from lessons_core import services
 from lessons_core.cli.main import cli
 from lessons_core.hot import deliveries

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from conftest import MODULE_ERROR, SESSION, ClaudeTranscript
+from outcome_support import MODULE_ERROR, SESSION, ClaudeTranscript
+
 from lessons_claude import hot_claude
 from lessons_core import outcomes, services
 from lessons_core.hot import deliveries, runner

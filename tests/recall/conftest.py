@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from recall_support import catalogue_lessons
 
-from lessons_core import serde, services
+from lessons_core import services
 from lessons_core.hot import manifest as manifest_mod
-
-CATALOGUE = Path(__file__).resolve().parent / "catalogue.json"
-
-
-def catalogue_lessons() -> list:
-    """The fixture catalogue as model lessons."""
-    return [serde.lesson_from_json(obj) for obj in json.loads(CATALOGUE.read_text("utf-8"))]
-
-
-def hook_command(agent: str) -> str:
-    """The installed console script of an agent's hook, next to the test interpreter."""
-    return str(Path(sys.executable).parent / f"lessons-{agent}-hook")
 
 
 @pytest.fixture(name="home")

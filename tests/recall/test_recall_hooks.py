@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recall_support import hook_command
 
-from conftest import hook_command
 from lessons_core.hot import deliveries
 
 MODULE_ERROR = (

@@ -631,6 +631,7 @@ def adjust_confidence(lessons: Iterable[Lesson], store: Any) -> list[Lesson]:
 
 # -- export / import --------------------------------------------------------------------------
 
+#: The export line type (``lessons_core.transfer.jsonl.STATISTICS_TYPE`` spells it too).
 EXPORT_TYPE = "lesson-deliveries"
 
 

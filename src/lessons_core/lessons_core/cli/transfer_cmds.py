@@ -63,18 +63,22 @@ def parse_import(text: str, *, source: str, partial: bool) -> tuple[list[Lesson]
 @user_errors
 def import_(source: str, partial: bool) -> None:
     """Import a lessons JSONL export, JSON lessons, or a Node lesson-manifest.json."""
-    from lessons_core import services
+    from lessons_core import outcomes, services
     from lessons_core.transfer import jsonl
     from lessons_core.transfer.merge import import_lessons
 
     name = "<stdin>" if source == "-" else source
-    lessons, report = parse_import(jsonl.read_text(source), source=name, partial=partial)
+    text = jsonl.read_text(source)
+    lessons, report = parse_import(text, source=name, partial=partial)
     with services.open_store() as store:
         import_lessons(store, lessons, report)
-        if report.changed():
+        merged, _ = outcomes.merge_rows(store, jsonl.statistics_lines(text))
+        if report.changed() or merged:
             rebuild(store)
     for line in report.lines():
         click.echo(line)
+    if merged:
+        click.echo(f"delivery statistics: {merged} merged")
 
 
 def _write_atomic(path: Path, lines: list[str]) -> None:
@@ -95,12 +99,13 @@ def _write_atomic(path: Path, lines: list[str]) -> None:
 @user_errors
 def export(target: str) -> None:
     """Write every lesson as JSONL (secrets redacted, home paths as ~) to FILE or stdout."""
-    from lessons_core import services
+    from lessons_core import outcomes, services
     from lessons_core.transfer import jsonl
 
     with services.open_store() as store:
         lessons = store.list_lessons()
-    lines = jsonl.export_lines(lessons)
+        statistics = list(outcomes.export_rows(store))
+    lines = jsonl.export_lines(lessons, statistics=statistics)
     if target == "-":
         for line in lines:
             click.echo(line)

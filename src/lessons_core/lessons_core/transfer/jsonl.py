@@ -52,6 +52,29 @@ def is_header(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("type") == EXPORT_TYPE
 
 
+#: Lines after the lessons carrying one lesson's delivery statistics (the outcome loop's rows).
+STATISTICS_TYPE = "lesson-deliveries"
+
+
+def is_statistics(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("type") == STATISTICS_TYPE
+
+
+def statistics_lines(text: str) -> list[dict[str, Any]]:
+    """The delivery-statistics lines of an export (merged by ``lessons_core.outcomes``)."""
+    out: list[dict[str, Any]] = []
+    for raw in text.splitlines():
+        if STATISTICS_TYPE not in raw:
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if is_statistics(obj):
+            out.append(obj)
+    return out
+
+
 def check_header(obj: dict[str, Any], where: str) -> None:
     version = obj.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
@@ -117,6 +140,8 @@ def parse_jsonl(text: str, *, source: str = "<input>", partial: bool = False) ->
                     )
                 check_header(obj, where)
                 header = obj
+            elif is_statistics(obj):
+                pass  # delivery statistics: see statistics_lines()
             else:
                 found.append((where, _lesson(obj, where, warnings)))
             seen_content = True
@@ -203,14 +228,19 @@ def export_header(count: int) -> dict[str, Any]:
     }
 
 
-def export_lines(lessons: Iterable[Lesson], home: str | Path | None = None) -> list[str]:
-    """The export, line by line (header first), without trailing newlines."""
+def export_lines(
+    lessons: Iterable[Lesson],
+    home: str | Path | None = None,
+    statistics: Iterable[dict[str, Any]] = (),
+) -> list[str]:
+    """The export, line by line (header first, delivery statistics last), no trailing newlines."""
     items = list(lessons)
     out = [json.dumps(export_header(len(items)), ensure_ascii=False)]
     out.extend(
         json.dumps(serde.lesson_to_json(scrubbed(lesson, home)), ensure_ascii=False)
         for lesson in items
     )
+    out.extend(json.dumps(row, ensure_ascii=False) for row in statistics)
     return out
 
 
