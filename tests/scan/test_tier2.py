@@ -150,3 +150,22 @@ def test_scoring_priority_recurrence():
     assert scoring.priority({scoring.ERROR_THEN_SUCCESS}) == 5
     assert scoring.priority({scoring.RETRY_LOOP}, sessions=3) == 8
     assert scoring.priority(set(), sessions=20) == 7
+
+
+def test_other_subcommands_are_not_corrections(script):
+    """``git commit`` failing then ``git log`` working is another task, not a fix."""
+    script.run('git commit -m "x"', "nothing to commit, working tree clean", failure=ERR, code=1)
+    script.run("git log --oneline -5", "abc123 x")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_failed_setup_step_is_not_a_lesson(script):
+    """When ``cd`` is what failed, the command after it teaches nothing."""
+    script.run(
+        "cd test && uv run pytest",
+        "(eval):cd:1: no such file or directory: test",
+        failure=ERR,
+        code=1,
+    )
+    script.run("uv run pytest test/", "5 passed")
+    assert list(tier2.detect(script.events)) == []

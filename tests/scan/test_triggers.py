@@ -15,7 +15,7 @@ from lessons_core.scan import triggers
         ("pytest tests/test_x.py -k slow", None, r"\bpytest\b"),
         ("cd /srv && python -m pytest -q", "uv run pytest", r"\bpytest\b"),
         ("uv run pytest -x", None, r"\bpytest\b"),
-        ("sudo FOO=1 npm run build", None, r"\bnpm\b\s+(?:\S+\s+)*?\brun\b"),
+        ("sudo FOO=1 npm run build", None, r"\bnpm\b\s+(?:\S+\s+)*?\brun\b\s+\bbuild\b"),
         (
             "pip install --user requests",
             "pip install requests",
@@ -41,6 +41,13 @@ def test_trigger_matches_the_kind_of_call_not_others():
     assert re.search(pattern, "git push origin dev --force")
     assert not re.search(pattern, "git push origin dev")
     assert not re.search(pattern, "git status")
+
+
+def test_script_runners_keep_the_script_name():
+    """``npm run lint`` is not ``npm run build``: the script is part of the trigger."""
+    pattern = triggers.command_trigger("npm run lint -- --max-warnings=0")
+    assert re.search(pattern, "npm run lint")
+    assert not re.search(pattern, "npm run build")
 
 
 def test_trigger_escapes_regex_characters():

@@ -61,6 +61,17 @@ SELF_DIAGNOSIS = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+#: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
+#: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
+#: is another task, not a correction.
+FALLBACK_TOOLS = frozenset(
+    {"npm", "pnpm", "yarn", "bun", "make", "just", "task", "mise", "cargo", "uv", "poetry", "pip"}
+)
+_MISUSE = re.compile(
+    r"missing script|unknown (?:command|subcommand|script|target)|no rule to make target|"
+    r"no such (?:command|subcommand|task)|did you mean|not a valid command|is not a task",
+    re.IGNORECASE,
+)
 #: Tools that steer the conversation rather than act on the project.
 _META_TOOLS = frozenset(
     {"ExitPlanMode", "EnterPlanMode", "TodoWrite", "AskUserQuestion", "Agent", "Task"}
@@ -194,6 +205,17 @@ def _actionable(finding: _Finding) -> bool:
     return bool(call.command) or (call.tool in _FILE_TOOLS and bool(call.paths))
 
 
+def _culprit_is_setup(command: str, output: str) -> bool:
+    """Whether the error names a set-up step (``cd: no such file …``) as what failed."""
+    head = output[:600]
+    for shape in triggers.shapes(command):
+        if shape.exe in triggers.SETUP_COMMANDS and re.search(
+            rf"(?:^|[\s(:]){re.escape(shape.exe)}(?::|\s*:)", head
+        ):
+            return True
+    return False
+
+
 def _is_correction(text: str) -> bool:
     head = text.strip()[:300]
     if not head or head.startswith(("<", "[", "{", "/")):
@@ -209,11 +231,15 @@ def _follow(
     consumed: set[int],
 ) -> _Finding | None:
     failed = events[i]
+    if call.command and _culprit_is_setup(call.command, failed.text):
+        return None  # ``cd missing-dir && …``: the set-up step failed, nothing to teach
     finding = _Finding(call, failed)
     if failed.failure == ev.TIMEOUT:
         finding.signals.add(scoring.HANG_OR_TIMEOUT)
     key = _key(call)
-    exe_key = key[:2] if call.command and len(key) == 3 else None
+    exe_key = None
+    if call.command and len(key) == 3 and key[1] in FALLBACK_TOOLS and _MISUSE.search(failed.text):
+        exe_key = key[:2]
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
     read_between = False

@@ -17,6 +17,10 @@ from pathlib import PurePosixPath
 SUBCOMMAND_TOOLS = frozenset(
     [
         "git",
+        "make",
+        "just",
+        "task",
+        "mise",
         "npm",
         "pnpm",
         "yarn",
@@ -53,6 +57,8 @@ SUBCOMMAND_TOOLS = frozenset(
         "mix",
     ]
 )
+#: Tools whose ``run`` names a script: the script is part of what the command is.
+SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "mise", "deno", "pixi"})
 #: Words in front of the real executable.
 _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice", "doas"})
 #: Runners whose next word is the real executable.
@@ -60,7 +66,7 @@ _RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx"})
 #: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
 _RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch", "bundle", "pixi"})
 #: Segments that set up rather than do the work.
-_SETUP = frozenset(
+SETUP_COMMANDS = _SETUP = frozenset(
     {"cd", "export", "source", ".", "set", "echo", "true", "printf", "sleep", "pushd", "popd"}
 )
 _PYTHONS = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
@@ -239,6 +245,11 @@ def shape_of(tokens: list[str]) -> Shape | None:
             if not tok.startswith("-"):
                 sub = tok if re.fullmatch(r"[A-Za-z][\w:.-]*", tok) else None
                 break
+        if sub in ("run", "run-script", "exec") and exe in SCRIPT_RUNNERS:
+            # ``npm run lint`` and ``npm run build`` are different commands.
+            after = [t for t in rest[rest.index(sub) + 1 :] if not t.startswith("-")]
+            if after and re.fullmatch(r"[A-Za-z][\w:.-]*", after[0]):
+                sub = f"{sub} {after[0]}"
     flags = tuple(dict.fromkeys(t.split("=", 1)[0] for t in rest if re.match(r"^--?[A-Za-z]", t)))
     return Shape(exe, sub, flags)
 
@@ -283,7 +294,12 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
         return None
     pattern = _word(shape.exe)
     if shape.sub:
-        pattern += r"\s+(?:\S+\s+)*?" + _word(shape.sub)
+        words = shape.sub.split()
+        pattern += r"\s+(?:\S+\s+)*?" + r"\s+".join(
+            [_word(words[0]), *(_escape(w) + r"\b" for w in words[1:-1]), _word(words[-1])]
+            if len(words) > 1
+            else [_word(words[0])]
+        )
     fixed = main_shape(fix) if fix else None
     if fixed is not None and fixed.exe == shape.exe:
         dropped = [
