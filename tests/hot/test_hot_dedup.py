@@ -128,3 +128,14 @@ def test_parallel_nudge_denies_exactly_once(home):
     outputs = _race(home, "nudge-race", "helm upgrade x")
     denied = [o for o in outputs if o and o["decision"]["deny"]]
     assert len(denied) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
+def test_state_dir_of_another_user_is_refused(tmp_path, monkeypatch):
+    """A state dir owned by someone else is not trusted, even with private permissions."""
+    theirs = tmp_path / "their-state"
+    theirs.mkdir(mode=0o700)
+    os.chown(theirs, 12345, 12345)
+    monkeypatch.setenv("LESSONS_STATE_DIR", str(theirs))
+    with pytest.raises(dedup.UnsafeStateDir, match="owned by uid 12345"):
+        dedup.open_session("s")
