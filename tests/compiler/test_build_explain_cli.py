@@ -87,9 +87,13 @@ def test_explain_text_output_names_gates_and_budget(store, home):
     _catalogue(store)
     result = _invoke("explain", "--tool", "Bash", "--command", "echo 'git is fun'")
     assert result.exit_code == 0
+    assert "git-hint" not in result.output
+    assert "stopped at: command 2, tool 1" in result.output
+    assert "Outcome: nothing is delivered" in result.output
+    result = _invoke("explain", "--all", "--tool", "Bash", "--command", "echo 'git is fun'")
     assert "git-hint [hint" in result.output
     assert "no: command patterns did not match" in result.output
-    assert "Outcome: nothing is delivered" in result.output
+    assert "sql-files [hint" in result.output
     result = _invoke("explain", "--tool", "Bash", "--command", "git status")
     assert "Outcome: context is added" in result.output
     assert "of 4096 bytes" in result.output

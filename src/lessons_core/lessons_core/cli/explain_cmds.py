@@ -115,7 +115,7 @@ def explain_call(manifest: dict[str, Any], event: dict[str, Any]) -> dict[str, A
 @click.option("--content", help="Text the call introduces (an edit's new text).")
 @click.option("--model", help="Model name, for lessons gated on the model.")
 @click.option("--cwd", type=click.Path(file_okay=False), help="Working directory of the call.")
-@click.option("--all", "show_all", is_flag=True, help="Also list lessons not gated on this tool.")
+@click.option("--all", "show_all", is_flag=True, help="Also list the lessons that do not fire.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain(
     agent: str | None,
@@ -167,18 +167,22 @@ def _print_human(report: dict[str, Any], native_tool: str, show_all: bool) -> No
     shown_tool = tool if tool == native_tool else f"{native_tool} → {tool}"
     subject = report["command"] if report["command"] is not None else ", ".join(report["paths"])
     click.echo(f"{shown_tool}: {subject}")
-    hidden = 0
+    stopped: dict[str, int] = {}
     for row in report["considered"]:
-        if row["failedGate"] in ("tool", "no-trigger") and not show_all:
-            hidden += 1
+        gate = row["failedGate"]
+        if gate is not None:
+            stopped[gate] = stopped.get(gate, 0) + 1
+        if gate is not None and not show_all:
             continue
-        mark = "fires" if row["matched"] else f"no: {GATE_TEXT.get(row['failedGate'], '?')}"
+        mark = "fires" if row["matched"] else f"no: {GATE_TEXT.get(gate, '?')}"
         click.echo(
             f"  {row['slug'] or row['id']} [{row['type']}, priority {row['priority']}, "
             f"confidence {row['confidence']}]: {mark}"
         )
-    if hidden:
-        click.echo(f"  ({hidden} lessons not gated on {tool}; --all lists them)")
+    if stopped:
+        counts = ", ".join(f"{gate} {count}" for gate, count in sorted(stopped.items()))
+        more = "" if show_all else "; --all lists them"
+        click.echo(f"  not firing, by the gate they stopped at: {counts}{more}")
     effect = {
         "deny": "the call is denied (guard)",
         "deny-once": "the call is denied once (nudge); a retry goes through",
@@ -187,17 +191,22 @@ def _print_human(report: dict[str, Any], native_tool: str, show_all: bool) -> No
     }[report["effect"]]
     click.echo(f"Outcome: {effect}")
     budget = report["budget"]
+    slugs = {row["id"]: row["slug"] or row["id"] for row in report["considered"]}
+
+    def names(ids: list[str]) -> str:
+        return ", ".join(slugs.get(i, i) for i in ids)
+
     if report["delivered"]:
         click.echo(
-            f"  delivered: {', '.join(report['delivered'])} "
+            f"  delivered: {names(report['delivered'])} "
             f"({budget['used']} of {budget['bytes']} bytes, at most {budget['maxLessons']})"
         )
     if report["shortened"]:
-        click.echo(f"  shortened to the summary: {', '.join(report['shortened'])}")
+        click.echo(f"  shortened to the summary: {names(report['shortened'])}")
     for drop in report["dropped"]:
-        click.echo(f"  dropped: {drop['id']} ({drop['why']})")
+        click.echo(f"  dropped: {names([drop['id']])} ({drop['why']})")
     if report["waiting"]:
-        click.echo(f"  not delivered with this outcome: {', '.join(report['waiting'])}")
+        click.echo(f"  not delivered with this outcome: {names(report['waiting'])}")
     text = report["deny"] or report["context"]
     if text:
         click.echo("")
