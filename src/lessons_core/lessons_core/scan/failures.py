@@ -47,6 +47,9 @@ _ERRORISH = re.compile(
     re.IGNORECASE,
 )
 
+#: Harnesses state why a call failed at the start of its result; the rest is command output.
+_HEAD = 500
+
 _CLAUDE_EXIT = re.compile(r"\AExit code (\d+)")
 _CODEX_EXIT = re.compile(
     r"(?:^Exit code: (-?\d+)$|^Process exited with code (-?\d+)$|exit code:? (-?\d+))",
@@ -70,7 +73,7 @@ def classify_claude(text: str) -> tuple[str, int | None]:
     feedback as the whole content of a rejected call, so a short single line that reads like
     neither an error nor a tool message counts as a rejection.
     """
-    head = text[:2000]
+    head = text[:_HEAD]
     m = _CLAUDE_EXIT.match(head)
     code = int(m.group(1)) if m else None
     if _REJECTED.search(head):
@@ -96,7 +99,7 @@ def classify_claude(text: str) -> tuple[str, int | None]:
 
 def classify_text(text: str) -> str | None:
     """Classify a failure text known to be a failure, without agent specifics."""
-    head = text[:2000]
+    head = text[:_HEAD]
     for pattern, kind in (
         (_REJECTED, ev.REJECTED),
         (_DENIED, ev.DENIED),
