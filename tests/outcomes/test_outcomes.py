@@ -241,3 +241,52 @@ def test_confidence_adjustment_is_small_and_follows_outcomes(lesson_home: Path) 
         down = outcomes.adjust_confidence([lesson], store)[0].confidence
         assert 0.8 - outcomes.MAX_ADJUSTMENT <= down < 0.8
         assert [x.confidence for x in store.list_lessons() if x.id == lesson.id] == [0.8]
+
+
+def test_codex_session_found_by_its_id_and_judged(home: Path, tmp_path: Path) -> None:
+    """Codex gives the hook no transcript path: the rollout named for the session is read."""
+    from lessons_core import serde
+
+    with services.open_store() as store:
+        store.add_lessons(
+            [
+                serde.lesson_from_json(
+                    {
+                        "id": "oc-fake-initial",
+                        "summary": "--fake-initial hides conflicting migrations",
+                        "mistake": "migrated with --fake-initial over a branch conflict",
+                        "remediation": "Run makemigrations --merge first.",
+                        "triggers": {"commandPatterns": ["--fake-initial"]},
+                        "errorLines": ["CommandError: Conflicting migrations detected"],
+                    }
+                )
+            ]
+        )
+    session = "019a0000-0000-7000-8000-0000000000cc"
+    rollout = tmp_path / "user" / ".codex" / "sessions" / "2025" / "06" / "01"
+    rollout.mkdir(parents=True)
+
+    def shell(call_id: str, command: str, output: str, code: int) -> list[dict[str, Any]]:
+        args = json.dumps({"command": ["bash", "-lc", command]})
+        out = json.dumps({"output": output, "metadata": {"exit_code": code}})
+        return [
+            {"type": "function_call", "name": "shell", "arguments": args, "call_id": call_id},
+            {"type": "function_call_output", "call_id": call_id, "output": out},
+        ]
+
+    lines: list[dict[str, Any]] = [
+        {"id": session, "timestamp": "2025-06-01T10:00:00Z", "instructions": ""},
+        {"record_type": "state"},
+    ]
+    lines += shell("call_1", "python3 manage.py migrate --fake-initial",
+                   "CommandError: Conflicting migrations detected\n", 1)  # fmt: skip
+    lines += shell("call_2", "python3 manage.py makemigrations --merge", "Created\n", 0)
+    lines += shell("call_3", "python3 manage.py migrate --fake-initial",
+                   "CommandError: Conflicting migrations detected\n", 1)  # fmt: skip
+    path = rollout / f"rollout-2025-06-01T10-00-00-{session}.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    log = home / deliveries.LOG_NAME
+    entry = {"id": "oc-fake-initial", "kind": "hint", "session": session, "agent": "codex",
+             "event": "pre_tool", "at": iso(-60), "callId": "call_1"}  # fmt: skip
+    log.write_text(json.dumps(entry) + "\n")
+    assert ingest(home).outcomes == {"recurred": 1}

@@ -56,6 +56,8 @@ PENDING_STATE_KEY = "lessons:deliveries-pending"
 SETTLE_SECONDS = 6 * 3600
 #: At most this many deliveries wait for judgement; the oldest are recorded as unknown.
 MAX_PENDING = 5000
+#: At most this many candidate transcripts are opened per session.
+MAX_CANDIDATES = 4
 #: Bytes of log read per run (the rest is read next time).
 MAX_LOG_BYTES = 64 * 1024 * 1024
 #: Rotate the log once it has been read completely and is larger than this.
@@ -235,25 +237,52 @@ def _parse_time(text: str | None) -> float | None:
     return stamp.timestamp()
 
 
-def find_transcript(
+def find_transcripts(
     delivery: Delivery, agents: Mapping[str, Any], environ: Mapping[str, str]
-) -> Path | None:
-    """The delivery's transcript: the path the hook saw, else a file named for the session."""
+) -> list[Path]:
+    """Candidate transcripts of the delivery's session, best first.
+
+    The path the hook saw comes first. Codex and Gemini do not hand it to the hook, so files
+    under the agent's transcript roots whose names carry the session id (Codex) or its first
+    eight characters (Gemini) follow; the caller keeps the one whose events name the session.
+    """
+    found: list[Path] = []
     if delivery.transcript:
         path = Path(delivery.transcript)
         if path.is_file():
-            return path
+            found.append(path)
     spec = agents.get(delivery.agent)
     roots = getattr(spec, "transcript_roots", None)
     if roots is None or not delivery.session_id:
-        return None
+        return found
+    names = [delivery.session_id]
+    if len(delivery.session_id) > 8:
+        names.append(delivery.session_id[:8])
     for root in roots(environ):
         if not root.is_dir():
             continue
-        for candidate in root.rglob(f"*{delivery.session_id}*"):
-            if candidate.is_file() and candidate.suffix in (".jsonl", ".json"):
-                return Path(candidate)
-    return None
+        for name in names:
+            for candidate in sorted(root.rglob(f"*{name}*")):
+                path = Path(candidate)
+                if path.suffix in (".jsonl", ".json") and path not in found and path.is_file():
+                    found.append(path)
+            if len(found) > 1:
+                break
+    return found[:MAX_CANDIDATES]
+
+
+def session_events(
+    delivery: Delivery, agents: Mapping[str, Any], environ: Mapping[str, str]
+) -> list[Any]:
+    """The events of the delivery's session (``[]`` when no transcript names it)."""
+    for path in find_transcripts(delivery, agents, environ):
+        events = read_events(agents, delivery.agent, path)
+        if not events:
+            continue
+        ids = {e.session_id for e in events if e.session_id}
+        if path == Path(delivery.transcript or "") or not ids or delivery.session_id in ids:
+            return events
+    return []
 
 
 def read_events(agents: Mapping[str, Any], agent: str, path: Path) -> list[Any]:
@@ -453,13 +482,8 @@ def ingest(
         group = (delivery.agent, delivery.session_id, delivery.transcript or "")
         by_session.setdefault(group, []).append(delivery)
     probes: dict[str, LessonProbe] = {}
-    for (agent, _session, _path), items in by_session.items():
-        transcript = None
-        for item in items:
-            transcript = find_transcript(item, agents or {}, env)
-            if transcript is not None:
-                break
-        events = read_events(agents or {}, agent, transcript) if transcript else []
+    for items in by_session.values():
+        events = session_events(items[0], agents or {}, env)
         for item in items:
             probe = probes.get(item.lesson_id)
             if probe is None:

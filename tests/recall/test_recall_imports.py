@@ -1,0 +1,84 @@
+"""The recall path of the hook process stays light: no re, json, sqlite3 wrapper or typing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import lessons_claude
+import lessons_core
+
+SCRIPT = """
+import sys
+sys.path[:0] = sys.argv[1:]
+from lessons_claude import hot_claude
+from lessons_core.hot import runner
+runner.run(hot_claude)
+sys.stderr.write(" ".join(sorted(sys.modules)))
+"""
+HEAVY = ("re", "json", "sqlite3", "datetime", "typing", "logging", "enum", "hashlib", "pathlib")
+
+
+def run_script(payload: dict[str, object]) -> tuple[str, set[str]]:
+    dirs = [str(Path(m.__file__).resolve().parents[1]) for m in (lessons_claude, lessons_core)]
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", SCRIPT, *dirs],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=30,
+        check=True,
+    )
+    return done.stdout, set(done.stderr.split())
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {
+            "session_id": "imports-1",
+            "cwd": "/tmp",
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -q"},
+            "tool_use_id": "toolu_1",
+            "error": "Exit code 2\nE   ModuleNotFoundError: No module named 'requests'",
+        },
+        {
+            "session_id": "imports-2",
+            "cwd": "/tmp",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "git push was rejected as non-fast-forward again, sort out the push",
+        },
+    ],
+    ids=["failure", "prompt"],
+)
+def test_recall_imports_nothing_heavy(catalogue: Path, payload: dict[str, object]) -> None:
+    """A delivering recall call loads _sre programs and _sqlite3, never the heavy modules."""
+    out, modules = run_script(payload)
+    assert "injected=" in out  # it really recalled something
+    assert "_sqlite3" in modules and "lessons_core.hot.recall" in modules
+    assert not modules.intersection(HEAVY), sorted(modules.intersection(HEAVY))
+
+
+def test_without_programs_the_normalizer_falls_back_to_re(catalogue: Path) -> None:
+    """No compiled programs (another interpreter built them): same answer, through ``re``."""
+    (catalogue / "recall-programs.marshal").unlink()
+    out, modules = run_script(
+        {
+            "session_id": "imports-3",
+            "cwd": "/tmp",
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -q"},
+            "error": "Exit code 2\nE   ModuleNotFoundError: No module named 'requests'",
+        }
+    )
+    assert "injected=rc-missing-requests" in out
+    assert "re" in modules
