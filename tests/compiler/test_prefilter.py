@@ -32,6 +32,8 @@ from lessons_core.compiler.prefilter import folds_case, required_literal
         (r"(?:abcd)?e", None),
         (r"\d+", None),
         (r"[", None),
+        ("caf\u00e9 au lait", " au lait"),
+        ("\u0391\u03a3", None),
     ],
 )
 def test_required_literal(pattern, literal):
@@ -56,6 +58,7 @@ PATTERNS = [
     r"(?i)kelvin",
     r"\b(node|npx|tsx)\b",
     r"(?i)(drop|truncate)\s+table|delete\s+from",
+    "\u0391\u03a3\u0392x",
 ]
 
 
@@ -78,6 +81,7 @@ PATTERNS = [
             "npx tsc",
             "TRUNCATE  TABLE t",
             "delete from x",
+            "\u0391\u03a3\u0392x",
         ]
     ),
     suffix=st.text(max_size=12),

@@ -13,8 +13,10 @@ characters that every match must contain, in sequence, count:
 * the longest certain substring wins (a list counts as long as its shortest entry); anything
   shorter than two characters is not worth a check (``None``).
 
-Case: the literal is lowercased and compared with the lowercased text, which is exact for
-case-sensitive patterns. For case-insensitive ones a handful of non-ASCII letters fold onto ASCII
+Only ASCII characters are used: ``str.lower`` is not always character by character outside
+ASCII (a capital sigma lowers differently at the end of a word), so a non-ASCII character ends
+the run. Case: the literal is lowercased and compared with the lowercased text, which is exact
+for case-sensitive patterns. For case-insensitive ones a handful of non-ASCII letters fold onto ASCII
 ones (``ſ`` → ``s``, the Kelvin sign → ``k``), which ``str.lower`` does not do; such patterns are
 marked ``fold`` and the hook skips the literal check for non-ASCII text.
 """
@@ -93,7 +95,7 @@ def _best(items: list[tuple[Any, Any]]) -> Required | None:
 
 def _walk(items: list[tuple[Any, Any]], current: list[str], options: list[Required]) -> None:
     for op, arg in items:
-        if op is _LITERAL:
+        if op is _LITERAL and arg < 128:
             current.append(chr(arg))
         elif op is _SUBPATTERN:
             # A group is a sequence too; scoped flags cannot matter for a lowercased literal.
