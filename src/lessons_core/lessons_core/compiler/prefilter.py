@@ -16,9 +16,9 @@ characters that every match must contain, in sequence, count:
 Only ASCII characters are used: ``str.lower`` is not always character by character outside
 ASCII (a capital sigma lowers differently at the end of a word), so a non-ASCII character ends
 the run. Case: the literal is lowercased and compared with the lowercased text, which is exact
-for case-sensitive patterns. For case-insensitive ones a handful of non-ASCII letters fold onto ASCII
-ones (``ſ`` → ``s``, the Kelvin sign → ``k``), which ``str.lower`` does not do; such patterns are
-marked ``fold`` and the hook skips the literal check for non-ASCII text.
+for case-sensitive patterns. For case-insensitive ones a handful of non-ASCII letters fold onto
+ASCII ones (``ſ`` → ``s``, the Kelvin sign → ``k``), which ``str.lower`` does not do; such
+patterns are marked ``fold`` and the hook skips the literal check for non-ASCII text.
 """
 
 from __future__ import annotations
