@@ -108,6 +108,10 @@ def use_programs(programs):
         _programs.update(programs)
 
 
+def has_programs():
+    return bool(_programs)
+
+
 def rx(name):
     """The compiled pattern ``name`` of :data:`SOURCES` (compiled once per process)."""
     pattern = _compiled.get(name)

@@ -57,6 +57,8 @@ _PROMPT_WEIGHTS = "0.0, 3.0, 1.5, 1.0, 0.5"
 def handle(event, manifest, state, environ, stats):
     """The runner's handler for ``post_failure`` and ``prompt`` events."""
     kind = event.get("event")
+    if not errnorm.has_programs():  # loaded with the index, not with the full manifest
+        load_programs(environ)
     if kind == "post_failure":
         return on_failure(event, manifest, state, environ, stats)
     if kind == "prompt":
