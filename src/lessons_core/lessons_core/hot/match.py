@@ -14,9 +14,11 @@ and for each lesson in ``anyTool``:
 5. **scope** – a scoped lesson fires only in the project whose id equals its scope; the project
    id is computed at most once per call and only if some lesson got this far with a scope.
 
-Each pattern carries a lowercase ``literal`` (a substring, or a list of which one must occur)
-that the lowercased text must contain for the regex to possibly match; only patterns that pass it
-are compiled, once per process, and ``re`` itself is imported only then.
+Before the gates, the manifest's per-tool ``prefilter`` index drops every lesson none of whose
+required substrings occurs in the call's text, so a large catalogue costs one pass over short
+strings. Each pattern also carries its own lowercase ``literal`` (a substring, or a list of which
+one must occur); only patterns that pass it are compiled, once per process — from the program
+compiled at build time when the manifest's marshal copy has one, else with ``re``.
 """
 
 import marshal
@@ -24,11 +26,6 @@ import marshal
 from lessons_core.hot.executable import blank_quotes
 
 _compiled: dict[str, object] = {}
-
-# A pattern's literal check is skipped for non-ASCII text when the pattern folds case:
-# under re.IGNORECASE a few non-ASCII letters match ASCII ones that str.lower() does not map.
-
-
 _programs: dict[str, object] = {}
 
 
@@ -143,7 +140,11 @@ def _project_id(cwd, environ):
 
 
 def any_matches(patterns, text, low, is_ascii):
-    """True when one of ``patterns`` (``{"source", "literal", "fold"}`` dicts) matches ``text``."""
+    """True when one of ``patterns`` (``{"source", "literal", "fold"}`` dicts) matches ``text``.
+
+    The literal check is skipped for non-ASCII text when the pattern folds case: under
+    ``re.IGNORECASE`` a few non-ASCII letters match ASCII ones that ``str.lower`` leaves alone.
+    """
     for pattern in patterns:
         literal = pattern.get("literal")
         if literal and (is_ascii or not pattern.get("fold")):
