@@ -184,3 +184,15 @@ def test_two_concurrent_scan_processes_count_once(homes):
     assert total == len(solo)
     evidence = [(e["file"], e["line"]) for c in solo for e in c["evidence"]]
     assert len(evidence) == len(set(evidence))
+
+
+def test_background_scan_leaves_when_another_scan_runs(homes):
+    """With the scan lock held elsewhere, --background exits at once, quietly, scanning nothing."""
+    from lessons_core.scan import engine
+
+    home = Path(os.environ["LESSONS_HOME"])
+    with engine.scan_lock(home):
+        out = lessons("scan", "--background")
+    assert out.returncode == 0
+    assert out.stdout == ""
+    assert _json_lines(lessons("candidates", "--json").stdout) == []

@@ -373,11 +373,14 @@ def read_file(
         floor = first.line if first else prog.line
         result.read = max(0, prog.offset - job.start_offset)
     keep = sorted(n for n in (job.reported | new_reported) if n >= floor)
+    from lessons_core.privacy import normalize_home
+
     state.update(
         {
             "agent": agent,
             "session_id": prog.session_id,
-            "project": prog.project,
+            # Read from the transcript, so stored like everything else from it: home-free.
+            "project": normalize_home(prog.project) if prog.project else None,
             "reported": keep[-500:],
             "bad_lines": prog.bad_lines,
         }
