@@ -39,9 +39,11 @@ TERM_DOC_CAP = 1200
 MIN_TERMS = 2
 ITEM_MAX_BYTES = 900
 MIN_PROMPT_CHARS = 20
-#: Distinct shared words a failure needs with a lesson (fewer if they are most of the query).
-FAILURE_MIN_SHARED = 3
-FAILURE_MIN_SHARED_SHORT = 2
+#: A failure must contain this share of the words of one of a lesson's error lines, or of its
+#: summary, and at least MIN_COVERED_WORDS of them.
+ERROR_LINE_SHARE = 0.6
+SUMMARY_SHARE = 0.6
+MIN_COVERED_WORDS = 3
 #: A prompt must share this many words with a lesson, covering this share of its summary.
 PROMPT_MIN_SHARED = 3
 PROMPT_SUMMARY_SHARE = 0.5
@@ -87,24 +89,57 @@ def on_failure(event, manifest, state, environ, stats):
         for lesson_id in index.get(fp, ()):
             if lesson_id not in exact:
                 exact.append(lesson_id)
-    query_words = errnorm.words(" ".join(lines))
+    joined = " ".join(lines)
+    query_words = errnorm.words(joined)
+    failure_stems = {errnorm.stem(w) for w in errnorm.words(joined, limit=400)}
     found = search(
         environ,
         manifest,
         query_words,
         exact,
         _FAILURE_WEIGHTS,
-        lambda shared, row: _failure_accepts(shared, query_words),
+        lambda shared, row: failure_accepts(failure_stems, row),
         stats,
     )
     stats["recall_exact"] = len(exact)
     return _deliver(FAILURE_HEADER, found, manifest, state, stats)
 
 
-def _failure_accepts(shared, query_words):
-    if len(shared) >= FAILURE_MIN_SHARED:
-        return True
-    return len(shared) >= FAILURE_MIN_SHARED_SHORT and len(shared) * 2 >= len(query_words)
+def failure_accepts(failure_stems, row):
+    """Does a failure's text clearly describe this lesson's mistake?
+
+    BM25 ranks *something* first for any error, so a candidate must also be covered by the
+    failure: most words of one of its stored error lines appear in the failure output, or,
+    for a lesson without error lines that match, most words of its summary do. Coverage is
+    measured on the lesson's side, so a long error output sharing a few common words
+    ("file", "read", "command") with a lesson does not pass.
+    """
+    for line in _error_lines(row[5]):
+        if covered(errnorm.words(errnorm.normalize_line(line), limit=64), failure_stems):
+            return True
+    return covered(errnorm.words(row[2] or "", limit=64), failure_stems, SUMMARY_SHARE)
+
+
+def covered(words, stems, share=ERROR_LINE_SHARE):
+    """True when at least ``share`` of ``words`` (three at least) occur among ``stems``."""
+    mine = {errnorm.stem(w) for w in words}
+    if len(mine) < MIN_COVERED_WORDS:
+        return False
+    hits = len(mine & stems)
+    return hits >= MIN_COVERED_WORDS and hits >= share * len(mine)
+
+
+def _error_lines(text):
+    """A lesson's stored error lines (a JSON list in the row) as strings."""
+    if not text or text == "[]":
+        return []
+    from lessons_core.hot import fastjson
+
+    try:
+        value = fastjson.loads(text)
+    except ValueError:
+        return []
+    return [line for line in value if isinstance(line, str)] if isinstance(value, list) else []
 
 
 def own_command(command):
