@@ -74,6 +74,8 @@ def _matches(events: Sequence[ev.Event]) -> Iterator[tuple[Rule, ev.Event]]:
     for event in events:
         if event.kind != ev.TOOL_CALL or not event.command:
             continue
+        if "push" not in event.command and "pip" not in event.command:
+            continue  # the cheap test first: most calls are neither
         command = _unquoted(event.command)
         for rule in RULES:
             if rule.spot.search(command) and (rule.key, event.session_id) not in seen:

@@ -66,6 +66,28 @@ _ERROR_LINE = re.compile(
 )
 
 
+#: The classes in the order they win when several match.
+_PRIORITY = (ev.REJECTED, ev.DENIED, ev.INTERRUPTED, ev.TIMEOUT, ev.VALIDATION)
+#: All class patterns in one, so a text is scanned once.
+_ANY_CLASS = re.compile(
+    "|".join(
+        f"(?P<{kind}>{pattern.pattern})"
+        for kind, pattern in zip(
+            _PRIORITY, (_REJECTED, _DENIED, _INTERRUPTED, _TIMEOUT, _VALIDATION), strict=True
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def _class_of(head: str) -> str | None:
+    found = {m.lastgroup for m in _ANY_CLASS.finditer(head)}
+    for kind in _PRIORITY:
+        if kind in found:
+            return kind
+    return None
+
+
 def classify_claude(text: str) -> tuple[str, int | None]:
     """Classify the text of a Claude Code ``is_error`` tool result.
 
@@ -76,16 +98,9 @@ def classify_claude(text: str) -> tuple[str, int | None]:
     head = text[:_HEAD]
     m = _CLAUDE_EXIT.match(head)
     code = int(m.group(1)) if m else None
-    if _REJECTED.search(head):
-        return ev.REJECTED, code
-    if _DENIED.search(head):
-        return ev.DENIED, code
-    if _INTERRUPTED.search(head):
-        return ev.INTERRUPTED, code
-    if _TIMEOUT.search(head):
-        return ev.TIMEOUT, code
-    if _VALIDATION.search(head):
-        return ev.VALIDATION, code
+    kind = _class_of(head)
+    if kind is not None:
+        return kind, code
     stripped = head.strip()
     if (
         code is None
@@ -99,17 +114,7 @@ def classify_claude(text: str) -> tuple[str, int | None]:
 
 def classify_text(text: str) -> str | None:
     """Classify a failure text known to be a failure, without agent specifics."""
-    head = text[:_HEAD]
-    for pattern, kind in (
-        (_REJECTED, ev.REJECTED),
-        (_DENIED, ev.DENIED),
-        (_INTERRUPTED, ev.INTERRUPTED),
-        (_TIMEOUT, ev.TIMEOUT),
-        (_VALIDATION, ev.VALIDATION),
-    ):
-        if pattern.search(head):
-            return kind
-    return None
+    return _class_of(text[:_HEAD])
 
 
 def codex_exit_code(text: str) -> int | None:
