@@ -56,6 +56,7 @@ def test_indexes_by_tool_any_tool_and_session(store, home):
     assert manifest["byTool"] == {"Bash": [bash.id], "Edit": [both.id], "Write": [both.id]}
     assert manifest["anyTool"] == [anywhere.id]
     assert manifest["session"] == [protocol.id, directive.id]  # ranked by priority
+    assert manifest["reinject"] == [both.id, protocol.id]  # priority >= 7, best first
     assert silent.id in manifest["lessons"]
     assert "tools" not in manifest["lessons"][directive.id]
 

@@ -168,6 +168,12 @@ def compile_manifest(
         "anyTool": any_tool,
         "session": session,
         "prefilter": dict(sorted(prefilter.items())),
+        # Claims to release after compaction, so the hook need not read every lesson then.
+        "reinject": [
+            lesson.id
+            for lesson in ranked
+            if lesson.priority >= config.compaction_reinjection_threshold
+        ],
     }
     fingerprints = error_fingerprints(ranked)
     if fingerprints:

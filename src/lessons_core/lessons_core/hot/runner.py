@@ -369,12 +369,20 @@ def handle_pre_compact(event, manifest, state, environ, stats):
 
 
 def rearm(session, manifest):
-    threshold = manifest_mod.config_value(manifest, "compactionReinjectionThreshold", 7)
+    """Release the claims of lessons at or above the re-injection threshold (and the session
+    block), so they can be delivered again after compaction."""
+    important = manifest.get("reinject")
+    if not isinstance(important, list):  # an older manifest: look at every lesson
+        threshold = manifest_mod.config_value(manifest, "compactionReinjectionThreshold", 7)
+        important = [
+            lesson_id
+            for lesson_id, lesson in manifest.get("lessons", {}).items()
+            if lesson.get("priority", 0) >= threshold
+        ]
     names = ["session"]
-    for lesson_id, lesson in manifest.get("lessons", {}).items():
-        if lesson.get("priority", 0) >= threshold:
-            names.append(lesson_id)
-            names.append("nudge:" + lesson_id)
+    for lesson_id in important:
+        names.append(lesson_id)
+        names.append("nudge:" + lesson_id)
     session.release(names)
 
 
