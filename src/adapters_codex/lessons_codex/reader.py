@@ -221,6 +221,8 @@ def read(
         if not isinstance(record, dict):
             continue
         rtype = record.get("type")
+        if not isinstance(rtype, str):
+            rtype = None
         payload = record.get("payload")
         if not isinstance(payload, dict):
             if rtype in _ITEM_TYPES:  # pre-envelope rollout: the line is the item

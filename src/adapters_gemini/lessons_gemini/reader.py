@@ -89,6 +89,8 @@ def _tool_events(
     call: dict[str, Any], base: dict[str, Any], emitted: set[str]
 ) -> Iterator[ev.Event]:
     status = call.get("status")
+    if not isinstance(status, str):
+        return
     call_id = call.get("id") if isinstance(call.get("id"), str) else None
     name = call.get("name")
     if status not in _FINAL or not isinstance(name, str):
@@ -196,7 +198,10 @@ def _finished(msg: Any) -> bool:
     calls = msg.get("toolCalls")
     if not isinstance(calls, list):
         return True
-    return all(not isinstance(c, dict) or c.get("status") in _FINAL for c in calls)
+    return all(
+        not isinstance(c, dict) or not isinstance(c.get("status"), str) or c["status"] in _FINAL
+        for c in calls
+    )
 
 
 # -- JSONL (v0.39+) ---------------------------------------------------------------------------

@@ -398,8 +398,8 @@ def _work(job: Job) -> FileResult | tuple[str, str]:
     assert _WORKER is not None
     try:
         return read_file(job, *_WORKER)
-    except OSError as exc:
-        return (str(job.path), str(exc))
+    except Exception as exc:  # one unreadable file must not end the scan
+        return (str(job.path), f"{type(exc).__name__}: {exc}")
 
 
 def _can_fork() -> bool:
@@ -534,8 +534,8 @@ class Scanner:
     def _read_one(self, job: Job) -> FileResult | tuple[str, str]:
         try:
             return read_file(job, self.agents, self.detectors, self.config)
-        except OSError as exc:
-            return (str(job.path), str(exc))
+        except Exception as exc:  # one unreadable file must not end the scan; its offset stays
+            return (str(job.path), f"{type(exc).__name__}: {exc}")
 
     def scan_file(self, agent: str, path: Path) -> int:
         """Scan one transcript now; returns the number of new bytes read (0 when unchanged).
