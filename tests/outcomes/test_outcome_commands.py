@@ -82,3 +82,27 @@ def test_build_lowers_the_confidence_of_a_failing_lesson(lesson_home: Path, tmp_
     assert manifest["lessons"]["oc-venv-pytest"]["confidence"] < 0.8
     with services.open_store() as store:
         assert [x.confidence for x in store.list_lessons()] == [0.8]
+
+
+def test_concurrent_stats_runs_record_each_delivery_once(lesson_home: Path, tmp_path: Path) -> None:
+    """Two `lessons stats` processes ingesting the same log at once record every line once."""
+    import os
+    import subprocess
+    import sys
+
+    for n in range(20):
+        line = {"id": "oc-venv-pytest", "kind": "hint", "session": f"c{n}", "agent": "claude",
+                "event": "pre_tool", "at": f"2026-01-01T00:00:{n:02d}.000000Z"}  # fmt: skip
+        with (lesson_home / deliveries.LOG_NAME).open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+    command = [str(Path(sys.executable).parent / "lessons"), "stats", "--json"]
+    procs = [
+        subprocess.Popen(command, env=dict(os.environ), stdout=subprocess.PIPE) for _ in range(2)
+    ]
+    for proc in procs:
+        proc.communicate(timeout=60)
+        assert proc.returncode == 0
+    with services.open_store() as store:
+        rows = store.list_deliveries()
+    assert len(rows) == 20
+    assert {r["outcome"] for r in rows} == {"unknown"}  # old, and no transcript to read

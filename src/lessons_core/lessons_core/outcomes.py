@@ -499,8 +499,11 @@ def ingest(
         overflow, waiting = waiting[:-MAX_PENDING], waiting[-MAX_PENDING:]
         judged.extend((item, UNKNOWN) for item in overflow)
     with store.transaction():
+        # Read again under the write lock: a concurrent run may have recorded the same lines.
+        existing = _existing_keys(store)
         for item, outcome in judged:
             if item.key() in existing:
+                report.duplicates += 1
                 continue
             store.record_delivery(
                 item.lesson_id,

@@ -98,8 +98,8 @@ RULES = (
     ("number", "<n>"),
 )
 
-_compiled = {}
-_programs = {}
+_compiled: dict[str, object] = {}
+_programs: dict[str, tuple[object, ...]] = {}
 
 
 def use_programs(programs):
@@ -120,9 +120,7 @@ def rx(name):
         program = _programs.get(source)
         if program is not None:
             try:
-                import _sre
-
-                pattern = _sre.compile(source, *program)
+                pattern = __import__("_sre").compile(source, *program)
             except Exception:
                 pattern = None
         if pattern is None:

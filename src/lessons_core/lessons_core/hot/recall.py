@@ -361,7 +361,7 @@ def pick_terms(conn, words):
         if row and row[0]:
             counted.append((row[0], word))
     counted.sort()
-    chosen = []
+    chosen: list[str] = []
     total = 0
     for docs, word in counted:
         if len(chosen) >= MIN_TERMS and total + docs > TERM_DOC_CAP:
@@ -376,9 +376,9 @@ def connect(environ):
     try:
         # The C module alone: ``sqlite3`` also imports datetime and registers adapters that
         # recall never uses, which costs the hook process milliseconds.
-        import _sqlite3 as sqlite3
+        sqlite3 = __import__("_sqlite3")
     except ImportError:  # pragma: no cover - other implementations
-        import sqlite3
+        sqlite3 = __import__("sqlite3")
 
     path = paths.store_path(environ)
     if not os.path.exists(path):
