@@ -196,3 +196,17 @@ def test_background_scan_leaves_when_another_scan_runs(homes):
     assert out.returncode == 0
     assert out.stdout == ""
     assert _json_lines(lessons("candidates", "--json").stdout) == []
+
+
+def test_review_takes_several_ids_after_one_flag(homes):
+    """``--accept A B`` and ``--reject A,B`` both work; mixing needs a flag per ID."""
+    lessons("scan")
+    ids = [c["id"] for c in _json_lines(lessons("candidates", "--json").stdout)]
+    out = lessons("review", "--reject", ids[0], ids[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("Rejected") == 2
+    out = lessons("review", "--accept", f"{ids[2]},{ids[3]}")
+    assert out.stdout.count("Promoted") == 2
+    bad = lessons("review", "--accept", ids[4], "--reject", ids[5], ids[6])
+    assert bad.returncode == 1
+    assert "flag before every ID" in bad.stderr

@@ -158,13 +158,14 @@ def _failure(text: str, code: int | None) -> str | None:
 class _State:
     """Per-read bookkeeping: call ids → tools, pending unified-exec processes, finished calls."""
 
-    __slots__ = ("calls", "done", "pending", "stdin_calls")
+    __slots__ = ("calls", "done", "pending", "sidechain", "stdin_calls")
 
     def __init__(self) -> None:
         self.calls: dict[str, tuple[str, str | None]] = {}  # call id -> (tool, command)
         self.pending: dict[str, str] = {}  # process session id -> original call id
         self.stdin_calls: dict[str, str] = {}  # write_stdin call id -> original call id
         self.done: set[str] = set()
+        self.sidechain = False  # a sub-agent's rollout (``session_meta.source.subagent``)
 
 
 def read(
@@ -202,6 +203,7 @@ def read(
                         tool=tool,
                         call_id=target,
                         exit_code=0,
+                        sidechain=st.sidechain,
                     )
                 continue
         head = _HEAD.match(raw)
@@ -240,8 +242,12 @@ def read(
             "file": file,
             "line": line_no,
             "offset": offset,
+            "sidechain": st.sidechain,
         }
         if rtype == "session_meta":
+            source = payload.get("source")
+            if isinstance(source, dict) and "subagent" in source:
+                st.sidechain = True
             sid = payload.get("session_id") or payload.get("id")
             if isinstance(sid, str) and sid:
                 prog.session_id = sid

@@ -77,6 +77,11 @@ def read(
 # -- shared -----------------------------------------------------------------------------------
 
 
+def _is_subagent(file: str) -> bool:
+    """Sub-agent sessions live in ``chats/<parent session>/``, main ones in ``chats/``."""
+    return Path(file).parent.name != "chats" and Path(file).parent.parent.name == "chats"
+
+
 def _project(meta: Mapping[str, Any], prog: ev.Progress) -> None:
     dirs = meta.get("directories")
     if isinstance(dirs, list) and dirs and isinstance(dirs[0], str):
@@ -220,6 +225,7 @@ def _read_jsonl(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
             "file": file,
             "line": line_no,
             "offset": offset,
+            "sidechain": _is_subagent(file),
         }
         if "$set" in record:
             update = record["$set"]
@@ -332,6 +338,7 @@ def _read_document(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
                 "file": file,
                 "line": index,
                 "offset": 0,
+                "sidechain": _is_subagent(file),
             }
             yield from _message_events(msg, base, emitted)
         # Sessions without a session id anywhere before messages: look after them.

@@ -221,19 +221,36 @@ def _edit(candidate: Candidate) -> Candidate:
     )
 
 
+def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
+    """``--accept A,B`` and ``--accept A --accept B`` alike."""
+    return tuple(part for value in values for part in value.replace(",", " ").split())
+
+
 @click.command()
-@click.option("--accept", "accept", multiple=True, metavar="ID", help="Promote these (repeatable).")
-@click.option("--reject", "reject", multiple=True, metavar="ID", help="Reject these (repeatable).")
+@click.argument("more", nargs=-1, metavar="[ID]...")
+@click.option("--accept", "accept", multiple=True, metavar="ID", help="Promote these.")
+@click.option("--reject", "reject", multiple=True, metavar="ID", help="Reject these.")
 @user_errors
-def review(accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
+def review(more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
     """Accept, edit or reject pending candidates.
 
     In a terminal each pending candidate is shown in turn; with --accept/--reject the given
-    candidates are handled without questions (for scripts).
+    candidates are handled without questions (for scripts): `--accept ID ID …`,
+    `--reject ID,ID`, or both flags repeated.
     """
     from lessons_core import services
     from lessons_core.scan.intake import rejection
 
+    accept, reject = _split_ids(accept), _split_ids(reject)
+    if more:
+        if accept and reject:
+            raise LessonsError("with both --accept and --reject, put a flag before every ID")
+        if not (accept or reject):
+            raise LessonsError("IDs go after --accept or --reject (or use `lessons promote ID`)")
+        if accept:
+            accept += _split_ids(more)
+        else:
+            reject += _split_ids(more)
     with services.open_store() as store:
         if accept or reject:
             with store.transaction():
