@@ -40,7 +40,7 @@ log = structlog.get_logger()
 LOCK_NAME = "scan.lock"
 #: Events per detector batch, and how many of them are carried into the next batch as context.
 BATCH = 4000
-CONTEXT = 120
+CONTEXT = 40  # > the Tier 2 window (30 events): a failure near the end still meets its fix
 #: Files and bytes committed together in one store transaction.
 GROUP_FILES = 256
 GROUP_BYTES = 64 << 20
