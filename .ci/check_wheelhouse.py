@@ -43,8 +43,17 @@ def main(workdir: Path) -> int:
     env_dir = workdir / "fresh-venv"
     venv.EnvBuilder(clear=True, with_pip=True).create(env_dir)
     bin_dir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
-    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-index",
-        "--find-links", wheelhouse, "lessons[all]")
+    run(
+        bin_dir / "python",
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-index",
+        "--find-links",
+        wheelhouse,
+        "lessons[all]",
+    )
 
     version = run(bin_dir / "lessons", "--version", capture_output=True).stdout.strip()
     print(version)

@@ -25,9 +25,17 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     monkeypatch.setenv("LESSONS_HOME", str(base / "lessons-home"))
     monkeypatch.setenv("LESSONS_STATE_DIR", str(base / "state"))
     monkeypatch.setenv("HOME", str(base / "home"))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_DATA_HOME",
-                "XDG_RUNTIME_DIR", "LESSONS_HOOK_LOG", "LESSONS_PLUGINS",
-                "LESSONS_DISABLED_PLUGINS", "LESSONS_DISABLE_PLUGIN_AUTOLOAD"):
+    for var in (
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
+        "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR",
+        "LESSONS_HOOK_LOG",
+        "LESSONS_PLUGINS",
+        "LESSONS_DISABLED_PLUGINS",
+        "LESSONS_DISABLE_PLUGIN_AUTOLOAD",
+    ):
         monkeypatch.delenv(var, raising=False)
     (base / "home").mkdir()
 

@@ -11,7 +11,10 @@ def test_demo_runs_the_pipeline_and_checks_itself(tmp_path):
     home = tmp_path / "demo-home"
     done = subprocess.run(
         [sys.executable, "-m", "lessons_core", "demo", "--home", str(home)],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Every step behaved as expected." in done.stdout

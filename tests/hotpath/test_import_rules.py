@@ -31,8 +31,10 @@ def _is_hot_module(name: str) -> bool:
     if name.startswith("lessons_core.hot"):
         return True
     head, _, tail = name.partition(".")
-    return head.startswith("lessons_") and head != "lessons_core" and (
-        tail == "" or tail == "hook" or tail.startswith("hot_")
+    return (
+        head.startswith("lessons_")
+        and head != "lessons_core"
+        and (tail == "" or tail == "hook" or tail.startswith("hot_"))
     )
 
 
@@ -45,8 +47,11 @@ def _imports(tree: ast.AST) -> list[tuple[int, str]]:
             base = node.module
             found.append((node.lineno, base))
             # "from lessons_core.hot import runner" imports lessons_core.hot.runner
-            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
-                      if base.startswith("lessons_")]
+            found += [
+                (node.lineno, f"{base}.{alias.name}")
+                for alias in node.names
+                if base.startswith("lessons_")
+            ]
     return found
 
 
@@ -77,7 +82,8 @@ def test_hot_package_inits_are_empty() -> None:
     ]
     for init in inits:
         code = [
-            line for line in init.read_text(encoding="utf-8").splitlines()
+            line
+            for line in init.read_text(encoding="utf-8").splitlines()
             if line.strip() and not line.lstrip().startswith("#")
         ]
         assert all(line.lstrip().startswith(('"', "'")) for line in code), f"{init} has code"

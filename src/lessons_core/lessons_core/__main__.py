@@ -1,4 +1,4 @@
-"""``python -m lessons_core``: the ``lessons`` command, for when the console script is not on PATH."""
+"""``python -m lessons_core``: the ``lessons`` command where its console script is not on PATH."""
 
 from lessons_core.cli.main import main
 

@@ -27,7 +27,7 @@ log = structlog.get_logger()
 
 def home_dir(environ: Mapping[str, str] | None = None, *, create: bool = True) -> Path:
     """``LESSONS_HOME`` as a path, created private (0700) when missing."""
-    home = Path(lessons_home(environ))  # type: ignore[no-untyped-call]
+    home = Path(lessons_home(environ))
     if create and not home.is_dir():
         try:
             home.mkdir(mode=0o700, parents=True, exist_ok=True)

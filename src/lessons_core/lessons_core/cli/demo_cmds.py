@@ -69,7 +69,11 @@ class Demo:
     def hook(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         cmd = [sys.executable, "-I", "-m", "lessons_claude.hook"]
         done = subprocess.run(
-            cmd, env=self.env, input=json.dumps(payload), capture_output=True, text=True,
+            cmd,
+            env=self.env,
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
             check=False,
         )
         if done.returncode != 0:
@@ -172,7 +176,7 @@ def demo(home: Path | None) -> None:
             ("pytest tests/test_cart.py -x", "the same lesson again: at most once a session"),
             ('rm -rf "$BUILD_DIR/"', "a nudge: the first matching call is stopped"),
             ('rm -rf "$BUILD_DIR/"', "the retry of a nudged call goes through"),
-            ('git commit -m "undo git push --force origin main"', "quoted text does not trigger guards"),
+            ('git commit -m "undo git push --force origin main"', "quoted text fires no guard"),
         ]
         outcomes = []
         for command, why in calls:
@@ -184,8 +188,12 @@ def demo(home: Path | None) -> None:
                 _say(f"     {_first_line(text)}")
 
         start = run.hook(
-            {"session_id": "demo-session-0002", "cwd": str(project),
-             "hook_event_name": "SessionStart", "source": "startup"}
+            {
+                "session_id": "demo-session-0002",
+                "cwd": str(project),
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+            }
         )
         context = (start or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
         _step(5, "A new session starts")

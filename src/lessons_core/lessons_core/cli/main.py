@@ -22,7 +22,10 @@ __version__ = "0.1.0"
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("lessons_core.cli.demo_cmds:demo", "Run the whole pipeline on the bundled sample."),
     "add": ("lessons_core.cli.lesson_cmds:add", "Add lessons from JSON, a JSON array or JSONL."),
-    "import": ("lessons_core.cli.transfer_cmds:import_", "Import a JSONL export or a Node manifest."),
+    "import": (
+        "lessons_core.cli.transfer_cmds:import_",
+        "Import a JSONL export or a Node manifest.",
+    ),
     "export": ("lessons_core.cli.transfer_cmds:export", "Export all lessons as redacted JSONL."),
     "list": ("lessons_core.cli.lesson_cmds:list_", "List lessons."),
     "show": ("lessons_core.cli.lesson_cmds:show", "Show one lesson."),
