@@ -21,6 +21,7 @@ writable by others, the JSON is read instead. The JSON file stays the one docume
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # ruff: noqa: PTH116, PTH118, SIM105
 
+import _sre
 import marshal
 import os
 import sys
@@ -93,6 +94,8 @@ def cache_header(st):
         CACHE_MAGIC.decode(),
         f"py{sys.version_info[0]}.{sys.version_info[1]}",
         f"m{marshal.version}",
+        # Regex programs are opcodes of the C engine: bind them to its version, not only Python's.
+        f"sre{_sre.MAGIC}",
         str(st.st_size),
         str(st.st_mtime_ns),
         str(st.st_ino),
