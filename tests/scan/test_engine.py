@@ -237,3 +237,23 @@ def test_worker_processes_give_the_same_result(claude_home):
     assert found == sorted((c.tier, c.agent, c.trigger, c.evidence[0].line) for c in serial.new)
     assert parallel.files_read == serial.files_read == 7
     assert parallel.events == serial.events
+
+
+def test_a_waiting_scan_says_so_and_runs_after(tmp_path):
+    """A foreground scan waits for the running one (and says it waits), then scans."""
+    home = Path(os.environ["LESSONS_HOME"])
+    waited: list[bool] = []
+    done = threading.Event()
+
+    def second():
+        with services.session() as sess:
+            engine.run_scan(sess, paths=[tmp_path], on_wait=lambda: waited.append(True))
+        done.set()
+
+    with engine.scan_lock(home):
+        thread = threading.Thread(target=second)
+        thread.start()
+        assert not done.wait(0.5)
+    thread.join(30)
+    assert done.is_set()
+    assert waited == [True]

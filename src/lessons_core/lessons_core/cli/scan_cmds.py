@@ -83,14 +83,20 @@ def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: 
         if agent is not None and agent not in agents:
             raise LessonsError(f"no agent plugin named {agent!r} is installed")
         files = engine.discover(agents, environ, list(paths), agent)
+
+        def waiting() -> None:
+            click.echo("Another scan is running; waiting for it to finish…", err=True)
+
         show_bar = sys.stderr.isatty() and not as_json and len(files) >= PROGRESS_MIN_FILES
         if show_bar:
             with click.progressbar(
                 length=len(files), label="Scanning transcripts", file=sys.stderr
             ) as bar:
-                report = engine.run_scan(sess, files=files, on_file=lambda _p, _n: bar.update(1))
+                report = engine.run_scan(
+                    sess, files=files, on_file=lambda _p, _n: bar.update(1), on_wait=waiting
+                )
         else:
-            report = engine.run_scan(sess, files=files)
+            report = engine.run_scan(sess, files=files, on_wait=waiting)
         from lessons_core import outcomes  # judge what the delivered lessons achieved
 
         outcomes.run(sess)

@@ -57,7 +57,7 @@ _EXTENSIONS = {
 }
 
 
-class ScanBusy(LessonsError):  # noqa: N818 - "busy" is the whole message
+class ScanBusy(LessonsError):
     """Another scan holds the lock."""
 
 
@@ -184,7 +184,9 @@ def discover(
 
 
 @contextlib.contextmanager
-def scan_lock(home: Path, *, wait: bool = True) -> Iterator[None]:
+def scan_lock(
+    home: Path, *, wait: bool = True, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
     """Hold the scan lock (``fcntl.flock`` on ``LESSONS_HOME/scan.lock``) for a block.
 
     With ``wait`` false a held lock raises :class:`ScanBusy` at once (background scans just
@@ -197,11 +199,14 @@ def scan_lock(home: Path, *, wait: bool = True) -> Iterator[None]:
         if sys.platform != "win32":
             import fcntl
 
-            flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
             try:
-                fcntl.flock(fh.fileno(), flags)
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError as exc:
-                raise ScanBusy("another scan is running") from exc
+                if not wait:
+                    raise ScanBusy("another scan is running") from exc
+                if on_wait is not None:
+                    on_wait()
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         fh.seek(0)
         fh.truncate()
         fh.write(str(os.getpid()))
@@ -605,6 +610,7 @@ def run_scan(
     on_file: Callable[[Path, int], None] | None = None,
     files: list[tuple[str, Path]] | None = None,
     workers: int | None = None,
+    on_wait: Callable[[], None] | None = None,
 ) -> Report:
     """Scan under the lock with a :class:`lessons_core.services.Session`; rebuild the manifest
     when Tier 1 blocks were promoted."""
@@ -615,7 +621,7 @@ def run_scan(
         raise LessonsError(f"no agent plugin named {agent!r} is installed (installed: {known})")
     if workers is None and environ.get("LESSONS_SCAN_WORKERS", "").strip().isdigit():
         workers = max(1, int(environ["LESSONS_SCAN_WORKERS"]))
-    with scan_lock(session.home, wait=wait):
+    with scan_lock(session.home, wait=wait, on_wait=on_wait):
         todo = files if files is not None else discover(agents, environ, paths, agent)
         scanner = Scanner(
             session.store,
