@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lessons_core import protocol
 from lessons_core.scan import tier1
 
@@ -86,6 +88,15 @@ def test_regex_triggers_are_kept_and_file_triggers_become_globs():
     )
     assert tier1.trigger_for("Edit", "src/app/models.py") == "**/*.py"
     assert tier1.trigger_for("Edit", "**/migrations/*.py") == "**/migrations/*.py"
+
+
+def test_an_unsafe_regex_trigger_is_replaced_by_a_safe_one():
+    """A trigger the compiler would refuse (nested repeats) becomes the command words."""
+    from lessons_core.compiler.regex_safety import check_pattern
+
+    got = tier1.trigger_for("Bash", r"\bnpm\s+(\w+\s*)+test\b")
+    assert check_pattern(got) is None
+    assert re.search(got, "npm test")
 
 
 def test_a_block_split_over_two_text_events_is_joined(script):

@@ -15,15 +15,15 @@ from lessons_core.scan import triggers
         ("pytest tests/test_x.py -k slow", None, r"\bpytest\b"),
         ("cd /srv && python -m pytest -q", "uv run pytest", r"\bpytest\b"),
         ("uv run pytest -x", None, r"\bpytest\b"),
-        ("sudo FOO=1 npm run build", None, r"\bnpm\b\s+(?:\S+\s+)*?\brun\b\s+\bbuild\b"),
+        ("sudo FOO=1 npm run build", None, r"\bnpm\b[^|;&\n]*?\brun\b\s+\bbuild\b"),
         (
             "pip install --user requests",
             "pip install requests",
-            r"\bpip\b\s+(?:\S+\s+)*?\binstall\b(?=.*\s--user(?:[\s=]|$))",
+            r"\bpip\b[^|;&\n]*?\binstall\b(?=[^|;&\n]*?\s--user(?:[\s=]|$))",
         ),
         ("git -C repo push --force origin main", "git push origin feature", None),
         ("./gradlew build", None, r"\bgradlew\b"),
-        ("python3 manage.py migrate --fake", None, r"\bmanage\.py\b\s+(?:\S+\s+)*?\bmigrate\b"),
+        ("python3 manage.py migrate --fake", None, r"\bmanage\.py\b[^|;&\n]*?\bmigrate\b"),
     ],
 )
 def test_command_trigger_shapes(failing, fix, pattern):
@@ -33,6 +33,20 @@ def test_command_trigger_shapes(failing, fix, pattern):
         assert got == pattern
     assert got is not None
     assert re.search(got, failing)
+
+
+def test_every_generated_trigger_passes_the_compilers_safety_check():
+    """No nested repeats: the manifest compiler must accept what the scanner proposes."""
+    from lessons_core.compiler.regex_safety import check_pattern
+
+    for failing, fix in [
+        ("git -C x push --force origin main", "git push origin main"),
+        ("npm run lint -- --fix", None),
+        ("pip install --user a", "pip install a"),
+        ("python3 manage.py migrate --fake", None),
+        ("./gradlew build", None),
+    ]:
+        assert check_pattern(triggers.command_trigger(failing, fix)) is None
 
 
 def test_trigger_matches_the_kind_of_call_not_others():

@@ -52,7 +52,7 @@ RULES = (
     Rule(
         "sudo-pip",
         r"\bsudo\s+(?:-\S+\s+)*(?:python\d?(?:\.\d+)?\s+-m\s+)?pip\d?\s+install\b",
-        r"\bsudo\s+(?:\S+\s+)*?pip\d?\s+install\b",
+        r"\bsudo\b[^|;&\n]*?\bpip\d?\s+install\b",
         "sudo pip install writes into the system Python that the operating system depends on.",
         "Install into a virtualenv (python -m venv .venv && .venv/bin/pip install ...) or use "
         "pipx for tools.",

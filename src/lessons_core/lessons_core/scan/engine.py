@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -44,6 +45,7 @@ CONTEXT = 40  # > the Tier 2 window (30 events): a failure near the end still me
 #: Files and bytes committed together in one store transaction.
 GROUP_FILES = 256
 GROUP_BYTES = 64 << 20
+GROUP_SECONDS = 2.0
 #: Below this much to read, worker processes cost more than they save.
 PARALLEL_MIN_BYTES = 32 << 20
 MAX_WORKERS = 4
@@ -510,31 +512,43 @@ class Scanner:
             results = pool.imap_unordered(_work, ordered, chunksize=1)
         else:
             results = (self._read_one(job) for job in jobs)
-        group_files = group_bytes = 0
-        stack = contextlib.ExitStack()
+        # Results are committed in groups, each in one short write transaction taken only once
+        # the group is read: reading never holds the store's write lock, so hooks and other
+        # commands are not kept waiting by a long scan.
+        group: list[FileResult] = []
+        group_bytes = 0
+        last = time.monotonic()
         try:
             for result in results:
                 if isinstance(result, tuple):
                     self.report.errors += 1
                     log.warning("scan.file_error", path=result[0], error=result[1])
                     continue
-                if group_files == 0:
-                    stack.enter_context(self.store.transaction())
-                self.commit(result)
-                group_files += 1
+                group.append(result)
                 group_bytes += result.read
-                if group_files >= GROUP_FILES or group_bytes >= GROUP_BYTES:
-                    stack.close()
-                    group_files = group_bytes = 0
                 if on_file is not None:
                     on_file(Path(result.key), result.read)
+                if (
+                    len(group) >= GROUP_FILES
+                    or group_bytes >= GROUP_BYTES
+                    or time.monotonic() - last >= GROUP_SECONDS
+                ):
+                    self._commit_group(group)
+                    group, group_bytes, last = [], 0, time.monotonic()
+            self._commit_group(group)
         finally:
-            stack.close()
             if pool is not None:
                 pool.close()
                 pool.join()
                 _WORKER = None
         return self.report
+
+    def _commit_group(self, group: list[FileResult]) -> None:
+        if not group:
+            return
+        with self.store.transaction():
+            for result in group:
+                self.commit(result)
 
     def _read_one(self, job: Job) -> FileResult | tuple[str, str]:
         try:

@@ -71,7 +71,19 @@ def rejection(candidate: Candidate) -> str | None:
             re.compile(trigger)
         except re.error as exc:
             return f"trigger is not a valid regular expression ({exc})"
+        unsafe = pattern_problem(trigger)
+        if unsafe:
+            return f"trigger would be refused by the manifest compiler: {unsafe}"
     return None
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed."""
+    try:
+        from lessons_core.compiler.regex_safety import check_pattern
+    except ImportError:  # pragma: no cover - the compiler ships with the core
+        return None
+    return check_pattern(pattern)
 
 
 def scrub(candidate: Candidate, home: str | None = None) -> Candidate:

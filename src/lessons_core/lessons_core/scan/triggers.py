@@ -270,6 +270,10 @@ def main_shape(command: str) -> Shape | None:
     return found[0] if found else None
 
 
+#: Anything up to the end of the simple command (``|``, ``;``, ``&`` or a newline end it).
+_GAP = r"[^|;&\n]*?"
+
+
 def _escape(text: str) -> str:
     """``re.escape`` without the needless escaping of ``-`` (patterns stay readable)."""
     return re.escape(text).replace("\\-", "-")
@@ -294,8 +298,10 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
         return None
     pattern = _word(shape.exe)
     if shape.sub:
+        # One bounded-by-segment gap, never a repeated group: the compiler refuses nested
+        # repeats (they can backtrack for seconds in the hook).
         words = shape.sub.split()
-        pattern += r"\s+(?:\S+\s+)*?" + r"\s+".join(
+        pattern += _GAP + r"\s+".join(
             [_word(words[0]), *(_escape(w) + r"\b" for w in words[1:-1]), _word(words[-1])]
             if len(words) > 1
             else [_word(words[0])]
@@ -309,7 +315,7 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
         ]
         if dropped:
             flag = _escape(dropped[0])
-            pattern += rf"(?=.*\s{flag}(?:[\s=]|$))"
+            pattern += rf"(?={_GAP}\s{flag}(?:[\s=]|$))"
     return pattern
 
 
