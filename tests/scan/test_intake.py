@@ -155,3 +155,20 @@ def test_to_lesson_counts_evidence():
     lesson = intake.to_lesson(many)
     assert lesson.provenance.occurrences == 2
     assert lesson.provenance.sessions == ("s1", "s2")
+
+
+def test_heuristic_finding_of_a_reported_lesson_is_a_duplicate(store):
+    """Tier 2 finding the mistake the agent already wrote a #lesson about (same session,
+    same trigger) folds into that lesson, whatever the wording."""
+    gate = Intake(store, Config())
+    gate.admit(
+        _candidate(
+            tier=1,
+            mistake="bare pytest is not on PATH here; it lives in the virtualenv",
+            fix="run python -m pytest through the virtualenv's interpreter",
+        )
+    )
+    outcome = gate.admit(_candidate(evidence=(Evidence("/t/a.jsonl", 9, "c2", "s1"),)))
+    assert outcome.status == DUPLICATE
+    assert len(store.list_lessons()) == 1
+    assert store.list_candidates(status="pending") == []

@@ -216,6 +216,9 @@ class Intake:
     # -- duplicates ---------------------------------------------------------------------------
 
     def _duplicate_lesson(self, candidate: Candidate) -> int | None:
+        same = self._same_trigger_same_session(candidate)
+        if same is not None:
+            return same
         if self.dedup is not None:
             found = self.dedup(candidate, self.lessons)
             if found is None:
@@ -231,6 +234,22 @@ class Intake:
             if score >= best_score:
                 best, best_score = i, score
         return best
+
+    def _same_trigger_same_session(self, candidate: Candidate) -> int | None:
+        """A heuristic finding of what the agent already wrote a ``#lesson`` about in the same
+        session: same tool, same trigger. The wording differs too much for text similarity."""
+        if not candidate.trigger:
+            return None
+        sessions = set(sessions_of(candidate.evidence))
+        for i, lesson in enumerate(self.lessons):
+            t = lesson.triggers
+            if candidate.trigger not in (*t.command_patterns, *t.path_patterns):
+                continue
+            if candidate.tool and t.tool_names and candidate.tool not in t.tool_names:
+                continue
+            if sessions & set(lesson.provenance.sessions):
+                return i
+        return None
 
     def _duplicate_candidate(self, candidate: Candidate) -> int | None:
         mine = _tokens(_candidate_text(candidate))
