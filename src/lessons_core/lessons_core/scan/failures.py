@@ -61,7 +61,7 @@ _GEMINI_EXIT = re.compile(r"(?:^|\\n)Exit Code: (-?\d+)", re.MULTILINE)
 #: Lines of an error output worth remembering for failure-time recall.
 _ERROR_LINE = re.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
-    r"fatal|missing|refused|unable|unknown|timed out|ERR!|E\d{3,4}\b|\bexit code\b",
+    r"fatal|missing|refused|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|\bexit code\b",
     re.IGNORECASE,
 )
 

@@ -352,6 +352,33 @@ def _describe_call(call: ev.Event) -> str:
     return f"the {call.tool} call"
 
 
+_NOISE_PREFIX = re.compile(
+    r"^(?:Output:\s*|Error:\s*|(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?|"
+    r"\(eval\):(?:\w+:)?\d+: |</?tool_use_error>)+"
+)
+
+
+def _summary(call: ev.Event, lines: tuple[str, ...], finding: _Finding) -> str:
+    """A short title: what was run and the gist of what went wrong (``pytest: command not
+    found``), which also makes the lesson's slug readable."""
+    shape = triggers.main_shape(call.command) if call.command else None
+    if shape is not None:
+        head = f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
+    elif call.paths:
+        head = f"{call.tool} {call.paths[0].rsplit('/', 1)[-1]}"
+    else:
+        head = call.tool or "call"
+    if lines:
+        gist = _NOISE_PREFIX.sub("", lines[0])
+        gist = re.sub(rf"^{re.escape(head.split()[0])}:\s*", "", gist)
+        gist = gist.replace("</tool_use_error>", "").strip()
+    elif finding.user_text:
+        gist = "the user corrected it"
+    else:
+        gist = "needed a different call"
+    return _one_line(f"{head}: {gist}", 100)
+
+
 def _candidate(finding: _Finding, cfg: Config) -> Candidate:
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
@@ -380,8 +407,7 @@ def _candidate(finding: _Finding, cfg: Config) -> Candidate:
     else:
         trigger = None
     signals = finding.signals
-    summary_head = _describe_call(call).strip("`")
-    summary = _one_line(f"{summary_head}: {lines[0] if lines else 'corrected'}", 100)
+    summary = _summary(call, lines, finding)
     return Candidate(
         id="",
         tier=2,
