@@ -16,7 +16,7 @@ from typing import Any
 
 from lessons_core.scan.events import Progress
 
-CHUNK = 1 << 20
+CHUNK = 1 << 20  # must stay below MAX_LINE
 #: Lines above this size are skipped (a tool result this large holds no lesson worth the memory).
 MAX_LINE = 16 << 20
 
@@ -76,15 +76,14 @@ def iter_lines(
             # Whole lines inside this chunk.
             end = chunk.rfind(b"\n")
             if end >= start:
+                # Lines inside one chunk are smaller than the chunk, so below MAX_LINE as long
+                # as chunks are; progress moves once per chunk (the hot loop stays small).
+                crlf = b"\r" in chunk
                 for raw in chunk[start:end].split(b"\n"):
                     line_no += 1
-                    line_start = offset
+                    yield line_no, offset, raw.rstrip(b"\r") if crlf else raw
                     offset += len(raw) + 1
-                    progress.offset, progress.line = offset, line_no
-                    if len(raw) > MAX_LINE:
-                        progress.bad_lines += 1
-                        continue
-                    yield line_no, line_start, raw.rstrip(b"\r") if raw.endswith(b"\r") else raw
+                progress.offset, progress.line = offset, line_no
                 start = end + 1
             tail = chunk[start:]
             if tail:
