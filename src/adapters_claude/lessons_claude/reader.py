@@ -131,7 +131,8 @@ def read(
                     )
                 if ids:
                     continue
-        elif b'"type":"assistant"' in raw:
+        elif b'"type":"assistant"' in raw[-512:] or b'"type":"assistant"' in raw:
+            # (Claude Code writes an assistant line's type after its message: look at the end.)
             if b'"type":"thinking"' in head:
                 continue  # a reasoning block (one content block per line): nothing to read
         elif b"compact_boundary" not in raw and b'"type":"user"' not in raw:
