@@ -54,7 +54,8 @@ MESSAGE_CONTEXT = 12
 
 _EXTENSIONS = {
     "claude": (".jsonl",),
-    "codex": (".jsonl", ".json"),
+    # The spring-2025 TypeScript CLI's single-document ``rollout-*.json`` is not read.
+    "codex": (".jsonl",),
     "gemini": (".json", ".jsonl"),
 }
 
