@@ -264,3 +264,28 @@ def test_a_waiting_scan_says_so_and_runs_after(tmp_path):
     thread.join(30)
     assert done.is_set()
     assert waited == [True]
+
+
+def test_file_rewritten_in_place_is_read_from_the_start(tmp_path):
+    """Same inode, not smaller, different content before the offset: read it all again."""
+    path = tmp_path / "p" / "sess-1.jsonl"
+    path.parent.mkdir()
+    path.write_text(_bash("t1", "ls", "a"))
+    _scan(path)
+    inode = path.stat().st_ino
+    old_size = path.stat().st_size
+    with open(path, "r+") as fh:  # rewrite in place: same inode
+        fh.write(
+            _bash(
+                "t1",
+                "make lint",
+                "Exit code 2\nmake: *** No rule to make target 'lint'",
+                error=True,
+            )
+            + _bash("t2", "make check", "ok")
+        )
+    assert path.stat().st_ino == inode
+    assert path.stat().st_size > old_size
+    report = _scan(path)
+    assert report.bytes_read == path.stat().st_size
+    assert len(report.new) == 1

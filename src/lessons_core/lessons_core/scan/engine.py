@@ -250,7 +250,10 @@ def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_resu
         reported = set(state.get("reported", ())) if state else set()
         return prog, messages, reported, 0
     fresh = (
-        state is None or state.get("inode") != st.st_ino or st.st_size < int(state.get("offset", 0))
+        state is None
+        or state.get("inode") != st.st_ino
+        or st.st_size < int(state.get("offset", 0))
+        or _tail_of(path, int(state.get("offset", 0))) != state.get("tail", "")
     )
     if fresh:
         return ev.Progress(0, 0), 0, set(), 0
@@ -263,6 +266,26 @@ def _plan(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_resu
     )
     old = int(state.get("offset", 0))
     return prog, int(state.get("line", 0)), set(state.get("reported", ())), old
+
+
+#: Bytes before the saved offset whose digest must still match: a file rewritten in place (same
+#: inode, not smaller) is caught this way rather than read from the middle of a line.
+TAIL_BYTES = 64
+
+
+def _tail_of(path: Path, offset: int) -> str:
+    """A short digest of the ``TAIL_BYTES`` before ``offset`` ("" at the start of a file)."""
+    if offset <= 0:
+        return ""
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, offset - TAIL_BYTES))
+            data = fh.read(min(offset, TAIL_BYTES))
+    except OSError:
+        return "?"
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 class FileResult:
@@ -380,6 +403,7 @@ def read_file(
         }
         floor = first.line if first else prog.line
         result.read = max(0, prog.offset - job.start_offset)
+        state["tail"] = _tail_of(path, prog.offset)
     keep = sorted(n for n in (job.reported | new_reported) if n >= floor)
     from lessons_core.privacy import normalize_home
 
