@@ -169,3 +169,11 @@ def test_failed_setup_step_is_not_a_lesson(script):
     )
     script.run("uv run pytest test/", "5 passed")
     assert list(tier2.detect(script.events)) == []
+
+
+def test_a_new_request_is_not_a_correction_of_the_previous_call(script):
+    """ "Don't forget the tests" after a commit, then pytest: a new task, no candidate."""
+    script.run('git commit -m "feat: x"', "[main abc123] feat: x")
+    script.user("don't forget to run the tests as well")
+    script.run("python -m pytest -q", "12 passed")
+    assert list(tier2.detect(script.events)) == []

@@ -335,13 +335,33 @@ def _user_correction(
             finding.signals.add(scoring.SELF_DIAGNOSIS)
         if other.kind == ev.TOOL_CALL and other.tool == before.tool:
             res = results.get(other.call_id or "")
-            if res is not None and res.failure is None and not _same_input(other, before):
+            if (
+                res is not None
+                and res.failure is None
+                and not _same_input(other, before)
+                and _answers(other, before, events[i].text)
+            ):
                 finding.fix = other
                 if result.is_mistake:
                     finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 return finding
             return None
     return None
+
+
+def _answers(fix: ev.Event, before: ev.Event, said: str) -> bool:
+    """Whether the call after a user's correction follows it: the same kind of call, or one
+    the user named ("no, use uv add" → ``uv add …``). "Don't forget the tests" followed by
+    ``pytest`` after a ``git commit`` is a new task, not a corrected commit."""
+    if _key(fix)[:2] == _key(before)[:2] or (fix.paths and fix.paths == before.paths):
+        return True
+    words = set(re.findall(r"[\w.+-]+", said.lower()))
+    if fix.command:
+        return any(
+            shape.exe.lower() in words or (shape.sub or "").lower() in words
+            for shape in triggers.shapes(fix.command)
+        )
+    return False
 
 
 def _describe_call(call: ev.Event) -> str:
