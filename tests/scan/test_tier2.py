@@ -177,3 +177,55 @@ def test_a_new_request_is_not_a_correction_of_the_previous_call(script):
     script.user("don't forget to run the tests as well")
     script.run("python -m pytest -q", "12 passed")
     assert list(tier2.detect(script.events)) == []
+
+
+def test_codex_search_with_no_match_is_not_a_mistake(tmp_path):
+    """A unified-exec ``rg`` that exits 1 with no output found nothing: no candidate."""
+    import json
+
+    from lessons_codex import reader
+
+    rows = [
+        {"type": "session_meta", "payload": {"id": "s", "cwd": "/p"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "rg PATCH src"}),
+                "call_id": "a",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "a",
+                "output": "Chunk ID: 1\nWall time: 0.1 seconds\n"
+                "Process exited with code 1\nOutput:\n",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "rg patch src"}),
+                "call_id": "b",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "b",
+                "output": "Process exited with code 0\nOutput:\nsrc/a.ts:1:patch\n",
+            },
+        },
+    ]
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_text("".join(json.dumps({"timestamp": "t", **r}) + "\n" for r in rows))
+    events = list(reader.read(path, progress=ev.Progress()))
+    failed = next(e for e in events if e.kind == ev.TOOL_RESULT and e.call_id == "a")
+    assert (failed.failure, failed.exit_code, failed.text) == (ev.ERROR, 1, "")
+    assert list(tier2.detect(events)) == []

@@ -139,7 +139,13 @@ def _output(value: Any) -> tuple[str, int | None]:
             if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
                 return inner, meta["exit_code"]
             return inner or text, None
-    return text, codex_exit_code(text)
+    code = codex_exit_code(text)
+    # Freeform and unified-exec outputs put a header (exit code, wall time, chunk id) before
+    # ``Output:``; what the command printed is after it.
+    cut = text.find("Output:\n", 0, 600)
+    if cut >= 0 and code is not None:
+        text = text[cut + len("Output:\n") :]
+    return text, code
 
 
 def _failure(text: str, code: int | None) -> str | None:
