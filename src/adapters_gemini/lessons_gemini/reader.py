@@ -132,6 +132,7 @@ def _tool_events(
         code = gemini_exit_code(text)
         if code:
             failure = ev.TIMEOUT if classify_text(text) == ev.TIMEOUT else ev.ERROR
+            text = _shell_output(text)
     yield ev.Event(
         ev.TOOL_RESULT,
         AGENT,
@@ -143,6 +144,20 @@ def _tool_events(
         text=ev.shorten(text),
         **base,
     )
+
+
+_SHELL_PART = re.compile(r"^(Output|Error): ?(.*?)(?=^\w[\w ]*: |\Z)", re.MULTILINE | re.DOTALL)
+
+
+def _shell_output(text: str) -> str:
+    """What a failed shell command printed: the ``Output:`` and ``Error:`` parts of Gemini's
+    report, without ``Command:``/``Directory:``/``Exit Code:`` lines or ``(empty)``/``(none)``."""
+    parts = [
+        body.strip()
+        for _, body in _SHELL_PART.findall(text)
+        if body.strip() not in ("", "(empty)", "(none)")
+    ]
+    return "\n".join(parts) if _SHELL_PART.search(text) else text
 
 
 def _result_text(call: dict[str, Any]) -> str:
