@@ -123,3 +123,41 @@ def test_transcript_roots_honour_claude_config_dir(tmp_path):
     ]
     default = reader.transcript_roots({"HOME": str(tmp_path)})
     assert default[0] == tmp_path / ".claude" / "projects"
+
+
+def test_exit_code_line_is_kept_apart_from_the_output(tmp_path):
+    """``Exit code N`` becomes ``exit_code``; the text is what the command printed."""
+    lines = [
+        {
+            "type": "assistant",
+            "sessionId": "s",
+            "cwd": "/p",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rg x"}}
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "sessionId": "s",
+            "cwd": "/p",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "content": "Exit code 1\n",
+                        "is_error": True,
+                    }
+                ],
+            },
+        },
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    events, _ = _read(path)
+    result = next(e for e in events if e.kind == ev.TOOL_RESULT)
+    assert (result.failure, result.exit_code, result.text) == (ev.ERROR, 1, "")

@@ -239,6 +239,8 @@ def _result(
     code: int | None = None
     if block.get("is_error"):
         failure, code = classify_claude(text)
+        if code is not None and text.startswith("Exit code"):
+            text = text.partition("\n")[2]  # the code is kept apart; the rest is the output
     else:
         extra = record.get("toolUseResult")
         if isinstance(extra, dict) and extra.get("interrupted"):
