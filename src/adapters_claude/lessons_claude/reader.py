@@ -107,13 +107,13 @@ def read(
     for line_no, offset, raw in iter_lines(file, prog):
         # Decide from the first bytes where possible: the envelope (and, for user lines, the
         # start of the content) sits there, while the bulk of a line is tool output.
-        head = raw[:_HEAD]
-        if b'": ' in head[:80]:
+        find = raw.find  # bounded searches of the head, without copying it
+        if find(b'": ', 0, 80) >= 0:
             # Not Claude Code's compact serialisation (hand-made or re-encoded): the slow path.
             if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
                 continue
-        elif b'"type":"user"' in head:
-            if b'"tool_result"' in head and _FLAGGED.search(raw) is None:
+        elif find(b'"type":"user"', 0, _HEAD) >= 0:
+            if find(b'"tool_result"', 0, _HEAD) >= 0 and _FLAGGED.search(raw) is None:
                 ids = _TOOL_USE_ID.findall(raw)
                 for cid in ids:
                     call_id = cid.decode("utf-8", "replace")
@@ -133,7 +133,7 @@ def read(
                     continue
         elif b'"type":"assistant"' in raw[-512:] or b'"type":"assistant"' in raw:
             # (Claude Code writes an assistant line's type after its message: look at the end.)
-            if b'"type":"thinking"' in head:
+            if find(b'"type":"thinking"', 0, _HEAD) >= 0:
                 continue  # a reasoning block (one content block per line): nothing to read
         elif b"compact_boundary" not in raw and b'"type":"user"' not in raw:
             continue
