@@ -40,6 +40,13 @@ def lessons(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.fixture(autouse=True)
+def _no_xdg_config(monkeypatch):
+    """Claude Code also keeps transcripts under $XDG_CONFIG_HOME/claude: never the real one."""
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("LESSONS_SCAN_WORKERS", raising=False)
+
+
 @pytest.fixture(name="homes")
 def fixture_homes() -> Path:
     """The isolated HOME with the fixtures in each agent's default place."""

@@ -57,6 +57,13 @@ class Script:
         self._add(ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, text=output)
 
 
+@pytest.fixture(autouse=True)
+def _no_xdg_config(monkeypatch):
+    """Claude Code also keeps transcripts under $XDG_CONFIG_HOME/claude: never the real one."""
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("LESSONS_SCAN_WORKERS", raising=False)
+
+
 @pytest.fixture(name="script")
 def fixture_script() -> Script:
     return Script()
