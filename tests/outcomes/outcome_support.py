@@ -24,7 +24,7 @@ MODULE_ERROR = "Exit code 2\nE   ModuleNotFoundError: No module named 'requests'
 class ClaudeTranscript:
     """Writes a Claude Code transcript line by line, the way Claude Code records a session."""
 
-    def __init__(self, path: Path, session: str = SESSION, cwd: str = "/work/acme"):
+    def __init__(self, path: Path, session: str = SESSION, cwd: str = "/srv/dev/acme"):
         self.path = path
         self.session = session
         self.cwd = cwd

@@ -34,7 +34,7 @@ def pre_tool(transcript: Path, call_id: str, command: str, session: str = SESSIO
     return {
         "session_id": session,
         "transcript_path": str(transcript),
-        "cwd": "/work/acme",
+        "cwd": "/srv/dev/acme",
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": command},

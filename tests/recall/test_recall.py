@@ -18,7 +18,7 @@ PYTEST_FAILURE = (
     "Exit code 1\n"
     "==================================== ERRORS ====================================\n"
     "_____________________ ERROR collecting tests/test_client.py _____________________\n"
-    "ImportError while importing test module '/work/acme/tests/test_client.py'.\n"
+    "ImportError while importing test module '/srv/dev/acme/tests/test_client.py'.\n"
     "tests/test_client.py:2: in <module>\n    import requests\n"
     "E   ModuleNotFoundError: No module named 'requests'\n"
     "=========================== short test summary info ============================\n"
@@ -31,7 +31,7 @@ def failure(error: str, session: str = "sess-1", **extra: Any) -> dict[str, Any]
         "agent": "claude",
         "event": "post_failure",
         "session_id": session,
-        "cwd": "/work/acme",
+        "cwd": "/srv/dev/acme",
         "tool": "Bash",
         "command": "pytest -q",
         "paths": [],
