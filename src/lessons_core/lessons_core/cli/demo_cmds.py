@@ -55,9 +55,17 @@ class Demo:
         self.env.update(
             LESSONS_HOME=str(home / "data"),
             LESSONS_STATE_DIR=str(home / "state"),
-            LESSONS_DISABLE_AUTO_SCAN="1",
         )
         self.env.pop("LESSONS_HOOK_LOG", None)
+        # The session-start hook would otherwise start a background scan of the user's real
+        # transcripts into this scratch store.
+        import attrs
+
+        from lessons_core.config import save_config
+        from lessons_core.models import Config
+
+        (home / "data").mkdir(mode=0o700, parents=True, exist_ok=True)
+        save_config(home / "data", attrs.evolve(Config(), auto_scan=False))
 
     def lessons(self, *args: str) -> str:
         cmd = [sys.executable, "-m", "lessons_core", *args]
