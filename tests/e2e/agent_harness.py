@@ -46,10 +46,17 @@ _DROPPED_SUFFIXES = ("_PROXY", "_proxy")
 
 
 def agent_binary(name: str) -> Path:
-    """The pinned agent CLI ``name``; skips the test when it is not installed."""
+    """The pinned agent CLI ``name``; skips the test when it is not installed.
+
+    CI sets ``LESSONS_REQUIRE_E2E=1``: there a missing binary is a failure, not a skip, so a
+    broken install step cannot turn the end-to-end tests into silent skips.
+    """
     path = BIN_DIR / name
     if not path.exists() or (shutil.which("node") is None and not _is_native(path)):
-        pytest.skip(f"{name} is not installed (run `npm install` in tests/e2e)")
+        message = f"{name} is not installed (run `npm ci` in tests/e2e)"
+        if os.environ.get("LESSONS_REQUIRE_E2E"):
+            pytest.fail(message + "; LESSONS_REQUIRE_E2E is set", pytrace=False)
+        pytest.skip(message)
     return path
 
 
