@@ -239,7 +239,7 @@ def _rank_key(lesson: Lesson) -> tuple[int, float, str]:
     return (-lesson.priority, -lesson.confidence, lesson.id)
 
 
-class _Refused(Exception):  # noqa: N818 - internal signal
+class _Refused(Exception):
     def __init__(self, refusal: Refusal):
         super().__init__(refusal.message())
         self.refusal = refusal

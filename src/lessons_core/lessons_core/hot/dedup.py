@@ -46,7 +46,7 @@ sha256 = _bare_sha256()
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
 
 
-class UnsafeStateDir(Exception):  # noqa: N818 - reads better at the raise site
+class UnsafeStateDir(Exception):
     """The state directory exists but must not be trusted."""
 
 
