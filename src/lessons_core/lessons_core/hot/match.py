@@ -47,7 +47,7 @@ def compiled(source):
         program = _programs.get(source)
         if program is not None:
             try:
-                import _sre  # type: ignore[import-not-found]
+                import _sre
 
                 if program.__class__ is bytes:
                     program = marshal.loads(program)  # noqa: S302 - our own manifest cache
