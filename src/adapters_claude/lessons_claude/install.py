@@ -131,6 +131,20 @@ def groups(command: str) -> list[installing.HookGroup]:
     return [installing.HookGroup(event, handler, matcher) for event, matcher in EVENTS]
 
 
+def _status(base: installing.InstallStatus, _environ: Mapping[str, str] | None) -> ClaudeStatus:
+    return installing.extend_status(ClaudeStatus, base, plugin_enabled=plugin_enabled(base.path))
+
+
+_INSTALLER = installing.SettingsInstaller(
+    agent=AGENT,
+    spec=_spec,
+    settings_path=settings_path,
+    groups=groups,
+    events=tuple(event for event, _ in EVENTS),
+    extra_status=_status,
+)
+
+
 def install(
     environ: Mapping[str, str] | None = None,
     *,
@@ -139,15 +153,7 @@ def install(
     style: str = installing.DEFAULT_STYLE,
 ) -> installing.InstallResult:
     """Merge our hooks into the settings file; idempotent."""
-    spec = _spec()
-    command = installing.hook_command(spec, style)
-    return installing.install_groups(
-        AGENT,
-        settings_path(environ, project),
-        groups(command),
-        installing.is_ours_factory(spec),
-        dry_run=dry_run,
-    )
+    return _INSTALLER.install(environ, project=project, dry_run=dry_run, style=style)
 
 
 def uninstall(
@@ -157,12 +163,7 @@ def uninstall(
     dry_run: bool = False,
 ) -> installing.InstallResult:
     """Remove exactly our hooks from the settings file."""
-    return installing.uninstall_groups(
-        AGENT,
-        settings_path(environ, project),
-        installing.is_ours_factory(_spec()),
-        dry_run=dry_run,
-    )
+    return _INSTALLER.uninstall(environ, project=project, dry_run=dry_run)
 
 
 def status(
@@ -172,13 +173,4 @@ def status(
     style: str = installing.DEFAULT_STYLE,
 ) -> ClaudeStatus:
     """Which of our events are registered, and with which command."""
-    spec = _spec()
-    try:
-        expected = installing.hook_command(spec, style)
-    except LessonsError:
-        expected = ""
-    path = settings_path(environ, project)
-    base = installing.status_of(
-        AGENT, path, [event for event, _ in EVENTS], installing.is_ours_factory(spec), expected
-    )
-    return ClaudeStatus(**attrs.asdict(base, recurse=False), plugin_enabled=plugin_enabled(path))
+    return _INSTALLER.status(environ, project=project, style=style)

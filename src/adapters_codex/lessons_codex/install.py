@@ -33,7 +33,6 @@ from typing import Any
 import attrs
 
 from lessons_core import installing
-from lessons_core.errors import LessonsError
 from lessons_core.specs import AgentSpec
 
 AGENT = "codex"
@@ -100,6 +99,22 @@ def groups(command: str) -> list[installing.HookGroup]:
     return [installing.HookGroup(event, handler) for event in EVENTS]
 
 
+def _status(base: installing.InstallStatus, environ: Mapping[str, str] | None) -> CodexStatus:
+    trusted = trust_recorded(environ, base.path) if base.registered else False
+    return installing.extend_status(CodexStatus, base, trusted=trusted)
+
+
+_INSTALLER = installing.SettingsInstaller(
+    agent=AGENT,
+    spec=_spec,
+    settings_path=hooks_path,
+    groups=groups,
+    events=EVENTS,
+    extra_status=_status,
+    install_notes=(TRUST_NOTE,),
+)
+
+
 def install(
     environ: Mapping[str, str] | None = None,
     *,
@@ -108,18 +123,7 @@ def install(
     style: str = installing.DEFAULT_STYLE,
 ) -> installing.InstallResult:
     """Merge our hooks into ``hooks.json``; idempotent. The result's notes carry the trust step."""
-    spec = _spec()
-    command = installing.hook_command(spec, style)
-    result = installing.install_groups(
-        AGENT,
-        hooks_path(environ, project),
-        groups(command),
-        installing.is_ours_factory(spec),
-        dry_run=dry_run,
-    )
-    if result.changed:
-        result = attrs.evolve(result, notes=(*result.notes, TRUST_NOTE))
-    return result
+    return _INSTALLER.install(environ, project=project, dry_run=dry_run, style=style)
 
 
 def uninstall(
@@ -129,12 +133,7 @@ def uninstall(
     dry_run: bool = False,
 ) -> installing.InstallResult:
     """Remove exactly our hooks from ``hooks.json``; ``config.toml`` is never touched."""
-    return installing.uninstall_groups(
-        AGENT,
-        hooks_path(environ, project),
-        installing.is_ours_factory(_spec()),
-        dry_run=dry_run,
-    )
+    return _INSTALLER.uninstall(environ, project=project, dry_run=dry_run)
 
 
 def status(
@@ -144,17 +143,7 @@ def status(
     style: str = installing.DEFAULT_STYLE,
 ) -> CodexStatus:
     """Which of our events are registered, with which command, and whether Codex trusts them."""
-    spec = _spec()
-    try:
-        expected = installing.hook_command(spec, style)
-    except LessonsError:
-        expected = ""
-    path = hooks_path(environ, project)
-    base = installing.status_of(
-        AGENT, path, list(EVENTS), installing.is_ours_factory(spec), expected
-    )
-    trusted = trust_recorded(environ, path) if base.registered else False
-    return CodexStatus(**attrs.asdict(base, recurse=False), trusted=trusted)
+    return _INSTALLER.status(environ, project=project, style=style)
 
 
 def trust_recorded(environ: Mapping[str, str] | None, path: Path) -> bool | None:

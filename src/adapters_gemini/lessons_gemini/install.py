@@ -93,6 +93,20 @@ def groups(command: str) -> list[installing.HookGroup]:
     ]
 
 
+def _status(base: installing.InstallStatus, _environ: Mapping[str, str] | None) -> GeminiStatus:
+    return installing.extend_status(GeminiStatus, base, enabled=_enabled(base.path))
+
+
+_INSTALLER = installing.SettingsInstaller(
+    agent=AGENT,
+    spec=_spec,
+    settings_path=settings_path,
+    groups=groups,
+    events=EVENTS,
+    extra_status=_status,
+)
+
+
 def install(
     environ: Mapping[str, str] | None = None,
     *,
@@ -101,15 +115,7 @@ def install(
     style: str = installing.DEFAULT_STYLE,
 ) -> installing.InstallResult:
     """Merge our hooks into ``settings.json``, keeping every other setting; idempotent."""
-    spec = _spec()
-    command = installing.hook_command(spec, style)
-    return installing.install_groups(
-        AGENT,
-        settings_path(environ, project),
-        groups(command),
-        installing.is_ours_factory(spec),
-        dry_run=dry_run,
-    )
+    return _INSTALLER.install(environ, project=project, dry_run=dry_run, style=style)
 
 
 def uninstall(
@@ -119,12 +125,7 @@ def uninstall(
     dry_run: bool = False,
 ) -> installing.InstallResult:
     """Remove exactly our hooks from ``settings.json``."""
-    return installing.uninstall_groups(
-        AGENT,
-        settings_path(environ, project),
-        installing.is_ours_factory(_spec()),
-        dry_run=dry_run,
-    )
+    return _INSTALLER.uninstall(environ, project=project, dry_run=dry_run)
 
 
 def status(
@@ -134,16 +135,7 @@ def status(
     style: str = installing.DEFAULT_STYLE,
 ) -> GeminiStatus:
     """Which of our events are registered, with which command, and whether hooks are enabled."""
-    spec = _spec()
-    try:
-        expected = installing.hook_command(spec, style)
-    except LessonsError:
-        expected = ""
-    path = settings_path(environ, project)
-    base = installing.status_of(
-        AGENT, path, list(EVENTS), installing.is_ours_factory(spec), expected
-    )
-    return GeminiStatus(**attrs.asdict(base, recurse=False), enabled=_enabled(path))
+    return _INSTALLER.status(environ, project=project, style=style)
 
 
 def _enabled(path: Path) -> bool:

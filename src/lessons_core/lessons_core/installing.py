@@ -23,6 +23,9 @@ offers three functions, which ``lessons install``, ``uninstall`` and ``doctor`` 
     install(environ, *, project=None, dry_run=False) -> InstallResult
     uninstall(environ, *, project=None, dry_run=False) -> InstallResult
     status(environ, *, project=None) -> InstallStatus
+
+Those three read the same way for every agent, so :class:`SettingsInstaller` holds them once;
+an adapter describes its file, its groups and its extra status, and forwards to it.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 import structlog
@@ -553,3 +556,95 @@ def uninstall_groups(
         write_atomic(path, after or "")
     log.info("hooks removed", agent=agent, path=str(path), restored=restore, removed=remove_file)
     return result
+
+
+# -- one installer per agent -----------------------------------------------------------------
+
+S = TypeVar("S", bound=InstallStatus)
+
+
+def extend_status(cls: type[S], base: InstallStatus, **extra: Any) -> S:
+    """``base`` as the agent's own status class ``cls``, with ``extra`` fields filled in."""
+    return cls(**attrs.asdict(base, recurse=False), **extra)
+
+
+@attrs.frozen
+class SettingsInstaller(Generic[S]):
+    """``install`` / ``uninstall`` / ``status`` for one agent, from what differs between agents.
+
+    Every agent goes through the same steps (resolve the hook command, find its file, merge or
+    strip our groups, report which events carry our handler); only the file's place, the groups
+    and the extra checks of the status are the agent's own. Keeping the steps here means a fix
+    to one of them reaches every agent.
+
+    ``spec`` and ``settings_path`` are callables so that building the installer imports nothing
+    and reads no environment; ``extra_status(base, environ)`` turns the common status into the
+    agent's subclass (see :func:`extend_status`); ``install_notes`` are added to a result that
+    changed the file.
+    """
+
+    agent: str
+    spec: Callable[[], AgentSpec]
+    settings_path: Callable[[Mapping[str, str] | None, Path | None], Path]
+    groups: Callable[[str], Sequence[HookGroup]]
+    events: tuple[str, ...]
+    extra_status: Callable[[InstallStatus, Mapping[str, str] | None], S]
+    install_notes: tuple[str, ...] = ()
+
+    def install(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        project: Path | None = None,
+        dry_run: bool = False,
+        style: str = DEFAULT_STYLE,
+    ) -> InstallResult:
+        """Merge our groups into the agent's file; idempotent."""
+        spec = self.spec()
+        command = hook_command(spec, style)
+        result = install_groups(
+            self.agent,
+            self.settings_path(environ, project),
+            self.groups(command),
+            is_ours_factory(spec),
+            dry_run=dry_run,
+        )
+        if result.changed and self.install_notes:
+            result = attrs.evolve(result, notes=(*result.notes, *self.install_notes))
+        return result
+
+    def uninstall(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        project: Path | None = None,
+        dry_run: bool = False,
+    ) -> InstallResult:
+        """Remove exactly our handlers from the agent's file."""
+        return uninstall_groups(
+            self.agent,
+            self.settings_path(environ, project),
+            is_ours_factory(self.spec()),
+            dry_run=dry_run,
+        )
+
+    def status(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        project: Path | None = None,
+        style: str = DEFAULT_STYLE,
+    ) -> S:
+        """Which events carry our handler, with which command, plus the agent's own checks.
+
+        A hook command that cannot be resolved (say, the console script is missing) leaves
+        ``expected_command`` empty rather than failing: ``doctor`` reports it as not current.
+        """
+        spec = self.spec()
+        try:
+            expected = hook_command(spec, style)
+        except LessonsError:
+            expected = ""
+        path = self.settings_path(environ, project)
+        base = status_of(self.agent, path, list(self.events), is_ours_factory(spec), expected)
+        return self.extra_status(base, environ)
