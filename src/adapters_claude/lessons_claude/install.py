@@ -145,32 +145,7 @@ _INSTALLER = installing.SettingsInstaller(
 )
 
 
-def install(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    dry_run: bool = False,
-    style: str = installing.DEFAULT_STYLE,
-) -> installing.InstallResult:
-    """Merge our hooks into the settings file; idempotent."""
-    return _INSTALLER.install(environ, project=project, dry_run=dry_run, style=style)
-
-
-def uninstall(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    dry_run: bool = False,
-) -> installing.InstallResult:
-    """Remove exactly our hooks from the settings file."""
-    return _INSTALLER.uninstall(environ, project=project, dry_run=dry_run)
-
-
-def status(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    style: str = installing.DEFAULT_STYLE,
-) -> ClaudeStatus:
-    """Which of our events are registered, and with which command."""
-    return _INSTALLER.status(environ, project=project, style=style)
+#: The public installer functions (see :mod:`lessons_core.installing` for what they do).
+install = _INSTALLER.install
+uninstall = _INSTALLER.uninstall
+status = _INSTALLER.status

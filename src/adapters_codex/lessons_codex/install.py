@@ -115,35 +115,10 @@ _INSTALLER = installing.SettingsInstaller(
 )
 
 
-def install(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    dry_run: bool = False,
-    style: str = installing.DEFAULT_STYLE,
-) -> installing.InstallResult:
-    """Merge our hooks into ``hooks.json``; idempotent. The result's notes carry the trust step."""
-    return _INSTALLER.install(environ, project=project, dry_run=dry_run, style=style)
-
-
-def uninstall(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    dry_run: bool = False,
-) -> installing.InstallResult:
-    """Remove exactly our hooks from ``hooks.json``; ``config.toml`` is never touched."""
-    return _INSTALLER.uninstall(environ, project=project, dry_run=dry_run)
-
-
-def status(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    style: str = installing.DEFAULT_STYLE,
-) -> CodexStatus:
-    """Which of our events are registered, with which command, and whether Codex trusts them."""
-    return _INSTALLER.status(environ, project=project, style=style)
+#: The public installer functions (see :mod:`lessons_core.installing` for what they do).
+install = _INSTALLER.install
+uninstall = _INSTALLER.uninstall
+status = _INSTALLER.status
 
 
 def trust_recorded(environ: Mapping[str, str] | None, path: Path) -> bool | None:

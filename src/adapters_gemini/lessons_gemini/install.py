@@ -107,35 +107,10 @@ _INSTALLER = installing.SettingsInstaller(
 )
 
 
-def install(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    dry_run: bool = False,
-    style: str = installing.DEFAULT_STYLE,
-) -> installing.InstallResult:
-    """Merge our hooks into ``settings.json``, keeping every other setting; idempotent."""
-    return _INSTALLER.install(environ, project=project, dry_run=dry_run, style=style)
-
-
-def uninstall(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    dry_run: bool = False,
-) -> installing.InstallResult:
-    """Remove exactly our hooks from ``settings.json``."""
-    return _INSTALLER.uninstall(environ, project=project, dry_run=dry_run)
-
-
-def status(
-    environ: Mapping[str, str] | None = None,
-    *,
-    project: Path | None = None,
-    style: str = installing.DEFAULT_STYLE,
-) -> GeminiStatus:
-    """Which of our events are registered, with which command, and whether hooks are enabled."""
-    return _INSTALLER.status(environ, project=project, style=style)
+#: The public installer functions (see :mod:`lessons_core.installing` for what they do).
+install = _INSTALLER.install
+uninstall = _INSTALLER.uninstall
+status = _INSTALLER.status
 
 
 def _enabled(path: Path) -> bool:
