@@ -1,54 +1,25 @@
 """The Claude Code adapter as a lessons plugin (cold path).
 
 Registers the agent with the core: its hook command, native → canonical tool names, where its
-transcripts live and how to read them, and its installer. The modules behind these are imported
-lazily so that listing plugins stays cheap.
+transcripts live and how to read them, and its installer. The spec is the one every adapter
+package of the standard layout gets (see :mod:`lessons_core.adapters`); its reader and
+installer are imported lazily so that listing plugins stays cheap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
+from lessons_core.adapters import agent_spec_for
 from lessons_core.plugin import hookimpl
 from lessons_core.specs import AgentSpec
 
 NAME = "claude"
 
 
-def _transcript_roots(environ: Mapping[str, str]) -> list[Path]:
-    from lessons_claude import reader
-
-    return reader.transcript_roots(environ)
-
-
-def _read(*args: Any, **kwargs: Any) -> Iterator[Any]:
-    from lessons_claude import reader
-
-    return reader.read(*args, **kwargs)
-
-
-def _installer() -> Any:
-    from lessons_claude import install
-
-    return install
-
-
 def agent_spec() -> AgentSpec:
     """The Claude Code adapter's description (also used directly by its installer)."""
-    from lessons_claude import hot_names
-
-    return AgentSpec(
-        name=NAME,
-        hook_command="lessons-claude-hook",
-        hook_module="lessons_claude.hook",
-        distribution="lessons-claude",
-        tool_names=hot_names.NATIVE_TO_CANONICAL,
-        transcript_roots=_transcript_roots,
-        reader=_read,
-        installer=_installer,
-    )
+    return agent_spec_for(NAME, "lessons_claude")
 
 
 @hookimpl

@@ -1,0 +1,62 @@
+"""Building an agent adapter's :class:`~lessons_core.specs.AgentSpec` from its package name.
+
+Every adapter package is laid out the same way (``hook``, ``hot_names``, ``reader``,
+``install``) and registers the same kind of spec; only the agent's name and package differ. The
+reader and installer are reached through :class:`LazyCall`, so registering an adapter (which
+``lessons plugins`` and every cold command do) imports neither its transcript reader nor its
+installer until one is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import attrs
+
+from lessons_core.specs import AgentSpec
+
+
+@attrs.frozen
+class LazyCall:
+    """Calls ``module.attr`` with the given arguments, importing ``module`` on the first call.
+
+    A frozen value rather than a closure, so two specs built for the same adapter compare
+    equal, as they did when each adapter wrote module-level functions by hand.
+    """
+
+    module: str
+    attr: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(self.module), self.attr)(*args, **kwargs)
+
+
+@attrs.frozen
+class LazyModule:
+    """Returns ``module``, imported on the first call: an agent's installer is its module."""
+
+    module: str
+
+    def __call__(self) -> Any:
+        return importlib.import_module(self.module)
+
+
+def agent_spec_for(name: str, package: str) -> AgentSpec:
+    """The spec of the adapter for agent ``name`` living in ``package``.
+
+    Its console script is ``lessons-<name>-hook``, its distribution ``lessons-<name>``, its hook
+    module ``<package>.hook``; tool names come from ``<package>.hot_names`` (imported now: the
+    mapping is data the core reads at registration), the rest is imported on use.
+    """
+    hot_names = importlib.import_module(f"{package}.hot_names")
+    return AgentSpec(
+        name=name,
+        hook_command=f"lessons-{name}-hook",
+        hook_module=f"{package}.hook",
+        distribution=f"lessons-{name}",
+        tool_names=hot_names.NATIVE_TO_CANONICAL,
+        transcript_roots=LazyCall(f"{package}.reader", "transcript_roots"),
+        reader=LazyCall(f"{package}.reader", "read"),
+        installer=LazyModule(f"{package}.install"),
+    )
