@@ -16,6 +16,9 @@ in any answer.
 import os
 
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
+from lessons_core.hot.payload import absolute as _abs
+from lessons_core.hot.payload import new_event
+from lessons_core.hot.payload import with_trailer as _with_trailer
 
 AGENT = "claude"
 
@@ -49,15 +52,6 @@ _TOOL_EVENTS = ("pre_tool", "post_tool", "post_failure")
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _abs(path: str, cwd: str | None) -> str:
-    """An absolute, normalised path; relative ones are taken against the session's cwd."""
-    # os.path, not pathlib: the hook process keeps its imports to the bare minimum.
-    path = os.path.expanduser(path)  # noqa: PTH111
-    if not os.path.isabs(path) and cwd:  # noqa: PTH117
-        path = os.path.join(cwd, path)  # noqa: PTH118
-    return os.path.normpath(path)
 
 
 def _tool_fields(
@@ -117,23 +111,17 @@ def normalize(payload: object) -> dict[str, object] | None:
     if event is None:
         return None
     cwd = _text(payload.get("cwd")) or os.getcwd()  # noqa: PTH109
-    out: dict[str, object] = {
-        "agent": AGENT,
-        "event": event,
-        "session_id": _text(payload.get("session_id")),
-        "cwd": cwd,
-        "model": _text(payload.get("model")),
-        "tool": None,
-        "command": None,
-        "paths": [],
-        "content": None,
-        "source": None,
-        "prompt": None,
-        "error": None,
-        "call_id": _text(payload.get("tool_use_id")),
-        "agent_type": _text(payload.get("agent_type")),
-        "transcript_path": _text(payload.get("transcript_path")),
-    }
+    out: dict[str, object] = new_event(
+        AGENT,
+        event,
+        None,
+        _text(payload.get("session_id")),
+        cwd,
+        model=_text(payload.get("model")),
+        call_id=_text(payload.get("tool_use_id")),
+    )
+    out["agent_type"] = _text(payload.get("agent_type"))
+    out["transcript_path"] = _text(payload.get("transcript_path"))
     if event in _TOOL_EVENTS:
         native = _text(payload.get("tool_name"))
         if native is None:
@@ -156,13 +144,6 @@ def normalize(payload: object) -> dict[str, object] | None:
     return out
 
 
-def _with_trailer(text: str, decision: dict[str, object]) -> str:
-    trailer = _text(decision.get("trailer"))
-    if trailer:
-        return text + "\n" + trailer
-    return text
-
-
 def render(
     event: dict[str, object] | None, decision: dict[str, object] | None
 ) -> dict[str, dict[str, str]] | None:
@@ -181,7 +162,7 @@ def render(
         specific["permissionDecision"] = "deny"
         specific["permissionDecisionReason"] = deny
     if context and kind in CONTEXT_EVENTS:
-        specific["additionalContext"] = _with_trailer(context, decision)
+        specific["additionalContext"] = _with_trailer(context, _text(decision.get("trailer")))
     if len(specific) == 1:
         return None
     return {"hookSpecificOutput": specific}

@@ -13,13 +13,18 @@ on its decision. Two facts about Codex shape this module:
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH109, PTH111, PTH117, PTH118
+# ruff: noqa: PTH109
 
 import json
 import os
 import re
 
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL, SHELL_TOOLS
+from lessons_core.hot.payload import DEFAULT_DENY, context_answer, first_text, new_event, paths_of
+from lessons_core.hot.payload import absolute as _absolute
+from lessons_core.hot.payload import clip as _clip
+from lessons_core.hot.payload import text as _text
+from lessons_core.hot.payload import with_trailer as _with_trailer
 
 AGENT = "codex"
 
@@ -41,9 +46,6 @@ CONTEXT_EVENTS = frozenset(
 
 SOURCES = frozenset(("startup", "resume", "clear", "compact", "fork"))
 
-#: Codex refuses a deny whose reason is blank; this stands in if the core sends none.
-DEFAULT_DENY = "Blocked by a lesson."
-
 _PATCH_HEADER = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$")
 
 # The three shapes shell output has taken in Codex (see docs/agents/codex.md):
@@ -56,7 +58,6 @@ _HARNESS_FAILURE = re.compile(
     r"|patch rejected\b|execution error\b|exec error\b|write_stdin failed\b)",
     re.IGNORECASE,
 )
-_ERROR_LIMIT = 8000
 #: Bytes of the transcript's end searched for a call's exit code.
 _TRANSCRIPT_TAIL = 256 * 1024
 
@@ -73,22 +74,15 @@ def normalize(payload):
     if kind is None:
         return None
     cwd = _text(payload.get("cwd")) or os.getcwd()
-    event: dict[str, object] = {
-        "agent": AGENT,
-        "event": kind,
-        "native_event": native,
-        "session_id": _text(payload.get("session_id")) or "",
-        "cwd": cwd,
-        "model": _text(payload.get("model")),
-        "tool": None,
-        "command": None,
-        "paths": [],
-        "content": None,
-        "source": None,
-        "prompt": None,
-        "error": None,
-        "call_id": _text(payload.get("tool_use_id")),
-    }
+    event = new_event(
+        AGENT,
+        kind,
+        native,
+        _text(payload.get("session_id")) or "",
+        cwd,
+        model=_text(payload.get("model")),
+        call_id=_text(payload.get("tool_use_id")),
+    )
     if kind == "session_start":
         source = _text(payload.get("source"))
         event["source"] = source if source in SOURCES else "startup"
@@ -128,17 +122,8 @@ def _fill_tool(event, payload, cwd):
         _fill_patch(event, patch, cwd)
         return
     event["tool"] = NATIVE_TO_CANONICAL.get(native, native)
-    paths = []
-    for key in _PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            paths.append(_absolute(value, cwd))
-    event["paths"] = paths
-    for key in _CONTENT_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            event["content"] = value
-            break
+    event["paths"] = paths_of(tool_input, _PATH_KEYS, cwd)
+    event["content"] = first_text(tool_input, _CONTENT_KEYS)
 
 
 def _fill_patch(event, patch, cwd):
@@ -305,16 +290,8 @@ def render(event, decision):
             return None
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}}
     if native in CONTEXT_EVENTS and context:
-        return {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
+        return context_answer(native, context)
     return None
-
-
-def _with_trailer(context, trailer):
-    if not context:
-        return None
-    if trailer:
-        return f"{context}\n{trailer}"
-    return context
 
 
 def _command(tool_input):
@@ -323,21 +300,3 @@ def _command(tool_input):
         # The old ``shell`` tool took an argv list.
         return " ".join(str(part) for part in command)
     return _text(command) or _text(tool_input.get("cmd"))
-
-
-def _absolute(path, cwd):
-    path = os.path.expanduser(path)
-    if not os.path.isabs(path):
-        path = os.path.join(cwd, path)
-    return os.path.normpath(path)
-
-
-def _clip(text):
-    if len(text) <= _ERROR_LIMIT:
-        return text
-    half = _ERROR_LIMIT // 2
-    return f"{text[:half]}\n…\n{text[-half:]}"
-
-
-def _text(value):
-    return value if isinstance(value, str) else None

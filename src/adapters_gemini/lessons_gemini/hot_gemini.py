@@ -16,11 +16,16 @@ on its decision. What Gemini does differently from the other agents, and how thi
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH109, PTH111, PTH117, PTH118
+# ruff: noqa: PTH109
 
 import os
 import re
 
+from lessons_core.hot.payload import DEFAULT_DENY, context_answer, first_text, new_event, paths_of
+from lessons_core.hot.payload import absolute as _absolute
+from lessons_core.hot.payload import clip as _clip
+from lessons_core.hot.payload import text as _text
+from lessons_core.hot.payload import with_trailer as _with_trailer
 from lessons_gemini.hot_names import NATIVE_TO_CANONICAL
 
 AGENT = "gemini"
@@ -37,13 +42,10 @@ EVENTS = {
 
 SOURCES = frozenset(("startup", "resume", "clear"))
 
-DEFAULT_DENY = "Blocked by a lesson."
-
 _PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path", "directory")
 _CONTENT_KEYS = ("content", "new_string")
 _EXIT_CODE = re.compile(r"^Exit Code:\s*(-?\d+)\s*$", re.MULTILINE)
 _SIGNAL = re.compile(r"^Signal:\s*(\S+)\s*$", re.MULTILINE)
-_ERROR_LIMIT = 8000
 
 
 def normalize(payload):
@@ -55,22 +57,8 @@ def normalize(payload):
     if kind is None:
         return None
     cwd = _text(payload.get("cwd")) or os.environ.get("GEMINI_CWD") or os.getcwd()
-    event: dict[str, object] = {
-        "agent": AGENT,
-        "event": kind,
-        "native_event": native,
-        "session_id": _text(payload.get("session_id")) or os.environ.get("GEMINI_SESSION_ID", ""),
-        "cwd": cwd,
-        "model": None,
-        "tool": None,
-        "command": None,
-        "paths": [],
-        "content": None,
-        "source": None,
-        "prompt": None,
-        "error": None,
-        "call_id": None,
-    }
+    session_id = _text(payload.get("session_id")) or os.environ.get("GEMINI_SESSION_ID", "")
+    event = new_event(AGENT, kind, native, session_id, cwd)
     if kind == "session_start":
         source = _text(payload.get("source")) or _text(payload.get("trigger"))
         event["source"] = source if source in SOURCES else "startup"
@@ -126,11 +114,7 @@ def _fill_tool(event, payload, cwd):
     if tool == "Bash":
         event["command"] = _text(tool_input.get("command"))
         return
-    paths = []
-    for key in _PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            paths.append(_absolute(value, cwd))
+    paths = paths_of(tool_input, _PATH_KEYS, cwd)
     if native == "read_many_files":
         include = tool_input.get("include") or tool_input.get("paths")
         if isinstance(include, str):
@@ -138,11 +122,7 @@ def _fill_tool(event, payload, cwd):
         if isinstance(include, list):
             paths.extend(_absolute(item, cwd) for item in include if isinstance(item, str) and item)
     event["paths"] = paths
-    for key in _CONTENT_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            event["content"] = value
-            break
+    event["content"] = first_text(tool_input, _CONTENT_KEYS)
 
 
 def failure_text(response):
@@ -188,30 +168,7 @@ def render(event, decision):
         if deny is None:
             return None
         return {"decision": "deny", "reason": deny.strip() or DEFAULT_DENY}
-    context = decision.get("context")
-    if not context:
-        return None
-    trailer = decision.get("trailer")
-    if trailer:
-        context = f"{context}\n{trailer}"
-    if native in ("AfterTool", "SessionStart", "BeforeAgent"):
-        return {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
+    context = _with_trailer(decision.get("context"), decision.get("trailer"))
+    if context and native in ("AfterTool", "SessionStart", "BeforeAgent"):
+        return context_answer(native, context)
     return None
-
-
-def _absolute(path, cwd):
-    path = os.path.expanduser(path)
-    if not os.path.isabs(path):
-        path = os.path.join(cwd, path)
-    return os.path.normpath(path)
-
-
-def _clip(text):
-    if len(text) <= _ERROR_LIMIT:
-        return text
-    half = _ERROR_LIMIT // 2
-    return f"{text[:half]}\n…\n{text[-half:]}"
-
-
-def _text(value):
-    return value if isinstance(value, str) else None

@@ -1,0 +1,104 @@
+"""Pieces every agent's hot adapter needs to read a hook payload and answer it. Standard library.
+
+The agents disagree on event names, tool names and the shape of an answer, and each adapter keeps
+those differences to itself. What they agree on lives here, once: how a path named in a tool's
+input becomes the absolute path lessons match against, how an error text is kept to a size the
+context can carry, the skeleton of the core's event dict, and how a lesson's trailer is added to
+its context.
+"""
+
+# os.path, not pathlib: importing pathlib costs the hook process more than these calls.
+# ruff: noqa: PTH111, PTH117, PTH118
+
+import os
+
+#: Characters of an error text kept for the core (half from the start, half from the end).
+ERROR_LIMIT = 8000
+
+#: The reason given when the core denies a call without one (agents refuse a blank reason).
+DEFAULT_DENY = "Blocked by a lesson."
+
+
+def text(value):
+    """``value`` if it is a string, else ``None``."""
+    return value if isinstance(value, str) else None
+
+
+def absolute(path, cwd):
+    """An absolute, normalised path; a relative one is taken against the session's ``cwd``."""
+    path = os.path.expanduser(path)
+    if not os.path.isabs(path) and cwd:
+        path = os.path.join(cwd, path)
+    return os.path.normpath(path)
+
+
+def paths_of(tool_input, keys, cwd):
+    """Absolute paths of the non-empty string values under ``keys`` of ``tool_input``, in order."""
+    paths = []
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            paths.append(absolute(value, cwd))
+    return paths
+
+
+def first_text(tool_input, keys):
+    """The first non-empty string value under ``keys`` of ``tool_input``, else ``None``."""
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def clip(text, limit=ERROR_LIMIT):
+    """``text`` cut to about ``limit`` characters, keeping its start and its end.
+
+    A failing command's first lines say what ran and its last ones why it stopped; the middle
+    is what a long log can spare.
+    """
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n…\n{text[-half:]}"
+
+
+def new_event(agent, kind, native, session_id, cwd, model=None, call_id=None):
+    """The core's event dict with every common field present (see docs/architecture.md).
+
+    ``native`` (the agent's own event name) is kept as ``native_event`` when given: adapters
+    whose answer must name it read it back in ``render``.
+    """
+    event = {"agent": agent, "event": kind}
+    if native is not None:
+        event["native_event"] = native
+    event.update(
+        {
+            "session_id": session_id,
+            "cwd": cwd,
+            "model": model,
+            "tool": None,
+            "command": None,
+            "paths": [],
+            "content": None,
+            "source": None,
+            "prompt": None,
+            "error": None,
+            "call_id": call_id,
+        }
+    )
+    return event
+
+
+def with_trailer(context, trailer):
+    """``context`` followed by the lesson's ``trailer`` line; ``None`` when there is no context."""
+    if not context:
+        return None
+    if trailer:
+        return f"{context}\n{trailer}"
+    return context
+
+
+def context_answer(native, context):
+    """The ``hookSpecificOutput`` answer that hands ``context`` to the model on event ``native``."""
+    return {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
