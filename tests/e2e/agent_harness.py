@@ -276,3 +276,57 @@ def write_marker_test(project: Path, name: str = "ran.marker") -> Path:
         encoding="utf-8",
     )
     return marker
+
+
+def add_lessons(scratch: Scratch, *lessons: dict[str, Any]) -> None:
+    """``lessons add -`` with the lessons as a JSON array (rebuilds the manifest)."""
+    run_lessons(scratch, "add", "-", input=json.dumps(list(lessons)))
+
+
+def hook_log(scratch: Scratch) -> list[dict[str, Any]]:
+    """The lines our hook logged during the run (``LESSONS_HOOK_LOG`` of the scratch env)."""
+    path = scratch.root / "hook.log"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def delivery_lessons(
+    *, hint: str, guard: str, nudge: str, protocol: str
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """One lesson of each delivery (hint, guard, nudge, protocol), each carrying its marker.
+
+    Every agent's e2e module checks the same four deliveries; the markers are the module's own
+    (so a stray answer from another test cannot pass for this one) and stand at the start of the
+    lesson's ``mistake``, where the assertions look for them.
+    """
+    return (
+        {
+            "summary": "Run pytest quietly in this repo",
+            "mistake": f"{hint}: verbose pytest floods the context",
+            "remediation": "Use pytest -q and read only the failures.",
+            "type": "hint",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\bpytest\\b"]},
+        },
+        {
+            "summary": "Never delete the data directory",
+            "mistake": f"{guard}: rm -rf data wiped the fixtures",
+            "remediation": "Move it aside instead: mv data data.old",
+            "type": "guard",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\brm\\s+-rf\\s+data\\b"]},
+        },
+        {
+            "summary": "Think before running the whole suite",
+            "mistake": f"{nudge}: the full suite takes minutes",
+            "remediation": "Run only the tests you touched first.",
+            "type": "nudge",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\bpytest\\b"]},
+        },
+        {
+            "summary": "Session protocol for this repo",
+            "mistake": f"{protocol}: state the plan before editing",
+            "remediation": "Write a one-line plan first.",
+            "type": "protocol",
+            "triggers": {},
+        },
+    )

@@ -15,52 +15,33 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import Scratch, agent_binary, run_lessons, write_marker_test
+from agent_harness import (
+    Scratch,
+    add_lessons,
+    agent_binary,
+    delivery_lessons,
+    hook_log,
+    run_lessons,
+    write_marker_test,
+)
 from fake_gemini import BLOCKED, FakeGemini
 
 pytestmark = pytest.mark.e2e
 
 MODEL = "gemini-2.5-pro"
 
-HINT = {
-    "summary": "Run pytest quietly in this repo",
-    "mistake": "HINT-MARKER-4417: verbose pytest floods the context",
-    "remediation": "Use pytest -q and read only the failures.",
-    "type": "hint",
-    "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\bpytest\\b"]},
-}
-GUARD = {
-    "summary": "Never delete the data directory",
-    "mistake": "GUARD-MARKER-3302: rm -rf data wiped the fixtures",
-    "remediation": "Move it aside instead: mv data data.old",
-    "type": "guard",
-    "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\brm\\s+-rf\\s+data\\b"]},
-}
-NUDGE = {
-    "summary": "Think before running the whole suite",
-    "mistake": "NUDGE-MARKER-8821: the full suite takes minutes",
-    "remediation": "Run only the tests you touched first.",
-    "type": "nudge",
-    "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\bpytest\\b"]},
-}
-PROTOCOL = {
-    "summary": "Session protocol for this repo",
-    "mistake": "PROTOCOL-MARKER-1290: state the plan before editing",
-    "remediation": "Write a one-line plan first.",
-    "type": "protocol",
-    "triggers": {},
-}
+HINT, GUARD, NUDGE, PROTOCOL = delivery_lessons(
+    hint="HINT-MARKER-4417",
+    guard="GUARD-MARKER-3302",
+    nudge="NUDGE-MARKER-8821",
+    protocol="PROTOCOL-MARKER-1290",
+)
 USER_SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
     "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
     "privacy": {"usageStatisticsEnabled": False},
     "telemetry": {"enabled": False},
 }
-
-
-def add_lessons(scratch: Scratch, *lessons: dict[str, Any]) -> None:
-    """``lessons add -`` with the lessons as a JSON array (rebuilds the manifest)."""
-    run_lessons(scratch, "add", "-", input=json.dumps(list(lessons)))
 
 
 def run_gemini(
@@ -104,13 +85,6 @@ def run_gemini(
     server.dump(scratch.root / "requests.jsonl")
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
     return proc
-
-
-def hook_log(scratch: Scratch) -> list[dict[str, Any]]:
-    path = scratch.root / "hook.log"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def shell(command: str) -> tuple[str, dict[str, Any]]:

@@ -10,31 +10,10 @@ import sys
 import pytest
 from hot_support import HERE, install_manifest, make_lesson
 
+from hook_support import BANNED, modules_after_run, modules_script
 from lessons_core.models import LessonType
 
-BANNED = {
-    "pluggy",
-    "attr",
-    "attrs",
-    "cattrs",
-    "cattr",
-    "structlog",
-    "click",
-    "importlib.metadata",
-    "typing",
-    "dataclasses",
-    "logging",
-    "lessons_core.models",
-}
-
-CLAUDE_RUN = """
-import sys
-from lessons_claude import hook
-status = hook.main()
-with open(sys.argv[1], "w", encoding="utf-8") as fh:
-    fh.write("\\n".join(sorted(sys.modules)))
-sys.exit(status)
-"""
+CLAUDE_RUN = modules_script("lessons_claude")
 
 
 def _catalogue(home):
@@ -51,16 +30,8 @@ def _catalogue(home):
 
 
 def _loaded(tmp_path, argv, payload):
-    out_file = tmp_path / "modules.txt"
-    proc = subprocess.run(
-        [*argv, str(out_file)],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return set(out_file.read_text().split()), proc.stdout
+    loaded, proc = modules_after_run(argv, json.dumps(payload).encode(), tmp_path / "modules.txt")
+    return loaded, proc.stdout
 
 
 @pytest.mark.parametrize(

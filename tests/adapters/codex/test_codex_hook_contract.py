@@ -9,13 +9,13 @@ a few older shapes are built inline.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+import hook_support
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "lessons-codex-hook")
@@ -77,30 +77,12 @@ ALLOWED = {
 @pytest.fixture(scope="module", name="lessons_home")
 def fixture_lessons_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One manifest for the module, built by the real ``lessons add``."""
-    home = tmp_path_factory.mktemp("codex-contract-home")
-    env = {**os.environ, "LESSONS_HOME": str(home), "HOME": str(home)}
-    proc = subprocess.run(
-        [str(BIN / "lessons"), "add", "-"],
-        input=json.dumps(LESSONS),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"lessons add failed: {proc.stderr}")
-    return home
+    return hook_support.build_lessons_home(tmp_path_factory.mktemp("codex-contract-home"), LESSONS)
 
 
 def run_hook(payload: Any, lessons_home: Path, state: Path) -> tuple[dict[str, Any] | None, str]:
     """Run the hook process; returns (parsed stdout or None, stderr). Exit status must be 0."""
-    state.mkdir(mode=0o700, exist_ok=True)
-    env = {**os.environ, "LESSONS_HOME": str(lessons_home), "LESSONS_STATE_DIR": str(state)}
-    data = payload if isinstance(payload, str) else json.dumps(payload)
-    proc = subprocess.run(
-        [HOOK], input=data, capture_output=True, text=True, env=env, timeout=30, check=False
-    )
+    proc = hook_support.run_hook_process([HOOK], payload, lessons_home, state)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.strip()
     return (json.loads(out) if out else None), proc.stderr
@@ -199,47 +181,21 @@ def test_fails_open_on_bad_input(stdin, lessons_home, tmp_path):
     assert answer is None
 
 
-BANNED = {
-    "pluggy",
-    "attr",
-    "attrs",
-    "cattrs",
-    "cattr",
-    "structlog",
-    "click",
-    "importlib.metadata",
-    "typing",
-    "dataclasses",
-    "logging",
-    "pathlib",
-    "lessons_core.models",
-}
-MODULES_RUN = """
-import sys
-from lessons_codex import hook
-status = hook.main()
-with open(sys.argv[1], "w", encoding="utf-8") as fh:
-    fh.write("\\n".join(sorted(sys.modules)))
-sys.exit(status)
-"""
+#: The contract adds ``pathlib``: the adapters resolve paths with ``os.path`` only.
+BANNED = {*hook_support.BANNED, "pathlib"}
+MODULES_RUN = hook_support.modules_script("lessons_codex")
 
 
 @pytest.mark.parametrize("name", ["pre_tool_use_apply_patch", "session_start"])
 def test_a_real_run_imports_only_the_standard_library(name, lessons_home, tmp_path):
     """After answering a real payload the process holds none of the heavy or third-party modules."""
-    state = tmp_path / "state"
-    state.mkdir(mode=0o700)
-    out = tmp_path / "modules.txt"
-    env = {**os.environ, "LESSONS_HOME": str(lessons_home), "LESSONS_STATE_DIR": str(state)}
-    proc = subprocess.run(
-        [sys.executable, "-I", "-c", MODULES_RUN, str(out)],
-        input=(PAYLOADS / f"{name}.json").read_text(),
-        capture_output=True,
-        text=True,
+    env = hook_support.hook_env(lessons_home, tmp_path / "state")
+    loaded, proc = hook_support.modules_after_run(
+        [sys.executable, "-I", "-c", MODULES_RUN],
+        (PAYLOADS / f"{name}.json").read_text(),
+        tmp_path / "modules.txt",
         env=env,
         timeout=30,
-        check=False,
     )
-    assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()  # an answer was given, so the whole path ran
-    assert not BANNED & set(out.read_text().split())
+    assert not BANNED & loaded
