@@ -20,7 +20,14 @@ import os
 import re
 
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL, SHELL_TOOLS
-from lessons_core.hot.payload import DEFAULT_DENY, context_answer, first_text, new_event, paths_of
+from lessons_core.hot.payload import (
+    DEFAULT_DENY,
+    context_answer,
+    first_text,
+    new_event,
+    paths_of,
+    tool_call,
+)
 from lessons_core.hot.payload import absolute as _absolute
 from lessons_core.hot.payload import clip as _clip
 from lessons_core.hot.payload import text as _text
@@ -104,10 +111,7 @@ def normalize(payload):
 
 def _fill_tool(event, payload, cwd):
     """Canonical tool name, command, touched paths and introduced content of one tool call."""
-    native = _text(payload.get("tool_name")) or ""
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        tool_input = {}
+    native, tool_input = tool_call(payload)
     if native in SHELL_TOOLS:
         command = _command(tool_input)
         event["tool"] = "Bash"

@@ -21,7 +21,14 @@ on its decision. What Gemini does differently from the other agents, and how thi
 import os
 import re
 
-from lessons_core.hot.payload import DEFAULT_DENY, context_answer, first_text, new_event, paths_of
+from lessons_core.hot.payload import (
+    DEFAULT_DENY,
+    context_answer,
+    first_text,
+    new_event,
+    paths_of,
+    tool_call,
+)
 from lessons_core.hot.payload import absolute as _absolute
 from lessons_core.hot.payload import clip as _clip
 from lessons_core.hot.payload import text as _text
@@ -105,10 +112,7 @@ def canonical_tool(native, mcp_context=None):
 
 
 def _fill_tool(event, payload, cwd):
-    native = _text(payload.get("tool_name")) or ""
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        tool_input = {}
+    native, tool_input = tool_call(payload)
     tool = canonical_tool(native, payload.get("mcp_context"))
     event["tool"] = tool
     if tool == "Bash":

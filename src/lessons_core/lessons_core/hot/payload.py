@@ -32,6 +32,13 @@ def absolute(path, cwd):
     return os.path.normpath(path)
 
 
+def tool_call(payload):
+    """``(native tool name, tool input)`` of a tool event: ``""`` and ``{}`` when absent or odd."""
+    native = text(payload.get("tool_name")) or ""
+    tool_input = payload.get("tool_input")
+    return native, tool_input if isinstance(tool_input, dict) else {}
+
+
 def paths_of(tool_input, keys, cwd):
     """Absolute paths of the non-empty string values under ``keys`` of ``tool_input``, in order."""
     paths = []
