@@ -330,3 +330,22 @@ def delivery_lessons(
             "triggers": {},
         },
     )
+
+
+def run_agent(
+    argv: list[str], scratch: Scratch, env: Mapping[str, str], *, timeout: float = 90
+) -> subprocess.CompletedProcess[str]:
+    """One headless agent run in the scratch project: no stdin, output captured as text.
+
+    The exit status is the caller's to check (each agent's test says what it expects).
+    """
+    return subprocess.run(
+        argv,
+        cwd=scratch.project,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

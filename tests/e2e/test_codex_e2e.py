@@ -24,6 +24,7 @@ from agent_harness import (
     agent_binary,
     delivery_lessons,
     hook_log,
+    run_agent,
     run_lessons,
     write_marker_test,
 )
@@ -83,7 +84,7 @@ def run_codex(
     installed = run_lessons(scratch, "install", "codex")
     assert "/hooks" in installed.stdout  # the trust step is announced
     env = scratch.env({"CODEX_HOME": str(codex_home(scratch)), "FAKE_OPENAI_API_KEY": "sk-fake"})
-    proc = subprocess.run(
+    proc = run_agent(
         [
             str(codex),
             "exec",
@@ -92,13 +93,8 @@ def run_codex(
             "--dangerously-bypass-hook-trust",
             prompt,
         ],
-        cwd=scratch.project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
+        scratch,
+        env,
     )
     server.dump(scratch.root / "requests.jsonl")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -204,16 +200,7 @@ def test_plugin_route_from_the_repository_marketplace(scratch):
             ["plugin", "add", "lessons@lessons"],
             ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "go"],
         ):
-            proc = subprocess.run(
-                [str(codex), *args],
-                cwd=scratch.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=90,
-                check=False,
-            )
+            proc = run_agent([str(codex), *args], scratch, env)
             assert proc.returncode == 0, proc.stderr[-2000:]
     turns = server.turns()
     assert any("PROTOCOL-MARKER-9043" in t for t in FakeOpenAI.messages(turns[0], "developer"))
@@ -285,15 +272,8 @@ def test_trusted_hooks_run_without_the_bypass(scratch):
             configure(scratch, server)
             config = home / "config.toml"
             config.write_text(config.read_text() + trust_records)
-            proc = subprocess.run(
-                [str(codex), "exec", "--json", "--skip-git-repo-check", "say hello"],
-                cwd=scratch.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=90,
-                check=False,
+            proc = run_agent(
+                [str(codex), "exec", "--json", "--skip-git-repo-check", "say hello"], scratch, env
             )
             assert proc.returncode == 0, proc.stderr[-2000:]
         return server

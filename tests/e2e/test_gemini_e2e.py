@@ -21,6 +21,7 @@ from agent_harness import (
     agent_binary,
     delivery_lessons,
     hook_log,
+    run_agent,
     run_lessons,
     write_marker_test,
 )
@@ -44,6 +45,17 @@ USER_SETTINGS = {
 }
 
 
+def gemini_env(scratch: Scratch, server: FakeGemini) -> dict[str, str]:
+    """The scratch environment with Gemini talking to ``server`` and the project trusted."""
+    return scratch.env(
+        {
+            "GEMINI_API_KEY": "fake-gemini-key",
+            "GOOGLE_GEMINI_BASE_URL": server.base_url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        }
+    )
+
+
 def run_gemini(
     scratch: Scratch, server: FakeGemini, prompt: str
 ) -> subprocess.CompletedProcess[str]:
@@ -55,14 +67,8 @@ def run_gemini(
     run_lessons(scratch, "install", "gemini")
     merged = json.loads(settings.read_text())
     assert {k: merged[k] for k in USER_SETTINGS} == USER_SETTINGS
-    env = scratch.env(
-        {
-            "GEMINI_API_KEY": "fake-gemini-key",
-            "GOOGLE_GEMINI_BASE_URL": server.base_url,
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-        }
-    )
-    proc = subprocess.run(
+    env = gemini_env(scratch, server)
+    proc = run_agent(
         [
             str(gemini),
             "-p",
@@ -74,13 +80,8 @@ def run_gemini(
             "--approval-mode",
             "yolo",
         ],
-        cwd=scratch.project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
+        scratch,
+        env,
     )
     server.dump(scratch.root / "requests.jsonl")
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
@@ -156,27 +157,12 @@ def test_extension_route_from_the_repository(scratch):
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps(USER_SETTINGS))
     with FakeGemini(*shell("rm -rf data")) as server:
-        env = scratch.env(
-            {
-                "GEMINI_API_KEY": "fake-gemini-key",
-                "GOOGLE_GEMINI_BASE_URL": server.base_url,
-                "GEMINI_CLI_TRUST_WORKSPACE": "true",
-            }
-        )
+        env = gemini_env(scratch, server)
         for args in (
             ["extensions", "link", str(extension), "--consent"],
             ["-p", "go", "-m", MODEL, "--output-format", "stream-json", "--approval-mode", "yolo"],
         ):
-            proc = subprocess.run(
-                [str(gemini), *args],
-                cwd=scratch.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=90,
-                check=False,
-            )
+            proc = run_agent([str(gemini), *args], scratch, env)
             assert proc.returncode == 0, proc.stderr[-2000:]
     turns = server.turns()
     assert "PROTOCOL-MARKER-1290" in FakeGemini.texts(turns[0]["contents"][0])

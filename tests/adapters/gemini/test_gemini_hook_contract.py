@@ -17,8 +17,7 @@ import pytest
 
 import hook_support
 
-BIN = Path(sys.executable).parent
-HOOK = str(BIN / "lessons-gemini-hook")
+HOOK = str(hook_support.BIN / "lessons-gemini-hook")
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 
 LESSONS = [
