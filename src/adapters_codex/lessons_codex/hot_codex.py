@@ -23,6 +23,7 @@ from lessons_codex.hot_names import NATIVE_TO_CANONICAL, SHELL_TOOLS
 from lessons_core.hot.payload import (
     DEFAULT_DENY,
     context_answer,
+    event_of,
     first_text,
     new_event,
     paths_of,
@@ -74,12 +75,10 @@ _CONTENT_KEYS = ("content", "new_string", "body", "new_source", "text")
 
 def normalize(payload):
     """Turn one Codex hook payload into the core's event dict, or ``None`` to stay silent."""
-    if not isinstance(payload, dict):
+    found = event_of(payload, EVENTS)
+    if found is None:
         return None
-    native = payload.get("hook_event_name")
-    kind = EVENTS.get(native) if isinstance(native, str) else None
-    if kind is None:
-        return None
+    native, kind = found
     cwd = _text(payload.get("cwd")) or os.getcwd()
     event = new_event(
         AGENT,

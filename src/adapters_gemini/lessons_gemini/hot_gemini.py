@@ -24,6 +24,7 @@ import re
 from lessons_core.hot.payload import (
     DEFAULT_DENY,
     context_answer,
+    event_of,
     first_text,
     new_event,
     paths_of,
@@ -57,12 +58,10 @@ _SIGNAL = re.compile(r"^Signal:\s*(\S+)\s*$", re.MULTILINE)
 
 def normalize(payload):
     """Turn one Gemini hook payload into the core's event dict, or ``None`` to stay silent."""
-    if not isinstance(payload, dict):
+    found = event_of(payload, EVENTS)
+    if found is None:
         return None
-    native = payload.get("hook_event_name")
-    kind = EVENTS.get(native) if isinstance(native, str) else None
-    if kind is None:
-        return None
+    native, kind = found
     cwd = _text(payload.get("cwd")) or os.environ.get("GEMINI_CWD") or os.getcwd()
     session_id = _text(payload.get("session_id")) or os.environ.get("GEMINI_SESSION_ID", "")
     event = new_event(AGENT, kind, native, session_id, cwd)

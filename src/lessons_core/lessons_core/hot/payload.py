@@ -32,6 +32,21 @@ def absolute(path, cwd):
     return os.path.normpath(path)
 
 
+def event_of(payload, events):
+    """``(native event name, core event kind)`` of a payload, or ``None`` for one to ignore.
+
+    ``events`` maps the agent's event names to the core's; anything that is not a JSON object
+    naming one of them gets no answer.
+    """
+    if not isinstance(payload, dict):
+        return None
+    native = payload.get("hook_event_name")
+    kind = events.get(native) if isinstance(native, str) else None
+    if kind is None:
+        return None
+    return native, kind
+
+
 def tool_call(payload):
     """``(native tool name, tool input)`` of a tool event: ``""`` and ``{}`` when absent or odd."""
     native = text(payload.get("tool_name")) or ""
