@@ -125,3 +125,35 @@ def test_real_background_scan_runs_detached(fixtures):
     with services.open_store() as store:
         assert store.list_candidates()
     assert (home / autoscan.STAMP_NAME).stat().st_mtime >= before
+
+
+def test_default_spawn_leaves_no_child_behind(fixtures):
+    """Without a test double the scan is daemonised through /bin/sh: the hook waits only for
+    the shell, keeps no child process, and the scan still runs to the end."""
+    import shutil
+
+    from lessons_core import services
+    from lessons_core.scan import engine
+
+    if not Path(autoscan._SH).exists():
+        import pytest
+
+        pytest.skip("needs /bin/sh")
+    home = _home()
+    shutil.copytree(fixtures / "claude", Path(os.environ["HOME"]) / ".claude")
+    started = time.perf_counter()
+    assert autoscan.maybe_start(dict(os.environ)) is True
+    assert time.perf_counter() - started < 2.0
+    deadline = time.time() + 120
+    found = []
+    while time.time() < deadline:
+        if (home / "lessons.db").exists():
+            try:
+                with engine.scan_lock(home, wait=False), services.open_store() as store:
+                    found = store.list_candidates()
+            except engine.ScanBusy:
+                found = []
+            if found:
+                break
+        time.sleep(0.2)
+    assert found

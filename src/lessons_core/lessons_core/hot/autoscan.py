@@ -9,16 +9,15 @@ once if another scan is running. Any error means "no scan this time", never a fa
 """
 
 # os.path keeps the hook free of pathlib's import cost.
-# ruff: noqa: PTH108, PTH112, PTH116, PTH118, SIM105
+# ruff: noqa: PTH108, PTH110, PTH112, PTH116, PTH118, SIM105
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
-from lessons_core.hot import paths
+from lessons_core.hot import fastjson, paths
 
 # ``subprocess`` costs the hook ~10 ms to import; it is imported only when a scan is due.
 MYPY = False
@@ -31,14 +30,15 @@ CLAIM_NAME = "autoscan.claim"
 CLAIM_STALE_SECONDS = 60.0
 
 _COMMAND = "from lessons_core.cli.main import main; main()"
+_SH = "/bin/sh"
 
 
 def _settings(home: str) -> tuple[bool, float]:
     """``(enabled, interval in seconds)`` from ``config.json``, defaults when unreadable."""
     enabled, hours = True, 1.0
     try:
-        with open(os.path.join(home, paths.CONFIG_NAME), encoding="utf-8") as fh:
-            doc = json.load(fh)
+        with open(os.path.join(home, paths.CONFIG_NAME), "rb") as fh:
+            doc = fastjson.loads(fh.read())
     except (OSError, ValueError):
         return enabled, hours * 3600.0
     if isinstance(doc, dict):
@@ -111,8 +111,17 @@ def maybe_start(
             _touch(stamp, current)
             import subprocess
 
-            (popen or subprocess.Popen)(
-                [sys.executable, "-c", _COMMAND, "scan", "--background"],
+            command = [sys.executable, "-c", _COMMAND, "scan", "--background"]
+            if popen is None and os.path.exists(_SH):
+                # Daemonise through a shell that starts the scan in the background and exits at
+                # once: the hook waits a millisecond for the shell, never for the scan, and no
+                # child of the hook is left behind (the scan is adopted by init).
+                command = [_SH, "-c", '"$@" &', "sh", *command]
+                waiting = True
+            else:
+                waiting = False
+            child = (popen or subprocess.Popen)(
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -120,6 +129,8 @@ def maybe_start(
                 close_fds=True,
                 env=env,
             )
+            if waiting:
+                child.wait(timeout=5)
             return True
         finally:
             try:
