@@ -338,6 +338,9 @@ def _with_command(text, command):
 
 def handle_session_start(event, manifest, state, environ, stats):
     """Protocol text and protocol/directive lessons; ``clear`` wipes, ``compact`` re-arms."""
+    from lessons_core.hot import autoscan  # a detached background scan when due; never raises
+
+    autoscan.maybe_start(environ)
     session = _state_of(state)
     source = event.get("source")
     if session is not None:
