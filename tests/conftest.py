@@ -38,6 +38,9 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     ):
         monkeypatch.delenv(var, raising=False)
     (base / "home").mkdir()
+    # Session-start hooks run in-process and as processes all over the suite: no background
+    # scans unless a test asks for one (the auto-scan tests remove this).
+    monkeypatch.setenv("LESSONS_AUTO_SCAN", "0")
 
 
 @pytest.fixture(name="shared_dir")

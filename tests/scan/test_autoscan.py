@@ -10,7 +10,15 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
+
 from lessons_core.hot import autoscan
+
+
+@pytest.fixture(autouse=True)
+def _auto_scan_allowed(monkeypatch):
+    """The suite turns auto-scan off by default; these tests are about it."""
+    monkeypatch.delenv("LESSONS_AUTO_SCAN", raising=False)
 
 
 class FakePopen:
@@ -157,3 +165,12 @@ def test_default_spawn_leaves_no_child_behind(fixtures):
                 break
         time.sleep(0.2)
     assert found
+
+
+def test_the_environment_switch_turns_it_off():
+    """``LESSONS_AUTO_SCAN=0`` wins over a due interval, without reading config.json."""
+    _home()
+    FakePopen.calls = []
+    env = dict(os.environ, LESSONS_AUTO_SCAN="0")
+    assert autoscan.maybe_start(env, popen=FakePopen) is False
+    assert FakePopen.calls == []

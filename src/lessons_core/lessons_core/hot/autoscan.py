@@ -6,6 +6,9 @@ when the interval (``autoScanIntervalHours`` in ``config.json``, default 1 h) ha
 returns at once. The timestamp is claimed before spawning, with an ``O_EXCL`` claim file so two
 hooks starting together spawn one scan; the scan itself also takes the scan lock and leaves at
 once if another scan is running. Any error means "no scan this time", never a failed hook.
+
+``LESSONS_AUTO_SCAN=0`` in the environment turns it off without touching ``config.json`` (CI
+jobs, test suites, a one-off session).
 """
 
 # os.path keeps the hook free of pathlib's import cost.
@@ -91,6 +94,8 @@ def maybe_start(
     Returns True when a scan process was started. ``now`` and ``popen`` exist for tests.
     """
     env: dict[str, str] = dict(os.environ) if environ is None else environ
+    if env.get("LESSONS_AUTO_SCAN", "").lower() in ("0", "false", "no", "off"):
+        return False
     try:
         home: str = paths.lessons_home(env)
         if not os.path.isdir(home):
