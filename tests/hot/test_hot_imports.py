@@ -97,3 +97,39 @@ def test_matching_runs_regexes_without_importing_re(home, tmp_path, command, fir
     assert proc.stdout.strip() == str(fired).encode()
     loaded = set(out_file.read_text().split())
     assert not (loaded & {"re", "json", *BANNED}), sorted(loaded & {"re", "json", *BANNED})
+
+
+#: One ordinary shell call per agent, in that agent's own payload shape.
+SHELL_CALLS = {
+    "lessons_claude": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -q"},
+    },
+    "lessons_codex": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -q"},
+        "model": "gpt-5",
+    },
+    "lessons_gemini": {
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "pytest -q"},
+    },
+}
+
+
+@pytest.mark.parametrize("package", sorted(SHELL_CALLS))
+def test_a_shell_call_loads_neither_re_nor_json(home, tmp_path, package):
+    """Every adapter answers an ordinary shell call without importing re, json or enum.
+
+    Those three cost a hook process about 8 ms together: more than the whole match.
+    """
+    if importlib.util.find_spec(package) is None:
+        pytest.skip(f"{package} is not installed")
+    _catalogue(home)
+    payload = {"session_id": "m", "cwd": str(tmp_path), **SHELL_CALLS[package]}
+    loaded, _ = _loaded(tmp_path, [sys.executable, "-c", modules_script(package)], payload)
+    heavy = loaded & {"re", "json", "enum", *BANNED}
+    assert not heavy, sorted(heavy)

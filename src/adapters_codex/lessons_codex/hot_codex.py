@@ -15,13 +15,13 @@ on its decision. Two facts about Codex shape this module:
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # ruff: noqa: PTH109
 
-import json
 import os
-import re
 
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL, SHELL_TOOLS
+from lessons_core.hot import fastjson as json
 from lessons_core.hot.payload import (
     DEFAULT_DENY,
+    LazyPattern,
     context_answer,
     event_of,
     first_text,
@@ -54,17 +54,16 @@ CONTEXT_EVENTS = frozenset(
 
 SOURCES = frozenset(("startup", "resume", "clear", "compact", "fork"))
 
-_PATCH_HEADER = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$")
+_PATCH_HEADER = LazyPattern(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$")
 
 # The three shapes shell output has taken in Codex (see docs/agents/codex.md):
 # a JSON string with metadata.exit_code, "Exit code: N" (freeform), and unified exec's
 # "Process exited with code N".
-_EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$", re.MULTILINE)
+_EXIT_CODE = LazyPattern(r"(?m)^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$")
 # Failures the harness reports in its own words instead of an exit code.
-_HARNESS_FAILURE = re.compile(
-    r"^(?:failed in sandbox\b|command timed out after\b|apply_patch verification failed\b"
-    r"|patch rejected\b|execution error\b|exec error\b|write_stdin failed\b)",
-    re.IGNORECASE,
+_HARNESS_FAILURE = LazyPattern(
+    r"(?i)^(?:failed in sandbox\b|command timed out after\b|apply_patch verification failed\b"
+    r"|patch rejected\b|execution error\b|exec error\b|write_stdin failed\b)"
 )
 #: Bytes of the transcript's end searched for a call's exit code.
 _TRANSCRIPT_TAIL = 256 * 1024

@@ -19,10 +19,10 @@ on its decision. What Gemini does differently from the other agents, and how thi
 # ruff: noqa: PTH109
 
 import os
-import re
 
 from lessons_core.hot.payload import (
     DEFAULT_DENY,
+    LazyPattern,
     context_answer,
     event_of,
     first_text,
@@ -52,8 +52,8 @@ SOURCES = frozenset(("startup", "resume", "clear"))
 
 _PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path", "directory")
 _CONTENT_KEYS = ("content", "new_string")
-_EXIT_CODE = re.compile(r"^Exit Code:\s*(-?\d+)\s*$", re.MULTILINE)
-_SIGNAL = re.compile(r"^Signal:\s*(\S+)\s*$", re.MULTILINE)
+_EXIT_CODE = LazyPattern(r"(?m)^Exit Code:\s*(-?\d+)\s*$")
+_SIGNAL = LazyPattern(r"(?m)^Signal:\s*(\S+)\s*$")
 
 
 def normalize(payload):

@@ -124,3 +124,32 @@ def with_trailer(context, trailer):
 def context_answer(native, context):
     """The ``hookSpecificOutput`` answer that hands ``context`` to the model on event ``native``."""
     return {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
+
+
+class LazyPattern:
+    """A regular expression compiled on first use.
+
+    Importing ``re`` (with ``enum`` and ``functools`` behind it) costs the hook process about
+    6 ms, more than matching a whole manifest. Adapters parse some payloads with regexes — a
+    patch header, an exit-code line — but most calls never need them, so the import is paid only
+    by the payloads that do. Flags go inline in the source (``(?m)``, ``(?i)``).
+    """
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source):
+        self.source = source
+        self._compiled = None
+
+    def _get(self):
+        if self._compiled is None:
+            import re
+
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+    def match(self, text):
+        return self._get().match(text)
+
+    def search(self, text):
+        return self._get().search(text)
