@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 
-from lessons_core import serde
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.hot.paths import CONFIG_NAME
 from lessons_core.models import Config
@@ -38,6 +37,10 @@ def default_config_json() -> dict[str, Any]:
 
 def config_to_document(config: Config) -> dict[str, Any]:
     """``config`` in the on-disk shape, metadata first."""
+    # cattrs is imported here, not at the top: most commands find no config.json and never
+    # need it, and importing it is a large share of their start-up.
+    from lessons_core import serde
+
     return {
         "$schema": CONFIG_SCHEMA_ID,
         "type": CONFIG_TYPE,
@@ -67,6 +70,8 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
             f"{where}: version {version} was written by a newer lessons "
             f"(this one reads version {CONFIG_VERSION}); upgrade lessons"
         )
+    from lessons_core import serde
+
     body = {key: value for key, value in data.items() if key not in _META_KEYS}
     config = serde.config_from_json(body, where=where)
     check_config(config, where)
@@ -88,6 +93,8 @@ _BOUNDS: tuple[tuple[str, str, float, float | None], ...] = (
 
 def check_config(config: Config, where: str = CONFIG_NAME) -> None:
     """Reject values outside their meaningful range (a negative budget, a priority of 12)."""
+    from lessons_core import serde
+
     checks = [(getattr(config, attr), key, low, high) for attr, key, low, high in _BOUNDS]
     checks += [
         (getattr(config.scoring, a.name), f"scoring.{serde.camel(a.name)}", 0, 1)

@@ -13,8 +13,6 @@ import re
 import string
 import unicodedata
 
-import ulid
-
 #: Slugs are cut at a word boundary at or below this length (the suffix comes on top).
 SLUG_MAX = 50
 _SUFFIX_ALPHABET = string.ascii_lowercase + string.digits
@@ -24,6 +22,10 @@ _ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 def new_id() -> str:
     """A fresh ULID in its canonical 26-character Crockford base32 form."""
+    # Imported on first use: python-ulid takes a noticeable part of a short command's start-up,
+    # and most commands read ids without minting one.
+    import ulid
+
     return str(ulid.ULID())
 
 

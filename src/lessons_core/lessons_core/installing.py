@@ -48,12 +48,12 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import attrs
-import structlog
 
 from lessons_core.errors import LessonsError
+from lessons_core.logs import get_logger
 from lessons_core.specs import AgentSpec
 
-log = structlog.get_logger()
+log = get_logger()
 
 #: How the registered command starts the hook (see docs/agents/claude.md for the figures).
 STYLE_FILE = "file"  # <python> -I -S <abs>/hook.py <sys.path dirs>

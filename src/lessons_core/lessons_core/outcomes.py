@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from lessons_core.hot import deliveries as delivery_log
 from lessons_core.hot import errnorm
+from lessons_core.logs import get_logger
 from lessons_core.models import Lesson, LessonType, Status
 
-log = structlog.get_logger()
+log = get_logger()
 
 PREVENTED = "prevented"
 RECURRED = "recurred"

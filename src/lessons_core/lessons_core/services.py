@@ -14,15 +14,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from lessons_core.errors import LessonsError
 from lessons_core.hot.paths import lessons_home
+from lessons_core.logs import get_logger
 from lessons_core.manager import Plugins
 from lessons_core.models import Config
 from lessons_core.store.base import Store
 
-log = structlog.get_logger()
+log = get_logger()
 
 
 def home_dir(environ: Mapping[str, str] | None = None, *, create: bool = True) -> Path:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import re
 
-import structlog
-
 from lessons_core.errors import ValidationError
+from lessons_core.logs import get_logger
 from lessons_core.models import Lesson
 
-log = structlog.get_logger()
+log = get_logger()
 
 #: Claude Code's tool names, which every adapter maps its agent's native names onto.
 CANONICAL_TOOLS = frozenset(

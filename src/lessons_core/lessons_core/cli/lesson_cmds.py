@@ -139,13 +139,15 @@ def format_table(lessons: list[Lesson], width: int | None = None) -> list[str]:
 @user_errors
 def list_(as_json: bool, status: str | None, types: tuple[str, ...]) -> None:
     """List lessons (all statuses unless --status is given)."""
-    from lessons_core import serde, services
+    from lessons_core import services
 
     with services.open_store() as store:
         lessons = store.list_lessons(
             status=Status(status) if status else None, types=list(types) or None
         )
     if as_json:
+        from lessons_core import serde
+
         for lesson in lessons:
             click.echo(json_line(serde.lesson_to_json(lesson)))
         return
@@ -210,11 +212,13 @@ def describe(lesson: Lesson) -> list[str]:
 @user_errors
 def show(key: str, as_json: bool) -> None:
     """Show one lesson (an id, a slug, or an unambiguous prefix of either)."""
-    from lessons_core import serde, services
+    from lessons_core import services
 
     with services.open_store() as store:
         lesson = _find(store, key)
     if as_json:
+        from lessons_core import serde
+
         click.echo(json_line(serde.lesson_to_json(lesson)))
     else:
         for line in describe(lesson):

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from lessons_core.compiler import globs, prefilter, programs, regex_safety, render
 from lessons_core.errors import LessonsError
@@ -35,11 +34,12 @@ from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
+from lessons_core.logs import get_logger
 from lessons_core.models import SESSION_TYPES, Config, Lesson, LessonType, MatchTarget, Status
 from lessons_core.protocol import protocol_text
 from lessons_core.store.base import Store
 
-log = structlog.get_logger()
+log = get_logger()
 
 SCHEMA_ID = "urn:lessons:schema:manifest:1"
 GENERATOR = "lessons 0.1.0"

@@ -13,11 +13,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import structlog
-
 from lessons_core.errors import LessonsError
+from lessons_core.logs import get_logger
 
-log = structlog.get_logger()
+log = get_logger()
 
 
 def run_background(paths: Sequence[Path] = (), agent: str | None = None) -> bool:

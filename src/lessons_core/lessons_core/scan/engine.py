@@ -28,15 +28,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import attrs
-import structlog
 
 from lessons_core.errors import LessonsError
+from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Config
 from lessons_core.scan import events as ev
 from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake, dedup_backend
 from lessons_core.specs import AgentSpec, DetectorSpec
 
-log = structlog.get_logger()
+log = get_logger()
 
 LOCK_NAME = "scan.lock"
 #: Events per detector batch, and how many of them are carried into the next batch as context.

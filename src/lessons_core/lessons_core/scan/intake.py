@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
-import structlog
 
 from lessons_core import ids
 from lessons_core.errors import LessonsError
+from lessons_core.logs import get_logger
 from lessons_core.models import (
     Candidate,
     Config,
@@ -33,7 +33,7 @@ from lessons_core.models import (
 from lessons_core.scan import scoring
 from lessons_core.store.base import Store
 
-log = structlog.get_logger()
+log = get_logger()
 
 MIN_TEXT = 20
 SIMILARITY = 0.5

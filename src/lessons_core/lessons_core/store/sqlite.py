@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from lessons_core.errors import LessonsError, NotFound, StoreError
 from lessons_core.ids import make_slug as new_slug
 from lessons_core.ids import new_id
+from lessons_core.logs import get_logger
 from lessons_core.models import (
     Candidate,
     Evidence,
@@ -54,7 +54,7 @@ from lessons_core.models import (
 )
 from lessons_core.store import migrations
 
-log = structlog.get_logger()
+log = get_logger()
 
 DEFAULT_BUSY_TIMEOUT = 10.0
 
