@@ -65,6 +65,8 @@ _HARNESS_FAILURE = LazyPattern(
     r"(?i)^(?:failed in sandbox\b|command timed out after\b|apply_patch verification failed\b"
     r"|patch rejected\b|execution error\b|exec error\b|write_stdin failed\b)"
 )
+#: A word of every _HARNESS_FAILURE alternative, checked before the regex is compiled.
+_HARNESS_WORDS = ("sandbox", "timed out", "patch", "exec", "write_stdin")
 #: Bytes of the transcript's end searched for a call's exit code.
 _TRANSCRIPT_TAIL = 256 * 1024
 
@@ -182,10 +184,14 @@ def failure_text(response):
             decoded = None
         if isinstance(decoded, dict):
             return _failure_of_object(decoded)
-    match = _EXIT_CODE.search(text)
+    # Substring checks first: the regexes cost an import most outputs never need.
+    match = (
+        _EXIT_CODE.search(text) if ("Exit code:" in text or "exited with code" in text) else None
+    )
     if match:
         return _clip(text) if int(match.group(1)) != 0 else None
-    if _HARNESS_FAILURE.search(text):
+    lowered = text.lower()
+    if any(word in lowered for word in _HARNESS_WORDS) and _HARNESS_FAILURE.search(text):
         return _clip(text)
     return None
 

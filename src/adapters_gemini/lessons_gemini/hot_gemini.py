@@ -140,10 +140,11 @@ def failure_text(response):
     elif isinstance(error, str) and error:
         return _clip(error)
     text = _flatten(response.get("llmContent"))
-    match = _EXIT_CODE.search(text)
+    # Substring checks first: most results are not shell reports, and the regexes cost an import.
+    match = _EXIT_CODE.search(text) if "Exit Code:" in text else None
     if match and int(match.group(1)) != 0:
         return _clip(text.strip())
-    signal = _SIGNAL.search(text)
+    signal = _SIGNAL.search(text) if "Signal:" in text else None
     if signal and signal.group(1) not in ("0", "(none)"):
         return _clip(text.strip())
     return None
