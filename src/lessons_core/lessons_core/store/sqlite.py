@@ -29,6 +29,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -306,6 +307,32 @@ def _fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in list(words)[:64])
 
 
+#: Attempts, and the first pause in seconds (doubled each time), for switching on WAL.
+_WAL_ATTEMPTS = 8
+_WAL_FIRST_PAUSE = 0.01
+
+
+def _set_wal(conn: sqlite3.Connection) -> Any:
+    """``PRAGMA journal_mode = WAL``, retried a few times while another process holds the file.
+
+    Changing the journal mode of a brand-new file needs an exclusive lock, and SQLite does not
+    apply ``busy_timeout`` to it: two processes opening a fresh store at the same instant can
+    see "database is locked" right away. The other process finishes within milliseconds, so a
+    short bounded retry (about 2.5 s in all) is enough; past it the error goes to the caller.
+    """
+    pause = _WAL_FIRST_PAUSE
+    for attempt in range(_WAL_ATTEMPTS):
+        try:
+            return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if attempt == _WAL_ATTEMPTS - 1 or ("locked" not in text and "busy" not in text):
+                raise
+        time.sleep(pause)
+        pause *= 2
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 class SQLiteStore:
     """The :class:`~lessons_core.store.base.Store` protocol over one SQLite file.
 
@@ -351,7 +378,7 @@ class SQLiteStore:
             if version > migrations.LATEST:
                 conn.close()
                 raise migrations.newer_schema_error(version, self.path)
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _set_wal(conn)
             if str(mode).lower() != "wal":
                 log.warning("store.no_wal", path=str(self.path), journal_mode=mode)
             conn.execute("PRAGMA synchronous = NORMAL")
