@@ -1,0 +1,125 @@
+"""Short commands must not pay for libraries they do not use.
+
+structlog, cattrs and python-ulid together were most of the start-up of ``lessons list``; they are
+now imported only when something is logged, converted to JSON or minted. These tests run the
+real command in a fresh interpreter and look at what it imported, so an eager import slipping
+back in fails here rather than showing up only as a slower benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+#: Runs the CLI, then prints which of the watched modules ended up imported.
+_WRAPPER = """
+import json, sys
+from lessons_core.cli.main import main
+watched = ("structlog", "cattrs", "ulid", "asyncio")
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\nIMPORTED=" + json.dumps(sorted(m for m in watched if m in sys.modules)))
+"""
+
+
+@pytest.fixture(name="env")
+def fixture_env(tmp_path: Path) -> dict[str, str]:
+    """An environment with LESSONS_HOME, LESSONS_STATE_DIR and HOME inside tmp_path."""
+    import os
+
+    env = dict(os.environ)
+    env["LESSONS_HOME"] = str(tmp_path / "home")
+    env["LESSONS_STATE_DIR"] = str(tmp_path / "state")
+    env["HOME"] = str(tmp_path)
+    return env
+
+
+def _imported(env: dict[str, str], *args: str) -> list[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    marker = [line for line in proc.stdout.splitlines() if line.startswith("IMPORTED=")]
+    assert marker, (proc.stdout, proc.stderr)
+    imported: list[str] = json.loads(marker[-1].removeprefix("IMPORTED="))
+    return imported
+
+
+def test_help_imports_none_of_the_heavy_libraries(env: dict[str, str]) -> None:
+    """``lessons --help`` lists commands without importing logging or conversion libraries."""
+    assert _imported(env, "--help") == []
+
+
+def test_list_on_an_empty_store_imports_none_of_them(env: dict[str, str]) -> None:
+    """``lessons list`` opens the store and prints; nothing logs, converts or mints an id."""
+    assert _imported(env, "list") == []
+
+
+def test_list_json_needs_cattrs_but_not_structlog(env: dict[str, str]) -> None:
+    """JSON output goes through the converter, which is the one import it needs."""
+    assert _imported(env, "list", "--json") == ["cattrs"]
+
+
+def test_a_warning_still_reaches_stderr_as_json(env: dict[str, str], tmp_path: Path) -> None:
+    """Lazy logging still emits: an unknown tool name warns, as one JSON line on stderr."""
+    lesson = tmp_path / "lesson.json"
+    lesson.write_text(
+        json.dumps(
+            {
+                "summary": "Frobnicate needs a flag",
+                "mistake": "ran frobnicate without the flag",
+                "remediation": "pass --flag",
+                "triggers": {"toolNames": ["Frobnicate"]},
+            }
+        ),
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "lessons_core", "add", str(lesson)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
+    assert [(r["level"], r["event"], r["tool"]) for r in records] == [
+        ("warning", "unknown tool name", "Frobnicate")
+    ], proc.stderr
+
+
+def test_verbosity_gates_what_is_emitted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """WARNING by default, INFO with -v, DEBUG with -vv: the same levels as before."""
+    import structlog
+    from structlog.testing import capture_logs
+
+    from lessons_core import logs
+
+    monkeypatch.setattr(logs, "_threshold", None)
+    monkeypatch.setattr(logs, "_pending", None)
+    log = logs.get_logger()
+    seen: dict[int, list[str]] = {}
+    try:
+        for verbosity in (0, 1, 2):
+            logs.configure_logging(verbosity)
+            with capture_logs() as captured:
+                log.debug("d")
+                log.info("i")
+                log.warning("w")
+                log.error("e")
+            seen[verbosity] = [entry["event"] for entry in captured]
+    finally:
+        structlog.reset_defaults()
+    assert seen == {0: ["w", "e"], 1: ["i", "w", "e"], 2: ["d", "i", "w", "e"]}
