@@ -2,8 +2,10 @@
 
 What an agent waits for is a process: interpreter start, imports, reading the manifest, matching,
 writing the answer. So this starts the hook command as a subprocess for every call, exactly as
-an agent does, feeding it a Claude Code PreToolUse payload on stdin, and times it from spawn to
-exit. Every hook run is interleaved with a run of the bare interpreter (``python -I -c pass``),
+an agent does, feeding it the agent's own pre-tool payload on stdin (Claude Code and Codex
+``PreToolUse``; Gemini ``BeforeTool``, or ``AfterTool`` for the hint and edit kinds, because
+Gemini hints are delivered with the tool's result), and times it from spawn to exit. Codex edits
+arrive as ``apply_patch`` with the patch text. Every hook run is interleaved with a run of the bare interpreter (``python -I -c pass``),
 so the floor is measured under the same machine load and the ratio stays meaningful on a busy
 machine.
 
@@ -165,19 +167,51 @@ def _generated_catalogue(home: Path, count: int) -> bool:
     return True
 
 
-def _payload(tool: str, tool_input: dict[str, object], session: str) -> bytes:
-    return json.dumps(
-        {
-            "session_id": session,
-            "transcript_path": "/tmp/bench.jsonl",
-            "cwd": "/tmp/bench-project",
-            "permission_mode": "default",
-            "hook_event_name": "PreToolUse",
-            "tool_name": tool,
-            "tool_input": tool_input,
-            "tool_use_id": "toolu_bench",
-        }
-    ).encode()
+AGENTS = ("claude", "codex", "gemini")
+
+
+def _codex_call(tool: str, tool_input: dict[str, object]) -> tuple[str, dict[str, object]]:
+    """Codex runs shell calls as ``Bash`` and edits as ``apply_patch`` with the patch text."""
+    if tool != "Edit":
+        return tool, tool_input
+    path = tool_input["file_path"]
+    old, new = tool_input["old_string"], tool_input["new_string"]
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+    return "apply_patch", {"command": patch}
+
+
+def _gemini_call(
+    kind: str, tool: str, tool_input: dict[str, object]
+) -> tuple[str, str, dict[str, object]]:
+    """Gemini's native names; hints reach the model only at AfterTool, so those are timed there."""
+    event = "AfterTool" if kind in ("hint", "edit-path") else "BeforeTool"
+    if tool == "Edit":
+        return event, "replace", tool_input
+    return event, "run_shell_command", tool_input
+
+
+def _payload(
+    tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
+) -> bytes:
+    body: dict[str, object] = {
+        "session_id": session,
+        "transcript_path": "/tmp/bench.jsonl",
+        "cwd": "/tmp/bench-project",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    if agent == "claude":
+        body.update(permission_mode="default", tool_use_id="toolu_bench")
+    elif agent == "codex":
+        body["tool_name"], body["tool_input"] = _codex_call(tool, tool_input)
+        body.update(model="gpt-5", tool_use_id="call_bench")
+    else:
+        event, native, native_input = _gemini_call(kind, tool, tool_input)
+        body.update(hook_event_name=event, tool_name=native, tool_input=native_input)
+        if event == "AfterTool":
+            body["tool_response"] = {"llmContent": "done", "returnDisplay": "done"}
+    return json.dumps(body).encode()
 
 
 def _time(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
@@ -199,7 +233,7 @@ def _describe(out: bytes) -> str:
         return "nothing"
     answer = json.loads(out)
     specific = answer.get("hookSpecificOutput", answer)
-    if specific.get("permissionDecision") == "deny":
+    if specific.get("permissionDecision") == "deny" or answer.get("decision") == "deny":
         return "deny"
     if specific.get("additionalContext"):
         return "context"
@@ -213,25 +247,27 @@ def measure(
     hook: list[str],
     runs: int,
     large: bool,
+    agent: str = "claude",
 ) -> bool:
     state = home / "state"
     env = _env(home, state)
     floor_argv = [sys.executable, "-I", "-c", "pass"]
     ok = True
-    print(f"\n== {name} ({hook[-1] if len(hook) == 1 else shlex.join(hook)[:60]}) ==")
+    print(f"\n== {agent}, {name} ({hook[-1] if len(hook) == 1 else shlex.join(hook)[:60]}) ==")
     print(
         f"{'payload':<10} {'outcome':<8} {'median':>8} {'p99':>8} {'floor':>8} "
         f"{'fl.p99':>8} {'ratio':>6}"
     )
     for kind, (tool, tool_input) in calls.items():
         # one warm-up of each, so the page cache holds the files
-        _time(hook, _payload(tool, tool_input, f"warm-{kind}"), env)
+        _time(hook, _payload(tool, tool_input, f"warm-{agent}-{kind}", agent, kind), env)
         _time(floor_argv, b"", env)
         hook_ms: list[float] = []
         floor_ms: list[float] = []
         outcome = ""
         for i in range(runs):
-            elapsed, out = _time(hook, _payload(tool, tool_input, f"{name}-{kind}-{i}"), env)
+            payload = _payload(tool, tool_input, f"{agent}-{name}-{kind}-{i}", agent, kind)
+            elapsed, out = _time(hook, payload, env)
             hook_ms.append(elapsed)
             outcome = _describe(out)
             floor_ms.append(_time(floor_argv, b"", env)[0])
@@ -253,14 +289,23 @@ def measure(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40, help="runs per payload kind")
-    parser.add_argument("--command", help="hook command line (default: lessons-claude-hook)")
+    parser.add_argument(
+        "--agent", choices=[*AGENTS, "all"], default="all", help="whose hook and payloads"
+    )
+    parser.add_argument(
+        "--command", help="hook command line (default: lessons-<agent>-hook); one agent only"
+    )
     parser.add_argument("--catalogue", choices=["seed", "generated", "both"], default="both")
     parser.add_argument("--lessons", type=int, default=2000, help="size of the generated one")
     args = parser.parse_args()
-    hook = shlex.split(args.command) if args.command else [_bin("lessons-claude-hook")]
-    print(
-        f"python {sys.version.split()[0]}, {args.runs} runs per payload, hook: {shlex.join(hook)}"
-    )
+    agents = AGENTS if args.agent == "all" else (args.agent,)
+    if args.command and len(agents) > 1:
+        parser.error("--command needs --agent")
+    hooks = {
+        agent: shlex.split(args.command) if args.command else [_bin(f"lessons-{agent}-hook")]
+        for agent in agents
+    }
+    print(f"python {sys.version.split()[0]}, {args.runs} runs per payload, agents: {agents}")
     print(
         f"targets: median <= {TARGET_MEDIAN_MS} ms, p99 <= {TARGET_P99_MS} ms "
         f"(<= {TARGET_P99_LARGE_MS} ms with {args.lessons} lessons), "
@@ -272,7 +317,10 @@ def main() -> int:
             home = Path(tmp) / "seed"
             home.mkdir()
             if _seed_catalogue(home):
-                ok &= measure("seed-143", home, SEED_CALLS, hook, args.runs, large=False)
+                for agent, hook in hooks.items():
+                    ok &= measure(
+                        "seed-143", home, SEED_CALLS, hook, args.runs, large=False, agent=agent
+                    )
         if args.catalogue in ("generated", "both"):
             home = Path(tmp) / "generated"
             home.mkdir()
@@ -283,9 +331,16 @@ def main() -> int:
                 f"\n(built {args.lessons} lessons in {time.perf_counter() - started:.1f} s; "
                 f"manifest {size / 1024:.0f} KiB)"
             )
-            ok &= measure(
-                f"generated-{args.lessons}", home, GENERATED_CALLS, hook, args.runs, large=True
-            )
+            for agent, hook in hooks.items():
+                ok &= measure(
+                    f"generated-{args.lessons}",
+                    home,
+                    GENERATED_CALLS,
+                    hook,
+                    args.runs,
+                    large=True,
+                    agent=agent,
+                )
     print("\nall within targets" if ok else "\nsome figures are over target")
     return 0
 

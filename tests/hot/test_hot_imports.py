@@ -133,3 +133,25 @@ def test_a_shell_call_loads_neither_re_nor_json(home, tmp_path, package):
     loaded, _ = _loaded(tmp_path, [sys.executable, "-c", modules_script(package)], payload)
     heavy = loaded & {"re", "json", "enum", *BANNED}
     assert not heavy, sorted(heavy)
+
+
+def test_a_codex_patch_loads_neither_re_nor_json(home, tmp_path):
+    """Every Codex edit is an ``apply_patch``: reading its headers must not pull in ``re``."""
+    if importlib.util.find_spec("lessons_codex") is None:
+        pytest.skip("lessons_codex is not installed")
+    _catalogue(home)
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a = 1\n+a = 2\n*** End Patch\n"
+    payload = {
+        "session_id": "m",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "apply_patch",
+        "tool_input": {"command": patch},
+        "model": "gpt-5",
+    }
+    loaded, stdout = _loaded(
+        tmp_path, [sys.executable, "-c", modules_script("lessons_codex")], payload
+    )
+    assert b"Lesson" in stdout  # the Edit path lesson on **/*.py fired from the patch's path
+    heavy = loaded & {"re", "json", "enum", *BANNED}
+    assert not heavy, sorted(heavy)

@@ -54,7 +54,23 @@ CONTEXT_EVENTS = frozenset(
 
 SOURCES = frozenset(("startup", "resume", "clear", "compact", "fork"))
 
-_PATCH_HEADER = LazyPattern(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$")
+_PATCH_KINDS = ("Add File", "Update File", "Delete File", "Move to")
+
+
+def _patch_header(line):
+    """``(kind, path)`` of a ``*** Update File: path``-style line, else ``None``.
+
+    Plain string tests rather than a regex: every Codex edit passes here, and ``re`` would cost
+    the hook its import.
+    """
+    if not line.startswith("*** "):
+        return None
+    kind, sep, rest = line[4:].partition(": ")
+    path = rest.rstrip()
+    if not sep or kind not in _PATCH_KINDS or not path:
+        return None
+    return kind, path
+
 
 # The three shapes shell output has taken in Codex (see docs/agents/codex.md):
 # a JSON string with metadata.exit_code, "Exit code: N" (freeform), and unified exec's
@@ -151,9 +167,9 @@ def parse_patch(patch, cwd):
     added = []
     kinds = set()
     for line in patch.splitlines():
-        header = _PATCH_HEADER.match(line)
+        header = _patch_header(line)
         if header:
-            kind, path = header.groups()
+            kind, path = header
             kinds.add(kind)
             absolute = _absolute(path, cwd)
             if absolute not in paths:
