@@ -73,8 +73,16 @@ def _entry_points() -> list[tuple[str, str]]:
     return found
 
 
-def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.PluginManager:
-    """Return a new manager with the specs, the built-ins and (unless switched off) entry points."""
+def get_plugin_manager(
+    environ: Mapping[str, str] | None = None, *, entry_point_cache: Path | None = None
+) -> pluggy.PluginManager:
+    """Return a new manager with the specs, the built-ins and (unless switched off) entry points.
+
+    With ``entry_point_cache`` (a file path) the list of installed entry points is read from,
+    and kept in, that file while the installation is unchanged (see :mod:`plugin_cache`). The
+    manager then knows no distribution metadata (``list_plugin_distinfo`` is empty for those
+    plugins), which only ``lessons plugins`` shows; it loads without the cache.
+    """
     env = os.environ if environ is None else environ
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
@@ -92,7 +100,9 @@ def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.Plugi
     if env.get("LESSONS_DISABLE_PLUGIN_AUTOLOAD", "").strip().lower() not in _TRUE:
         only = _names(env.get("LESSONS_PLUGINS"))
         loaded_all = False
-        if not only and not blocked:
+        if not only and not blocked and entry_point_cache is not None:
+            loaded_all = _load_cached(pm, entry_point_cache)
+        if not only and not blocked and not loaded_all:
             # The common case: one pass over the installed distributions. If a plugin breaks,
             # the named pass below loads the rest and reports the culprit by name.
             with contextlib.suppress(Exception):
@@ -122,6 +132,30 @@ def get_plugin_manager(environ: Mapping[str, str] | None = None) -> pluggy.Plugi
     except pluggy.PluginValidationError as exc:
         raise PluginError(_unknown_hook_message(pm, exc)) from exc
     return pm
+
+
+def _load_cached(pm: pluggy.PluginManager, cache: Path) -> bool:
+    """Register the entry points listed in ``cache``, refreshing it first when it is stale.
+
+    False when a plugin failed to load: the caller's named pass then finds and names it.
+    """
+    from lessons_core import plugin_cache
+
+    entries = plugin_cache.read(cache, PROJECT)
+    if entries is None:
+        entries = plugin_cache.scan(PROJECT)
+        plugin_cache.write(cache, PROJECT, entries)
+    try:
+        for ep_name, module, attr, _dist in entries:
+            if pm.get_plugin(ep_name) is not None or pm.is_blocked(ep_name):
+                continue
+            pm.register(plugin_cache.load_object(module, attr), name=ep_name)
+    except Exception:
+        # Whatever is wrong is reported by the full pass; the next command rescans.
+        with contextlib.suppress(OSError):
+            cache.unlink()
+        return False
+    return True
 
 
 def _unknown_hook_message(pm: pluggy.PluginManager, exc: pluggy.PluginValidationError) -> str:
@@ -162,8 +196,10 @@ class Plugins:
         self._owners: dict[tuple[str, str], str] = {}
 
     @classmethod
-    def load(cls, environ: Mapping[str, str] | None = None) -> Plugins:
-        return cls(get_plugin_manager(environ))
+    def load(
+        cls, environ: Mapping[str, str] | None = None, *, entry_point_cache: Path | None = None
+    ) -> Plugins:
+        return cls(get_plugin_manager(environ, entry_point_cache=entry_point_cache))
 
     # -- collection ------------------------------------------------------------------------
 

@@ -49,8 +49,16 @@ def load_config(home: Path) -> Config:
 
 
 def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
-    """A fresh plugin manager (honouring the ``LESSONS_*PLUGIN*`` switches) behind its facade."""
-    return Plugins.load(os.environ if environ is None else environ)
+    """A fresh plugin manager (honouring the ``LESSONS_*PLUGIN*`` switches) behind its facade.
+
+    The list of installed entry points is cached in ``LESSONS_HOME`` (rescanned whenever the
+    installation changes): reading every distribution's metadata on each command is a large
+    part of a short command's start-up.
+    """
+    from lessons_core.plugin_cache import CACHE_NAME
+
+    cache = home_dir(environ) / CACHE_NAME
+    return Plugins.load(os.environ if environ is None else environ, entry_point_cache=cache)
 
 
 @contextmanager

@@ -1,0 +1,126 @@
+"""The cached list of entry points: used while the installation is unchanged, redone after.
+
+The fake distributions live in a directory put on ``sys.path`` for the test, so
+``importlib.metadata`` finds them the way it finds pip-installed ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lessons_core import plugin_cache
+from lessons_core.manager import get_plugin_manager
+
+_SOURCE = """
+from lessons_core.plugin import hookimpl
+from lessons_core.specs import DetectorSpec
+
+@hookimpl
+def lessons_register_detectors(register):
+    register(DetectorSpec(name={name!r}, detect=lambda lines, config: [], tier=2))
+"""
+
+
+Make = Callable[..., None]
+
+
+def _install(make: Make, detector: str) -> tuple[str, str]:
+    """A distribution with one entry point registering ``detector``; (entry, module) names."""
+    tag = uuid.uuid4().hex[:8]
+    entry = f"cached-{tag}"
+    make(f"dist-{tag}", entry, _SOURCE.format(name=detector), version="1.0")
+    return entry, entry.replace("-", "_") + "_plugin"
+
+
+@pytest.fixture(name="site")
+def fixture_site(site_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fake site directory, importable (and scanned for metadata) by this process."""
+    monkeypatch.syspath_prepend(str(site_dir))
+    return site_dir
+
+
+def _detectors(home: Path) -> set[str]:
+    from lessons_core.manager import Plugins
+
+    home.mkdir(parents=True, exist_ok=True)
+    cache = home / plugin_cache.CACHE_NAME
+    return set(Plugins(get_plugin_manager({}, entry_point_cache=cache)).detectors())
+
+
+def test_first_use_writes_the_cache_and_loads_the_plugin(
+    home: Path, site: Path, fake_dist: Make
+) -> None:
+    """A missing cache means a scan; the plugin loads and the cache lists its entry point."""
+    entry, module = _install(fake_dist, "first-detector")
+    assert "first-detector" in _detectors(home)
+    document = json.loads((home / plugin_cache.CACHE_NAME).read_text())
+    assert [entry, module, "", entry.replace("cached", "dist")] in document["entryPoints"]
+
+
+def test_a_fresh_cache_is_believed(home: Path, site: Path, fake_dist: Make) -> None:
+    """While the fingerprint matches, the cached module is loaded, not the metadata's."""
+    entry, _ = _install(fake_dist, "from-metadata")
+    other = f"other_{uuid.uuid4().hex[:8]}"
+    (site / f"{other}.py").write_text(_SOURCE.format(name="from-cache"))
+    _detectors(home)
+    cache = home / plugin_cache.CACHE_NAME
+    document = json.loads(cache.read_text())
+    document["entryPoints"] = [
+        [name, other if name == entry else module, attr, dist]
+        for name, module, attr, dist in document["entryPoints"]
+    ]
+    cache.write_text(json.dumps(document))
+    found = _detectors(home)
+    assert "from-cache" in found
+    assert "from-metadata" not in found
+
+
+def test_installing_a_distribution_invalidates_the_cache(
+    home: Path, site: Path, fake_dist: Make
+) -> None:
+    """A new ``*.dist-info`` changes the directory's mtime, so the next command rescans."""
+    _install(fake_dist, "one")
+    assert "one" in _detectors(home)
+    stamp = site.stat().st_mtime_ns
+    _install(fake_dist, "two")
+    os.utime(site, ns=(stamp + 10_000_000, stamp + 10_000_000))
+    assert {"one", "two"} <= _detectors(home)
+
+
+def test_a_broken_cache_entry_falls_back_to_the_real_scan(
+    home: Path, site: Path, fake_dist: Make
+) -> None:
+    """A cached module that no longer imports costs a rescan, not an error, and is dropped."""
+    _install(fake_dist, "still-here")
+    _detectors(home)
+    cache = home / plugin_cache.CACHE_NAME
+    document = json.loads(cache.read_text())
+    document["entryPoints"].append(["gone", "no_such_module_anywhere", "", "gone-dist"])
+    cache.write_text(json.dumps(document))
+    assert "still-here" in _detectors(home)
+    assert not cache.exists()
+
+
+def test_unreadable_or_foreign_cache_is_ignored(home: Path, site: Path, fake_dist: Make) -> None:
+    """Garbage in the cache file is treated as no cache."""
+    _install(fake_dist, "sturdy")
+    home.mkdir(parents=True, exist_ok=True)
+    (home / plugin_cache.CACHE_NAME).write_text("{not json")
+    assert "sturdy" in _detectors(home)
+    assert plugin_cache.read(home / plugin_cache.CACHE_NAME, "lessons") is not None
+    assert plugin_cache.read(home / plugin_cache.CACHE_NAME, "other-group") is None
+
+
+def test_fingerprint_leaves_out_the_start_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Running from another directory must not invalidate the cache."""
+    monkeypatch.setattr(sys, "path", ["", *sys.path[1:]])
+    first = plugin_cache.fingerprint()
+    monkeypatch.setattr(sys, "path", [str(Path.cwd()), *sys.path[1:]])
+    assert plugin_cache.fingerprint() == first
