@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +119,8 @@ def load_config(home: Path) -> Config:
 
 def save_config(home: Path, config: Config) -> Path:
     """Write ``config.json`` atomically (a reader never sees half a file)."""
+    import tempfile  # only when writing: a read-only command skips its import
+
     home.mkdir(parents=True, exist_ok=True)
     path = config_file(home)
     text = json.dumps(config_to_document(config), indent=2) + "\n"

@@ -17,7 +17,6 @@ import importlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +29,8 @@ Entry = tuple[str, str, str, str]
 
 
 def fingerprint() -> list[Any]:
-    """What the cached list depends on: the interpreter and each import path entry's mtime."""
-    entries: list[Any] = [_FORMAT, sys.executable, sys.version]
+    """What the cached list depends on: the Python version and each import path entry's mtime."""
+    entries: list[Any] = [_FORMAT, sys.version]
     # The first entry is where the command was started from (the script's directory, or the
     # working directory under ``-m``/``-c``), not an install location: leaving it out keeps one
     # cache valid whichever directory ``lessons`` runs in.
@@ -98,6 +97,8 @@ def write(path: Path, group: str, entries: list[Entry]) -> None:
         "fingerprint": fingerprint(),
         "entryPoints": [list(entry) for entry in entries],
     }
+    import tempfile  # only when writing: a read-only command skips its import
+
     with contextlib.suppress(OSError):
         fd, tmp = tempfile.mkstemp(prefix=".plugin-cache-", suffix=".json", dir=path.parent)
         try:
