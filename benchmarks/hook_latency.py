@@ -5,9 +5,9 @@ writing the answer. So this starts the hook command as a subprocess for every ca
 an agent does, feeding it the agent's own pre-tool payload on stdin (Claude Code and Codex
 ``PreToolUse``; Gemini ``BeforeTool``, or ``AfterTool`` for the hint and edit kinds, because
 Gemini hints are delivered with the tool's result), and times it from spawn to exit. Codex edits
-arrive as ``apply_patch`` with the patch text. Every hook run is interleaved with a run of the bare interpreter (``python -I -c pass``),
-so the floor is measured under the same machine load and the ratio stays meaningful on a busy
-machine.
+arrive as ``apply_patch`` with the patch text. Every hook run is interleaved with a run of the
+bare interpreter (``python -I -c pass``), so the floor is measured under the same machine load
+and the ratio stays meaningful on a busy machine.
 
 Catalogues:
 
