@@ -13,32 +13,27 @@ import re
 
 from lessons_core.scan import events as ev
 
-_REJECTED = re.compile(
+# The failure classes, as pattern sources (caseless): they are only ever searched together, in
+# :data:`_ANY_CLASS_LOWER` (or :func:`_any_class`), so compiling each alone would be wasted.
+_REJECTED = (
     r"doesn't want to (?:proceed|take this action)|tool use was rejected|User rejected|"
-    r"patch rejected by user|\[Operation Cancelled\]|User cancelled",
-    re.IGNORECASE,
+    r"patch rejected by user|\[Operation Cancelled\]|User cancelled"
 )
-_DENIED = re.compile(
+_DENIED = (
     r"requires approval|was blocked\. For security|haven't granted it yet|"
     r"sandbox denied|not allowed by (?:the )?(?:sandbox|policy)|approval policy|"
-    r"Permission to use \S+ has been denied",
-    re.IGNORECASE,
+    r"Permission to use \S+ has been denied"
 )
-_INTERRUPTED = re.compile(
+_INTERRUPTED = (
     r"\[Request interrupted|Interrupted by user|Sibling tool call errored|"
-    r"turn_aborted|was cancelled|Request cancelled",
-    re.IGNORECASE,
+    r"turn_aborted|was cancelled|Request cancelled"
 )
-_TIMEOUT = re.compile(
-    r"timed out|timeout (?:after|exceeded|of \d)|Command killed.*timeout|deadline exceeded",
-    re.IGNORECASE,
-)
-_VALIDATION = re.compile(
+_TIMEOUT = r"timed out|timeout (?:after|exceeded|of \d)|Command killed.*timeout|deadline exceeded"
+_VALIDATION = (
     r"<tool_use_error>|File has not been read yet|File does not exist|String to replace not found|"
     r"Found \d+ matches of the string to replace|Path does not exist|Path must be absolute|"
     r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
-    r"InputValidationError|Invalid tool parameters|EISDIR",
-    re.IGNORECASE,
+    r"InputValidationError|Invalid tool parameters|EISDIR"
 )
 #: Words that make a short is_error text an error report rather than the user's typed feedback.
 _ERRORISH = re.compile(
@@ -72,9 +67,17 @@ _PRIORITY = (ev.REJECTED, ev.DENIED, ev.INTERRUPTED, ev.TIMEOUT, ev.VALIDATION)
 _CLASSES = tuple(
     zip(_PRIORITY, (_REJECTED, _DENIED, _INTERRUPTED, _TIMEOUT, _VALIDATION), strict=True)
 )
-_ANY_CLASS = re.compile(
-    "|".join(f"(?P<{kind}>{pattern.pattern})" for kind, pattern in _CLASSES), re.IGNORECASE
-)
+_ANY_CLASS: re.Pattern[str] | None = None
+
+
+def _any_class() -> re.Pattern[str]:
+    """All class patterns in one, caseless (compiled on first use: only non-ASCII texts)."""
+    global _ANY_CLASS
+    if _ANY_CLASS is None:
+        _ANY_CLASS = re.compile(
+            "|".join(f"(?P<{kind}>{source})" for kind, source in _CLASSES), re.IGNORECASE
+        )
+    return _ANY_CLASS
 
 
 def _lower_literals(pattern: str) -> str:
@@ -91,7 +94,7 @@ def _lower_literals(pattern: str) -> str:
 #: a match of the lowercased text, and the regex engine runs several times faster without
 #: ``IGNORECASE`` (error texts are read for every failed call of a scan).
 _ANY_CLASS_LOWER = re.compile(
-    "|".join(f"(?P<{kind}>{_lower_literals(pattern.pattern)})" for kind, pattern in _CLASSES)
+    "|".join(f"(?P<{kind}>{_lower_literals(source)})" for kind, source in _CLASSES)
 )
 
 
@@ -99,7 +102,7 @@ def _class_of(head: str) -> str | None:
     if head.isascii():
         found = {m.lastgroup for m in _ANY_CLASS_LOWER.finditer(head.lower())}
     else:
-        found = {m.lastgroup for m in _ANY_CLASS.finditer(head)}
+        found = {m.lastgroup for m in _any_class().finditer(head)}
     for kind in _PRIORITY:
         if kind in found:
             return kind
