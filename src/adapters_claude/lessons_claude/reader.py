@@ -15,11 +15,12 @@ kilobytes of file content — is reduced to its call ids with a regular expressi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
+from lessons_claude.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
 from lessons_core.scan.failures import classify_claude
 from lessons_core.scan.lines import as_text, iter_lines, loads
@@ -43,24 +44,6 @@ _SKIP_USER_PREFIXES = (
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 #: The feedback a user typed when rejecting a call ("…the user said:\n<feedback>").
 _FEEDBACK = re.compile(r"the user said:\s*(.+)", re.DOTALL | re.IGNORECASE)
-
-
-def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
-    """Where Claude Code keeps transcripts: ``$CLAUDE_CONFIG_DIR`` (comma-separated) or the
-    defaults ``~/.claude`` and ``$XDG_CONFIG_HOME/claude``, each with ``projects/`` below."""
-    explicit = environ.get("CLAUDE_CONFIG_DIR", "")
-    home = Path(environ.get("HOME") or str(Path.home()))
-    if explicit.strip():
-        bases = [Path(p.strip()).expanduser() for p in explicit.split(",") if p.strip()]
-    else:
-        xdg = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
-        bases = [home / ".claude", Path(xdg) / "claude"]
-    roots: list[Path] = []
-    for base in bases:
-        root = base / "projects"
-        if root not in roots:
-            roots.append(root)
-    return roots
 
 
 def canonical(name: str) -> str:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL
+from lessons_codex.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
 from lessons_core.scan.failures import classify_text, codex_exit_code
 from lessons_core.scan.lines import as_text, iter_lines, loads
@@ -80,16 +81,6 @@ _ITEM_TYPES = frozenset(
     }
 )
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
-
-
-def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
-    """``$CODEX_HOME`` (default ``~/.codex``): ``sessions/`` and ``archived_sessions/``."""
-    explicit = environ.get("CODEX_HOME", "").strip()
-    if explicit:
-        base = Path(explicit).expanduser()
-    else:
-        base = Path(environ.get("HOME") or str(Path.home())) / ".codex"
-    return [base / "sessions", base / "archived_sessions"]
 
 
 def canonical(name: str) -> str:

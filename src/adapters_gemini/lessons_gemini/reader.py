@@ -26,6 +26,7 @@ from lessons_core.scan import events as ev
 from lessons_core.scan.failures import classify_text, gemini_exit_code
 from lessons_core.scan.lines import as_text, iter_lines, loads
 from lessons_gemini.hot_names import NATIVE_TO_CANONICAL
+from lessons_gemini.roots import transcript_roots as transcript_roots
 
 AGENT = "gemini"
 
@@ -37,12 +38,6 @@ _DIRECTORY = re.compile(r'"directories"\s*:\s*\[\s*"([^"]+)"')
 _HASH = re.compile(r'"projectHash"\s*:\s*"([0-9a-f]{8,})"')
 _WS = " \t\r\n,"
 _CHUNK = 1 << 20
-
-
-def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
-    """``$GEMINI_CLI_HOME`` (replaces the home directory) or ``~``, then ``.gemini/tmp``."""
-    home = environ.get("GEMINI_CLI_HOME", "").strip() or environ.get("HOME") or "~"
-    return [Path(home).expanduser() / ".gemini" / "tmp"]
 
 
 def canonical(name: str) -> str:

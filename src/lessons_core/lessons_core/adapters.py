@@ -1,6 +1,6 @@
 """Building an agent adapter's :class:`~lessons_core.specs.AgentSpec` from its package name.
 
-Every adapter package is laid out the same way (``hook``, ``hot_names``, ``reader``,
+Every adapter package is laid out the same way (``hook``, ``hot_names``, ``roots``, ``reader``,
 ``install``) and registers the same kind of spec; only the agent's name and package differ. The
 reader and installer are reached through :class:`LazyCall`, so registering an adapter (which
 ``lessons plugins`` and every cold command do) imports neither its transcript reader nor its
@@ -56,7 +56,7 @@ def agent_spec_for(name: str, package: str) -> AgentSpec:
         hook_module=f"{package}.hook",
         distribution=f"lessons-{name}",
         tool_names=hot_names.NATIVE_TO_CANONICAL,
-        transcript_roots=LazyCall(f"{package}.reader", "transcript_roots"),
+        transcript_roots=LazyCall(f"{package}.roots", "transcript_roots"),
         reader=LazyCall(f"{package}.reader", "read"),
         installer=LazyModule(f"{package}.install"),
     )
