@@ -179,6 +179,9 @@ def main() -> None:
     }
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME"):
         env.pop(var, None)
+    # An installed package has its bytecode compiled; without it every run would compile the
+    # scanner's modules from source and measure that instead of the scan.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     try:
         t0 = time.perf_counter()
         size, files = build_corpus(home, opts.mb)
