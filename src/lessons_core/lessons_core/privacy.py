@@ -15,7 +15,7 @@ sentence about "the client secret" must come through unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 Replacement = str | Callable[[re.Match[str]], str]
@@ -60,85 +60,109 @@ _SENSITIVE_LABEL_RE = (
     r"access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|client[_-]?secret)(?:[_-]?key)?"
 )
 
+
+class _Lazy:
+    """A pattern compiled on first use: a text is only searched with the rules whose needles it
+    holds (see :data:`_NEEDLES`), so most rules are never needed by a given command, and
+    compiling all of them up front was most of the cost of importing this module."""
+
+    __slots__ = ("_compiled", "flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source = source
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled
+
+    def sub(self, replacement: Replacement, text: str) -> str:
+        return self.compiled.sub(replacement, text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text)
+
+
 #: (kind, pattern, replacement); applied in order, specific providers before generic rules.
-_RULES: list[tuple[str, re.Pattern[str], Replacement]] = [
+_RULES: list[tuple[str, _Lazy, Replacement]] = [
     (
         "private-key",
-        re.compile(
+        _Lazy(
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
             r"[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         ),
         _tag("private-key"),
     ),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}"), ""),
-    ("openai-key", re.compile(r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"), ""),
-    ("openai-key", re.compile(r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?\b"), ""),
-    ("github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"), ""),
-    ("github-token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"), ""),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), ""),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b"), ""),
+    ("anthropic-key", _Lazy(r"\bsk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,}"), ""),
+    ("openai-key", _Lazy(r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"), ""),
+    ("openai-key", _Lazy(r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?\b"), ""),
+    ("github-token", _Lazy(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"), ""),
+    ("github-token", _Lazy(r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"), ""),
+    ("gitlab-token", _Lazy(r"\bglpat-[A-Za-z0-9_-]{20,}"), ""),
+    ("aws-access-key", _Lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b"), ""),
     (
         "aws-secret-key",
-        re.compile(
+        _Lazy(
             r"(?i)((?:aws)?_?secret_?(?:access)?_?key(?:_id)?[\"']?\s*[:=]\s*[\"']?)"
             r"[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"
         ),
         _keep_group("aws-secret-key"),
     ),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), ""),
-    ("google-oauth-secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}"), ""),
-    ("google-oauth-token", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"), ""),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"), ""),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), ""),
-    ("slack-token", re.compile(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), ""),
-    ("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ""),
-    ("stripe-webhook-secret", re.compile(r"\bwhsec_[A-Za-z0-9]{24,}"), ""),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ""),
-    ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), ""),
-    ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), ""),
-    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"), ""),
-    ("twilio-key", re.compile(r"\bSK[0-9a-f]{32}\b"), ""),
-    ("mailgun-key", re.compile(r"\bkey-[0-9a-f]{32}\b"), ""),
-    ("digitalocean-token", re.compile(r"\bdo[pro]_v1_[a-f0-9]{64}\b"), ""),
-    ("shopify-token", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), ""),
-    ("databricks-token", re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b"), ""),
-    ("age-secret-key", re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"), ""),
-    ("telegram-bot-token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b"), ""),
+    ("google-api-key", _Lazy(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), ""),
+    ("google-oauth-secret", _Lazy(r"\bGOCSPX-[A-Za-z0-9_-]{28}"), ""),
+    ("google-oauth-token", _Lazy(r"\bya29\.[0-9A-Za-z_-]{20,}"), ""),
+    ("slack-webhook", _Lazy(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"), ""),
+    ("slack-token", _Lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), ""),
+    ("slack-token", _Lazy(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), ""),
+    ("stripe-key", _Lazy(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ""),
+    ("stripe-webhook-secret", _Lazy(r"\bwhsec_[A-Za-z0-9]{24,}"), ""),
+    ("npm-token", _Lazy(r"\bnpm_[A-Za-z0-9]{36}\b"), ""),
+    ("pypi-token", _Lazy(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), ""),
+    ("huggingface-token", _Lazy(r"\bhf_[A-Za-z0-9]{30,}\b"), ""),
+    ("sendgrid-key", _Lazy(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"), ""),
+    ("twilio-key", _Lazy(r"\bSK[0-9a-f]{32}\b"), ""),
+    ("mailgun-key", _Lazy(r"\bkey-[0-9a-f]{32}\b"), ""),
+    ("digitalocean-token", _Lazy(r"\bdo[pro]_v1_[a-f0-9]{64}\b"), ""),
+    ("shopify-token", _Lazy(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), ""),
+    ("databricks-token", _Lazy(r"\bdapi[a-f0-9]{32}(?:-\d)?\b"), ""),
+    ("age-secret-key", _Lazy(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"), ""),
+    ("telegram-bot-token", _Lazy(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b"), ""),
     (
         "discord-webhook",
-        re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]+"),
+        _Lazy(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]+"),
         "",
     ),
     (
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        _Lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
         "",
     ),
     (
         "azure-storage-key",
-        re.compile(r"(AccountKey=)[A-Za-z0-9+/]{80,}={0,2}"),
+        _Lazy(r"(AccountKey=)[A-Za-z0-9+/]{80,}={0,2}"),
         _keep_group("azure-storage-key"),
     ),
     (
         "authorization",
-        re.compile(
-            r"(?i)(\bAuthorization[\"']?\s*[:=]\s*[\"']?(?:Bearer|Basic|token)\s+)[^\s\"']+"
-        ),
+        _Lazy(r"(?i)(\bAuthorization[\"']?\s*[:=]\s*[\"']?(?:Bearer|Basic|token)\s+)[^\s\"']+"),
         _keep_group("authorization"),
     ),
     (
         "bearer-token",
-        re.compile(r"(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*"),
+        _Lazy(r"(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*"),
         _keep_group("bearer-token"),
     ),
     (
         "url-credentials",
-        re.compile(r"\b([a-z][a-z0-9+.-]*://)[^\s/:@\"']+:[^\s/@\"']+@"),
+        _Lazy(r"\b([a-z][a-z0-9+.-]*://)[^\s/:@\"']+:[^\s/@\"']+@"),
         lambda m: f"{m.group(1)}{_tag('url-credentials')}@",
     ),
     (
         "secret",
-        re.compile(
+        _Lazy(
             rf"""(?P<label>["']{_SENSITIVE_LABEL_RE}["']\s*:\s*["'])(?P<value>[^"'\n]{{4,}})(?=["'])""",
             re.IGNORECASE,
         ),
@@ -146,7 +170,7 @@ _RULES: list[tuple[str, re.Pattern[str], Replacement]] = [
     ),
     (
         "secret",
-        re.compile(
+        _Lazy(
             rf"""(?P<label>(?<![A-Za-z0-9]){_SENSITIVE_LABEL_RE}\s*[:=]\s*(?P<q>["'])?)"""
             rf"""(?P<value>(?(q)[^"'\n]{{4,}}|(?>[^\s"'`,;(){{}}\[\]<>]{{6,}})(?![(\[])))""",
             re.IGNORECASE,
@@ -195,7 +219,7 @@ _NEEDLES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 
 
-def _active_rules(text: str) -> list[tuple[str, re.Pattern[str], Replacement]]:
+def _active_rules(text: str) -> list[tuple[str, _Lazy, Replacement]]:
     """The rules whose needles occur in ``text`` (all of them for kinds without needles)."""
     low = text.lower()
     active = []
