@@ -204,8 +204,10 @@ def _read_new(store: Any, path: Path, report: IngestReport) -> list[Delivery]:
                 found.append(delivery)
     live = [str(p.stat().st_ino) for p in (path, path.with_name(path.name + ".1")) if p.exists()]
     files = {k: v for k, v in files.items() if k in live}
-    with store.transaction():
-        store.set_scan_state(LOG_STATE_KEY, {"files": files})
+    if files != state.get("files") or "files" not in state:
+        # (Unchanged offsets are not written again: most scans find no new deliveries.)
+        with store.transaction():
+            store.set_scan_state(LOG_STATE_KEY, {"files": files})
     _maybe_rotate(path, files)
     return found
 
@@ -467,6 +469,8 @@ def ingest(
     pending_state = store.get_scan_state(PENDING_STATE_KEY) or {}
     pending = [d for d in map(delivery_from_json, pending_state.get("items") or ()) if d]
     pending.extend(fresh)
+    if not pending and not pending_state.get("items"):
+        return report  # nothing new, nothing waiting: the usual case costs two reads
     known_lessons = {lesson.id: lesson for lesson in store.list_lessons()}
     existing = _existing_keys(store)
     waiting: list[Delivery] = []
