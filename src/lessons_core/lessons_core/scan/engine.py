@@ -462,8 +462,14 @@ class Scanner:
         self.intake = Intake(store, config, dedup=dedup, home=home_dir)
         self.report = Report()
         self.workers = workers
-        # One query for every file's state when the store offers it (thousands of files).
-        bulk = getattr(store, "list_scan_states", None)
+        # One query for every file's size, mtime and inode when the store offers it (thousands
+        # of files, most unchanged), the full state then only for files that changed; else one
+        # query for every file's whole state.
+        stamps = getattr(store, "list_scan_stamps", None)
+        self._stamps: dict[str, tuple[int, int, int]] | None = (
+            stamps() if callable(stamps) else None
+        )
+        bulk = getattr(store, "list_scan_states", None) if self._stamps is None else None
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
 
     @property
@@ -480,7 +486,12 @@ class Scanner:
         """A job for ``path``, or ``None`` when it is unchanged since the last scan."""
         key = str(path)
         st = path.stat()
-        if self._states is not None:
+        if self._stamps is not None:
+            stamp = self._stamps.get(key)
+            if stamp == (st.st_size, st.st_mtime_ns, st.st_ino):
+                return None  # unchanged (the same test as in ``_plan``)
+            state = None if stamp is None else self.store.get_scan_state(key)
+        elif self._states is not None:
             state = self._states.get(key)
         else:
             state = self.store.get_scan_state(key)

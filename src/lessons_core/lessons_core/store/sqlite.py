@@ -696,6 +696,12 @@ class SQLiteStore:
             out[row["path"]] = state
         return out
 
+    def list_scan_stamps(self) -> dict[str, tuple[int, int, int]]:
+        """``(size, mtime_ns, inode)`` of every scanned file: enough to tell which files changed
+        without decoding every file's full state (most files are unchanged on most scans)."""
+        rows = self._read("SELECT path, size, mtime_ns, inode FROM scan_state")
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
     def set_scan_state(self, path: str, state: dict[str, Any]) -> None:
         """Remember how far a transcript was read; keys other than the columns go to ``extra``."""
         extra = {k: v for k, v in state.items() if k not in _SCAN_COLUMNS}
