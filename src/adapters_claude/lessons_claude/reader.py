@@ -27,9 +27,9 @@ from lessons_core.scan.lines import as_text, iter_lines, loads
 
 AGENT = "claude"
 
-_TOOL_USE_ID = re.compile(rb'"tool_use_id":\s*"([^"]+)"')
-#: A result line that failed or was interrupted needs a full parse.
-_FLAGGED = re.compile(rb'"is_error":\s*true|"interrupted":\s*true')
+#: The call ids of a result line, and (group 2) whether it failed or was interrupted, in one
+#: pass over what is often a long line: a flagged line needs a full parse.
+_IDS_OR_FLAG = re.compile(rb'"tool_use_id":\s*"([^"]+)"|"(?:is_error|interrupted)":\s*(true)')
 #: How many leading bytes of a line are inspected before deciding to parse it.
 _HEAD = 1024
 _SKIP_USER_PREFIXES = (
@@ -66,6 +66,16 @@ def _paths(tool_input: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _result_ids(raw: bytes) -> list[bytes] | None:
+    """The call ids of a successful result line; ``None`` when the line is flagged."""
+    ids = []
+    for match in _IDS_OR_FLAG.finditer(raw):
+        if match.group(2):
+            return None
+        ids.append(match.group(1))
+    return ids
+
+
 def read(
     path: str | Path,
     start_offset: int = 0,
@@ -96,10 +106,10 @@ def read(
             if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
                 continue
         elif find(b'"type":"user"', 0, _HEAD) >= 0:
-            if find(b'"tool_result"', 0, _HEAD) >= 0 and _FLAGGED.search(raw) is None:
-                ids = _TOOL_USE_ID.findall(raw)
+            ids = _result_ids(raw) if find(b'"tool_result"', 0, _HEAD) >= 0 else None
+            if ids is not None:
                 for cid in ids:
-                    call_id = cid.decode("utf-8", "replace")
+                    result_id = cid.decode("utf-8", "replace")
                     yield ev.Event(
                         ev.TOOL_RESULT,
                         AGENT,
@@ -108,8 +118,8 @@ def read(
                         file=file,
                         line=line_no,
                         offset=offset,
-                        tool=calls.get(call_id),
-                        call_id=call_id,
+                        tool=calls.get(result_id),
+                        call_id=result_id,
                         sidechain=sidechain,
                     )
                 if ids:
