@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from lessons_core.hot import manifest as manifest_mod
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: The shared material (real transcripts, the Node catalogue) lives beside the checkout.
@@ -49,3 +52,30 @@ def fixture_shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("the shared corpus is not beside this checkout")
     return SHARED
+
+
+@pytest.fixture(name="home")
+def fixture_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """LESSONS_HOME (created), LESSONS_STATE_DIR and HOME inside this test's tmp_path.
+
+    The hot path caches the manifest per process; it is cleared around each test that asks
+    for a home, so in-process hook runs never see another test's lessons.
+    """
+    home = tmp_path / "lessons-home"
+    home.mkdir()
+    monkeypatch.setenv("LESSONS_HOME", str(home))
+    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    manifest_mod.clear_cache()
+    yield home
+    manifest_mod.clear_cache()
+
+
+@pytest.fixture(name="store")
+def fixture_store(home: Path) -> Iterator[object]:
+    """A real SQLite store in ``home``, closed after the test."""
+    from lessons_core.store.sqlite import open_sqlite_store
+
+    store = open_sqlite_store(home)
+    yield store
+    store.close()
