@@ -41,7 +41,13 @@ def _install(make: Make, detector: str) -> tuple[str, str]:
 
 @pytest.fixture(name="site")
 def fixture_site(site_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The fake site directory, importable (and scanned for metadata) by this process."""
+    """The fake site directory, importable (and scanned for metadata) by this process.
+
+    The cache is keyed on the directories' mtimes, so nothing may write into them behind the
+    test's back: importing a fake plugin would otherwise create ``__pycache__`` there (when
+    bytecode writing is on, as under tox) and invalidate the cache mid-test.
+    """
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.syspath_prepend(str(site_dir))
     return site_dir
 
