@@ -83,3 +83,23 @@ def test_broken_settings_is_a_clear_error():
     assert "not valid JSON" in out.stderr
     assert "Traceback" not in out.stderr
     assert settings.read_text() == "{nope"
+
+
+def test_two_names_of_one_interpreter_start_the_same_hook(tmp_path):
+    """``bin/python`` and ``bin/python3`` of one venv start the same hook; other changes do not."""
+    from lessons_core.installing import same_command
+
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    real = tmp_path / "python3.11"
+    real.write_text("")
+    (bin_dir / "python").symlink_to(real)
+    (bin_dir / "python3").symlink_to(real)
+    other = tmp_path / "other" / "bin"
+    other.mkdir(parents=True)
+    (other / "python").symlink_to(real)
+    hook = "-I -S /site/lessons_claude/hook.py /site"
+    assert same_command(f"{bin_dir}/python3 {hook}", f"{bin_dir}/python {hook}")
+    assert not same_command(f"{other}/python {hook}", f"{bin_dir}/python {hook}")
+    assert not same_command(f"{bin_dir}/python3 {hook} /extra", f"{bin_dir}/python {hook}")
+    assert not same_command("'unbalanced", f"{bin_dir}/python {hook}")

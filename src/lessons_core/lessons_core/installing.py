@@ -125,7 +125,9 @@ class InstallStatus:
     @property
     def current(self) -> bool:
         """True when every registered command is the one ``install`` would write now."""
-        return bool(self.commands) and all(c == self.expected_command for c in self.commands)
+        return bool(self.commands) and all(
+            same_command(c, self.expected_command) for c in self.commands
+        )
 
     def notes(self) -> list[str]:
         """Agent-specific caveats worth a warning (subclasses add theirs)."""
@@ -214,6 +216,30 @@ def _package_parent(package: str) -> Path:
         msg = f"cannot find the package {package!r}; is it installed in this Python?"
         raise LessonsError(msg)
     return Path(next(iter(spec.submodule_search_locations))).resolve().parent
+
+
+def same_command(registered: str, expected: str) -> bool:
+    """Whether two hook command lines start the same thing.
+
+    A virtual environment's ``bin/python`` and ``bin/python3`` are one interpreter under two
+    names, and which one ``sys.executable`` reports depends on how the process was started
+    (``lessons`` console script or ``python -m``). The interpreter word therefore counts as the
+    same when both names sit in the same directory and resolve to the same file; every other
+    word must be equal.
+    """
+    if registered == expected:
+        return True
+    try:
+        ours, theirs = shlex.split(registered), shlex.split(expected)
+    except ValueError:
+        return False
+    if len(ours) != len(theirs) or not ours or ours[1:] != theirs[1:]:
+        return False
+    first, second = Path(ours[0]), Path(theirs[0])
+    try:
+        return first.parent == second.parent and first.resolve() == second.resolve()
+    except OSError:
+        return False
 
 
 def hook_command(spec: AgentSpec, style: str = DEFAULT_STYLE) -> str:
