@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
 
+from lesson_factory import lesson_factory
 from lessons_core.compiler.build import compile_manifest, write_manifest
-from lessons_core.models import Config, Lesson, Triggers
+from lessons_core.models import Config, Lesson
 
 HERE = Path(__file__).resolve().parent
-_counter = itertools.count(1)
 
-
-def make_lesson(**fields: Any) -> Lesson:
-    n = next(_counter)
-    triggers = fields.pop("triggers", {})
-    if isinstance(triggers, dict):
-        triggers = Triggers(**triggers)
-    values: dict[str, Any] = {
-        "id": f"01HOTTEST{n:017d}",
-        "slug": f"hot-lesson-{n}",
-        "summary": f"summary {n}",
-        "mistake": f"mistake {n}",
-        "remediation": f"remediation {n}",
-        "triggers": triggers,
-    }
-    values.update(fields)
-    return Lesson(**values)
+make_lesson = lesson_factory("01HOTTEST", "hot-lesson")
 
 
 def manifest_for(*lessons: Lesson, **config: Any) -> dict[str, Any]:
