@@ -17,7 +17,7 @@ import difflib
 import enum
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import cattrs
@@ -291,6 +291,18 @@ def _check_keys(obj: Any, shape: _Shape, where: str | None, path: str = "") -> J
     return out
 
 
+_T = TypeVar("_T")
+
+
+def _structure(data: JSONDict, cls: type[_T], where: str | None) -> _T:
+    """``CONVERTER.structure`` with cattrs' validation errors turned into our messages."""
+    try:
+        return CONVERTER.structure(data, cls)
+    except (cattrs.ClassValidationError, cattrs.IterableValidationError) as exc:
+        _raise_for(exc, where)
+        raise  # pragma: no cover - _raise_for always raises
+
+
 # -- lessons -----------------------------------------------------------------------------------
 
 
@@ -310,11 +322,7 @@ def lesson_from_json(obj: Any, where: str | None = None) -> Lesson:
     stamp = now_iso()
     data.setdefault("createdAt", stamp)
     data.setdefault("updatedAt", data["createdAt"])
-    try:
-        lesson = CONVERTER.structure(data, Lesson)
-    except (cattrs.ClassValidationError, cattrs.IterableValidationError) as exc:
-        _raise_for(exc, where)
-        raise  # pragma: no cover - _raise_for always raises
+    lesson = _structure(data, Lesson, where)
     if fill_slug:
         lesson = attrs.evolve(lesson, slug=ids.make_slug(lesson.summary))
     return lesson
@@ -332,12 +340,7 @@ def lesson_to_json(lesson: Lesson) -> JSONDict:
 
 def candidate_from_json(obj: Any, where: str | None = None) -> Candidate:
     """Build a :class:`Candidate` from the contract's candidate line."""
-    data = _check_keys(obj, _CANDIDATE, where)
-    try:
-        return CONVERTER.structure(data, Candidate)
-    except (cattrs.ClassValidationError, cattrs.IterableValidationError) as exc:
-        _raise_for(exc, where)
-        raise  # pragma: no cover
+    return _structure(_check_keys(obj, _CANDIDATE, where), Candidate, where)
 
 
 def candidate_to_json(candidate: Candidate) -> JSONDict:
@@ -351,12 +354,7 @@ def candidate_to_json(candidate: Candidate) -> JSONDict:
 
 def config_from_json(obj: Any, where: str | None = None) -> Config:
     """Build a :class:`Config`; absent keys take the defaults. File metadata is the caller's."""
-    data = _check_keys(obj, _CONFIG, where)
-    try:
-        return CONVERTER.structure(data, Config)
-    except (cattrs.ClassValidationError, cattrs.IterableValidationError) as exc:
-        _raise_for(exc, where)
-        raise  # pragma: no cover
+    return _structure(_check_keys(obj, _CONFIG, where), Config, where)
 
 
 def config_to_json(config: Config) -> JSONDict:
