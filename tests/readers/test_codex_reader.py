@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from lessons_codex import reader
 from lessons_core.scan import events as ev
 
@@ -112,3 +114,28 @@ def test_transcript_roots_honour_codex_home(tmp_path):
     """``CODEX_HOME`` replaces ``~/.codex``; archived sessions are included."""
     roots = reader.transcript_roots({"CODEX_HOME": str(tmp_path / "cx"), "HOME": "/nowhere"})
     assert roots == [tmp_path / "cx" / "sessions", tmp_path / "cx" / "archived_sessions"]
+
+
+def test_patch_paths_are_read_like_the_hook_reads_them(tmp_path):
+    """The reader lists a patch's files with the hook's own header parser, moves included."""
+    patch = (
+        "*** Begin Patch\n*** Update File: old/name.py\n*** Move to: new/name.py\n@@\n-a\n+b\n"
+        "*** Add File: docs/new.md\n+hello\n*** End Patch"
+    )
+    records = [
+        {"type": "session_meta", "payload": {"id": SESSION, "cwd": "/home/dev/svc"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_mv",
+                "name": "apply_patch",
+                "input": patch,
+            },
+        },
+    ]
+    path = tmp_path / f"rollout-2026-01-02T18-00-00-{SESSION}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (call,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
+    assert call.paths == ("old/name.py", "new/name.py", "docs/new.md")

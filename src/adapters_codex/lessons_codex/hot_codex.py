@@ -57,11 +57,11 @@ SOURCES = frozenset(("startup", "resume", "clear", "compact", "fork"))
 _PATCH_KINDS = ("Add File", "Update File", "Delete File", "Move to")
 
 
-def _patch_header(line):
+def patch_header(line):
     """``(kind, path)`` of a ``*** Update File: path``-style line, else ``None``.
 
     Plain string tests rather than a regex: every Codex edit passes here, and ``re`` would cost
-    the hook its import.
+    the hook its import. The transcript reader uses it too, so both read patches alike.
     """
     if not line.startswith("*** "):
         return None
@@ -167,7 +167,7 @@ def parse_patch(patch, cwd):
     added = []
     kinds = set()
     for line in patch.splitlines():
-        header = _patch_header(line)
+        header = patch_header(line)
         if header:
             kind, path = header
             kinds.add(kind)

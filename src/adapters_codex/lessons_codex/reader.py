@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lessons_codex.hot_codex import patch_header
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL
 from lessons_codex.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
@@ -34,7 +35,6 @@ _RUNNING = re.compile(r"Process running with session ID (\d+)")
 _SESSION_IN_NAME = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl?$"
 )
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 _GENERIC_FAILURE = re.compile(r"\A(?:err(?:or)?:|\S+ failed:|failed to )", re.IGNORECASE)
 _NEEDLES = (
     b"function_call",
@@ -303,7 +303,8 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
         if isinstance(args, dict) and isinstance(args.get("input"), str):
             patch = args["input"]
         if name == "apply_patch" and patch:
-            paths = tuple(dict.fromkeys(p.strip() for p in _PATCH_FILE.findall(patch)))
+            headers = (patch_header(line) for line in patch.splitlines())
+            paths = tuple(dict.fromkeys(header[1] for header in headers if header))
         elif isinstance(args, dict):
             for key in ("path", "file_path"):
                 if isinstance(args.get(key), str):
