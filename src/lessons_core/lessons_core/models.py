@@ -12,11 +12,12 @@ converter's business.
 from __future__ import annotations
 
 import enum
-import hashlib
 import json
 from collections.abc import Iterable
 
 import attrs
+
+from lessons_core.hot.digest import hex_sha256
 
 
 class LessonType(enum.StrEnum):
@@ -160,7 +161,7 @@ def content_hash(lesson: Lesson) -> str:
         # Only present when used, so hashes of lessons without path regexes stay as they were.
         payload["pathRegexes"] = sorted(t.path_regexes)
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
-    return hashlib.sha256(blob).hexdigest()[:32]
+    return hex_sha256(blob)[:32]
 
 
 @attrs.frozen

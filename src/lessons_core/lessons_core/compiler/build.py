@@ -16,7 +16,6 @@ the hook makes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import marshal
 import os
@@ -32,6 +31,7 @@ from lessons_core.compiler import globs, prefilter, programs, regex_safety, rend
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
+from lessons_core.hot.digest import hex_sha256
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
 from lessons_core.logs import get_logger
@@ -365,7 +365,7 @@ def fingerprint(manifest: dict[str, Any]) -> str:
     """SHA-256 over the manifest without its own ``fingerprint`` field."""
     body = {k: v for k, v in manifest.items() if k != "fingerprint"}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hex_sha256(blob.encode("utf-8"))
 
 
 # -- writing -------------------------------------------------------------------------------------

@@ -26,22 +26,7 @@ import stat
 import time
 
 from lessons_core.hot import paths
-
-
-# The bare SHA-256 extension module (``_sha2`` since 3.12, ``_sha256`` before): ``hashlib`` loads
-# OpenSSL first, which costs the hook process more than everything else in this module.
-def _bare_sha256():
-    for name in ("_sha2", "_sha256"):
-        try:
-            return __import__(name).sha256
-        except ImportError:
-            continue
-    from hashlib import sha256
-
-    return sha256
-
-
-sha256 = _bare_sha256()
+from lessons_core.hot.digest import sha256
 
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
 

@@ -20,11 +20,9 @@ Recording never raises: a lesson delivered but not logged is better than a broke
 import os
 import time
 
+# Not ``json`` or ``re``: each costs a delivering hook call milliseconds (hence fastjson).
 from lessons_core.hot import fastjson, paths
-
-# dedup's bare sha256, not errnorm's: errnorm imports ``re``, which costs a delivering hook
-# call milliseconds (``json`` too, hence fastjson below).
-from lessons_core.hot.dedup import sha256
+from lessons_core.hot.digest import sha256
 
 LOG_NAME = "deliveries.jsonl"
 

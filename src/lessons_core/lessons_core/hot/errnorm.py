@@ -13,21 +13,7 @@ tail, where errors usually end up), NULs and other control bytes are dropped, an
 ``MAX_LINES`` lines are examined.
 """
 
-
-def _bare_sha256():
-    """The builtin SHA-256 module's constructor: ``hashlib`` would load OpenSSL first, which
-    costs the hook process more than all of this module."""
-    for name in ("_sha2", "_sha256"):
-        try:
-            return __import__(name).sha256
-        except ImportError:
-            continue
-    import hashlib  # pragma: no cover - a build without the builtin hash modules
-
-    return hashlib.sha256
-
-
-sha256 = _bare_sha256()
+from lessons_core.hot.digest import sha256
 
 MAX_CHARS = 32 * 1024
 HEAD_CHARS = 8 * 1024

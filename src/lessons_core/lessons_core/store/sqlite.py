@@ -23,7 +23,6 @@ mapping is short enough to keep in view.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -39,6 +38,7 @@ from typing import Any
 import attrs
 
 from lessons_core.errors import LessonsError, NotFound, StoreError
+from lessons_core.hot.digest import hex_sha256
 from lessons_core.ids import make_slug as new_slug
 from lessons_core.ids import new_id
 from lessons_core.logs import get_logger
@@ -171,7 +171,7 @@ def candidate_key(candidate: Candidate) -> str:
         _norm(candidate.mistake),
         _norm(candidate.fix),
     ]
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    return hex_sha256("\x1f".join(parts).encode())[:32]
 
 
 # -- row mapping ------------------------------------------------------------------------------
