@@ -65,3 +65,11 @@ def test_two_slugs_of_the_same_summary_differ():
     """The random suffix keeps equal summaries apart (collisions are 1 in 36**4)."""
     slugs = {ids.make_slug("same summary") for _ in range(50)}
     assert len(slugs) > 45
+
+
+def test_random_suffixes_use_the_whole_alphabet_and_no_other_character():
+    """Four lower-case letters or digits, drawn from all 36 of them."""
+    drawn = [ids.random_suffix() for _ in range(2000)]
+    assert all(re.fullmatch(r"[a-z0-9]{4}", s) for s in drawn)
+    assert set("".join(drawn)) == set("abcdefghijklmnopqrstuvwxyz0123456789")
+    assert len(set(drawn)) > 1900  # 36**4 possibilities: repeats are rare
