@@ -6,57 +6,18 @@ hook call sees the change; there is no "remember to run build" step to forget.
 
 from __future__ import annotations
 
-import functools
-import json
-import shutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
+from lessons_core.cli.common import json_line, rebuild, user_errors
 from lessons_core.errors import LessonsError, NotFound
 from lessons_core.models import Lesson, LessonType, Status
 
 if TYPE_CHECKING:
     from lessons_core.store.base import Store
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-class UserError(click.ClickException):
-    """A :class:`LessonsError` in click's clothing: ``Error: <message>`` and its exit code."""
-
-    def __init__(self, error: LessonsError) -> None:
-        super().__init__(str(error))
-        self.exit_code = error.exit_code  # type: ignore[misc]  # per error, not per class
-
-
-def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn :class:`LessonsError` into a clean message + exit code, also under ``CliRunner``."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except LessonsError as exc:
-            raise UserError(exc) from exc
-
-    return wrapper
-
-
-def rebuild(store: Store) -> None:
-    """Recompile the manifest after a change (a missing compiler only logs a warning)."""
-    from lessons_core import services
-
-    services.rebuild_manifest(store)
-
-
-def json_line(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
-
 
 # -- add ---------------------------------------------------------------------------------------
 
@@ -155,7 +116,12 @@ def list_(as_json: bool, status: str | None, types: tuple[str, ...]) -> None:
         click.echo("No lessons. Add some with 'lessons add FILE' or 'lessons import FILE'.")
         return
     # Cut summaries only for a person at a terminal; piped output stays whole for grep.
-    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    if sys.stdout.isatty():
+        import shutil  # only for a terminal: importing it loads three compression modules
+
+        width: int | None = shutil.get_terminal_size().columns
+    else:
+        width = None
     for line in format_table(lessons, width):
         click.echo(line)
 

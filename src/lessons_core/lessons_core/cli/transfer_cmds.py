@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from lessons_core.cli.lesson_cmds import rebuild, user_errors
+from lessons_core.cli.common import rebuild, user_errors
 from lessons_core.errors import LessonsError
 from lessons_core.models import Lesson
 from lessons_core.transfer.merge import ImportReport
