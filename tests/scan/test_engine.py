@@ -230,10 +230,13 @@ def test_explicit_missing_path_is_a_clear_error(tmp_path):
         _scan(tmp_path / "nope")
 
 
-def test_worker_processes_give_the_same_result(claude_home):
-    """Reading in forked workers finds exactly what the in-process path finds."""
+@pytest.mark.parametrize("pool", [False, True], ids=["split", "pool"])
+def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
+    """Reading in forked helpers (a split for medium scans, a pool for large ones) finds
+    exactly what the in-process path finds."""
     if not engine._can_fork():
         pytest.skip("worker processes need fork")
+    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0 if pool else 1 << 40)
     with services.session() as sess:
         parallel = engine.run_scan(sess, workers=2)
     found = sorted((c.tier, c.agent, c.trigger, c.evidence[0].line) for c in parallel.new)
@@ -244,6 +247,30 @@ def test_worker_processes_give_the_same_result(claude_home):
     assert found == sorted((c.tier, c.agent, c.trigger, c.evidence[0].line) for c in serial.new)
     assert parallel.files_read == serial.files_read == 7
     assert parallel.events == serial.events
+
+
+def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypatch):
+    """Forking pays only past a size; a pool only for large scans; never more than the jobs."""
+    monkeypatch.setattr(engine, "_can_fork", lambda: True)
+    monkeypatch.setattr(engine, "_usable_cpus", lambda: 8)
+
+    class Job:
+        def __init__(self, todo: int) -> None:
+            self.todo = todo
+
+    scanner = engine.Scanner.__new__(engine.Scanner)
+    scanner.workers = None
+    mb = 1 << 20
+    assert scanner._processes([Job(mb // 2), Job(mb // 2)]) == (1, False)
+    assert scanner._processes([Job(3 * mb), Job(3 * mb)]) == (2, False)
+    assert scanner._processes([Job(3 * mb)] * 9) == (engine.MAX_WORKERS, False)
+    assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (2, True)
+    assert scanner._processes([Job(40 * mb)]) == (1, False)
+    scanner.workers = 1
+    assert scanner._processes([Job(40 * mb)] * 4) == (1, False)
+    monkeypatch.setattr(engine, "_can_fork", lambda: False)
+    scanner.workers = None
+    assert scanner._processes([Job(20 * mb)] * 4) == (1, False)
 
 
 def test_a_waiting_scan_says_so_and_runs_after(tmp_path):

@@ -46,7 +46,11 @@ CONTEXT = 40  # > the Tier 2 window (30 events): a failure near the end still me
 GROUP_FILES = 256
 GROUP_BYTES = 64 << 20
 GROUP_SECONDS = 2.0
-#: Below this much to read, worker processes cost more than they save.
+#: From this much to read on, the reading is shared with forked helpers (see
+#: :mod:`lessons_core.scan.split`); below it, forking costs more than it saves.
+SPLIT_MIN_BYTES = 2 << 20
+#: From this much on, a worker pool instead: it balances the load file by file and hands results
+#: over as they come, which is worth its start-up cost only on large scans.
 PARALLEL_MIN_BYTES = 32 << 20
 MAX_WORKERS = 4
 #: How many messages of a legacy Gemini document are re-read as context.
@@ -277,7 +281,7 @@ def _tail_of(path: Path, offset: int) -> str:
     """A short digest of the ``TAIL_BYTES`` before ``offset`` ("" at the start of a file)."""
     if offset <= 0:
         return ""
-    import hashlib
+    from lessons_core.hot.digest import hex_blake2b
 
     try:
         with open(path, "rb") as fh:
@@ -285,7 +289,7 @@ def _tail_of(path: Path, offset: int) -> str:
             data = fh.read(min(offset, TAIL_BYTES))
     except OSError:
         return "?"
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+    return hex_blake2b(data, 8)
 
 
 class FileResult:
@@ -434,10 +438,17 @@ def _work(job: Job) -> FileResult | tuple[str, str]:
         return (str(job.path), f"{type(exc).__name__}: {exc}")
 
 
-def _can_fork() -> bool:
-    import multiprocessing
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (a container or ``taskset`` may allow fewer than exist)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+def _can_fork() -> bool:
+    """Forking is used on Linux only (macOS forbids it after some system frameworks loaded)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
 class Scanner:
@@ -498,12 +509,19 @@ class Scanner:
         plan = _plan(agent, path, state, st)
         return None if plan is None else Job(agent, path, st, plan)
 
-    def _pool_size(self, jobs: Sequence[Job]) -> int:
+    def _processes(self, jobs: Sequence[Job]) -> tuple[int, bool]:
+        """How many processes read ``jobs``, and whether they form a worker pool."""
+        todo = sum(j.todo for j in jobs)
         if self.workers is not None:
-            return self.workers
-        if sum(j.todo for j in jobs) < PARALLEL_MIN_BYTES or len(jobs) < 2 or not _can_fork():
-            return 1
-        return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+            count = self.workers
+        elif todo < SPLIT_MIN_BYTES:
+            count = 1
+        else:
+            count = min(MAX_WORKERS, _usable_cpus())
+        count = min(count, len(jobs))
+        if count > 1 and not _can_fork():
+            count = 1
+        return count, count > 1 and todo >= PARALLEL_MIN_BYTES
 
     # -- running ----------------------------------------------------------------------------
 
@@ -534,10 +552,20 @@ class Scanner:
             jobs.append(job)
         if not jobs:
             return self.report
-        size = self._pool_size(jobs)
+        size, use_pool = self._processes(jobs)
+        # Results are committed in groups, each in one short write transaction taken only once
+        # the group is read: reading never holds the store's write lock, so hooks and other
+        # commands are not kept waiting by a long scan.
+        pending = _Pending(self._commit_group)
         results: Iterable[FileResult | tuple[str, str]]
         pool: Any = None
-        if size > 1:
+        if size > 1 and not use_pool:
+            from lessons_core.scan.split import read_split
+
+            _ = self.detectors  # collected (and imported) once, before the helpers fork
+            # This process's share is committed while the helpers may still be reading theirs.
+            results = read_split(jobs, self._read_one, size, on_own_done=pending.flush)
+        elif size > 1:
             import multiprocessing
 
             global _WORKER  # handed to the forked workers by inheritance
@@ -548,30 +576,16 @@ class Scanner:
             results = pool.imap_unordered(_work, ordered, chunksize=1)
         else:
             results = (self._read_one(job) for job in jobs)
-        # Results are committed in groups, each in one short write transaction taken only once
-        # the group is read: reading never holds the store's write lock, so hooks and other
-        # commands are not kept waiting by a long scan.
-        group: list[FileResult] = []
-        group_bytes = 0
-        last = time.monotonic()
         try:
             for result in results:
                 if isinstance(result, tuple):
                     self.report.errors += 1
                     log.warning("scan.file_error", path=result[0], error=result[1])
                     continue
-                group.append(result)
-                group_bytes += result.read
                 if on_file is not None:
                     on_file(Path(result.key), result.read)
-                if (
-                    len(group) >= GROUP_FILES
-                    or group_bytes >= GROUP_BYTES
-                    or time.monotonic() - last >= GROUP_SECONDS
-                ):
-                    self._commit_group(group)
-                    group, group_bytes, last = [], 0, time.monotonic()
-            self._commit_group(group)
+                pending.add(result)
+            pending.flush()
         finally:
             if pool is not None:
                 pool.close()
@@ -629,6 +643,31 @@ class Scanner:
             self.report.new.append(outcome.candidate)
             if outcome.status == PROMOTED:
                 self.report.promoted += 1
+
+
+class _Pending:
+    """Read results waiting to be committed together (by count, bytes or age)."""
+
+    def __init__(self, commit: Callable[[list[FileResult]], None]) -> None:
+        self.commit = commit
+        self.group: list[FileResult] = []
+        self.bytes = 0
+        self.since = time.monotonic()
+
+    def add(self, result: FileResult) -> None:
+        self.group.append(result)
+        self.bytes += result.read
+        if (
+            len(self.group) >= GROUP_FILES
+            or self.bytes >= GROUP_BYTES
+            or time.monotonic() - self.since >= GROUP_SECONDS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        group, self.group, self.bytes, self.since = self.group, [], 0, time.monotonic()
+        if group:
+            self.commit(group)
 
 
 def _batches(events: Iterable[ev.Event], tail: list[ev.Event]) -> Iterator[list[ev.Event]]:
