@@ -1,9 +1,11 @@
 """Short commands must not pay for libraries they do not use.
 
 structlog, cattrs and python-ulid together were most of the start-up of ``lessons list``; they are
-now imported only when something is logged, converted to JSON or minted. These tests run the
-real command in a fresh interpreter and look at what it imported, so an eager import slipping
-back in fails here rather than showing up only as a slower benchmark.
+now imported only when something is logged, converted to JSON or minted. ``hashlib`` (which
+loads OpenSSL), ``shutil`` (three compression modules) and ``multiprocessing`` are not needed by
+the common commands at all. These tests run the real command in a fresh interpreter and look at
+what it imported, so an eager import slipping back in fails here rather than showing up only as
+a slower benchmark.
 """
 
 from __future__ import annotations
@@ -15,17 +17,20 @@ from pathlib import Path
 
 import pytest
 
-#: Runs the CLI, then prints which of the watched modules ended up imported.
+#: Runs the CLI, then prints which of the watched modules ended up imported and how many objects
+#: the command froze out of the garbage collector.
 _WRAPPER = """
 import json, sys
 from lessons_core.cli.main import main
-watched = ("structlog", "cattrs", "ulid", "asyncio")
+watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing")
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
 sys.stdout.flush()
 print("\\nIMPORTED=" + json.dumps(sorted(m for m in watched if m in sys.modules)))
+import gc
+print("FROZEN=" + str(gc.get_freeze_count()))
 """
 
 
@@ -41,7 +46,16 @@ def fixture_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+#: The libraries the original tests watch; the scan test watches every module in the wrapper.
+LIBRARIES = {"structlog", "cattrs", "ulid", "asyncio"}
+
+
 def _imported(env: dict[str, str], *args: str) -> list[str]:
+    return [name for name in _run(env, *args)[0] if name in LIBRARIES]
+
+
+def _run(env: dict[str, str], *args: str) -> tuple[list[str], int]:
+    """(watched modules imported, objects frozen out of the collector) after one command."""
     proc = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *args],
         env=env,
@@ -53,7 +67,8 @@ def _imported(env: dict[str, str], *args: str) -> list[str]:
     marker = [line for line in proc.stdout.splitlines() if line.startswith("IMPORTED=")]
     assert marker, (proc.stdout, proc.stderr)
     imported: list[str] = json.loads(marker[-1].removeprefix("IMPORTED="))
-    return imported
+    frozen = [line for line in proc.stdout.splitlines() if line.startswith("FROZEN=")]
+    return imported, int(frozen[-1].removeprefix("FROZEN="))
 
 
 def test_help_imports_none_of_the_heavy_libraries(env: dict[str, str]) -> None:
@@ -64,6 +79,41 @@ def test_help_imports_none_of_the_heavy_libraries(env: dict[str, str]) -> None:
 def test_list_on_an_empty_store_imports_none_of_them(env: dict[str, str]) -> None:
     """``lessons list`` opens the store and prints; nothing logs, converts or mints an id."""
     assert _imported(env, "list") == []
+
+
+def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
+    """A scan that finds new lines reads, detects and commits with none of the heavy modules
+    (its helpers are forked directly, without the multiprocessing machinery)."""
+    project = Path(env["HOME"]) / ".claude" / "projects" / "-home-dev-app"
+    project.mkdir(parents=True)
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
+    sources = sorted(fixture.rglob("*.jsonl"))[:4]
+    assert sources
+    for source in sources:
+        (project / source.name).write_bytes(source.read_bytes())
+    _run(env, "scan")  # the first command in a fresh home also lists the installed plugins
+    for source in sources:
+        with (project / source.name).open("ab") as out:
+            out.write(source.read_bytes())
+    imported, frozen = _run(env, "scan")
+    assert imported == []
+    assert frozen > 1000  # what the command imported was frozen out of the collector's walks
+
+
+def test_the_console_process_freezes_its_heap_on_the_way_out(env: dict[str, str]) -> None:
+    assert _run(env, "--version")[1] > 0
+
+
+def test_settle_heap_leaves_a_host_process_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside a test runner (or any host importing us) nothing is frozen."""
+    import gc
+
+    from lessons_core.cli import common
+
+    monkeypatch.setattr(common, "OWN_PROCESS", False)
+    before = gc.get_freeze_count()
+    common.settle_heap()
+    assert gc.get_freeze_count() == before
 
 
 def test_list_json_needs_cattrs_but_not_structlog(env: dict[str, str]) -> None:

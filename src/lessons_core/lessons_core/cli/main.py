@@ -92,8 +92,10 @@ def cli(ctx: click.Context, verbose: int) -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: user errors become a message and exit code, not a traceback."""
+    from lessons_core.cli import common
     from lessons_core.errors import LessonsError
 
+    common.OWN_PROCESS = True
     try:
         return cli.main(args=argv, prog_name="lessons", standalone_mode=False)
     except click.exceptions.Abort:
@@ -109,3 +111,5 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         sys.exit(1)
+    finally:
+        common.settle_heap()

@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import click
 
-from lessons_core.cli.lesson_cmds import json_line, user_errors
+from lessons_core.cli.common import json_line, settle_heap, user_errors
 from lessons_core.errors import LessonsError, NotFound
 from lessons_core.models import Candidate
 
@@ -83,6 +83,7 @@ def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: 
         if agent is not None and agent not in agents:
             raise LessonsError(f"no agent plugin named {agent!r} is installed")
         files = engine.discover(agents, environ, list(paths), agent)
+        settle_heap()  # what is alive now lives to the end: keep the collector off it
 
         def waiting() -> None:
             click.echo("Another scan is running; waiting for it to finish…", err=True)
