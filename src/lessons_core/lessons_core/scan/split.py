@@ -2,15 +2,20 @@
 
 A worker pool pays for itself only on large scans: starting one imports the pool machinery,
 starts threads and pickles every job and result one by one, which together cost about as much
-as reading a few megabytes. The scan a session start usually triggers (a handful of grown
-transcripts, a few megabytes of new lines) gains more from a cheaper split: fork one helper per
-spare core, give each a fixed share of the files (balanced by bytes to read), read this
-process's own share meanwhile, then take each helper's results as one pickle through a pipe.
+as reading a few megabytes. The scan a session start usually triggers (a few grown transcripts,
+a few megabytes of new lines) gains more from a cheaper split: fork one helper per spare core
+and let every process, this one included, take the next job from a shared queue until none are
+left. The queue is a pipe filled before the fork with job numbers, largest job first; each
+helper sends back its results, numbered, as one pickle through its own pipe.
+
+Taking jobs from a queue rather than a fixed share matters: a file's reading cost follows its
+content more than its size (tool output is skimmed, the agent's own messages are parsed), so
+equal bytes are not equal work.
 
 The helpers only read and detect; they never touch the store (this process commits everything),
 never flush this process's buffers and leave with ``os._exit``. Nothing is lost when a helper
-fails: a share whose results do not arrive whole (the fork failed, the helper died or was
-killed, the pickle was cut short) is read again here.
+fails: a job whose result does not arrive (the fork failed, the helper died or was killed, the
+pickle was cut short) is read again here.
 """
 
 from __future__ import annotations
@@ -19,10 +24,16 @@ import contextlib
 import os
 import pickle
 import signal
+import struct
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 R = TypeVar("R")
+
+#: A pipe holds at least 64 KiB; the queue is written whole before anyone reads, so it must fit.
+#: Past this many jobs, consecutive ones share a queue entry.
+_MAX_ENTRIES = 4096
+_ENTRY = struct.Struct("<I")
 
 
 class Sized(Protocol):
@@ -35,15 +46,12 @@ class Sized(Protocol):
 J = TypeVar("J", bound=Sized)
 
 
-def shares(jobs: Sequence[J], count: int) -> list[list[J]]:
-    """``jobs`` in ``count`` shares of about equal bytes (largest first, each to the lightest)."""
-    bins: list[list[J]] = [[] for _ in range(max(1, count))]
-    loads = [0] * len(bins)
-    for job in sorted(jobs, key=lambda j: -j.todo):
-        lightest = loads.index(min(loads))
-        bins[lightest].append(job)
-        loads[lightest] += job.todo
-    return bins
+def queue_entries(jobs: Sequence[J]) -> list[list[int]]:
+    """The queue: job numbers, largest job first, grouped so there are at most
+    :data:`_MAX_ENTRIES` entries."""
+    order = sorted(range(len(jobs)), key=lambda i: -jobs[i].todo)
+    per = -(-len(order) // _MAX_ENTRIES) or 1
+    return [order[i : i + per] for i in range(0, len(order), per)]
 
 
 def read_split(
@@ -56,37 +64,63 @@ def read_split(
     """``read(job)`` for every job, spread over ``processes`` processes (this one included).
 
     This process's own results come as they are read (so a caller can commit and report
-    progress), each helper's once that helper is done; ``on_own_done`` is called in between,
-    while the helpers may still be busy. ``read`` must not raise (wrap errors into its result)
-    and its results must pickle.
+    progress), the helpers' once the queue is empty; ``on_own_done`` is called in between,
+    while the helpers may still be busy with their last job. ``read`` must not raise (wrap
+    errors into its result) and its results must pickle.
     """
-    own, *others = shares(jobs, processes)
-    helpers: list[tuple[int, int, list[J]]] = []  # (pid, read end of its pipe, its share)
+    if processes < 2 or len(jobs) < 2:
+        yield from map(read, jobs)
+        return
+    entries = queue_entries(jobs)
+    queue_r, queue_w = os.pipe()
     try:
-        for share in others:
-            if not share:
-                continue
-            started = _fork(share, read)
-            if started is None:
-                own.extend(share)  # could not fork: read it here
-            else:
-                helpers.append((started[0], started[1], share))
-        for job in own:
-            yield read(job)
+        data = memoryview(b"".join(_ENTRY.pack(n) for n in range(len(entries))))
+        while data:
+            data = data[os.write(queue_w, data) :]
+    finally:
+        os.close(queue_w)  # before forking: at the end of the queue every reader sees EOF
+    helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
+    done: set[int] = set()
+    try:
+        for _ in range(processes - 1):
+            started = _fork(jobs, entries, queue_r, read)
+            if started is not None:
+                helpers.append(started)
+        for number in _take(queue_r, entries):
+            done.add(number)
+            yield read(jobs[number])
         if on_own_done is not None and helpers:
             on_own_done()
         while helpers:
-            pid, fd, share = helpers.pop(0)
-            results: list[R] | None = _collect(pid, fd)
-            if results is None:
-                results = [read(job) for job in share]
-            yield from results
+            for number, result in _collect(*helpers.pop(0)):
+                if number not in done:
+                    done.add(number)
+                    yield result
+        for number in range(len(jobs)):  # taken by a helper that failed: read here
+            if number not in done:
+                done.add(number)
+                yield read(jobs[number])
     finally:
-        for pid, fd, _share in helpers:  # left early (an error, or the caller stopped)
+        os.close(queue_r)
+        for pid, fd in helpers:  # left early (an error, or the caller stopped)
             _stop(pid, fd)
 
 
-def _fork(share: list[J], read: Callable[[J], R]) -> tuple[int, int] | None:
+def _take(queue: int, entries: list[list[int]]) -> Iterator[int]:
+    """Job numbers from the shared queue, one entry at a time, until it is empty."""
+    while True:
+        try:
+            raw = os.read(queue, _ENTRY.size)
+        except InterruptedError:  # pragma: no cover - retried by Python itself since 3.5
+            continue
+        if len(raw) < _ENTRY.size:
+            return
+        yield from entries[_ENTRY.unpack(raw)[0]]
+
+
+def _fork(
+    jobs: Sequence[J], entries: list[list[int]], queue: int, read: Callable[[J], R]
+) -> tuple[int, int] | None:
     try:
         rfd, wfd = os.pipe()
     except OSError:
@@ -101,9 +135,10 @@ def _fork(share: list[J], read: Callable[[J], R]) -> tuple[int, int] | None:
         code = 1
         try:
             os.close(rfd)
-            data = pickle.dumps([read(job) for job in share], protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(wfd, "wb") as out:
-                out.write(data)
+            out = [(number, read(jobs[number])) for number in _take(queue, entries)]
+            data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(wfd, "wb") as pipe:
+                pipe.write(data)
             code = 0
         finally:
             os._exit(code)
@@ -111,8 +146,8 @@ def _fork(share: list[J], read: Callable[[J], R]) -> tuple[int, int] | None:
     return pid, rfd
 
 
-def _collect(pid: int, fd: int) -> list[R] | None:
-    """The helper's results, or ``None`` when they did not arrive whole."""
+def _collect(pid: int, fd: int) -> list[tuple[int, Any]]:
+    """The helper's numbered results; none when they did not arrive whole."""
     try:
         with os.fdopen(fd, "rb") as pipe:
             data = pipe.read()
@@ -123,12 +158,12 @@ def _collect(pid: int, fd: int) -> list[R] | None:
     except ChildProcessError:
         status = -1
     if status != 0 or not data:
-        return None
+        return []
     try:
         results = pickle.loads(data)  # noqa: S301 - written by our own fork a moment ago
-    except Exception:  # a truncated or garbled pickle: read the share again instead
-        return None
-    return results if isinstance(results, list) else None
+    except Exception:  # a truncated or garbled pickle: its jobs are read again instead
+        return []
+    return results if isinstance(results, list) else []
 
 
 def _stop(pid: int, fd: int) -> None:
