@@ -250,7 +250,7 @@ def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
 
 
 def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypatch):
-    """Forking pays only past a size; a pool only for large scans; never more than the jobs."""
+    """Forking pays only past a size, a pool only for large scans."""
     monkeypatch.setattr(engine, "_can_fork", lambda: True)
     monkeypatch.setattr(engine, "_usable_cpus", lambda: 8)
 
@@ -262,10 +262,9 @@ def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypat
     scanner.workers = None
     mb = 1 << 20
     assert scanner._processes([Job(mb // 2), Job(mb // 2)]) == (1, False)
-    assert scanner._processes([Job(3 * mb), Job(3 * mb)]) == (2, False)
     assert scanner._processes([Job(3 * mb)] * 9) == (engine.MAX_WORKERS, False)
-    assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (2, True)
-    assert scanner._processes([Job(40 * mb)]) == (1, False)
+    assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (engine.MAX_WORKERS, True)
+    assert scanner._processes([Job(3 * mb)]) == (engine.MAX_WORKERS, False)  # capped after cutting
     scanner.workers = 1
     assert scanner._processes([Job(40 * mb)] * 4) == (1, False)
     monkeypatch.setattr(engine, "_can_fork", lambda: False)

@@ -101,6 +101,21 @@ def test_rejected_candidate_is_not_stored(store):
     assert store.list_candidates() == []
 
 
+def test_prepare_is_the_store_free_half_of_admit(store):
+    """The scanner checks and scrubs while reading (in parallel); admitting the prepared
+    candidate then stores exactly what admitting the raw one would."""
+    assert intake.prepare(_candidate(fix="TODO"), home="/home/alice") == (
+        "fix shorter than 20 characters"
+    )
+    raw = _candidate(mistake="`pytest` failed in /home/alice/app: pytest: command not found")
+    ready = intake.prepare(raw, home="/home/alice")
+    assert isinstance(ready, Candidate) and "/home/alice" not in ready.mistake
+    outcome = Intake(store, Config(), home="/home/alice").admit(ready, prepared=True)
+    assert outcome.status == NEW
+    (stored,) = store.list_candidates()
+    assert stored.mistake == intake.scrub(raw, "/home/alice").mistake
+
+
 def test_tier1_is_promoted_to_an_active_lesson(store):
     """A #lesson block that passes becomes an active lesson at once."""
     block = _candidate(tier=1, confidence=0.85, detector="tier1")

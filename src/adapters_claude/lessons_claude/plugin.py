@@ -18,8 +18,12 @@ NAME = "claude"
 
 
 def agent_spec() -> AgentSpec:
-    """The Claude Code adapter's description (also used directly by its installer)."""
-    return agent_spec_for(NAME, "lessons_claude")
+    """The Claude Code adapter's description (also used directly by its installer).
+
+    Every Claude Code record carries its session id and working directory, so the reader can
+    start at any line: a large transcript may be read in pieces (``ranges``).
+    """
+    return agent_spec_for(NAME, "lessons_claude", ranges=True)
 
 
 @hookimpl

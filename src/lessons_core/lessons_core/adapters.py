@@ -42,7 +42,7 @@ class LazyModule:
         return importlib.import_module(self.module)
 
 
-def agent_spec_for(name: str, package: str) -> AgentSpec:
+def agent_spec_for(name: str, package: str, *, ranges: bool = False) -> AgentSpec:
     """The spec of the adapter for agent ``name`` living in ``package``.
 
     Its console script is ``lessons-<name>-hook``, its distribution ``lessons-<name>``, its hook
@@ -59,4 +59,5 @@ def agent_spec_for(name: str, package: str) -> AgentSpec:
         transcript_roots=LazyCall(f"{package}.roots", "transcript_roots"),
         reader=LazyCall(f"{package}.reader", "read"),
         installer=LazyModule(f"{package}.install"),
+        ranges=ranges,
     )

@@ -30,6 +30,11 @@ class AgentSpec:
     :mod:`lessons_core.scan.events`); ``transcript_roots`` says where the agent keeps its
     transcripts given an environment; ``installer`` registers the hook command in the agent's
     configuration.
+
+    ``ranges`` says the reader can start at any line of a file with nothing but the resume
+    point's :class:`~lessons_core.scan.events.Progress` to go on (every line carries its own
+    session and project) and honours ``Progress.end``; the engine may then read a large file in
+    pieces, in several processes at once.
     """
 
     name: str
@@ -40,6 +45,7 @@ class AgentSpec:
     transcript_roots: Callable[[Mapping[str, str]], list[Path]] | None = None
     reader: Callable[..., Iterator[Any]] | None = None
     installer: Any = None
+    ranges: bool = False
 
 
 @attrs.frozen

@@ -33,7 +33,15 @@ from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Config
 from lessons_core.scan import events as ev
-from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake, dedup_backend
+from lessons_core.scan.intake import (
+    DUPLICATE,
+    NEW,
+    PROMOTED,
+    REJECTED,
+    Intake,
+    dedup_backend,
+    prepare,
+)
 from lessons_core.specs import AgentSpec, DetectorSpec
 
 log = get_logger()
@@ -53,6 +61,11 @@ SPLIT_MIN_BYTES = 2 << 20
 #: over as they come, which is worth its start-up cost only on large scans.
 PARALLEL_MIN_BYTES = 32 << 20
 MAX_WORKERS = 4
+#: A read is cut into pieces read by several processes (see :mod:`lessons_core.scan.pieces`)
+#: when it is more than a process's fair share of the scan, in pieces of at least this much.
+#: (Cutting finer balances better on paper, but every piece costs its overlap, and every
+#: process pays once for warming up: measured, it did not pay.)
+PIECE_MIN_BYTES = 1 << 20
 #: How many messages of a legacy Gemini document are re-read as context.
 MESSAGE_CONTEXT = 12
 
@@ -156,9 +169,13 @@ def discover(
     environ: Mapping[str, str],
     paths: Sequence[Path] = (),
     only: str | None = None,
-) -> list[tuple[str, Path]]:
-    """``(agent, file)`` pairs to scan: explicit paths, or every agent's transcript roots."""
-    found: list[tuple[str, Path]] = []
+) -> list[tuple[str, str]]:
+    """``(agent, file)`` pairs to scan: explicit paths, or every agent's transcript roots.
+
+    Paths stay strings: a scan lists thousands of files, mostly unchanged, and a ``Path`` for
+    each would cost more than checking whether it changed.
+    """
+    found: list[tuple[str, str]] = []
     if paths:
         for given in paths:
             given = given.expanduser()
@@ -172,7 +189,7 @@ def discover(
             for file in files:
                 agent = only or sniff(file)
                 if agent is not None and agent in agents:
-                    found.append((agent, file))
+                    found.append((agent, str(file)))
         return found
     for name, spec in agents.items():
         if only and name != only:
@@ -183,7 +200,7 @@ def discover(
             if not root.is_dir():
                 continue
             exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
-            found.extend((name, Path(p)) for p in sorted(_walk(root, exts)) if _wanted(name, p))
+            found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
     return found
 
 
@@ -295,12 +312,18 @@ def _tail_of(path: Path, offset: int) -> str:
 class FileResult:
     """What reading one transcript produced, before anything is written to the store."""
 
-    __slots__ = ("agent", "bad_lines", "candidates", "errors", "events", "key", "read", "state")
+    __slots__ = ("agent", "bad_lines", "errors", "events", "found", "key", "piece", "read", "state")
 
     def __init__(self, agent: str, key: str) -> None:
         self.agent = agent
         self.key = key
-        self.candidates: list[Candidate] = []
+        #: What the detectors found, in order: ``(candidate, reason, lines)``. Without a reason
+        #: the candidate is ready for the store (checked and scrubbed while reading, see
+        #: ``intake.prepare``); with one it was refused and is only counted. ``lines`` are its
+        #: evidence lines in this file.
+        self.found: list[tuple[Candidate, str | None, frozenset[int]]] = []
+        #: ``(index, count)`` when this is one piece of a file read in pieces.
+        self.piece: tuple[int, int] | None = None
         self.state: dict[str, Any] = {}
         self.events = 0
         self.read = 0
@@ -308,10 +331,36 @@ class FileResult:
         self.errors = 0
 
 
-class Job:
-    """One file to read: where to start and what was reported from its context before."""
+class ReadFailure:
+    """A file (or piece of one) that could not be read: the scan goes on, its offset stays."""
 
-    __slots__ = ("agent", "boundary", "path", "prog", "reported", "start_offset", "stat")
+    __slots__ = ("error", "key", "piece")
+
+    def __init__(self, key: str, error: str, piece: tuple[int, int] | None = None) -> None:
+        self.key = key
+        self.error = error
+        self.piece = piece
+
+
+class Job:
+    """One file to read: where to start and what was reported from its context before.
+
+    A piece of a file read in pieces (see :func:`_cut`) also knows which piece it is and the
+    line range whose findings it keeps: ``keep = (first, stop)``, lines ``first <= n < stop``
+    (``None``: open-ended).
+    """
+
+    __slots__ = (
+        "agent",
+        "boundary",
+        "keep",
+        "path",
+        "piece",
+        "prog",
+        "reported",
+        "start_offset",
+        "stat",
+    )
 
     def __init__(self, agent: str, path: Path, st: os.stat_result, plan: Any) -> None:
         self.agent = agent
@@ -321,6 +370,18 @@ class Job:
         self.boundary: int = plan[1]
         self.reported: set[int] = plan[2]
         self.start_offset: int = plan[3]
+        self.piece: tuple[int, int] | None = None
+        self.keep: tuple[int | None, int | None] = (None, None)
+
+    def cut(
+        self, index: int, count: int, prog: ev.Progress, keep: tuple[int | None, int | None]
+    ) -> Job:
+        """Piece ``index`` of ``count``: this job read with ``prog``, keeping lines in ``keep``."""
+        piece = object.__new__(Job)
+        for name in Job.__slots__:
+            setattr(piece, name, getattr(self, name))
+        piece.prog, piece.piece, piece.keep = prog, (index, count), keep
+        return piece
 
     @property
     def todo(self) -> int:
@@ -354,8 +415,10 @@ def read_file(
     agents: Mapping[str, AgentSpec],
     detectors: Sequence[DetectorSpec],
     config: Config,
+    home: str | None = None,
 ) -> FileResult:
-    """Read one transcript from its resume point and run every detector over the new events.
+    """Read one transcript from its resume point, run every detector over the new events, and
+    check and scrub what they found (``home`` is the directory made machine-independent).
 
     Touches no store, so it can run in a worker process; :meth:`Scanner.commit` writes the
     result.
@@ -363,6 +426,8 @@ def read_file(
     agent, path, prog = job.agent, job.path, job.prog
     key = str(path)
     result = FileResult(agent, key)
+    result.piece = job.piece
+    first_line, stop_line = job.keep
     spec = agents[agent]
     assert spec.reader is not None
     events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)
@@ -374,13 +439,28 @@ def read_file(
             if isinstance(candidate, Exception):
                 result.errors += 1
                 continue
-            lines = {e.line for e in candidate.evidence if e.file == key}
+            lines = frozenset(e.line for e in candidate.evidence if e.file == key)
+            if job.piece is not None:
+                # Each finding belongs to the piece its first line falls in (one without lines
+                # here to the first piece): the overlaps show it to two pieces, one keeps it.
+                start = min(lines) if lines else None
+                if start is None and first_line is not None:
+                    continue
+                if start is not None and (
+                    (first_line is not None and start < first_line)
+                    or (stop_line is not None and start >= stop_line)
+                ):
+                    continue
             if lines and (max(lines) <= job.boundary and lines <= job.reported):
                 continue  # reported by an earlier scan from this context
             if lines & new_reported:
                 continue
             new_reported |= lines
-            result.candidates.append(candidate)
+            ready = prepare(candidate, home)
+            if isinstance(ready, str):
+                result.found.append((candidate, ready, lines))
+            else:
+                result.found.append((ready, None, lines))
     size, mtime_ns, inode = job.stat
     context = tail[-CONTEXT:] if tail else []
     if _legacy_gemini(agent, path):
@@ -427,15 +507,15 @@ def read_file(
 
 
 #: What a forked worker needs (set just before the pool forks; inherited, never pickled).
-_WORKER: tuple[Mapping[str, AgentSpec], Sequence[DetectorSpec], Config] | None = None
+_WORKER: tuple[Mapping[str, AgentSpec], Sequence[DetectorSpec], Config, str | None] | None = None
 
 
-def _work(job: Job) -> FileResult | tuple[str, str]:
+def _work(job: Job) -> FileResult | ReadFailure:
     assert _WORKER is not None
     try:
         return read_file(job, *_WORKER)
     except Exception as exc:  # one unreadable file must not end the scan
-        return (str(job.path), f"{type(exc).__name__}: {exc}")
+        return ReadFailure(str(job.path), f"{type(exc).__name__}: {exc}", job.piece)
 
 
 def _usable_cpus() -> int:
@@ -493,10 +573,10 @@ class Scanner:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def plan(self, agent: str, path: Path) -> Job | None:
+    def plan(self, agent: str, path: str | os.PathLike[str]) -> Job | None:
         """A job for ``path``, or ``None`` when it is unchanged since the last scan."""
-        key = str(path)
-        st = path.stat()
+        key = os.fspath(path)
+        st = os.stat(key)  # noqa: PTH116 - a Path per unchanged file is what this avoids
         if self._stamps is not None:
             stamp = self._stamps.get(key)
             if stamp == (st.st_size, st.st_mtime_ns, st.st_ino):
@@ -506,11 +586,12 @@ class Scanner:
             state = self._states.get(key)
         else:
             state = self.store.get_scan_state(key)
-        plan = _plan(agent, path, state, st)
-        return None if plan is None else Job(agent, path, st, plan)
+        plan = _plan(agent, Path(key), state, st)
+        return None if plan is None else Job(agent, Path(key), st, plan)
 
     def _processes(self, jobs: Sequence[Job]) -> tuple[int, bool]:
-        """How many processes read ``jobs``, and whether they form a worker pool."""
+        """How many processes may read ``jobs``, and whether they form a worker pool (the
+        caller caps the count at the number of jobs, once large ones are cut in pieces)."""
         todo = sum(j.todo for j in jobs)
         if self.workers is not None:
             count = self.workers
@@ -518,7 +599,6 @@ class Scanner:
             count = 1
         else:
             count = min(MAX_WORKERS, _usable_cpus())
-        count = min(count, len(jobs))
         if count > 1 and not _can_fork():
             count = 1
         return count, count > 1 and todo >= PARALLEL_MIN_BYTES
@@ -527,9 +607,9 @@ class Scanner:
 
     def scan_files(
         self,
-        files: Iterable[tuple[str, Path]],
+        files: Iterable[tuple[str, str | Path]],
         *,
-        on_file: Callable[[Path, int], None] | None = None,
+        on_file: Callable[[str, int], None] | None = None,
     ) -> Report:
         """Plan every file, read the changed ones (in worker processes when there is a lot to
         read), and commit the results in groups: one transaction per file would cost more than
@@ -542,22 +622,26 @@ class Scanner:
                 job = self.plan(agent, path)
             except OSError as exc:
                 self.report.errors += 1
-                log.warning("scan.file_error", path=str(path), error=str(exc))
+                log.warning("scan.file_error", path=os.fspath(path), error=str(exc))
                 job = None
             if job is None:
                 self.report.files_skipped += 1
                 if on_file is not None:
-                    on_file(path, 0)
+                    on_file(os.fspath(path), 0)
                 continue
             jobs.append(job)
         if not jobs:
             return self.report
         size, use_pool = self._processes(jobs)
+        if size > 1:
+            jobs = _cut(jobs, size, self.agents)
+            size = min(size, len(jobs))
+        assembly = _Assembly(jobs)
         # Results are committed in groups, each in one short write transaction taken only once
         # the group is read: reading never holds the store's write lock, so hooks and other
         # commands are not kept waiting by a long scan.
         pending = _Pending(self._commit_group)
-        results: Iterable[FileResult | tuple[str, str]]
+        results: Iterable[FileResult | ReadFailure]
         pool: Any = None
         if size > 1 and not use_pool:
             from lessons_core.scan.split import read_split
@@ -569,7 +653,7 @@ class Scanner:
             import multiprocessing
 
             global _WORKER  # handed to the forked workers by inheritance
-            _WORKER = (self.agents, self.detectors, self.config)
+            _WORKER = (self.agents, self.detectors, self.config, self.intake.home)
             pool = multiprocessing.get_context("fork").Pool(size)
             # Largest first, so one big file does not finish last on its own.
             ordered = sorted(jobs, key=lambda j: -j.todo)
@@ -577,13 +661,16 @@ class Scanner:
         else:
             results = (self._read_one(job) for job in jobs)
         try:
-            for result in results:
-                if isinstance(result, tuple):
+            for part in results:
+                result = assembly.add(part)
+                if result is None:
+                    continue  # a piece of a file whose other pieces are still being read
+                if isinstance(result, ReadFailure):
                     self.report.errors += 1
-                    log.warning("scan.file_error", path=result[0], error=result[1])
+                    log.warning("scan.file_error", path=result.key, error=result.error)
                     continue
                 if on_file is not None:
-                    on_file(Path(result.key), result.read)
+                    on_file(result.key, result.read)
                 pending.add(result)
             pending.flush()
         finally:
@@ -600,13 +687,13 @@ class Scanner:
             for result in group:
                 self.commit(result)
 
-    def _read_one(self, job: Job) -> FileResult | tuple[str, str]:
+    def _read_one(self, job: Job) -> FileResult | ReadFailure:
         try:
-            return read_file(job, self.agents, self.detectors, self.config)
+            return read_file(job, self.agents, self.detectors, self.config, self.intake.home)
         except Exception as exc:  # one unreadable file must not end the scan; its offset stays
-            return (str(job.path), f"{type(exc).__name__}: {exc}")
+            return ReadFailure(str(job.path), f"{type(exc).__name__}: {exc}", job.piece)
 
-    def scan_file(self, agent: str, path: Path) -> int:
+    def scan_file(self, agent: str, path: str | Path) -> int:
         """Scan one transcript now; returns the number of new bytes read (0 when unchanged).
 
         Context re-read from before the old offset is not counted.
@@ -615,15 +702,18 @@ class Scanner:
         if job is None:
             self.report.files_skipped += 1
             return 0
-        result = read_file(job, self.agents, self.detectors, self.config)
+        result = read_file(job, self.agents, self.detectors, self.config, self.intake.home)
         with self.store.transaction():
             self.commit(result)
         return result.read
 
     def commit(self, result: FileResult) -> None:
         """Admit a file's candidates and move its offset, in the caller's transaction."""
-        for candidate in result.candidates:
-            self._admit(candidate)
+        for candidate, reason, _lines in result.found:
+            if reason is None:
+                self._admit(candidate)
+            else:
+                self._count(candidate, REJECTED, reason)
         self.store.set_scan_state(result.key, result.state)
         self.report.files_read += 1
         self.report.bytes_read += result.read
@@ -632,17 +722,110 @@ class Scanner:
         self.report.errors += result.errors
 
     def _admit(self, candidate: Candidate) -> None:
-        outcome = self.intake.admit(candidate)
-        self.report.count(candidate.agent, f"tier{candidate.tier}")
-        if outcome.status == REJECTED:
-            self.report.rejected += 1
-            log.debug("scan.rejected", reason=outcome.reason, mistake=candidate.mistake[:80])
-        elif outcome.status == DUPLICATE:
-            self.report.duplicates += 1
-        elif outcome.status in (NEW, PROMOTED):
+        outcome = self.intake.admit(candidate, prepared=True)
+        self._count(candidate, outcome.status, outcome.reason)
+        if outcome.status in (NEW, PROMOTED):
             self.report.new.append(outcome.candidate)
             if outcome.status == PROMOTED:
                 self.report.promoted += 1
+
+    def _count(self, candidate: Candidate, status: str, reason: str) -> None:
+        self.report.count(candidate.agent, f"tier{candidate.tier}")
+        if status == REJECTED:
+            self.report.rejected += 1
+            log.debug("scan.rejected", reason=reason, mistake=candidate.mistake[:80])
+        elif status == DUPLICATE:
+            self.report.duplicates += 1
+
+
+def _cut(jobs: list[Job], processes: int, agents: Mapping[str, AgentSpec]) -> list[Job]:
+    """``jobs`` with each that is more than a fair share of the work cut into pieces (at most
+    one per process), when its agent's reader can start at any line (see
+    :mod:`lessons_core.scan.pieces`)."""
+    from lessons_core.scan import pieces
+
+    share = max(PIECE_MIN_BYTES, sum(j.todo for j in jobs) // processes)
+    out: list[Job] = []
+    for job in jobs:
+        count = min(processes, job.todo // share)
+        spec = agents.get(job.agent)
+        if count < 2 or spec is None or not spec.ranges or _legacy_gemini(job.agent, job.path):
+            out.append(job)
+            continue
+        prog = job.prog
+        cuts = pieces.cuts(str(job.path), prog.offset, prog.line, count)
+        if not cuts:
+            out.append(job)
+            continue
+        total = len(cuts) + 1
+        first = ev.Progress(
+            prog.offset,
+            prog.line,
+            messages=prog.messages,
+            session_id=prog.session_id,
+            project=prog.project,
+            end=cuts[0].ahead_offset,
+        )
+        out.append(job.cut(0, total, first, (None, cuts[0].line + 1)))
+        for index, cut in enumerate(cuts, start=1):
+            after = cuts[index] if index < len(cuts) else None
+            piece = ev.Progress(
+                cut.back_offset,
+                cut.back_line,
+                session_id=prog.session_id,
+                project=prog.project,
+                end=after.ahead_offset if after else None,
+            )
+            keep = (cut.line + 1, after.line + 1 if after else None)
+            out.append(job.cut(index, total, piece, keep))
+    return out
+
+
+class _Assembly:
+    """Puts the pieces of a file read in pieces back together once all of them are in."""
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.wholes = {str(j.path): j for j in jobs if j.piece is not None and j.piece[0] == 0}
+        self.parts: dict[str, dict[int, FileResult | ReadFailure]] = {}
+
+    def add(self, part: FileResult | ReadFailure) -> FileResult | ReadFailure | None:
+        """The file's whole result once ``part`` completes it; ``None`` while pieces are due."""
+        if part.piece is None:
+            return part
+        index, count = part.piece
+        got = self.parts.setdefault(part.key, {})
+        got[index] = part
+        if len(got) < count:
+            return None
+        del self.parts[part.key]
+        ordered = [got[i] for i in range(count)]
+        for piece in ordered:
+            if isinstance(piece, ReadFailure):
+                return ReadFailure(piece.key, piece.error)  # the offset stays: read again next time
+        return _merge([p for p in ordered if isinstance(p, FileResult)], self.wholes[part.key])
+
+
+def _merge(parts: list[FileResult], whole: Job) -> FileResult:
+    """One file's result from its pieces' (in order), as one read of the file would give it."""
+    last = parts[-1]
+    merged = FileResult(last.agent, last.key)
+    seen: set[int] = set()
+    for part in parts:
+        merged.events += part.events
+        merged.errors += part.errors
+        merged.bad_lines += part.bad_lines
+        for candidate, reason, lines in part.found:
+            if lines & seen:
+                continue  # as in one read: evidence lines are reported once
+            seen |= lines
+            merged.found.append((candidate, reason, lines))
+    state = dict(last.state)
+    floor = int(state.get("context_line", 0)) + 1
+    state["reported"] = sorted(n for n in whole.reported | seen if n >= floor)[-500:]
+    state["bad_lines"] = merged.bad_lines
+    merged.state = state
+    merged.read = max(0, int(state.get("offset", 0)) - whole.start_offset)
+    return merged
 
 
 class _Pending:
@@ -696,8 +879,8 @@ def run_scan(
     paths: Sequence[Path] = (),
     agent: str | None = None,
     wait: bool = True,
-    on_file: Callable[[Path, int], None] | None = None,
-    files: list[tuple[str, Path]] | None = None,
+    on_file: Callable[[str, int], None] | None = None,
+    files: Sequence[tuple[str, str | Path]] | None = None,
     workers: int | None = None,
     on_wait: Callable[[], None] | None = None,
 ) -> Report:

@@ -167,10 +167,12 @@ class Progress:
     never consumed), ``line`` the number of complete lines before it. ``messages`` counts the
     messages of a whole-document Gemini session (its resume point). ``bad_lines`` counts lines
     that could not be parsed; ``session_id`` and ``project`` carry context that only the first
-    lines of a file state (Codex ``session_meta``) into the next incremental read.
+    lines of a file state (Codex ``session_meta``) into the next incremental read. ``end``, when
+    set, stops a JSONL read before the first line starting at or after it (one piece of a read
+    shared by several processes, see :mod:`lessons_core.scan.pieces`).
     """
 
-    __slots__ = ("bad_lines", "line", "messages", "offset", "project", "session_id")
+    __slots__ = ("bad_lines", "end", "line", "messages", "offset", "project", "session_id")
 
     def __init__(
         self,
@@ -180,6 +182,7 @@ class Progress:
         messages: int = 0,
         session_id: str | None = None,
         project: str | None = None,
+        end: int | None = None,
     ) -> None:
         self.offset = offset
         self.line = line
@@ -187,6 +190,7 @@ class Progress:
         self.bad_lines = 0
         self.session_id = session_id
         self.project = project
+        self.end = end
 
 
 def shorten(text: str, limit: int = 4000) -> str:

@@ -86,6 +86,12 @@ def pattern_problem(pattern: str) -> str | None:
     return check_pattern(pattern)
 
 
+def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:
+    """The checks and scrubbing of intake that need no store: the candidate ready for
+    :meth:`Intake.admit` (with ``prepared=True``), or why it is rejected."""
+    return rejection(candidate) or scrub(candidate, home)
+
+
 def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
     """Redact secrets and replace home directories in everything taken from a transcript."""
 
@@ -323,13 +329,18 @@ class Intake:
 
     # -- admission ----------------------------------------------------------------------------
 
-    def admit(self, candidate: Candidate) -> Outcome:
-        """Check, scrub, deduplicate and store one candidate (promoting Tier 1 at once)."""
-        reason = rejection(candidate)
-        if reason:
-            return Outcome(REJECTED, candidate, reason)
+    def admit(self, candidate: Candidate, *, prepared: bool = False) -> Outcome:
+        """Check, scrub, deduplicate and store one candidate (promoting Tier 1 at once).
+
+        ``prepared`` says the store-free part (:func:`prepare`) was done already, as the scanner
+        does while reading, in parallel, to keep its serial commit short.
+        """
+        if not prepared:
+            reason = rejection(candidate)
+            if reason:
+                return Outcome(REJECTED, candidate, reason)
+            candidate = scrub(candidate, self.home)
         self._load()
-        candidate = scrub(candidate, self.home)
         hit = self._duplicate_lesson(candidate)
         if hit is not None:
             lesson = self._bump_lesson(hit, candidate)

@@ -10,13 +10,14 @@ line larger than :data:`MAX_LINE` is skipped and counted as bad rather than held
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from lessons_core.scan.events import Progress
 
-CHUNK = 1 << 20  # must stay below MAX_LINE
+CHUNK = 256 << 10  # must stay below MAX_LINE
 #: Lines above this size are skipped (a tool result this large holds no lesson worth the memory).
 MAX_LINE = 16 << 20
 
@@ -27,11 +28,13 @@ def iter_lines(
     """Yield ``(line_number, start_offset, line_bytes)`` for each complete line.
 
     Starts at ``progress.offset`` (line numbers continue from ``progress.line``) and keeps
-    ``progress`` pointing just past the last complete line handed out. The trailing newline is
-    stripped (and a ``\\r`` before it).
+    ``progress`` pointing just past the last complete line handed out; stops before a line that
+    starts at or after ``progress.end`` when that is set. The trailing newline is stripped (and
+    a ``\\r`` before it).
     """
     offset = progress.offset
     line_no = progress.line
+    stop = sys.maxsize if progress.end is None else progress.end
     with open(path, "rb") as fh:
         if offset:
             fh.seek(offset)
@@ -56,6 +59,8 @@ def iter_lines(
                 continue
             # Finish the line carried over from earlier chunks.
             if parts or skipping:
+                if offset >= stop:
+                    return
                 head = chunk[:nl]
                 length = pending + len(head)
                 line_no += 1
@@ -80,6 +85,9 @@ def iter_lines(
                 # as chunks are; progress moves once per chunk (the hot loop stays small).
                 crlf = b"\r" in chunk
                 for raw in chunk[start:end].split(b"\n"):
+                    if offset >= stop:
+                        progress.offset, progress.line = offset, line_no
+                        return
                     line_no += 1
                     yield line_no, offset, raw.rstrip(b"\r") if crlf else raw
                     offset += len(raw) + 1
