@@ -87,3 +87,80 @@ def test_segments_split_compound_commands():
         ["tee", "log"],
         ["echo", "done"],
     ]
+
+
+# -- tokenizing quoted commands without shlex ----------------------------------------------------
+
+
+def _shlex(command: str) -> list[str] | None:
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        """git commit -m "fix: don't \\"crash\\"" && git push""",
+        "python -c 'import sys; print(sys.argv)' a\\ b",
+        """echo "a\\tb \\\\ c" 'x"y' ""''z""",
+        "cat > out.txt <<'EOF'\nline one\nline two\nEOF",
+        """grep -rn "foo|bar" src/ 2>&1 | head -5; echo $?""",
+        """bash -lc "cd /srv && npm test -- --grep 'api (v2)'" """,
+        "find . -name '*.py' -exec ruff check {} \\;",
+        """printf '%s\\n' "$HOME"/x`date`""",
+        "ls -la # list it ; echo 'after # the comment'",
+        "echo a#b 'c#d' \\#e \"f # g\" # h",
+    ],
+)
+def test_quoted_commands_split_as_shlex_splits_them(command):
+    assert triggers._quoted_tokens(command) == _shlex(command)
+
+
+@pytest.mark.parametrize("command", ["echo 'unclosed", 'echo "unclosed', "trailing \\"])
+def test_what_shlex_refuses_is_left_to_shlex(command):
+    assert triggers._quoted_tokens(command) is None
+    assert triggers._tokens(command) == command.split()
+
+
+def test_every_real_command_splits_as_shlex_splits_it():
+    """Every command of the real corpus (when present) and of our fixtures."""
+    import json
+
+    from tests.scan.conftest import CORPUS, FIXTURES
+
+    found: list[str] = []
+    for root in (CORPUS, FIXTURES):
+        for path in sorted(root.rglob("*.json*")) if root.is_dir() else ():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for m in re.finditer(r'"command":\s*("(?:[^"\\]|\\.)*")', text):
+                value = json.loads(m.group(1))
+                if isinstance(value, str):
+                    found.append(value.replace("\n", " ; "))
+    assert found
+    for command in found:
+        fast = triggers._quoted_tokens(command)
+        if fast is not None:
+            assert fast == _shlex(command), command
+        else:
+            assert _shlex(command) is None, command
+
+
+def test_random_commands_split_as_shlex_splits_them():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from(list("ab -_./=$`'\"\\;|&()<>#\t\r\n*?~é"))
+
+    @settings(max_examples=1500, deadline=None)
+    @given(st.text(alphabet, max_size=40))
+    def check(command: str) -> None:
+        fast = triggers._quoted_tokens(command)
+        assert fast == _shlex(command) if fast is not None else _shlex(command) is None
+
+    check()
