@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import re
-import shlex
 from pathlib import PurePosixPath
 
 #: Tools whose first positional argument selects what they do.
@@ -186,6 +185,8 @@ def _tokens(command: str) -> list[str]:
     fast = _quoted_tokens(command)
     if fast is not None:
         return fast
+    import shlex  # only for what it refuses (an unclosed quote, a trailing backslash)
+
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
