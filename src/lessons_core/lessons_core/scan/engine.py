@@ -410,6 +410,16 @@ def _detect(
             )
 
 
+def _belongs(job: Job, lines: frozenset[int]) -> bool:
+    """Whether a finding with these evidence lines is this piece's to report: each belongs to
+    the piece its first line falls in (one without lines in this file, to the first piece)."""
+    first, stop = job.keep
+    if not lines:
+        return first is None
+    start = min(lines)
+    return (first is None or start >= first) and (stop is None or start < stop)
+
+
 def read_file(
     job: Job,
     agents: Mapping[str, AgentSpec],
@@ -427,7 +437,6 @@ def read_file(
     key = str(path)
     result = FileResult(agent, key)
     result.piece = job.piece
-    first_line, stop_line = job.keep
     spec = agents[agent]
     assert spec.reader is not None
     events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)
@@ -440,17 +449,8 @@ def read_file(
                 result.errors += 1
                 continue
             lines = frozenset(e.line for e in candidate.evidence if e.file == key)
-            if job.piece is not None:
-                # Each finding belongs to the piece its first line falls in (one without lines
-                # here to the first piece): the overlaps show it to two pieces, one keeps it.
-                start = min(lines) if lines else None
-                if start is None and first_line is not None:
-                    continue
-                if start is not None and (
-                    (first_line is not None and start < first_line)
-                    or (stop_line is not None and start >= stop_line)
-                ):
-                    continue
+            if job.piece is not None and not _belongs(job, lines):
+                continue  # the overlaps show a finding to two pieces; one of them keeps it
             if lines and (max(lines) <= job.boundary and lines <= job.reported):
                 continue  # reported by an earlier scan from this context
             if lines & new_reported:
