@@ -586,8 +586,9 @@ class Scanner:
             state = self._states.get(key)
         else:
             state = self.store.get_scan_state(key)
-        plan = _plan(agent, Path(key), state, st)
-        return None if plan is None else Job(agent, Path(key), st, plan)
+        changed = Path(key)
+        plan = _plan(agent, changed, state, st)
+        return None if plan is None else Job(agent, changed, st, plan)
 
     def _processes(self, jobs: Sequence[Job]) -> tuple[int, bool]:
         """How many processes may read ``jobs``, and whether they form a worker pool (the
