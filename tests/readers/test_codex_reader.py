@@ -139,3 +139,55 @@ def test_patch_paths_are_read_like_the_hook_reads_them(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     (call,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
     assert call.paths == ("old/name.py", "new/name.py", "docs/new.md")
+
+
+def _subagent_rollout(tmp_path, subagent: bool):
+    meta = {
+        "timestamp": "2026-01-02T18:00:00.000Z",
+        "type": "session_meta",
+        "payload": {
+            "id": SESSION,
+            "cwd": "/home/dev/app",
+            "source": {"subagent": {"other": "review"}} if subagent else "cli",
+            "base_instructions": {"text": "x" * 20000},
+        },
+    }
+
+    def call(n: int) -> list[dict]:
+        return [
+            {
+                "timestamp": "2026-01-02T18:00:01.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "arguments": json.dumps({"command": ["bash", "-lc", f"make t{n}"]}),
+                    "call_id": f"call_{n}",
+                },
+            },
+            {
+                "timestamp": "2026-01-02T18:00:02.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": f"call_{n}",
+                    "output": "Exit code: 2\nmake: *** No rule to make target",
+                },
+            },
+        ]
+
+    path = tmp_path / f"rollout-2026-01-02T18-00-00-{SESSION}.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [meta, *call(1), *call(2)]) + "\n")
+    return path
+
+
+def test_a_later_read_of_a_subagent_rollout_still_knows_it_is_one(tmp_path):
+    """The sub-agent flag comes from the first line; a read that starts past it looks it up."""
+    for subagent in (True, False):
+        path = _subagent_rollout(tmp_path, subagent)
+        first, _prog = _read(path)
+        assert {e.sidechain for e in first if e.call_id} == {subagent}
+        halfway = next(e.offset for e in first if e.call_id == "call_2")
+        later = list(reader.read(path, halfway, progress=ev.Progress(halfway, 3)))
+        assert [e.call_id for e in later if e.kind == ev.TOOL_CALL] == ["call_2"]
+        assert {e.sidechain for e in later if e.call_id} == {subagent}

@@ -180,6 +180,10 @@ def read(
         if m:
             prog.session_id = m.group(1)
     st = _State()
+    if prog.offset > 0:
+        # A later read starts past ``session_meta``, the first line: it says whether this
+        # rollout is a sub-agent's, which holds for every line after it.
+        st.sidechain = _is_subagent_rollout(file)
     for line_no, offset, raw in iter_lines(file, prog):
         if b"function_call_output" in raw[:200] and any(mk in raw for mk in _OK_MARKERS):
             hit = _CALL_ID.search(raw, 0, 400) or _CALL_ID.search(raw)
@@ -263,6 +267,27 @@ def read(
             continue
         if rtype == "response_item":
             yield from _item(payload, base, st)
+
+
+#: A ``session_meta`` line carries the session's base instructions: tens of kilobytes.
+_META_MAX = 1 << 20
+
+
+def _is_subagent_rollout(file: str) -> bool:
+    """Whether the rollout's first line is a ``session_meta`` naming a sub-agent source."""
+    try:
+        with open(file, "rb") as fh:
+            first = fh.readline(_META_MAX)
+    except OSError:
+        return False
+    if b"session_meta" not in first or b'"subagent"' not in first:
+        return False
+    record = loads(first.rstrip(b"\r\n"), ev.Progress())  # its own progress: counted once
+    if not isinstance(record, dict) or record.get("type") != "session_meta":
+        return False
+    payload = record.get("payload")
+    source = payload.get("source") if isinstance(payload, dict) else None
+    return isinstance(source, dict) and "subagent" in source
 
 
 def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator[ev.Event]:
