@@ -115,3 +115,18 @@ def test_one_process_or_one_job_is_read_here():
     parent = os.getpid()
     assert all(read_split(_jobs(), lambda job: os.getpid() == parent, 1))
     assert list(read_split(_jobs(1), lambda job: os.getpid() == parent, 4)) == [True]
+
+
+def test_no_fork_while_other_threads_run():
+    """A lock held by another thread at the fork would stay held in the helper for ever."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not engine._can_fork()
+    finally:
+        stop.set()
+        thread.join()
+    assert engine._can_fork()

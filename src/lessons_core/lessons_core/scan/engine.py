@@ -527,8 +527,13 @@ def _usable_cpus() -> int:
 
 
 def _can_fork() -> bool:
-    """Forking is used on Linux only (macOS forbids it after some system frameworks loaded)."""
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
+    """Forking is used on Linux only (macOS forbids it after some system frameworks loaded),
+    and only from a single-threaded process: a lock another thread holds at the fork would stay
+    held in the child for ever (the console command has one thread; a host may have more)."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
 
 
 class Scanner:
