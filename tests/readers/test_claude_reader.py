@@ -161,3 +161,34 @@ def test_exit_code_line_is_kept_apart_from_the_output(tmp_path):
     events, _ = _read(path)
     result = next(e for e in events if e.kind == ev.TOOL_RESULT)
     assert (result.failure, result.exit_code, result.text) == (ev.ERROR, 1, "")
+
+
+def test_a_result_read_without_its_predecessors_names_its_own_session_and_directory(tmp_path):
+    """A later scan or a piece of a file may start at a result line: the session and directory
+    come from the line itself, not from what was read before it."""
+
+    def line(kind: str, session: str, cwd: str, content) -> str:
+        record = {
+            "parentUuid": None,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session,
+            "type": kind,
+            "message": {"role": kind, "content": content},
+        }
+        return json.dumps(record, separators=(",", ":")) + "\n"
+
+    call = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]
+    ok = [{"type": "tool_result", "tool_use_id": "t1", "content": "a b"}]
+    first = line("assistant", "s-one", "/home/dev/one", call)
+    path = tmp_path / "t.jsonl"
+    path.write_text(first + line("user", "s-two", "C:\\work\\two", ok))
+    prog = ev.Progress(len(first.encode()), 1)
+    (result,) = list(reader.read(path, prog.offset, progress=prog))
+    assert (result.kind, result.session_id, result.project) == (
+        ev.TOOL_RESULT,
+        "s-two",
+        "C:\\work\\two",
+    )
+    assert (prog.session_id, prog.project) == ("s-two", "C:\\work\\two")

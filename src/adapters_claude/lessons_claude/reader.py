@@ -32,6 +32,9 @@ AGENT = "claude"
 _IDS_OR_FLAG = re.compile(rb'"tool_use_id":\s*"([^"]+)"|"(?:is_error|interrupted)":\s*(true)')
 #: How many leading bytes of a line are inspected before deciding to parse it.
 _HEAD = 1024
+#: The session and working directory in a record's envelope, which precedes its message.
+_SESSION_AT = re.compile(rb'"sessionId":"([^"\\]+)"')
+_CWD_AT = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
 _SKIP_USER_PREFIXES = (
     "<command-",
     "<local-command",
@@ -64,6 +67,14 @@ def _paths(tool_input: Any) -> tuple[str, ...]:
             if isinstance(item, dict) and isinstance(item.get("file_path"), str):
                 out.append(item["file_path"])
     return tuple(dict.fromkeys(out))
+
+
+def _json_string(body: bytes) -> str:
+    """The text of a JSON string literal's body (escapes resolved when there are any)."""
+    if b"\\" not in body:
+        return body.decode("utf-8", "replace")
+    value = loads(b'"' + body + b'"', ev.Progress())
+    return value if isinstance(value, str) else body.decode("utf-8", "replace")
 
 
 def _result_ids(raw: bytes) -> list[bytes] | None:
@@ -107,6 +118,15 @@ def read(
                 continue
         elif find(b'"type":"user"', 0, _HEAD) >= 0:
             ids = _result_ids(raw) if find(b'"tool_result"', 0, _HEAD) >= 0 else None
+            if ids:
+                # Each record names its session and directory: a result stands on its own line
+                # even where the reading started (a later scan, a piece of a file).
+                m = _SESSION_AT.search(raw, 0, _HEAD)
+                if m:
+                    session = prog.session_id = m.group(1).decode("ascii", "replace")
+                m = _CWD_AT.search(raw, 0, _HEAD)
+                if m:
+                    project = prog.project = _json_string(m.group(1))
             if ids is not None:
                 for cid in ids:
                     result_id = cid.decode("utf-8", "replace")
