@@ -152,11 +152,14 @@ def _pair(i: int, rnd: random.Random) -> str:
     return fail + filler + fix
 
 
-def _transcript(home: Path, pairs: int) -> Path:
+def _transcript(home: Path, pairs: int, quiet_tail: int = 0) -> Path:
+    """``pairs`` failure/fix pairs, then ``quiet_tail`` large lines that yield no events."""
     path = home / ".claude" / "projects" / "-home-dev-app" / "sess-big.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     rnd = random.Random(11)
-    path.write_text("".join(_pair(i, rnd) for i in range(pairs)), encoding="utf-8")
+    body = "".join(_pair(i, rnd) for i in range(pairs))
+    tail = "".join(_record("progress", data={"blob": "z" * 6000}) for _ in range(quiet_tail))
+    path.write_text(body + tail, encoding="utf-8")
     return path
 
 
@@ -171,11 +174,17 @@ def _outcome() -> tuple[list[tuple], dict]:
 
 
 @pytest.mark.skipif(not engine._can_fork(), reason="pieces are read by forked helpers")
-@pytest.mark.parametrize("pool", [False, True], ids=["split", "pool"])
-def test_a_file_read_in_pieces_gives_what_one_read_gives(monkeypatch, pool):
+@pytest.mark.parametrize(
+    ("pool", "quiet_tail"),
+    [(False, 0), (True, 0), (False, 400)],
+    ids=["split", "pool", "a-last-piece-without-events"],
+)
+def test_a_file_read_in_pieces_gives_what_one_read_gives(monkeypatch, pool, quiet_tail):
+    """Also when the last piece holds fewer events than the context the next scan re-reads:
+    the context then reaches back into the pieces before."""
     home = Path(os.environ["HOME"])
     lessons_home = Path(os.environ["LESSONS_HOME"])
-    path = _transcript(home, 260)
+    path = _transcript(home, 260, quiet_tail)
     monkeypatch.setattr(engine, "SPLIT_MIN_BYTES", 1)
     monkeypatch.setattr(engine, "PIECE_MIN_BYTES", 1)
     monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 1 if pool else 1 << 40)

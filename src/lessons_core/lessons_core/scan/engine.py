@@ -312,7 +312,18 @@ def _tail_of(path: Path, offset: int) -> str:
 class FileResult:
     """What reading one transcript produced, before anything is written to the store."""
 
-    __slots__ = ("agent", "bad_lines", "errors", "events", "found", "key", "piece", "read", "state")
+    __slots__ = (
+        "agent",
+        "bad_lines",
+        "context",
+        "errors",
+        "events",
+        "found",
+        "key",
+        "piece",
+        "read",
+        "state",
+    )
 
     def __init__(self, agent: str, key: str) -> None:
         self.agent = agent
@@ -324,6 +335,8 @@ class FileResult:
         self.found: list[tuple[Candidate, str | None, frozenset[int]]] = []
         #: ``(index, count)`` when this is one piece of a file read in pieces.
         self.piece: tuple[int, int] | None = None
+        #: ``(offset, line)`` of the last :data:`CONTEXT` events read (to put pieces together).
+        self.context: list[tuple[int, int]] = []
         self.state: dict[str, Any] = {}
         self.events = 0
         self.read = 0
@@ -487,6 +500,7 @@ def read_file(
         }
         floor = first.line if first else prog.line
         result.read = max(0, prog.offset - job.start_offset)
+        result.context = [(e.offset, e.line) for e in context]
         state["tail"] = _tail_of(path, prog.offset)
     keep = sorted(n for n in (job.reported | new_reported) if n >= floor)
     from lessons_core.privacy import normalize_home
@@ -775,12 +789,10 @@ def _cut(jobs: list[Job], processes: int, agents: Mapping[str, AgentSpec]) -> li
         out.append(job.cut(0, total, first, (None, cuts[0].line + 1)))
         for index, cut in enumerate(cuts, start=1):
             after = cuts[index] if index < len(cuts) else None
+            # Session and directory start unknown: every record of such a reader names its own,
+            # and a piece that meets none leaves the file's to the pieces before (see _merge).
             piece = ev.Progress(
-                cut.back_offset,
-                cut.back_line,
-                session_id=prog.session_id,
-                project=prog.project,
-                end=after.ahead_offset if after else None,
+                cut.back_offset, cut.back_line, end=after.ahead_offset if after else None
             )
             keep = (cut.line + 1, after.line + 1 if after else None)
             out.append(job.cut(index, total, piece, keep))
@@ -826,6 +838,19 @@ def _merge(parts: list[FileResult], whole: Job) -> FileResult:
             seen |= lines
             merged.found.append((candidate, reason, lines))
     state = dict(last.state)
+    # The context for the next scan is the file's last events. A short last piece holds fewer
+    # than that: the rest come from the pieces before, which read the same lines alike.
+    context: list[tuple[int, int]] = []
+    for part in reversed(parts):
+        need = CONTEXT - len(context)
+        if need <= 0:
+            break
+        before = context[0][0] if context else None
+        context = [m for m in part.context if before is None or m[0] < before][-need:] + context
+    if context:
+        state["context_offset"], state["context_line"] = context[0][0], context[0][1] - 1
+    for name in ("session_id", "project"):  # as last met in the file
+        state[name] = next((p.state[name] for p in reversed(parts) if p.state.get(name)), None)
     floor = int(state.get("context_line", 0)) + 1
     state["reported"] = sorted(n for n in whole.reported | seen if n >= floor)[-500:]
     state["bad_lines"] = merged.bad_lines
