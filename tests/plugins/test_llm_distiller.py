@@ -130,7 +130,7 @@ def fixture_model() -> Iterator[FakeChat]:
 # -- the scratch setup --------------------------------------------------------------------------
 
 
-def transcript(home: Path) -> str:
+def transcript(home: Path, session: str = SESSION, test_file: str = "test_api.py") -> str:
     """One Claude Code session: a failing pytest call (with a planted key and home paths), the
     user's correction and the working call; then a typo in a file name and its fix."""
     lines: list[str] = []
@@ -142,7 +142,7 @@ def transcript(home: Path) -> str:
             "isSidechain": False,
             "userType": "external",
             "cwd": f"{home}/app",
-            "sessionId": SESSION,
+            "sessionId": session,
             "version": "2.1.33",
             "type": kind,
             "uuid": f"u-{n:04d}",
@@ -160,7 +160,7 @@ def transcript(home: Path) -> str:
         add("user", {"role": "user", "content": [out]})
 
     add("user", {"role": "user", "content": "Run the API tests"})
-    call("t1", f"OPENAI_API_KEY={SECRET} pytest --timeout=30 {home}/app/tests/test_api.py")
+    call("t1", f"OPENAI_API_KEY={SECRET} pytest --timeout=30 {home}/app/tests/{test_file}")
     result(
         "t1",
         "Exit code 4\nERROR: usage: pytest [options] [file_or_dir]\n"
@@ -168,7 +168,7 @@ def transcript(home: Path) -> str:
         error=True,
     )
     add("user", {"role": "user", "content": "no, pytest-timeout is not installed, drop the flag"})
-    call("t2", f"OPENAI_API_KEY={SECRET} pytest {home}/app/tests/test_api.py")
+    call("t2", f"OPENAI_API_KEY={SECRET} pytest {home}/app/tests/{test_file}")
     result("t2", "5 passed in 0.31s")
     call("t3", "cat docs/READMEE.md")
     result("t3", "Exit code 1\ncat: docs/READMEE.md: No such file or directory", error=True)
@@ -300,6 +300,20 @@ def test_the_budget_stops_calls_and_the_heuristic_stands(setup, model):
     assert [c["tier"] for c in found] == [2, 4]
     assert found[0]["trigger"] == r"\bcat\b"  # the finding over budget keeps its Tier 2 form
     assert SECRET not in json.dumps(found)
+
+
+def test_the_processes_of_one_scan_share_its_budget(setup, model):
+    """Two transcripts read side by side (the scan forks a helper): one budget, not one each."""
+    other = "9a1e0c55-2222-4d4d-8e8e-000000000002"
+    folder = setup["home"] / ".claude" / "projects" / "-app"
+    text = transcript(setup["home"], session=other, test_file="test_db.py")
+    (folder / f"{other}.jsonl").write_text(text, encoding="utf-8")
+    configure(setup, model="fake-distiller", maxCalls=1)
+    out = lessons(setup, "scan", "--deep", LESSONS_SCAN_WORKERS="2")
+    assert out.returncode == 0, out.stderr
+    assert len(model.requests) == 1
+    tiers = sorted(c["tier"] for c in candidates(setup))
+    assert tiers == [2, 2, 4]  # the two typos, alike, fold into one candidate
 
 
 def test_a_token_budget_smaller_than_one_call_makes_no_request(setup, model):

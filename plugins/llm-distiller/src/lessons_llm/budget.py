@@ -9,16 +9,15 @@ in advance; the estimate is replaced by what the model reports once it answers.
 from __future__ import annotations
 
 import multiprocessing
-import sys
 from typing import Any
 
 CALLS, TOKENS, ASKED, CACHED, SKIPPED, FAILED = range(6)
 
 
 def _context() -> Any:
-    if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
+    """Fork where the scan forks (its helpers inherit the counters), the default elsewhere."""
+    forks = "fork" in multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if forks else None)
 
 
 class Budget:

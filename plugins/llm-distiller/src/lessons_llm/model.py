@@ -28,7 +28,7 @@ def resolve(name: str) -> Any:
     try:
         model = llm.get_model(name or None)
     except llm.UnknownModelError:
-        shown = name or llm.get_default_model()
+        shown = name or llm.get_default_model()  # type: ignore[no-untyped-call]
         where = "deep.model in config.json" if name else "llm's default model"
         raise LessonsError(
             f"a deep scan needs a model, and {where} ({shown!r}) is not one llm knows: "
