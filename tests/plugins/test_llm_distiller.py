@@ -230,6 +230,10 @@ def test_deep_scan_sends_a_redacted_excerpt_and_proposes_the_models_lesson(setup
     out = lessons(setup, "scan", "--deep")
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
+    assert (
+        "Deep scan (fake-distiller): 2 model call(s), 760 token(s), 0 answer(s) from the cache."
+        in out.stdout
+    )
 
     # What left the machine: one request per finding, each a short excerpt, redacted.
     assert len(model.requests) == 2
@@ -284,6 +288,7 @@ def test_a_rescan_is_answered_from_the_cache(setup, model):
             shutil.rmtree(item) if item.is_dir() else item.unlink()
     again = lessons(setup, "scan", "--deep")
     assert again.returncode == 0, again.stderr
+    assert "0 model call(s), 0 token(s), 2 answer(s) from the cache." in again.stdout
     assert len(model.requests) == 2
     assert [(c["tier"], c["trigger"], c["mistake"]) for c in candidates(setup)] == first
     assert len(list((home / "llm-cache").rglob("*.json"))) == 2
@@ -294,6 +299,7 @@ def test_the_budget_stops_calls_and_the_heuristic_stands(setup, model):
     out = lessons(setup, "scan", "--deep")
     assert out.returncode == 0, out.stderr
     assert len(model.requests) == 1
+    assert "1 finding(s) over budget kept their heuristic lesson" in out.stdout
     # A model without structured output gets the instructions alone, and its JSON is parsed.
     assert "response_format" not in model.requests[0]
     found = sorted(candidates(setup), key=lambda c: c["tier"])

@@ -58,6 +58,8 @@ class DetectorSpec:
     process before a scan that runs the detector, before any helper process is forked: it may
     set up what the scan shares (a budget, a cache) or raise a
     :class:`~lessons_core.errors.LessonsError` that refuses the scan with a clear message.
+    ``summary()``, when given, returns a line for the scan's report once the scan is done
+    (what a costly detector spent), or an empty string.
     """
 
     name: str
@@ -67,6 +69,7 @@ class DetectorSpec:
     deep: bool = False
     replaces: tuple[str, ...] = ()
     prepare: Callable[..., None] | None = None
+    summary: Callable[[], str] | None = None
 
 
 @attrs.frozen

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Config
 from lessons_core.scan import events as ev
 from lessons_core.scan import tier2
-from lessons_llm import answer, excerpt
-from lessons_llm import budget as budgets
-from lessons_llm import cache as caches
+
+if TYPE_CHECKING:  # imported by a deep scan only: a plain scan registers, and never runs, this
+    from lessons_llm.budget import Budget
+    from lessons_llm.cache import Cache
 
 NAME = "llm"
 TIER = 4
@@ -33,7 +34,7 @@ log = get_logger()
 class _Scan:
     """What one deep scan shares: the model, its budget, the cache."""
 
-    def __init__(self, model: Any, budget: budgets.Budget, cache: caches.Cache) -> None:
+    def __init__(self, model: Any, budget: Budget, cache: Cache) -> None:
         self.model = model
         self.model_id = str(getattr(model, "model_id", model))
         self.budget = budget
@@ -48,20 +49,42 @@ class Distiller:
         """Find the model (or refuse the scan with what to do) and start a fresh budget."""
         from lessons_core.hot.paths import lessons_home
         from lessons_llm import model as models
+        from lessons_llm.budget import Budget
+        from lessons_llm.cache import Cache
 
         found = models.resolve(config.deep.model)
-        budget = budgets.Budget(config.deep.max_calls, config.deep.max_tokens)
-        self.scan = _Scan(found, budget, caches.Cache(home or lessons_home()))
+        budget = Budget(config.deep.max_calls, config.deep.max_tokens)
+        self.scan = _Scan(found, budget, Cache(home or lessons_home()))
 
     def figures(self) -> dict[str, int]:
         """Calls, tokens, cache hits and findings over budget in this scan so far."""
         return self.scan.budget.figures() if self.scan is not None else {}
+
+    def summary(self) -> str:
+        """The scan report's line: what the model was asked and what the budget left out."""
+        if self.scan is None:
+            return ""
+        f = self.figures()
+        line = (
+            f"Deep scan ({self.scan.model_id}): {f['calls']} model call(s), "
+            f"{f['tokens']} token(s), {f['cached']} answer(s) from the cache"
+        )
+        if f["failed"]:
+            line += f", {f['failed']} without a usable answer"
+        if f["skipped"]:
+            line += (
+                f"; {f['skipped']} finding(s) over budget kept their heuristic lesson "
+                "(deep.maxCalls, deep.maxTokens)"
+            )
+        return line + "."
 
     def detect(
         self, events: Sequence[ev.Event], *, config: Config, **_: Any
     ) -> Iterator[Candidate]:
         if self.scan is None:  # not prepared: no deep scan is running, nothing to ask
             return
+        from lessons_llm import answer
+
         scan = self.scan
         for finding, heuristic in tier2.findings(events, config=config):
             reply = self._answer(scan, finding)
@@ -73,6 +96,9 @@ class Distiller:
             # else: the model judged it a one-off; nothing is proposed
 
     def _answer(self, scan: _Scan, finding: tier2.Finding) -> dict[str, Any] | None:
+        from lessons_llm import answer, excerpt
+        from lessons_llm import budget as budgets
+        from lessons_llm import cache as caches
         from lessons_llm import model as models
 
         text = excerpt.build(finding)

@@ -25,5 +25,6 @@ def lessons_register_detectors(register: Callable[[DetectorSpec], None]) -> None
             deep=True,
             replaces=("tier2",),
             prepare=distiller.prepare,
+            summary=distiller.summary,
         )
     )

@@ -119,6 +119,8 @@ def scan(
     if as_json:
         for candidate in report.new:
             click.echo(json_line(candidate_json(candidate)))
+        for note in report.notes:
+            click.echo(note, err=True)
         return
     pending = sum(1 for c in report.new if c.status == "pending")
     click.echo(
@@ -130,6 +132,8 @@ def scan(
         f"{pending} new candidate(s), {report.promoted} #lesson block(s) promoted, "
         f"{report.duplicates} repeat(s) merged, {report.rejected} rejected."
     )
+    for note in report.notes:
+        click.echo(note)
     if report.bad_lines:
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
     if pending:

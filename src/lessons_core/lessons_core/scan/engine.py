@@ -97,6 +97,8 @@ class Report:
     rejected: int = 0
     promoted: int = 0
     by_agent: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    #: Lines from the detectors that report what they spent (see ``DetectorSpec.summary``).
+    notes: list[str] = attrs.field(factory=list)
 
     def count(self, agent: str, key: str) -> None:
         bucket = self.by_agent.setdefault(agent, {})
@@ -605,6 +607,11 @@ class Scanner:
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
 
     @property
+    def prepared(self) -> list[DetectorSpec]:
+        """The detectors collected for this scan so far (none when nothing needed reading)."""
+        return self._detectors or []
+
+    @property
     def detectors(self) -> list[DetectorSpec]:
         """Collected on first use: a scan with nothing new never imports the detectors.
 
@@ -969,6 +976,10 @@ def run_scan(
         if session.config.deep.enabled:
             _ = scanner.detectors  # a deep scan that cannot run says so before reading anything
         report = scanner.scan_files(todo, on_file=on_file)
+        for spec in scanner.prepared:
+            line = spec.summary() if spec.summary is not None else ""
+            if line:
+                report.notes.append(line)
         if report.promoted:
             session.rebuild_manifest()
     return report
