@@ -392,6 +392,22 @@ def test_a_deep_scan_that_cannot_run_says_why(setup, model, deep, env, message):
     assert candidates(setup) == []  # refused before anything was read
 
 
+def test_a_background_scan_runs_plain_when_the_deep_scan_cannot_run(setup, model):
+    """deep.enabled with a model llm does not know: the hourly scan still scans."""
+    configure(setup, model="no-such-model", enabled=True)
+    out = lessons(setup, "scan", "--background")
+    assert out.returncode == 0, out.stderr
+    assert model.requests == []
+    assert sorted(c["tier"] for c in candidates(setup)) == [2, 2]
+
+
+def test_a_background_scan_is_deep_when_config_says_so(setup, model):
+    configure(setup, model="fake-distiller", enabled=True)
+    assert lessons(setup, "scan", "--background").returncode == 0
+    assert len(model.requests) == 2
+    assert [c["tier"] for c in candidates(setup)] == [4]
+
+
 def test_deep_and_background_do_not_go_together(setup):
     out = lessons(setup, "scan", "--deep", "--background")
     assert out.returncode == 1
