@@ -1,9 +1,13 @@
 """Prove the distributions install the way users install them.
 
 Builds a wheel of every distribution, fetches their third-party dependencies into the same
-wheelhouse, then installs ``lessons[all]`` into a brand-new virtual environment with
+wheelhouse, then installs ``lessons[all,llm]`` into a brand-new virtual environment with
 ``--no-index``: if an extra did not map onto its sibling distribution, or a wheel missed a file,
 this fails. Finally it smoke-tests the installed commands.
+
+The opt-in ``lessons-llm`` plugin depends on ``llm`` and its own dependencies; they are fetched
+from the index by the plugin's requirements (not by its wheel, whose ``lessons-core``
+requirement must come from this wheelhouse), so the offline install has all of them.
 
 Usage: python .ci/check_wheelhouse.py WORKDIR
 """
@@ -11,6 +15,7 @@ Usage: python .ci/check_wheelhouse.py WORKDIR
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import venv
@@ -23,6 +28,7 @@ DISTRIBUTIONS = [
     ROOT / "src" / "adapters_claude",
     ROOT / "src" / "adapters_codex",
     ROOT / "src" / "adapters_gemini",
+    ROOT / "plugins" / "llm-distiller",
 ]
 ADAPTERS = ("claude", "codex", "gemini")
 
@@ -32,6 +38,14 @@ def run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]
     return subprocess.run([str(a) for a in args], check=True, text=True, **kwargs)  # type: ignore[call-overload]
 
 
+def plugin_requirements(pyproject: Path) -> list[str]:
+    """The plugin's third-party requirements (its own ``lessons-*`` siblings left out)."""
+    import tomllib
+
+    declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]
+    return [r for r in declared if not re.match(r"lessons(?:-[a-z]+)?\b", r)]
+
+
 def main(workdir: Path) -> int:
     wheelhouse = workdir / "wheelhouse"
     wheelhouse.mkdir(parents=True, exist_ok=True)
@@ -39,6 +53,8 @@ def main(workdir: Path) -> int:
         run(sys.executable, "-m", "build", "--wheel", "--outdir", wheelhouse, dist)
     core_wheel = next(wheelhouse.glob("lessons_core-*.whl"))
     run(sys.executable, "-m", "pip", "download", "--quiet", "--dest", wheelhouse, core_wheel)
+    third_party = plugin_requirements(ROOT / "plugins" / "llm-distiller" / "pyproject.toml")
+    run(sys.executable, "-m", "pip", "download", "--quiet", "--dest", wheelhouse, *third_party)
 
     env_dir = workdir / "fresh-venv"
     venv.EnvBuilder(clear=True, with_pip=True).create(env_dir)
@@ -52,7 +68,7 @@ def main(workdir: Path) -> int:
         "--no-index",
         "--find-links",
         wheelhouse,
-        "lessons[all]",
+        "lessons[all,llm]",
     )
 
     version = run(bin_dir / "lessons", "--version", capture_output=True).stdout.strip()
@@ -68,6 +84,27 @@ def main(workdir: Path) -> int:
         print(f"adapters not found as plugins: {missing}\n{listing}", file=sys.stderr)
         return 1
 
+    if "lessons-llm" not in names:
+        print(f"the llm distiller is not listed as a plugin\n{listing}", file=sys.stderr)
+        return 1
+    # A deep scan imports llm and refuses an unknown model with a clear error: the plugin and
+    # its dependencies are installed and importable.
+    deep = subprocess.run(
+        [str(bin_dir / "lessons"), "scan", "--deep"],
+        capture_output=True,
+        text=True,
+        env={
+            "PATH": str(bin_dir),
+            "HOME": str(workdir / "home"),
+            "LESSONS_HOME": str(workdir / "lessons-home"),
+            "LLM_USER_PATH": str(workdir / "llm-user"),
+        },
+        check=False,
+    )
+    if deep.returncode != 1 or not deep.stderr.startswith("Error: a deep scan needs a model"):
+        print(f"lessons scan --deep misbehaved without a model: {deep!r}", file=sys.stderr)
+        return 1
+
     for agent in ADAPTERS:
         hook = run(bin_dir / f"lessons-{agent}-hook", input="{}", capture_output=True)
         if hook.returncode != 0 or hook.stdout.strip() not in ("", "{}"):
@@ -78,7 +115,7 @@ def main(workdir: Path) -> int:
     if "Every step behaved as expected." not in demo:
         print(demo, file=sys.stderr)
         return 1
-    print("wheelhouse install of lessons[all]: ok")
+    print("wheelhouse install of lessons[all,llm]: ok")
     return 0
 
 

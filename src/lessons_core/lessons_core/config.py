@@ -87,14 +87,23 @@ _BOUNDS: tuple[tuple[str, str, float, float | None], ...] = (
     ("session_start_budget_bytes", "sessionStartBudgetBytes", 0, None),
     ("recall_budget_bytes", "recallBudgetBytes", 0, None),
     ("auto_scan_interval_hours", "autoScanIntervalHours", 0, None),
+    ("deep.max_calls", "deep.maxCalls", 0, None),
+    ("deep.max_tokens", "deep.maxTokens", 0, None),
 )
+
+
+def _value(config: Config, dotted: str) -> Any:
+    value: Any = config
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
 
 
 def check_config(config: Config, where: str = CONFIG_NAME) -> None:
     """Reject values outside their meaningful range (a negative budget, a priority of 12)."""
     from lessons_core import serde
 
-    checks = [(getattr(config, attr), key, low, high) for attr, key, low, high in _BOUNDS]
+    checks = [(_value(config, attr), key, low, high) for attr, key, low, high in _BOUNDS]
     checks += [
         (getattr(config.scoring, a.name), f"scoring.{serde.camel(a.name)}", 0, 1)
         for a in attrs.fields(type(config.scoring))

@@ -217,6 +217,19 @@ class ScoringWeights:
 
 
 @attrs.frozen
+class DeepScan:
+    """Deep scanning (``deep`` in ``config.json``): a detector plugin asks a language model to
+    write the lesson of each heuristic finding. Off unless ``enabled`` or ``lessons scan
+    --deep``; ``model`` is the plugin's model name (empty: its default); every scan may make at
+    most ``max_calls`` model calls and spend ``max_tokens`` tokens."""
+
+    enabled: bool = False
+    model: str = ""
+    max_calls: int = 20
+    max_tokens: int = 40000
+
+
+@attrs.frozen
 class Config:
     """User configuration (``config.json`` in ``LESSONS_HOME``); the defaults are the contract's."""
 
@@ -230,3 +243,4 @@ class Config:
     auto_scan: bool = True
     auto_scan_interval_hours: float = 1.0
     scoring: ScoringWeights = ScoringWeights()
+    deep: DeepScan = DeepScan()

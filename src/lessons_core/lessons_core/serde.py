@@ -29,6 +29,7 @@ from lessons_core.errors import ValidationError
 from lessons_core.models import (
     Candidate,
     Config,
+    DeepScan,
     Evidence,
     Lesson,
     LessonType,
@@ -136,6 +137,7 @@ _CLASSES: tuple[type, ...] = (
     Evidence,
     Candidate,
     ScoringWeights,
+    DeepScan,
     Config,
 )
 
@@ -245,7 +247,8 @@ _LESSON = _Shape(
 _EVIDENCE = _Shape(Evidence)
 _CANDIDATE = _Shape(Candidate, nested={"evidence": (_EVIDENCE, True)})
 _SCORING = _Shape(ScoringWeights)
-_CONFIG = _Shape(Config, nested={"scoring": (_SCORING, False)})
+_DEEP = _Shape(DeepScan)
+_CONFIG = _Shape(Config, nested={"scoring": (_SCORING, False), "deep": (_DEEP, False)})
 
 
 def _object(value: Any, where: str | None, field: str | None) -> JSONDict:

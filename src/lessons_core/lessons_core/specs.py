@@ -50,12 +50,26 @@ class AgentSpec:
 
 @attrs.frozen
 class DetectorSpec:
-    """A transcript detector: called with one session's normalized events, yields candidates."""
+    """A transcript detector: called with one session's normalized events, yields candidates.
+
+    A ``deep`` detector runs only in deep scans (``lessons scan --deep``, or ``deep.enabled``
+    in ``config.json``) and then stands in for the detectors it ``replaces`` (it calls them
+    itself). ``prepare(config=..., home=...)``, when given, is called once in the scanning
+    process before a scan that runs the detector, before any helper process is forked: it may
+    set up what the scan shares (a budget, a cache) or raise a
+    :class:`~lessons_core.errors.LessonsError` that refuses the scan with a clear message.
+    ``summary()``, when given, returns a line for the scan's report once the scan is done
+    (what a costly detector spent), or an empty string.
+    """
 
     name: str
     detect: Callable[..., Iterable[Any]]
     tier: int = 3
     description: str = ""
+    deep: bool = False
+    replaces: tuple[str, ...] = ()
+    prepare: Callable[..., None] | None = None
+    summary: Callable[[], str] | None = None
 
 
 @attrs.frozen

@@ -62,22 +62,37 @@ def _describe(candidate: Candidate) -> str:
 @click.option("--agent", type=click.Choice(AGENTS), help="Scan only this agent's transcripts.")
 @click.option("--json", "as_json", is_flag=True, help="Print new candidates as JSON lines.")
 @click.option("--background", is_flag=True, help="Quiet; leave at once if another scan is running.")
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Have a language model write the lesson of each heuristic finding (lessons-llm).",
+)
 @user_errors
-def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: bool) -> None:
+def scan(
+    paths: tuple[Path, ...], agent: str | None, as_json: bool, background: bool, deep: bool
+) -> None:
     """Mine agent transcripts for lessons (default: every installed agent's transcripts).
 
     Only what was added since the last scan is read. #lesson blocks become active lessons at
-    once; heuristic detections wait for `lessons review`.
+    once; heuristic detections wait for `lessons review`. With --deep (or `deep.enabled` in
+    config.json) a model writes the lessons of heuristic findings, within the budget of
+    `deep.maxCalls` and `deep.maxTokens`.
     """
     from lessons_core import services
     from lessons_core.scan import engine
 
+    if background and deep:
+        raise LessonsError("--deep does not run in the background; run `lessons scan --deep`")
     if background:
         from lessons_core.scan import background as bg
 
         bg.run_background(paths=paths, agent=agent)
         return
     with services.session() as sess:
+        if deep:  # the deep detectors read it from the configuration, like the other settings
+            sess.config = attrs.evolve(
+                sess.config, deep=attrs.evolve(sess.config.deep, enabled=True)
+            )
         environ = sess.environ if sess.environ is not None else os.environ
         agents = sess.plugins.agents()
         if agent is not None and agent not in agents:
@@ -104,6 +119,8 @@ def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: 
     if as_json:
         for candidate in report.new:
             click.echo(json_line(candidate_json(candidate)))
+        for note in report.notes:
+            click.echo(note, err=True)
         return
     pending = sum(1 for c in report.new if c.status == "pending")
     click.echo(
@@ -115,6 +132,8 @@ def scan(paths: tuple[Path, ...], agent: str | None, as_json: bool, background: 
         f"{pending} new candidate(s), {report.promoted} #lesson block(s) promoted, "
         f"{report.duplicates} repeat(s) merged, {report.rejected} rejected."
     )
+    for note in report.notes:
+        click.echo(note)
     if report.bad_lines:
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
     if pending:

@@ -32,6 +32,18 @@ def run_background(paths: Sequence[Path] = (), agent: str | None = None) -> bool
             except engine.ScanBusy:
                 log.info("scan.background_busy")
                 return False
+            except LessonsError as exc:
+                if not sess.config.deep.enabled:
+                    raise
+                # A deep scan that cannot run (no model, no key, no plugin) must not stop the
+                # hourly scans: this one runs plain, and says why in the log.
+                log.warning("scan.background_deep_unavailable", error=str(exc))
+                import attrs
+
+                sess.config = attrs.evolve(
+                    sess.config, deep=attrs.evolve(sess.config.deep, enabled=False)
+                )
+                report = engine.run_scan(sess, paths=list(paths), agent=agent, wait=False)
             stamp = sess.home / STAMP_NAME
             now = time.time()
             stamp.touch()

@@ -97,6 +97,8 @@ class Report:
     rejected: int = 0
     promoted: int = 0
     by_agent: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    #: Lines from the detectors that report what they spent (see ``DetectorSpec.summary``).
+    notes: list[str] = attrs.field(factory=list)
 
     def count(self, agent: str, key: str) -> None:
         bucket = self.by_agent.setdefault(agent, {})
@@ -550,6 +552,26 @@ def _can_fork() -> bool:
     return threading is None or threading.active_count() == 1
 
 
+def active_detectors(detectors: Mapping[str, DetectorSpec], config: Config) -> list[DetectorSpec]:
+    """The detectors a scan runs: ``deep`` ones only in a deep scan, and then instead of the
+    detectors they replace.
+
+    A deep scan without any deep detector is refused: the user asked for something that is
+    not installed, and a plain scan in its place would look as if it had worked.
+    """
+    specs = list(detectors.values())
+    if not config.deep.enabled:
+        return [spec for spec in specs if not spec.deep]
+    deep = [spec for spec in specs if spec.deep]
+    if not deep:
+        raise LessonsError(
+            "a deep scan needs the lessons-llm plugin, which is not installed: "
+            "pip install 'lessons[llm]' (or set deep.enabled to false in config.json)"
+        )
+    replaced = {name for spec in deep for name in spec.replaces}
+    return [spec for spec in specs if spec.name not in replaced]
+
+
 class Scanner:
     """One scan: the store, configuration, detectors and the report being filled."""
 
@@ -563,8 +585,10 @@ class Scanner:
         dedup: Callable[..., Any] | None = None,
         home_dir: str | None = None,
         workers: int | None = None,
+        lessons_home: Path | None = None,
     ) -> None:
         self.store = store
+        self.lessons_home = lessons_home
         self.config = config
         self.agents = agents
         self._detector_source = detectors
@@ -583,11 +607,24 @@ class Scanner:
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
 
     @property
+    def prepared(self) -> list[DetectorSpec]:
+        """The detectors collected for this scan so far (none when nothing needed reading)."""
+        return self._detectors or []
+
+    @property
     def detectors(self) -> list[DetectorSpec]:
-        """Collected on first use: a scan with nothing new never imports the detectors."""
+        """Collected on first use: a scan with nothing new never imports the detectors.
+
+        Those with a ``prepare`` step are prepared here, in this process, before any helper
+        is forked.
+        """
         if self._detectors is None:
             source = self._detector_source
-            self._detectors = list((source() if callable(source) else source).values())
+            chosen = active_detectors(source() if callable(source) else source, self.config)
+            for spec in chosen:
+                if spec.prepare is not None:
+                    spec.prepare(config=self.config, home=self.lessons_home)
+            self._detectors = chosen
         return self._detectors
 
     # -- planning ---------------------------------------------------------------------------
@@ -934,8 +971,15 @@ def run_scan(
             dedup=dedup_backend(session.plugins),
             home_dir=environ.get("HOME"),
             workers=workers,
+            lessons_home=session.home,
         )
+        if session.config.deep.enabled:
+            _ = scanner.detectors  # a deep scan that cannot run says so before reading anything
         report = scanner.scan_files(todo, on_file=on_file)
+        for spec in scanner.prepared:
+            line = spec.summary() if spec.summary is not None else ""
+            if line:
+                report.notes.append(line)
         if report.promoted:
             session.rebuild_manifest()
     return report

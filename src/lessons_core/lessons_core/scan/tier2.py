@@ -123,7 +123,10 @@ def _first_sentence(text: str) -> str:
     return _one_line(sentence, 240)
 
 
-class _Finding:
+class Finding:
+    """One detection: ``call`` and its ``result`` (the mistake), the ``fix`` call, the user's
+    words and the agent's own diagnosis when there were any, and the scoring ``signals``."""
+
     __slots__ = (
         "call",
         "diagnosis",
@@ -159,12 +162,21 @@ def detect(
     events: Sequence[ev.Event], *, config: Config | None = None, **_: Any
 ) -> Iterable[Candidate]:
     """Heuristic candidates from one transcript's events (grouped by session)."""
+    for _finding, candidate in findings(events, config=config):
+        yield candidate
+
+
+def findings(
+    events: Sequence[ev.Event], *, config: Config | None = None
+) -> Iterator[tuple[Finding, Candidate]]:
+    """Each detection with the events it rests on (the failing call and its result, the fix,
+    what the user said): for detectors that write the lesson of a finding another way."""
     cfg = config or Config()
     for session_events in _sessions(events):
         yield from _detect_session(session_events, cfg)
 
 
-def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[Candidate]:
+def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Finding, Candidate]]:
     calls: dict[str, ev.Event] = {}
     results: dict[str, ev.Event] = {}
     for event in events:
@@ -186,17 +198,17 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[Candidate]:
             if finding is not None and _actionable(finding):
                 if finding.fix is not None:
                     corrected.add(id(finding.fix))
-                yield _candidate(finding, cfg)
+                yield finding, _candidate(finding, cfg)
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
             if finding is not None and finding.fix is not None and _actionable(finding):
                 if id(finding.fix) in corrected:
                     continue
                 corrected.add(id(finding.fix))
-                yield _candidate(finding, cfg)
+                yield finding, _candidate(finding, cfg)
 
 
-def _actionable(finding: _Finding) -> bool:
+def _actionable(finding: Finding) -> bool:
     """Only calls a trigger can describe (a command or a file) make lessons; a rejected plan or
     a failed web fetch has nothing to match the next time."""
     call = finding.call
@@ -229,11 +241,11 @@ def _follow(
     call: ev.Event,
     results: dict[str, ev.Event],
     consumed: set[int],
-) -> _Finding | None:
+) -> Finding | None:
     failed = events[i]
     if call.command and _culprit_is_setup(call.command, failed.text):
         return None  # ``cd missing-dir && …``: the set-up step failed, nothing to teach
-    finding = _Finding(call, failed)
+    finding = Finding(call, failed)
     if failed.failure == ev.TIMEOUT:
         finding.signals.add(scoring.HANG_OR_TIMEOUT)
     key = _key(call)
@@ -304,7 +316,7 @@ def _follow(
 
 def _user_correction(
     events: list[ev.Event], i: int, results: dict[str, ev.Event]
-) -> _Finding | None:
+) -> Finding | None:
     """A user correction right after a call: the call before it is the mistake, the next
     call of the same tool the fix."""
     before = None
@@ -319,7 +331,7 @@ def _user_correction(
     result = results.get(before.call_id or "")
     if result is None or result.failure in (ev.DENIED, ev.INTERRUPTED):
         return None
-    finding = _Finding(before, result)
+    finding = Finding(before, result)
     finding.user_text = events[i].text
     finding.signals.add(scoring.USER_CORRECTION)
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
@@ -378,7 +390,7 @@ _NOISE_PREFIX = re.compile(
 )
 
 
-def _summary(call: ev.Event, lines: tuple[str, ...], finding: _Finding) -> str:
+def _summary(call: ev.Event, lines: tuple[str, ...], finding: Finding) -> str:
     """A short title: what was run and the gist of what went wrong (``pytest: command not
     found``), which also makes the lesson's slug readable."""
     shape = triggers.main_shape(call.command) if call.command else None
@@ -399,7 +411,7 @@ def _summary(call: ev.Event, lines: tuple[str, ...], finding: _Finding) -> str:
     return _one_line(f"{head}: {gist}", 100)
 
 
-def _candidate(finding: _Finding, cfg: Config) -> Candidate:
+def _candidate(finding: Finding, cfg: Config) -> Candidate:
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
     lines = error_lines(result.text) if result.text else ()
