@@ -92,9 +92,9 @@ def build(
 ) -> BuildResult:
     """Compile the active lessons of ``store``; write the manifest unless ``write`` is false."""
     lessons = store.list_lessons(status=Status.ACTIVE)
-    from lessons_core import outcomes  # what deliveries achieved nudges the ranking
+    from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
 
-    lessons = outcomes.adjust_confidence(lessons, store)
+    lessons = outcomes.adjust(lessons, store)
     revision = store.revision()
     manifest, refused, warnings, skipped = compile_manifest(lessons, config, revision)
     if plugins is not None:
