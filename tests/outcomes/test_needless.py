@@ -166,7 +166,10 @@ def test_session_lessons_are_never_judged_noisy_or_never_fired(home: Path) -> No
     with services.open_store() as store:
         store.add_lessons([serde.lesson_from_json(protocol)])
         for n in range(6):
-            store.record_delivery("oc-protocol", f"s{n}", "claude", "session_start:session",
-                                  outcome="quiet", delivered_at=f"2026-05-0{n + 1}T00:00:00Z")  # fmt: skip
+            at = f"2026-05-0{n + 1}T00:00:00Z"
+            store.record_delivery(
+                "oc-protocol", f"s{n}", "claude", "session_start:session", outcome="quiet",
+                delivered_at=at,
+            )  # fmt: skip
         summary = outcomes.summary(store)
     assert summary["noisy"] == [] and "oc-protocol" not in summary["neverFired"]

@@ -651,8 +651,8 @@ def summary(store: Any) -> dict[str, Any]:
     active = store.list_lessons(status=Status.ACTIVE)
     judgeable = {lesson.id: lesson for lesson in active if lesson.type not in _SESSION_TYPES}
     names = {lesson.id: lesson.slug or lesson.id for lesson in judgeable.values()}
-    totals = {key: 0 for key in ("fired", "prevented", "recurred", "quiet", "needless")}
-    totals.update(unknown=0, waiting=0)
+    keys = ("fired", "prevented", "recurred", "quiet", "needless", "unknown", "waiting")
+    totals = dict.fromkeys(keys, 0)
     for fig in per.values():
         for key in totals:
             totals[key] += getattr(fig, key)
