@@ -874,8 +874,7 @@ def doctor_line(store: Any) -> str | None:
         parts.append(f"{len(found['noisy'])} noisy")
     if found["demoted"]:
         parts.append(
-            f"{len(found['demoted'])} denied calls that then ran fine "
-            "(compiled one type softer)"
+            f"{len(found['demoted'])} denied calls that then ran fine (compiled one type softer)"
         )
     if found["totals"]["fired"] and found["neverFired"]:
         parts.append(f"{len(found['neverFired'])} never fired")
