@@ -135,8 +135,14 @@ def test_a_guard_that_also_prevents_stays_a_guard(guard_home: Path, tmp_path: Pa
 
 
 def record(store: Any, lesson_id: str, outcome: str, n: int) -> None:
-    store.record_delivery(lesson_id, f"s{n}", "claude", "pre_tool:hint", outcome=outcome,
-                          delivered_at=f"2026-05-{n + 1:02d}T00:00:00Z")  # fmt: skip
+    store.record_delivery(
+        lesson_id,
+        f"s{n}",
+        "claude",
+        "pre_tool:hint",
+        outcome=outcome,
+        delivered_at=f"2026-05-{n + 1:02d}T00:00:00Z",
+    )
 
 
 def test_only_judged_deliveries_make_a_lesson_noisy(lesson_home: Path) -> None:
@@ -161,15 +167,24 @@ def test_a_noisy_lesson_loses_priority_in_the_manifest(lesson_home: Path) -> Non
 
 
 def test_session_lessons_are_never_judged_noisy_or_never_fired(home: Path) -> None:
-    protocol = {"id": "oc-protocol", "type": "protocol", "summary": "Report lessons",
-                "mistake": "m", "remediation": "r"}  # fmt: skip
+    protocol = {
+        "id": "oc-protocol",
+        "type": "protocol",
+        "summary": "Report lessons",
+        "mistake": "m",
+        "remediation": "r",
+    }
     with services.open_store() as store:
         store.add_lessons([serde.lesson_from_json(protocol)])
         for n in range(6):
             at = f"2026-05-0{n + 1}T00:00:00Z"
             store.record_delivery(
-                "oc-protocol", f"s{n}", "claude", "session_start:session", outcome="quiet",
+                "oc-protocol",
+                f"s{n}",
+                "claude",
+                "session_start:session",
+                outcome="quiet",
                 delivered_at=at,
-            )  # fmt: skip
+            )
         summary = outcomes.summary(store)
     assert summary["noisy"] == [] and "oc-protocol" not in summary["neverFired"]

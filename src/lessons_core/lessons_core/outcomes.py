@@ -74,7 +74,10 @@ ROTATE_BYTES = 8 * 1024 * 1024
 #: Figures that make a lesson "failing to prevent" or "noisy".
 FAILING_MIN_RECURRED = 2
 FAILING_SHARE = 0.5
-NOISY_MIN_JUDGED = 5
+NOISY_MIN_JUDGED = 3
+#: ... and relevant in fewer than this share of them (the seed catalogue, replayed on real
+#: sessions, is relevant in about one delivery in five).
+NOISY_RELEVANT_SHARE = 0.25
 #: Needless denials that turn a guard into a nudge, and a nudge into a hint.
 GUARD_DEMOTION_NEEDLESS = 1
 NUDGE_DEMOTION_NEEDLESS = 2
@@ -572,6 +575,10 @@ class LessonFigures:
     unknown: int = 0
     waiting: int = 0
     sessions: int = 0
+    #: Judged deliveries made before the call's outcome was known (not at a failure), and how
+    #: many of those were relevant: what says whether a lesson is worth its place before calls.
+    ahead_judged: int = 0
+    ahead_relevant: int = 0
 
     @property
     def judged(self) -> int:
@@ -586,8 +593,15 @@ class LessonFigures:
 
     @property
     def noisy(self) -> bool:
-        """Judged often and its mistake never showed: only outcomes that were seen count."""
-        return self.judged >= NOISY_MIN_JUDGED and self.prevented == 0 and self.recurred == 0
+        """Judged often, and relevant (prevented or recurred) in few of those judgements.
+
+        Only outcomes that were seen count: an ``unknown`` delivery says nothing either way.
+        Deliveries made at a failure are left out: those come with a call that failed by
+        definition, and counting them would wake a resting hint (:func:`failure_only`) only for
+        it to be noisy again.
+        """
+        judged, relevant = self.ahead_judged, self.ahead_relevant
+        return judged >= NOISY_MIN_JUDGED and relevant < NOISY_RELEVANT_SHARE * judged
 
     @property
     def needlessly_denying(self) -> bool:
@@ -618,6 +632,10 @@ def figures(store: Any) -> dict[str, LessonFigures]:
         if outcome not in OUTCOMES:
             outcome = UNKNOWN
         c[outcome] = c.get(outcome, 0) + 1
+        if outcome != UNKNOWN and not str(row.get("event") or "").startswith("post_failure"):
+            c["ahead_judged"] = c.get("ahead_judged", 0) + 1
+            if outcome in (PREVENTED, RECURRED):
+                c["ahead_relevant"] = c.get("ahead_relevant", 0) + 1
         sessions.setdefault(row["lesson_id"], set()).add(row["session_id"])
     for item in pending_deliveries(store):
         c = counts.setdefault(item.lesson_id, {})
@@ -635,6 +653,8 @@ def figures(store: Any) -> dict[str, LessonFigures]:
             unknown=c.get(UNKNOWN, 0),
             waiting=c.get("waiting", 0),
             sessions=len(sessions.get(lesson_id, ())),
+            ahead_judged=c.get("ahead_judged", 0),
+            ahead_relevant=c.get("ahead_relevant", 0),
         )
         for lesson_id, c in counts.items()
     }
@@ -704,20 +724,30 @@ def demotion(lesson: Lesson, fig: LessonFigures | None) -> str | None:
     return None
 
 
-def adjust(lessons: Iterable[Lesson], store: Any) -> list[Lesson]:
+def figures_or_none(store: Any) -> dict[str, LessonFigures] | None:
+    """:func:`figures`, or ``None`` when they cannot be read (they must never stop a build)."""
+    try:
+        return figures(store)
+    except Exception as exc:
+        log.warning("outcomes.figures_failed", error=str(exc))
+        return None
+
+
+def adjust(
+    lessons: Iterable[Lesson], store: Any, per: Mapping[str, LessonFigures] | None = None
+) -> list[Lesson]:
     """``lessons`` as the manifest should carry them after what their deliveries achieved.
 
     Confidence moves a little with prevented and recurred mistakes (for ranking); a noisy lesson
     loses :data:`NOISY_PRIORITY_PENALTY` priority; a denying lesson whose denials were needless
     is compiled one type softer (:func:`demotion`). The stored lesson is left alone: this only
     changes what the manifest says, so the adjustment follows the figures instead of
-    compounding build after build, and stops as soon as the figures change.
+    compounding build after build, and stops as soon as the figures change. ``per`` are the
+    figures when the caller has read them already.
     """
     items = list(lessons)
-    try:
-        per = figures(store)
-    except Exception as exc:  # outcome figures must never stop a build
-        log.warning("outcomes.figures_failed", error=str(exc))
+    per = figures_or_none(store) if per is None else per
+    if per is None:
         return items
     out: list[Lesson] = []
     for lesson in items:
@@ -738,6 +768,25 @@ def adjust(lessons: Iterable[Lesson], store: Any) -> list[Lesson]:
             changes["type"] = LessonType(softer)
         out.append(attrs.evolve(lesson, **changes) if changes else lesson)
     return out
+
+
+def failure_only(
+    lessons: Iterable[Lesson], per: Mapping[str, LessonFigures] | None
+) -> frozenset[str]:
+    """Ids of the hints to compile for failing calls only: the noisy ones.
+
+    A hint that keeps arriving with calls that worked costs the agent context and teaches it to
+    skim lessons. Pre-tool context reaches the model with the call's result anyway (Claude Code,
+    Codex), so a hint that waits for its call to fail loses little: it still arrives with the
+    result of the very call it is about, when that call goes wrong.
+    """
+    if not per:
+        return frozenset()
+    return frozenset(
+        lesson.id
+        for lesson in lessons
+        if lesson.type is LessonType.HINT and (fig := per.get(lesson.id)) is not None and fig.noisy
+    )
 
 
 # -- export / import --------------------------------------------------------------------------
