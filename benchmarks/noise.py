@@ -448,7 +448,8 @@ def seed_catalogue(base: Path) -> dict[str, str]:
 def scanned_catalogue(base: Path, corpus: Path) -> dict[str, str]:
     env = make_home(base, "scanned")
     lessons_cli(env, "scan", str(corpus))
-    found = json.loads(lessons_cli(env, "candidates", "--json") or "[]")
+    out = lessons_cli(env, "candidates", "--json")
+    found = [json.loads(line) for line in out.splitlines() if line.strip()]
     ids = [c["id"] for c in found if c.get("status", "pending") == "pending"]
     if ids:
         lessons_cli(env, "promote", *ids)
