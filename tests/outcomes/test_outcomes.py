@@ -231,14 +231,14 @@ def test_confidence_adjustment_is_small_and_follows_outcomes(lesson_home: Path) 
     """Prevented raises, recurred lowers, never by more than MAX_ADJUSTMENT; store untouched."""
     with services.open_store() as store:
         (lesson,) = [x for x in store.list_lessons() if x.id == "oc-venv-pytest"]
-        assert outcomes.adjust_confidence([lesson], store)[0].confidence == 0.8
+        assert outcomes.adjust([lesson], store)[0].confidence == 0.8
         for n in range(8):
             record(store, lesson.id, f"p{n}", "prevented", "03", n)
-        up = outcomes.adjust_confidence([lesson], store)[0].confidence
+        up = outcomes.adjust([lesson], store)[0].confidence
         assert 0.8 < up <= 0.8 + outcomes.MAX_ADJUSTMENT
         for n in range(9):
             record(store, lesson.id, f"q{n}", "recurred", "04", n)
-        down = outcomes.adjust_confidence([lesson], store)[0].confidence
+        down = outcomes.adjust([lesson], store)[0].confidence
         assert 0.8 - outcomes.MAX_ADJUSTMENT <= down < 0.8
         assert [x.confidence for x in store.list_lessons() if x.id == lesson.id] == [0.8]
 

@@ -106,6 +106,8 @@ def normalize(payload):
         model=_text(payload.get("model")),
         call_id=_text(payload.get("tool_use_id")),
     )
+    # Logged with each delivery, so the outcome loop reads the right rollout.
+    event["transcript_path"] = _text(payload.get("transcript_path"))
     if kind == "session_start":
         source = _text(payload.get("source"))
         event["source"] = source if source in SOURCES else "startup"

@@ -65,6 +65,8 @@ def normalize(payload):
     cwd = _text(payload.get("cwd")) or os.environ.get("GEMINI_CWD") or os.getcwd()
     session_id = _text(payload.get("session_id")) or os.environ.get("GEMINI_SESSION_ID", "")
     event = new_event(AGENT, kind, native, session_id, cwd)
+    # Logged with each delivery, so the outcome loop reads the right chat file.
+    event["transcript_path"] = _text(payload.get("transcript_path")) or None
     if kind == "session_start":
         source = _text(payload.get("source")) or _text(payload.get("trigger"))
         event["source"] = source if source in SOURCES else "startup"

@@ -11,7 +11,9 @@ The hook appends one line per delivered lesson to ``deliveries.jsonl`` (see
    matches the lesson's trigger patterns, or its output carries one of the lesson's error
    fingerprints. Otherwise the lesson **prevented** it if the mistake was live when the lesson
    arrived (a guard or nudge stopped the call, recall answered a failure, or the call the hint
-   came with failed), and was **quiet** if nothing showed the mistake at all;
+   came with failed), and was **quiet** if nothing showed the mistake at all. A guard or nudge
+   was **needless** when the call it denied, run as it was, then succeeded: the lesson stopped a
+   call that had nothing wrong with it;
 3. **record** — a judged delivery becomes a row of the store's ``deliveries`` table, with the
    event as ``<event>:<kind>`` and the outcome. A delivery whose session is still running waits
    (up to ``SETTLE_SECONDS``); one whose transcript cannot be found is recorded as ``unknown``.
@@ -21,8 +23,11 @@ same key lets exported statistics merge into another store (:func:`merge_rows`).
 
 From the rows come the per-lesson figures (:func:`figures`): fired, prevented, recurred, quiet,
 and the lists ``lessons stats`` and ``lessons doctor`` show — lessons never fired, lessons that
-keep failing to prevent their mistake, and noisy ones (fired often, never relevant). The
-manifest compiler nudges confidence with them (:func:`adjust_confidence`).
+keep failing to prevent their mistake, noisy ones (judged often, never relevant) and denials that
+were needless. The manifest compiler acts on them (:func:`adjust`): confidence moves with what a
+lesson prevented, a noisy lesson loses priority, and a guard whose denials were needless is
+compiled as a nudge (and a nudge, after repeated needless denials, as a hint). The stored lesson
+is never changed: the adjustment follows the figures, and a user's edit always wins.
 """
 
 from __future__ import annotations
@@ -46,8 +51,11 @@ log = get_logger()
 PREVENTED = "prevented"
 RECURRED = "recurred"
 QUIET = "quiet"
+NEEDLESS = "needless"
 UNKNOWN = "unknown"
-OUTCOMES = (PREVENTED, RECURRED, QUIET, UNKNOWN)
+OUTCOMES = (PREVENTED, RECURRED, QUIET, NEEDLESS, UNKNOWN)
+#: Kinds of delivery that deny the call (the ones that can be needless).
+DENYING = frozenset({"guard", "nudge"})
 
 #: Scan-state keys (the store's key-value place for "how far did we read").
 LOG_STATE_KEY = "lessons:deliveries-log"
@@ -66,9 +74,17 @@ ROTATE_BYTES = 8 * 1024 * 1024
 #: Figures that make a lesson "failing to prevent" or "noisy".
 FAILING_MIN_RECURRED = 2
 FAILING_SHARE = 0.5
-NOISY_MIN_FIRED = 5
+NOISY_MIN_JUDGED = 3
+#: ... and relevant in fewer than this share of them (the seed catalogue, replayed on real
+#: sessions, is relevant in about one delivery in five).
+NOISY_RELEVANT_SHARE = 0.25
+#: Needless denials that turn a guard into a nudge, and a nudge into a hint.
+GUARD_DEMOTION_NEEDLESS = 1
+NUDGE_DEMOTION_NEEDLESS = 2
 #: Largest confidence change outcomes may cause at manifest build.
 MAX_ADJUSTMENT = 0.1
+#: Priority a noisy lesson loses in the manifest (never below 1).
+NOISY_PRIORITY_PENALTY = 2
 
 
 @attrs.frozen
@@ -372,6 +388,7 @@ def judge(
         if event.kind == ev.TOOL_CALL and event.call_id:
             calls[event.call_id] = event
     live = delivery.kind in ("guard", "nudge", "recall")
+    denying = delivery.kind in DENYING
     later = 0
     for event in events[start:]:
         if event.kind == ev.TOOL_CALL:
@@ -383,6 +400,9 @@ def judge(
             continue
         call = calls.get(event.call_id or "")
         if event.call_id and event.call_id == delivery.call_id:
+            if denying and event.failure is None:
+                # A denied call shows up as refused; this one ran and worked as it was.
+                return NEEDLESS
             # The call the lesson came with: its own failure shows the mistake was live.
             if event.is_mistake and (
                 (call is not None and probe.matches_call(call, environ))
@@ -390,6 +410,14 @@ def judge(
             ):
                 live = True
             continue
+        if (
+            denying
+            and event.failure is None
+            and call is not None
+            and delivery.call
+            and _call_fingerprint(call) == delivery.call
+        ):
+            return NEEDLESS  # the denied call, run again unchanged, succeeded
         if not event.is_mistake:
             continue
         if (call is not None and probe.matches_call(call, environ)) or probe.matches_output(
@@ -543,9 +571,19 @@ class LessonFigures:
     prevented: int = 0
     recurred: int = 0
     quiet: int = 0
+    needless: int = 0
     unknown: int = 0
     waiting: int = 0
     sessions: int = 0
+    #: Judged deliveries made before the call's outcome was known (not at a failure), and how
+    #: many of those were relevant: what says whether a lesson is worth its place before calls.
+    ahead_judged: int = 0
+    ahead_relevant: int = 0
+
+    @property
+    def judged(self) -> int:
+        """Deliveries whose outcome was seen (not unknown, not still waiting)."""
+        return self.prevented + self.recurred + self.quiet + self.needless
 
     @property
     def failing(self) -> bool:
@@ -555,8 +593,20 @@ class LessonFigures:
 
     @property
     def noisy(self) -> bool:
-        """Fired often and its mistake never showed in any of those sessions."""
-        return self.fired >= NOISY_MIN_FIRED and self.prevented == 0 and self.recurred == 0
+        """Judged often, and relevant (prevented or recurred) in few of those judgements.
+
+        Only outcomes that were seen count: an ``unknown`` delivery says nothing either way.
+        Deliveries made at a failure are left out: those come with a call that failed by
+        definition, and counting them would wake a resting hint (:func:`failure_only`) only for
+        it to be noisy again.
+        """
+        judged, relevant = self.ahead_judged, self.ahead_relevant
+        return judged >= NOISY_MIN_JUDGED and relevant < NOISY_RELEVANT_SHARE * judged
+
+    @property
+    def needlessly_denying(self) -> bool:
+        """Its denials stopped working calls more often than they stopped a mistake."""
+        return self.needless > self.prevented
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -564,6 +614,7 @@ class LessonFigures:
             "prevented": self.prevented,
             "recurred": self.recurred,
             "quiet": self.quiet,
+            "needless": self.needless,
             "unknown": self.unknown,
             "waiting": self.waiting,
             "sessions": self.sessions,
@@ -581,6 +632,10 @@ def figures(store: Any) -> dict[str, LessonFigures]:
         if outcome not in OUTCOMES:
             outcome = UNKNOWN
         c[outcome] = c.get(outcome, 0) + 1
+        if outcome != UNKNOWN and not str(row.get("event") or "").startswith("post_failure"):
+            c["ahead_judged"] = c.get("ahead_judged", 0) + 1
+            if outcome in (PREVENTED, RECURRED):
+                c["ahead_relevant"] = c.get("ahead_relevant", 0) + 1
         sessions.setdefault(row["lesson_id"], set()).add(row["session_id"])
     for item in pending_deliveries(store):
         c = counts.setdefault(item.lesson_id, {})
@@ -594,37 +649,49 @@ def figures(store: Any) -> dict[str, LessonFigures]:
             prevented=c.get(PREVENTED, 0),
             recurred=c.get(RECURRED, 0),
             quiet=c.get(QUIET, 0),
+            needless=c.get(NEEDLESS, 0),
             unknown=c.get(UNKNOWN, 0),
             waiting=c.get("waiting", 0),
             sessions=len(sessions.get(lesson_id, ())),
+            ahead_judged=c.get("ahead_judged", 0),
+            ahead_relevant=c.get("ahead_relevant", 0),
         )
         for lesson_id, c in counts.items()
     }
 
 
+#: Lesson types delivered at session start: nothing afterwards can show them relevant or not,
+#: so they are never called noisy, never-fired or failing.
+_SESSION_TYPES = (LessonType.PROTOCOL, LessonType.DIRECTIVE)
+
+
 def summary(store: Any) -> dict[str, Any]:
     """What ``lessons stats`` prints: totals, and the never-fired, failing and noisy lessons."""
     per = figures(store)
-    active = [
-        lesson
-        for lesson in store.list_lessons(status=Status.ACTIVE)
-        if lesson.type not in (LessonType.PROTOCOL,)
-    ]
-    names = {lesson.id: lesson.slug or lesson.id for lesson in active}
-    totals = {"fired": 0, "prevented": 0, "recurred": 0, "quiet": 0, "unknown": 0, "waiting": 0}
+    active = store.list_lessons(status=Status.ACTIVE)
+    judgeable = {lesson.id: lesson for lesson in active if lesson.type not in _SESSION_TYPES}
+    names = {lesson.id: lesson.slug or lesson.id for lesson in judgeable.values()}
+    keys = ("fired", "prevented", "recurred", "quiet", "needless", "unknown", "waiting")
+    totals = dict.fromkeys(keys, 0)
     for fig in per.values():
         for key in totals:
             totals[key] += getattr(fig, key)
     never = sorted(i for i in names if i not in per or per[i].fired == 0)
-    failing = sorted(i for i, fig in per.items() if fig.failing)
-    noisy = sorted(i for i, fig in per.items() if fig.noisy)
-    shown = set(never) | set(failing) | set(noisy)
+    failing = sorted(i for i, fig in per.items() if i in judgeable and fig.failing)
+    noisy = sorted(i for i, fig in per.items() if i in judgeable and fig.noisy)
+    demoted = {
+        i: change
+        for i, lesson in sorted(judgeable.items())
+        if (change := demotion(lesson, per.get(i))) is not None
+    }
+    shown = set(never) | set(failing) | set(noisy) | set(demoted)
     return {
         "totals": totals,
         "lessons": {i: fig.as_json() for i, fig in sorted(per.items())},
         "neverFired": never,
         "failingToPrevent": failing,
         "noisy": noisy,
+        "demoted": demoted,
         "slugs": {i: names[i] for i in sorted(shown) if i in names},
     }
 
@@ -637,17 +704,50 @@ def confidence_delta(fig: LessonFigures) -> float:
     return max(-MAX_ADJUSTMENT, min(MAX_ADJUSTMENT, delta))
 
 
-def adjust_confidence(lessons: Iterable[Lesson], store: Any) -> list[Lesson]:
-    """``lessons`` with confidence nudged by their outcomes (for ranking at manifest build).
+def demotion(lesson: Lesson, fig: LessonFigures | None) -> str | None:
+    """The type a denying lesson is compiled as after needless denials (``None``: unchanged).
 
-    The stored confidence is left alone: this only changes what the manifest says, so the
-    adjustment follows the figures instead of compounding build after build.
+    A guard that stopped a call which then ran fine as it was gets one step softer: it becomes a
+    nudge, which still stops the first such call of a session but lets the retry through. A
+    nudge (born one, or a demoted guard) whose denials keep being needless becomes a hint: it
+    still says what it knows, with the result, and stops nothing.
+    """
+    if fig is None or not fig.needlessly_denying:
+        return None
+    if lesson.type is LessonType.GUARD:
+        if fig.needless >= GUARD_DEMOTION_NEEDLESS + NUDGE_DEMOTION_NEEDLESS:
+            return LessonType.HINT.value
+        if fig.needless >= GUARD_DEMOTION_NEEDLESS:
+            return LessonType.NUDGE.value
+    if lesson.type is LessonType.NUDGE and fig.needless >= NUDGE_DEMOTION_NEEDLESS:
+        return LessonType.HINT.value
+    return None
+
+
+def figures_or_none(store: Any) -> dict[str, LessonFigures] | None:
+    """:func:`figures`, or ``None`` when they cannot be read (they must never stop a build)."""
+    try:
+        return figures(store)
+    except Exception as exc:
+        log.warning("outcomes.figures_failed", error=str(exc))
+        return None
+
+
+def adjust(
+    lessons: Iterable[Lesson], store: Any, per: Mapping[str, LessonFigures] | None = None
+) -> list[Lesson]:
+    """``lessons`` as the manifest should carry them after what their deliveries achieved.
+
+    Confidence moves a little with prevented and recurred mistakes (for ranking); a noisy lesson
+    loses :data:`NOISY_PRIORITY_PENALTY` priority; a denying lesson whose denials were needless
+    is compiled one type softer (:func:`demotion`). The stored lesson is left alone: this only
+    changes what the manifest says, so the adjustment follows the figures instead of
+    compounding build after build, and stops as soon as the figures change. ``per`` are the
+    figures when the caller has read them already.
     """
     items = list(lessons)
-    try:
-        per = figures(store)
-    except Exception as exc:  # outcome figures must never stop a build
-        log.warning("outcomes.figures_failed", error=str(exc))
+    per = figures_or_none(store) if per is None else per
+    if per is None:
         return items
     out: list[Lesson] = []
     for lesson in items:
@@ -655,9 +755,38 @@ def adjust_confidence(lessons: Iterable[Lesson], store: Any) -> list[Lesson]:
         if fig is None:
             out.append(lesson)
             continue
+        changes: dict[str, Any] = {}
         value = round(min(1.0, max(0.0, lesson.confidence + confidence_delta(fig))), 4)
-        out.append(attrs.evolve(lesson, confidence=value) if value != lesson.confidence else lesson)
+        if value != lesson.confidence:
+            changes["confidence"] = value
+        if fig.noisy and lesson.type not in _SESSION_TYPES:
+            lowered = max(1, lesson.priority - NOISY_PRIORITY_PENALTY)
+            if lowered != lesson.priority:
+                changes["priority"] = lowered
+        softer = demotion(lesson, fig)
+        if softer is not None:
+            changes["type"] = LessonType(softer)
+        out.append(attrs.evolve(lesson, **changes) if changes else lesson)
     return out
+
+
+def failure_only(
+    lessons: Iterable[Lesson], per: Mapping[str, LessonFigures] | None
+) -> frozenset[str]:
+    """Ids of the hints to compile for failing calls only: the noisy ones.
+
+    A hint that keeps arriving with calls that worked costs the agent context and teaches it to
+    skim lessons. Pre-tool context reaches the model with the call's result anyway (Claude Code,
+    Codex), so a hint that waits for its call to fail loses little: it still arrives with the
+    result of the very call it is about, when that call goes wrong.
+    """
+    if not per:
+        return frozenset()
+    return frozenset(
+        lesson.id
+        for lesson in lessons
+        if lesson.type is LessonType.HINT and (fig := per.get(lesson.id)) is not None and fig.noisy
+    )
 
 
 # -- export / import --------------------------------------------------------------------------
@@ -757,7 +886,8 @@ def stats_lines(figures: Mapping[str, Any], limit: int = 10) -> list[str]:
     slugs = figures.get("slugs", {})
     lines = [
         f"deliveries: {totals['fired']} (prevented {totals['prevented']}, "
-        f"recurred {totals['recurred']}, quiet {totals['quiet']}, unknown {totals['unknown']}, "
+        f"recurred {totals['recurred']}, quiet {totals['quiet']}, "
+        f"needless {totals.get('needless', 0)}, unknown {totals['unknown']}, "
         f"waiting {totals['waiting']})"
     ]
 
@@ -767,12 +897,19 @@ def stats_lines(figures: Mapping[str, Any], limit: int = 10) -> list[str]:
 
     for key, label in (
         ("failingToPrevent", "keep failing to prevent their mistake"),
-        ("noisy", "noisy (fired often, mistake never seen)"),
+        ("noisy", "noisy (judged often, mistake never seen; priority lowered)"),
         ("neverFired", "never fired"),
     ):
         ids = figures.get(key) or []
         if ids:
             lines.append(f"{label}: {len(ids)}: {named(ids)}")
+    demoted = figures.get("demoted") or {}
+    for softer in sorted(set(demoted.values())):
+        ids = sorted(i for i, t in demoted.items() if t == softer)
+        lines.append(
+            f"compiled as {softer}s (their denials stopped calls that then ran fine): "
+            f"{len(ids)}: {named(ids)}"
+        )
     return lines
 
 
@@ -784,6 +921,10 @@ def doctor_line(store: Any) -> str | None:
         parts.append(f"{len(found['failingToPrevent'])} keep failing to prevent their mistake")
     if found["noisy"]:
         parts.append(f"{len(found['noisy'])} noisy")
+    if found["demoted"]:
+        parts.append(
+            f"{len(found['demoted'])} denied calls that then ran fine (compiled one type softer)"
+        )
     if found["totals"]["fired"] and found["neverFired"]:
         parts.append(f"{len(found['neverFired'])} never fired")
     if not parts:

@@ -21,7 +21,7 @@ import marshal
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,11 +92,15 @@ def build(
 ) -> BuildResult:
     """Compile the active lessons of ``store``; write the manifest unless ``write`` is false."""
     lessons = store.list_lessons(status=Status.ACTIVE)
-    from lessons_core import outcomes  # what deliveries achieved nudges the ranking
+    from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
 
-    lessons = outcomes.adjust_confidence(lessons, store)
+    per = outcomes.figures_or_none(store)
+    lessons = outcomes.adjust(lessons, store, per)
+    resting = outcomes.failure_only(lessons, per)
     revision = store.revision()
-    manifest, refused, warnings, skipped = compile_manifest(lessons, config, revision)
+    manifest, refused, warnings, skipped = compile_manifest(
+        lessons, config, revision, failure_only=resting
+    )
     if plugins is not None:
         pm = getattr(plugins, "pm", plugins)
         pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
@@ -109,9 +113,17 @@ def build(
 
 
 def compile_manifest(
-    lessons: Iterable[Lesson], config: Config, revision: int
+    lessons: Iterable[Lesson],
+    config: Config,
+    revision: int,
+    *,
+    failure_only: Collection[str] = (),
 ) -> tuple[dict[str, Any], list[Refusal], list[str], int]:
-    """The manifest dict for ``lessons`` plus refusals, warnings and the count below the floors."""
+    """The manifest dict for ``lessons`` plus refusals, warnings and the count below the floors.
+
+    Hints named in ``failure_only`` are compiled to ride only with a failing call's result
+    (``"when": "failure"``): the outcome loop found them noisy on calls that worked.
+    """
     entries: dict[str, dict[str, Any]] = {}
     ranked: list[Lesson] = []
     refused: list[Refusal] = []
@@ -131,6 +143,8 @@ def compile_manifest(
         warning = _trigger_warning(lesson)
         if warning:
             warnings.append(warning)
+        if lesson.id in failure_only and entry.get("type", "hint") == "hint":
+            entry["when"] = "failure"
         entries[lesson.id] = entry
         ranked.append(lesson)
 
@@ -175,6 +189,9 @@ def compile_manifest(
             if lesson.priority >= config.compaction_reinjection_threshold
         ],
     }
+    resting = sum(1 for entry in entries.values() if entry.get("when") == "failure")
+    if resting:
+        manifest["failureHints"] = resting  # failure-time hooks then also match triggers
     fingerprints = error_fingerprints(ranked)
     if fingerprints:
         manifest["errorFingerprints"] = fingerprints

@@ -222,6 +222,8 @@ def index_text(manifest):
         "storeRevision": manifest.get("storeRevision"),
         "config": manifest.get("config", {}),
     }
+    if manifest.get("failureHints"):
+        header["failureHints"] = manifest["failureHints"]
     lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
     fps = manifest.get("errorFingerprints") or {}
     lines.extend(f"{fp} {','.join(ids)}" for fp, ids in sorted(fps.items()) if ids)
@@ -273,6 +275,7 @@ def load_index(environ=None):
         "type": INDEX_TYPE,
         "storeRevision": header.get("storeRevision"),
         "config": header["config"],
+        "failureHints": header.get("failureHints", 0),
         "errorFingerprints": FingerprintIndex(data, end + 1 if end >= 0 else len(data)),
         "lessons": {},
         "byTool": {},

@@ -102,6 +102,10 @@ def run(adapter, stdin=None, stdout=None, environ=None):
             from lessons_core.hot import recall  # recall needs only its small index
 
             manifest = recall.load_index(env)
+            if event.get("event") == "post_failure" and manifest.get("failureHints"):
+                # Some hints wait for their call to fail: match triggers on the full manifest.
+                event["deliver_hints"] = True
+                manifest = manifest_mod.load(environ=env)
         else:
             manifest = manifest_mod.load(environ=env)
         if env.get("LESSONS_HOOK_LOG"):
@@ -262,6 +266,9 @@ def handle_pre_tool(event, manifest, state, environ, stats):
         return decision
 
     hints = by_type["hint"]
+    if event.get("event") != "post_failure":
+        # Hints the outcome loop found noisy ride only with a failing call's result.
+        hints = [i for i in hints if lessons[i].get("when") != "failure"]
     if session is not None:
         seen = [i for i in hints if session.has(i)]
         if seen:
