@@ -223,9 +223,7 @@ def umbrella_extras() -> list[str]:
     return [e for e in extras if e != "all"]
 
 
-def detect_agents(
-    known: Mapping[str, AgentSpec], environ: Mapping[str, str]
-) -> dict[str, str]:
+def detect_agents(known: Mapping[str, AgentSpec], environ: Mapping[str, str]) -> dict[str, str]:
     """Agents that look used on this machine: name → why (its binary, or its transcripts)."""
     found: dict[str, str] = {}
     for name, spec in sorted(known.items()):
@@ -254,7 +252,7 @@ def pinned_env(environ: Mapping[str, str] | None) -> dict[str, str]:
     for key in PINNED_ENV:
         value = env.get(key)
         if value:
-            out[key] = os.path.abspath(os.path.expanduser(value))
+            out[key] = str(Path(value).expanduser().absolute())
     return out
 
 

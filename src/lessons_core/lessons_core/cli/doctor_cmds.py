@@ -188,7 +188,7 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
     data["latency_ms"] = round(median, 1)
     data["latency_runs_ms"] = [round(t, 1) for t in runs]
     detail = f"registered in {status.path}; hook answers in {median:.0f} ms (median of {len(runs)})"
-    if os.path.abspath(hook_home) != os.path.abspath(here):
+    if Path(hook_home).absolute() != Path(here).absolute():
         detail += f"; but the hook reads lessons from {hook_home}, not from {here}"
         fix = (
             f"run `lessons install {name}` in this shell to pin {here} in the command, "
