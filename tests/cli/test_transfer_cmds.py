@@ -104,8 +104,8 @@ def test_export_to_stdout_then_import_into_a_fresh_home(tmp_path, monkeypatch):
         assert again[key] == original[key]
 
 
-def test_import_edited_copy_becomes_a_candidate(tmp_path):
-    """Same id, different content: the stored lesson stays, the import awaits review."""
+def test_import_edited_copy_conflicts_and_the_user_chooses(tmp_path):
+    """Same id, different content: the stored lesson stays unless the user takes theirs."""
     run("add", "-", input=json.dumps(LESSON))
     exported = run("export", "-").stdout.splitlines()
     edited = json.loads(exported[1])
@@ -114,9 +114,16 @@ def test_import_edited_copy_becomes_a_candidate(tmp_path):
     path.write_text(exported[0] + "\n" + json.dumps(edited) + "\n")
     lines = run("import", str(path)).stdout.splitlines()
     assert lines[1] == "  added 0, merged 0, unchanged 0, conflicts 1, rejected 0"
-    assert lines[3].startswith(f"  conflict: {edited['id']} is stored with different content")
-    candidates = run("list", "--json", "--status", "candidate").stdout.splitlines()
-    assert json.loads(candidates[0])["remediation"] == edited["remediation"]
+    assert lines[3].startswith(f"  conflict: {edited['slug']} ({edited['id']}) is stored")
+    assert "--on-conflict theirs" in lines[3]
+    assert run("list", "--json", "--status", "candidate").stdout == ""
+    taken = json.loads(run("import", str(path), "--on-conflict", "theirs", "--json").stdout)
+    assert taken["conflicts"] == [
+        {"id": edited["id"], "resolution": "theirs",
+         "stored": {"id": edited["id"], "slug": edited["slug"]}}
+    ]  # fmt: skip
+    (now,) = [json.loads(x) for x in run("list", "--json").stdout.splitlines()]
+    assert now["remediation"] == edited["remediation"]
 
 
 def test_import_bad_line_names_it_and_imports_nothing(tmp_path):
@@ -183,3 +190,23 @@ def test_real_console_script_import_export_round_trip(seed, tmp_path):
     first = [json.loads(x) for x in out.read_text().splitlines()[1:]]
     second = [json.loads(x) for x in reexport.stdout.splitlines()[1:]]
     assert {x["id"]: x["contentHash"] for x in first} == {x["id"]: x["contentHash"] for x in second}
+
+
+def test_export_does_not_overwrite_without_force(tmp_path):
+    run("add", "-", input=json.dumps(LESSON))
+    target = tmp_path / "out.jsonl"
+    target.write_text("keep me\n")
+    refused = run("export", str(target))
+    assert refused.exit_code == 1
+    assert "pass --force" in refused.stderr
+    assert target.read_text() == "keep me\n"
+    assert run("export", str(target), "--force").exit_code == 0
+    assert target.read_text().count("\n") == 2
+
+
+def test_asking_about_conflicts_needs_a_terminal(tmp_path):
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(LESSON))
+    result = run("import", str(path), "--on-conflict", "ask")
+    assert result.exit_code == 1
+    assert "needs a terminal" in result.stderr

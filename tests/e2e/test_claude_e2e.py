@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import Scratch, agent_binary, run_lessons, write_marker_test
+from agent_harness import PY_BIN, Scratch, agent_binary, run_lessons, write_marker_test
 from fake_anthropic import FakeAnthropic, result_text
 
 pytestmark = pytest.mark.e2e
@@ -29,8 +29,12 @@ def run_claude(
     prompt: str = "run the tests",
     extra: tuple[str, ...] = (),
     env_extra: dict[str, str] | None = None,
+    drop: tuple[str, ...] = (),
 ) -> str:
-    """``claude -p`` in the scratch project against ``server``; returns its stream-json stdout."""
+    """``claude -p`` in the scratch project against ``server``; returns its stream-json stdout.
+
+    ``drop`` names variables of the scratch environment to leave out (a user's first day).
+    """
     claude = agent_binary("claude")
     env = scratch.env(
         {
@@ -43,6 +47,8 @@ def run_claude(
             **(env_extra or {}),
         }
     )
+    for var in drop:
+        env.pop(var, None)
     args = [str(claude), "-p", prompt, "--output-format", "stream-json", "--verbose"]
     args += ["--allowedTools", "Bash", "--include-hook-events", *extra]
     try:
@@ -223,6 +229,33 @@ def test_protocol_is_in_the_first_request(scratch):
     )
     with FakeAnthropic(PYTEST) as server:
         run_claude(scratch, server)
+    first = json.dumps(_main(server)[0])
+    assert "SessionStart hook additional context" in first
+    assert "#lesson" in first and "#/lesson" in first
+
+
+FIRST_DAY = ("LESSONS_HOME", "LESSONS_STATE_DIR", "LESSONS_HOOK_LOG")
+
+
+def test_first_day_install_alone_gives_the_first_session_the_protocol(scratch):
+    """An empty HOME, ``lessons install claude`` and nothing else: no ``lessons add``, no
+    build, no LESSONS_* variables. The very first session's first request holds the protocol."""
+    runtime = scratch.root / "run"
+    runtime.mkdir(mode=0o700)
+    env = scratch.env({"XDG_RUNTIME_DIR": str(runtime), "LESSONS_AUTO_SCAN": "0"})
+    for var in FIRST_DAY:
+        env.pop(var)
+    proc = subprocess.run(
+        [str(PY_BIN / "lessons"), "install", "claude"], env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (scratch.home / ".local" / "share" / "lessons" / "lesson-manifest.json").is_file()
+    with FakeAnthropic(PYTEST) as server:
+        run_claude(
+            scratch, server, drop=FIRST_DAY,
+            env_extra={"XDG_RUNTIME_DIR": str(runtime), "LESSONS_AUTO_SCAN": "0"},
+        )  # fmt: skip
     first = json.dumps(_main(server)[0])
     assert "SessionStart hook additional context" in first
     assert "#lesson" in first and "#/lesson" in first

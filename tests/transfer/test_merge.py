@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from lessons_core import serde
-from lessons_core.models import Provenance, Status
+from lessons_core.models import Provenance
 from lessons_core.transfer.merge import ImportReport, import_lessons
 
 ID = "01KNH2FRACBQMQWX29GPYE47D8"
@@ -63,18 +63,48 @@ def test_same_content_under_another_id_merges_idempotently(store):
     assert store.get_lesson(ID).provenance == stored.provenance
 
 
-def test_same_id_with_other_content_becomes_a_candidate(store):
-    """An edited copy does not overwrite the stored lesson; it waits for review."""
+def test_same_id_with_other_content_keeps_the_stored_one_by_default(store):
+    """An edited copy does not overwrite the stored lesson; the report says how to take it."""
     run(store, [make()])
     report = run(store, [make(remediation="a different fix")])
-    ((incoming, candidate),) = report.conflicts
-    assert incoming == ID
-    assert candidate.id != ID and candidate.status is Status.CANDIDATE
+    ((stored, how, incoming),) = report.conflicts
+    assert (stored.id, how, incoming.id) == (ID, "keep", ID)
     assert store.get_lesson(ID).remediation == "r"
-    assert store.get_lesson(candidate.id).remediation == "a different fix"
-    assert "conflict: " + ID in "\n".join(report.lines())
-    again = run(store, [make(remediation="a different fix")])
-    assert len(again.unchanged) == 1 and not again.conflicts
+    assert len(store.list_lessons()) == 1  # nothing invisible was stored
+    text = "\n".join(report.lines())
+    assert "kept the stored version" in text and "--on-conflict theirs" in text
+    assert "remediation: stored 'r' / imported 'a different fix'" in text
+    assert not report.changed()
+
+
+def test_a_conflict_resolved_as_theirs_replaces_in_place(store):
+    run(store, [make()])
+    report = import_lessons(store, [make(remediation="a different fix")], ImportReport(), "theirs")
+    ((stored, how, _),) = report.conflicts
+    assert how == "theirs" and stored.id == ID
+    assert store.get_lesson(ID).remediation == "a different fix"
+    assert len(store.list_lessons()) == 1
+
+
+def test_a_conflict_resolved_as_both_adds_a_copy(store):
+    run(store, [make()])
+    report = import_lessons(store, [make(remediation="a different fix")], ImportReport(), "both")
+    ((copy, how, _),) = report.conflicts
+    assert how == "both" and copy.id != ID
+    assert {x.remediation for x in store.list_lessons()} == {"r", "a different fix"}
+
+
+def test_a_resolver_is_asked_per_conflict(store):
+    run(store, [make()])
+    asked = []
+
+    def resolver(stored, incoming):
+        asked.append((stored.remediation, incoming.remediation))
+        return "theirs"
+
+    import_lessons(store, [make(remediation="x2")], ImportReport(), resolver)
+    assert asked == [("r", "x2")]
+    assert store.get_lesson(ID).remediation == "x2"
 
 
 def test_report_lines_count_by_type(store):

@@ -196,10 +196,11 @@ def agent_installer(name: str, environ: Mapping[str, str] | None = None) -> Any:
     spec = known.get(name)
     if spec is None:
         names = ", ".join(sorted(known)) or "none"
-        msg = (
-            f"no adapter for agent {name!r} is installed (available: {names}); "
-            f"install it with: pip install 'lessons[{name}]'"
-        )
+        msg = f"no adapter for agent {name!r} is installed (installed: {names})"
+        if name in umbrella_extras():
+            msg += f"; add it with: pip install 'lessons[{name}]'"
+        else:
+            msg += "; lessons has no adapter of that name"
         raise LessonsError(msg)
     if spec.installer is None:
         msg = f"the {name} adapter has no installer"
@@ -207,7 +208,79 @@ def agent_installer(name: str, environ: Mapping[str, str] | None = None) -> Any:
     return spec.installer()
 
 
+def umbrella_extras() -> list[str]:
+    """The extras of the ``lessons`` distribution (one per published adapter), if installed.
+
+    Read from the installed metadata rather than a list kept here, so the core names no agent
+    and the suggestion is only ever one that ``pip`` can satisfy.
+    """
+    import importlib.metadata
+
+    try:
+        extras = importlib.metadata.metadata("lessons").get_all("Provides-Extra") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return [e for e in extras if e != "all"]
+
+
+def detect_agents(known: Mapping[str, AgentSpec], environ: Mapping[str, str]) -> dict[str, str]:
+    """Agents that look used on this machine: name → why (its binary, or its transcripts)."""
+    found: dict[str, str] = {}
+    for name, spec in sorted(known.items()):
+        binary = shutil.which(name, path=environ.get("PATH"))
+        if binary:
+            found[name] = f"`{name}` at {binary}"
+            continue
+        roots = spec.transcript_roots(environ) if spec.transcript_roots else []
+        existing = [root for root in roots if root.is_dir()]
+        if existing:
+            found[name] = f"transcripts in {existing[0]}"
+    return found
+
+
 # -- command resolution ----------------------------------------------------------------------
+
+#: Environment the hook reads that an install pins into the registered command when it is set:
+#: the agents start hooks with their own environment, which rarely carries these.
+PINNED_ENV = ("LESSONS_HOME", "LESSONS_STATE_DIR")
+
+
+def pinned_env(environ: Mapping[str, str] | None) -> dict[str, str]:
+    """The :data:`PINNED_ENV` variables set in ``environ``, as absolute paths."""
+    env = os.environ if environ is None else environ
+    out: dict[str, str] = {}
+    for key in PINNED_ENV:
+        value = env.get(key)
+        if value:
+            out[key] = str(Path(value).expanduser().absolute())
+    return out
+
+
+def _without_env(words: list[str]) -> list[str]:
+    """The words of a command line after its ``env KEY=VALUE …`` prefix, if any."""
+    if not words or Path(words[0]).name != "env":
+        return words
+    rest = words[1:]
+    while rest and "=" in rest[0] and rest[0].partition("=")[0].isidentifier():
+        rest = rest[1:]
+    return rest
+
+
+def command_env(command: str) -> dict[str, str]:
+    """The ``env KEY=VALUE …`` prefix of a registered command line, as a dict."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return {}
+    if not words or Path(words[0]).name != "env":
+        return {}
+    out: dict[str, str] = {}
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if not eq or not key.isidentifier():
+            break
+        out[key] = value
+    return out
 
 
 def _package_parent(package: str) -> Path:
@@ -230,8 +303,10 @@ def same_command(registered: str, expected: str) -> bool:
     if registered == expected:
         return True
     try:
-        ours, theirs = shlex.split(registered), shlex.split(expected)
+        ours, theirs = _without_env(shlex.split(registered)), _without_env(shlex.split(expected))
     except ValueError:
+        return False
+    if command_env(registered) != command_env(expected):
         return False
     if len(ours) != len(theirs) or not ours or ours[1:] != theirs[1:]:
         return False
@@ -242,14 +317,32 @@ def same_command(registered: str, expected: str) -> bool:
         return False
 
 
-def hook_command(spec: AgentSpec, style: str = DEFAULT_STYLE) -> str:
+def hook_command(
+    spec: AgentSpec, style: str = DEFAULT_STYLE, environ: Mapping[str, str] | None = None
+) -> str:
     """The absolute command line to register for ``spec``'s hook, in the given style.
 
     ``file`` starts the interpreter with ``-I -S`` (no site-packages scan, no PYTHON* variables,
     no current directory on ``sys.path``) and passes the directories holding the adapter and the
     core, so nothing is looked up at run time. ``module`` keeps ``site`` (``-I -m``). ``script``
     is the console script installed next to the interpreter.
+
+    A ``LESSONS_HOME`` or ``LESSONS_STATE_DIR`` set in ``environ`` is pinned in front of the
+    command (``/usr/bin/env LESSONS_HOME=… <command>``): the agent starts its hooks with its own
+    environment, and a hook that silently read the default home would see none of the lessons.
+    All three agents run a hook command through a POSIX shell, where ``env`` works whatever the
+    user's shell is.
     """
+    command = _bare_hook_command(spec, style)
+    pinned = pinned_env(environ if environ is not None else {})
+    if not pinned:
+        return command
+    env = "/usr/bin/env" if Path("/usr/bin/env").exists() else "env"
+    words = [env, *(f"{k}={v}" for k, v in pinned.items())]
+    return " ".join(shlex.quote(w) for w in words) + " " + command
+
+
+def _bare_hook_command(spec: AgentSpec, style: str) -> str:
     python = sys.executable
     if style == STYLE_SCRIPT:
         scripts = Path(sysconfig.get_path("scripts"))
@@ -627,7 +720,7 @@ class SettingsInstaller(Generic[S]):
     ) -> InstallResult:
         """Merge our groups into the agent's file; idempotent."""
         spec = self.spec()
-        command = hook_command(spec, style)
+        command = hook_command(spec, style, environ if environ is not None else os.environ)
         result = install_groups(
             self.agent,
             self.settings_path(environ, project),
@@ -668,7 +761,7 @@ class SettingsInstaller(Generic[S]):
         """
         spec = self.spec()
         try:
-            expected = hook_command(spec, style)
+            expected = hook_command(spec, style, environ if environ is not None else os.environ)
         except LessonsError:
             expected = ""
         path = self.settings_path(environ, project)

@@ -174,14 +174,27 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
         return Finding(check, FAIL, detail, f"run `lessons install {name}`", data)
     notes = status.notes()
     command = status.commands[0]
+    # What the hook will see: the agent's environment rarely carries LESSONS_HOME, so only what
+    # the command pins counts, not this shell's variables.
+    hook_env = {k: v for k, v in environ.items() if k not in installing.PINNED_ENV}
+    hook_env.update(installing.command_env(command))
+    hook_home, here = paths.lessons_home(hook_env), paths.lessons_home(environ)
+    data["hook_home"] = hook_home
     try:
-        median, runs, _ = installing.time_command(command, runs=PROBE_RUNS, env=dict(environ))
+        median, runs, _ = installing.time_command(command, runs=PROBE_RUNS, env=hook_env)
     except LessonsError as exc:
         detail = f"registered command fails: {exc}"
         return Finding(check, FAIL, detail, f"run `lessons install {name}` again", data)
     data["latency_ms"] = round(median, 1)
     data["latency_runs_ms"] = [round(t, 1) for t in runs]
     detail = f"registered in {status.path}; hook answers in {median:.0f} ms (median of {len(runs)})"
+    if Path(hook_home).absolute() != Path(here).absolute():
+        detail += f"; but the hook reads lessons from {hook_home}, not from {here}"
+        fix = (
+            f"run `lessons install {name}` in this shell to pin {here} in the command, "
+            f"or use LESSONS_HOME={hook_home}"
+        )
+        return Finding(check, WARN, detail, fix, data)
     # Agent-specific gates an installer may report (Codex: trust review; Gemini: hooksConfig).
     if data.get("trusted") is False:
         fix = str(data.get("note") or f"trust the hooks in {name}")

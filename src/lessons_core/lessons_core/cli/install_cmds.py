@@ -7,6 +7,8 @@ later, or a third-party one, is handled the same way as the built-in three.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -41,7 +43,7 @@ def _report(result: installing.InstallResult, *, dry_run: bool, verb: str) -> No
 
 
 @click.command()
-@click.argument("agent")
+@click.argument("agent", required=False)
 @click.option("--dry-run", is_flag=True, help="Show the change without writing anything.")
 @click.option(
     "--project",
@@ -55,19 +57,110 @@ def _report(result: installing.InstallResult, *, dry_run: bool, verb: str) -> No
     show_default=True,
     help="How the registered command starts Python.",
 )
-def install(agent: str, dry_run: bool, project: str | None, style: str) -> None:
-    """Register the lessons hooks in AGENT's settings (claude, codex, gemini)."""
-    installer = installing.agent_installer(agent)
-    result = installer.install(os.environ, project=_project(project), dry_run=dry_run, style=style)
-    _report(result, dry_run=dry_run, verb="installed")
-    if not dry_run:
+@click.option("--no-scan", is_flag=True, help="Do not scan the agent's existing transcripts now.")
+@click.option("--yes", "-y", is_flag=True, help="Without AGENT: install for every agent found.")
+def install(
+    agent: str | None, dry_run: bool, project: str | None, style: str, no_scan: bool, yes: bool
+) -> None:
+    """Register the lessons hooks in AGENT's settings and get everything ready.
+
+    Besides the hooks: the store and the manifest are created (so the next session starts with
+    the #lesson protocol), and the agent's existing transcripts are scanned in the background.
+    Without AGENT, the agents found on this machine are offered.
+    """
+    names = [agent] if agent else _choose(yes)
+    for name in names:
+        installer = installing.agent_installer(name)
+        result = installer.install(
+            os.environ, project=_project(project), dry_run=dry_run, style=style
+        )
+        _report(result, dry_run=dry_run, verb="installed")
+        if dry_run:
+            continue
         state = installer.status(os.environ, project=_project(project), style=style)
         click.echo(f"  events: {', '.join(state.registered) or 'none'}")
         if state.missing:
             click.echo(f"  missing: {', '.join(state.missing)}")
         for command in state.commands:
             click.echo(f"  command: {command}")
+        pinned = installing.pinned_env(os.environ)
+        if pinned:
+            shown = ", ".join(f"{k}={v}" for k, v in pinned.items())
+            click.echo(f"  pinned in the command: {shown}")
+        _prepare(name, scan=not no_scan)
         click.echo("  check it with: lessons doctor")
+
+
+def _choose(yes: bool) -> list[str]:
+    """The agents to install for when none was named: those found here, confirmed."""
+    from lessons_core.errors import LessonsError
+
+    known = installing.agents()
+    found = installing.detect_agents(known, os.environ)
+    if not found:
+        names = ", ".join(sorted(known)) or "none"
+        msg = f"no agent found on this machine; name one: lessons install AGENT ({names})"
+        raise LessonsError(msg)
+    if yes:
+        return list(found)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        listed = "; ".join(f"{name} ({why})" for name, why in found.items())
+        msg = (
+            f"name the agent to install for, or pass --yes for all found: {listed}. "
+            f"For example: lessons install {next(iter(found))}"
+        )
+        raise LessonsError(msg)
+    chosen = [
+        name
+        for name, why in found.items()
+        if click.confirm(f"Install the lessons hooks for {name} ({why})?", default=True)
+    ]
+    if not chosen:
+        raise click.exceptions.Abort
+    return chosen
+
+
+def _prepare(agent: str, *, scan: bool) -> None:
+    """Leave the store, the manifest and a first scan ready, so nothing else needs running."""
+    from lessons_core import services
+
+    with services.session() as sess:
+        sess.rebuild_manifest()
+        home, auto = sess.home, sess.config.auto_scan
+    click.echo(f"  lessons home: {home} (store and manifest ready: the next session starts")
+    click.echo("    with the #lesson protocol)")
+    if not scan:
+        return
+    if not auto or os.environ.get("LESSONS_AUTO_SCAN", "").lower() in ("0", "false", "no", "off"):
+        click.echo("  auto-scan is off: run `lessons scan` to mine existing transcripts")
+        return
+    if start_background_scan(agent):
+        click.echo(f"  scanning {agent}'s existing transcripts in the background;")
+        click.echo("    `lessons candidates` shows what it finds")
+
+
+def start_background_scan(agent: str) -> bool:
+    """Start ``lessons scan --agent AGENT --background`` detached; False when it cannot start.
+
+    The scan outlives this command: it runs in a session of its own with no standard streams,
+    and ``--background`` leaves at once if another scan holds the lock.
+    """
+    command = [sys.executable, "-c", _MAIN, "scan", "--agent", agent, "--background"]
+    try:
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    return True
+
+
+_MAIN = "from lessons_core.cli.main import main; main()"
 
 
 @click.command()

@@ -191,20 +191,6 @@ def show(key: str, as_json: bool) -> None:
             click.echo(line)
 
 
-@click.command()
-@click.argument("key", metavar="ID|SLUG")
-@user_errors
-def remove(key: str) -> None:
-    """Delete a lesson and rebuild the manifest."""
-    from lessons_core import services
-
-    with services.open_store() as store:
-        lesson = _find(store, key)
-        store.remove_lesson(lesson.id)
-        rebuild(store)
-    click.echo(f"removed {lesson.slug} ({lesson.id})")
-
-
 # -- project-id --------------------------------------------------------------------------------
 
 

@@ -60,9 +60,18 @@ def parse_import(text: str, *, source: str, partial: bool) -> tuple[list[Lesson]
 @click.command(name="import")
 @click.argument("source", metavar="FILE|-")
 @click.option("--partial", is_flag=True, help="Import the valid lessons even if some are not.")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(["ask", "keep", "theirs", "both"]),
+    help="A lesson stored with other content: ask (the default in a terminal), keep the stored "
+    "one (the default elsewhere), take the imported one, or keep both.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @user_errors
-def import_(source: str, partial: bool) -> None:
+def import_(source: str, partial: bool, on_conflict: str | None, as_json: bool) -> None:
     """Import a lessons JSONL export, JSON lessons, or a Node lesson-manifest.json."""
+    import sys
+
     from lessons_core import outcomes, services
     from lessons_core.transfer import jsonl
     from lessons_core.transfer.merge import import_lessons
@@ -70,15 +79,59 @@ def import_(source: str, partial: bool) -> None:
     name = "<stdin>" if source == "-" else source
     text = jsonl.read_text(source)
     lessons, report = parse_import(text, source=name, partial=partial)
+    interactive = source != "-" and sys.stdin.isatty() and sys.stdout.isatty()
+    choice = on_conflict or ("ask" if interactive else "keep")
+    if choice == "ask" and not interactive:
+        raise LessonsError("--on-conflict ask needs a terminal; choose keep, theirs or both")
+    resolve = _ask if choice == "ask" else choice
     with services.open_store() as store:
-        import_lessons(store, lessons, report)
+        import_lessons(store, lessons, report, resolve)
         merged, _ = outcomes.merge_rows(store, jsonl.statistics_lines(text))
         if report.changed() or merged:
             rebuild(store)
+    if as_json:
+        click.echo(json.dumps(_report_json(report, merged), ensure_ascii=False, sort_keys=True))
+        return
     for line in report.lines():
         click.echo(line)
     if merged:
         click.echo(f"delivery statistics: {merged} merged")
+
+
+def _ask(stored: Lesson, incoming: Lesson) -> str:
+    """Show one conflict and ask what to keep."""
+    from lessons_core.transfer.merge import differences
+
+    click.echo(f"\n{stored.slug} ({stored.id}) is stored with other content:")
+    for line in differences(incoming, stored):
+        click.echo(f"  {line}")
+    answer = click.prompt(
+        "keep (s)tored, take (i)mported, keep (b)oth",
+        type=click.Choice(["s", "i", "b"]),
+        default="s",
+        show_choices=False,
+    )
+    return {"s": "keep", "i": "theirs", "b": "both"}[answer]
+
+
+def _report_json(report: ImportReport, statistics: int) -> dict[str, Any]:
+    def ids(lessons: list[Lesson]) -> list[dict[str, str]]:
+        return [{"id": x.id, "slug": x.slug} for x in lessons]
+
+    return {
+        "source": report.source,
+        "format": report.format,
+        "added": ids(report.added),
+        "merged": ids(report.merged),
+        "unchanged": ids(report.unchanged),
+        "conflicts": [
+            {"id": incoming.id, "resolution": how, "stored": {"id": x.id, "slug": x.slug}}
+            for x, how, incoming in report.conflicts
+        ],
+        "rejected": report.rejected,
+        "notes": report.notes,
+        "statistics": statistics,
+    }
 
 
 def _write_atomic(path: Path, lines: list[str]) -> None:
@@ -96,9 +149,20 @@ def _write_atomic(path: Path, lines: list[str]) -> None:
 
 @click.command()
 @click.argument("target", metavar="FILE|-")
+@click.option("--force", "-f", is_flag=True, help="Overwrite FILE without asking.")
 @user_errors
-def export(target: str) -> None:
-    """Write every lesson as JSONL (secrets redacted, home paths as ~) to FILE or stdout."""
+def export(target: str, force: bool) -> None:
+    """Write every lesson as JSONL (secrets redacted, home paths as ~) to FILE or stdout.
+
+    An existing FILE is overwritten only after a yes in a terminal, or with --force.
+    """
+    import sys
+
+    if target != "-" and Path(target).is_file() and not force:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise LessonsError(f"{target} exists; pass --force to overwrite it")
+        if not click.confirm(f"{target} exists. Overwrite it?", default=False):
+            raise click.exceptions.Abort
     from lessons_core import outcomes, services
     from lessons_core.transfer import jsonl
 

@@ -7,9 +7,12 @@ teammate's export twice), so the content hash decides:
 * same content under another id → merged into the stored lesson (sessions, projects, tags and
   error lines are unioned, the larger occurrence count and confidence kept — unions and maxima,
   so importing twice changes nothing);
-* same id, different content → the incoming version is stored as a ``candidate`` under a new id
-  and slug, for review: silently overwriting a lesson someone edited would lose their edit, and
-  silently dropping the import would lose the teammate's;
+* same id, different content → a **conflict**, which the caller resolves (:data:`RESOLUTIONS`):
+  ``keep`` the stored lesson (the default: silently overwriting a lesson someone edited would
+  lose their edit), take ``theirs`` (the incoming content replaces the stored one, under the
+  same id, with the counts unioned), or keep ``both`` (the incoming version is added as a lesson
+  of its own, under a new id and slug). The report lists every conflict and what became of it,
+  so the user can import again with another choice;
 * otherwise → added.
 
 Everything happens in one store transaction: an import either lands completely or not at all.
@@ -18,12 +21,12 @@ Everything happens in one store transaction: an import either lands completely o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
 from lessons_core import ids
-from lessons_core.models import Lesson, Status
+from lessons_core.models import Lesson
 from lessons_core.store.base import Store
 
 
@@ -36,8 +39,8 @@ class ImportReport:
     added: list[Lesson] = attrs.Factory(list)
     merged: list[Lesson] = attrs.Factory(list)
     unchanged: list[Lesson] = attrs.Factory(list)
-    #: (the incoming id, the candidate it was stored as)
-    conflicts: list[tuple[str, Lesson]] = attrs.Factory(list)
+    #: (the lesson as it is stored now, the resolution, the incoming version)
+    conflicts: list[tuple[Lesson, str, Lesson]] = attrs.Factory(list)
     #: Lines or lessons skipped in ``--partial`` mode, with why.
     rejected: list[str] = attrs.Factory(list)
     #: Things imported but not represented exactly (with why), e.g. regex dialect issues.
@@ -53,12 +56,12 @@ class ImportReport:
         counts: Counter[str] = Counter()
         for lesson in [*self.added, *self.merged, *self.unchanged]:
             counts[str(lesson.type)] += 1
-        for _, lesson in self.conflicts:
+        for lesson, _, _ in self.conflicts:
             counts[str(lesson.type)] += 1
         return dict(sorted(counts.items()))
 
     def changed(self) -> bool:
-        return bool(self.added or self.merged or self.conflicts)
+        return bool(self.added or self.merged or any(how != KEEP for _, how, _ in self.conflicts))
 
     def lines(self) -> list[str]:
         """The human-readable report."""
@@ -76,11 +79,21 @@ class ImportReport:
         types = self.per_type()
         if types:
             out.append("  by type: " + ", ".join(f"{k} {v}" for k, v in types.items()))
-        for incoming, candidate in self.conflicts:
-            out.append(
-                f"  conflict: {incoming} is stored with different content; the imported version "
-                f"is candidate {candidate.slug} ({candidate.id}) for review"
-            )
+        for stored, how, incoming in self.conflicts:
+            name = f"{incoming.slug or incoming.id} ({incoming.id})"
+            if how == KEEP:
+                out.append(
+                    f"  conflict: {name} is stored with other content; kept the stored version "
+                    "(import again with --on-conflict theirs or both to change that)"
+                )
+            elif how == THEIRS:
+                out.append(f"  conflict: {name}: the imported version replaced the stored one")
+            else:
+                out.append(
+                    f"  conflict: {name}: both kept; the imported version is "
+                    f"{stored.slug} ({stored.id})"
+                )
+            out.extend(f"    {line}" for line in differences(incoming, stored, how))
         out.extend(f"  rejected: {why}" for why in self.rejected)
         out.extend(f"  note: {why}" for why in self.notes)
         if self.warnings:
@@ -115,8 +128,42 @@ def _same_id(store: Store, lesson_id: str) -> Lesson | None:
     return found if found is not None and found.id == lesson_id else None
 
 
-def import_lessons(store: Store, lessons: Iterable[Lesson], report: ImportReport) -> ImportReport:
-    """Apply the rules above to every lesson, in one transaction; fills and returns ``report``."""
+KEEP, THEIRS, BOTH = "keep", "theirs", "both"
+RESOLUTIONS = (KEEP, THEIRS, BOTH)
+
+#: Chooses what to do with a conflict: ``(stored, incoming) -> keep | theirs | both``.
+Resolver = Callable[[Lesson, Lesson], str]
+
+_COMPARED = ("summary", "mistake", "remediation", "injection", "type", "priority", "scope")
+
+
+def differences(incoming: Lesson, other: Lesson, how: str = KEEP) -> list[str]:
+    """The fields two versions of a lesson disagree on, one short line each."""
+    out = []
+    for field in _COMPARED:
+        mine, theirs = getattr(other, field), getattr(incoming, field)
+        if mine != theirs and how != BOTH:
+            out.append(f"{field}: stored {_short(mine)} / imported {_short(theirs)}")
+    if other.triggers != incoming.triggers and how != BOTH:
+        out.append("triggers differ")
+    return out
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(str(value)) if value is not None else "none"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def import_lessons(
+    store: Store,
+    lessons: Iterable[Lesson],
+    report: ImportReport,
+    resolve: Resolver | str = KEEP,
+) -> ImportReport:
+    """Apply the rules above to every lesson, in one transaction; fills and returns ``report``.
+
+    ``resolve`` is one of :data:`RESOLUTIONS` for every conflict, or a function asked for each.
+    """
     with store.transaction():
         for lesson in lessons:
             digest = lesson.content_hash
@@ -128,15 +175,22 @@ def import_lessons(store: Store, lessons: Iterable[Lesson], report: ImportReport
                 else:
                     report.merged.append(store.update_lesson(merged))
                 continue
-            if _same_id(store, lesson.id) is not None:
-                candidate = attrs.evolve(
-                    lesson,
-                    id=ids.new_id(),
-                    slug=ids.make_slug(lesson.summary),
-                    status=Status.CANDIDATE,
-                )
-                (stored,) = store.add_lessons([candidate])
-                report.conflicts.append((lesson.id, stored))
+            existing = _same_id(store, lesson.id)
+            if existing is not None:
+                how = resolve if isinstance(resolve, str) else resolve(existing, lesson)
+                if how not in RESOLUTIONS:
+                    raise ValueError(f"unknown conflict resolution {how!r}")
+                if how == THEIRS:
+                    replaced = attrs.evolve(
+                        merge_into(lesson, existing), slug=existing.slug, status=existing.status
+                    )
+                    report.conflicts.append((store.update_lesson(replaced), how, lesson))
+                elif how == BOTH:
+                    copy = attrs.evolve(lesson, id=ids.new_id(), slug=ids.make_slug(lesson.summary))
+                    (stored,) = store.add_lessons([copy])
+                    report.conflicts.append((stored, how, lesson))
+                else:
+                    report.conflicts.append((existing, how, lesson))
                 continue
             (stored,) = store.add_lessons([lesson])
             report.added.append(stored)
