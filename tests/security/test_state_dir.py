@@ -15,6 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -116,7 +117,7 @@ def run_hook(
             env=environ,
             timeout=timeout,
             check=False,
-            preexec_fn=limit if memory_limit is not None else None,  # noqa: PLW1509
+            preexec_fn=limit if memory_limit is not None else None,
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"the hook did not return within {timeout} s")
@@ -222,7 +223,7 @@ def test_compaction_does_not_write_through_a_temp_link(lessons_home, state, tmp_
 
 
 @posix_only
-@pytest.mark.parametrize("mode", [0o755, 0o750, 0o711])
+@pytest.mark.parametrize("mode", [0o755, 0o750, 0o711], ids=oct)
 def test_readable_state_dir_is_tightened_to_0700(lessons_home, tmp_path, mode):
     """A state dir of ours that others may read is made 0700 and used."""
     state = tmp_path / "state"
@@ -427,9 +428,7 @@ def test_transcript_is_read_from_its_tail_only(tmp_path):
     with transcript.open("w") as fh:
         fh.write(("x" * 1000 + "\n") * 2000)
         fh.write(json.dumps(completed) + "\n")
-    assert hot_codex.transcript_failure(str(transcript), "call_1", "out").startswith(
-        "Exit code: 2"
-    )
+    assert hot_codex.transcript_failure(str(transcript), "call_1", "out").startswith("Exit code: 2")
 
 
 # -- a patch of 40,000 files --------------------------------------------------------------------
@@ -466,3 +465,43 @@ def test_patch_paths_are_listed_once_and_bounded():
     assert len(paths) == len(set(paths)) == hot_codex.MAX_PATCH_PATHS
     assert paths[:2] == ["/repo/config/settings.py", "/repo/src/pkg0/module_0.py"]
     assert len(added) == 3 + 5 + 5 + hot_codex.MAX_PATCH_PATHS + 10  # every "+" line is kept
+
+
+# -- what the CLI writes and reads beside the hook ----------------------------------------------
+
+
+def test_scan_lock_link_is_not_truncated(tmp_path):
+    """``scan.lock`` linked to another file: the scan refuses it instead of truncating it."""
+    from lessons_core.errors import LessonsError
+    from lessons_core.scan.engine import LOCK_NAME, scan_lock
+
+    home = tmp_path / "home"
+    home.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (home / LOCK_NAME).symlink_to(victim)
+    with pytest.raises(LessonsError, match="scan lock"), scan_lock(home, wait=False):
+        pass
+    assert victim.read_text() == "precious\n"
+
+
+def test_delivery_log_fifo_is_not_read_by_the_ingest(store, home):
+    """A FIFO where ``deliveries.jsonl`` should be is skipped (reading it would never end)."""
+    from lessons_core import outcomes
+
+    fifo = home / "deliveries.jsonl"
+    os.mkfifo(fifo)
+    found: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        found["report"] = outcomes.ingest(store, home)
+        done.set()
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    if not done.wait(QUICK_SECONDS):
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # let the stuck reader go
+        worker.join(QUICK_SECONDS)
+        pytest.fail("the ingest waited on the FIFO")
+    assert found["report"].read == 0
