@@ -505,3 +505,30 @@ def test_delivery_log_fifo_is_not_read_by_the_ingest(store, home):
         worker.join(QUICK_SECONDS)
         pytest.fail("the ingest waited on the FIFO")
     assert found["report"].read == 0
+
+
+def test_autoscan_replaces_a_linked_stamp_with_its_own(tmp_path, monkeypatch):
+    """Once due, the claim replaces a linked stamp by a file of its own (the target untouched)."""
+    from lessons_core.hot import autoscan
+
+    home = tmp_path / "home"
+    home.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    os.utime(victim, (1_000_000, 1_000_000))
+    stamp = home / autoscan.STAMP_NAME
+    stamp.symlink_to(victim)
+    started: list[list[str]] = []
+
+    class Recorder:
+        def __init__(self, command: list[str], **_: Any) -> None:
+            started.append(command)
+
+    monkeypatch.delenv("LESSONS_AUTO_SCAN")
+    env = {"LESSONS_HOME": str(home)}
+    later = time.time() + 7200
+    assert autoscan.maybe_start(env, now=later, popen=Recorder) is True
+    assert len(started) == 1
+    assert not stamp.is_symlink()
+    assert stamp.stat().st_mtime == later
+    assert victim.stat().st_mtime == 1_000_000

@@ -82,7 +82,16 @@ def _claim(claim: str, now: float) -> bool:
 def _touch(stamp: str, now: float) -> None:
     """Set the stamp's time, creating it 0600; never through a link, never a FIFO's."""
     flags = os.O_WRONLY | os.O_CREAT | safefile.NOFOLLOW | safefile.NONBLOCK
-    fd = os.open(stamp, flags, 0o600)
+    try:
+        fd = os.open(stamp, flags, 0o600)
+    except OSError:
+        # A link or a FIFO under the stamp's name: the name goes (never its target), then retry.
+        import stat
+
+        if stat.S_ISREG(os.lstat(stamp).st_mode):
+            raise
+        os.unlink(stamp)
+        fd = os.open(stamp, flags, 0o600)
     try:
         safefile.check(os.fstat(fd), stamp, single=True)
         if os.utime in os.supports_fd:
