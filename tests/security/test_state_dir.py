@@ -138,11 +138,18 @@ def log_lines(path: Path) -> list[dict[str, Any]]:
 # -- links planted in the state directory -------------------------------------------------------
 
 
-def test_seen_link_is_not_appended_through(lessons_home, state, tmp_path):
-    """``<key>.seen`` linked to another file: the delivery is recorded, the target untouched."""
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_seen_link_is_not_appended_through(lessons_home, state, tmp_path, link):
+    """``<key>.seen`` linked to another file: the delivery is recorded, the target untouched.
+
+    A hard link is no link to ``O_NOFOLLOW``; its second name gives it away (``st_nlink``).
+    """
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    (state / f"{KEY}.seen").symlink_to(victim)
+    if link == "symlink":
+        (state / f"{KEY}.seen").symlink_to(victim)
+    else:
+        (state / f"{KEY}.seen").hardlink_to(victim)
     answer, _ = run_hook(pre_tool(), lessons_home, state)
     assert "HINT-PYTEST" in context_of(answer)
     assert victim.read_text() == "precious\n"
@@ -275,11 +282,15 @@ def test_untrusted_manifest_is_not_used(tmp_path, state, attack, copy):
     assert answer is None
 
 
-def test_delivery_log_link_is_not_appended_through(lessons_home, state, tmp_path):
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_delivery_log_link_is_not_appended_through(lessons_home, state, tmp_path, link):
     """``deliveries.jsonl`` linked to another file: nothing is appended to the target."""
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    (lessons_home / "deliveries.jsonl").symlink_to(victim)
+    if link == "symlink":
+        (lessons_home / "deliveries.jsonl").symlink_to(victim)
+    else:
+        (lessons_home / "deliveries.jsonl").hardlink_to(victim)
     answer, _ = run_hook(pre_tool(), lessons_home, state)
     assert "HINT-PYTEST" in context_of(answer)  # delivered all the same, just not logged
     assert victim.read_text() == "precious\n"
