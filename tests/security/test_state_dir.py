@@ -543,3 +543,34 @@ def test_autoscan_replaces_a_linked_stamp_with_its_own(tmp_path, monkeypatch):
     assert not stamp.is_symlink()
     assert stamp.stat().st_mtime == later
     assert victim.stat().st_mtime == 1_000_000
+
+
+@pytest.mark.parametrize("planted", ["dir-link", "file-link", "fifo", "file"])
+def test_claim_replaces_whatever_sits_where_the_claim_dir_should_be(tmp_path, planted):
+    """The first thing a session does may be a claim: it clears the odd entry and claims."""
+    root = tmp_path / "state"
+    root.mkdir(mode=0o700)
+    claims = root / f"{KEY}.d"
+    target = tmp_path / "target"
+    if planted == "dir-link":
+        target.mkdir()
+        claims.symlink_to(target, target_is_directory=True)
+    elif planted == "file-link":
+        target.write_text("precious\n")
+        claims.symlink_to(target)
+    elif planted == "fifo":
+        os.mkfifo(claims)
+    else:
+        claims.write_text("not a directory\n")
+    state = dedup.SessionState(str(root), SESSION)
+    try:
+        assert state.claim("session") is True
+        assert state.claim("session") is False
+    finally:
+        state.close()
+    assert claims.is_dir() and not claims.is_symlink()
+    assert (claims / "session").is_file()
+    if planted == "dir-link":
+        assert list(target.iterdir()) == []
+    if planted == "file-link":
+        assert target.read_text() == "precious\n"

@@ -41,6 +41,8 @@ PRUNE_AFTER_SECONDS = 7 * 24 * 3600
 MAX_SEEN_BYTES = 4 * 1024 * 1024
 
 _UID = os.getuid() if hasattr(os, "getuid") else None
+#: A directory, never through a link, never waiting (a FIFO under the name fails at once).
+_DIR_FLAGS = os.O_RDONLY | safefile.DIRECTORY | safefile.NOFOLLOW | safefile.NONBLOCK
 #: Claims are made relative to a descriptor of their directory where the platform allows it.
 _AT = (
     {os.open, os.unlink, os.stat} <= os.supports_dir_fd
@@ -102,7 +104,7 @@ def check_state_dir(root):
 
 def _tighten(root, st):
     """chmod 0700 through a descriptor of the very directory checked above."""
-    fd = os.open(root, os.O_RDONLY | safefile.DIRECTORY | safefile.NOFOLLOW)
+    fd = os.open(root, _DIR_FLAGS)
     try:
         now = os.fstat(fd)
         if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
@@ -179,9 +181,9 @@ class SessionState:
             return self._claims
         if not _AT:
             return self._claim_dir_by_name(create)
-        for _ in range(2):
+        for _ in range(3):  # a link removed, the directory made, then opened
             try:
-                fd = os.open(self.claim_dir, os.O_RDONLY | safefile.DIRECTORY | safefile.NOFOLLOW)
+                fd = os.open(self.claim_dir, _DIR_FLAGS)
             except FileNotFoundError:
                 if not create:
                     return None
@@ -357,7 +359,7 @@ def prune(root, now=None, max_age=PRUNE_AFTER_SECONDS):
             continue
         if stat.S_ISDIR(st.st_mode):
             try:
-                fd = os.open(path, os.O_RDONLY | safefile.DIRECTORY | safefile.NOFOLLOW)
+                fd = os.open(path, _DIR_FLAGS)
             except OSError:
                 continue
             try:
