@@ -574,3 +574,33 @@ def test_claim_replaces_whatever_sits_where_the_claim_dir_should_be(tmp_path, pl
         assert list(target.iterdir()) == []
     if planted == "file-link":
         assert target.read_text() == "precious\n"
+
+
+def test_config_kept_in_dotfiles_is_still_obeyed(tmp_path, monkeypatch):
+    """``config.json`` may be a link to the user's dotfiles: its ``autoScan: false`` holds."""
+    from lessons_core.hot import autoscan
+
+    home = tmp_path / "home"
+    home.mkdir()
+    dotfile = tmp_path / "dotfiles-config.json"
+    dotfile.write_text(json.dumps({"autoScan": False}))
+    (home / "config.json").symlink_to(dotfile)
+    started: list[list[str]] = []
+
+    class Recorder:
+        def __init__(self, command: list[str], **_: Any) -> None:
+            started.append(command)
+
+    monkeypatch.delenv("LESSONS_AUTO_SCAN")
+    assert autoscan.maybe_start({"LESSONS_HOME": str(home)}, popen=Recorder) is False
+    assert started == []
+
+
+@posix_only
+def test_group_writable_hook_log_of_ours_is_still_written(lessons_home, state, tmp_path):
+    """The log's mode is the user's choice; only links, FIFOs and second names are refused."""
+    log = tmp_path / "hook.log"
+    log.touch()
+    log.chmod(0o664)
+    run_hook(pre_tool(), lessons_home, state, env={"LESSONS_HOOK_LOG": str(log)})
+    assert [line["event"] for line in log_lines(log)] == ["pre_tool"]

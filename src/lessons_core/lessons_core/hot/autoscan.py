@@ -42,7 +42,10 @@ def _settings(home: str) -> tuple[bool, float]:
     """``(enabled, interval in seconds)`` from ``config.json``, defaults when unreadable."""
     enabled, hours = True, 1.0
     try:
-        doc = fastjson.loads(safefile.read(os.path.join(home, paths.CONFIG_NAME), MAX_CONFIG_BYTES))
+        # The user's own file, maybe a link into their dotfiles: any regular file is read (the
+        # CLI reads it the same way), never a FIFO, never more than MAX_CONFIG_BYTES.
+        path = os.path.join(home, paths.CONFIG_NAME)
+        doc = fastjson.loads(safefile.read(path, MAX_CONFIG_BYTES, trusted=False, follow=True))
     except (OSError, ValueError):
         return enabled, hours * 3600.0
     if isinstance(doc, dict):

@@ -9,10 +9,11 @@ of rules holds everywhere:
   device;
 * only regular files are used: a FIFO, a socket or a device under one of those names is refused
   after ``fstat`` (opened ``O_NONBLOCK``, so opening a FIFO never waits for a writer);
-* files of ours must belong to this user and not be writable by group or others
-  (``trusted=True``), the rule the manifest's marshal copy already followed;
-* a file appended to must have a single name (``st_nlink == 1``): a hard link to another file
-  of this user would otherwise receive the appended lines;
+* files whose content the hook trusts must belong to this user and not be writable by group
+  or others (``trusted=True``), the rule the manifest's marshal copy already followed;
+* a file appended to must belong to this user and have a single name (``st_nlink == 1``): a
+  hard link to another file of this user would otherwise receive the appended lines (its mode
+  is the user's business: a log made group-writable on purpose is still written);
 * reads are bounded: at most ``limit`` bytes, from the start or from the end.
 
 A refused file raises :class:`UnsafeFile`, an ``OSError``, so callers that already fail open on
@@ -93,7 +94,10 @@ def append(path, data, dir_fd=None):
     kwargs = {} if dir_fd is None else {"dir_fd": dir_fd}
     fd = os.open(path, APPEND_FLAGS, 0o600, **kwargs)
     try:
-        check(os.fstat(fd), path, trusted=True, single=True)
+        st = os.fstat(fd)
+        check(st, path, trusted=False, single=True)
+        if _UID is not None and st.st_uid != _UID:
+            raise UnsafeFile(f"{path} is owned by uid {st.st_uid}")
         os.write(fd, data)
     finally:
         os.close(fd)
