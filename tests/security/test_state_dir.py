@@ -604,3 +604,32 @@ def test_group_writable_hook_log_of_ours_is_still_written(lessons_home, state, t
     log.chmod(0o664)
     run_hook(pre_tool(), lessons_home, state, env={"LESSONS_HOOK_LOG": str(log)})
     assert [line["event"] for line in log_lines(log)] == ["pre_tool"]
+
+
+@pytest.mark.parametrize("name", [".git", "config"])
+def test_fifo_in_a_repository_does_not_stall_the_project_id(tmp_path, name):
+    """A cloned repository is anybody's: a FIFO as its ``.git`` or its config is not read."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    if name == ".git":
+        os.mkfifo(repo / ".git")
+    else:
+        (repo / ".git").mkdir()
+        os.mkfifo(repo / ".git" / "config")
+    code = (
+        "import sys\n"
+        "from lessons_core.hot.project import origin_url\n"
+        "print(origin_url(sys.argv[1]))\n"
+    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(repo)],
+            capture_output=True,
+            text=True,
+            timeout=QUICK_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading the repository's files waited on a FIFO")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "None"
