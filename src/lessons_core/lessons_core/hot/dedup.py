@@ -129,7 +129,10 @@ class SessionState:
         self._claims = None  # a descriptor of the claim directory, once opened
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:  # noqa: S110 - at interpreter exit there may be no ``os`` left
+            pass
 
     def close(self):
         fd, self._claims = getattr(self, "_claims", None), None
