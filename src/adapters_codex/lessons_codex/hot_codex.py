@@ -19,6 +19,7 @@ import os
 
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL, SHELL_TOOLS
 from lessons_core.hot import fastjson as json
+from lessons_core.hot import safefile
 from lessons_core.hot.payload import (
     DEFAULT_DENY,
     LazyPattern,
@@ -85,6 +86,9 @@ _HARNESS_FAILURE = LazyPattern(
 _HARNESS_WORDS = ("sandbox", "timed out", "patch", "exec", "write_stdin")
 #: Bytes of the transcript's end searched for a call's exit code.
 _TRANSCRIPT_TAIL = 256 * 1024
+#: Paths of one patch that lessons are matched against (the first ones, in patch order). Each
+#: path costs every path lesson a glob test; a patch touching more files is a bulk rewrite.
+MAX_PATCH_PATHS = 1000
 
 _PATH_KEYS = ("file_path", "path", "relative_path", "absolute_path", "filename", "target_file")
 _CONTENT_KEYS = ("content", "new_string", "body", "new_source", "text")
@@ -162,10 +166,12 @@ def _fill_patch(event, patch, cwd):
 def parse_patch(patch, cwd):
     """Return ``(paths, added_lines, header_kinds)`` for a ``*** Begin Patch`` text.
 
-    Paths are made absolute against ``cwd`` and listed once each, in order; added lines lose
+    Paths are made absolute against ``cwd`` and listed once each, in order, at most
+    :data:`MAX_PATCH_PATHS` of them (a set keeps the de-duplication linear); added lines lose
     their leading ``+``. A ``*** Move to:`` destination counts as a touched path too.
     """
-    paths = []
+    paths: list[str] = []
+    listed: set[str] = set()
     added = []
     kinds = set()
     for line in patch.splitlines():
@@ -173,9 +179,11 @@ def parse_patch(patch, cwd):
         if header:
             kind, path = header
             kinds.add(kind)
-            absolute = _absolute(path, cwd)
-            if absolute not in paths:
-                paths.append(absolute)
+            if len(paths) < MAX_PATCH_PATHS:
+                absolute = _absolute(path, cwd)
+                if absolute not in listed:
+                    listed.add(absolute)
+                    paths.append(absolute)
         elif line.startswith("+"):
             added.append(line[1:])
     return paths, added, kinds
@@ -226,11 +234,10 @@ def transcript_failure(transcript_path, call_id, response):
     if not isinstance(transcript_path, str) or not transcript_path or not call_id:
         return None
     try:
-        with open(transcript_path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - _TRANSCRIPT_TAIL))
-            tail = fh.read()
+        # A regular file only (a FIFO would block, /dev/zero never ends), its last bytes only.
+        tail = safefile.read(
+            transcript_path, _TRANSCRIPT_TAIL, trusted=False, follow=True, tail=True
+        )
     except OSError:
         return None
     needle = call_id.encode("utf-8", "replace")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -202,9 +203,11 @@ def _read_new(store: Any, path: Path, report: IngestReport) -> list[Delivery]:
     files = dict(state.get("files") or {})
     for candidate in (path.with_name(path.name + ".1"), path):
         try:
-            st = candidate.stat()
+            st = candidate.lstat()
         except FileNotFoundError:
             continue
+        if not stat.S_ISREG(st.st_mode):
+            continue  # a link or a FIFO there is not the hooks' log (they never write through one)
         key = str(st.st_ino)
         offset = int(files.get(key, 0))
         if offset > st.st_size:

@@ -12,7 +12,7 @@ jobs, test suites, a one-off session).
 """
 
 # os.path keeps the hook free of pathlib's import cost.
-# ruff: noqa: PTH108, PTH110, PTH112, PTH116, PTH118, SIM105
+# ruff: noqa: PTH108, PTH110, PTH112, PTH118, SIM105
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-from lessons_core.hot import fastjson, paths
+from lessons_core.hot import fastjson, paths, safefile
 
 # ``subprocess`` costs the hook ~10 ms to import; it is imported only when a scan is due.
 MYPY = False
@@ -31,6 +31,8 @@ STAMP_NAME = "autoscan.stamp"
 CLAIM_NAME = "autoscan.claim"
 #: A claim older than this is left over from a crash and may be taken over.
 CLAIM_STALE_SECONDS = 60.0
+#: ``config.json`` is a few lines; more than this is not ours.
+MAX_CONFIG_BYTES = 1024 * 1024
 
 _COMMAND = "from lessons_core.cli.main import main; main()"
 _SH = "/bin/sh"
@@ -40,8 +42,10 @@ def _settings(home: str) -> tuple[bool, float]:
     """``(enabled, interval in seconds)`` from ``config.json``, defaults when unreadable."""
     enabled, hours = True, 1.0
     try:
-        with open(os.path.join(home, paths.CONFIG_NAME), "rb") as fh:
-            doc = fastjson.loads(fh.read())
+        # The user's own file, maybe a link into their dotfiles: any regular file is read (the
+        # CLI reads it the same way), never a FIFO, never more than MAX_CONFIG_BYTES.
+        path = os.path.join(home, paths.CONFIG_NAME)
+        doc = fastjson.loads(safefile.read(path, MAX_CONFIG_BYTES, trusted=False, follow=True))
     except (OSError, ValueError):
         return enabled, hours * 3600.0
     if isinstance(doc, dict):
@@ -55,7 +59,7 @@ def _settings(home: str) -> tuple[bool, float]:
 
 def _due(stamp: str, interval: float, now: float) -> bool:
     try:
-        return now - os.stat(stamp).st_mtime >= interval
+        return now - os.lstat(stamp).st_mtime >= interval
     except OSError:
         return True
 
@@ -63,13 +67,13 @@ def _due(stamp: str, interval: float, now: float) -> bool:
 def _claim(claim: str, now: float) -> bool:
     """Take the claim file with O_EXCL; a stale one (crashed starter) is replaced."""
     try:
-        fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        fd = safefile.create(claim)
     except FileExistsError:
         try:
-            if now - os.stat(claim).st_mtime < CLAIM_STALE_SECONDS:
+            if now - os.lstat(claim).st_mtime < CLAIM_STALE_SECONDS:
                 return False
-            os.unlink(claim)
-            fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            os.unlink(claim)  # the name only: a link there is removed, not followed
+            fd = safefile.create(claim)
         except OSError:
             return False
     except OSError:
@@ -79,9 +83,26 @@ def _claim(claim: str, now: float) -> bool:
 
 
 def _touch(stamp: str, now: float) -> None:
-    with open(stamp, "a"):
-        pass
-    os.utime(stamp, (now, now))
+    """Set the stamp's time, creating it 0600; never through a link, never a FIFO's."""
+    flags = os.O_WRONLY | os.O_CREAT | safefile.NOFOLLOW | safefile.NONBLOCK
+    try:
+        fd = os.open(stamp, flags, 0o600)
+    except OSError:
+        # A link or a FIFO under the stamp's name: the name goes (never its target), then retry.
+        import stat
+
+        if stat.S_ISREG(os.lstat(stamp).st_mode):
+            raise
+        os.unlink(stamp)
+        fd = os.open(stamp, flags, 0o600)
+    try:
+        safefile.check(os.fstat(fd), stamp, single=True)
+        if os.utime in os.supports_fd:
+            os.utime(fd, (now, now))
+        else:
+            os.utime(stamp, (now, now))
+    finally:
+        os.close(fd)
 
 
 def maybe_start(

@@ -15,20 +15,40 @@ session-start block.
 
 The directory (``LESSONS_STATE_DIR``) is created 0700. If it is a symlink, is owned by another
 user, or is writable by group or others, it is refused: somebody else could pre-create claims to
-silence lessons or plant files, so state-dependent delivery is skipped and the refusal logged.
+silence lessons or plant files, so state-dependent delivery is skipped and the refusal logged. A
+directory of ours that others may only read (0755) is tightened to 0700 and used.
+
+Inside it nothing is followed: the seen file is read and appended to through
+:mod:`lessons_core.hot.safefile` (``O_NOFOLLOW``, regular files of ours with one link only), the
+claim directory is opened ``O_NOFOLLOW | O_DIRECTORY`` and its entries are created, looked up and
+unlinked relative to that descriptor, and the rewrite at compaction goes through a new
+``O_EXCL`` temporary file. A link planted under any of these names is removed, never followed.
+See docs/security.md.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH102, PTH103, PTH105, PTH106, PTH108, PTH110, PTH118, PTH120, PTH208, SIM105
+# ruff: noqa: PTH101, PTH102, PTH103, PTH105, PTH106, PTH108, PTH118, PTH120, PTH208, SIM105
 
 import os
 import stat
 import time
 
-from lessons_core.hot import paths
+from lessons_core.hot import paths, safefile
 from lessons_core.hot.digest import sha256
 
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
+#: Beyond this the seen file is not a record of ours (a session delivers far fewer names).
+MAX_SEEN_BYTES = 4 * 1024 * 1024
+
+_UID = os.getuid() if hasattr(os, "getuid") else None
+#: A directory, never through a link, never waiting (a FIFO under the name fails at once).
+_DIR_FLAGS = os.O_RDONLY | safefile.DIRECTORY | safefile.NOFOLLOW | safefile.NONBLOCK
+#: Claims are made relative to a descriptor of their directory where the platform allows it.
+_AT = (
+    {os.open, os.unlink, os.stat} <= os.supports_dir_fd
+    and os.listdir in os.supports_fd
+    and os.stat in os.supports_follow_symlinks
+)
 
 
 class UnsafeStateDir(Exception):
@@ -64,15 +84,37 @@ def ensure_state_dir(environ=None):
 
 
 def check_state_dir(root):
+    """Refuse a state dir that is a link, not ours or writable by others; make it 0700.
+
+    A directory of ours that only others may read or enter (0755, 0750 …) is tightened to 0700
+    in place: nobody else could have written into it, so what it holds can still be trusted.
+    """
     st = os.lstat(root)
     if stat.S_ISLNK(st.st_mode):
         raise UnsafeStateDir(f"state dir {root} is a symlink")
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafeStateDir(f"state dir {root} is not a directory")
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+    if _UID is not None and st.st_uid != _UID:
         raise UnsafeStateDir(f"state dir {root} is owned by uid {st.st_uid}")
     if st.st_mode & 0o022:
         raise UnsafeStateDir(f"state dir {root} is writable by group or others")
+    if st.st_mode & 0o077:
+        _tighten(root, st)
+
+
+def _tighten(root, st):
+    """chmod 0700 through a descriptor of the very directory checked above."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            raise UnsafeStateDir(f"state dir {root} changed while it was checked")
+        if os.chmod in os.supports_fd:
+            os.chmod(fd, 0o700)
+        else:
+            os.chmod(root, 0o700)
+    finally:
+        os.close(fd)
 
 
 class SessionState:
@@ -84,13 +126,29 @@ class SessionState:
         self.seen_path = os.path.join(root, key + ".seen")
         self.claim_dir = os.path.join(root, key + ".d")
         self._seen = None
+        self._claims = None  # a descriptor of the claim directory, once opened
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: S110 - at interpreter exit there may be no ``os`` left
+            pass
+
+    def close(self):
+        fd, self._claims = getattr(self, "_claims", None), None
+        if fd is not None and fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def seen(self):
         """Names recorded as delivered (read once per process)."""
         if self._seen is None:
             try:
-                with open(self.seen_path, encoding="utf-8", errors="replace") as fh:
-                    self._seen = {line.strip() for line in fh if line.strip()}
+                data = safefile.read(self.seen_path, MAX_SEEN_BYTES)
+                text = data.decode("utf-8", "replace")
+                self._seen = {line.strip() for line in text.splitlines() if line.strip()}
             except OSError:
                 self._seen = set()
         return self._seen
@@ -99,49 +157,106 @@ class SessionState:
         """True when ``name`` was delivered in this session (seen file or claim file)."""
         if name in self.seen():
             return True
-        return os.path.exists(os.path.join(self.claim_dir, _file_name(name)))
+        fd = self._claim_dir(create=False)
+        if fd is None:
+            return False
+        return _exists(_file_name(name), fd, self.claim_dir)
 
     def claim(self, name):
         """Atomically take ``name``; True only for the one process that created the claim."""
-        path = os.path.join(self.claim_dir, _file_name(name))
+        fd = self._claim_dir(create=True)
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            made = _create(_file_name(name), fd, self.claim_dir)
         except FileExistsError:
             return False
-        except FileNotFoundError:
-            try:
-                os.mkdir(self.claim_dir, 0o700)
-            except FileExistsError:
-                pass
-            try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-            except FileExistsError:
-                return False
-        os.close(fd)
+        os.close(made)
         self._append(name)
         return True
 
-    def _append(self, name):
-        fd = os.open(self.seen_path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
+    def _claim_dir(self, create):
+        """A descriptor of ``<key>.d`` (``None`` when missing and ``create`` is false).
+
+        The directory is opened without following a link, and used only through that
+        descriptor, so a link planted under its name never leads claims, look-ups or ``/clear``
+        into another directory. Such a link (or a plain file there) is removed, never followed.
+        """
+        if self._claims is not None:
+            return self._claims
+        if not _AT:
+            return self._claim_dir_by_name(create)
+        for _ in range(3):  # a link removed, the directory made, then opened
+            try:
+                fd = os.open(self.claim_dir, _DIR_FLAGS)
+            except FileNotFoundError:
+                if not create:
+                    return None
+                try:
+                    os.mkdir(self.claim_dir, 0o700)
+                except FileExistsError:
+                    pass
+                continue
+            except OSError:
+                _remove_odd(self.claim_dir)
+                continue
+            st = os.fstat(fd)
+            if not stat.S_ISDIR(st.st_mode) or (_UID is not None and st.st_uid != _UID):
+                os.close(fd)
+                raise UnsafeStateDir(f"claim dir {self.claim_dir} is not a directory of ours")
+            if st.st_mode & 0o022:
+                os.close(fd)
+                raise UnsafeStateDir(f"claim dir {self.claim_dir} is writable by others")
+            self._claims = fd
+            return fd
+        if not create:
+            return None
+        raise UnsafeStateDir(f"claim dir {self.claim_dir} cannot be opened")
+
+    def _claim_dir_by_name(self, create):
+        """Where descriptors of directories are not usable: the same checks on the name."""
         try:
-            os.write(fd, (name + "\n").encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
+            st = os.lstat(self.claim_dir)
+        except FileNotFoundError:
+            if not create:
+                return None
+            os.mkdir(self.claim_dir, 0o700)
+            return -1
+        if not stat.S_ISDIR(st.st_mode):
+            _remove_odd(self.claim_dir)
+            if not create:
+                return None
+            os.mkdir(self.claim_dir, 0o700)
+        return -1
+
+    def _append(self, name):
+        """Record ``name`` in the seen file; the claim file alone suffices if that fails."""
+        data = (name + "\n").encode("utf-8", "replace")
+        try:
+            safefile.append(self.seen_path, data)
+        except OSError:
+            # A link, a FIFO or a second name where the seen file should be: drop that name
+            # (the target is untouched) and start a file of our own.
+            _remove_odd(self.seen_path)
+            try:
+                fd = safefile.create(self.seen_path)
+            except OSError:
+                return
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
         if self._seen is not None:
             self._seen.add(name)
 
     def wipe(self):
         """Forget everything this session was given (``/clear``)."""
-        try:
-            names = os.listdir(self.claim_dir)
-        except OSError:
-            names = []
-        for entry in names:
-            _unlink(os.path.join(self.claim_dir, entry))
-        try:
-            os.rmdir(self.claim_dir)
-        except OSError:
-            pass
+        fd = self._claim_dir(create=False)
+        if fd is not None:
+            _empty(fd, self.claim_dir)
+            self.close()
+            try:
+                os.rmdir(self.claim_dir)  # fails on a link: only a real directory goes
+            except OSError:
+                pass
         _unlink(self.seen_path)
         self._seen = set()
 
@@ -150,16 +265,22 @@ class SessionState:
         names = set(names)
         if not names:
             return
-        for name in names:
-            _unlink(os.path.join(self.claim_dir, _file_name(name)))
+        fd = self._claim_dir(create=False)
+        if fd is not None:
+            for name in names:
+                _unlink(_file_name(name), fd)
         kept = [n for n in sorted(self.seen()) if n not in names]
         tmp = self.seen_path + f".{os.getpid()}.tmp"
         try:
-            fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
             try:
-                os.write(fd, "".join(n + "\n" for n in kept).encode("utf-8", "replace"))
+                out = safefile.create(tmp)
+            except FileExistsError:  # left over, or planted: the name goes, not its target
+                _unlink(tmp)
+                out = safefile.create(tmp)
+            try:
+                os.write(out, "".join(n + "\n" for n in kept).encode("utf-8", "replace"))
             finally:
-                os.close(fd)
+                os.close(out)
             os.replace(tmp, self.seen_path)
         except OSError:
             _unlink(tmp)
@@ -167,9 +288,51 @@ class SessionState:
         self._seen = set(kept)
 
 
-def _unlink(path):
+def _create(name, fd, directory):
+    if _AT:
+        return safefile.create(name, dir_fd=fd)
+    return safefile.create(os.path.join(directory, name))
+
+
+def _exists(name, fd, directory):
     try:
-        os.unlink(path)
+        if _AT:
+            os.stat(name, dir_fd=fd, follow_symlinks=False)
+        else:
+            os.lstat(os.path.join(directory, name))
+    except OSError:
+        return False
+    return True
+
+
+def _empty(fd, directory):
+    """Unlink every entry of the directory open as ``fd`` (entries only, never a link's target)."""
+    try:
+        names = os.listdir(fd if _AT else directory)
+    except OSError:
+        return
+    for entry in names:
+        if _AT:
+            _unlink(entry, fd)
+        else:
+            _unlink(os.path.join(directory, entry))
+
+
+def _remove_odd(path):
+    """Unlink ``path`` if it is anything but a directory (a link is removed, not followed)."""
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _unlink(path, dir_fd=None):
+    try:
+        if dir_fd is None:
+            os.unlink(path)
+        else:
+            os.unlink(path, dir_fd=dir_fd)
     except OSError:
         pass
 
@@ -199,8 +362,14 @@ def prune(root, now=None, max_age=PRUNE_AFTER_SECONDS):
             continue
         if stat.S_ISDIR(st.st_mode):
             try:
-                for name in os.listdir(path):
-                    _unlink(os.path.join(path, name))
+                fd = os.open(path, _DIR_FLAGS)
+            except OSError:
+                continue
+            try:
+                _empty(fd, path)
+            finally:
+                os.close(fd)
+            try:
                 os.rmdir(path)
             except OSError:
                 continue

@@ -11,7 +11,9 @@ The log is ``deliveries.jsonl`` in ``LESSONS_HOME``. A line holds the lesson id,
 the agent, the hook event, the kind of delivery (``hint``, ``guard``, ``nudge``, ``session``,
 ``recall``), the time, the tool call's id and fingerprint (so the call can be found again in the
 transcript) and the transcript path when the agent sent one. Nothing in it is the user's text.
-Recording never raises: a lesson delivered but not logged is better than a broken hook.
+Recording never raises: a lesson delivered but not logged is better than a broken hook. The log
+is appended to only if it is a regular file of ours with a single name (never through a link):
+see :mod:`lessons_core.hot.safefile`.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
@@ -21,7 +23,7 @@ import os
 import time
 
 # Not ``json`` or ``re``: each costs a delivering hook call milliseconds (hence fastjson).
-from lessons_core.hot import fastjson, paths
+from lessons_core.hot import fastjson, paths, safefile
 from lessons_core.hot.digest import sha256
 
 LOG_NAME = "deliveries.jsonl"
@@ -93,15 +95,12 @@ def record(event, decision, manifest, environ=None, stats=None):
             return 0
         data = "".join(fastjson.dumps(line) + "\n" for line in lines)
         path = log_path(environ)
+        raw = data.encode("utf-8", "replace")
         try:
-            fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
+            safefile.append(path, raw)
         except FileNotFoundError:
             os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
-        try:
-            os.write(fd, data.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
+            safefile.append(path, raw)
         return len(lines)
     except Exception as exc:  # recording must never break the hook
         if stats is not None:

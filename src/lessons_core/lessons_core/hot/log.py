@@ -35,10 +35,8 @@ def write(environ, record):
             if key not in line:
                 line[key] = value
         data = (json.dumps(line, default=str, ensure_ascii=False) + "\n").encode("utf-8")
-        fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        from lessons_core.hot import safefile  # a link, FIFO or shared file there is refused
+
+        safefile.append(path, data)
     except Exception:  # noqa: S110 - logging must never break the hook
         pass

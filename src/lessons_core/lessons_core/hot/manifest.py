@@ -16,21 +16,27 @@ at all; each lesson in it is a separate blob decoded only when a call looks at i
 (:class:`LazyLessons`). Its header records the Python version and the JSON file's size,
 modification time and inode; on any mismatch, or if the cache is not owned by this user or is
 writable by others, the JSON is read instead. The JSON file stays the one documented format.
+
+Both files (and the stamp) are opened through :mod:`lessons_core.hot.safefile`: a link, a FIFO,
+a file of another user or one writable by others under those names is not read, and the hook
+runs with no lessons (``EMPTY``) rather than with lessons somebody else could have written.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH116, PTH118, SIM105
+# ruff: noqa: PTH118, SIM105
 
 import _sre
 import marshal
 import os
 import sys
 
-from lessons_core.hot import paths
+from lessons_core.hot import paths, safefile
 
 STAMP_NAME = "manifest.stamp"
 CACHE_SUFFIX = ".marshal"
 CACHE_MAGIC = b"lessons-manifest-cache 2"
+#: A manifest file larger than this is not one of ours (10,000 lessons are a few megabytes).
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024
 SUPPORTED_VERSION = 1
 
 EMPTY = {
@@ -70,8 +76,7 @@ def _read(path):
     data = _read_cache(path)
     if data is None:
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
+            raw = safefile.read(path, MAX_MANIFEST_BYTES)
             from lessons_core.hot import fastjson
 
             data = fastjson.loads(raw)
@@ -129,16 +134,12 @@ def pack_cache(header, head, lessons, programs):
 
 def _read_cache(path):
     try:
-        st = os.stat(path)
-        fd = os.open(cache_path(path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        st = os.lstat(path)
+        safefile.check(st, path)  # the JSON itself: a regular file of ours, like its copy
+        fd, own = safefile.open_read(cache_path(path))
     except OSError:
         return None
     try:
-        own = os.fstat(fd)
-        if hasattr(os, "getuid") and own.st_uid != os.getuid():
-            raise ValueError("foreign cache")
-        if own.st_mode & 0o022:
-            raise ValueError("writable cache")
         header = cache_header(st)
         if _read_at(fd, 0, len(header)) != header:
             raise ValueError("cache of another manifest")
@@ -185,8 +186,7 @@ class _BlobReader:
 
     def read(self, packed):
         if self.fd is None:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-            st = os.fstat(fd)
+            fd, st = safefile.open_read(self.path)
             if (st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
                 os.close(fd)
                 raise LookupError("the manifest cache was rebuilt; load the manifest again")
@@ -268,8 +268,7 @@ def is_stale(manifest, environ=None, home=None):
     if home is None:
         home = paths.lessons_home(environ)
     try:
-        with open(os.path.join(home, STAMP_NAME), "rb") as fh:
-            stamp = fh.read(64).strip()
+        stamp = safefile.read(os.path.join(home, STAMP_NAME), 64).strip()
     except OSError:
         return False
     try:

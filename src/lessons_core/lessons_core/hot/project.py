@@ -7,7 +7,9 @@ https or ssh, with or without ``.git``, with or without credentials. A repositor
 absolute path, e.g. ``widgets-1a2b3c4d``: stable on this machine, distinct across machines.
 
 Nothing is cached on disk; finding the root costs one ``stat`` per directory level and reading
-one small config file.
+one small config file. The repository's files are anybody's: they are read only when they are
+regular files (a FIFO named ``.git`` must not stall the hook) and only their first
+:data:`MAX_GIT_FILE_BYTES` bytes.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than this whole module.
@@ -15,6 +17,10 @@ one small config file.
 
 import os
 
+from lessons_core.hot import safefile
+
+#: What is read of ``.git``, ``commondir`` or ``config`` at most.
+MAX_GIT_FILE_BYTES = 256 * 1024
 #: Characters of a URL scheme after its first letter (RFC 3986).
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
@@ -37,9 +43,8 @@ def _git_dir(root: str) -> str | None:
     if os.path.isdir(dot_git):
         return dot_git
     try:
-        with open(dot_git, encoding="utf-8") as handle:
-            first = handle.readline().strip()
-    except OSError:
+        first = _first_line(dot_git)
+    except (OSError, UnicodeDecodeError):
         return None
     if not first.startswith("gitdir:"):
         return None
@@ -47,11 +52,15 @@ def _git_dir(root: str) -> str | None:
     git_dir = os.path.normpath(os.path.join(root, target))
     # A linked worktree keeps its config in the main repository ("commondir").
     try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
-            common = handle.readline().strip()
-    except OSError:
+        common = _first_line(os.path.join(git_dir, "commondir"))
+    except (OSError, UnicodeDecodeError):
         return git_dir
     return os.path.normpath(os.path.join(git_dir, common))
+
+
+def _first_line(path: str) -> str:
+    data: bytes = safefile.read(path, MAX_GIT_FILE_BYTES, trusted=False, follow=True)
+    return data.decode("utf-8").split("\n", 1)[0].strip()
 
 
 def origin_url(root: str) -> str | None:
@@ -60,10 +69,12 @@ def origin_url(root: str) -> str | None:
     if git_dir is None:
         return None
     try:
-        with open(os.path.join(git_dir, "config"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        data = safefile.read(
+            os.path.join(git_dir, "config"), MAX_GIT_FILE_BYTES, trusted=False, follow=True
+        )
     except OSError:
         return None
+    lines = data.decode("utf-8", "replace").splitlines()
     in_origin = False
     for line in lines:
         stripped = line.strip()

@@ -21,11 +21,11 @@ fingerprint hits are still delivered and the reason goes to the opt-in log.
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # SQL text is built from this module's constants and "?" placeholders only.
-# ruff: noqa: PTH110, PTH118, S608
+# ruff: noqa: PTH116, PTH118, S608
 
 import os
 
-from lessons_core.hot import errnorm, paths
+from lessons_core.hot import errnorm, paths, safefile
 from lessons_core.hot import manifest as manifest_mod
 from lessons_core.hot.runner import new_decision, trailer
 
@@ -195,8 +195,9 @@ def load_programs(environ=None):
 
     path = os.path.join(paths.lessons_home(environ), PROGRAMS_NAME)
     try:
-        with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())  # noqa: S302 - our own file, written by the compiler
+        # Only a regular file of ours, not writable by others: marshal must not read another's.
+        raw = safefile.read(path, manifest_mod.MAX_MANIFEST_BYTES)
+        data = marshal.loads(raw)  # noqa: S302 - our own file, written by the compiler
     except (OSError, ValueError, EOFError, TypeError):
         return False
     if not isinstance(data, dict) or data.get("python") != programs_key():
@@ -258,8 +259,7 @@ def load_index(environ=None):
     load_programs(environ)
     path = os.path.join(paths.lessons_home(environ), INDEX_NAME)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = safefile.read(path, manifest_mod.MAX_MANIFEST_BYTES)
         end = data.find(b"\n")
         header = fastjson.loads(data[: end if end >= 0 else len(data)])
     except (OSError, ValueError):
@@ -384,8 +384,13 @@ def connect(environ):
         sqlite3 = __import__("sqlite3")
 
     path = paths.store_path(environ)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no store at {path}")
+    # A regular file of ours (a link to one is fine: the store is only read); a FIFO or a
+    # device there would stall SQLite's first read, another user's file is not our store.
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no store at {path}") from None
+    safefile.check(st, path)
     uri = "file:" + _uri_path(path) + "?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
     try:

@@ -220,7 +220,7 @@ def scan_lock(
     """
     home.mkdir(parents=True, exist_ok=True)
     path = home / LOCK_NAME
-    fh: IO[str] = open(path, "a+")  # noqa: SIM115 (held for the whole block)
+    fh = _open_lock_file(path)
     try:
         if sys.platform != "win32":
             import fcntl
@@ -240,6 +240,22 @@ def scan_lock(
         yield
     finally:
         fh.close()
+
+
+def _open_lock_file(path: Path) -> IO[str]:
+    """The lock file, opened without following a link (it is truncated and written to)."""
+    import stat
+
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise LessonsError(f"cannot open the scan lock {path}: {exc.strerror}") from exc
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        raise LessonsError(f"the scan lock {path} is not a plain file; remove it")
+    return os.fdopen(fd, "r+")
 
 
 # -- per-file reading -------------------------------------------------------------------------

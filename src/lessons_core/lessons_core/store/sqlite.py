@@ -30,7 +30,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -333,6 +333,41 @@ def _set_wal(conn: sqlite3.Connection) -> Any:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+#: Files SQLite keeps beside the store; it creates them with the store's own permissions.
+SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def make_private(path: Path) -> None:
+    """Create the store 0600 before SQLite does, or tighten an existing one of ours to 0600.
+
+    SQLite creates the database with the process umask (0644 under the usual 022) and gives its
+    ``-wal`` and ``-shm`` files the database's own mode, so an empty file created 0600 here
+    (``O_EXCL``, never through a link) makes all three private. The lessons hold the user's
+    mistakes, commands and paths: nobody else on the machine should read them.
+    """
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600)
+    except FileExistsError:
+        for name in (path, *(path.with_name(path.name + suffix) for suffix in SIDECARS)):
+            _tighten(name)
+        return
+    except OSError:
+        return  # a missing directory and the like: SQLite reports it in its own words
+    os.close(fd)
+
+
+def _tighten(path: Path) -> None:
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    ours = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    if ours and path.is_file() and st.st_mode & 0o077:
+        with suppress(OSError):
+            path.chmod(st.st_mode & 0o700)
+
+
 class SQLiteStore:
     """The :class:`~lessons_core.store.base.Store` protocol over one SQLite file.
 
@@ -363,6 +398,7 @@ class SQLiteStore:
     def _connect(self, busy_timeout: float) -> sqlite3.Connection:
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a lessons store")
+        make_private(self.path)
         try:
             conn = sqlite3.connect(
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
