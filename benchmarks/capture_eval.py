@@ -73,6 +73,7 @@ class Label:
     file: str
     line: int
     call_id: str | None
+    tool: str | None
     kind: str
     reusable: bool
     fixed_by: Mapping[str, Any] | None
@@ -105,6 +106,8 @@ def record_problems(record: Any) -> list[str]:
         problems.append("line must be a positive integer")
     if call_id is not None and not (isinstance(call_id, str) and call_id):
         problems.append("call_id must be a non-empty string or null")
+    if record["tool"] is not None and not isinstance(record["tool"], str):
+        problems.append("tool must be the agent's tool name or null")
     if record["kind"] not in KINDS:
         problems.append(f"kind {record['kind']!r} is not one of {list(KINDS)}")
     if not isinstance(record["reusable"], bool):
@@ -155,6 +158,7 @@ def load_labels(labels_dir: Path) -> list[Label]:
                     file=record["file"],
                     line=record["line"],
                     call_id=record["call_id"],
+                    tool=record["tool"],
                     kind=record["kind"],
                     reusable=record["reusable"],
                     fixed_by=record["fixed_by"],
@@ -193,7 +197,10 @@ def corpus_problems(labels: Iterable[Label], corpus: Path) -> list[str]:
             if line > len(lines):
                 problems.append(f"{where}: {what} line {line} is past the end ({len(lines)})")
             elif call_id is not None and f'"{call_id}"' not in lines[line - 1]:
-                problems.append(f"{where}: {what} line {line} does not hold call id {call_id}")
+                # a user message cites the call before it, which sits on an earlier line
+                before = "\n".join(lines[: line - 1]) if label.tool is None else ""
+                if f'"{call_id}"' not in before:
+                    problems.append(f"{where}: {what} line {line} does not hold call id {call_id}")
     return problems
 
 
