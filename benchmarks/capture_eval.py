@@ -18,7 +18,7 @@ either the same call id (when both have one) or, without a call id, the same lin
 given per agent and per failure kind.
 
 Tier 1 (``#lesson`` blocks) is measured on authored transcripts under ``tests/fixtures/transcripts``
-(or ``--fixtures``) that have an ``<name>.expected.json`` sidecar listing the blocks they hold:
+(or ``--fixtures``) that have an ``<file>.expected.json`` sidecar listing the blocks they hold:
 blocks captured / expected, stray captures and duplicates.
 
     python benchmarks/capture_eval.py [--corpus DIR] [--labels DIR] [--fixtures DIR] [--cli]
@@ -36,7 +36,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -353,41 +353,94 @@ def evaluate(
 
 
 @dataclass(frozen=True)
+class Block:
+    """One expected ``#lesson`` block: the line of the record holding it, and its words."""
+
+    line: int
+    summary: str
+    mistake: str = ""
+
+    def said_by(self, summary: str) -> bool:
+        """Whether a candidate's summary is this block's summary (or its mistake)."""
+        return any(_same(summary, mine) for mine in (self.summary, self.mistake) if mine)
+
+
+@dataclass(frozen=True)
 class Expectation:
     """The ``#lesson`` blocks one authored transcript holds (its ``.expected.json`` sidecar)."""
 
     transcript: Path
     agent: str | None
-    blocks: tuple[tuple[int, str], ...]  # (line, summary)
+    blocks: tuple[Block, ...]
+
+
+def _transcript_of(sidecar: Path) -> Path:
+    """``x.jsonl.expected.json`` (or ``x.expected.json``) → the transcript beside it."""
+    name = sidecar.name[: -len(SIDECAR)]
+    candidates = [sidecar.with_name(name)] if name.endswith((".jsonl", ".json")) else []
+    candidates += [sidecar.with_name(name + ext) for ext in (".jsonl", ".json")]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise ValueError(
+        f"{sidecar}: no transcript beside it ({', '.join(p.name for p in candidates)})"
+    )
 
 
 def load_expectations(fixtures: Path) -> list[Expectation]:
     """Every sidecar under ``fixtures`` with the transcript beside it."""
     out = []
     for sidecar in sorted(fixtures.rglob(f"*{SIDECAR}")):
-        stem = sidecar.name[: -len(SIDECAR)]
-        transcripts = [sidecar.with_name(stem + ext) for ext in (".jsonl", ".json")]
-        transcript = next((t for t in transcripts if t.is_file()), None)
-        if transcript is None:
-            raise ValueError(f"{sidecar}: no transcript {stem}.jsonl or {stem}.json beside it")
+        transcript = _transcript_of(sidecar)
         data = json.loads(sidecar.read_text(encoding="utf-8"))
         blocks = data.get("blocks") if isinstance(data, dict) else None
         if not isinstance(blocks, list) or not all(
             isinstance(b, dict)
             and isinstance(b.get("line"), int)
             and isinstance(b.get("summary"), str)
+            and isinstance(b.get("mistake", ""), str)
             for b in blocks
         ):
             raise ValueError(f'{sidecar}: needs "blocks": [{{"line": int, "summary": str}}, …]')
         agent = data.get("agent")
         if agent is None:
             agent = next((p for p in transcript.relative_to(fixtures).parts if p in AGENTS), None)
-        out.append(Expectation(transcript, agent, tuple((b["line"], b["summary"]) for b in blocks)))
+        found = tuple(Block(b["line"], b["summary"], b.get("mistake", "")) for b in blocks)
+        out.append(Expectation(transcript, agent, found))
     return out
 
 
-def _same_summary(a: str, b: str) -> bool:
+def _same(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def assign(
+    blocks: Sequence[Block], captures: Sequence[tuple[int, str]]
+) -> tuple[dict[int, int], list[int], list[int]]:
+    """Pair captures ``(line, summary)`` with expected blocks, one to one.
+
+    A capture on a block's line with its words is paired first, then one on its line (several
+    blocks can share a line), then one with its words elsewhere. A capture left over that fits
+    a block already paired is a duplicate; one that fits none is a stray. Returns
+    ``{block index: capture index}``, the duplicates and the strays (capture indices).
+    """
+    paired: dict[int, int] = {}
+    free = list(range(len(captures)))
+    rules: tuple[Callable[[Block, tuple[int, str]], bool], ...] = (
+        lambda b, c: b.line == c[0] and b.said_by(c[1]),
+        lambda b, c: b.line == c[0],
+        lambda b, c: b.said_by(c[1]),
+    )
+    for rule in rules:
+        for ci in list(free):
+            for bi, block in enumerate(blocks):
+                if bi not in paired and rule(block, captures[ci]):
+                    paired[bi] = ci
+                    free.remove(ci)
+                    break
+    dupes = [ci for ci in free if any(r(b, captures[ci]) for b in blocks for r in rules[1:])]
+    strays = [ci for ci in free if ci not in dupes]
+    return paired, dupes, strays
 
 
 def evaluate_tier1(
@@ -396,34 +449,36 @@ def evaluate_tier1(
     root: Path,
     home: str | None = None,
 ) -> dict[str, Any]:
-    """Blocks captured / expected, stray captures and duplicates, per transcript and in all."""
+    """Blocks captured / expected, stray captures and duplicates, per transcript and in all.
+
+    Every evidence entry of a Tier 1 candidate that cites a transcript is one capture there: the
+    scanner folds a repeated block into the first one's evidence rather than making a second
+    candidate, so a duplicate shows as a second entry.
+    """
     tier1 = [c for c in candidates if c.get("tier") == 1]
     per: list[dict[str, Any]] = []
     for exp in expectations:
         name = relative(str(exp.transcript), root)
-        # every (candidate, evidence entry) citing this transcript
-        cites = [
-            (i, p) for i, c in enumerate(tier1) for p in pointers(c, root, home) if p.file == name
+        captures = [
+            (p.line, str(c.get("summary") or ""))
+            for c in tier1
+            for p in pointers(c, root, home)
+            if p.file == name
         ]
-        matched: dict[int, list[int]] = {}  # block index -> citing candidate indices
-        used: set[int] = set()
-        for i, p in cites:
-            summary = str(tier1[i].get("summary") or "")
-            for b, (line, expected_summary) in enumerate(exp.blocks):
-                if p.line == line or _same_summary(summary, expected_summary):
-                    matched.setdefault(b, []).append(i)
-                    used.add(i)
-                    break
-        strays = sorted({i for i, _ in cites} - used)
+        paired, dupes, strays = assign(exp.blocks, captures)
         per.append(
             {
                 "transcript": name,
                 "expected": len(exp.blocks),
-                "captured": len(matched),
+                "captured": len(paired),
                 "strays": len(strays),
-                "duplicates": sum(len(v) - 1 for v in matched.values()),
-                "missed": [exp.blocks[b][1] for b in range(len(exp.blocks)) if b not in matched],
-                "stray_summaries": [str(tier1[i].get("summary") or "") for i in strays],
+                "duplicates": len(dupes),
+                "missed": [
+                    f"line {b.line}: {b.summary}"
+                    for i, b in enumerate(exp.blocks)
+                    if i not in paired
+                ],
+                "stray_summaries": [f"line {captures[i][0]}: {captures[i][1]}" for i in strays],
             }
         )
     total = {k: sum(p[k] for p in per) for k in ("expected", "captured", "strays", "duplicates")}

@@ -129,26 +129,53 @@ def test_tier1_captured_strays_and_duplicates(tmp_path):
     (fixtures / "claude").mkdir(parents=True)
     transcript = fixtures / "claude" / "t.jsonl"
     transcript.write_text("{}\n")
-    (fixtures / "claude" / "t.expected.json").write_text(
+    (fixtures / "claude" / "t.jsonl.expected.json").write_text(
         json.dumps({"blocks": [{"line": 2, "summary": "Use uv"}, {"line": 5, "summary": "B"}]})
     )
     (exp,) = ce.load_expectations(fixtures)
-    assert exp.agent == "claude" and exp.blocks == ((2, "Use uv"), (5, "B"))
+    assert exp.agent == "claude" and exp.blocks == (ce.Block(2, "Use uv"), ce.Block(5, "B"))
     cands = [
         _cand("claude", str(transcript), 2, None, tier=1, summary="x"),  # by line
-        _cand("claude", str(transcript), 9, None, tier=1, summary="  use UV "),  # by summary: dup
+        _cand("claude", str(transcript), 9, None, tier=1, summary="  use UV "),  # by words: dup
         _cand("claude", str(transcript), 7, None, tier=1, summary="other"),  # stray
         _cand("claude", str(transcript), 5, None, tier=2),  # heuristic: not Tier 1
     ]
     result = ce.evaluate_tier1([exp], cands, fixtures)
     assert (result["expected"], result["captured"]) == (2, 1)
     assert (result["strays"], result["duplicates"]) == (1, 1)
-    assert result["by_transcript"][0]["missed"] == ["B"]
+    assert result["by_transcript"][0]["missed"] == ["line 5: B"]
+
+
+def test_blocks_sharing_a_line_are_paired_by_their_words():
+    """Several blocks in one record: each capture goes to the block it names; one more
+    capture on that line is a duplicate, not a stray."""
+    blocks = [ce.Block(9, "npm test never exits"), ce.Block(9, "yarn test never exits", "m")]
+    captures = [(9, "yarn test never exits"), (9, "npm test never exits"), (9, "again")]
+    paired, dupes, strays = ce.assign(blocks, captures)
+    assert paired == {0: 1, 1: 0}
+    assert (dupes, strays) == ([2], [])
+    paired, dupes, strays = ce.assign(blocks, [(3, "m")])  # by the mistake, elsewhere
+    assert (paired, dupes, strays) == ({1: 0}, [], [])
+
+
+def test_a_sidecar_may_also_replace_the_extension(tmp_path):
+    (tmp_path / "gemini").mkdir()
+    (tmp_path / "gemini" / "s.json").write_text("{}")
+    (tmp_path / "gemini" / "s.expected.json").write_text('{"blocks": []}')
+    (exp,) = ce.load_expectations(tmp_path)
+    assert exp.transcript.name == "s.json" and exp.agent == "gemini" and exp.blocks == ()
 
 
 def test_a_sidecar_without_its_transcript_is_an_error(tmp_path):
-    (tmp_path / "x.expected.json").write_text('{"blocks": []}')
+    (tmp_path / "x.jsonl.expected.json").write_text('{"blocks": []}')
     with pytest.raises(ValueError, match="no transcript"):
+        ce.load_expectations(tmp_path)
+
+
+def test_a_malformed_sidecar_is_an_error(tmp_path):
+    (tmp_path / "x.jsonl").write_text("{}")
+    (tmp_path / "x.jsonl.expected.json").write_text('{"blocks": [{"line": "2"}]}')
+    with pytest.raises(ValueError, match="needs"):
         ce.load_expectations(tmp_path)
 
 
@@ -209,7 +236,7 @@ def test_tier1_end_to_end_through_the_scanner(tmp_path):
     (folder / "s.jsonl").write_text(
         _say(1, "Starting.") + "\n" + _say(2, first) + "\n" + _say(3, second) + "\n"
     )
-    (folder / "s.expected.json").write_text(
+    (folder / "s.jsonl.expected.json").write_text(
         json.dumps({"blocks": [{"line": 2, "summary": "pytest is not on PATH here"}]})
     )
     result = ce.run(
@@ -221,7 +248,9 @@ def test_tier1_end_to_end_through_the_scanner(tmp_path):
     assert (t1["strays"], t1["duplicates"]) == (1, 0)
 
 
-def test_main_skips_tier2_with_a_message_when_the_corpus_is_absent(tmp_path, capsys):
+def test_main_skips_tier2_with_a_message_when_the_corpus_is_absent(tmp_path, capsys, monkeypatch):
+    # main() sets up logging on the stream it finds; keep it off pytest's captured one
+    monkeypatch.setattr("lessons_core.logs.configure_logging", lambda *_a, **_k: None)
     assert ce.main(["--corpus", str(tmp_path / "missing"), "--fixtures", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Tier 2: skipped" in out and "no corpus at" in out
