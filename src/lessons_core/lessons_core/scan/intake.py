@@ -47,7 +47,7 @@ _PLACEHOLDER = re.compile(
     r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\bTODO\b|\bTBD\b|\bFIXME\b|\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
-_TRAILING_ELLIPSIS = re.compile(r"(?:\.\.\.|…)\s*$")
+_TRAILING_ELLIPSIS = re.compile(r"(?<!/)(?:\.\.\.|…)\s*$")  # Go's ``./...`` is a pattern
 _GERUND = re.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
 _WORD = re.compile(r"[a-z0-9_]+")
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})

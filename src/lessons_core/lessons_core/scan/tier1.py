@@ -57,7 +57,10 @@ KNOWN = frozenset(
     {"tool", "trigger", "mistake", "fix", "tags", "summary", "scope", "type", "priority"}
 )
 
-_BLOCK = re.compile(re.escape(OPEN) + r"(?![/\w-])(.*?)" + re.escape(CLOSE), re.DOTALL)
+_OPEN_AT = re.escape(OPEN) + r"(?![/\w-])"
+#: From an opening marker to the next closing one, with no other opening marker between (prose
+#: that names ``#lesson`` before a real block must not swallow it).
+_BLOCK = re.compile(_OPEN_AT + r"((?:(?!" + _OPEN_AT + r").)*?)" + re.escape(CLOSE), re.DOTALL)
 #: ``key: value`` after any Markdown decoration: quote marks, bullets, numbers, bold or italic
 #: markers (closing either before the colon, ``**tool**:``, or after it, ``**tool:**``).
 _FIELD = re.compile(
@@ -69,8 +72,8 @@ _DECORATION = re.compile(r"^(?:```|~~~).*$|^[\s>*+_`-]*$")
 _PLACEHOLDER = re.compile(
     r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\.\.\.|…|\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|\{\{.*?\}\}"
 )
-#: A value cut off with an ellipsis ("the build failed because of ...").
-_CUT_OFF = re.compile(r"(?:\.\.\.|…)\W*$")
+#: A value cut off with an ellipsis ("the build failed because of ..."), not Go's ``./...``.
+_CUT_OFF = re.compile(r"(?<!/)(?:\.\.\.|…)\W*$")
 _REGEX_HINT = re.compile(r"\\[bdswBDSW.]|\(\?|\.\*|\[\^|\$$|^\^|\\\(|\|")
 #: Regex syntax removed from a trigger to read the command words in it (for tags).
 _REGEX_SYNTAX = re.compile(r"\(\?[^)]*\)|\\[bBsSdDwW]|[\\^$()|*+?\[\]{}]")
