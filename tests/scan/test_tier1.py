@@ -359,3 +359,135 @@ def test_go_package_patterns_are_not_cut_off_text(script):
     )
     (candidate,) = tier1.detect(script.events)
     assert intake.rejection(candidate) is None
+
+
+# -- blocks late in long sessions: batches, pieces, incremental reads -------------------------
+
+
+def _long_session(path: Path, *, lines: int) -> list[tuple[int, str]]:
+    """A Claude Code session of ``lines`` lines made of the long fixture's filler, with blocks
+    around every place a read is divided: the event batches, the cut of two pieces and its
+    overlaps, and the very end. Returns the (line, mistake) of every block."""
+    (source,) = (p for p in _transcripts() if p.name.endswith("4a02.jsonl"))
+    records = source.read_text(encoding="utf-8").splitlines()
+    filler = [r for r in records[1:] if "#lesson" not in r]
+    text_line = json.loads(next(r for r in filler if '"type":"text"' in r))
+    out = [records[0]] + [filler[i % len(filler)] for i in range(lines - 1)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    from lessons_core.scan import pieces
+
+    (cut,) = pieces.cuts(str(path), 0, 0, 2)
+    batch = engine.BATCH
+    # (first line, split over two lines?) — the piece boundary is between cut.line and the next.
+    wanted = [
+        (cut.line - 3, True),
+        (cut.line - 1, False),
+        (cut.line, True),
+        (cut.line + 2, False),
+        (cut.line + 3, False),
+        (cut.back_line + 1, False),
+        (cut.line + 60, True),
+        (batch - 1, True),
+        (batch + 1, False),
+        (2 * batch - 1, True),
+        (2 * batch + 1, False),
+        (lines - 3, True),
+        (lines, False),
+    ]
+    used: set[int] = {1}
+    whole: set[int] = set()
+    split: set[int] = set()
+    for n, two in wanted:
+        span = {n, n + 1} if two else {n}
+        if max(span) <= lines and not span & used:
+            used |= span
+            (split if two else whole).add(n)
+    blocks: list[tuple[int, str]] = []
+
+    def text(body: str) -> str:
+        record = json.loads(json.dumps(text_line))
+        record["message"]["content"] = [{"type": "text", "text": body}]
+        return json.dumps(record, separators=(",", ":"))
+
+    for n in sorted(whole | split):
+        # Words of their own per block: alike blocks would rightly be folded into one lesson.
+        mistake = f"step{n} of job{n} ran target{n} against cache{n} and failed"
+        body = f"#lesson\ntool: Bash\ntrigger: tool{n} check\nmistake: {mistake}\n"
+        fix = f"fix: give target{n} the flag{n} so job{n} reuses cache{n}\n#/lesson"
+        if n in split:
+            out[n - 1], out[n] = text(body), text(fix)
+        else:
+            out[n - 1] = text(body + fix)
+        blocks.append((n, mistake))
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    assert pieces.cuts(str(path), 0, 0, 2)[0].line in range(cut.line - 3, cut.line + 4)
+    return blocks
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_blocks_late_in_a_long_session_are_captured_once(capture, monkeypatch, workers):
+    """Past the event batches and across the cut of a read in two pieces (a file of several
+    megabytes read by two processes), every block is captured exactly once."""
+    monkeypatch.setenv("LESSONS_SCAN_WORKERS", workers)
+    path = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-dev-shop" / "long.jsonl"
+    blocks = _long_session(path, lines=2 * engine.BATCH + 400)
+    assert path.stat().st_size > engine.SPLIT_MIN_BYTES
+    report = capture.scan()
+    assert report.events >= 2 * engine.BATCH
+    rel = "claude/projects/-home-dev-shop/long.jsonl"
+    assert capture.captured == Counter({(rel, n, m): 1 for n, m in blocks})
+    assert capture.duplicates == []
+
+
+def test_a_block_appended_after_a_scan_is_captured_once(capture):
+    """An incremental scan that starts inside a block split over two lines (the first half
+    read before, the second appended since) captures it once, at its first line."""
+    path = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-dev-shop" / "grow.jsonl"
+    blocks = _long_session(path, lines=engine.BATCH + 200)
+    data = path.read_bytes().splitlines(keepends=True)
+    split_at = engine.BATCH  # the split block's second half is on this line (1-based)
+    path.write_bytes(b"".join(data[: split_at - 1]))
+    capture.scan()
+    with path.open("ab") as fh:
+        fh.write(b"".join(data[split_at - 1 :]))
+    capture.scan()
+    rel = "claude/projects/-home-dev-shop/grow.jsonl"
+    assert capture.captured == Counter({(rel, n, m): 1 for n, m in blocks})
+    assert capture.duplicates == []
+
+
+def test_the_summary_is_the_first_sentence_not_the_first_dots(script):
+    """A mistake that quotes ``go test ./...`` is not cut at the dots."""
+    script.say(
+        "#lesson\ntool: Bash\nmistake: go test ./... also ran the vendored tests. It took ages\n"
+        "fix: run go test over the module's own packages only\n#/lesson"
+    )
+    (candidate,) = tier1.detect(script.events)
+    assert candidate.summary == "go test ./... also ran the vendored tests"
+
+
+def test_lessons_scan_path_captures_the_authored_blocks(tmp_path):
+    """The command a user (or the capture benchmark) runs: ``lessons scan --json PATH`` over
+    the fixture tree, in a real process with a scratch home."""
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "lessons"
+    env = {**os.environ, "LESSONS_HOME": str(tmp_path / "lh"), "HOME": str(tmp_path / "h")}
+    done = subprocess.run(
+        [str(exe) if exe.exists() else "lessons", "scan", "--json", str(TIER1)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    got: Counter[tuple[str, int, str]] = Counter()
+    for line in done.stdout.splitlines():
+        item = json.loads(line)
+        if item["tier"] == 1:
+            first = item["evidence"][0]
+            rel = Path(first["file"]).relative_to(TIER1).as_posix()
+            got[(rel, first["line"], _norm(item["mistake"]))] += 1
+    assert got == _expected(_transcripts())
