@@ -101,6 +101,8 @@ _TOOL_NAMES = {
 
 def parse_blocks(text: str) -> list[dict[str, str]]:
     """Every ``#lesson`` block in ``text`` as a dict of canonical field names → values."""
+    if CLOSE not in text:
+        return []  # (an opening marker alone would make the search walk the whole text)
     return [parse_fields(m.group(1)) for m in _BLOCK.finditer(text)]
 
 
