@@ -6,15 +6,14 @@ The transcripts are the authored Tier 1 fixtures (``tests/fixtures/transcripts/t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from lessons_claude import reader as claude
 from lessons_codex import reader as codex
 from lessons_core.scan import events as ev
 from lessons_gemini import reader as gemini
 
-from tests.readers.conftest import FIXTURES
-
-TIER1 = FIXTURES / "tier1"
+TIER1 = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "tier1"
 CLAUDE = TIER1 / "claude" / "projects" / "-home-dev-shop"
 CODEX = TIER1 / "codex" / "sessions" / "2026" / "03" / "14"
 GEMINI = TIER1 / "gemini" / "tmp"

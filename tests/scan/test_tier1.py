@@ -491,3 +491,28 @@ def test_lessons_scan_path_captures_the_authored_blocks(tmp_path):
             rel = Path(first["file"]).relative_to(TIER1).as_posix()
             got[(rel, first["line"], _norm(item["mistake"]))] += 1
     assert got == _expected(_transcripts())
+
+
+@pytest.mark.parametrize(
+    "transcript", _transcripts(), ids=lambda p: p.relative_to(TIER1).as_posix()
+)
+def test_each_transcript_read_in_two_scans_captures_its_blocks_once(transcript, capture):
+    """The session grows between two scans (a Gemini document is rewritten with more
+    messages): the second scan re-reads its context and still captures every block once."""
+    home = Path(os.environ["HOME"])
+    _install([transcript], home)
+    agent, *rest = transcript.relative_to(TIER1).parts
+    target = home.joinpath(AGENT_HOMES[agent], *rest)
+    full = target.read_bytes()
+    if target.suffix == ".json":
+        doc = json.loads(full)
+        half = {**doc, "messages": doc["messages"][: len(doc["messages"]) // 2]}
+        target.write_text(json.dumps(half, indent=2), encoding="utf-8")
+    else:
+        lines = full.splitlines(keepends=True)
+        target.write_bytes(b"".join(lines[: len(lines) // 2]))
+    capture.scan()
+    target.write_bytes(full)
+    capture.scan()
+    assert capture.captured == _expected([transcript])
+    assert capture.duplicates == []
