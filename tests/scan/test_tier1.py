@@ -516,3 +516,14 @@ def test_each_transcript_read_in_two_scans_captures_its_blocks_once(transcript, 
     capture.scan()
     assert capture.captured == _expected([transcript])
     assert capture.duplicates == []
+
+
+def test_a_placeholder_summary_falls_back_to_the_mistake(script):
+    """A block whose real fields were filled in but whose ``summary`` was left as the slot."""
+    script.say(
+        "#lesson\nsummary: <one line>\ntool: Bash\n"
+        "mistake: helm upgrade kept the old values because --reuse-values was passed\n"
+        "fix: pass the values file again with -f values.yaml on every helm upgrade\n#/lesson"
+    )
+    (candidate,) = tier1.detect(script.events)
+    assert candidate.summary == "helm upgrade kept the old values because --reuse-values was passed"

@@ -200,8 +200,8 @@ def trigger_for(tool: str | None, trigger: str | None) -> str | None:
 
 
 def _summary(fields: dict[str, str]) -> str:
-    if fields.get("summary"):
-        return fields["summary"][:120]
+    if fields.get("summary") and not is_placeholder(fields["summary"]):
+        return fields["summary"][:120]  # (a left-over ``<one line>`` falls back to the mistake)
     # The first sentence: a stop after a word, not the dots of ``./...`` or ``../``.
     first = re.split(r"(?<=\w[.;!?])\s", fields["mistake"], maxsplit=1)[0]
     return first.rstrip(".;!? ")[:120]
