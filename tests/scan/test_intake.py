@@ -187,3 +187,29 @@ def test_heuristic_finding_of_a_reported_lesson_is_a_duplicate(store):
     assert outcome.status == DUPLICATE
     assert len(store.list_lessons()) == 1
     assert store.list_candidates(status="pending") == []
+
+
+@pytest.mark.parametrize("with_plugin", [True, False])
+def test_alike_lessons_about_other_executables_are_not_folded(store, with_plugin):
+    """``npm test`` and ``yarn test`` lessons share nearly every word; the executable in their
+    triggers tells them apart, with the dedup plugin or the built-in similarity alike."""
+    from lessons_core.builtin.dedup import find_duplicate
+
+    sink = Intake(store, Config(), dedup=find_duplicate if with_plugin else None)
+    words = "test runs jest in watch mode and never exits in a non-interactive shell"
+    npm = _candidate(
+        tier=1,
+        trigger=r"\bnpm\b[^|;&\n]*?\btest\b",
+        mistake=f"npm {words}",
+        fix="pass --watchAll=false so jest runs once and exits",
+    )
+    yarn = attrs.evolve(
+        npm,
+        trigger=r"\byarn\b[^|;&\n]*?\btest\b",
+        mistake=f"yarn {words}",
+        evidence=(Evidence("/t/a.jsonl", 6, None, "s1"),),
+    )
+    again = attrs.evolve(npm, evidence=(Evidence("/t/b.jsonl", 3, None, "s2"),))
+    assert sink.admit(npm).status == PROMOTED
+    assert sink.admit(yarn).status == PROMOTED
+    assert sink.admit(again).status == DUPLICATE  # the same executable still folds

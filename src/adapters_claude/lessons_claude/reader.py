@@ -1,7 +1,8 @@
 """Read Claude Code session transcripts (``projects/**/*.jsonl``) into normalized events.
 
 Claude Code writes one JSON object per line: ``assistant`` lines hold one content block each
-(text or ``tool_use``), ``user`` lines hold typed prompts or ``tool_result`` blocks, ``system``
+(text, ``thinking`` or ``tool_use``; newer versions may put a whole response on one line),
+``user`` lines hold typed prompts or ``tool_result`` blocks, ``system``
 lines mark compaction. Sub-agents live either beside the session (``agent-<id>.jsonl``, up to
 2.1.1) or under ``<session>/subagents/`` (2.1.2+); both are plain transcripts of the same shape,
 so one reader serves all of them.
@@ -146,8 +147,14 @@ def read(
                     continue
         elif b'"type":"assistant"' in raw[-512:] or b'"type":"assistant"' in raw:
             # (Claude Code writes an assistant line's type after its message: look at the end.)
-            if find(b'"type":"thinking"', 0, _HEAD) >= 0:
-                continue  # a reasoning block (one content block per line): nothing to read
+            if (
+                find(b'"type":"thinking"', 0, _HEAD) >= 0
+                and b'"type":"text"' not in raw
+                and b'"type":"tool_use"' not in raw
+            ):
+                # A reasoning block alone (one content block per line): nothing to read. Newer
+                # lines can hold a whole response (thinking, text, tool calls): those are read.
+                continue
         elif b"compact_boundary" not in raw and b'"type":"user"' not in raw:
             continue
         record = loads(raw, prog)

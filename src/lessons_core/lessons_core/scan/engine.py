@@ -451,6 +451,14 @@ def _belongs(job: Job, lines: frozenset[int]) -> bool:
     return (first is None or start >= first) and (stop is None or start < stop)
 
 
+def _block_key(candidate: Candidate, lines: frozenset[int]) -> tuple[Any, ...] | None:
+    """What tells one ``#lesson`` block from another: a message can hold several, so their
+    evidence line alone does not (``None`` for other findings, told apart by their lines)."""
+    if candidate.tier != 1:
+        return None
+    return (tuple(sorted(lines)), candidate.mistake, candidate.fix)
+
+
 def read_file(
     job: Job,
     agents: Mapping[str, AgentSpec],
@@ -473,6 +481,7 @@ def read_file(
     events = spec.reader(path, prog.offset, progress=prog, start_message=prog.messages)
     tail: list[ev.Event] = []
     new_reported: set[int] = set()
+    blocks: set[tuple[Any, ...]] = set()
     for batch in _batches(events, tail):
         result.events += len(batch)
         for candidate in _detect(detectors, config, batch, agent):
@@ -484,7 +493,12 @@ def read_file(
                 continue  # the overlaps show a finding to two pieces; one of them keeps it
             if lines and (max(lines) <= job.boundary and lines <= job.reported):
                 continue  # reported by an earlier scan from this context
-            if lines & new_reported:
+            block = _block_key(candidate, lines)
+            if block is not None:
+                if block in blocks:
+                    continue  # the same block again, in the overlap of two batches
+                blocks.add(block)
+            elif lines & new_reported:
                 continue
             new_reported |= lines
             ready = prepare(candidate, home)
@@ -881,12 +895,18 @@ def _merge(parts: list[FileResult], whole: Job) -> FileResult:
     last = parts[-1]
     merged = FileResult(last.agent, last.key)
     seen: set[int] = set()
+    blocks: set[tuple[Any, ...]] = set()
     for part in parts:
         merged.events += part.events
         merged.errors += part.errors
         merged.bad_lines += part.bad_lines
         for candidate, reason, lines in part.found:
-            if lines & seen:
+            block = _block_key(candidate, lines)
+            if block is not None:
+                if block in blocks:
+                    continue
+                blocks.add(block)
+            elif lines & seen:
                 continue  # as in one read: evidence lines are reported once
             seen |= lines
             merged.found.append((candidate, reason, lines))

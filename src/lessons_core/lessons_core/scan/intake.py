@@ -47,7 +47,7 @@ _PLACEHOLDER = re.compile(
     r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\bTODO\b|\bTBD\b|\bFIXME\b|\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
-_TRAILING_ELLIPSIS = re.compile(r"(?:\.\.\.|…)\s*$")
+_TRAILING_ELLIPSIS = re.compile(r"(?<!/)(?:\.\.\.|…)\s*$")  # Go's ``./...`` is a pattern
 _GERUND = re.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
 _WORD = re.compile(r"[a-z0-9_]+")
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -59,12 +59,13 @@ def rejection(candidate: Candidate) -> str | None:
         text: str = getattr(candidate, name).strip()
         if len(text) < MIN_TEXT:
             return f"{name} shorter than {MIN_TEXT} characters"
-        if _PLACEHOLDER.search(text):
+        if candidate.tier != 1 and _PLACEHOLDER.search(text):
+            # (Tier 1 checks its own: only a value that is nothing but a placeholder is one.)
             return f"{name} holds a template placeholder"
         if _TRAILING_ELLIPSIS.search(text):
             return f"{name} ends with an ellipsis"
     trigger = (candidate.trigger or "").strip()
-    if trigger and _GERUND.match(trigger):
+    if trigger and prose_trigger(trigger):
         return "trigger is prose, not a pattern"
     if trigger and candidate.tool not in _FILE_TOOLS:
         try:
@@ -75,6 +76,13 @@ def rejection(candidate: Candidate) -> str | None:
         if unsafe:
             return f"trigger would be refused by the manifest compiler: {unsafe}"
     return None
+
+
+def prose_trigger(trigger: str) -> bool:
+    """Whether a trigger is a prose gerund ("running tests") rather than a command or pattern.
+    A short word is left alone: ``ping localhost`` is a command."""
+    trigger = trigger.strip()
+    return bool(_GERUND.match(trigger)) and len(trigger.split(None, 1)[0]) >= 5
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -130,6 +138,28 @@ def _candidate_text(c: Candidate) -> str:
 
 def _lesson_text(lesson: Lesson) -> str:
     return f"{lesson.summary} {lesson.mistake} {lesson.remediation}"
+
+
+#: The first command word of a trigger pattern (``\bnpm\b[^|;&\n]*?\btest\b`` → ``npm``).
+_EXECUTABLE = re.compile(r"(?:\\b|\^|\(\?:\^\|[^)]*\)\s*)*([A-Za-z0-9][\w.+-]*)")
+
+
+def _executable(pattern: str) -> str | None:
+    m = _EXECUTABLE.match(pattern.strip())
+    return m.group(1).replace("\\", "").lower() if m else None
+
+
+def _other_command(candidate: Candidate, lesson: Lesson) -> bool:
+    """Whether a candidate is about another executable than a lesson that reads alike: ``npm
+    test`` and ``yarn test`` lessons share most words but are not one lesson."""
+    if not candidate.trigger or candidate.tool in _FILE_TOOLS:
+        return False
+    patterns = lesson.triggers.command_patterns
+    if not patterns:
+        return False
+    mine = _executable(candidate.trigger)
+    theirs = {_executable(p) for p in patterns}
+    return mine is not None and None not in theirs and mine not in theirs
 
 
 def sessions_of(evidence: Iterable[Evidence]) -> tuple[str, ...]:
@@ -231,11 +261,13 @@ class Intake:
                 return None
             for i, lesson in enumerate(self.lessons):
                 if lesson.id == found.id:
-                    return i
+                    return None if _other_command(candidate, lesson) else i
             return None
         mine = _tokens(_candidate_text(candidate))
         best, best_score = None, SIMILARITY
         for i, theirs in enumerate(self._lesson_tokens):
+            if _other_command(candidate, self.lessons[i]):
+                continue
             score = _jaccard(mine, theirs)
             if score >= best_score:
                 best, best_score = i, score

@@ -8,8 +8,14 @@ own example and blocks still holding placeholders are rejected, because an agent
 template has not learned anything.
 
 Parsing is forgiving of what models actually write: any field order, ``problem``/``solution`` for
-``mistake``/``fix``, CRLF line ends, indentation, Markdown bullets and bold keys, and values that
+``mistake``/``fix``, CRLF line ends, indentation, Markdown bullets, numbered items and quotes, bold
+keys (``**tool**:`` and ``**tool:**``), code fences around or inside the block, and values that
 continue on the next lines.
+
+A value is a placeholder only when it is *nothing but* a placeholder (``<what went wrong>``,
+``TODO``): ``git checkout <branch> fails`` is a real lesson that quotes a usage line. A trigger
+written as prose ("running tests") is kept as written, so intake refuses it like any other prose
+trigger instead of it becoming a pattern on the word ``running``.
 """
 
 from __future__ import annotations
@@ -51,11 +57,23 @@ KNOWN = frozenset(
     {"tool", "trigger", "mistake", "fix", "tags", "summary", "scope", "type", "priority"}
 )
 
-_BLOCK = re.compile(re.escape(OPEN) + r"(?![/\w-])(.*?)" + re.escape(CLOSE), re.DOTALL)
-_FIELD = re.compile(r"^[\s>*_`-]*\**([A-Za-z][A-Za-z _-]{0,20}?)\**\s*:\s?(.*)$")
+_OPEN_AT = re.escape(OPEN) + r"(?![/\w-])"
+#: From an opening marker to the next closing one, with no other opening marker between (prose
+#: that names ``#lesson`` before a real block must not swallow it).
+_BLOCK = re.compile(_OPEN_AT + r"((?:(?!" + _OPEN_AT + r").)*?)" + re.escape(CLOSE), re.DOTALL)
+#: ``key: value`` after any Markdown decoration: quote marks, bullets, numbers, bold or italic
+#: markers (closing either before the colon, ``**tool**:``, or after it, ``**tool:**``).
+_FIELD = re.compile(
+    r"^[\s>*+_`-]*(?:\d{1,2}[.)]\s+)?[*_`]*([A-Za-z][A-Za-z _-]{0,20}?)[*_`]*\s*:[*_`]*\s?(.*)$"
+)
+#: A line that is decoration only (a code fence, a bare bullet or quote mark): never a value.
+_DECORATION = re.compile(r"^(?:```|~~~).*$|^[\s>*+_`-]*$")
+#: Markers of an unfilled template; a value made of nothing else is a placeholder.
 _PLACEHOLDER = re.compile(
     r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\.\.\.|…|\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|\{\{.*?\}\}"
 )
+#: A value cut off with an ellipsis ("the build failed because of ..."), not Go's ``./...``.
+_CUT_OFF = re.compile(r"(?<!/)(?:\.\.\.|…)\W*$")
 _REGEX_HINT = re.compile(r"\\[bdswBDSW.]|\(\?|\.\*|\[\^|\$$|^\^|\\\(|\|")
 #: Regex syntax removed from a trigger to read the command words in it (for tags).
 _REGEX_SYNTAX = re.compile(r"\(\?[^)]*\)|\\[bBsSdDwW]|[\\^$()|*+?\[\]{}]")
@@ -83,6 +101,8 @@ _TOOL_NAMES = {
 
 def parse_blocks(text: str) -> list[dict[str, str]]:
     """Every ``#lesson`` block in ``text`` as a dict of canonical field names → values."""
+    if CLOSE not in text:
+        return []  # (an opening marker alone would make the search walk the whole text)
     return [parse_fields(m.group(1)) for m in _BLOCK.finditer(text)]
 
 
@@ -92,10 +112,10 @@ def parse_fields(body: str) -> dict[str, str]:
     last: str | None = None
     for raw in body.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         line = raw.strip()
-        if not line:
+        if not line or _DECORATION.match(line):
             continue
         m = _FIELD.match(line)
-        key = m.group(1).strip().lower().replace(" ", "_").replace("-", "_") if m else None
+        key = m.group(1).strip(" _").lower().replace(" ", "_").replace("-", "_") if m else None
         if m and key is not None and (ALIASES.get(key, key) in KNOWN or last is None):
             key = ALIASES.get(key, key)
             fields[key] = m.group(2).strip().strip("`").strip()
@@ -127,11 +147,21 @@ def rejection(fields: dict[str, str]) -> str | None:
         return "missing mistake or fix"
     for name in ("mistake", "fix", "trigger", "tool"):
         value = fields.get(name, "")
-        if value and _PLACEHOLDER.search(value) and not (name == "trigger" and "(?<" in value):
+        if value and is_placeholder(value) and not (name == "trigger" and "(?<" in value):
             return f"placeholder in {name}"
     if _norm(mistake) in TEMPLATE_VALUES or _norm(fix) in TEMPLATE_VALUES:
         return "protocol template"
     return None
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether a value is an unfilled template slot: nothing but placeholders (and punctuation),
+    or text cut off with an ellipsis. A placeholder inside longer text is a quoted usage line."""
+    if _CUT_OFF.search(value):
+        return True
+    if not _PLACEHOLDER.search(value):
+        return False
+    return not re.search(r"\w", _PLACEHOLDER.sub("", value))
 
 
 def canonical_tool(value: str | None) -> str | None:
@@ -146,6 +176,10 @@ def trigger_for(tool: str | None, trigger: str | None) -> str | None:
     command line the way Tier 2 does."""
     if not trigger:
         return None
+    from lessons_core.scan.intake import prose_trigger
+
+    if prose_trigger(trigger):
+        return trigger  # as written: intake refuses a prose trigger
     if tool in _FILE_TOOLS:
         if "*" in trigger:
             return trigger
@@ -166,9 +200,10 @@ def trigger_for(tool: str | None, trigger: str | None) -> str | None:
 
 
 def _summary(fields: dict[str, str]) -> str:
-    if fields.get("summary"):
-        return fields["summary"][:120]
-    first = re.split(r"(?<=[.;!?])\s", fields["mistake"], maxsplit=1)[0]
+    if fields.get("summary") and not is_placeholder(fields["summary"]):
+        return fields["summary"][:120]  # (a left-over ``<one line>`` falls back to the mistake)
+    # The first sentence: a stop after a word, not the dots of ``./...`` or ``../``.
+    first = re.split(r"(?<=\w[.;!?])\s", fields["mistake"], maxsplit=1)[0]
     return first.rstrip(".;!? ")[:120]
 
 
