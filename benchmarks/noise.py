@@ -309,7 +309,7 @@ class Round:
         self.denials_of_working_calls = 0
         self.fired: dict[str, int] = {}
         self.on_failures: set[tuple[str, str]] = set()  # (lesson, call id) pairs
-        self.on_labelled = 0
+        self.on_labelled: set[tuple[str, str]] = set()  # (lesson, labelled call) pairs
         self.labelled_reached: set[str] = set()
         self.per_agent: dict[str, dict[str, int]] = {}
 
@@ -376,6 +376,9 @@ def replay(
                         figures.on_failures.add((lesson_id, f"{relative}#{call.call_id}"))
                 if (relative, call.call_id) in labelled:
                     figures.labelled_reached.add(f"{relative}#{call.call_id}")
+                    figures.on_labelled.update(
+                        (lesson_id, f"{relative}#{call.call_id}") for lesson_id in delivered
+                    )
                 if decision.get("deny") and phase == "before":
                     figures.denials += 1
                     agent["denials"] += 1
@@ -463,7 +466,7 @@ def load_labels() -> set[tuple[str, str]]:
         for record in _lines(path):
             call_id = record.get("call_id")
             if record.get("reusable") and call_id:
-                out.add((str(record.get("transcript")), str(call_id)))
+                out.add((str(record.get("file")), str(call_id)))
     return out
 
 
@@ -500,6 +503,13 @@ def run_catalogue(
     if first is not None and last is not None:
         lost = sorted({lesson for lesson, _ in first.on_failures} - set(last.fired))
         result["silencedLessonsThatFiredOnFailures"] = lost
+        result["labelledPairsLost"] = sorted(
+            f"{lesson} @ {where}" for lesson, where in first.on_labelled - last.on_labelled
+        )
+        result["labelledPairsFirst"] = len(first.on_labelled)
+        result["labelledLessonsSilenced"] = sorted(
+            {lesson for lesson, _ in first.on_labelled} - set(last.fired)
+        )
     return result
 
 
@@ -525,6 +535,19 @@ def print_report(results: list[dict[str, Any]]) -> None:
                     f"      outcome loop: judged {learned['judged']}; compiled softer: "
                     f"{learned['demoted'] or 'none'}; noisy: {len(learned['noisy'])}"
                 )
+        pairs = res.get("labelledPairsLost") or []
+        print(
+            f"lessons that fired on a labelled reusable failure in round 0: "
+            f"{res.get('labelledPairsFirst', 0)}; no longer firing there in the last round: "
+            f"{len(pairs)}"
+        )
+        for pair in pairs:
+            print(f"  {pair}")
+        silenced = res.get("labelledLessonsSilenced") or []
+        print(
+            "lessons that fired on a labelled reusable failure in round 0 and no longer fire at "
+            f"all: {len(silenced)}" + (f" ({', '.join(silenced)})" if silenced else "")
+        )
         lost = res.get("silencedLessonsThatFiredOnFailures") or []
         print(
             f"lessons that fired on a failing call in round 0 and no longer fire: {len(lost)}"
