@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 _CODE_LIKE = re.compile(
     r"""^(?:
@@ -154,7 +155,7 @@ class _Rule:
 
 
 _B64 = r"A-Za-z0-9+/"
-_TOKEN_END = r"(?![A-Za-z0-9_-])"
+_WORD_END = r"(?![A-Za-z0-9_-])"
 
 # A pattern of secret-sounding names, not a password.
 _SENSITIVE_LABEL_RE = (
@@ -236,7 +237,7 @@ _RULES: list[_Rule] = [
     _Rule(
         "telegram-bot-token",
         # Bare, or in a Bot API URL (``https://api.telegram.org/bot<token>/sendMessage``).
-        rf"(?:\b|(?<=bot))\d{{8,10}}:[A-Za-z0-9_-]{{35}}{_TOKEN_END}",
+        rf"(?:\b|(?<=bot))\d{{8,10}}:[A-Za-z0-9_-]{{35}}{_WORD_END}",
         (":",),
     ),
     _Rule(
@@ -246,7 +247,7 @@ _RULES: list[_Rule] = [
     ),
     _Rule(
         "discord-bot-token",
-        rf"\b[MNO][A-Za-z0-9_-]{{23,27}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}{_TOKEN_END}",
+        rf"\b[MNO][A-Za-z0-9_-]{{23,27}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}{_WORD_END}",
         (".",),
     ),
     _Rule("docker-hub-token", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}", ("dckr_",)),
@@ -409,7 +410,7 @@ def redact(text: str) -> str:
 
 def find_secrets(text: str) -> list[str]:
     """The kinds of secret found in ``text`` (for reports and tests), in rule order."""
-    found = []
+    found: list[str] = []
     for rule in _active_rules(text):
         spans = list(rule.hits(text))
         if spans:
@@ -478,10 +479,19 @@ def _first_hit(text: str) -> tuple[int, int] | None:
     return None
 
 
-def cut(text: str, limit: int) -> str:
-    """``text`` redacted, then cut to ``limit`` characters (the order matters, see
-    :func:`redact`)."""
-    return redact(text)[:limit]
+_SPACE = re.compile(r"\s")
+
+
+def redact_head(text: str, limit: int) -> str:
+    """``text`` redacted as far as its first ``limit`` characters go, for a caller about to cut
+    it there (the order matters, see :func:`redact`). Only a window a little longer than
+    ``limit``, ending on whitespace so no token is split, is searched: a tool output of
+    megabytes cut to a 200-character line must not cost a scan of it all."""
+    margin = max(4 * limit, 1024)
+    if len(text) > limit + margin:
+        stop = _SPACE.search(text, limit + margin)
+        text = text[: stop.start()] if stop else text
+    return redact(text)
 
 
 _GENERIC_HOMES = re.compile(
@@ -509,3 +519,127 @@ def normalize_home(text: str, home: str | Path | None = None) -> str:
 def scrub(text: str, home: str | Path | None = None) -> str:
     """Both steps, in the order export and the scanner use."""
     return normalize_home(redact(text), home)
+
+
+# -- lessons and candidates ---------------------------------------------------------------------
+#
+# Every write path (the scanner's intake, ``lessons add``, ``lessons import``, the store itself,
+# the export) passes whole objects through these, so no field is forgotten: a secret in a tag, a
+# project name, a slug or a trigger leaks as surely as one in the summary.
+
+#: Tools whose trigger is a path glob rather than a command regex.
+FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+
+
+def secrets_in(text: str) -> list[str]:
+    """The secret substrings :func:`redact` removes from ``text`` (for slug checks and tests)."""
+    found: list[str] = []
+    for rule in _active_rules(text):
+        spans = list(rule.hits(text))
+        if spans:
+            found.extend(text[start:end] for start, end in spans)
+            text = _replace(text, spans, _tag(rule.kind))
+    return found
+
+
+def broken_pattern(pattern: str) -> str | None:
+    """Why a redacted regular expression can no longer be used, or ``None``."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"it held a secret and is no longer a valid regular expression once redacted ({exc})"
+    return None
+
+
+def _patterns(patterns: tuple[str, ...], field: str, *, glob: bool = False) -> tuple[str, ...]:
+    out = tuple(redact_pattern(p, glob=glob) for p in patterns)
+    if not glob:
+        for before, after in zip(patterns, out, strict=True):
+            if before != after and (problem := broken_pattern(after)):
+                from lessons_core.errors import ValidationError
+
+                raise ValidationError(f"pattern {after!r} is refused: {problem}", field=field)
+    return out
+
+
+def _strings(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(redact(v) for v in values)
+
+
+def _slug_leaks(slug: str, summary: str) -> bool:
+    """Whether ``slug`` (made from ``summary``) carries 8+ characters of a secret in it."""
+    from lessons_core.ids import slug_stem
+
+    for secret in secrets_in(summary):
+        stem = slug_stem(secret)
+        if any(stem[i : i + 8] in slug for i in range(max(1, len(stem) - 7))) and len(stem) >= 8:
+            return True
+    return False
+
+
+if TYPE_CHECKING:
+    from lessons_core.models import Candidate, Lesson
+
+
+def redact_lesson(lesson: Lesson) -> Lesson:
+    """``lesson`` with a secret in any field redacted: texts, error lines, tags, scope, projects,
+    sessions, the slug (made anew when it spelled a secret) and the triggers (see
+    :func:`redact_pattern`). Raises :class:`~lessons_core.errors.ValidationError` when a
+    redacted regular expression no longer compiles."""
+    import attrs
+
+    t = lesson.triggers
+    triggers = attrs.evolve(
+        t,
+        command_patterns=_patterns(t.command_patterns, "commandPatterns"),
+        content_patterns=_patterns(t.content_patterns, "contentPatterns"),
+        model_patterns=_patterns(t.model_patterns, "modelPatterns"),
+        path_regexes=_patterns(t.path_regexes, "pathRegexes"),
+        path_patterns=_patterns(t.path_patterns, "pathPatterns", glob=True),
+    )
+    summary = redact(lesson.summary)
+    slug = lesson.slug
+    leaks = summary != lesson.summary and _slug_leaks(slug, lesson.summary)
+    if slug and (leaks or redact(slug) != slug):
+        from lessons_core.ids import make_slug
+
+        slug = make_slug(summary)
+    prov = lesson.provenance
+    cleaned = attrs.evolve(
+        lesson,
+        slug=slug,
+        summary=summary,
+        mistake=redact(lesson.mistake),
+        remediation=redact(lesson.remediation),
+        injection=None if lesson.injection is None else redact(lesson.injection),
+        scope=None if lesson.scope is None else redact(lesson.scope),
+        tags=_strings(lesson.tags),
+        error_lines=_strings(lesson.error_lines),
+        triggers=triggers,
+        provenance=attrs.evolve(
+            prov, sessions=_strings(prov.sessions), projects=_strings(prov.projects)
+        ),
+    )
+    return lesson if cleaned == lesson else cleaned
+
+
+def redact_candidate(candidate: Candidate) -> Candidate:
+    """``candidate`` with a secret in any text field or its trigger redacted (see
+    :func:`redact_lesson`); raises the same error for a trigger broken by redaction."""
+    import attrs
+
+    trigger = candidate.trigger
+    if trigger:
+        glob = candidate.tool in FILE_TOOLS
+        (trigger,) = _patterns((trigger,), "trigger", glob=glob)
+    cleaned = attrs.evolve(
+        candidate,
+        mistake=redact(candidate.mistake),
+        fix=redact(candidate.fix),
+        summary=redact(candidate.summary),
+        trigger=trigger,
+        tags=_strings(candidate.tags),
+        error_lines=_strings(candidate.error_lines),
+        project=None if candidate.project is None else redact(candidate.project),
+    )
+    return candidate if cleaned == candidate else cleaned

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring, triggers
 
@@ -166,10 +167,11 @@ def trigger_for(tool: str | None, trigger: str | None) -> str | None:
 
 
 def _summary(fields: dict[str, str]) -> str:
+    # Redact before cutting: a token cut in half no longer matches its rule.
     if fields.get("summary"):
-        return fields["summary"][:120]
+        return redact_head(fields["summary"], 120)[:120]
     first = re.split(r"(?<=[.;!?])\s", fields["mistake"], maxsplit=1)[0]
-    return first.rstrip(".;!? ")[:120]
+    return redact_head(first, 120).rstrip(".;!? ")[:120]
 
 
 def _tags(fields: dict[str, str], tool: str | None, trigger_text: str | None) -> tuple[str, ...]:
