@@ -23,7 +23,9 @@ from collections.abc import Iterable
 import attrs
 
 from lessons_core import ids
+from lessons_core.errors import ValidationError
 from lessons_core.models import Lesson, Status
+from lessons_core.privacy import redact, redact_lesson
 from lessons_core.store.base import Store
 
 
@@ -118,7 +120,13 @@ def _same_id(store: Store, lesson_id: str) -> Lesson | None:
 def import_lessons(store: Store, lessons: Iterable[Lesson], report: ImportReport) -> ImportReport:
     """Apply the rules above to every lesson, in one transaction; fills and returns ``report``."""
     with store.transaction():
-        for lesson in lessons:
+        for incoming in lessons:
+            # Redacted first, so the hash compared is the one the store keeps.
+            try:
+                lesson = redact_lesson(incoming)
+            except ValidationError as exc:
+                where = f"lesson {redact(incoming.slug) or incoming.id or 'without an id'}"
+                raise ValidationError(str(exc), where=where) from None
             digest = lesson.content_hash
             by_hash = store.find_by_hash(digest)
             if by_hash is not None:
