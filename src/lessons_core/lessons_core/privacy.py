@@ -146,9 +146,15 @@ class _Rule:
 
     def hits(self, text: str) -> Iterator[tuple[int, int]]:
         """The ``(start, end)`` of each secret this rule finds in ``text``."""
-        for match in self.pattern.compiled.finditer(text):
+        search = self.pattern.compiled.search
+        pos = 0
+        while (match := search(text, pos)) is not None:
             if self.check is not None and not self.check(match):
+                # Not a secret; a label further on may still be inside this match
+                # (``token = password = "…"``), so look again from the next character.
+                pos = match.start() + 1
                 continue
+            pos = max(match.end(), match.start() + 1)
             span = match.span("s") if "s" in match.re.groupindex else match.span()
             if span[0] < span[1] and not text.startswith("[REDACTED:", span[0]):
                 yield span
@@ -255,7 +261,7 @@ _RULES: list[_Rule] = [
     _Rule("terraform-token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}", (".atlasv1.",)),
     _Rule("grafana-token", r"\bgl(?:c|sa)_[A-Za-z0-9+/_=-]{32,}", ("glc_", "glsa_")),
     _Rule("newrelic-key", r"\bNR(?:AK|AA|II|JS)-[A-Za-z0-9]{27,}", ("NRAK-", "NRAA-", "NRII-")),
-    _Rule("sentry-token", r"\bsntr[ysu]_[A-Za-z0-9+/=_-]{40,}", ("sntry",)),
+    _Rule("sentry-token", r"\bsntry[su]_[A-Za-z0-9+/=_-]{40,}", ("sntry",)),
     _Rule("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", ("PMAK-",)),
     _Rule("linear-key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b", ("lin_",)),
     _Rule(
