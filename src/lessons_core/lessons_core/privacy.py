@@ -1,15 +1,24 @@
-"""Keep secrets and personal paths out of what leaves the machine.
+r"""Keep secrets and personal paths out of what leaves the machine.
 
 Transcripts are full of tokens pasted into shells and config files, and a lesson mined from them
-can carry one along; an export is meant to be shared. So the scanner and ``lessons export`` pass
-text through :func:`redact` (secrets become ``[REDACTED:<kind>]``) and :func:`normalize_home`
-(``/home/alice/src/app`` becomes ``~/src/app``, which also makes lessons comparable across
-machines).
+can carry one along; an export is meant to be shared. So every write path passes text through
+:func:`redact` (secrets become ``[REDACTED:<kind>]``) and the scanner and ``lessons export`` also
+through :func:`normalize_home` (``/home/alice/src/app`` becomes ``~/src/app``, which also makes
+lessons comparable across machines). Three rules keep that true:
+
+* **redact, then cut**: a token cut in half no longer matches its rule, so a summary or an error
+  line is shortened only after :func:`redact` (:func:`redact_head` redacts just the part a cut
+  keeps);
+* **whole objects**: :func:`redact_lesson` and :func:`redact_candidate` cover every field (tags,
+  projects, slugs, triggers), and the store calls them on every write;
+* **patterns stay patterns**: a secret inside a regex trigger is replaced with ``\S+``
+  (:func:`redact_pattern`), and a trigger that no longer compiles is refused, never stored.
 
 The patterns favour precision: each provider's keys have a recognisable prefix and length, and
 the generic ``key=value`` rule only fires on secret-sounding names with a value that does not
-look like code (``token = os.environ["TOKEN"]`` is left alone). A git sha, a UUID or an ordinary
-sentence about "the client secret" must come through unchanged.
+look like code (``token = os.environ["TOKEN"]`` is left alone). Values under other names are
+redacted only when they look generated (the high-entropy fallback). A git sha, a UUID, a path or
+an ordinary sentence about "the client secret" must come through unchanged.
 """
 
 from __future__ import annotations
@@ -19,7 +28,27 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-_CODE_LIKE = re.compile(
+
+class _Lazy:
+    """A pattern compiled on first use: a text is only searched with the rules whose needles it
+    holds, so most rules are never needed by a given command, and compiling all of them up front
+    was most of the cost of importing this module."""
+
+    __slots__ = ("_compiled", "flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source = source
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled
+
+
+_CODE_LIKE = _Lazy(
     r"""^(?:
         [$%@{<]                                  # $VAR, %VAR%, @secret, {{ tpl }}, <placeholder>
       | \[REDACTED:                              # already redacted by a specific rule
@@ -38,14 +67,14 @@ def _tag(kind: str) -> str:
 def _not_code(match: re.Match[str]) -> bool:
     """A value after a secret-sounding label is a secret unless it reads as code or a template
     (``token = os.environ["TOKEN"]``, ``password: <your password>``)."""
-    return not _CODE_LIKE.match(match.group("s"))
+    return not _CODE_LIKE.compiled.match(match.group("s"))
 
 
 def _authorization_value(match: re.Match[str]) -> bool:
     """``Authorization: Basic dXNlcjpwYXNz`` is a credential; ``Authorization: required`` is
     prose. A value after a scheme name, or one holding a digit or 16+ characters, counts."""
     value = match.group("s")
-    if _CODE_LIKE.match(value):
+    if _CODE_LIKE.compiled.match(value):
         return False
     return bool(match.group("scheme")) or len(value) >= 16 or any(c.isdigit() for c in value)
 
@@ -71,7 +100,7 @@ def _random_looking(match: re.Match[str]) -> bool:
     value = match.group("s").strip("=")
     if _id_like(match.group("label")) or value.startswith(_ID_PREFIXES):
         return False
-    if len(value) < 20 or _CODE_LIKE.match(value) or set(value) <= _HEX:
+    if len(value) < 20 or _CODE_LIKE.compiled.match(value) or set(value) <= _HEX:
         return False
     if value.startswith(("/", ".", "-")) or value.count("/") >= 2 or ".." in value:
         return False
@@ -98,25 +127,6 @@ def _entropy(text: str) -> float:
         counts[char] = counts.get(char, 0) + 1
     size = len(text)
     return -sum(n / size * log2(n / size) for n in counts.values())
-
-
-class _Lazy:
-    """A pattern compiled on first use: a text is only searched with the rules whose needles it
-    holds, so most rules are never needed by a given command, and compiling all of them up front
-    was most of the cost of importing this module."""
-
-    __slots__ = ("_compiled", "flags", "source")
-
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self.source = source
-        self.flags = flags
-        self._compiled: re.Pattern[str] | None = None
-
-    @property
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.source, self.flags)
-        return self._compiled
 
 
 class _Rule:
@@ -447,7 +457,7 @@ def redact_pattern(source: str, *, glob: bool = False) -> str:
     return source
 
 
-_QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*,?\d*\})[?+]?")
+_QUANTIFIER = _Lazy(r"(?:[*+?]|\{\d*,?\d*\})[?+]?")
 
 
 def _unescape(source: str) -> tuple[str, list[int], list[int]]:
@@ -464,7 +474,7 @@ def _unescape(source: str) -> tuple[str, list[int], list[int]]:
             stop = i + 2
             if nxt.isalnum():
                 # A class escape with its quantifier (``\s+``) is one separator.
-                quantifier = _QUANTIFIER.match(source, stop)
+                quantifier = _QUANTIFIER.compiled.match(source, stop)
                 stop = quantifier.end() if quantifier else stop
             plain.append(" " if nxt.isalnum() else nxt)
             starts.append(i)
@@ -485,7 +495,7 @@ def _first_hit(text: str) -> tuple[int, int] | None:
     return None
 
 
-_SPACE = re.compile(r"\s")
+_SPACE = _Lazy(r"\s")
 
 
 def redact_head(text: str, limit: int) -> str:
@@ -495,12 +505,12 @@ def redact_head(text: str, limit: int) -> str:
     megabytes cut to a 200-character line must not cost a scan of it all."""
     margin = max(4 * limit, 1024)
     if len(text) > limit + margin:
-        stop = _SPACE.search(text, limit + margin)
+        stop = _SPACE.compiled.search(text, limit + margin)
         text = text[: stop.start()] if stop else text
     return redact(text)
 
 
-_GENERIC_HOMES = re.compile(
+_GENERIC_HOMES = _Lazy(
     r"""(?<![\w./\\-])(?:
         /Users/(?!Shared\b)[^/\s"'`:]+
       | /home/[^/\s"'`:]+
@@ -519,7 +529,7 @@ def normalize_home(text: str, home: str | Path | None = None) -> str:
     home_text = str(home if home is not None else Path.home()).rstrip("/\\")
     if home_text and home_text not in ("/", "~"):
         text = re.sub(re.escape(home_text) + r"(?=$|[/\\\s\"'`:,;)\]}])", "~", text)
-    return _GENERIC_HOMES.sub("~", text)
+    return _GENERIC_HOMES.compiled.sub("~", text)
 
 
 def scrub(text: str, home: str | Path | None = None) -> str:

@@ -57,7 +57,6 @@ from lessons_core.models import (
     Triggers,
     content_hash,
 )
-from lessons_core.privacy import redact_candidate, redact_lesson
 from lessons_core.store import migrations
 
 log = get_logger()
@@ -180,6 +179,19 @@ def candidate_key(candidate: Candidate) -> str:
 
 
 # -- row mapping ------------------------------------------------------------------------------
+
+
+def _redacted_lesson(lesson: Lesson) -> Lesson:
+    # Imported on the first write: reading commands (``lessons list``) never need it.
+    from lessons_core.privacy import redact_lesson
+
+    return redact_lesson(lesson)
+
+
+def _redacted_candidate(candidate: Candidate) -> Candidate:
+    from lessons_core.privacy import redact_candidate
+
+    return redact_candidate(candidate)
 
 
 def _lesson_params(lesson: Lesson, digest: str) -> tuple[Any, ...]:
@@ -470,7 +482,7 @@ class SQLiteStore:
         return out
 
     def _add_one(self, lesson: Lesson) -> Lesson:
-        lesson = redact_lesson(lesson)
+        lesson = _redacted_lesson(lesson)
         digest = content_hash(lesson)
         now = utc_now()
         existing = self.find_by_hash(digest)
@@ -520,7 +532,7 @@ class SQLiteStore:
 
     def update_lesson(self, lesson: Lesson) -> Lesson:
         """Replace the lesson with this id; ``updated_at`` is refreshed."""
-        lesson = redact_lesson(lesson)
+        lesson = _redacted_lesson(lesson)
         digest = content_hash(lesson)
         updated = attrs.evolve(lesson, updated_at=utc_now())
         with self.transaction():
@@ -617,7 +629,7 @@ class SQLiteStore:
 
     def add_candidate(self, candidate: Candidate) -> Candidate:
         """Insert a candidate, or merge its evidence into the pending one with the same content."""
-        candidate = redact_candidate(candidate)
+        candidate = _redacted_candidate(candidate)
         key = candidate_key(candidate)
         with self.transaction():
             rows = self._read(
@@ -672,7 +684,7 @@ class SQLiteStore:
         return [_row_to_candidate(r) for r in rows]
 
     def update_candidate(self, candidate: Candidate) -> Candidate:
-        candidate = redact_candidate(candidate)
+        candidate = _redacted_candidate(candidate)
         with self.transaction():
             cur = self._execute(
                 _CANDIDATE_UPDATE,
