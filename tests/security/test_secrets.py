@@ -661,3 +661,18 @@ def test_real_transcripts_keep_their_ordinary_text(shared_dir: Path):
         if budget <= 0:
             break
     assert fired == {}
+
+
+def test_exported_statistics_are_redacted_to_the_last_nested_string():
+    """Delivery statistics leave the machine with the lessons: every string in them is redacted."""
+    from lessons_core.transfer import jsonl
+
+    fake = next(f for f in FAKES if f.kind == "github-classic")
+    row = {
+        "type": "lesson-deliveries",
+        "lessonId": "01KNH2FRACBQMQWX29GPYE47D8",
+        "deliveries": [{"session": fake.text, "agent": "claude", "event": "pre_tool_use:hint"}],
+    }
+    lines = jsonl.export_lines([], statistics=[row])
+    assert leaks("\n".join(lines)) == []
+    assert json.loads(lines[-1])["deliveries"][0]["agent"] == "claude"

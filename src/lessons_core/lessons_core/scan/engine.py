@@ -756,7 +756,7 @@ class Scanner:
             from lessons_core.privacy import redact_head
 
             mistake = redact_head(candidate.mistake, 80)[:80]  # rejected before its scrub
-            log.debug("scan.rejected", reason=reason, mistake=mistake)
+            log.debug("scan.rejected", reason=redact_head(reason, 300), mistake=mistake)
         elif status == DUPLICATE:
             self.report.duplicates += 1
 

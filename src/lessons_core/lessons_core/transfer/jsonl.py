@@ -249,9 +249,16 @@ def export_lines(
     return out
 
 
-def _redacted_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A statistics row with its strings redacted: it leaves the machine like the lessons."""
-    return {k: privacy.redact(v) if isinstance(v, str) else v for k, v in row.items()}
+def _redacted_row(row: Any) -> Any:
+    """A statistics row with every string in it redacted: it leaves the machine like the
+    lessons do."""
+    if isinstance(row, str):
+        return privacy.redact(row)
+    if isinstance(row, dict):
+        return {k: _redacted_row(v) for k, v in row.items()}
+    if isinstance(row, list):
+        return [_redacted_row(v) for v in row]
+    return row
 
 
 def write_export(lessons: Iterable[Lesson], stream: IO[str], home: str | Path | None = None) -> int:
