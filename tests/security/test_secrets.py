@@ -676,3 +676,25 @@ def test_exported_statistics_are_redacted_to_the_last_nested_string():
     lines = jsonl.export_lines([], statistics=[row])
     assert leaks("\n".join(lines)) == []
     assert json.loads(lines[-1])["deliveries"][0]["agent"] == "claude"
+
+
+def test_lessons_add_refuses_a_pattern_broken_by_redaction(env: dict[str, str]):
+    """The CLI says which field, without the secret, and exits 1 without a traceback."""
+    lesson = {
+        "summary": "never pass the password on the mysql command line",
+        "mistake": "mysql -p with the password inline shows it in the process list",
+        "remediation": "use an option file readable only by the user",
+        "triggers": {"commandPatterns": [BREAKS]},
+    }
+    done = subprocess.run(
+        [str(BIN / "lessons"), "add", "-"],
+        input=json.dumps(lesson),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error:") and "commandPatterns" in done.stderr
+    assert "Traceback" not in done.stderr and "FAKEpw9Qz7" not in done.stderr + done.stdout
