@@ -152,19 +152,16 @@ def test_default_spawn_leaves_no_child_behind(fixtures):
     started = time.perf_counter()
     assert autoscan.maybe_start(dict(os.environ)) is True
     assert time.perf_counter() - started < 2.0
+    spawned = time.time()
+    # The scan stamps the interval when it is done. Waiting for that, not polling the store
+    # under the scan lock: a poll holding the lock as the scan arrives would send it away
+    # (a background scan leaves when the lock is held), and the test would wait for nothing.
+    stamp = home / autoscan.STAMP_NAME
     deadline = time.time() + 120
-    found = []
-    while time.time() < deadline:
-        if (home / "lessons.db").exists():
-            try:
-                with engine.scan_lock(home, wait=False), services.open_store() as store:
-                    found = store.list_candidates()
-            except engine.ScanBusy:
-                found = []
-            if found:
-                break
+    while time.time() < deadline and stamp.stat().st_mtime <= spawned:
         time.sleep(0.2)
-    assert found
+    with engine.scan_lock(home, wait=True), services.open_store() as store:
+        assert store.list_candidates()
 
 
 def test_the_environment_switch_turns_it_off():

@@ -820,7 +820,10 @@ class Scanner:
         self.report.count(candidate.agent, f"tier{candidate.tier}")
         if status == REJECTED:
             self.report.rejected += 1
-            log.debug("scan.rejected", reason=reason, mistake=candidate.mistake[:80])
+            from lessons_core.privacy import redact_head
+
+            mistake = redact_head(candidate.mistake, 80)[:80]  # rejected before its scrub
+            log.debug("scan.rejected", reason=redact_head(reason, 300), mistake=mistake)
         elif status == DUPLICATE:
             self.report.duplicates += 1
 

@@ -193,9 +193,28 @@ class Progress:
         self.end = end
 
 
+#: Characters no token holds: a cut there never splits a secret in two.
+_SEPARATORS = " \t\n\r\"'`,;<>()[]{}"
+#: How far back (or on) from the middle a cut may move to reach a separator.
+_SLACK = 400
+
+
 def shorten(text: str, limit: int = 4000) -> str:
-    """Keep the head and the tail of a long tool output: errors sit at either end."""
+    """Keep the head and the tail of a long tool output: errors sit at either end.
+
+    The cuts fall on separators (whitespace, quotes, brackets), never inside a token: half a
+    token no longer matches the rule that would redact it later. A text with no separator near
+    either cut (one long blob) is redacted whole first.
+    """
     if len(text) <= limit:
         return text
     half = limit // 2
-    return f"{text[:half]}\n…\n{text[-half:]}"
+    head = max(text.rfind(sep, half - _SLACK, half + 1) for sep in _SEPARATORS)
+    tails = [i for i in (text.find(sep, len(text) - half - 1) for sep in _SEPARATORS) if i >= 0]
+    tail = min(tails, default=-1)
+    if head < 0 or tail < 0 or tail > len(text) - half + _SLACK:
+        from lessons_core.privacy import redact
+
+        redacted = redact(text)
+        return f"{redacted[:half]}\n…\n{redacted[-half:]}"
+    return f"{text[:head]}\n…\n{text[tail:]}"

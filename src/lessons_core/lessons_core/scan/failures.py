@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 
 # The failure classes, as pattern sources (caseless): they are only ever searched together, in
@@ -171,7 +172,7 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
             continue
         if _ERROR_LINE.search(line):
             seen.add(line)
-            out.append(line[:200])
+            out.append(redact_head(line, 200)[:200])  # redact first: a cut token leaks
             if len(out) >= limit:
                 break
     return tuple(out)

@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from lessons_core import ids
-from lessons_core.errors import LessonsError
+from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.logs import get_logger
 from lessons_core.models import (
     Candidate,
@@ -30,6 +30,7 @@ from lessons_core.models import (
     Status,
     Triggers,
 )
+from lessons_core.privacy import normalize_home, redact_candidate, redact_head
 from lessons_core.scan import scoring
 from lessons_core.store.base import Store
 
@@ -97,16 +98,31 @@ def pattern_problem(pattern: str) -> str | None:
 def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:
     """The checks and scrubbing of intake that need no store: the candidate ready for
     :meth:`Intake.admit` (with ``prepared=True``), or why it is rejected."""
-    return rejection(candidate) or scrub(candidate, home)
+    return rejection(candidate) or scrubbed_or_refused(candidate, home)
+
+
+def scrubbed_or_refused(candidate: Candidate, home: str | None = None) -> Candidate | str:
+    """:func:`scrub`, or why the scrubbed candidate may not enter the store: its trigger held a
+    secret, and the pattern left once the secret is redacted no longer compiles or is unsafe."""
+    try:
+        clean = scrub(candidate, home)
+    except ValidationError as exc:
+        return f"trigger held a secret: {exc}"
+    if clean.trigger != candidate.trigger and clean.trigger and clean.tool not in _FILE_TOOLS:
+        unsafe = pattern_problem(clean.trigger)
+        if unsafe:
+            return f"trigger held a secret, and once redacted would be refused: {unsafe}"
+    return clean
 
 
 def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
-    """Redact secrets and replace home directories in everything taken from a transcript."""
-
-    from lessons_core.privacy import normalize_home, redact  # its patterns compile on import
+    """Redact secrets (in every field, the trigger too) and replace home directories in
+    everything taken from a transcript. Raises :class:`ValidationError` when the trigger held a
+    secret and is no longer a valid regular expression once it is redacted."""
+    candidate = redact_candidate(candidate)
 
     def clean(text: str) -> str:
-        return normalize_home(redact(text), home)
+        return normalize_home(text, home)
 
     return attrs.evolve(
         candidate,
@@ -176,7 +192,7 @@ def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
             path_patterns = (candidate.trigger,)
         else:
             command_patterns = (candidate.trigger,)
-    summary = candidate.summary or candidate.mistake[:100]
+    summary = candidate.summary or redact_head(candidate.mistake, 100)[:100]
     source = f"scan:tier{candidate.tier}" if candidate.tier <= 2 else f"plugin:{candidate.detector}"
     return Lesson(
         id=ids.new_id(),
@@ -368,10 +384,10 @@ class Intake:
         does while reading, in parallel, to keep its serial commit short.
         """
         if not prepared:
-            reason = rejection(candidate)
-            if reason:
-                return Outcome(REJECTED, candidate, reason)
-            candidate = scrub(candidate, self.home)
+            prepared_or_reason = prepare(candidate, self.home)
+            if isinstance(prepared_or_reason, str):
+                return Outcome(REJECTED, candidate, prepared_or_reason)
+            candidate = prepared_or_reason
         self._load()
         hit = self._duplicate_lesson(candidate)
         if hit is not None:

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring, triggers
 
@@ -200,11 +201,13 @@ def trigger_for(tool: str | None, trigger: str | None) -> str | None:
 
 
 def _summary(fields: dict[str, str]) -> str:
+    # Redact before cutting: a token cut in half no longer matches its rule.
     if fields.get("summary") and not is_placeholder(fields["summary"]):
-        return fields["summary"][:120]  # (a left-over ``<one line>`` falls back to the mistake)
+        # (a left-over ``<one line>`` falls back to the mistake)
+        return redact_head(fields["summary"], 120)[:120]
     # The first sentence: a stop after a word, not the dots of ``./...`` or ``../``.
     first = re.split(r"(?<=\w[.;!?])\s", fields["mistake"], maxsplit=1)[0]
-    return first.rstrip(".;!? ")[:120]
+    return redact_head(first, 120).rstrip(".;!? ")[:120]
 
 
 def _tags(fields: dict[str, str], tool: str | None, trigger_text: str | None) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring, triggers
 from lessons_core.scan.failures import error_lines
@@ -109,7 +110,7 @@ def _same_input(a: ev.Event, b: ev.Event) -> bool:
 
 
 def _one_line(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
+    text = " ".join(redact_head(text, limit).split())  # redact, then cut: a cut token leaks
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

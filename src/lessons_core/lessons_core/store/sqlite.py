@@ -15,6 +15,10 @@ Why these settings:
 Rows map to model objects by hand (a few dict look-ups per row): cattrs would be the natural tool
 at an I/O boundary, but listing every lesson happens on every manifest build and scan, and the
 mapping is short enough to keep in view.
+
+Every lesson and candidate is passed through :mod:`lessons_core.privacy` on its way in (add,
+update, merge): whatever path wrote it — scan, ``lessons add``, import, a plugin — no secret is
+stored, and so none reaches the manifest, which is compiled from the store.
 """
 
 # SQL text here is built only from the module's own column and table names; values are always
@@ -175,6 +179,19 @@ def candidate_key(candidate: Candidate) -> str:
 
 
 # -- row mapping ------------------------------------------------------------------------------
+
+
+def _redacted_lesson(lesson: Lesson) -> Lesson:
+    # Imported on the first write: reading commands (``lessons list``) never need it.
+    from lessons_core.privacy import redact_lesson
+
+    return redact_lesson(lesson)
+
+
+def _redacted_candidate(candidate: Candidate) -> Candidate:
+    from lessons_core.privacy import redact_candidate
+
+    return redact_candidate(candidate)
 
 
 def _lesson_params(lesson: Lesson, digest: str) -> tuple[Any, ...]:
@@ -501,6 +518,7 @@ class SQLiteStore:
         return out
 
     def _add_one(self, lesson: Lesson) -> Lesson:
+        lesson = _redacted_lesson(lesson)
         digest = content_hash(lesson)
         now = utc_now()
         existing = self.find_by_hash(digest)
@@ -550,6 +568,7 @@ class SQLiteStore:
 
     def update_lesson(self, lesson: Lesson) -> Lesson:
         """Replace the lesson with this id; ``updated_at`` is refreshed."""
+        lesson = _redacted_lesson(lesson)
         digest = content_hash(lesson)
         updated = attrs.evolve(lesson, updated_at=utc_now())
         with self.transaction():
@@ -646,6 +665,7 @@ class SQLiteStore:
 
     def add_candidate(self, candidate: Candidate) -> Candidate:
         """Insert a candidate, or merge its evidence into the pending one with the same content."""
+        candidate = _redacted_candidate(candidate)
         key = candidate_key(candidate)
         with self.transaction():
             rows = self._read(
@@ -700,6 +720,7 @@ class SQLiteStore:
         return [_row_to_candidate(r) for r in rows]
 
     def update_candidate(self, candidate: Candidate) -> Candidate:
+        candidate = _redacted_candidate(candidate)
         with self.transaction():
             cur = self._execute(
                 _CANDIDATE_UPDATE,

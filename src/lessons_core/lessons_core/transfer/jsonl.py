@@ -203,11 +203,16 @@ def read_text(path: str | Path) -> str:
 
 
 def scrubbed(lesson: Lesson, home: str | Path | None = None) -> Lesson:
-    """``lesson`` with its text fields redacted and home paths normalised (triggers untouched)."""
+    """``lesson`` with a secret in any field redacted (its triggers too, see
+    :func:`lessons_core.privacy.redact_lesson`) and home paths in its texts normalised."""
 
     def clean(text: str) -> str:
-        return privacy.scrub(text, home)
+        return privacy.normalize_home(text, home)
 
+    try:
+        lesson = privacy.redact_lesson(lesson)
+    except ValidationError as exc:
+        raise ValidationError(str(exc), where=f"lesson {lesson.id}") from None
     return attrs.evolve(
         lesson,
         summary=clean(lesson.summary),
@@ -240,8 +245,20 @@ def export_lines(
         json.dumps(serde.lesson_to_json(scrubbed(lesson, home)), ensure_ascii=False)
         for lesson in items
     )
-    out.extend(json.dumps(row, ensure_ascii=False) for row in statistics)
+    out.extend(json.dumps(_redacted_row(row), ensure_ascii=False) for row in statistics)
     return out
+
+
+def _redacted_row(row: Any) -> Any:
+    """A statistics row with every string in it redacted: it leaves the machine like the
+    lessons do."""
+    if isinstance(row, str):
+        return privacy.redact(row)
+    if isinstance(row, dict):
+        return {k: _redacted_row(v) for k, v in row.items()}
+    if isinstance(row, list):
+        return [_redacted_row(v) for v in row]
+    return row
 
 
 def write_export(lessons: Iterable[Lesson], stream: IO[str], home: str | Path | None = None) -> int:

@@ -26,7 +26,9 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from lessons_core import ids
+from lessons_core.errors import ValidationError
 from lessons_core.models import Lesson
+from lessons_core.privacy import redact, redact_lesson
 from lessons_core.store.base import Store
 
 
@@ -165,7 +167,13 @@ def import_lessons(
     ``resolve`` is one of :data:`RESOLUTIONS` for every conflict, or a function asked for each.
     """
     with store.transaction():
-        for lesson in lessons:
+        for incoming in lessons:
+            # Redacted first, so the hash compared is the one the store keeps.
+            try:
+                lesson = redact_lesson(incoming)
+            except ValidationError as exc:
+                where = f"lesson {redact(incoming.slug) or incoming.id or 'without an id'}"
+                raise ValidationError(str(exc), where=where) from None
             digest = lesson.content_hash
             by_hash = store.find_by_hash(digest)
             if by_hash is not None:
