@@ -98,9 +98,13 @@ def main(argv: list[str] | None = None) -> Any:
     common.OWN_PROCESS = True
     try:
         return cli.main(args=argv, prog_name="lessons", standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            _interrupted()
         click.echo("Aborted.", err=True)
         sys.exit(1)
+    except KeyboardInterrupt:  # outside the command (while it is looked up or imported)
+        _interrupted()
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -113,3 +117,14 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(1)
     finally:
         common.settle_heap()
+
+
+def _interrupted() -> None:
+    """Ctrl-C: one line and the shell's code for SIGINT (128 + 2), never a traceback. What a
+    command committed before stays (every write is a transaction; a scan's offsets move with
+    its candidates)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the exit short
+    click.echo("Interrupted.", err=True)
+    sys.exit(130)

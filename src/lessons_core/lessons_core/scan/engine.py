@@ -520,18 +520,6 @@ def read_file(
     return result
 
 
-#: What a forked worker needs (set just before the pool forks; inherited, never pickled).
-_WORKER: tuple[Mapping[str, AgentSpec], Sequence[DetectorSpec], Config, str | None] | None = None
-
-
-def _work(job: Job) -> FileResult | ReadFailure:
-    assert _WORKER is not None
-    try:
-        return read_file(job, *_WORKER)
-    except Exception as exc:  # one unreadable file must not end the scan
-        return ReadFailure(str(job.path), f"{type(exc).__name__}: {exc}", job.piece)
-
-
 def _usable_cpus() -> int:
     """The CPUs this process may run on (a container or ``taskset`` may allow fewer than exist)."""
     try:
@@ -662,22 +650,15 @@ class Scanner:
         # commands are not kept waiting by a long scan.
         pending = _Pending(self._commit_group)
         results: Iterable[FileResult | ReadFailure]
-        pool: Any = None
-        if size > 1 and not use_pool:
-            from lessons_core.scan.split import read_split
+        if size > 1:
+            from lessons_core.scan import split
 
             _ = self.detectors  # collected (and imported) once, before the helpers fork
-            # This process's share is committed while the helpers may still be reading theirs.
-            results = read_split(jobs, self._read_one, size, on_own_done=pending.flush)
-        elif size > 1:
-            import multiprocessing
-
-            global _WORKER  # handed to the forked workers by inheritance
-            _WORKER = (self.agents, self.detectors, self.config, self.intake.home)
-            pool = multiprocessing.get_context("fork").Pool(size)
-            # Largest first, so one big file does not finish last on its own.
-            ordered = sorted(jobs, key=lambda j: -j.todo)
-            results = pool.imap_unordered(_work, ordered, chunksize=1)
+            if use_pool:
+                results = split.read_pooled(jobs, self._read_one, size)
+            else:
+                # This process's share is committed while the helpers may still be reading.
+                results = split.read_split(jobs, self._read_one, size, on_own_done=pending.flush)
         else:
             results = (self._read_one(job) for job in jobs)
         try:
@@ -694,10 +675,11 @@ class Scanner:
                 pending.add(result)
             pending.flush()
         finally:
-            if pool is not None:
-                pool.close()
-                pool.join()
-                _WORKER = None
+            # Left early (Ctrl-C, an error): stop the helpers now, not whenever the generator
+            # is collected. What was committed stays; the rest is read again next time.
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
         return self.report
 
     def _commit_group(self, group: list[FileResult]) -> None:
