@@ -249,3 +249,79 @@ def test_one_ctrl_c_stops_any_scan_and_the_next_scan_is_right(
 
 
 _REFERENCE: dict[str, list[tuple[object, ...]]] = {}
+
+
+# -- scan state keyed by the file, not by how it was named ---------------------------------
+
+
+def _scanned(out: subprocess.CompletedProcess[str]) -> tuple[int, int]:
+    """(files read, files unchanged) from a scan's summary line."""
+    assert out.returncode == 0, out.stderr
+    m = re.search(r"Scanned (\d+) of \d+ transcript\(s\) .*?(\d+) unchanged", out.stdout)
+    assert m, out.stdout
+    return int(m[1]), int(m[2])
+
+
+def _evidence(env: dict[str, str]) -> int:
+    out = _run(env, "candidates", "--status", "all", "--json")
+    return sum(len(json.loads(line)["evidence"]) for line in out.stdout.splitlines())
+
+
+def _one_transcript(base: Path) -> Path:
+    folder = base / "work" / "transcripts"
+    folder.mkdir(parents=True)
+    target = folder / "5f0c2a8e-1111-4c3b-9d7e-000000000001.jsonl"
+    target.write_bytes(FIXTURE.read_bytes())
+    return target
+
+
+def test_a_file_named_another_way_is_not_read_again(tmp_path: Path) -> None:
+    """Relative, absolute, through a symlink or ``..``: one file, one scan state."""
+    target = _one_transcript(tmp_path)
+    (tmp_path / "link").symlink_to(target.parent)
+    env = _env(tmp_path, "store")
+    cwd = tmp_path / "work"
+
+    def scan(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [LESSONS, "scan", "--agent", "claude", name],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    assert _scanned(scan("transcripts/" + target.name)) == (1, 0)
+    evidence = _evidence(env)
+    assert evidence > 0
+    for other in (
+        str(target),
+        str(tmp_path / "link" / target.name),
+        f"../work/{target.parent.name}",
+    ):
+        assert _scanned(scan(other)) == (0, 1), other
+    assert _evidence(env) == evidence
+
+
+def test_a_state_kept_under_a_relative_path_is_taken_over(tmp_path: Path) -> None:
+    """A store from before keyed this file by the relative path it was given: a scan naming it
+    by its absolute path takes that state over instead of reading the file again."""
+    import sqlite3
+
+    target = _one_transcript(tmp_path)
+    env = _env(tmp_path, "store")
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(target))) == (1, 0)
+    evidence = _evidence(env)
+    db = sqlite3.connect(tmp_path / "store" / "lessons.db")
+    with db:
+        db.execute(
+            "UPDATE scan_state SET path = ? WHERE path = ?",
+            ("transcripts/" + target.name, str(target)),
+        )
+    db.close()
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(target))) == (0, 1)
+    assert _evidence(env) == evidence
+    with target.open("ab") as fh:  # and it goes on from there
+        fh.write(FIXTURE.read_bytes().splitlines(keepends=True)[1])
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(target)))[0] == 1

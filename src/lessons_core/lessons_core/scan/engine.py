@@ -189,8 +189,10 @@ def discover(
             for file in files:
                 agent = only or sniff(file)
                 if agent is not None and agent in agents:
-                    found.append((agent, str(file)))
-        return found
+                    # The scan state is keyed by the file, not by how it was named: a relative
+                    # path, a symlink or ``..`` must not make a read file new again.
+                    found.append((agent, os.path.realpath(file)))
+        return list(dict.fromkeys(found))
     for name, spec in agents.items():
         if only and name != only:
             continue
@@ -199,6 +201,7 @@ def discover(
         for root in spec.transcript_roots(environ):
             if not root.is_dir():
                 continue
+            root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
             exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
             found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
     return found
@@ -569,6 +572,27 @@ class Scanner:
         )
         bulk = getattr(store, "list_scan_states", None) if self._stamps is None else None
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
+        self._legacy = self._legacy_keys()
+
+    def _legacy_keys(self) -> dict[int, str]:
+        """Inode -> key of the states an earlier version keyed by a relative path (as typed)."""
+        if self._stamps is not None:
+            by_inode = {k: v[2] for k, v in self._stamps.items()}
+        elif self._states is not None:
+            by_inode = {k: int(v.get("inode") or 0) for k, v in self._states.items()}
+        else:
+            return {}
+        return {inode: k for k, inode in by_inode.items() if not k.startswith(os.sep) and inode}
+
+    def _adopt(self, inode: int) -> dict[str, Any] | None:
+        """A file with no state under its resolved path takes over the relative-path state with
+        its inode: read under that name before, it is not new (``_plan`` still checks size,
+        mtime, inode and the bytes before the offset, so another file is read afresh)."""
+        key = self._legacy.pop(inode)
+        if self._states is not None:
+            return self._states.get(key)
+        state: dict[str, Any] | None = self.store.get_scan_state(key)
+        return state
 
     @property
     def detectors(self) -> list[DetectorSpec]:
@@ -583,6 +607,8 @@ class Scanner:
     def plan(self, agent: str, path: str | os.PathLike[str]) -> Job | None:
         """A job for ``path``, or ``None`` when it is unchanged since the last scan."""
         key = os.fspath(path)
+        if not key.startswith(os.sep):
+            key = os.path.realpath(key)  # keyed by the file, not by how it was named
         st = os.stat(key)  # noqa: PTH116 - a Path per unchanged file is what this avoids
         if self._stamps is not None:
             stamp = self._stamps.get(key)
@@ -593,6 +619,8 @@ class Scanner:
             state = self._states.get(key)
         else:
             state = self.store.get_scan_state(key)
+        if state is None and st.st_ino in self._legacy:
+            state = self._adopt(st.st_ino)
         changed = Path(key)
         plan = _plan(agent, changed, state, st)
         return None if plan is None else Job(agent, changed, st, plan)
