@@ -325,3 +325,219 @@ def test_a_state_kept_under_a_relative_path_is_taken_over(tmp_path: Path) -> Non
     with target.open("ab") as fh:  # and it goes on from there
         fh.write(FIXTURE.read_bytes().splitlines(keepends=True)[1])
     assert _scanned(_run(env, "scan", "--agent", "claude", str(target)))[0] == 1
+
+
+# -- oversized lessons ----------------------------------------------------------------------
+
+SMALL = {
+    "summary": "git stash leaves untracked files behind",
+    "mistake": "git stash without -u leaves untracked files in the tree",
+    "remediation": "use git stash -u",
+    "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\bgit\\s+stash\\b"]},
+}
+
+
+def _big(size: int) -> dict[str, object]:
+    return {
+        "summary": "a lesson far too long",
+        "mistake": "x" * size,
+        "remediation": "keep lessons short",
+        "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\brm\\s+-rf\\b"]},
+    }
+
+
+def _fires(env: dict[str, str], command: str) -> list[str]:
+    """Slugs ``explain`` says would fire for a Bash call (failing on any error)."""
+    out = _run(env, "explain", "--agent", "claude", "--tool", "Bash", "--command", command)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    return re.findall(r"^\s+(\S+) \[.*\]: fires", out.stdout, re.M)
+
+
+def _node_manifest(*lessons: dict[str, object]) -> dict[str, object]:
+    entries = {}
+    for n, lesson in enumerate(lessons):
+        entries[f"01KNH2FRACBQMQWX29GPYE47D{n}"] = {
+            "slug": f"node-{n}",
+            "type": "hint",
+            "priority": 5,
+            "toolNames": ["Bash"],
+            "commandRegexSources": [{"source": "\\brm\\s+-rf\\b", "flags": ""}],
+            "pathRegexSources": [],
+            "modelRegexSources": [],
+            "commandMatchTarget": "full",
+            "tags": [],
+            "scope": None,
+            "summary": lesson["summary"],
+            "problem": lesson["mistake"],
+            "solution": lesson["remediation"],
+            "message": lesson["summary"],
+        }
+    return {"type": "lessons-learned-manifest", "lessons": entries}
+
+
+@pytest.mark.parametrize("how", ["add", "add-jsonl", "import-jsonl", "import-node"])
+def test_an_oversized_lesson_is_refused_at_intake(tmp_path: Path, how: str) -> None:
+    """More than 64 KiB of text in one lesson: ``Error:``, exit 1, nothing stored."""
+    env = _env(tmp_path, "store")
+    assert _run(env, "add", "-", stdin=json.dumps(SMALL).encode()).returncode == 0
+    big = _big(65 * 1024)
+    if how == "add":
+        data, args = json.dumps(big), ["add", "-"]
+    elif how == "add-jsonl":
+        data, args = json.dumps(SMALL) + "\n" + json.dumps(big) + "\n", ["add", "-"]
+    elif how == "import-jsonl":
+        data, args = json.dumps(big) + "\n", ["import", "-"]
+    else:
+        data, args = json.dumps(_node_manifest(big)), ["import", "-"]
+    out = _run(env, *args, stdin=data.encode())
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stderr.startswith("Error: ")
+    assert "64 KiB" in out.stderr
+    assert "Traceback" not in out.stderr
+    listed = _run(env, "list", "--json").stdout.splitlines()
+    assert [json.loads(line)["summary"] for line in listed] == [SMALL["summary"]]
+
+
+def test_a_lesson_at_the_limit_is_taken(tmp_path: Path) -> None:
+    """The limit is what docs/contract.md says, not less."""
+    env = _env(tmp_path, "store")
+    lesson = _big(0)
+    others = sum(len(str(v).encode()) for k, v in lesson.items() if k != "triggers")
+    lesson["mistake"] = "y" * (64 * 1024 - others - len("Bash") - len("\\brm\\s+-rf\\b"))
+    over = {**lesson, "summary": lesson["summary"] + "!"}
+    refused = _run(env, "add", "-", stdin=json.dumps(over).encode())
+    assert refused.returncode == 1
+    assert "65537 bytes" in refused.stderr
+    assert _run(env, "add", "-", stdin=json.dumps(lesson).encode()).returncode == 0
+    assert (REPO / "docs" / "contract.md").read_text().count("64 KiB") >= 1
+
+
+def test_an_oversized_lesson_block_in_a_transcript_is_rejected(tmp_path: Path) -> None:
+    """A ``#lesson`` block that never ends sensibly does not become a lesson."""
+    env = _env(tmp_path, "store")
+    text = (
+        "Recording this:\\n\\n#lesson\\ntool: Bash\\ntrigger: make deploy\\n"
+        "mistake: make deploy without DRY_RUN pushes to production " + "and more " * 8000 + "\\n"
+        "fix: always run make deploy DRY_RUN=1 first and read the plan\\n#/lesson"
+    )
+    record = {
+        "cwd": "/home/dev/app",
+        "sessionId": "5f0c2a8e-1111-4c3b-9d7e-00000000000f",
+        "type": "assistant",
+        "uuid": "u-1",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "TEXT"}]},
+    }
+    line = json.dumps(record).replace("TEXT", text)
+    target = tmp_path / "home" / ".claude" / "projects" / "-home-dev-app" / "s.jsonl"
+    target.parent.mkdir(parents=True)
+    target.write_text(line + "\n")
+    assert json.loads(line)  # the block is in one real record
+    out = _run(env, "scan", "--json", str(target))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+    assert _run(env, "list", "--json").stdout.strip() == ""
+    stored = _run(env, "candidates", "--status", "all", "--json").stdout
+    assert "and more and more" not in stored
+
+
+def test_the_compiler_refuses_a_lesson_its_index_cannot_hold(tmp_path: Path) -> None:
+    """A store that holds a lesson over 16 MiB anyway (an older version, another writer): the
+    build names it and leaves it out; every other lesson is still delivered, ``explain`` works
+    and ``doctor`` finds the manifest sound."""
+    env = _env(tmp_path, "store")
+    assert _run(env, "add", "-", stdin=json.dumps(SMALL).encode()).returncode == 0
+    script = (
+        "import json, sys\n"
+        "from lessons_core import serde\n"
+        "from lessons_core.store.sqlite import open_sqlite_store\n"
+        "store = open_sqlite_store(sys.argv[1])\n"
+        "lesson = serde.lesson_from_json(json.loads(sys.stdin.read()))\n"
+        "store.add_lessons([lesson])\n"
+        "store.close()\n"
+    )
+    big = json.dumps(_big(17 << 20))
+    subprocess.run(
+        [sys.executable, "-c", script, env["LESSONS_HOME"]],
+        input=big.encode(),
+        env=env,
+        check=True,
+    )
+    built = _run(env, "build")
+    assert built.returncode == 1
+    assert "64 KiB" in built.stdout + built.stderr
+    assert "Traceback" not in built.stderr
+    assert _fires(env, "git stash") == [_slug(env, SMALL["summary"])]
+    assert _fires(env, "rm -rf /tmp/x") == []
+    doctor = json.loads(_run(env, "doctor", "--json").stdout)
+    manifest = next(f for f in doctor["findings"] if f["check"] == "manifest")
+    assert manifest["status"] == "ok", manifest
+
+
+def _slug(env: dict[str, str], summary: str) -> str:
+    for line in _run(env, "list", "--json").stdout.splitlines():
+        lesson = json.loads(line)
+        if lesson["summary"] == summary:
+            return str(lesson["slug"])
+    raise AssertionError(summary)
+
+
+def test_the_cache_refuses_an_entry_its_index_cannot_address() -> None:
+    """``offset << 24 | size``: an entry of 16 MiB would spill into its offset."""
+    from lessons_core.hot import manifest as hot_manifest
+
+    head = {"type": "lessons-manifest"}
+    ok = hot_manifest.pack_cache(b"h\n", head, {"a": "x" * 1000}, {})
+    assert ok.startswith(b"h\n")
+    with pytest.raises(ValueError, match="too large"):
+        hot_manifest.pack_cache(b"h\n", head, {"a": "x" * (16 << 20)}, {})
+
+
+def _built(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    env = _env(tmp_path, "store")
+    second = {**SMALL, "summary": "another one", "mistake": "another mistake made here"}
+    stdin = (json.dumps(SMALL) + "\n" + json.dumps(second) + "\n").encode()
+    assert _run(env, "add", "-", stdin=stdin).returncode == 0
+    return env, Path(env["LESSONS_HOME"]) / "lesson-manifest.json"
+
+
+def _doctor_manifest(env: dict[str, str]) -> dict[str, object]:
+    report = json.loads(_run(env, "doctor", "--json").stdout)
+    found: dict[str, object] = next(f for f in report["findings"] if f["check"] == "manifest")
+    return found
+
+
+def test_doctor_catches_a_marshal_copy_that_disagrees_with_the_json(tmp_path: Path) -> None:
+    """The copy the hook loads, bound to the JSON by its header, holding other text."""
+    from lessons_core.compiler import programs
+    from lessons_core.hot import manifest as hot_manifest
+
+    env, path = _built(tmp_path)
+    assert _doctor_manifest(env)["status"] == "ok"
+    manifest = json.loads(path.read_text())
+    lessons = dict(manifest["lessons"])
+    first = next(iter(lessons))
+    lessons[first] = {**lessons[first], "text": "something else entirely"}
+    head = {k: v for k, v in manifest.items() if k != "lessons"}
+    import marshal
+
+    head["prefilter"] = {k: marshal.dumps(v) for k, v in manifest["prefilter"].items()}
+    compiled = programs.programs(programs.manifest_sources(manifest))
+    cache = Path(hot_manifest.cache_path(str(path)))
+    data = hot_manifest.pack_cache(hot_manifest.cache_header(path.stat()), head, lessons, compiled)
+    cache.write_bytes(data)
+    found = _doctor_manifest(env)
+    assert found["status"] == "fail", found
+    assert "disagrees" in str(found["detail"])
+
+
+def test_doctor_catches_an_index_pointing_past_the_file(tmp_path: Path) -> None:
+    """A cut-short copy (or a corrupt index): the hook would deliver nothing, doctor fails."""
+    from lessons_core.hot import manifest as hot_manifest
+
+    env, path = _built(tmp_path)
+    cache = Path(hot_manifest.cache_path(str(path)))
+    data = cache.read_bytes()
+    cache.write_bytes(data[: len(data) - 40])
+    found = _doctor_manifest(env)
+    assert found["status"] == "fail", found

@@ -135,7 +135,20 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
     if revision is not None and built_from != revision:
         detail = f"stale: built from store revision {built_from}, the store is at {revision}"
         return Finding("manifest", FAIL, detail, "run `lessons build`", data)
+    # Read both files as the hook will, whole: a damaged index makes the hook deliver nothing
+    # without a word (it fails open), so only a check here can tell.
+    from lessons_core.compiler import verify
+
+    try:
+        verify.check_json(manifest_file, manifest)
+        note = verify.check_cache(manifest_file, manifest)
+    except verify.Problem as exc:
+        return Finding("manifest", FAIL, str(exc), "run `lessons build`", data)
     detail = f"{manifest_file}: {count} lessons compiled, fresh"
+    if note is not None and "another version" in note:
+        return Finding("manifest", WARN, f"{detail}; {note}", "run `lessons build`", data)
+    if note is not None:
+        detail += f"; {note}"
     return Finding("manifest", OK, detail, data=data)
 
 
