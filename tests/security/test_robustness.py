@@ -541,3 +541,108 @@ def test_doctor_catches_an_index_pointing_past_the_file(tmp_path: Path) -> None:
     cache.write_bytes(data[: len(data) - 40])
     found = _doctor_manifest(env)
     assert found["status"] == "fail", found
+
+
+# -- builds racing each other and `add` -----------------------------------------------------
+
+# A builder whose reading takes a while (as on a large store): the lessons arrive 30 ms after
+# they were read, which leaves room for an ``add`` to commit in between.
+_BUILDER = """
+import os, sys, time
+from lessons_core import services
+with services.open_store() as store:
+    read = store.list_lessons
+    def slow_read(*args, **kwargs):
+        found = read(*args, **kwargs)
+        time.sleep(0.03)
+        return found
+    store.list_lessons = slow_read
+    while not os.path.exists(sys.argv[1]):
+        services.rebuild_manifest(store)
+"""
+
+_ADDER = """
+import sys
+from lessons_core import serde, services
+with services.open_store() as store, open(sys.argv[2], "a") as log:
+    for n in range(int(sys.argv[1])):
+        lesson = serde.lesson_from_json({
+            "summary": f"lesson number {n}",
+            "mistake": f"mistake number {n} made again",
+            "remediation": f"remediation number {n}",
+            "triggers": {"toolNames": ["Bash"], "commandPatterns": [f"\\\\bstep{n}\\\\b"]},
+        })
+        [stored] = store.add_lessons([lesson])
+        log.write(f"{store.revision()} {stored.id}\\n")
+        log.flush()
+        services.rebuild_manifest(store)  # what `lessons add` does after storing
+"""
+
+
+def _claims_too_much(path: Path, log: Path) -> str | None:
+    """A manifest claiming revision R without a lesson committed at or before R."""
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    claimed = manifest["storeRevision"]
+    for line in log.read_text().splitlines():
+        revision, lesson_id = line.split()
+        if int(revision) <= claimed and lesson_id not in manifest["lessons"]:
+            return f"claims revision {claimed} yet lacks {lesson_id} (added at {revision})"
+    return None
+
+
+def _store_now(env: dict[str, str]) -> tuple[int, set[str]]:
+    from lessons_core.models import Status
+    from lessons_core.store.sqlite import open_sqlite_store
+
+    store = open_sqlite_store(Path(env["LESSONS_HOME"]))
+    try:
+        return store.revision(), {x.id for x in store.list_lessons(status=Status.ACTIVE)}
+    finally:
+        store.close()
+
+
+def test_builds_racing_add_publish_a_manifest_true_to_its_revision(tmp_path: Path) -> None:
+    """Two processes rebuilding in a loop while a third adds lessons and rebuilds after each
+    (as ``add`` does): no manifest ever claims a revision without all of its lessons, and the
+    last one's marshal copy agrees with its JSON."""
+    from lessons_core.compiler import verify
+
+    env = _env(tmp_path, "store")
+    assert _run(env, "add", "-", stdin=json.dumps(SMALL).encode()).returncode == 0
+    path = Path(env["LESSONS_HOME"]) / "lesson-manifest.json"
+    log = tmp_path / "added.log"
+    log.touch()
+    problems: list[str] = []
+    for round_ in range(3):
+        stop = tmp_path / f"stop-{round_}"
+        builders = [
+            subprocess.Popen([sys.executable, "-c", _BUILDER, str(stop)], env=env) for _ in range(2)
+        ]
+        adder = subprocess.Popen([sys.executable, "-c", _ADDER, "15", str(log)], env=env)
+        while adder.poll() is None:
+            problem = _claims_too_much(path, log)
+            if problem:
+                problems.append(problem)
+            time.sleep(0.005)
+        stop.touch()
+        assert adder.returncode == 0
+        assert all(b.wait(timeout=120) == 0 for b in builders)
+        problem = _claims_too_much(path, log)
+        if problem:
+            problems.append(problem)
+        manifest = json.loads(path.read_text())
+        revision, active = _store_now(env)
+        if (manifest["storeRevision"], set(manifest["lessons"])) != (revision, active):
+            problems.append(
+                f"the last build is of revision {manifest['storeRevision']}, not {revision}"
+            )
+        try:
+            note = verify.check_cache(path, manifest)
+        except verify.Problem as exc:
+            note = str(exc)
+        if note:
+            problems.append(note)
+    assert problems == []
