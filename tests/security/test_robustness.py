@@ -646,3 +646,264 @@ def test_builds_racing_add_publish_a_manifest_true_to_its_revision(tmp_path: Pat
         if note:
             problems.append(note)
     assert problems == []
+
+
+# -- hostile input: never a traceback ---------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LESSON_KEYS = (
+    "summary",
+    "mistake",
+    "remediation",
+    "injection",
+    "type",
+    "triggers",
+    "priority",
+    "confidence",
+    "tags",
+    "scope",
+    "commandMatchTarget",
+    "id",
+    "slug",
+    "status",
+    "errorLines",
+    "provenance",
+)
+_TRIGGER_KEYS = ("toolNames", "commandPatterns", "pathPatterns", "contentPatterns", "modelPatterns")
+_CONFIG_KEYS = (
+    "injectionBudgetBytes",
+    "maxLessonsPerInjection",
+    "minConfidence",
+    "minPriority",
+    "autoScan",
+    "autoScanIntervalHours",
+    "scoring",
+    "store",
+)
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _deep(depth: int, kind: str) -> str:
+    if kind == "array":
+        return "[" * depth + "]" * depth
+    if kind == "object":
+        return '{"a":' * depth + "1" + "}" * depth
+    return (
+        '{"summary": "s", "mistake": "m", "remediation": "r", "triggers": '
+        + ('{"toolNames": ' * depth + "[]" + "}" * depth)
+        + "}"
+    )
+
+
+_nested = st.builds(
+    _deep,
+    st.integers(min_value=900, max_value=60000),
+    st.sampled_from(["array", "object", "field"]),
+)
+
+
+def _wrong_lesson(values: dict[str, object], triggers: dict[str, object]) -> str:
+    lesson: dict[str, object] = {"summary": "s", "mistake": "m", "remediation": "r", **values}
+    if triggers:
+        lesson["triggers"] = triggers
+    return json.dumps(lesson)
+
+
+_wrong_types = st.builds(
+    _wrong_lesson,
+    st.dictionaries(st.sampled_from(_LESSON_KEYS), _json, min_size=1, max_size=4),
+    st.dictionaries(st.sampled_from(_TRIGGER_KEYS), _json, max_size=3),
+)
+_huge_numbers = st.builds(
+    lambda key, digits, exp: (
+        f'{{"summary": "s", "mistake": "m", "remediation": "r", "{key}": {"9" * digits}{exp}}}'
+    ),
+    st.sampled_from(["priority", "confidence", "provenance", "tags"]),
+    st.integers(min_value=300, max_value=20000),
+    st.sampled_from(["", "e999999", ".5e-99999", "e5"]),
+)
+
+
+def _spoil(text: str, at: int, junk: bytes) -> bytes:
+    data = text.encode()
+    at %= len(data) + 1
+    return data[:at] + junk + data[at:]
+
+
+_garbled = st.builds(
+    _spoil,
+    st.sampled_from([json.dumps(SMALL), json.dumps(SMALL) + "\n" + json.dumps(SMALL)]),
+    st.integers(min_value=0, max_value=400),
+    st.sampled_from([b"\x00", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00\xff\xfe", b"\\ud800"]),
+)
+_text_inputs = st.one_of(_nested, _wrong_types, _huge_numbers)
+_hostile = st.one_of(_text_inputs.map(str.encode), _garbled, st.binary(max_size=64))
+
+
+def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, str]:
+    """``lessons`` run through its console entry point in this process: (exit code, stderr).
+
+    Anything escaping ``main`` other than ``SystemExit`` is what would print a traceback.
+    """
+    import contextlib
+    import io
+    from unittest import mock
+
+    from lessons_core.cli import common
+    from lessons_core.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    fake_stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    with (
+        mock.patch.object(common, "settle_heap", lambda: None),  # no gc.freeze in the runner
+        mock.patch.object(sys, "stdin", fake_stdin),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            main(list(argv))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException as exc:  # what would print a traceback
+            pytest.fail(f"lessons {' '.join(argv)}: {type(exc).__name__} escaped: {exc!r:.300}")
+        finally:
+            common.OWN_PROCESS = False
+    return code, err.getvalue()
+
+
+def _refused(code: int, err: str, *, must: bool) -> None:
+    assert "Traceback" not in err
+    if must or code != 0:
+        assert code == 1, err[-500:]
+        assert err.lstrip().startswith("Error:"), err[-500:]
+
+
+_SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@_SETTINGS
+@given(data=_hostile, via_stdin=st.booleans())
+def test_add_never_prints_a_traceback(tmp_path: Path, data: bytes, via_stdin: bool) -> None:
+    """``lessons add`` on nested, mistyped, huge, garbled or random input."""
+    if via_stdin:
+        code, err = _cli("add", "-", stdin=data)
+    else:
+        source = tmp_path / "input.json"
+        source.write_bytes(data)
+        code, err = _cli("add", str(source))
+    _refused(code, err, must=False)
+
+
+def _export(line: str) -> str:
+    return json.dumps({"type": "lessons-export", "version": 1}) + "\n" + line + "\n"
+
+
+def _node(lessons: object) -> str:
+    return json.dumps({"type": "lessons-learned-manifest", "lessons": lessons})
+
+
+_node_entries = st.dictionaries(
+    st.text(max_size=30),
+    st.one_of(
+        _json,
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    *_LESSON_KEYS,
+                    "problem",
+                    "solution",
+                    "toolNames",
+                    "commandRegexSources",
+                    "pathRegexSources",
+                ]
+            ),
+            _json,
+            max_size=6,
+        ),
+    ),
+    max_size=3,
+)
+
+
+@_SETTINGS
+@given(
+    data=st.one_of(
+        _hostile,
+        _text_inputs.map(_export).map(str.encode),
+        _node_entries.map(_node).map(str.encode),
+        _nested.map(
+            lambda deep: _node({"01KNH2FRACBQMQWX29GPYE47D8": json.loads("[]")}) + deep
+        ).map(str.encode),
+    )
+)
+def test_import_never_prints_a_traceback(tmp_path: Path, data: bytes) -> None:
+    """``lessons import`` of a JSONL export or a Node manifest gone wrong."""
+    source = tmp_path / "import.jsonl"
+    source.write_bytes(data)
+    code, err = _cli("import", str(source))
+    _refused(code, err, must=False)
+
+
+@_SETTINGS
+@given(
+    data=st.one_of(
+        _hostile,
+        st.dictionaries(st.sampled_from(_CONFIG_KEYS), _json, min_size=1, max_size=4)
+        .map(json.dumps)
+        .map(str.encode),
+    ),
+    command=st.sampled_from([("build",), ("list",), ("scan",)]),
+)
+def test_a_bad_config_never_prints_a_traceback(data: bytes, command: tuple[str, ...]) -> None:
+    """``config.json`` damaged in any of those ways: every command says what is wrong."""
+    home = Path(os.environ["LESSONS_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.json").write_bytes(data)
+    code, err = _cli(*command)
+    _refused(code, err, must=False)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _deep(100000, "array").encode(),
+        _deep(5000, "field").encode(),
+        b'{"summary": "s\xff", "mistake": "m", "remediation": "r"}',
+        b'{"summary": "s\x00", "mistake": "m", "remediation": "r"}',
+        b'{"summary": "s", "mistake": "m", "remediation": "r", "priority": ' + b"9" * 5000 + b"}",
+    ],
+    ids=["deep-array", "deep-field", "invalid-utf8", "nul", "huge-number"],
+)
+def test_bad_input_to_a_real_process_is_an_error_line(tmp_path: Path, data: bytes) -> None:
+    """The same through real processes, stdin and a file: ``Error:``, exit 1."""
+    env = _env(tmp_path, "store")
+    source = tmp_path / "bad.json"
+    source.write_bytes(data)
+    for args, stdin in (
+        (["add", "-"], data),
+        (["add", str(source)], None),
+        (["import", str(source)], None),
+    ):
+        out = _run(env, *args, stdin=stdin)
+        assert "Traceback" not in out.stderr, out.stderr[-800:]
+        assert out.returncode == 1, (args, out.stdout[-300:], out.stderr[-300:])
+        assert out.stderr.startswith("Error:"), out.stderr[-300:]
