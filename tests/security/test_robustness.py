@@ -17,6 +17,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = (
@@ -659,8 +661,6 @@ def test_builds_racing_add_publish_a_manifest_true_to_its_revision(tmp_path: Pat
 
 # -- hostile input: never a traceback ---------------------------------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _LESSON_KEYS = (
     "summary",
@@ -916,3 +916,24 @@ def test_bad_input_to_a_real_process_is_an_error_line(tmp_path: Path, data: byte
         assert "Traceback" not in out.stderr, out.stderr[-800:]
         assert out.returncode == 1, (args, out.stdout[-300:], out.stderr[-300:])
         assert out.stderr.startswith("Error:"), out.stderr[-300:]
+
+
+def test_a_moved_transcript_keeps_its_state(tmp_path: Path) -> None:
+    """Same inode, new name (an agent archiving a session, a hard link): not read again, and
+    its state then goes by the new name."""
+    target = _one_transcript(tmp_path)
+    env = _env(tmp_path, "store")
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(target.parent))) == (1, 0)
+    evidence = _evidence(env)
+    archive = tmp_path / "work" / "archive"
+    archive.mkdir()
+    moved = target.rename(archive / target.name)
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(archive))) == (0, 1)
+    assert _evidence(env) == evidence
+    linked = tmp_path / "work" / "linked.jsonl"
+    os.link(moved, linked)
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(archive), str(linked))) == (0, 2)
+    assert _evidence(env) == evidence
+    with moved.open("ab") as fh:
+        fh.write(FIXTURE.read_bytes().splitlines(keepends=True)[1])
+    assert _scanned(_run(env, "scan", "--agent", "claude", str(archive)))[0] == 1

@@ -572,26 +572,30 @@ class Scanner:
         )
         bulk = getattr(store, "list_scan_states", None) if self._stamps is None else None
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
-        self._legacy = self._legacy_keys()
+        self._by_inode = self._inodes()
+        #: States taken over by files found under a new name, to be stored under it.
+        self._moved: list[tuple[str, dict[str, Any]]] = []
 
-    def _legacy_keys(self) -> dict[int, str]:
-        """Inode -> key of the states an earlier version keyed by a relative path (as typed)."""
+    def _inodes(self) -> dict[int, str]:
+        """Inode -> key of every file with a scan state (see :meth:`_adopt`)."""
         if self._stamps is not None:
-            by_inode = {k: v[2] for k, v in self._stamps.items()}
-        elif self._states is not None:
-            by_inode = {k: int(v.get("inode") or 0) for k, v in self._states.items()}
-        else:
-            return {}
-        return {inode: k for k, inode in by_inode.items() if not k.startswith(os.sep) and inode}
-
-    def _adopt(self, inode: int) -> dict[str, Any] | None:
-        """A file with no state under its resolved path takes over the relative-path state with
-        its inode: read under that name before, it is not new (``_plan`` still checks size,
-        mtime, inode and the bytes before the offset, so another file is read afresh)."""
-        key = self._legacy.pop(inode)
+            return {v[2]: k for k, v in self._stamps.items() if v[2]}
         if self._states is not None:
-            return self._states.get(key)
-        state: dict[str, Any] | None = self.store.get_scan_state(key)
+            return {int(v.get("inode") or 0): k for k, v in self._states.items() if v.get("inode")}
+        return {}
+
+    def _adopt(self, key: str, inode: int) -> dict[str, Any] | None:
+        """The state of the file with this inode kept under another name, for a file with no
+        state under its own: the same file named otherwise before (by an earlier version, which
+        kept the path as typed; moved, or linked twice) is not new. ``_plan`` still checks size,
+        mtime, inode and the bytes before the offset, so another file reusing the inode is read
+        from the start."""
+        old = self._by_inode.pop(inode)
+        if old == key:
+            return None
+        state = self._states.get(old) if self._states is not None else None
+        if state is None and self._states is None:
+            state = self.store.get_scan_state(old)
         return state
 
     @property
@@ -619,10 +623,13 @@ class Scanner:
             state = self._states.get(key)
         else:
             state = self.store.get_scan_state(key)
-        if state is None and st.st_ino in self._legacy:
-            state = self._adopt(st.st_ino)
+        adopted = state is None and st.st_ino in self._by_inode
+        if adopted:
+            state = self._adopt(key, st.st_ino)
         changed = Path(key)
         plan = _plan(agent, changed, state, st)
+        if plan is None and adopted and state is not None:
+            self._moved.append((key, state))  # unchanged: its state now goes by this name
         return None if plan is None else Job(agent, changed, st, plan)
 
     def _processes(self, jobs: Sequence[Job]) -> tuple[int, bool]:
@@ -666,6 +673,11 @@ class Scanner:
                     on_file(os.fspath(path), 0)
                 continue
             jobs.append(job)
+        if self._moved:
+            with self.store.transaction():
+                for key, state in self._moved:
+                    self.store.set_scan_state(key, state)
+            self._moved.clear()
         if not jobs:
             return self.report
         size, use_pool = self._processes(jobs)
