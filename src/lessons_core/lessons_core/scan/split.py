@@ -237,14 +237,11 @@ def _fork(
             if interruptible:  # Ctrl-C ends a helper at once, without a traceback
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.close(rfd)
-            with os.fdopen(wfd, "wb") as pipe:
-                if stream:
-                    for number in _take(queue, entries, parent):
-                        data = pickle.dumps((number, read(jobs[number])), pickle.HIGHEST_PROTOCOL)
-                        pipe.write(_FRAME.pack(len(data)) + data)
-                        pipe.flush()
-                else:
-                    out = [(n, read(jobs[n])) for n in _take(queue, entries, parent)]
+            if stream:
+                _stream(wfd, ((n, read(jobs[n])) for n in _take(queue, entries, parent)))
+            else:
+                out = [(n, read(jobs[n])) for n in _take(queue, entries, parent)]
+                with os.fdopen(wfd, "wb") as pipe:
                     pipe.write(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
             code = 0
         finally:
@@ -271,6 +268,30 @@ def _collect(pid: int, fd: int) -> list[tuple[int, Any]]:
     except Exception:  # a truncated or garbled pickle: its jobs are read again instead
         return []
     return results if isinstance(results, list) else []
+
+
+def _stream(fd: int, results: Iterator[tuple[int, Any]]) -> None:
+    """Send each result as a frame as soon as it is read, without waiting for the reader.
+
+    The scanning process commits between reads, and a pipe holds only 64 KiB: a helper writing
+    in blocking mode would wait out every commit. So the pipe is non-blocking while there is
+    reading to do, frames the pipe cannot take yet wait here, and the rest goes out at the end.
+    """
+    pending = bytearray()
+    os.set_blocking(fd, False)
+    try:
+        for result in results:
+            data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+            pending += _FRAME.pack(len(data))
+            pending += data
+            with contextlib.suppress(BlockingIOError):
+                while pending:
+                    del pending[: os.write(fd, pending)]
+        os.set_blocking(fd, True)
+        while pending:
+            del pending[: os.write(fd, pending)]
+    finally:
+        os.close(fd)
 
 
 def _reap(pid: int) -> None:
