@@ -627,12 +627,12 @@ def test_builds_racing_add_publish_a_manifest_true_to_its_revision(tmp_path: Pat
     log = tmp_path / "added.log"
     log.touch()
     problems: list[str] = []
-    for round_ in range(3):
+    for round_ in range(2):
         stop = tmp_path / f"stop-{round_}"
         builders = [
             subprocess.Popen([sys.executable, "-c", _BUILDER, str(stop)], env=env) for _ in range(2)
         ]
-        adder = subprocess.Popen([sys.executable, "-c", _ADDER, "15", str(log)], env=env)
+        adder = subprocess.Popen([sys.executable, "-c", _ADDER, "10", str(log)], env=env)
         while adder.poll() is None:
             problem = _claims_too_much(path, log)
             if problem:
