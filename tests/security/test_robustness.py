@@ -105,10 +105,12 @@ def _fresh() -> bytes:
     return str(uuid.uuid4()).encode()
 
 
-def make_corpus(home: Path, megabytes: float, per_file: float = 4.0) -> list[Path]:
-    """Claude Code transcripts of about ``per_file`` MB each, ``megabytes`` in all: the test
-    session (failures, fixes, #lesson blocks) again and again under fresh ids, between long
-    command outputs."""
+def make_corpus(
+    home: Path, megabytes: float, per_file: float = 4.0, first: float = 12.0
+) -> list[Path]:
+    """Claude Code transcripts of about ``per_file`` MB each (the first one ``first`` MB),
+    ``megabytes`` in all: the test session (failures, fixes, #lesson blocks) again and again
+    under fresh ids, between long command outputs."""
     template = FIXTURE.read_bytes()
     files: list[Path] = []
     total = 0
@@ -117,7 +119,7 @@ def make_corpus(home: Path, megabytes: float, per_file: float = 4.0) -> list[Pat
         n += 1
         parts: list[bytes] = []
         size = 0
-        while size < per_file * 1e6:
+        while size < (first if n == 1 else per_file) * 1e6:
             ids: dict[bytes, bytes] = {}
             part = _UUID.sub(lambda m, ids=ids: ids.setdefault(m[0], _fresh()), template)
             session = next(iter(ids.values())).decode()
@@ -188,7 +190,8 @@ def _candidates(env: dict[str, str]) -> list[tuple[object, ...]]:
     return sorted(rows, key=repr)
 
 
-#: name -> (LESSONS_SCAN_WORKERS, what to scan: everything, one project folder, one file).
+#: name -> (LESSONS_SCAN_WORKERS, what to scan: everything (the pool, from 32 MB), one project
+#: folder (20 MB: the split), the 12 MB file (cut in pieces)).
 _SCANS = {
     "single-process": ("1", "all"),
     "split": ("2", "folder"),
@@ -225,7 +228,7 @@ def test_one_ctrl_c_stops_any_scan_and_the_next_scan_is_right(
             if scan.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the scan ended before it could be interrupted: {scan.returncode}")
             time.sleep(0.01)
-        time.sleep(0.2)  # well into it: helpers forked, reading under way
+        time.sleep(0.1)  # into it: helpers forked, reading under way
         os.killpg(scan.pid, signal.SIGINT)
         started = time.monotonic()
         if name.endswith("twice"):  # the second lands while the first is being handled

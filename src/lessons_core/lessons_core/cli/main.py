@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from typing import Any
 
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> Any:
     from lessons_core.errors import LessonsError
 
     common.OWN_PROCESS = True
+    previous = _INTERRUPTS.install()
     try:
         return cli.main(args=argv, prog_name="lessons", standalone_mode=False)
     except click.exceptions.Abort as exc:
@@ -117,14 +119,59 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(1)
     finally:
         common.settle_heap()
+        _INTERRUPTS.restore(previous)
+
+
+#: The shell's exit code for a process stopped by SIGINT (128 + 2).
+INTERRUPTED = 130
+
+
+class _Interrupts:
+    """SIGINT while a command runs: the first raises ``KeyboardInterrupt``, so the command
+    unwinds (transactions roll back, a scan stops its helpers) and exits with one line; a
+    second one, should that clean-up ever take long, ends the process at once. What was
+    committed stays either way: every write is a transaction, and a scan's offsets move with
+    its candidates."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.said = False
+
+    def install(self) -> Any:
+        """Take over SIGINT unless someone else handles it (a host, or ``SIG_IGN`` for a
+        background job); returns what to restore."""
+        import signal
+
+        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return None
+        self.seen = self.said = False
+        return signal.signal(signal.SIGINT, self)
+
+    def restore(self, previous: Any) -> None:
+        """Give SIGINT back (a host calling ``main`` keeps its own), unless one arrived: then
+        this process is on its way out and a second Ctrl-C must still end it at once."""
+        import signal
+
+        if previous is not None and not self.seen:
+            signal.signal(signal.SIGINT, previous)
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.seen:
+            if not self.said:
+                os.write(2, b"Interrupted.\n")
+            os._exit(INTERRUPTED)
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def report(self) -> None:
+        """The one line, and the exit code; never a traceback."""
+        self.said = True
+        click.echo("Interrupted.", err=True)
+        sys.exit(INTERRUPTED)
+
+
+_INTERRUPTS = _Interrupts()
 
 
 def _interrupted() -> None:
-    """Ctrl-C: one line and the shell's code for SIGINT (128 + 2), never a traceback. What a
-    command committed before stays (every write is a transaction; a scan's offsets move with
-    its candidates)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the exit short
-    click.echo("Interrupted.", err=True)
-    sys.exit(130)
+    _INTERRUPTS.report()

@@ -224,7 +224,8 @@ def _fork(
     except OSError:
         return None
     parent = os.getpid()
-    interruptible = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # A background job's SIGINT stays ignored; otherwise the helper gets the default action.
+    interruptible = signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
     try:
         pid = os.fork()
     except OSError:
