@@ -1,11 +1,13 @@
 """``lessons doctor``: is everything in place for the hooks to deliver lessons?
 
 Checks, in the order a failure would explain the next one: the configuration parses; the store
-opens (and at which schema version); the manifest the hooks read exists, parses and was compiled
-from the store's current revision; the hooks' per-session state directory is private (the hooks
-refuse it otherwise); and, for every installed agent adapter, whether its hooks are
-registered, with which command, and how long that command takes on a no-op call (the median of
-five runs, measured as a whole process because that is what the agent waits for).
+opens (and at which schema version); the manifest the hooks read exists, parses, was compiled
+from the store's current revision and reads back whole (its indexes name only its lessons, and
+the marshal copy the hooks load agrees with the JSON, see ``lessons_core.compiler.verify``);
+the hooks' per-session state directory is private (the hooks refuse it otherwise); and, for
+every installed agent adapter, whether its hooks are registered, with which command, and how
+long that command takes on a no-op call (the median of five runs, measured as a whole process
+because that is what the agent waits for).
 
 Each finding is ``ok``, ``warn`` or ``fail``; any ``fail`` makes the exit status 1, and every
 non-``ok`` finding carries one line saying what to do.
