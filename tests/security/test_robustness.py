@@ -940,3 +940,18 @@ def test_a_moved_transcript_keeps_its_state(tmp_path: Path) -> None:
     with moved.open("ab") as fh:
         fh.write(FIXTURE.read_bytes().splitlines(keepends=True)[1])
     assert _scanned(_run(env, "scan", "--agent", "claude", str(archive)))[0] == 1
+
+
+def test_two_transcript_roots_naming_one_folder_read_it_once(tmp_path: Path) -> None:
+    """``~/.claude`` and ``$XDG_CONFIG_HOME/claude`` may be one folder (a symlink): each file
+    is read and counted once."""
+    project = tmp_path / "home" / ".claude" / "projects" / "-home-dev-app"
+    project.mkdir(parents=True)
+    (project / FIXTURE.name).write_bytes(FIXTURE.read_bytes())
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "claude").symlink_to(tmp_path / "home" / ".claude")
+    env = _env(tmp_path, "store", XDG_CONFIG_HOME=str(config))
+    out = _run(env, "scan", "--agent", "claude")
+    assert out.returncode == 0, out.stderr
+    assert "Scanned 1 of 1 transcript(s)" in out.stdout

@@ -204,7 +204,7 @@ def discover(
             root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
             exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
             found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
-    return found
+    return list(dict.fromkeys(found))  # two roots resolving to one folder: each file once
 
 
 # -- the lock ---------------------------------------------------------------------------------
