@@ -156,6 +156,9 @@ def test_missing_and_stale_manifest_fail():
                 "version": 1,
                 "storeRevision": revision,
                 "lessons": {"x": {}},
+                "byTool": {"Bash": ["x"]},
+                "anyTool": [],
+                "session": [],
             }
         )
     )

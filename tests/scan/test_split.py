@@ -130,3 +130,57 @@ def test_no_fork_while_other_threads_run():
         stop.set()
         thread.join()
     assert engine._can_fork()
+
+
+# -- the large-scan path: helpers only, each result sent as soon as it is read ---------------
+
+
+def test_pooled_reads_every_job_once_in_the_helpers_and_streams_results():
+    parent = os.getpid()
+    started = time.monotonic()
+
+    def read(job: Job) -> tuple[str, bool, float]:
+        time.sleep(0.02)
+        return job.name, os.getpid() == parent, time.monotonic()
+
+    arrived = []
+    for name, local, at in split.read_pooled(_jobs(12), read, 2):
+        arrived.append((name, local, at, time.monotonic()))
+    assert sorted(name for name, *_ in arrived) == _names(_jobs(12))
+    assert not any(local for _, local, *_ in arrived)
+    # The first result is in hand long before the last is read (not one pickle at the end).
+    assert arrived[0][3] < arrived[-1][2]
+    assert arrived[0][3] - started < (arrived[-1][3] - started) / 2
+
+
+@pytest.mark.parametrize("failure", ["raise", "exit", "kill", "unpicklable"])
+def test_pooled_helpers_that_fail_midway_cost_nothing(failure):
+    parent = os.getpid()
+
+    def read(job: Job):
+        if os.getpid() != parent and job.name in ("j3", "j7"):
+            if failure == "raise":
+                raise RuntimeError("helper broke")
+            if failure == "exit":
+                os._exit(0)
+            if failure == "kill":
+                os.kill(os.getpid(), 9)
+            return lambda: job.name
+        time.sleep(0.002)
+        return job.name
+
+    assert sorted(split.read_pooled(_jobs(), read, 2)) == _names(_jobs())
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_pooled_stopping_early_reaps_the_helpers():
+    def read(job: Job) -> str:
+        time.sleep(0.01)
+        return job.name
+
+    stream = split.read_pooled(_jobs(20), read, 2)
+    next(stream)
+    stream.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)

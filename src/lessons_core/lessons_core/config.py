@@ -50,8 +50,10 @@ def config_to_document(config: Config) -> dict[str, Any]:
 
 def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
     """Parse the text of a config file; errors name the file and the line/column or key."""
+    from lessons_core import jsoninput
+
     try:
-        data = json.loads(text)
+        data = jsoninput.loads(text)
     except json.JSONDecodeError as exc:
         raise LessonsError(
             f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -121,6 +123,8 @@ def load_config(home: Path) -> Config:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
+    except UnicodeDecodeError as exc:
+        raise LessonsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise LessonsError(f"{path}: cannot read: {exc.strerror}") from None
     return parse_config(text, where=str(path))

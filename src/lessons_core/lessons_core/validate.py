@@ -13,10 +13,11 @@ Whether a regex can backtrack catastrophically is the compiler's question
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from lessons_core.errors import ValidationError
 from lessons_core.logs import get_logger
-from lessons_core.models import Lesson
+from lessons_core.models import Candidate, Lesson
 
 log = get_logger()
 
@@ -39,6 +40,12 @@ CANONICAL_TOOLS = frozenset(
     }
 )
 PRIORITY_RANGE = (1, 10)
+#: The most text one lesson may hold, in UTF-8 bytes, counting every string it carries (texts,
+#: tags, error lines, tool names, patterns, scope). A lesson is delivered into an agent's context
+#: within a budget of a few KiB, so this is generous; it keeps a runaway paste (or a transcript
+#: block never closed) out of the store, and every lesson far inside what the manifest's index
+#: can address.
+MAX_LESSON_TEXT_BYTES = 64 * 1024
 #: Ids we mint are ULIDs; imported ones are kept as they are if they are at least sane.
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
@@ -100,6 +107,59 @@ def check_glob(glob: str) -> str | None:
     return None
 
 
+def _strings_size(values: Iterable[str | None]) -> int:
+    return sum(len(v.encode("utf-8", "surrogatepass")) for v in values if v)
+
+
+def lesson_text_bytes(lesson: Lesson) -> int:
+    """The UTF-8 size of every string ``lesson`` carries (what :data:`MAX_LESSON_TEXT_BYTES`
+    bounds)."""
+    t = lesson.triggers
+    return _strings_size(
+        (
+            lesson.summary,
+            lesson.mistake,
+            lesson.remediation,
+            lesson.injection,
+            lesson.scope,
+            *lesson.tags,
+            *lesson.error_lines,
+            *t.tool_names,
+            *t.command_patterns,
+            *t.path_patterns,
+            *t.content_patterns,
+            *t.model_patterns,
+            *t.path_regexes,
+        )
+    )
+
+
+def candidate_text_bytes(candidate: Candidate) -> int:
+    """The same measure for a scan candidate (what its lesson would carry)."""
+    return _strings_size(
+        (
+            candidate.summary,
+            candidate.mistake,
+            candidate.fix,
+            candidate.trigger,
+            candidate.tool,
+            candidate.project,
+            *candidate.tags,
+            *candidate.error_lines,
+        )
+    )
+
+
+def size_problem(size: int) -> str | None:
+    """The message for a lesson of ``size`` bytes of text, or ``None`` when it is within limits."""
+    if size <= MAX_LESSON_TEXT_BYTES:
+        return None
+    return (
+        f"holds {size} bytes of text, more than the {MAX_LESSON_TEXT_BYTES // 1024} KiB a lesson "
+        "may hold; shorten it or split it into several lessons"
+    )
+
+
 def check_lesson(lesson: Lesson, where: str | None = None) -> list[str]:
     """Raise :class:`ValidationError` for the first real problem; return warnings (also logged).
 
@@ -107,6 +167,9 @@ def check_lesson(lesson: Lesson, where: str | None = None) -> list[str]:
     does.
     """
     name = describe(lesson, where)
+    too_big = size_problem(lesson_text_bytes(lesson))
+    if too_big:
+        raise ValidationError(too_big, where=name)
     for attr, field in (
         ("summary", "summary"),
         ("mistake", "mistake"),

@@ -1,11 +1,13 @@
 """``lessons doctor``: is everything in place for the hooks to deliver lessons?
 
 Checks, in the order a failure would explain the next one: the configuration parses; the store
-opens (and at which schema version); the manifest the hooks read exists, parses and was compiled
-from the store's current revision; the hooks' per-session state directory is private (the hooks
-refuse it otherwise); and, for every installed agent adapter, whether its hooks are
-registered, with which command, and how long that command takes on a no-op call (the median of
-five runs, measured as a whole process because that is what the agent waits for).
+opens (and at which schema version); the manifest the hooks read exists, parses, was compiled
+from the store's current revision and reads back whole (its indexes name only its lessons, and
+the marshal copy the hooks load agrees with the JSON, see ``lessons_core.compiler.verify``);
+the hooks' per-session state directory is private (the hooks refuse it otherwise); and, for
+every installed agent adapter, whether its hooks are registered, with which command, and how
+long that command takes on a no-op call (the median of five runs, measured as a whole process
+because that is what the agent waits for).
 
 Each finding is ``ok``, ``warn`` or ``fail``; any ``fail`` makes the exit status 1, and every
 non-``ok`` finding carries one line saying what to do.
@@ -135,7 +137,20 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
     if revision is not None and built_from != revision:
         detail = f"stale: built from store revision {built_from}, the store is at {revision}"
         return Finding("manifest", FAIL, detail, "run `lessons build`", data)
+    # Read both files as the hook will, whole: a damaged index makes the hook deliver nothing
+    # without a word (it fails open), so only a check here can tell.
+    from lessons_core.compiler import verify
+
+    try:
+        verify.check_json(manifest_file, manifest)
+        note = verify.check_cache(manifest_file, manifest)
+    except verify.Problem as exc:
+        return Finding("manifest", FAIL, str(exc), "run `lessons build`", data)
     detail = f"{manifest_file}: {count} lessons compiled, fresh"
+    if note is not None and "another version" in note:
+        return Finding("manifest", WARN, f"{detail}; {note}", "run `lessons build`", data)
+    if note is not None:
+        detail += f"; {note}"
     return Finding("manifest", OK, detail, data=data)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from typing import Any
 
@@ -100,11 +101,16 @@ def main(argv: list[str] | None = None) -> Any:
     from lessons_core.errors import LessonsError
 
     common.OWN_PROCESS = True
+    previous = _INTERRUPTS.install()
     try:
         return cli.main(args=argv, prog_name="lessons", standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            _interrupted()
         click.echo("Aborted.", err=True)
         sys.exit(1)
+    except KeyboardInterrupt:  # outside the command (while it is looked up or imported)
+        _interrupted()
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -117,3 +123,59 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(1)
     finally:
         common.settle_heap()
+        _INTERRUPTS.restore(previous)
+
+
+#: The shell's exit code for a process stopped by SIGINT (128 + 2).
+INTERRUPTED = 130
+
+
+class _Interrupts:
+    """SIGINT while a command runs: the first raises ``KeyboardInterrupt``, so the command
+    unwinds (transactions roll back, a scan stops its helpers) and exits with one line; a
+    second one, should that clean-up ever take long, ends the process at once. What was
+    committed stays either way: every write is a transaction, and a scan's offsets move with
+    its candidates."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.said = False
+
+    def install(self) -> Any:
+        """Take over SIGINT unless someone else handles it (a host, or ``SIG_IGN`` for a
+        background job); returns what to restore."""
+        import signal
+
+        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return None
+        self.seen = self.said = False
+        return signal.signal(signal.SIGINT, self)
+
+    def restore(self, previous: Any) -> None:
+        """Give SIGINT back (a host calling ``main`` keeps its own), unless one arrived: then
+        this process is on its way out and a second Ctrl-C must still end it at once."""
+        import signal
+
+        if previous is not None and not self.seen:
+            signal.signal(signal.SIGINT, previous)
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.seen:
+            if not self.said:
+                os.write(2, b"Interrupted.\n")
+            os._exit(INTERRUPTED)
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def report(self) -> None:
+        """The one line, and the exit code; never a traceback."""
+        self.said = True
+        click.echo("Interrupted.", err=True)
+        sys.exit(INTERRUPTED)
+
+
+_INTERRUPTS = _Interrupts()
+
+
+def _interrupted() -> None:
+    _INTERRUPTS.report()

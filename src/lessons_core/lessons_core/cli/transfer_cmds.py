@@ -22,8 +22,10 @@ from lessons_core.transfer.merge import ImportReport
 
 
 def _whole_json(text: str) -> Any:
+    from lessons_core import jsoninput
+
     try:
-        return json.loads(text)
+        return jsoninput.loads(text)
     except json.JSONDecodeError:
         return None
 

@@ -11,6 +11,18 @@ so a hook never reads half a manifest and a failed build leaves the previous man
 ``fingerprint`` is the SHA-256 of the manifest body and ``storeRevision`` the store revision it
 was compiled from; the revision also goes to ``manifest.stamp`` for the cheap staleness check
 the hook makes.
+
+Builds are serialised by a lock file (``build.lock`` in ``LESSONS_HOME``, ``fcntl.flock``): a
+build started while another runs waits for it, so two builds cannot interleave their writes of
+the JSON, the stamp and the marshal copy. The revision is read before the lessons, so a lesson
+added meanwhile can only make the manifest look older than it is (and be rebuilt), never newer.
+The marshal copy is bound to the JSON this build wrote (its size, mtime and inode taken from the
+written file, not looked up again afterwards).
+
+A lesson holding more text than :data:`lessons_core.validate.MAX_LESSON_TEXT_BYTES` (which
+intake refuses; a store written otherwise may still hold one) is refused like a lesson with an
+unsafe pattern, and :func:`lessons_core.hot.manifest.pack_cache` refuses an entry its index
+cannot address: the compiler leaves out, it never writes an index that points at wrong bytes.
 """
 
 from __future__ import annotations
@@ -20,13 +32,15 @@ import json
 import marshal
 import os
 import re
+import sys
 import tempfile
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from lessons_core import validate
 from lessons_core.compiler import globs, prefilter, programs, regex_safety, render
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
@@ -91,22 +105,45 @@ def build(
     store: Store, config: Config, home: Path | str, plugins: Any = None, *, write: bool = True
 ) -> BuildResult:
     """Compile the active lessons of ``store``; write the manifest unless ``write`` is false."""
-    lessons = store.list_lessons(status=Status.ACTIVE)
-    from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
+    with build_lock(Path(home)) if write else contextlib.nullcontext():
+        # The revision first: whatever is committed up to it is in the lessons read next.
+        revision = store.revision()
+        lessons = store.list_lessons(status=Status.ACTIVE)
+        from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
 
-    per = outcomes.figures_or_none(store)
-    lessons = outcomes.adjust(lessons, store, per)
-    resting = outcomes.failure_only(lessons, per)
-    revision = store.revision()
-    manifest, refused, warnings, skipped = compile_manifest(
-        lessons, config, revision, failure_only=resting
-    )
-    if plugins is not None:
-        pm = getattr(plugins, "pm", plugins)
-        pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
-        manifest["fingerprint"] = fingerprint(manifest)
-    path = write_manifest(manifest, Path(home)) if write else None
+        per = outcomes.figures_or_none(store)
+        lessons = outcomes.adjust(lessons, store, per)
+        resting = outcomes.failure_only(lessons, per)
+        manifest, refused, warnings, skipped = compile_manifest(
+            lessons, config, revision, failure_only=resting
+        )
+        if plugins is not None:
+            pm = getattr(plugins, "pm", plugins)
+            pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
+            manifest["fingerprint"] = fingerprint(manifest)
+        path = write_manifest(manifest, Path(home)) if write else None
     return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
+
+
+BUILD_LOCK_NAME = "build.lock"
+
+
+@contextlib.contextmanager
+def build_lock(home: Path) -> Iterator[None]:
+    """Hold ``LESSONS_HOME/build.lock`` (an exclusive ``flock``, waited for) for a block."""
+    try:
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(home / BUILD_LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise LessonsError(f"cannot lock {home / BUILD_LOCK_NAME}: {exc.strerror or exc}") from exc
+    try:
+        if sys.platform != "win32":
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 # -- compiling -----------------------------------------------------------------------------------
@@ -136,6 +173,9 @@ def compile_manifest(
             skipped += 1
             continue
         try:
+            too_big = validate.size_problem(validate.lesson_text_bytes(lesson))
+            if too_big:
+                raise _Refused(Refusal(lesson.id, lesson.slug, "text", "", too_big))
             entry = compile_lesson(lesson)
         except _Refused as exc:
             refused.append(exc.refusal)
@@ -394,11 +434,11 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
     data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     try:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _atomic_write(target, data)
+        written = _atomic_write(target, data)
         _atomic_write(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
         _atomic_write(home / recall.INDEX_NAME, recall.index_text(manifest).encode("utf-8"))
         _atomic_write(home / recall.PROGRAMS_NAME, recall_programs())
-        _write_cache(target, manifest)
+        _write_cache(target, manifest, written)
     except OSError as exc:
         raise LessonsError(
             f"cannot write the manifest {target}: {exc.strerror or exc}; "
@@ -415,8 +455,11 @@ def recall_programs() -> bytes:
     return marshal.dumps({"python": recall.programs_key(), "programs": compiled})
 
 
-def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
-    """The marshal copy the hook loads faster; a failure only costs speed, never correctness."""
+def _write_cache(target: Path, manifest: dict[str, Any], written: os.stat_result) -> None:
+    """The marshal copy the hook loads faster; a failure only costs speed, never correctness.
+
+    ``written`` is the status of the JSON file as this build wrote it: the copy is bound to that
+    file, even if another writer has replaced it since (the hook then reads the JSON)."""
     cache = Path(hot_manifest.cache_path(str(target)))
     head = {k: v for k, v in manifest.items() if k != "lessons"}
     # Lessons and regex programs are stored apart, each tool's prefilter index as its own blob:
@@ -426,7 +469,7 @@ def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
         key: marshal.dumps(part) for key, part in manifest.get("prefilter", {}).items()
     }
     try:
-        header = hot_manifest.cache_header(target.stat())
+        header = hot_manifest.cache_header(written)
         data = hot_manifest.pack_cache(header, head, manifest["lessons"], compiled)
         _atomic_write(cache, data)
     except (OSError, ValueError) as exc:
@@ -435,13 +478,16 @@ def _write_cache(target: Path, manifest: dict[str, Any]) -> None:
             cache.unlink()
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
+def _atomic_write(target: Path, data: bytes) -> os.stat_result:
+    """Replace ``target`` with ``data``; returns the written file's status (size, mtime and
+    inode survive the rename)."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+            written = os.fstat(fh.fileno())
         Path(tmp).chmod(0o600)
         Path(tmp).replace(target)
     except BaseException:
@@ -454,3 +500,4 @@ def _atomic_write(target: Path, data: bytes) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+    return written

@@ -115,7 +115,8 @@ def pack_cache(header, head, lessons, programs):
     ``marshal((head, lesson_at, program_at))``; then the marshalled lessons and regex programs
     back to back. ``lesson_at`` and ``program_at`` map an id or a source to ``offset << 24 |
     size`` within that tail, so a hook reads the small index and seeks to the few entries it
-    needs instead of reading a large catalogue.
+    needs instead of reading a large catalogue. An entry of ``1 << 24`` bytes or more cannot be
+    addressed so: ``ValueError`` (the compiler refuses such lessons long before).
     """
     tail = []
     position = 0
@@ -124,12 +125,18 @@ def pack_cache(header, head, lessons, programs):
         at = {}
         for key, value in blobs.items():
             data = marshal.dumps(value)
+            if len(data) > _MAX_ENTRY:
+                raise ValueError(f"manifest entry {key!r} is too large for the cache index")
             at[key] = position << 24 | len(data)
             tail.append(data)
             position += len(data)
         maps.append(at)
     index = marshal.dumps((head, maps[0], maps[1]))
     return b"".join([header, len(index).to_bytes(8, "little"), index, *tail])
+
+
+#: The largest entry ``offset << 24 | size`` can address.
+_MAX_ENTRY = (1 << 24) - 1
 
 
 def _read_cache(path):

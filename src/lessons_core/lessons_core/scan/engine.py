@@ -191,8 +191,10 @@ def discover(
             for file in files:
                 agent = only or sniff(file)
                 if agent is not None and agent in agents:
-                    found.append((agent, str(file)))
-        return found
+                    # The scan state is keyed by the file, not by how it was named: a relative
+                    # path, a symlink or ``..`` must not make a read file new again.
+                    found.append((agent, os.path.realpath(file)))
+        return list(dict.fromkeys(found))
     for name, spec in agents.items():
         if only and name != only:
             continue
@@ -201,9 +203,10 @@ def discover(
         for root in spec.transcript_roots(environ):
             if not root.is_dir():
                 continue
+            root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
             exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
             found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
-    return found
+    return list(dict.fromkeys(found))  # two roots resolving to one folder: each file once
 
 
 # -- the lock ---------------------------------------------------------------------------------
@@ -552,18 +555,6 @@ def read_file(
     return result
 
 
-#: What a forked worker needs (set just before the pool forks; inherited, never pickled).
-_WORKER: tuple[Mapping[str, AgentSpec], Sequence[DetectorSpec], Config, str | None] | None = None
-
-
-def _work(job: Job) -> FileResult | ReadFailure:
-    assert _WORKER is not None
-    try:
-        return read_file(job, *_WORKER)
-    except Exception as exc:  # one unreadable file must not end the scan
-        return ReadFailure(str(job.path), f"{type(exc).__name__}: {exc}", job.piece)
-
-
 def _usable_cpus() -> int:
     """The CPUs this process may run on (a container or ``taskset`` may allow fewer than exist)."""
     try:
@@ -635,6 +626,31 @@ class Scanner:
         )
         bulk = getattr(store, "list_scan_states", None) if self._stamps is None else None
         self._states: dict[str, dict[str, Any]] | None = bulk() if callable(bulk) else None
+        self._by_inode = self._inodes()
+        #: States taken over by files found under a new name, to be stored under it.
+        self._moved: list[tuple[str, dict[str, Any]]] = []
+
+    def _inodes(self) -> dict[int, str]:
+        """Inode -> key of every file with a scan state (see :meth:`_adopt`)."""
+        if self._stamps is not None:
+            return {v[2]: k for k, v in self._stamps.items() if v[2]}
+        if self._states is not None:
+            return {int(v.get("inode") or 0): k for k, v in self._states.items() if v.get("inode")}
+        return {}
+
+    def _adopt(self, key: str, inode: int) -> dict[str, Any] | None:
+        """The state of the file with this inode kept under another name, for a file with no
+        state under its own: the same file named otherwise before (by an earlier version, which
+        kept the path as typed; moved, or linked twice) is not new. ``_plan`` still checks size,
+        mtime, inode and the bytes before the offset, so another file reusing the inode is read
+        from the start."""
+        old = self._by_inode.pop(inode)
+        if old == key:
+            return None
+        state = self._states.get(old) if self._states is not None else None
+        if state is None and self._states is None:
+            state = self.store.get_scan_state(old)
+        return state
 
     @property
     def prepared(self) -> list[DetectorSpec]:
@@ -662,6 +678,8 @@ class Scanner:
     def plan(self, agent: str, path: str | os.PathLike[str]) -> Job | None:
         """A job for ``path``, or ``None`` when it is unchanged since the last scan."""
         key = os.fspath(path)
+        if not key.startswith(os.sep):
+            key = os.path.realpath(key)  # keyed by the file, not by how it was named
         st = os.stat(key)  # noqa: PTH116 - a Path per unchanged file is what this avoids
         if self._stamps is not None:
             stamp = self._stamps.get(key)
@@ -672,8 +690,13 @@ class Scanner:
             state = self._states.get(key)
         else:
             state = self.store.get_scan_state(key)
+        adopted = state is None and st.st_ino in self._by_inode
+        if adopted:
+            state = self._adopt(key, st.st_ino)
         changed = Path(key)
         plan = _plan(agent, changed, state, st)
+        if plan is None and adopted and state is not None:
+            self._moved.append((key, state))  # unchanged: its state now goes by this name
         return None if plan is None else Job(agent, changed, st, plan)
 
     def _processes(self, jobs: Sequence[Job]) -> tuple[int, bool]:
@@ -717,6 +740,11 @@ class Scanner:
                     on_file(os.fspath(path), 0)
                 continue
             jobs.append(job)
+        if self._moved:
+            with self.store.transaction():
+                for key, state in self._moved:
+                    self.store.set_scan_state(key, state)
+            self._moved.clear()
         if not jobs:
             return self.report
         size, use_pool = self._processes(jobs)
@@ -729,22 +757,15 @@ class Scanner:
         # commands are not kept waiting by a long scan.
         pending = _Pending(self._commit_group)
         results: Iterable[FileResult | ReadFailure]
-        pool: Any = None
-        if size > 1 and not use_pool:
-            from lessons_core.scan.split import read_split
+        if size > 1:
+            from lessons_core.scan import split
 
             _ = self.detectors  # collected (and imported) once, before the helpers fork
-            # This process's share is committed while the helpers may still be reading theirs.
-            results = read_split(jobs, self._read_one, size, on_own_done=pending.flush)
-        elif size > 1:
-            import multiprocessing
-
-            global _WORKER  # handed to the forked workers by inheritance
-            _WORKER = (self.agents, self.detectors, self.config, self.intake.home)
-            pool = multiprocessing.get_context("fork").Pool(size)
-            # Largest first, so one big file does not finish last on its own.
-            ordered = sorted(jobs, key=lambda j: -j.todo)
-            results = pool.imap_unordered(_work, ordered, chunksize=1)
+            if use_pool:
+                results = split.read_pooled(jobs, self._read_one, size)
+            else:
+                # This process's share is committed while the helpers may still be reading.
+                results = split.read_split(jobs, self._read_one, size, on_own_done=pending.flush)
         else:
             results = (self._read_one(job) for job in jobs)
         try:
@@ -761,10 +782,11 @@ class Scanner:
                 pending.add(result)
             pending.flush()
         finally:
-            if pool is not None:
-                pool.close()
-                pool.join()
-                _WORKER = None
+            # Left early (Ctrl-C, an error): stop the helpers now, not whenever the generator
+            # is collected. What was committed stays; the rest is read again next time.
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
         return self.report
 
     def _commit_group(self, group: list[FileResult]) -> None:

@@ -56,6 +56,11 @@ _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 
 def rejection(candidate: Candidate) -> str | None:
     """Why ``candidate`` may not enter the store, or ``None``."""
+    from lessons_core.validate import candidate_text_bytes, size_problem
+
+    too_big = size_problem(candidate_text_bytes(candidate))
+    if too_big:
+        return too_big
     for name in ("mistake", "fix"):
         text: str = getattr(candidate, name).strip()
         if len(text) < MIN_TEXT:

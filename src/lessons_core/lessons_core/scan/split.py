@@ -12,10 +12,21 @@ Taking jobs from a queue rather than a fixed share matters: a file's reading cos
 content more than its size (tool output is skimmed, the agent's own messages are parsed), so
 equal bytes are not equal work.
 
+Large scans use :func:`read_pooled` instead: the same queue and helpers, but this process reads
+nothing itself and each helper sends every result as soon as it is read (a length-prefixed
+pickle), so results are committed while the helpers go on. It takes the place of a
+``multiprocessing`` pool, which cannot be stopped cleanly: on Ctrl-C its workers die holding the
+queue's lock and ``Pool.join`` (or ``terminate``) waits on them for ever.
+
 The helpers only read and detect; they never touch the store (this process commits everything),
 never flush this process's buffers and leave with ``os._exit``. Nothing is lost when a helper
 fails: a job whose result does not arrive (the fork failed, the helper died or was killed, the
 pickle was cut short) is read again here.
+
+Interrupts: a helper dies at once on SIGINT (the default action, no Python handler: Ctrl-C
+reaches the whole process group), and leaves by itself when this process is gone. This process
+gets ``KeyboardInterrupt`` wherever it is, and on the way out kills and reaps every helper with
+SIGINT held back, so a second Ctrl-C cannot cut the clean-up short and leave a helper behind.
 """
 
 from __future__ import annotations
@@ -72,13 +83,7 @@ def read_split(
         yield from map(read, jobs)
         return
     entries = queue_entries(jobs)
-    queue_r, queue_w = os.pipe()
-    try:
-        data = memoryview(b"".join(_ENTRY.pack(n) for n in range(len(entries))))
-        while data:
-            data = data[os.write(queue_w, data) :]
-    finally:
-        os.close(queue_w)  # before forking: at the end of the queue every reader sees EOF
+    queue_r = _queue(entries)
     helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
     done: set[int] = set()
     try:
@@ -92,7 +97,11 @@ def read_split(
         if on_own_done is not None and helpers:
             on_own_done()
         while helpers:
-            for number, result in _collect(*helpers.pop(0)):
+            pid, fd = helpers[0]
+            helpers[0] = (pid, -1)  # from here ``_collect`` owns (and closes) the pipe
+            got = _collect(pid, fd)
+            helpers.pop(0)
+            for number, result in got:
                 if number not in done:
                     done.add(number)
                     yield result
@@ -102,13 +111,97 @@ def read_split(
                 yield read(jobs[number])
     finally:
         os.close(queue_r)
-        for pid, fd in helpers:  # left early (an error, or the caller stopped)
-            _stop(pid, fd)
+        _stop(helpers)  # left early (an error, an interrupt, or the caller stopped)
 
 
-def _take(queue: int, entries: list[list[int]]) -> Iterator[int]:
-    """Job numbers from the shared queue, one entry at a time, until it is empty."""
+def read_pooled(jobs: Sequence[J], read: Callable[[J], R], processes: int) -> Iterator[R]:
+    """``read(job)`` for every job, in ``processes`` forked helpers, each result as soon as it
+    is read (in no set order); this process only collects. Same contract as :func:`read_split`.
+    """
+    if processes < 1 or not jobs:
+        yield from map(read, jobs)
+        return
+    import selectors
+
+    entries = queue_entries(jobs)
+    queue_r = _queue(entries)
+    helpers: list[tuple[int, int]] = []
+    done: set[int] = set()
+    try:
+        for _ in range(processes):
+            started = _fork(jobs, entries, queue_r, read, stream=True)
+            if started is not None:
+                helpers.append(started)
+        with selectors.DefaultSelector() as selector:
+            buffers: dict[int, bytearray] = {}
+            for pid, fd in helpers:
+                selector.register(fd, selectors.EVENT_READ, pid)
+                buffers[fd] = bytearray()
+            while buffers:
+                for key, _mask in selector.select():
+                    fd, buffer = key.fd, buffers[key.fd]
+                    chunk = os.read(fd, 1 << 20)
+                    if not chunk:  # the helper is done (or died): reap it
+                        selector.unregister(fd)
+                        del buffers[fd]
+                        at = helpers.index((key.data, fd))
+                        helpers[at] = (key.data, -1)
+                        os.close(fd)
+                        _reap(key.data)
+                        helpers.remove((key.data, -1))
+                        continue
+                    buffer += chunk
+                    for number, result in _frames(buffer):
+                        if number not in done:
+                            done.add(number)
+                            yield result
+        for number in range(len(jobs)):  # taken by a helper that failed: read here
+            if number not in done:
+                done.add(number)
+                yield read(jobs[number])
+    finally:
+        os.close(queue_r)
+        _stop(helpers)
+
+
+_FRAME = struct.Struct("<Q")
+
+
+def _frames(buffer: bytearray) -> Iterator[tuple[int, Any]]:
+    """The complete ``(number, result)`` frames at the start of ``buffer``, removed from it."""
+    while len(buffer) >= _FRAME.size:
+        (size,) = _FRAME.unpack_from(buffer)
+        end = _FRAME.size + size
+        if len(buffer) < end:
+            return
+        data = bytes(buffer[_FRAME.size : end])
+        del buffer[:end]
+        try:
+            frame = pickle.loads(data)  # noqa: S301 - written by our own fork a moment ago
+        except Exception:  # pragma: no cover - a frame is written whole or not at all
+            frame = None  # its job is read again here
+        if isinstance(frame, tuple) and len(frame) == 2:
+            yield frame
+
+
+def _queue(entries: list[list[int]]) -> int:
+    """The read end of a pipe holding every queue entry (closed for writing: EOF at its end)."""
+    queue_r, queue_w = os.pipe()
+    try:
+        data = memoryview(b"".join(_ENTRY.pack(n) for n in range(len(entries))))
+        while data:
+            data = data[os.write(queue_w, data) :]
+    finally:
+        os.close(queue_w)  # before forking: at the end of the queue every reader sees EOF
+    return queue_r
+
+
+def _take(queue: int, entries: list[list[int]], parent: int | None = None) -> Iterator[int]:
+    """Job numbers from the shared queue, one entry at a time, until it is empty (or, in a
+    helper, until the process that forked it is gone: nobody would collect the results)."""
     while True:
+        if parent is not None and os.getppid() != parent:
+            return
         try:
             raw = os.read(queue, _ENTRY.size)
         except InterruptedError:  # pragma: no cover - retried by Python itself since 3.5
@@ -119,12 +212,20 @@ def _take(queue: int, entries: list[list[int]]) -> Iterator[int]:
 
 
 def _fork(
-    jobs: Sequence[J], entries: list[list[int]], queue: int, read: Callable[[J], R]
+    jobs: Sequence[J],
+    entries: list[list[int]],
+    queue: int,
+    read: Callable[[J], R],
+    *,
+    stream: bool = False,
 ) -> tuple[int, int] | None:
     try:
         rfd, wfd = os.pipe()
     except OSError:
         return None
+    parent = os.getpid()
+    # A background job's SIGINT stays ignored; otherwise the helper gets the default action.
+    interruptible = signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
     try:
         pid = os.fork()
     except OSError:
@@ -134,11 +235,15 @@ def _fork(
     if pid == 0:  # the helper: read, send, leave without running any exit handler
         code = 1
         try:
+            if interruptible:  # Ctrl-C ends a helper at once, without a traceback
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.close(rfd)
-            out = [(number, read(jobs[number])) for number in _take(queue, entries)]
-            data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(wfd, "wb") as pipe:
-                pipe.write(data)
+            if stream:
+                _stream(wfd, ((n, read(jobs[n])) for n in _take(queue, entries, parent)))
+            else:
+                out = [(n, read(jobs[n])) for n in _take(queue, entries, parent)]
+                with os.fdopen(wfd, "wb") as pipe:
+                    pipe.write(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
             code = 0
         finally:
             os._exit(code)
@@ -166,11 +271,50 @@ def _collect(pid: int, fd: int) -> list[tuple[int, Any]]:
     return results if isinstance(results, list) else []
 
 
-def _stop(pid: int, fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.close(fd)
+def _stream(fd: int, results: Iterator[tuple[int, Any]]) -> None:
+    """Send each result as a frame as soon as it is read, without waiting for the reader.
+
+    The scanning process commits between reads, and a pipe holds only 64 KiB: a helper writing
+    in blocking mode would wait out every commit. So the pipe is non-blocking while there is
+    reading to do, frames the pipe cannot take yet wait here, and the rest goes out at the end.
+    """
+    pending = bytearray()
+    os.set_blocking(fd, False)
     try:
-        os.kill(pid, signal.SIGKILL)
+        for result in results:
+            data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+            pending += _FRAME.pack(len(data))
+            pending += data
+            with contextlib.suppress(BlockingIOError):
+                while pending:
+                    del pending[: os.write(fd, pending)]
+        os.set_blocking(fd, True)
+        while pending:
+            del pending[: os.write(fd, pending)]
+    finally:
+        os.close(fd)
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
+
+
+def _stop(helpers: list[tuple[int, int]]) -> None:
+    """Kill and reap every helper still listed, with SIGINT held back meanwhile (a second
+    Ctrl-C then arrives once they are gone, instead of leaving one behind)."""
+    if not helpers:
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for pid, fd in helpers:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pid, _fd in helpers:
+            _reap(pid)
+        helpers.clear()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)

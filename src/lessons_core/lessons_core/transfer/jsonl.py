@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import attrs
 
-from lessons_core import privacy, serde, validate
+from lessons_core import jsoninput, privacy, serde, validate
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.models import Lesson
 
@@ -67,7 +67,7 @@ def statistics_lines(text: str) -> list[dict[str, Any]]:
         if STATISTICS_TYPE not in raw:
             continue
         try:
-            obj = json.loads(raw)
+            obj = jsoninput.loads(raw)
         except json.JSONDecodeError:
             continue
         if is_statistics(obj):
@@ -128,7 +128,7 @@ def parse_jsonl(text: str, *, source: str = "<input>", partial: bool = False) ->
         where = f"line {number}"
         try:
             try:
-                obj = json.loads(raw)
+                obj = jsoninput.loads(raw)
             except json.JSONDecodeError as exc:
                 raise ValidationError(
                     f"not valid JSON (column {exc.colno}: {exc.msg})", where=where
@@ -156,7 +156,7 @@ def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) 
     if not stripped:
         raise LessonsError(f"{source}: no lessons in the input")
     try:
-        whole = json.loads(text)  # the original text, so positions are the user's
+        whole = jsoninput.loads(text)  # the original text, so positions are the user's
     except json.JSONDecodeError as exc:
         if len([line for line in stripped.splitlines() if line.strip()]) > 1 and stripped[0] == "{":
             return parse_jsonl(text, source=source, partial=partial)
@@ -188,7 +188,13 @@ def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) 
 def read_text(path: str | Path) -> str:
     """The text of ``path``, or stdin for ``-``; errors become :class:`LessonsError`."""
     if str(path) == "-":
-        return sys.stdin.read()
+        data = sys.stdin.buffer.read()  # bytes: the decoding is ours to check, not the locale's
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LessonsError(
+                f"<stdin>: not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
