@@ -24,13 +24,15 @@ def test_error_then_corrected_call_is_a_candidate(script):
     candidate = _one(script)
     assert candidate.tier == 2
     assert candidate.tool == "Bash"
-    assert candidate.trigger == r"\bpytest\b"
-    assert "`pytest tests/` failed (exit 127)" in candidate.mistake
+    # Run bare from PATH: the fix runs pytest too, through the virtual environment.
+    assert candidate.trigger == r"^\s*\bpytest\b"
+    assert "`pytest tests/` failed: the executable is not on PATH" in candidate.mistake
     assert "command not found" in candidate.mistake
     assert ".venv/bin/python -m pytest tests/" in candidate.fix
+    assert candidate.summary == "pytest: the command is not on PATH"
     assert candidate.error_lines == ("bash: pytest: command not found",)
     assert candidate.tags == ("tool:pytest", "lang:python")
-    assert candidate.confidence == pytest.approx(0.55)
+    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1)
     (evidence,) = candidate.evidence
     assert (evidence.line, evidence.call_id, evidence.session_id) == (2, "c1", "s1")
 
@@ -64,8 +66,11 @@ def test_retry_loop_raises_confidence_and_priority(script):
         script.run("npm test", 'npm ERR! Missing script: "test"', failure=ERR, code=1)
     script.run("npm run test:unit", "40 passed")
     candidate = _one(script)
-    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.15)
+    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.15 + 0.1)
     assert candidate.priority == 6
+    # Every failed attempt is evidence; the trigger is ``npm test``, not ``npm run test:unit``.
+    assert [e.line for e in candidate.evidence] == [2, 4, 6]
+    assert candidate.trigger == r"\bnpm\b\s+test(?![\w:.-])"
 
 
 def test_user_correction_within_the_window(script):
@@ -99,12 +104,13 @@ def test_hang_or_timeout_signal(script):
 
 def test_self_diagnosis_is_quoted_in_the_fix(script):
     """The agent's own explanation (before the fix) becomes part of the fix text."""
-    script.run("go test ./...", "undefined: regexp", failure=ERR, code=1)
-    script.say("Let me look. I see the issue: the file never imports regexp.")
-    script.run("go vet ./... && go test ./...", "ok")
+    script.run("git gc --auto --dry-run", "error: unknown option `dry-run'", failure=ERR, code=129)
+    script.say("Let me look. I see the issue: gc has no dry run; prune has one.")
+    script.run("git gc --auto", "ok")
     candidate = _one(script)
-    assert candidate.fix.startswith("I see the issue: the file never imports regexp.")
-    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1)
+    assert candidate.fix.startswith("I see the issue: gc has no dry run; prune has one.")
+    assert candidate.trigger == r"\bgit\b[^|;&\n]*?\bgc\b(?=[^|;&\n]*?\s--dry-run(?:[\s=]|$))"
+    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1 + 0.1)
 
 
 def test_weights_come_from_the_configuration(script):
@@ -127,7 +133,8 @@ def test_edit_before_read_suggests_reading_first(script):
     candidate = _one(script)
     assert candidate.tool == "Edit"
     assert candidate.trigger == "**/*.py"
-    assert candidate.fix.startswith("Read /p/src/app.py first")
+    assert candidate.summary == "Edit: read the file before changing it"
+    assert candidate.fix.startswith("Read the file first, then repeat the Edit")
 
 
 def test_probe_with_no_output_is_not_a_mistake(script):

@@ -247,9 +247,12 @@ class Intake:
         if not candidate.trigger:
             return None
         sessions = set(sessions_of(candidate.evidence))
+        # A heuristic trigger may be anchored to the start of the command line (``^\s*pip``):
+        # the same words as the agent's own unanchored one.
+        wanted = {candidate.trigger, candidate.trigger.removeprefix(r"^\s*")}
         for i, lesson in enumerate(self.lessons):
             t = lesson.triggers
-            if candidate.trigger not in (*t.command_patterns, *t.path_patterns):
+            if not wanted & {*t.command_patterns, *t.path_patterns}:
                 continue
             if candidate.tool and t.tool_names and candidate.tool not in t.tool_names:
                 continue
