@@ -445,7 +445,7 @@ def _drift(
     fix_words = [w for seg in triggers.segments(fix.command) for w in seg]
     for seg in triggers.segments(call.command):
         for word in seg[1:]:
-            if word.startswith(("-", "/", "~", "$")) or "/" not in word and "." not in word:
+            if word.startswith(("-", "/", "~", "$")) or ("/" not in word and "." not in word):
                 continue
             if any(f.startswith("/") and f.endswith("/" + word) for f in fix_words):
                 return moved

@@ -414,7 +414,9 @@ def is_bare_executable(pattern: str | None) -> bool:
     if not pattern:
         return False
     m = re.fullmatch(r"(?:\\b|\(\?<!\[\\w\./-\]\))(.+?)(?:\\b|\(\?!\[\\w-\]\))", pattern)
-    return bool(m) and re.fullmatch(r"[\w.+-]+", m.group(1).replace("\\", "")) is not None
+    if m is None:
+        return False
+    return re.fullmatch(r"[\w.+-]+", m.group(1).replace("\\", "")) is not None
 
 
 def matches(pattern: str, command: str) -> bool:
@@ -496,7 +498,7 @@ def unquoted_path_trigger(failing: str) -> str | None:
     """A pattern for an unquoted path holding ``(`` or ``[`` after a slash, when ``failing``
     has one: the pattern needs the path's word to start unquoted, so the quoted fix does not
     fire it."""
-    for char, esc in _SYNTAX_IN_PATH.items():
+    for esc in _SYNTAX_IN_PATH.values():
         pattern = rf"(?:^|\s)[\w./@~-]*/{esc}"
         if matches(pattern, failing):
             return pattern
