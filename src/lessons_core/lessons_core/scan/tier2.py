@@ -59,7 +59,11 @@ USER_CORRECTION = re.compile(
 _INSTEAD = re.compile(r"\binstead\b|\bnot\s+\S+,\s*(?:but|use)\b", re.IGNORECASE)
 #: A rejection's reason is a correction when it tells the agent what to do instead; a question
 #: or a remark about the task ("do we even need this?") is not.
-_DIRECTIVE = re.compile(r"^\W*(?:use|try|prefer|avoid|always|only|run|call)\s+\S+", re.IGNORECASE)
+_DIRECTIVE = re.compile(
+    r"^\W*(?:(?:use|try|prefer|avoid|always|only|run|call)\s+\S+"
+    r"|I(?:'d|\s+would)\s+(?:actually\s+|much\s+)?(?:rather|prefer|like|love)\b)",
+    re.IGNORECASE,
+)
 SELF_DIAGNOSIS = re.compile(
     r"""\b(?:
         I\s+see\s+(?:the|what)\s+(?:issue|problem|mistake|error)
@@ -313,6 +317,7 @@ def _follow(
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
     edited_at: list[int] = []
+    read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
         other = events[j]
         if other.kind == ev.TOOL_RESULT and other.is_mistake and id(other) not in consumed:
@@ -340,6 +345,12 @@ def _follow(
             if other.sidechain != call.sidechain:
                 continue
             keys = _keys(other)
+            if other.tool == "Read" and other.paths:
+                read_paths.update(other.paths)
+            if key not in keys and _remedies(failed, call, other, read_paths, results):
+                finding.fix, fix_at = other, j
+                finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                break
             if key not in keys:
                 if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
                     edited_at.append(j)
@@ -381,6 +392,36 @@ def _follow(
     else:
         finding.diagnosis = None
     return finding
+
+
+#: Tools (and shell commands) that list a directory.
+_LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
+_LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
+
+
+def _remedies(
+    failed: ev.Event,
+    call: ev.Event,
+    other: ev.Event,
+    read_paths: set[str],
+    results: dict[str, ev.Event],
+) -> bool:
+    """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
+    listing after reading a directory, an edit of a file read after "File has not been read"."""
+    res = results.get(other.call_id or "")
+    if res is None or res.failure is not None or call.command:
+        return False
+    cls = failures.mistake_class(failed.text)
+    if cls is None:
+        return False
+    if cls.name == failures.IS_DIRECTORY:
+        if other.tool in _LISTING_TOOLS:
+            return True
+        shape = triggers.main_shape(other.command) if other.command else None
+        return shape is not None and shape.exe in _LISTING_COMMANDS
+    if cls.name == failures.NOT_READ:
+        return other.tool in _EDIT_TOOLS and bool(other.paths) and other.paths[0] in read_paths
+    return False
 
 
 def _judge(
@@ -472,7 +513,7 @@ def _rejection(
         res = results.get(other.call_id or "")
         if res is None or res.failure is not None or _same_input(other, call):
             continue
-        if _answers(other, call, reason):
+        if _answers(other, call, reason) or (call.tool in _EDIT_TOOLS and not call.command):
             finding.fix = other
             return finding
         return None
