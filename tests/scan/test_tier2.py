@@ -547,3 +547,22 @@ def test_real_corpus_triggers_miss_their_fixes(shared_dir):
                 assert failures.strip_tags(text) == text
             assert calls  # the candidate came from a call of this transcript
     assert seen >= 10
+
+
+def test_cwd_drift_fixed_path_counts_even_when_the_tests_then_fail(tmp_path):
+    """The absolute path was found (the suite ran and failed on its own tests): the path
+    mistake was fixed; what failed next is another matter."""
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("bash", "t1", "cd test && uv run pytest -q"),
+            ("result", "t1", "3 passed", False),
+            ("bash", "t2", "uv run pytest test/test_render.py -v"),
+            ("result", "t2", "ERROR: file or directory not found: test/test_render.py", True),
+            ("bash", "t3", "uv run pytest /w/app/test/test_render.py -v"),
+            ("result", "t3", "FAILED test_render.py::test_link - AssertionError", True),
+        ],
+    )
+    (candidate,) = tier2.detect(events)
+    assert candidate.trigger == triggers.RELATIVE_CD
+    assert candidate.evidence[0].call_id == "t2"

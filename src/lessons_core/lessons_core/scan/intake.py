@@ -43,8 +43,12 @@ DUPLICATE = "duplicate"
 REJECTED = "rejected"
 PROMOTED = "promoted"
 
+#: Angle-bracket words that tools print themselves, never a template's blank: Claude Code's
+#: ``<tool_use_error>`` wrapper, Python's ``<string>`` and ``<module>`` in tracebacks.
+_TOOL_MARKUP = r"/?(?:tool_use_error|string|module|stdin|lambda|genexpr|listcomp|frozen [\w.]+)>"
 _PLACEHOLDER = re.compile(
-    r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\bTODO\b|\bTBD\b|\bFIXME\b|\{\{.*?\}\}|\[placeholder\]",
+    rf"<(?!{_TOOL_MARKUP})[A-Za-z][A-Za-z0-9 _/|-]{{0,40}}>|\bTODO\b|\bTBD\b|\bFIXME\b|"
+    r"\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
 _TRAILING_ELLIPSIS = re.compile(r"(?:\.\.\.|…)\s*$")

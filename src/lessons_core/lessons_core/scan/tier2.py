@@ -316,6 +316,8 @@ def _follow(
         exe_key = key[:2]
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
+    first = failures.mistake_class(failed.text)
+    missing_path = first is not None and first.name == failures.MISSING_PATH
     edited_at: list[int] = []
     read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
@@ -369,6 +371,14 @@ def _follow(
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
+            if missing_path and res.is_mistake and not _same_input(other, call):
+                later = failures.mistake_class(res.text)
+                if later is None or later.name != failures.MISSING_PATH:
+                    # The path is found now; what failed next (the tests it ran) is another
+                    # matter. Whether the path was the lesson is for the judge to say.
+                    finding.fix, fix_at = other, j
+                    finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                    break
             if res.is_mistake:
                 finding.retries.append(res)
                 consumed.add(id(res))
