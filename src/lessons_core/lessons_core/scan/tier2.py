@@ -349,7 +349,7 @@ def _follow(
             keys = _keys(other)
             if other.tool == "Read" and other.paths:
                 read_paths.update(other.paths)
-            if key not in keys and _remedies(failed, call, other, read_paths, results):
+            if key not in keys and _remedies(first, call, other, read_paths, results):
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
@@ -410,7 +410,7 @@ _LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
 
 
 def _remedies(
-    failed: ev.Event,
+    cls: MistakeClass | None,
     call: ev.Event,
     other: ev.Event,
     read_paths: set[str],
@@ -418,11 +418,10 @@ def _remedies(
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
     listing after reading a directory, an edit of a file read after "File has not been read"."""
-    res = results.get(other.call_id or "")
-    if res is None or res.failure is not None or call.command:
+    if cls is None or call.command:
         return False
-    cls = failures.mistake_class(failed.text)
-    if cls is None:
+    res = results.get(other.call_id or "")
+    if res is None or res.failure is not None:
         return False
     if cls.name == failures.IS_DIRECTORY:
         if other.tool in _LISTING_TOOLS:
@@ -536,7 +535,9 @@ def _rejection_reason(events: list[ev.Event], i: int, text: str) -> str | None:
     m = _REJECTION_REASON.search(text)
     if m:
         return m.group("reason").strip()
-    if not re.match(r"\W*(?:The user doesn't want|User rejected|\[Operation Cancel)", text):
+    if not re.match(
+        r"\W*(?:The user doesn't want|User rejected|\[Operation Cancel|patch rejected)", text
+    ):
         return text.strip() or None  # the typed feedback is the whole result
     for j in range(i + 1, min(len(events), i + 4)):
         other = events[j]
