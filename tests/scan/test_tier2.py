@@ -566,3 +566,47 @@ def test_cwd_drift_fixed_path_counts_even_when_the_tests_then_fail(tmp_path):
     (candidate,) = tier2.detect(events)
     assert candidate.trigger == triggers.RELATIVE_CD
     assert candidate.evidence[0].call_id == "t2"
+
+
+def test_a_hang_fixed_by_a_one_shot_mode(script):
+    """``vitest`` waits for changes and is killed; ``vitest run`` finishes. The trigger is
+    vitest without ``run``."""
+    script.run("npx vitest", "Command timed out after 2m 0.0s", failure=ev.TIMEOUT)
+    script.run("npx vitest run", "Test Files  4 passed (4)")
+    candidate = _one(script)
+    assert triggers.matches(candidate.trigger, "npx vitest")
+    assert triggers.matches(candidate.trigger, "npx vitest --reporter dot")
+    assert not triggers.matches(candidate.trigger, "npx vitest run")
+    assert candidate.priority == 6
+
+
+def test_a_hang_fixed_by_a_timeout_prefix(script):
+    """Run bare, it hung; under ``timeout`` it came back."""
+    script.run("npm run dev", "Command timed out after 2m 0.0s", failure=ev.TIMEOUT)
+    script.run("timeout 10 npm run dev", "ready in 300 ms")
+    candidate = _one(script)
+    assert triggers.matches(candidate.trigger, "npm run dev")
+    assert not triggers.matches(candidate.trigger, "timeout 10 npm run dev")
+
+
+def test_module_not_found_fixed_by_the_project_environment(script):
+    """The bare interpreter lacks the project's packages; ``uv run`` has them."""
+    script.run(
+        "python scripts/report.py",
+        "ModuleNotFoundError: No module named 'httpx'",
+        failure=ERR,
+        code=1,
+    )
+    script.run("uv run python scripts/report.py", "wrote report.html")
+    candidate = _one(script)
+    assert candidate.summary == "report.py: run it in the project's environment"
+    assert triggers.matches(candidate.trigger, "python scripts/report.py")
+    assert not triggers.matches(candidate.trigger, "uv run python scripts/report.py")
+
+
+def test_module_not_found_fixed_by_editing_an_import_is_not_a_lesson(script):
+    """An import typo fixed in the code is the code's problem."""
+    script.run("python app.py", "ModuleNotFoundError: No module named 'reqeusts'", failure=ERR)
+    script.file("Edit", "/p/app.py", "updated")
+    script.run("python app.py --once", "ok")
+    assert list(tier2.detect(script.events)) == []

@@ -243,6 +243,7 @@ SHELL_SYNTAX = "shell_syntax"
 MANAGED_ENVIRONMENT = "managed_environment"
 MISSING_PATH = "missing_path"
 NOT_PERMITTED = "not_permitted"
+MODULE_NOT_FOUND = "module_not_found"
 
 #: The classes, most specific first (the first that matches the head of the output wins).
 MISTAKE_CLASSES = (
@@ -337,6 +338,14 @@ MISTAKE_CLASSES = (
         "the shell read part of an unquoted word as syntax (parentheses, brackets or a glob in a"
         " path) and never ran the command",
         "Quote such paths (single quotes keep them literal)",
+    ),
+    MistakeClass(
+        MODULE_NOT_FOUND,
+        r"ModuleNotFoundError|No module named|Cannot find module ['\"][^./]|"
+        r"ERR_MODULE_NOT_FOUND|cannot load such file",
+        "run it in the project's environment",
+        "the interpreter that ran it does not have the project's packages",
+        "Run it through the project's environment",
     ),
     MistakeClass(
         MANAGED_ENVIRONMENT,

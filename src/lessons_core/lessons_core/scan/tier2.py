@@ -404,6 +404,10 @@ def _follow(
     return finding
 
 
+#: Classes whose fix is running the command through the project's environment.
+_ENVIRONMENT_CLASSES = frozenset(
+    {failures.COMMAND_NOT_FOUND, failures.MANAGED_ENVIRONMENT, failures.MODULE_NOT_FOUND}
+)
 #: Tools (and shell commands) that list a directory.
 _LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
 _LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
@@ -675,16 +679,26 @@ def _trigger(finding: _Finding) -> str | None:
         and not triggers.matches(tight, fixed)
     ):
         return tight
-    if name in (failures.COMMAND_NOT_FOUND, failures.MANAGED_ENVIRONMENT):
-        bare = triggers.anchored(base)
-        if triggers.matches(bare, failing) and not triggers.matches(bare, fixed):
-            return bare
+    if name in _ENVIRONMENT_CLASSES or finding.result.failure == ev.TIMEOUT:
+        # Run bare (from PATH, in the foreground) where the fix went through a virtual
+        # environment, a runner or a ``timeout``.
+        for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
+            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed):
+                return bare
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
     if shape is not None and fixed_shape is not None and fixed_shape.exe == shape.exe:
-        for flag in fixed_shape.flags:
-            if flag in shape.flags or flag in triggers.NOISE_FLAGS:
+        # What the fix added: a flag (``--offline``) or a plain word (``vitest run``).
+        own = {w for seg in triggers.segments(failing) for w in seg}
+        added = [
+            w
+            for seg in triggers.segments(fixed)
+            for w in seg
+            if w not in own and re.fullmatch(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*", w)
+        ]
+        for word in dict.fromkeys([*fixed_shape.flags, *added]):
+            if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
-            pattern = triggers.without_flag(base, flag)
+            pattern = triggers.without_flag(base, word)
             if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
                 return pattern
     return None

@@ -481,6 +481,18 @@ def tight_trigger(command: str) -> str | None:
     return _word(words[0]) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![\w:.-])"
 
 
+def first_word_trigger(command: str) -> str | None:
+    """The command line's first word as its first word (``^\\s*\\bpython\\b``): a script run
+    by the bare interpreter rather than the project's (``uv run python x.py``)."""
+    seg = _segments(command)
+    if not seg or not seg[0]:
+        return None
+    word = PurePosixPath(seg[0][0]).name or seg[0][0]
+    if word in _SETUP or not re.fullmatch(r"[\w.+-]+", word):
+        return None
+    return anchored(_word(word))
+
+
 def base_trigger(command: str) -> str | None:
     """Executable and subcommand of ``command``'s main simple command, no flag."""
     shape = main_shape(command)
