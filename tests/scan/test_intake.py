@@ -57,6 +57,19 @@ def test_a_good_candidate_passes():
     assert intake.rejection(_candidate()) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Edit failed: <tool_use_error>String to replace not found in file.</tool_use_error>",
+        'python -c failed: File "<string>", line 3, in <module>: ImportError',
+    ],
+)
+def test_tool_markup_is_not_a_placeholder(text):
+    """Angle brackets the tools print themselves are not a template's blank."""
+    assert intake.rejection(_candidate(mistake=text)) is None
+    assert "placeholder" in (intake.rejection(_candidate(mistake=text + " <your path>")) or "")
+
+
 def test_scrub_redacts_secrets_and_home_paths():
     """Secrets and home directories never reach the store."""
     dirty = _candidate(

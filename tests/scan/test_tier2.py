@@ -6,7 +6,7 @@ import pytest
 
 from lessons_core.models import Config, ScoringWeights
 from lessons_core.scan import events as ev
-from lessons_core.scan import scoring, tier2
+from lessons_core.scan import scoring, tier2, triggers
 
 ERR = ev.ERROR
 
@@ -24,13 +24,15 @@ def test_error_then_corrected_call_is_a_candidate(script):
     candidate = _one(script)
     assert candidate.tier == 2
     assert candidate.tool == "Bash"
-    assert candidate.trigger == r"\bpytest\b"
-    assert "`pytest tests/` failed (exit 127)" in candidate.mistake
+    # Run bare from PATH: the fix runs pytest too, through the virtual environment.
+    assert candidate.trigger == r"^\s*\bpytest\b"
+    assert "`pytest tests/` failed: the executable is not on PATH" in candidate.mistake
     assert "command not found" in candidate.mistake
     assert ".venv/bin/python -m pytest tests/" in candidate.fix
+    assert candidate.summary == "pytest: the command is not on PATH"
     assert candidate.error_lines == ("bash: pytest: command not found",)
     assert candidate.tags == ("tool:pytest", "lang:python")
-    assert candidate.confidence == pytest.approx(0.55)
+    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1)
     (evidence,) = candidate.evidence
     assert (evidence.line, evidence.call_id, evidence.session_id) == (2, "c1", "s1")
 
@@ -64,8 +66,11 @@ def test_retry_loop_raises_confidence_and_priority(script):
         script.run("npm test", 'npm ERR! Missing script: "test"', failure=ERR, code=1)
     script.run("npm run test:unit", "40 passed")
     candidate = _one(script)
-    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.15)
+    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.15 + 0.1)
     assert candidate.priority == 6
+    # Every failed attempt is evidence; the trigger is ``npm test``, not ``npm run test:unit``.
+    assert [e.line for e in candidate.evidence] == [2, 4, 6]
+    assert candidate.trigger == r"\bnpm\b\s+test(?![\w:.-])"
 
 
 def test_user_correction_within_the_window(script):
@@ -99,12 +104,13 @@ def test_hang_or_timeout_signal(script):
 
 def test_self_diagnosis_is_quoted_in_the_fix(script):
     """The agent's own explanation (before the fix) becomes part of the fix text."""
-    script.run("go test ./...", "undefined: regexp", failure=ERR, code=1)
-    script.say("Let me look. I see the issue: the file never imports regexp.")
-    script.run("go vet ./... && go test ./...", "ok")
+    script.run("git gc --auto --dry-run", "error: unknown option `dry-run'", failure=ERR, code=129)
+    script.say("Let me look. I see the issue: gc has no dry run; prune has one.")
+    script.run("git gc --auto", "ok")
     candidate = _one(script)
-    assert candidate.fix.startswith("I see the issue: the file never imports regexp.")
-    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1)
+    assert candidate.fix.startswith("I see the issue: gc has no dry run; prune has one.")
+    assert candidate.trigger == r"\bgit\b[^|;&\n]*?\bgc\b(?=[^|;&\n]*?\s--dry-run(?:[\s=]|$))"
+    assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1 + 0.1)
 
 
 def test_weights_come_from_the_configuration(script):
@@ -127,7 +133,8 @@ def test_edit_before_read_suggests_reading_first(script):
     candidate = _one(script)
     assert candidate.tool == "Edit"
     assert candidate.trigger == "**/*.py"
-    assert candidate.fix.startswith("Read /p/src/app.py first")
+    assert candidate.summary == "Edit: read the file before changing it"
+    assert candidate.fix.startswith("Read the file first, then repeat the Edit")
 
 
 def test_probe_with_no_output_is_not_a_mistake(script):
@@ -229,3 +236,377 @@ def test_codex_search_with_no_match_is_not_a_mistake(tmp_path):
     failed = next(e for e in events if e.kind == ev.TOOL_RESULT and e.call_id == "a")
     assert (failed.failure, failed.exit_code, failed.text) == (ev.ERROR, 1, "")
     assert list(tier2.detect(events)) == []
+
+
+# -- real transcript shapes ------------------------------------------------------------------
+# Lines below copy the shapes the agents write (field names, nesting, the harness's own
+# wording); the content is ours.
+
+
+def _claude_lines(tmp_path, steps):
+    """A Claude Code session from ``(kind, ...)`` steps: ``("bash", id, cmd)``,
+    ``("edit", id, path)``, ``("read", id, path)``, ``("result", id, text, is_error)``,
+    ``("user", text)``."""
+    import json
+
+    rows = []
+    base = {"isSidechain": False, "userType": "external", "cwd": "/w/app", "sessionId": "s-1"}
+    base["version"] = "2.0.42"
+    for n, step in enumerate(steps):
+        stamp = {"uuid": f"u{n}", "timestamp": f"2025-11-18T00:00:{n:02d}.000Z"}
+        if step[0] in ("bash", "edit", "read", "write"):
+            name = {"bash": "Bash", "edit": "Edit", "read": "Read", "write": "Write"}[step[0]]
+            tool_input = (
+                {"command": step[2], "description": "run"}
+                if step[0] == "bash"
+                else {"file_path": step[2], "old_string": "a", "new_string": "b"}
+                if step[0] == "edit"
+                else {"file_path": step[2]}
+            )
+            content = [{"type": "tool_use", "id": step[1], "name": name, "input": tool_input}]
+            message = {"id": f"m{n}", "type": "message", "role": "assistant", "content": content}
+            rows.append({**base, **stamp, "type": "assistant", "message": message})
+        elif step[0] == "result":
+            block = {"type": "tool_result", "content": step[2], "tool_use_id": step[1]}
+            if step[3]:
+                block["is_error"] = True
+            message = {"role": "user", "content": [block]}
+            rows.append({**base, **stamp, "type": "user", "message": message})
+        elif step[0] == "user":
+            message = {"role": "user", "content": step[1]}
+            rows.append({**base, **stamp, "type": "user", "message": message})
+    path = tmp_path / "s-1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from lessons_claude import reader
+
+    return list(reader.read(path, progress=ev.Progress()))
+
+
+def test_claude_edit_before_read_is_kept_despite_the_error_markup(tmp_path):
+    """``<tool_use_error>`` is the harness's markup, not a template placeholder: the lesson
+    passes intake and its texts carry no tag."""
+    from lessons_core.scan import intake
+
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("edit", "t1", "/w/app/vercel.json"),
+            (
+                "result",
+                "t1",
+                "<tool_use_error>File has not been read yet. Read it first before writing to it."
+                "</tool_use_error>",
+                True,
+            ),
+            ("read", "t2", "/w/app/vercel.json"),
+            ("result", "t2", '{"rewrites": []}', False),
+            ("edit", "t3", "/w/app/vercel.json"),
+            ("result", "t3", "The file has been updated.", False),
+        ],
+    )
+    (candidate,) = tier2.detect(events)
+    assert intake.rejection(candidate) is None
+    assert "tool_use_error" not in candidate.mistake + candidate.fix
+    assert all("tool_use_error" not in line for line in candidate.error_lines)
+    assert candidate.summary == "Edit: read the file before changing it"
+    assert candidate.evidence[0].call_id == "t1"
+
+
+def test_claude_rejection_with_a_reason_is_a_lesson(tmp_path):
+    """ "The user provided the following reason for the rejection: use pnpm" → ``pnpm install``."""
+    reason = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). The user provided the "
+        "following reason for the rejection:  use pnpm"
+    )
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("bash", "t1", "npm install"),
+            ("result", "t1", reason, True),
+            ("bash", "t2", "pnpm install"),
+            ("result", "t2", "Done in 2.1s", False),
+        ],
+    )
+    (candidate,) = tier2.detect(events)
+    assert "the user said: “use pnpm”" in candidate.mistake
+    assert candidate.fix == "Run `pnpm install` instead."
+    assert candidate.trigger == r"\bnpm\b[^|;&\n]*?\binstall\b"
+    assert not triggers.matches(candidate.trigger, "pnpm install")
+
+
+def test_a_rejection_whose_reason_is_a_question_is_not_a_lesson(tmp_path):
+    """Feedback about this task's design ("do we even need it?") teaches nothing reusable."""
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("edit", "t1", "/w/app/render.py"),
+            (
+                "result",
+                "t1",
+                "The user doesn't want to proceed with this tool use. The tool use was rejected. "
+                "To tell you how to proceed, the user said: do we even need this helper?",
+                True,
+            ),
+            ("edit", "t2", "/w/app/render.py"),
+            ("result", "t2", "The file has been updated.", False),
+        ],
+    )
+    assert list(tier2.detect(events)) == []
+
+
+def test_cwd_drift_after_a_persistent_cd(tmp_path):
+    """An earlier ``cd sub`` stays in force in Claude's shell: the relative path fails, the
+    absolute one works; the trigger is the relative ``cd``, which the fix does not hold."""
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("bash", "t1", "cd tests && uv run python -c 'print(1)'"),
+            ("result", "t1", "1", False),
+            ("bash", "t2", "ruff check src/app/render.py"),
+            ("result", "t2", "src/app/render.py:1:1: E902 No such file or directory", True),
+            ("bash", "t3", "ruff check /w/app/src/app/render.py"),
+            ("result", "t3", "All checks passed!", False),
+        ],
+    )
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "ruff: the working directory stayed where an earlier cd left it"
+    assert "an earlier `cd tests`" in candidate.mistake
+    assert candidate.trigger == triggers.RELATIVE_CD
+    assert triggers.matches(candidate.trigger, "cd tests && pytest")
+    assert not triggers.matches(candidate.trigger, "ruff check /w/app/src/app/render.py")
+    assert not triggers.matches(candidate.trigger, "cd /w/app && pytest")
+
+
+def test_a_missing_file_fixed_by_another_path_is_a_one_off(tmp_path):
+    """No earlier ``cd``: the file was just elsewhere. Not a lesson."""
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("bash", "t1", "sed -n '1,20p' src/hooks/use-list.ts"),
+            ("result", "t1", "sed: src/hooks/use-list.ts: No such file or directory", True),
+            ("bash", "t2", "sed -n '1,20p' src/ui/hooks/use-list.ts"),
+            ("result", "t2", "export function useList() {}", False),
+        ],
+    )
+    assert list(tier2.detect(events)) == []
+
+
+def test_a_test_run_fixed_by_editing_the_code_is_not_a_lesson(script):
+    """The suite failed until the code changed: the code was the problem, not the call."""
+    script.run(
+        "pytest -x tests/test_app.py", "FAILED tests/test_app.py::test_x", failure=ERR, code=1
+    )
+    script.file("Edit", "/p/app.py", "updated")
+    script.run("pytest tests/test_app.py", "3 passed")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_codex_unquoted_parentheses_in_a_path(tmp_path):
+    """Codex's "sandbox denied" wrapper around a bash syntax error is the command's error;
+    the lesson is to quote the path, and its trigger misses the quoted fix."""
+    import json
+
+    from lessons_codex import reader
+
+    def call(cid, cmd):
+        args = json.dumps({"command": ["bash", "-lc", cmd], "workdir": "/w/app"})
+        payload = {"type": "function_call", "name": "shell", "arguments": args, "call_id": cid}
+        return {"type": "response_item", "payload": payload}
+
+    def output(cid, text):
+        payload = {"type": "function_call_output", "call_id": cid, "output": text}
+        return {"type": "response_item", "payload": payload}
+
+    bad = "sed -n '1,80p' app/(auth)/login/page.tsx"
+    good = "sed -n '1,80p' 'app/(auth)/login/page.tsx'"
+    rows = [
+        {"type": "session_meta", "payload": {"id": "s", "cwd": "/w/app"}},
+        call("a", bad),
+        output(
+            "a",
+            "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, "
+            "exit code: 2, stdout: , stderr: bash: -c: line 0: syntax error near unexpected "
+            "token `('\n",
+        ),
+        call("b", good),
+        output("b", json.dumps({"output": "export default", "metadata": {"exit_code": 0}})),
+    ]
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_text("".join(json.dumps({"timestamp": "t", **r}) + "\n" for r in rows))
+    events = list(reader.read(path, progress=ev.Progress()))
+    failed = next(e for e in events if e.kind == ev.TOOL_RESULT and e.call_id == "a")
+    assert failed.failure == ev.ERROR
+    assert failed.text.startswith("bash: -c: line 0: syntax error")
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "sed: quote words the shell would read as syntax"
+    assert triggers.matches(candidate.trigger, bad)
+    assert not triggers.matches(candidate.trigger, good)
+
+
+def test_codex_sandbox_wrapper_with_a_real_denial_stays_denied():
+    """ "operation not permitted" inside the wrapper is the sandbox's doing."""
+    from lessons_core.scan import failures
+
+    text = (
+        "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, "
+        "exit code: 1, stdout: , stderr: ps: operation not permitted"
+    )
+    assert failures.unwrap_sandbox(text) == ("ps: operation not permitted", True)
+    assert failures.unwrap_sandbox("plain output") == ("plain output", False)
+
+
+def test_gemini_relative_path_refused_by_the_tool(tmp_path):
+    """Gemini's "Path must be absolute" is a tool refusal; the next listing with an absolute
+    path is the fix."""
+    import json
+
+    from lessons_gemini import reader
+
+    def message(n, call_id, name, args, status, response):
+        call = {
+            "id": call_id,
+            "name": name,
+            "args": args,
+            "status": status,
+            "timestamp": f"2025-10-27T19:55:{n:02d}.000Z",
+            "result": [{"functionResponse": {"id": call_id, "name": name, "response": response}}],
+        }
+        return {
+            "id": f"m{n}",
+            "timestamp": f"2025-10-27T19:55:{n:02d}.000Z",
+            "type": "gemini",
+            "content": "",
+            "toolCalls": [call],
+        }
+
+    doc = {
+        "sessionId": "g-1",
+        "projectHash": "h",
+        "startTime": "2025-10-27T19:55:00.000Z",
+        "lastUpdated": "2025-10-27T19:56:00.000Z",
+        "messages": [
+            {"id": "m0", "timestamp": "2025-10-27T19:55:00.000Z", "type": "user", "content": "hi"},
+            message(1, "ls-1", "list_directory", {"path": "."}, "error",
+                    {"error": "Path must be absolute: ."}),
+            message(2, "ls-2", "list_directory", {"path": "/w/app"}, "success",
+                    {"output": "Directory listing for /w/app: a.py"}),
+        ],
+    }  # fmt: skip
+    chats = tmp_path / ".gemini" / "tmp" / "h" / "chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2025-10-27T19-55-g1.json"
+    path.write_text(json.dumps(doc))
+    events = list(reader.read(path, progress=ev.Progress()))
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "Glob: give the tool an absolute path"
+    assert candidate.trigger is None  # the tool's name is the trigger
+
+
+@pytest.mark.corpus
+def test_real_corpus_triggers_miss_their_fixes(shared_dir):
+    """Every Tier 2 candidate of the real corpus: the trigger is not a bare executable and
+    does not fire on the call that fixed the mistake."""
+    from lessons_core.scan import engine, failures
+    from lessons_core.scan import tier2 as t2
+
+    readers = {
+        "claude": "lessons_claude.reader",
+        "codex": "lessons_codex.reader",
+        "gemini": "lessons_gemini.reader",
+    }
+    import importlib
+
+    seen = 0
+    for path in sorted((shared_dir / "corpus" / "real").rglob("*.json*")):
+        agent = engine.sniff(path) if not path.name.endswith(".meta.json") else None
+        if agent is None:
+            continue
+        events = list(importlib.import_module(readers[agent]).read(path, progress=ev.Progress()))
+        calls = {e.call_id: e for e in events if e.kind == ev.TOOL_CALL}
+        findings: list[tuple[object, object]] = []
+        real_candidate = t2._candidate
+
+        def spy(finding, cfg, findings=findings, real=real_candidate):
+            out = real(finding, cfg)
+            if out is not None:
+                findings.append((out, finding.fix))
+            return out
+
+        t2._candidate = spy
+        try:
+            list(t2.detect(events))
+        finally:
+            t2._candidate = real_candidate
+        for candidate, fix in findings:
+            seen += 1
+            assert not triggers.is_bare_executable(candidate.trigger), candidate
+            if candidate.trigger and fix.command:
+                assert not triggers.matches(candidate.trigger, fix.command), candidate
+            for text in (candidate.mistake, candidate.fix):
+                assert failures.strip_tags(text) == text
+            assert calls  # the candidate came from a call of this transcript
+    assert seen >= 10
+
+
+def test_cwd_drift_fixed_path_counts_even_when_the_tests_then_fail(tmp_path):
+    """The absolute path was found (the suite ran and failed on its own tests): the path
+    mistake was fixed; what failed next is another matter."""
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("bash", "t1", "cd test && uv run pytest -q"),
+            ("result", "t1", "3 passed", False),
+            ("bash", "t2", "uv run pytest test/test_render.py -v"),
+            ("result", "t2", "ERROR: file or directory not found: test/test_render.py", True),
+            ("bash", "t3", "uv run pytest /w/app/test/test_render.py -v"),
+            ("result", "t3", "FAILED test_render.py::test_link - AssertionError", True),
+        ],
+    )
+    (candidate,) = tier2.detect(events)
+    assert candidate.trigger == triggers.RELATIVE_CD
+    assert candidate.evidence[0].call_id == "t2"
+
+
+def test_a_hang_fixed_by_a_one_shot_mode(script):
+    """``vitest`` waits for changes and is killed; ``vitest run`` finishes. The trigger is
+    vitest without ``run``."""
+    script.run("npx vitest", "Command timed out after 2m 0.0s", failure=ev.TIMEOUT)
+    script.run("npx vitest run", "Test Files  4 passed (4)")
+    candidate = _one(script)
+    assert triggers.matches(candidate.trigger, "npx vitest")
+    assert triggers.matches(candidate.trigger, "npx vitest --reporter dot")
+    assert not triggers.matches(candidate.trigger, "npx vitest run")
+    assert candidate.priority == 6
+
+
+def test_a_hang_fixed_by_a_timeout_prefix(script):
+    """Run bare, it hung; under ``timeout`` it came back."""
+    script.run("npm run dev", "Command timed out after 2m 0.0s", failure=ev.TIMEOUT)
+    script.run("timeout 10 npm run dev", "ready in 300 ms")
+    candidate = _one(script)
+    assert triggers.matches(candidate.trigger, "npm run dev")
+    assert not triggers.matches(candidate.trigger, "timeout 10 npm run dev")
+
+
+def test_module_not_found_fixed_by_the_project_environment(script):
+    """The bare interpreter lacks the project's packages; ``uv run`` has them."""
+    script.run(
+        "python scripts/report.py",
+        "ModuleNotFoundError: No module named 'httpx'",
+        failure=ERR,
+        code=1,
+    )
+    script.run("uv run python scripts/report.py", "wrote report.html")
+    candidate = _one(script)
+    assert candidate.summary == "report.py: run it in the project's environment"
+    assert triggers.matches(candidate.trigger, "python scripts/report.py")
+    assert not triggers.matches(candidate.trigger, "uv run python scripts/report.py")
+
+
+def test_module_not_found_fixed_by_editing_an_import_is_not_a_lesson(script):
+    """An import typo fixed in the code is the code's problem."""
+    script.run("python app.py", "ModuleNotFoundError: No module named 'reqeusts'", failure=ERR)
+    script.file("Edit", "/p/app.py", "updated")
+    script.run("python app.py --once", "ok")
+    assert list(tier2.detect(script.events)) == []

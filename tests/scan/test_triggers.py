@@ -164,3 +164,115 @@ def test_random_commands_split_as_shlex_splits_them():
         assert fast == _shlex(command) if fast is not None else _shlex(command) is None
 
     check()
+
+
+# -- narrowing a trigger until it misses the fix -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "bare"),
+    [
+        (r"\bls\b", True),
+        (r"\bruff\b", True),
+        (r"\bmanage\.py\b", True),
+        (r"^\s*\bpytest\b", False),
+        (r"\bgit\b[^|;&\n]*?\badd\b", False),
+        (None, False),
+    ],
+)
+def test_bare_executable(pattern, bare):
+    """A pattern that is nothing but one executable's word is bare."""
+    assert triggers.is_bare_executable(pattern) is bare
+
+
+@pytest.mark.parametrize(
+    ("error", "command", "flag"),
+    [
+        ("error: unknown option `dry-run'", "git gc --auto --dry-run", "--dry-run"),
+        ("error: unrecognized arguments: --colour", "pytest --colour=yes", "--colour"),
+        ("Error: unknown flag: --watchh", "vitest run --watchh", "--watchh"),
+        ("flag provided but not defined: -racy", "go test -racy ./...", "-racy"),
+        ("error: unknown option `dry-run'", "git gc --auto", None),
+    ],
+)
+def test_option_named_by_the_error(error, command, flag):
+    """The flag the error says does not exist, spelled as the command spelled it."""
+    assert triggers.option_named(error, command) == flag
+
+
+def test_tight_trigger_ends_at_the_subcommand():
+    """``npm test`` but not ``npm run test:unit`` nor ``npm testing``."""
+    pattern = triggers.tight_trigger("npm test -- --watch")
+    assert pattern is not None
+    assert triggers.matches(pattern, "npm test")
+    assert not triggers.matches(pattern, "npm run test:unit")
+    assert not triggers.matches(pattern, "npm test:e2e")
+    assert triggers.tight_trigger("ls -la") is None
+
+
+def test_anchored_and_flag_lookarounds():
+    """Bare from PATH, with a flag, without a flag."""
+    base = triggers.base_trigger("pip install requests")
+    assert base is not None
+    bare = triggers.anchored(base)
+    assert triggers.matches(bare, "pip install requests")
+    assert not triggers.matches(bare, "source .venv/bin/activate && pip install requests")
+    flagged = triggers.with_flag(base, "--user")
+    assert triggers.matches(flagged, "pip install --user x")
+    assert not triggers.matches(flagged, "pip install x")
+    missing = triggers.without_flag(base, "--break-system-packages")
+    assert triggers.matches(missing, "pip install x")
+    assert not triggers.matches(missing, "pip install --break-system-packages x")
+
+
+@pytest.mark.parametrize(
+    ("failing", "quoted"),
+    [
+        ("sed -n '1,9p' app/(auth)/page.tsx", "sed -n '1,9p' 'app/(auth)/page.tsx'"),
+        ("git add src/app/[id]/route.ts", 'git add "src/app/[id]/route.ts"'),
+    ],
+)
+def test_unquoted_path_trigger_misses_the_quoted_fix(failing, quoted):
+    """The word must start unquoted; a subshell or ``$( … )`` is not a path."""
+    pattern = triggers.unquoted_path_trigger(failing)
+    assert pattern is not None
+    assert triggers.matches(pattern, failing)
+    assert not triggers.matches(pattern, quoted)
+    assert not triggers.matches(pattern, "(source .venv/bin/activate && pytest)")
+    assert not triggers.matches(pattern, 'git commit -m "$(cat msg)"')
+
+
+@pytest.mark.parametrize(
+    ("command", "target"),
+    [
+        ("cd test && uv run pytest", "test"),
+        ("cd ../lib; make", "../lib"),
+        ("cd /abs/dir && ls", None),
+        ("(cd sub && make)", None),
+        ("uv run pytest", None),
+    ],
+)
+def test_top_level_cd(command, target):
+    """A ``cd`` that stays in force in a persistent shell: relative, outside a subshell."""
+    assert triggers.top_level_cd(command) == target
+    if target is not None:
+        assert triggers.matches(triggers.RELATIVE_CD, command)
+
+
+def test_narrowing_helpers_pass_the_compilers_safety_check():
+    """Every shape the narrowing helpers build is accepted by the manifest compiler."""
+    from lessons_core.compiler.regex_safety import check_pattern
+
+    base = triggers.base_trigger("npm run build")
+    assert base is not None
+    patterns = [
+        triggers.anchored(base),
+        triggers.with_flag(base, "--prod"),
+        triggers.without_flag(base, "--prod"),
+        triggers.tight_trigger("npm test"),
+        triggers.unquoted_path_trigger("ls a/(b)/c"),
+        triggers.RELATIVE_CD,
+    ]
+    for pattern in patterns:
+        assert pattern is not None
+        assert check_pattern(pattern) is None, pattern

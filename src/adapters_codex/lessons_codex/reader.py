@@ -24,7 +24,7 @@ from lessons_codex.hot_codex import patch_header
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL
 from lessons_codex.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
-from lessons_core.scan.failures import classify_text, codex_exit_code
+from lessons_core.scan.failures import classify_text, codex_exit_code, unwrap_sandbox
 from lessons_core.scan.lines import as_text, iter_lines, loads
 
 AGENT = "codex"
@@ -360,12 +360,15 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
         if target in st.done:
             return
         st.done.add(target)
+        sandboxed = False
+        if text.startswith("failed in sandbox"):
+            text, sandboxed = unwrap_sandbox(text)
         yield ev.Event(
             ev.TOOL_RESULT,
             AGENT,
             tool=st.calls.get(target, (None, None))[0],
             call_id=target,
-            failure=_failure(text, code),
+            failure=ev.DENIED if sandboxed else _failure(text, code),
             exit_code=code,
             text=ev.shorten(text),
             **base,

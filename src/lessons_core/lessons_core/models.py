@@ -211,6 +211,7 @@ class ScoringWeights:
     retry_loop: float = 0.15
     hang_or_timeout: float = 0.15
     self_diagnosis: float = 0.1
+    known_mistake: float = 0.1
     multi_session_bonus: float = 0.1
     multi_project_bonus: float = 0.1
     max_confidence: float = 0.95

@@ -165,7 +165,7 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
     out: list[str] = []
     seen: set[str] = set()
     for raw in text.splitlines():
-        line = " ".join(raw.split())
+        line = " ".join(strip_tags(raw).split())
         if not line or len(line) < 4 or line in seen:
             continue
         if line.startswith(("Exit code", "Chunk ID", "Wall time", "Original token count")):
@@ -176,3 +176,224 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
             if len(out) >= limit:
                 break
     return tuple(out)
+
+
+# -- sandbox wrappers ------------------------------------------------------------------------
+
+_SANDBOX_WRAPPER = re.compile(
+    r"\Afailed in sandbox \S+ with execution error: sandbox denied exec error, "
+    r"exit code: -?\d+, stdout: (?P<stdout>.*?), stderr: (?P<stderr>.*)\Z",
+    re.DOTALL,
+)
+#: What a command prints when the sandbox, not the command, stopped it.
+_SANDBOX_SIGNS = re.compile(
+    r"operation not permitted|permission denied|read-only file system|sandbox", re.IGNORECASE
+)
+
+
+def unwrap_sandbox(text: str) -> tuple[str, bool]:
+    """What the command printed inside Codex's "failed in sandbox … sandbox denied" wrapper,
+    and whether the sandbox really stopped it.
+
+    Codex on macOS wraps *every* non-zero exit under its sandbox in that sentence, whatever the
+    cause: a shell syntax error or a search that found nothing reads "sandbox denied" too. The
+    command's own output says which it was.
+    """
+    m = _SANDBOX_WRAPPER.match(text)
+    if m is None:
+        return text, False
+    out = "\n".join(part.strip("\n") for part in (m.group("stdout"), m.group("stderr")) if part)
+    return out, bool(_SANDBOX_SIGNS.search(out))
+
+
+# -- mistake classes ---------------------------------------------------------------------------
+
+
+class MistakeClass:
+    """A kind of failure a person recognises as the agent's own mistake, said in general terms.
+
+    ``mistake`` and ``fix`` are sentences for a lesson (``{tool}`` is the tool's name);
+    ``reusable`` is false for one-off facts of one repository (a file that was not where the
+    agent looked), which teach nothing the next time.
+    """
+
+    __slots__ = ("fix", "mistake", "name", "pattern", "reusable", "title")
+
+    def __init__(
+        self, name: str, pattern: str, title: str, mistake: str, fix: str, *, reusable: bool = True
+    ) -> None:
+        self.name = name
+        self.pattern = re.compile(pattern, re.IGNORECASE)
+        self.title = title
+        self.mistake = mistake
+        self.fix = fix
+        self.reusable = reusable
+
+
+NOT_READ = "not_read"
+STALE_TEXT = "stale_text"
+AMBIGUOUS_TEXT = "ambiguous_text"
+RELATIVE_PATH = "relative_path"
+IS_DIRECTORY = "is_directory"
+UNKNOWN_TOOL = "unknown_tool"
+BAD_PARAMETERS = "bad_parameters"
+COMMAND_NOT_FOUND = "command_not_found"
+UNKNOWN_OPTION = "unknown_option"
+UNKNOWN_SUBCOMMAND = "unknown_subcommand"
+SHELL_SYNTAX = "shell_syntax"
+MANAGED_ENVIRONMENT = "managed_environment"
+MISSING_PATH = "missing_path"
+NOT_PERMITTED = "not_permitted"
+MODULE_NOT_FOUND = "module_not_found"
+
+#: The classes, most specific first (the first that matches the head of the output wins).
+MISTAKE_CLASSES = (
+    MistakeClass(
+        NOT_READ,
+        r"File has not been read yet|must (?:first )?read (?:the|this) file",
+        "read the file before changing it",
+        "the {tool} was refused because the file had not been read in this session",
+        "Read the file first, then repeat the {tool}",
+    ),
+    MistakeClass(
+        AMBIGUOUS_TEXT,
+        r"Found \d+ matches of the string to replace|\b(?:[2-9]|\d\d+) occurrences found for "
+        r"old_string|Expected \d+ occurrences? but found \d+",
+        "make the text to replace unique",
+        "the text to replace occurs several times in the file, so the {tool} was refused",
+        "Include enough surrounding lines to make the text unique (or replace every occurrence"
+        " on purpose)",
+    ),
+    MistakeClass(
+        STALE_TEXT,
+        r"String to replace not found|\b0 occurrences found for old_string|"
+        r"could not find (?:the )?(?:text|string) to replace|apply_patch verification failed|"
+        r"Failed to find expected lines|does not match the file",
+        "copy the text to replace from the file as it is now",
+        "the text to replace did not match the file as it is now (it was changed, or typed from"
+        " memory with other whitespace), so the {tool} was refused",
+        "Read the lines again and copy the text to replace exactly, indentation included",
+    ),
+    MistakeClass(
+        RELATIVE_PATH,
+        r"Path must be absolute|must be an absolute path|absolute path (?:is )?required",
+        "give the tool an absolute path",
+        "the {tool} was given a relative path and refused it",
+        "Pass an absolute path (the project directory joined with the relative one)",
+    ),
+    MistakeClass(
+        IS_DIRECTORY,
+        r"EISDIR|illegal operation on a directory|\bIs a directory\b",
+        "list a directory instead of reading it",
+        "the {tool} was pointed at a directory, which it cannot read",
+        "List the directory (ls or a glob) and read the files in it",
+    ),
+    MistakeClass(
+        UNKNOWN_TOOL,
+        r"not found in registry|No such tool available|Unknown tool\b",
+        "call tools by their registered names",
+        "the {tool} call used a tool name the agent does not have",
+        "Use one of the registered tool names",
+    ),
+    MistakeClass(
+        BAD_PARAMETERS,
+        r"InputValidationError|Invalid tool parameters|required parameter \S+ is missing|"
+        r"An unexpected parameter|params must have required property|"
+        r"is not a valid parameter|missing required (?:field|argument|parameter)",
+        "call the tool with its own parameter names",
+        "the {tool} call was refused: its parameters did not match the tool's schema",
+        "Call the tool with the parameter names and types it documents",
+    ),
+    MistakeClass(
+        COMMAND_NOT_FOUND,
+        r"command not found|is not recognized as an internal or external command|"
+        r"executable file not found|No such file or directory \(os error 2\).*spawn|"
+        r"^\S*: not found$",
+        "the command is not on PATH",
+        "the executable is not on PATH in this shell",
+        "Run it the way the project provides it",
+    ),
+    MistakeClass(
+        UNKNOWN_OPTION,
+        r"unknown option|unrecognized (?:option|arguments?)|no such option|invalid option|"
+        r"unknown (?:shorthand )?flag|flag provided but not defined|unexpected argument|"
+        r"illegal option|unknown argument",
+        "an option the command does not have",
+        "the command was given an option it does not have",
+        "Drop or replace the option",
+    ),
+    MistakeClass(
+        UNKNOWN_SUBCOMMAND,
+        r"missing script|unknown (?:command|subcommand|script|target)|"
+        r"no rule to make target|no such (?:command|subcommand|task)|is not a task|"
+        r"not a valid command|is not a \S+ command",
+        "a subcommand or script that does not exist",
+        "the command named a subcommand or script that does not exist here",
+        "Use one that exists",
+    ),
+    MistakeClass(
+        SHELL_SYNTAX,
+        r"syntax error near unexpected token|unexpected EOF while looking for matching|"
+        r"no matches found|parse error near|bad substitution|unterminated quoted string",
+        "quote words the shell would read as syntax",
+        "the shell read part of an unquoted word as syntax (parentheses, brackets or a glob in a"
+        " path) and never ran the command",
+        "Quote such paths (single quotes keep them literal)",
+    ),
+    MistakeClass(
+        MODULE_NOT_FOUND,
+        r"ModuleNotFoundError|No module named|Cannot find module ['\"][^./]|"
+        r"ERR_MODULE_NOT_FOUND|cannot load such file",
+        "run it in the project's environment",
+        "the interpreter that ran it does not have the project's packages",
+        "Run it through the project's environment",
+    ),
+    MistakeClass(
+        MANAGED_ENVIRONMENT,
+        r"externally-managed-environment|externally managed",
+        "install into a virtual environment",
+        "the system Python refused a package install (externally managed environment)",
+        "Install into the project's virtual environment",
+    ),
+    MistakeClass(
+        NOT_PERMITTED,
+        r"operation not permitted|permission denied|EACCES|read-only file system",
+        "not permitted here",
+        "the command was not permitted where it ran",
+        "Run it where it is allowed",
+        reusable=False,
+    ),
+    MistakeClass(
+        MISSING_PATH,
+        r"No such file or directory|File does not exist|Path does not exist|"
+        r"file or directory not found|cannot find the path|ENOENT|does not exist|"
+        r"cannot access|can't open file",
+        "a path that is not there",
+        "the call named a path that does not exist",
+        "Find the path first",
+        reusable=False,
+    ),
+)
+_BY_NAME = {c.name: c for c in MISTAKE_CLASSES}
+
+
+def mistake_class(text: str) -> MistakeClass | None:
+    """The first class whose pattern matches the head of a failure output, or ``None``."""
+    head = text[:1500]
+    for cls in MISTAKE_CLASSES:
+        if cls.pattern.search(head):
+            return cls
+    return None
+
+
+def mistake_class_named(name: str) -> MistakeClass:
+    """The class called ``name`` (one of the constants above)."""
+    return _BY_NAME[name]
+
+
+_TAGS = re.compile(r"</?tool_use_error>")
+
+
+def strip_tags(text: str) -> str:
+    """``text`` without Claude Code's ``<tool_use_error>`` wrapper (it is markup, not words)."""
+    return _TAGS.sub("", text)

@@ -44,8 +44,12 @@ DUPLICATE = "duplicate"
 REJECTED = "rejected"
 PROMOTED = "promoted"
 
+#: Angle-bracket words that tools print themselves, never a template's blank: Claude Code's
+#: ``<tool_use_error>`` wrapper, Python's ``<string>`` and ``<module>`` in tracebacks.
+_TOOL_MARKUP = r"/?(?:tool_use_error|string|module|stdin|lambda|genexpr|listcomp|frozen [\w.]+)>"
 _PLACEHOLDER = re.compile(
-    r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\bTODO\b|\bTBD\b|\bFIXME\b|\{\{.*?\}\}|\[placeholder\]",
+    rf"<(?!{_TOOL_MARKUP})[A-Za-z][A-Za-z0-9 _/|-]{{0,40}}>|\bTODO\b|\bTBD\b|\bFIXME\b|"
+    r"\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
 _TRAILING_ELLIPSIS = re.compile(r"(?<!/)(?:\.\.\.|…)\s*$")  # Go's ``./...`` is a pattern
@@ -300,9 +304,12 @@ class Intake:
         if not candidate.trigger:
             return None
         sessions = set(sessions_of(candidate.evidence))
+        # A heuristic trigger may be anchored to the start of the command line (``^\s*pip``):
+        # the same words as the agent's own unanchored one.
+        wanted = {candidate.trigger, candidate.trigger.removeprefix(r"^\s*")}
         for i, lesson in enumerate(self.lessons):
             t = lesson.triggers
-            if candidate.trigger not in (*t.command_patterns, *t.path_patterns):
+            if not wanted & {*t.command_patterns, *t.path_patterns}:
                 continue
             if candidate.tool and t.tool_names and candidate.tool not in t.tool_names:
                 continue

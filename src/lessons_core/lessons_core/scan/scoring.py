@@ -9,6 +9,8 @@ Confidence (Tier 2)::
                      + retry_loop         * [the same failing call was repeated three times or more]
                      + hang_or_timeout    * [the failing call hung or timed out]
                      + self_diagnosis     * [the agent said what went wrong: "I see the issue" …]
+                     + known_mistake      * [the failure is of a kind a person recognises as the
+                                             agent's mistake: see ``failures.MISTAKE_CLASSES``]
                      + multi_session_bonus * [seen in two or more sessions]
                      + multi_project_bonus * [seen in two or more projects])
 
@@ -34,8 +36,16 @@ USER_CORRECTION = "user_correction"
 RETRY_LOOP = "retry_loop"
 HANG_OR_TIMEOUT = "hang_or_timeout"
 SELF_DIAGNOSIS = "self_diagnosis"
+KNOWN_MISTAKE = "known_mistake"
 
-SIGNALS = (ERROR_THEN_SUCCESS, USER_CORRECTION, RETRY_LOOP, HANG_OR_TIMEOUT, SELF_DIAGNOSIS)
+SIGNALS = (
+    ERROR_THEN_SUCCESS,
+    USER_CORRECTION,
+    RETRY_LOOP,
+    HANG_OR_TIMEOUT,
+    SELF_DIAGNOSIS,
+    KNOWN_MISTAKE,
+)
 
 
 def confidence(

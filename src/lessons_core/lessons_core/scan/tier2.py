@@ -1,7 +1,7 @@
 """Tier 2: mistake → correction patterns found by heuristics, without the agent's help.
 
-For every tool result that failed through the agent's own doing (not a rejection or a permission
-denial), a window of the events that follow is searched for what happened next:
+For every tool result that failed through the agent's own doing, a window of the events that
+follow is searched for what happened next:
 
 * a *similar* later call (same executable and subcommand, or same tool on the same file) that
   worked, with a different command or input — the correction (``error_then_success``);
@@ -10,27 +10,37 @@ denial), a window of the events that follow is searched for what happened next:
 * the failure being a hang or timeout;
 * the agent explaining its own mistake ("I see the issue", "the problem was").
 
-An explicit user correction after a call that did not fail is a detection too: the user's words
-say what was wrong. Confidence and priority follow :mod:`lessons_core.scan.scoring`. A detection
-needs a fix to become a candidate; a failure nobody fixed teaches nothing.
+A user's rejection of a call *with a reason* ("use pnpm") is a detection too, and so is an
+explicit user correction after a call that did not fail: the user's words say what was wrong.
+
+Not every corrected failure is a lesson. A person calls a failure a mistake when it would
+happen again elsewhere: a tool refusing the call (the file was not read, the text to replace
+is stale, the path is relative), a command that is not on PATH, an option that does not exist,
+a path the shell read as syntax, the working directory left elsewhere by an earlier ``cd``.
+A test run that failed until the code was edited, a file that was not where the agent looked,
+or a typo in one repository's names are one-off facts, and are dropped. The lesson says what
+went wrong in general terms (:mod:`lessons_core.scan.failures`), what the fixing call changed,
+and carries a trigger that fires on the wrong call but not on its fix
+(:mod:`lessons_core.scan.triggers`). Confidence and priority follow
+:mod:`lessons_core.scan.scoring`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import PurePosixPath
 from typing import Any
 
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
-from lessons_core.scan import scoring, triggers
-from lessons_core.scan.failures import error_lines
+from lessons_core.scan import failures, scoring, triggers
+from lessons_core.scan.failures import MistakeClass, error_lines, strip_tags
 
 NAME = "tier2"
 #: How many events after a failure are searched for its correction.
-WINDOW = 30
+WINDOW = 40
 RETRY_THRESHOLD = 3
 
 USER_CORRECTION = re.compile(
@@ -48,6 +58,13 @@ USER_CORRECTION = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _INSTEAD = re.compile(r"\binstead\b|\bnot\s+\S+,\s*(?:but|use)\b", re.IGNORECASE)
+#: A rejection's reason is a correction when it tells the agent what to do instead; a question
+#: or a remark about the task ("do we even need this?") is not.
+_DIRECTIVE = re.compile(
+    r"^\W*(?:(?:use|try|prefer|avoid|always|only|run|call)\s+\S+"
+    r"|I(?:'d|\s+would)\s+(?:actually\s+|much\s+)?(?:rather|prefer|like|love)\b)",
+    re.IGNORECASE,
+)
 SELF_DIAGNOSIS = re.compile(
     r"""\b(?:
         I\s+see\s+(?:the|what)\s+(?:issue|problem|mistake|error)
@@ -62,6 +79,19 @@ SELF_DIAGNOSIS = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+#: Classes where the tool, not a shell, refused the call: the lesson is about the tool.
+_TOOL_REFUSALS = frozenset(
+    {
+        failures.NOT_READ,
+        failures.STALE_TEXT,
+        failures.AMBIGUOUS_TEXT,
+        failures.RELATIVE_PATH,
+        failures.IS_DIRECTORY,
+        failures.UNKNOWN_TOOL,
+        failures.BAD_PARAMETERS,
+    }
+)
 #: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
 #: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
 #: is another task, not a correction.
@@ -77,6 +107,30 @@ _MISUSE = re.compile(
 _META_TOOLS = frozenset(
     {"ExitPlanMode", "EnterPlanMode", "TodoWrite", "AskUserQuestion", "Agent", "Task"}
 )
+#: Agents whose shell tool keeps its working directory from one call to the next (Codex and
+#: Gemini start every command in the project directory).
+_PERSISTENT_SHELL = frozenset({"claude"})
+#: The pseudo-class of a path that failed because an earlier ``cd`` moved the shell.
+CWD_DRIFT = failures.MistakeClass(
+    "cwd_drift",
+    r"(?!)",
+    "the working directory stayed where an earlier cd left it",
+    "the shell was still in the directory an earlier `cd {dir}` moved it to, so a relative"
+    " path or `cd` no longer pointed where the agent meant",
+    "Use absolute paths (or `cd` inside a subshell) instead of relying on the working directory",
+)
+_REJECTION_REASON = re.compile(
+    r"(?:reason for the rejection|the user said):\s*(?P<reason>\S.*)", re.IGNORECASE | re.DOTALL
+)
+
+
+#: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that
+#: works in the right environment).
+_SAME_EXE = {"pip3": "pip", "python3": "python", "pytest-3": "pytest", "nodejs": "node"}
+
+
+def _exe(name: str) -> str:
+    return _SAME_EXE.get(name, name)
 
 
 def _key(call: ev.Event) -> tuple[str, ...]:
@@ -85,10 +139,11 @@ def _key(call: ev.Event) -> tuple[str, ...]:
     if call.command:
         shape = triggers.main_shape(call.command)
         if shape is not None:
-            return (tool, shape.exe, shape.sub or "")
+            return (tool, _exe(shape.exe), shape.sub or "")
         return (tool, call.command)
     if call.paths and tool in _FILE_TOOLS:
-        return (tool, call.paths[0])
+        # Editing a file and rewriting it whole are one kind of call: a Write can fix an Edit.
+        return ("edit" if tool in _EDIT_TOOLS else tool, call.paths[0])
     return (tool,)
 
 
@@ -99,7 +154,7 @@ def _keys(call: ev.Event) -> set[tuple[str, ...]]:
     tool = call.tool or "?"
     out = {_key(call)}
     for shape in triggers.shapes(call.command):
-        out.add((tool, shape.exe, shape.sub or ""))
+        out.add((tool, _exe(shape.exe), shape.sub or ""))
     return out
 
 
@@ -130,9 +185,14 @@ class Finding:
 
     __slots__ = (
         "call",
+        "cls",
         "diagnosis",
         "diagnosis_at",
+        "drift_dir",
+        "edited",
         "fix",
+        "read_between",
+        "rejected",
         "result",
         "retries",
         "signals",
@@ -149,7 +209,13 @@ class Finding:
         self.diagnosis: str | None = None
         self.user_at = -1
         self.diagnosis_at = -1
-        self.retries = 1
+        #: The failing results of the same call repeated before the fix (the first included).
+        self.retries: list[ev.Event] = [result]
+        self.cls: MistakeClass | None = None
+        self.drift_dir: str | None = None
+        self.edited = False  # a file was edited between the failure and the fix
+        self.read_between = False
+        self.rejected = False
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
@@ -189,33 +255,42 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
     consumed: set[int] = set()
     corrected: set[int] = set()
     for i, event in enumerate(events):
-        if event.kind == ev.TOOL_RESULT and event.is_mistake and i not in consumed:
-            if event.exit_code == 1 and not event.text.strip():
-                continue  # a probe that found nothing (grep, rg, test): not a mistake
+        if event.kind == ev.TOOL_RESULT and event.failure and id(event) not in consumed:
             call = calls.get(event.call_id or "")
-            if call is None or call.sidechain != event.sidechain:
+            if call is None or call.sidechain != event.sidechain or not _actionable(call):
                 continue
-            finding = _follow(events, i, call, results, consumed)
-            if finding is not None and _actionable(finding):
-                if finding.fix is not None:
+            if event.is_mistake:
+                if event.exit_code == 1 and not event.text.strip():
+                    continue  # a probe that found nothing (grep, rg, test): not a mistake
+                finding = _follow(events, i, call, calls, results, consumed)
+                if finding is not None:
+                    finding = _judge(finding, events, i, results)
+            elif event.failure == ev.REJECTED:
+                finding = _rejection(events, i, call, results)
+            else:
+                continue
+            if finding is not None and finding.fix is not None:
+                candidate = _candidate(finding, cfg)
+                if candidate is not None:
                     corrected.add(id(finding.fix))
-                yield finding, _candidate(finding, cfg)
+                    yield finding, candidate
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
-            if finding is not None and finding.fix is not None and _actionable(finding):
+            if finding is not None and finding.fix is not None and _actionable(finding.call):
                 if id(finding.fix) in corrected:
                     continue
-                corrected.add(id(finding.fix))
-                yield finding, _candidate(finding, cfg)
+                candidate = _candidate(finding, cfg)
+                if candidate is not None:
+                    corrected.add(id(finding.fix))
+                    yield finding, candidate
 
 
-def _actionable(finding: Finding) -> bool:
-    """Only calls a trigger can describe (a command or a file) make lessons; a rejected plan or
-    a failed web fetch has nothing to match the next time."""
-    call = finding.call
-    if call.tool in _META_TOOLS:
+def _actionable(call: ev.Event) -> bool:
+    """Only calls a lesson can be about: a command, a file, or a tool that refused its input.
+    A rejected plan or a failed web fetch has nothing to match the next time."""
+    if call.tool in _META_TOOLS or (call.tool or "").startswith("mcp__"):
         return False
-    return bool(call.command) or (call.tool in _FILE_TOOLS and bool(call.paths))
+    return bool(call.command) or bool(call.paths) or call.tool in _FILE_TOOLS
 
 
 def _culprit_is_setup(command: str, output: str) -> bool:
@@ -240,12 +315,11 @@ def _follow(
     events: list[ev.Event],
     i: int,
     call: ev.Event,
+    calls: dict[str, ev.Event],
     results: dict[str, ev.Event],
     consumed: set[int],
 ) -> Finding | None:
     failed = events[i]
-    if call.command and _culprit_is_setup(call.command, failed.text):
-        return None  # ``cd missing-dir && …``: the set-up step failed, nothing to teach
     finding = Finding(call, failed)
     if failed.failure == ev.TIMEOUT:
         finding.signals.add(scoring.HANG_OR_TIMEOUT)
@@ -255,10 +329,22 @@ def _follow(
         exe_key = key[:2]
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
-    read_between = False
+    first = failures.mistake_class(failed.text)
+    missing_path = first is not None and first.name == failures.MISSING_PATH
+    edited_at: list[int] = []
+    read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
         other = events[j]
-        if other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text):
+        if other.kind == ev.TOOL_RESULT and other.is_mistake and id(other) not in consumed:
+            sibling = calls.get(other.call_id or "")
+            if sibling is not None and sibling is not call and _key(sibling) == key:
+                # a parallel call of the same kind, sent before this failure came back (a
+                # later call's failure was counted, and consumed, when the call was met)
+                finding.retries.append(other)
+                consumed.add(id(other))
+        elif (
+            other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text)
+        ):
             finding.user_text, finding.user_at = other.text, j
         elif other.kind == ev.ASSISTANT_TEXT and finding.diagnosis is None:
             if SELF_DIAGNOSIS.search(other.text):
@@ -270,11 +356,19 @@ def _follow(
                 and call.paths
                 and call.paths[0] in other.paths
             ):
-                read_between = True
+                finding.read_between = True
             if other.sidechain != call.sidechain:
                 continue
             keys = _keys(other)
+            if other.tool == "Read" and other.paths:
+                read_paths.update(other.paths)
+            if key not in keys and _remedies(first, call, other, read_paths, results):
+                finding.fix, fix_at = other, j
+                finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                break
             if key not in keys:
+                if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
+                    edited_at.append(j)
                 if exe_key is not None and fallback is None:
                     res = results.get(other.call_id or "")
                     worked = res is not None and res.failure is None
@@ -290,17 +384,27 @@ def _follow(
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
+            if missing_path and res.is_mistake and not _same_input(other, call):
+                later = failures.mistake_class(res.text)
+                if later is None or later.name != failures.MISSING_PATH:
+                    # The path is found now; what failed next (the tests it ran) is another
+                    # matter. Whether the path was the lesson is for the judge to say.
+                    finding.fix, fix_at = other, j
+                    finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                    break
             if res.is_mistake:
-                finding.retries += 1
-                with contextlib.suppress(ValueError):  # the result may sit past the window
-                    consumed.add(events.index(res, j))
-    if finding.retries >= RETRY_THRESHOLD:
+                finding.retries.append(res)
+                consumed.add(id(res))
+            elif other.tool in _EDIT_TOOLS:
+                edited_at.append(j)
+    if len(finding.retries) >= RETRY_THRESHOLD:
         finding.signals.add(scoring.RETRY_LOOP)
     if finding.fix is None and fallback is not None:
         finding.fix, fix_at = fallback, fallback_at
         finding.signals.add(scoring.ERROR_THEN_SUCCESS)
     if finding.fix is None:
         return None
+    finding.edited = any(j < fix_at for j in edited_at)
     # Only what was said before the fix explains it.
     if 0 <= finding.user_at < fix_at:
         finding.signals.add(scoring.USER_CORRECTION)
@@ -310,9 +414,155 @@ def _follow(
         finding.signals.add(scoring.SELF_DIAGNOSIS)
     else:
         finding.diagnosis = None
-    if read_between and finding.diagnosis is None and call.paths:
-        finding.diagnosis = f"Read {call.paths[0]} first, then retry the {call.tool}."
     return finding
+
+
+#: Classes whose fix is running the command through the project's environment.
+_ENVIRONMENT_CLASSES = frozenset(
+    {failures.COMMAND_NOT_FOUND, failures.MANAGED_ENVIRONMENT, failures.MODULE_NOT_FOUND}
+)
+#: Tools (and shell commands) that list a directory.
+_LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
+_LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
+
+
+def _remedies(
+    cls: MistakeClass | None,
+    call: ev.Event,
+    other: ev.Event,
+    read_paths: set[str],
+    results: dict[str, ev.Event],
+) -> bool:
+    """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
+    listing after reading a directory, an edit of a file read after "File has not been read"."""
+    if cls is None or call.command:
+        return False
+    res = results.get(other.call_id or "")
+    if res is None or res.failure is not None:
+        return False
+    if cls.name == failures.IS_DIRECTORY:
+        if other.tool in _LISTING_TOOLS:
+            return True
+        shape = triggers.main_shape(other.command) if other.command else None
+        return shape is not None and shape.exe in _LISTING_COMMANDS
+    if cls.name == failures.NOT_READ:
+        return other.tool in _EDIT_TOOLS and bool(other.paths) and other.paths[0] in read_paths
+    return False
+
+
+def _judge(
+    finding: Finding, events: list[ev.Event], i: int, results: dict[str, ev.Event]
+) -> Finding | None:
+    """Keep a corrected failure only when a person would call it a reusable mistake."""
+    call, result, fix = finding.call, finding.result, finding.fix
+    assert fix is not None
+    cls = failures.mistake_class(result.text)
+    setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
+    if setup_failed or (cls is not None and cls.name == failures.MISSING_PATH):
+        drift = _drift(events, i, call, fix, results)
+        if drift is None:
+            return None  # a file that was not where the agent looked: a one-off fact
+        finding.cls, finding.drift_dir = CWD_DRIFT, drift
+        return finding
+    if cls is not None and cls.name in _TOOL_REFUSALS and call.command:
+        cls = None  # the words came from the command's output, not from the tool refusing it
+    if cls is None:
+        if result.failure == ev.TIMEOUT:
+            return finding if not finding.edited else None
+        # A test, build or lint run that failed: what fixed it was (nearly always) a change
+        # to the code. Only the user saying what was wrong makes it a lesson about the call.
+        if scoring.USER_CORRECTION not in finding.signals or finding.edited:
+            return None
+        return finding
+    if not cls.reusable:
+        return None
+    if finding.edited and cls.name not in _TOOL_REFUSALS:
+        return None  # the call worked once the code changed: the code was the problem
+    finding.cls = cls
+    return finding
+
+
+def _drift(
+    events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[str, ev.Event]
+) -> str | None:
+    """The directory an earlier ``cd`` left the shell in, when that is why a path failed.
+
+    It is when the agent's shell keeps its directory, an earlier successful call of the session
+    ``cd``-ed into a relative directory for good, and the fix reached the same thing by an
+    absolute path or without the ``cd``.
+    """
+    if call.agent not in _PERSISTENT_SHELL or not call.command or not fix.command:
+        return None
+    moved = None
+    for j in range(i - 1, -1, -1):
+        other = events[j]
+        if other.kind != ev.TOOL_CALL or not other.command or other.sidechain != call.sidechain:
+            continue
+        res = results.get(other.call_id or "")
+        if res is None or res.failure is not None:
+            continue
+        moved = triggers.top_level_cd(other.command)
+        if moved is not None:
+            break
+    if moved is None:
+        return None
+    own_cd = triggers.top_level_cd(call.command)
+    if own_cd is not None and triggers.top_level_cd(fix.command) is None:
+        return moved  # ``cd test && …`` failed where the same work without the ``cd`` worked
+    fix_words = [w for seg in triggers.segments(fix.command) for w in seg]
+    for seg in triggers.segments(call.command):
+        for word in seg[1:]:
+            if word.startswith(("-", "/", "~", "$")) or ("/" not in word and "." not in word):
+                continue
+            if any(f.startswith("/") and f.endswith("/" + word) for f in fix_words):
+                return moved
+    return None
+
+
+def _rejection(
+    events: list[ev.Event], i: int, call: ev.Event, results: dict[str, ev.Event]
+) -> Finding | None:
+    """A call the user rejected with a reason that says what to do instead, and the next call
+    that did it."""
+    result = events[i]
+    reason = _rejection_reason(events, i, result.text)
+    if reason is None or not (_is_correction(reason) or _DIRECTIVE.match(reason)):
+        return None
+    finding = Finding(call, result)
+    finding.user_text = reason
+    finding.rejected = True
+    finding.signals.add(scoring.USER_CORRECTION)
+    for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
+        other = events[j]
+        if other.kind != ev.TOOL_CALL or other.tool != call.tool:
+            continue
+        res = results.get(other.call_id or "")
+        if res is None or res.failure is not None or _same_input(other, call):
+            continue
+        if _answers(other, call, reason) or (call.tool in _EDIT_TOOLS and not call.command):
+            finding.fix = other
+            return finding
+        return None
+    return None
+
+
+def _rejection_reason(events: list[ev.Event], i: int, text: str) -> str | None:
+    """The user's reason for a rejection: stated in the result, typed as the whole result
+    (older Claude Code), or the user's next message before any other call."""
+    m = _REJECTION_REASON.search(text)
+    if m:
+        return m.group("reason").strip()
+    if not re.match(
+        r"\W*(?:The user doesn't want|User rejected|\[Operation Cancel|patch rejected)", text
+    ):
+        return text.strip() or None  # the typed feedback is the whole result
+    for j in range(i + 1, min(len(events), i + 4)):
+        other = events[j]
+        if other.kind == ev.TOOL_CALL:
+            return None
+        if other.kind == ev.USER_TEXT:
+            return other.text.strip() or None
+    return None
 
 
 def _user_correction(
@@ -377,70 +627,126 @@ def _answers(fix: ev.Event, before: ev.Event, said: str) -> bool:
     return False
 
 
+# -- the candidate ------------------------------------------------------------------------------
+
+
+def _head(call: ev.Event) -> str:
+    """What was called, in a few words: ``git gc``, ``pytest``, ``Edit``."""
+    shape = triggers.main_shape(call.command) if call.command else None
+    if shape is not None:
+        return f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
+    return call.tool or "call"
+
+
 def _describe_call(call: ev.Event) -> str:
     if call.command:
-        return f"`{_one_line(call.command, 200)}`"
+        return f"`{_one_line(call.command, 120)}`"
     if call.paths:
-        return f"{call.tool} on {call.paths[0]}"
+        return f"{call.tool} on {PurePosixPath(call.paths[0]).name or call.paths[0]}"
     return f"the {call.tool} call"
+
+
+def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
+    """The error in one short line, without shell prefixes or markup."""
+    text = lines[0] if lines else _one_line(strip_tags(result.text))
+    text = _NOISE_PREFIX.sub("", text).strip()
+    return _one_line(text, 120)
 
 
 _NOISE_PREFIX = re.compile(
     r"^(?:Output:\s*|Error:\s*|(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?|"
-    r"\(eval\):(?:\w+:)?\d+: |</?tool_use_error>)+"
+    r"\(eval\):(?:\w+:)?\d+: )+"
 )
 
 
-def _summary(call: ev.Event, lines: tuple[str, ...], finding: Finding) -> str:
-    """A short title: what was run and the gist of what went wrong (``pytest: command not
-    found``), which also makes the lesson's slug readable."""
-    shape = triggers.main_shape(call.command) if call.command else None
-    if shape is not None:
-        head = f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
-    elif call.paths:
-        head = f"{call.tool} {call.paths[0].rsplit('/', 1)[-1]}"
-    else:
-        head = call.tool or "call"
-    if lines:
-        gist = _NOISE_PREFIX.sub("", lines[0])
-        gist = re.sub(rf"^{re.escape(head.split()[0])}:\s*", "", gist)
-        gist = gist.replace("</tool_use_error>", "").strip()
-    elif finding.user_text:
-        gist = "the user corrected it"
-    else:
-        gist = "needed a different call"
-    return _one_line(f"{head}: {gist}", 100)
+def _trigger(finding: Finding) -> str | None:
+    """A pattern that fires on the wrong call and not on its fix (``None``: tool name only)."""
+    call, fix, cls = finding.call, finding.fix, finding.cls
+    assert fix is not None
+    if not call.command:
+        if call.paths and call.tool in _FILE_TOOLS:
+            return triggers.path_trigger(call.paths[0])
+        return None
+    failing, fixed = call.command, fix.command or ""
+    name = cls.name if cls is not None else None
+    if name == CWD_DRIFT.name:
+        return triggers.RELATIVE_CD
+    if name == failures.SHELL_SYNTAX:
+        found = triggers.unquoted_path_trigger(failing)
+        if found is not None:
+            return found if not triggers.matches(found, fixed) else None
+    base = triggers.base_trigger(failing)
+    if base is None:
+        return None
+    if name == failures.UNKNOWN_OPTION:
+        flag = triggers.option_named(finding.result.text, failing)
+        if flag is not None:
+            return triggers.with_flag(base, flag)
+    pattern = triggers.command_trigger(failing, fix.command)
+    if pattern is not None and not triggers.matches(pattern, fixed):
+        return pattern
+    tight = triggers.tight_trigger(failing)
+    if (
+        tight is not None
+        and triggers.matches(tight, failing)
+        and not triggers.matches(tight, fixed)
+    ):
+        return tight
+    if name in _ENVIRONMENT_CLASSES or finding.result.failure == ev.TIMEOUT:
+        # Run bare (from PATH, in the foreground) where the fix went through a virtual
+        # environment, a runner or a ``timeout``.
+        for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
+            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed):
+                return bare
+    shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
+    if shape is not None and fixed_shape is not None and fixed_shape.exe == shape.exe:
+        # What the fix added: a flag (``--offline``) or a plain word (``vitest run``).
+        own = {w for seg in triggers.segments(failing) for w in seg}
+        added = [
+            w
+            for seg in triggers.segments(fixed)
+            for w in seg
+            if w not in own and re.fullmatch(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*", w)
+        ]
+        for word in dict.fromkeys([*fixed_shape.flags, *added]):
+            if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
+                continue
+            pattern = triggers.without_flag(base, word)
+            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
+                return pattern
+    return None
 
 
-def _candidate(finding: Finding, cfg: Config) -> Candidate:
+def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
+    trigger = _trigger(finding)
+    if call.command and (trigger is None or triggers.is_bare_executable(trigger)):
+        return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
-    if result.failure in ev.MISTAKES:
-        what = lines[0] if lines else _one_line(result.text or "it failed", 160)
-        exit_note = f" (exit {result.exit_code})" if result.exit_code not in (None, 0) else ""
-        mistake = f"{_describe_call(call)} failed{exit_note}: {what}"
+    cls = finding.cls
+    head = _head(call)
+    tool_name = call.tool or "call"
+    if finding.rejected:
+        mistake = f"{_describe_call(call)} was rejected by the user"
+        summary = f"{head}: the user wanted another way"
+    elif cls is not None:
+        general = cls.mistake.format(tool=tool_name, dir=finding.drift_dir or "")
+        mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
+        summary = f"{head}: {cls.title}"
+    elif result.failure in ev.MISTAKES:
+        mistake = f"{_describe_call(call)} failed (“{_gist(result, lines)}”)"
+        summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
     else:
         mistake = f"{_describe_call(call)} was not what the user wanted"
+        summary = f"{head}: the user corrected it"
     if finding.user_text:
-        mistake += f"; the user said: “{_one_line(finding.user_text, 200)}”"
-    if fix.command:
-        fixed = f"Run `{_one_line(fix.command, 200)}` instead"
-    else:
-        tool = fix.tool or "tool"
-        article = "An" if tool[:1].upper() in "AEIOU" else "A"
-        fixed = f"{article} {tool} on {fix.paths[0]} worked" if fix.paths else ""
-    if finding.diagnosis:
-        fixed = f"{finding.diagnosis} {fixed}".strip()
-    fixed = fixed.rstrip(".") + "." if fixed else ""
-    if call.command:
-        trigger = triggers.command_trigger(call.command, fix.command)
-    elif call.paths and call.tool in _FILE_TOOLS:
-        trigger = triggers.path_trigger(call.paths[0])
-    else:
-        trigger = None
-    signals = finding.signals
-    summary = _summary(call, lines, finding)
+        mistake += f"; the user said: “{_one_line(strip_tags(finding.user_text), 200)}”"
+    mistake = mistake.rstrip(".") + "."
+    fixed = _fix_text(finding, cls, tool_name)
+    signals = set(finding.signals)
+    if cls is not None:
+        signals.add(scoring.KNOWN_MISTAKE)
     return Candidate(
         id="",
         tier=2,
@@ -449,12 +755,38 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate:
         trigger=trigger,
         mistake=mistake,
         fix=fixed,
-        summary=summary,
+        summary=_one_line(summary, 100).rstrip("…"),
         tags=triggers.tags_for(call.tool, call.command, call.paths),
         confidence=scoring.confidence(signals, cfg.scoring),
         priority=scoring.priority(signals),
-        evidence=(Evidence(result.file, result.line, call.call_id, result.session_id),),
+        evidence=tuple(
+            Evidence(r.file, r.line, r.call_id or call.call_id, r.session_id)
+            for r in finding.retries
+        ),
         error_lines=lines,
         project=call.project,
         detector=NAME,
     )
+
+
+def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str:
+    """What worked, from the fixing call: the command that ran, or the tool on the file."""
+    fix = finding.fix
+    assert fix is not None
+    if fix.command:
+        did = f"`{_one_line(fix.command, 160)}` worked"
+        if cls is None:
+            worked = f"Run `{_one_line(fix.command, 160)}` instead"
+        else:
+            worked = f"{cls.fix.format(tool=tool_name)}: {did}"
+    else:
+        target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
+        on = f" on {target}" if target else ""
+        generic = f"the {fix.tool or 'tool'} call{on} then worked"
+        worked = f"{cls.fix.format(tool=tool_name)}; {generic}" if cls is not None else generic
+        if finding.read_between and (cls is None or cls.name != failures.NOT_READ):
+            worked = f"Read the file again before the {tool_name}; {generic}"
+        worked = worked[:1].upper() + worked[1:]
+    if finding.diagnosis:
+        worked = f"{finding.diagnosis} {worked}"
+    return worked.rstrip(".") + "."

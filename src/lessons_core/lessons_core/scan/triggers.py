@@ -73,7 +73,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
 _VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f"})
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix.
-_NOISE_FLAGS = frozenset(
+NOISE_FLAGS = _NOISE_FLAGS = frozenset(
     {
         "-q",
         "-qq",
@@ -394,3 +394,142 @@ def tags_for(tool: str | None, command: str | None, paths: tuple[str, ...] = ())
     if lang:
         tags.append(f"lang:{lang}")
     return tuple(tags)
+
+
+#: Executables nearly every session runs: a trigger that is one of them alone fires on every
+#: call of it, so it must say more (a subcommand, a flag, an anchor).
+COMMON_EXECUTABLES = frozenset(
+    {
+        "ls", "cat", "grep", "rg", "sed", "awk", "find", "head", "tail", "wc", "echo", "cd",
+        "git", "python", "python3", "node", "npm", "npx", "pnpm", "yarn", "bun", "uv", "pip",
+        "pip3", "pytest", "ruff", "mypy", "make", "go", "cargo", "docker", "bash", "sh", "zsh",
+        "curl", "mkdir", "rm", "cp", "mv", "touch", "chmod", "tree", "diff", "sort", "xargs",
+        "jq", "tsc", "eslint", "prettier", "gh", "mise", "just", "deno", "java", "ruby",
+    }
+)  # fmt: skip
+
+
+def is_bare_executable(pattern: str | None) -> bool:
+    """Whether ``pattern`` is nothing but one executable's word (``\\bls\\b``)."""
+    if not pattern:
+        return False
+    m = re.fullmatch(r"(?:\\b|\(\?<!\[\\w\./-\]\))(.+?)(?:\\b|\(\?!\[\\w-\]\))", pattern)
+    if m is None:
+        return False
+    return re.fullmatch(r"[\w.+-]+", m.group(1).replace("\\", "")) is not None
+
+
+def matches(pattern: str, command: str) -> bool:
+    """Whether a command trigger fires for ``command`` (as the hook would search it)."""
+    try:
+        return re.search(pattern, command) is not None
+    except re.error:
+        return False
+
+
+#: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
+#: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``).
+_NAMED_OPTION = re.compile(
+    r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
+    r"no such option|invalid option|flag provided but not defined|unexpected argument|"
+    r"illegal option)[:\s]*(?:--?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+def option_named(error: str, command: str) -> str | None:
+    """The flag of ``command`` that ``error`` says does not exist, spelled as in the command."""
+    m = _NAMED_OPTION.search(error)
+    if m is None:
+        return None
+    name = m.group("name").lstrip("-")
+    shape = main_shape(command)
+    flags = shape.flags if shape is not None else ()
+    for flag in flags:
+        if flag.lstrip("-") == name:
+            return flag
+    for shape in shapes(command):
+        for flag in shape.flags:
+            if flag.lstrip("-") == name:
+                return flag
+    return None
+
+
+def with_flag(base: str, flag: str) -> str:
+    """``base`` (an executable/subcommand pattern) required to carry ``flag`` in its segment."""
+    return rf"{base}(?={_GAP}\s{_escape(flag)}(?:[\s=]|$))"
+
+
+def without_flag(base: str, flag: str) -> str:
+    """``base`` in a segment that does not carry ``flag`` (what the fix added)."""
+    return rf"{base}(?!{_GAP}\s{_escape(flag)}(?:[\s=]|$))"
+
+
+def anchored(pattern: str) -> str:
+    """``pattern`` only as the first word of the command line: the executable run bare, from
+    PATH, rather than through a virtual environment or a runner (``uv run``, ``npx``)."""
+    return rf"^\s*{pattern}"
+
+
+def tight_trigger(command: str) -> str | None:
+    """Executable and subcommand as adjacent words, the subcommand ending there: ``npm test``
+    but not ``npm run test:unit``. ``None`` when the command has no subcommand."""
+    shape = main_shape(command)
+    if shape is None or not shape.sub:
+        return None
+    words = [shape.exe, *shape.sub.split()]
+    return _word(words[0]) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![\w:.-])"
+
+
+def first_word_trigger(command: str) -> str | None:
+    """The command line's first word as its first word (``^\\s*\\bpython\\b``): a script run
+    by the bare interpreter rather than the project's (``uv run python x.py``)."""
+    seg = _segments(command)
+    if not seg or not seg[0]:
+        return None
+    word = PurePosixPath(seg[0][0]).name or seg[0][0]
+    if word in _SETUP or not re.fullmatch(r"[\w.+-]+", word):
+        return None
+    return anchored(_word(word))
+
+
+def base_trigger(command: str) -> str | None:
+    """Executable and subcommand of ``command``'s main simple command, no flag."""
+    shape = main_shape(command)
+    if shape is None:
+        return None
+    return command_trigger(command, None)
+
+
+#: Characters the shell reads as syntax inside an unquoted path (route groups ``app/(auth)/``,
+#: dynamic segments ``[id]`` under zsh).
+_SYNTAX_IN_PATH = {"(": r"\(", "[": r"\["}
+
+
+def unquoted_path_trigger(failing: str) -> str | None:
+    """A pattern for an unquoted path holding ``(`` or ``[`` after a slash, when ``failing``
+    has one: the pattern needs the path's word to start unquoted, so the quoted fix does not
+    fire it."""
+    for esc in _SYNTAX_IN_PATH.values():
+        pattern = rf"(?:^|\s)[\w./@~-]*/{esc}"
+        if matches(pattern, failing):
+            return pattern
+    return None
+
+
+#: A ``cd`` into a relative directory at the top of a command line (not inside a subshell).
+RELATIVE_CD = r"(?:^|&&|;)\s*cd\s+[\w.-]"
+
+
+def top_level_cd(command: str) -> str | None:
+    """The relative directory a command line ``cd``s into for good (not inside ``( … )``)."""
+    stripped = command.lstrip()
+    if stripped.startswith("("):
+        return None
+    for seg in _segments(command):
+        if len(seg) >= 2 and seg[0] == "cd":
+            target = seg[1]
+            if target.startswith(("/", "~", "$", "-")):
+                return None
+            return target
+    return None
