@@ -44,7 +44,7 @@ NOT_REUSABLE = {
     "reusable": False,
     "mistake": "",
     "fix": "",
-    "trigger": {"executable": "cat"},
+    "trigger": {"executable": "black"},
     "confidence": 0.9,
 }
 
@@ -110,10 +110,10 @@ class FakeChat:
 
 
 def by_content(user: str) -> str:
-    """The scripted model: a lesson for the pytest finding, "not reusable" for the typo."""
+    """The scripted model: a lesson for the pytest finding, "not reusable" for the other."""
     if "--timeout" in user:
         return json.dumps(PYTEST_LESSON)
-    if "READMEE" in user:
+    if "black: command not found" in user:
         return json.dumps(NOT_REUSABLE)
     return json.dumps({"reusable": False})
 
@@ -170,10 +170,10 @@ def transcript(home: Path, session: str = SESSION, test_file: str = "test_api.py
     add("user", {"role": "user", "content": "no, pytest-timeout is not installed, drop the flag"})
     call("t2", f"OPENAI_API_KEY={SECRET} pytest {home}/app/tests/{test_file}")
     result("t2", "5 passed in 0.31s")
-    call("t3", "cat docs/READMEE.md")
-    result("t3", "Exit code 1\ncat: docs/READMEE.md: No such file or directory", error=True)
-    call("t4", "cat docs/README.md")
-    result("t4", "# The app\nIt serves the API.")
+    call("t3", "black --check src")
+    result("t3", "Exit code 127\n/bin/bash: line 1: black: command not found", error=True)
+    call("t4", ".venv/bin/black --check src")
+    result("t4", "All done! 3 files would be left unchanged.")
     return "\n".join(lines) + "\n"
 
 
@@ -304,7 +304,7 @@ def test_the_budget_stops_calls_and_the_heuristic_stands(setup, model):
     assert "response_format" not in model.requests[0]
     found = sorted(candidates(setup), key=lambda c: c["tier"])
     assert [c["tier"] for c in found] == [2, 4]
-    assert found[0]["trigger"] == r"\bcat\b"  # the finding over budget keeps its Tier 2 form
+    assert found[0]["trigger"] == r"^\s*\bblack\b"  # the finding over budget keeps its Tier 2 form
     assert SECRET not in json.dumps(found)
 
 

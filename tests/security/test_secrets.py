@@ -412,7 +412,10 @@ def _claude_transcript(path: Path, session: str) -> None:
         )
         call = f"toolu_{i:03d}"
         command = f"tool{i} push --verbose {one_line}"
-        error = "error: " + "e" * (200 - 7 - 12) + " " + one_line
+        # An option the command does not know (a mistake Tier 2 keeps), the secret across the
+        # 200-character cut of an error line.
+        prefix = "error: unrecognized arguments: --verbose "
+        error = prefix + "e" * (200 - len(prefix) - 12) + " " + one_line
         output = f"Exit code 1\n{error}\n" + "noise\n" * 500 + one_line + "\n" + "tail\n" * 500
         env(
             "assistant",
