@@ -201,8 +201,9 @@ def heatmap_chart(timeline: Mapping[str, Any], lessons: Sequence[Mapping[str, An
     with _style("heatmap"):
         fig = _figure(WIDE, 0.8 + 0.3 * len(shown))
         ax = fig.subplots()
-        cmap = LinearSegmentedColormap.from_list("fires", ["#f4f6f8", "#7fb8da", "#0b4f8a"])
-        cmap.set_under("#f4f6f8")
+        cmap = LinearSegmentedColormap.from_list(
+            "fires", ["#d6e9f5", "#7fb8da", "#0b4f8a"]
+        ).with_extremes(under="#f4f6f8")  # no fire: the background
         image = ax.imshow(grid, aspect="auto", cmap=cmap, vmin=0.5, interpolation="nearest")
         step = max(1, len(periods) // 16)
         ax.set_xticks(

@@ -23,7 +23,7 @@ from lessons_core.models import Lesson, Status
 COLUMNS = (*outcomes.OUTCOMES, "waiting")
 #: The timeline is cut into days while it spans at most this many days, then weeks, then months.
 DAYS_MAX = 21
-WEEKS_MAX = 7 * 80
+WEEKS_MAX = 7 * 40
 
 
 def parse_time(text: str | None) -> datetime | None:
