@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from report_support import HOSTILE
 
 from lessons_core import services
 from lessons_core.cli.main import cli
@@ -45,7 +45,7 @@ def test_json_carries_the_outcome_loops_verdicts(history_home: Path) -> None:
     assert found["noise"]["resting"] == ["rp-noisy-ls"]  # a noisy hint rides only with failures
     assert found["noise"]["compiledSofter"] == {"rp-git-stash": "hint"}
     assert rows["rp-git-stash"]["compiledAs"] == "hint" and rows["rp-git-stash"]["type"] == "guard"
-    assert [r["id"] for r in found["lessons"]][0] == "rp-venv-pytest"  # most delivered first
+    assert found["lessons"][0]["id"] == "rp-venv-pytest"  # most delivered first
 
 
 def test_timeline_counts_every_delivery_once(history_home: Path) -> None:
@@ -53,7 +53,7 @@ def test_timeline_counts_every_delivery_once(history_home: Path) -> None:
     timeline = found["timeline"]
     assert timeline["unit"] == "week"  # six weeks of history
     starts = [datetime.fromisoformat(p["start"]).date() for p in timeline["periods"]]
-    assert all((b - a).days == 7 for a, b in zip(starts, starts[1:], strict=False))
+    assert all((b - a).days == 7 for a, b in itertools.pairwise(starts))
     assert all(s.weekday() == 0 for s in starts)
     assert sum(p["fired"] for p in timeline["periods"]) == found["totals"]["fired"]
     per_lesson = timeline["perLesson"]

@@ -31,7 +31,7 @@ def write_page(target: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o644)  # a report is for reading; mkstemp makes it private
+        Path(tmp).chmod(0o644)  # a report is for reading; mkstemp makes it private
         Path(tmp).replace(target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

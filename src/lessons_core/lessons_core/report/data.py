@@ -133,10 +133,9 @@ def _projects(store: Any, lessons: Iterable[Lesson]) -> list[dict[str, Any]]:
     table: dict[str, dict[str, Any]] = {}
 
     def entry(name: str) -> dict[str, Any]:
-        return table.setdefault(
-            name, {"project": name, "detections": 0, "tier1": 0, "tier2": 0, "plugins": 0,
-                   "candidates": {}, "lessons": 0}  # fmt: skip
-        )
+        fresh = {"project": name, "detections": 0, "tier1": 0, "tier2": 0, "plugins": 0,
+                 "candidates": {}, "lessons": 0}  # fmt: skip
+        return table.setdefault(name, fresh)
 
     for candidate in store.list_candidates():
         row = entry(candidate.project or "(unknown)")
@@ -196,10 +195,9 @@ def collect(store: Any, *, now: datetime | None = None) -> dict[str, Any]:
     for name, figures in capture["agents"].items():
         figures["deliveries"] = agents.get(name, _zero())
     for name, counts in agents.items():
-        capture["agents"].setdefault(
-            name, {"tier1": 0, "tier2": 0, "plugins": 0, "detections": 0, "candidates": {},
-                   "complianceRate": None}  # fmt: skip
-        )["deliveries"] = counts
+        fresh = {"tier1": 0, "tier2": 0, "plugins": 0, "detections": 0, "candidates": {},
+                 "complianceRate": None}  # fmt: skip
+        capture["agents"].setdefault(name, fresh)["deliveries"] = counts
     by_type: dict[str, int] = {}
     for lesson in active:
         by_type[str(lesson.type)] = by_type.get(str(lesson.type), 0) + 1
