@@ -38,6 +38,7 @@ STATUS_COLOURS = {
     "rejected": "#A3ACB9",
     "duplicate": "#DADDE2",
 }
+LABELS = {"tier1": "Tier 1", "tier2": "Tier 2"}
 INK = "#1f2933"
 MUTED = "#5f6b7a"
 GRID = "#e4e7eb"
@@ -135,9 +136,11 @@ def _stack(
         if not any(values):
             continue
         if horizontal:
-            ax.barh(positions, values, height=width, left=base, color=colours[name], label=name)
+            ax.barh(positions, values, height=width, left=base, color=colours[name],
+                    label=LABELS.get(name, name))  # fmt: skip
         else:
-            ax.bar(positions, values, width=width, bottom=base, color=colours[name], label=name)
+            ax.bar(positions, values, width=width, bottom=base, color=colours[name],
+                   label=LABELS.get(name, name))  # fmt: skip
         base = [b + v for b, v in zip(base, values, strict=True)]
 
 
