@@ -189,3 +189,18 @@ def test_only_the_page_pays_for_the_plotting_library(home: Path) -> None:
     """`lessons --help` and `lessons report --json` import neither matplotlib nor jinja2."""
     assert _heavy(home, "--help") == ""
     assert _heavy(home, "report", "--json") == ""
+
+
+def test_open_hands_the_file_to_the_browser(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--open` opens the written file by its file:// address (and says so when it cannot)."""
+    import webbrowser
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or False)
+    target = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["report", "-o", str(target), "--open"])
+    assert result.exit_code == 0, result.output
+    assert opened == [target.resolve().as_uri()]
+    assert "No browser found" in result.output
