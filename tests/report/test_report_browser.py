@@ -34,6 +34,9 @@ PROBE = """JSON.stringify({
   headings: [...document.querySelectorAll('h2')].map(h => h.textContent.trim()),
   scripts: document.scripts.length,
   width: document.documentElement.scrollWidth,
+  sideways: [...document.querySelectorAll('.scroll, table')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => (e.closest('section') || {}).id + ':' + e.scrollWidth + '>' + e.clientWidth),
   height: document.documentElement.scrollHeight,
   resources: performance.getEntriesByType('resource').length,
   text: document.body.innerText,
@@ -150,6 +153,7 @@ def test_report_renders_and_its_charts_draw(
     assert probe["resources"] == 0 and probe["scripts"] == 0
     assert probe["headings"] == HEADINGS
     assert probe["width"] <= WIDTH  # no sideways scrolling at 100 % zoom
+    assert probe["sideways"] == []  # and no table cut off at the side
     charts = {c["label"]: c for c in probe["charts"]}
     assert len(charts) == 4, charts
     for chart in charts.values():
