@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("lessons_core.cli.scan_cmds:review", "Accept, edit or reject candidates."),
     "promote": ("lessons_core.cli.scan_cmds:promote", "Promote candidates to active lessons."),
     "stats": ("lessons_core.cli.scan_cmds:stats", "Detections, counts and delivery figures."),
+    "report": ("lessons_core.cli.report_cmds:report", "Write an HTML page of what lessons did."),
     "install": ("lessons_core.cli.install_cmds:install", "Register the hooks with an agent."),
     "uninstall": ("lessons_core.cli.install_cmds:uninstall", "Remove our hooks from an agent."),
     "doctor": ("lessons_core.cli.doctor_cmds:doctor", "Check config, manifest and hooks."),
