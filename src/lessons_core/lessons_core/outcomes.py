@@ -904,6 +904,8 @@ def stats_lines(figures: Mapping[str, Any], limit: int = 10) -> list[str]:
         f"needless {totals.get('needless', 0)}, unknown {totals['unknown']}, "
         f"waiting {totals['waiting']})"
     ]
+    if totals.get("wrong"):
+        lines[0] = lines[0][:-1] + f", called wrong {totals['wrong']})"
 
     def named(ids: Sequence[str]) -> str:
         shown = ", ".join(slugs.get(i, i) for i in ids[:limit])

@@ -20,6 +20,7 @@ scanner and several calls at once read and write side by side).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,6 +61,9 @@ class Tools:
         self.environ = dict(os.environ if environ is None else environ)
         self.cwd = cwd or str(Path.cwd())
         self.session_id = f"mcp-{os.getpid()}-{_now_stamp()}"
+        # Intake reads the known lessons and candidates, then writes: two records at once
+        # could each miss the other's candidate and store the same lesson twice.
+        self._admitting = threading.Lock()
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Answer]]:
         return {
@@ -210,7 +214,7 @@ class Tools:
             compile_lesson(preview)
         except Exception as exc:  # the compiler's refusal names the field and the rule
             raise ToolError(f"record: not stored: {exc}") from exc
-        with self._session() as sess:
+        with self._admitting, self._session() as sess:
             gate = intake.Intake(sess.store, sess.config, home=self.environ.get("HOME"))
             outcome = gate.admit(prepared, prepared=True)
             active = sess.config.mcp.record_active
