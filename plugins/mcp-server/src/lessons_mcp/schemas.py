@@ -48,9 +48,13 @@ SEARCH: dict[str, Any] = {
         },
         "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
     },
-    "anyOf": [{"required": ["text"]}, {"required": ["error"]}],
     "additionalProperties": False,
 }
+
+#: Tools that need at least one of some arguments. Checked in code, not as a top-level
+#: ``anyOf`` in the schema: hosts whose model API refuses combinators at the top of a tool's
+#: input schema drop such a tool (Claude Code 2.1 does: the tool never reaches the model).
+AT_LEAST_ONE: dict[str, tuple[str, ...]] = {"search": ("text", "error")}
 
 RECORD: dict[str, Any] = {
     "type": "object",
@@ -176,6 +180,9 @@ def check(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.path), e.message))
     if errors:
         raise ArgumentError(f"{name}: {_explain(errors[0], schema)}")
+    needed = AT_LEAST_ONE.get(name)
+    if needed and not any(isinstance(args.get(k), str) and args[k].strip() for k in needed):
+        raise ArgumentError(f"{name}: give {' or '.join(repr(k) for k in needed)}")
     for key, prop in schema.get("properties", {}).items():
         if key not in args and "default" in prop:
             args[key] = prop["default"]
@@ -185,9 +192,6 @@ def check(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
 def _explain(error: Any, schema: dict[str, Any]) -> str:
     """One sentence for a jsonschema error, naming the argument."""
     where = ".".join(str(p) for p in error.path)
-    if error.validator == "anyOf" and not where:
-        needed = " or ".join(repr(r["required"][0]) for r in schema["anyOf"])
-        return f"give {needed}"
     if error.validator == "additionalProperties":
         allowed = ", ".join(schema.get("properties", {}))
         return f"{error.message} (the arguments are: {allowed})"
