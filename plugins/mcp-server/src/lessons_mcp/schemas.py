@@ -196,5 +196,5 @@ def _explain(error: Any, schema: dict[str, Any]) -> str:
         allowed = ", ".join(schema.get("properties", {}))
         return f"{error.message} (the arguments are: {allowed})"
     if error.validator == "required":
-        return error.message.replace("is a required property", "is required")
+        return str(error.message).replace("is a required property", "is required")
     return f"{where or 'arguments'}: {error.message}"
