@@ -34,8 +34,9 @@ from lessons_core.models import Candidate, Lesson, Status
 #: The ``deliveries.event`` value of a feedback row, and its ``agent`` column.
 FEEDBACK_EVENT = "mcp:feedback"
 AGENT = "mcp"
-#: The tier of candidates recorded through the server (1 and 2 are the scanner's own).
-TIER = 3
+#: The tier of candidates recorded through the server (1 and 2 are the scanner's own, 3 the
+#: example detector's, 4 deep scans').
+TIER = 5
 DETECTOR = "mcp"
 #: verdict -> outcome of the outcome loop.
 OUTCOME_OF = {"helped": "prevented", "not_helpful": "quiet", "wrong": "wrong"}
