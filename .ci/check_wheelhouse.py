@@ -1,13 +1,14 @@
 """Prove the distributions install the way users install them.
 
 Builds a wheel of every distribution, fetches their third-party dependencies into the same
-wheelhouse, then installs ``lessons[all,llm]`` into a brand-new virtual environment with
+wheelhouse, then installs ``lessons[all,llm,mcp]`` into a brand-new virtual environment with
 ``--no-index``: if an extra did not map onto its sibling distribution, or a wheel missed a file,
 this fails. Finally it smoke-tests the installed commands.
 
 The opt-in ``lessons-llm`` plugin depends on ``llm`` and its own dependencies; they are fetched
 from the index by the plugin's requirements (not by its wheel, whose ``lessons-core``
-requirement must come from this wheelhouse), so the offline install has all of them.
+requirement must come from this wheelhouse), so the offline install has all of them. The MCP
+server (``lessons-mcp``: the MCP SDK and jsonschema) is handled the same way.
 
 Usage: python .ci/check_wheelhouse.py WORKDIR
 """
@@ -29,7 +30,10 @@ DISTRIBUTIONS = [
     ROOT / "src" / "adapters_codex",
     ROOT / "src" / "adapters_gemini",
     ROOT / "plugins" / "llm-distiller",
+    ROOT / "plugins" / "mcp-server",
 ]
+#: Plugins whose third-party requirements are fetched into the wheelhouse.
+PLUGINS = ("llm-distiller", "mcp-server")
 ADAPTERS = ("claude", "codex", "gemini")
 
 
@@ -53,7 +57,11 @@ def main(workdir: Path) -> int:
         run(sys.executable, "-m", "build", "--wheel", "--outdir", wheelhouse, dist)
     core_wheel = next(wheelhouse.glob("lessons_core-*.whl"))
     run(sys.executable, "-m", "pip", "download", "--quiet", "--dest", wheelhouse, core_wheel)
-    third_party = plugin_requirements(ROOT / "plugins" / "llm-distiller" / "pyproject.toml")
+    third_party = [
+        req
+        for plugin in PLUGINS
+        for req in plugin_requirements(ROOT / "plugins" / plugin / "pyproject.toml")
+    ]
     run(sys.executable, "-m", "pip", "download", "--quiet", "--dest", wheelhouse, *third_party)
 
     env_dir = workdir / "fresh-venv"
@@ -68,7 +76,7 @@ def main(workdir: Path) -> int:
         "--no-index",
         "--find-links",
         wheelhouse,
-        "lessons[all,llm]",
+        "lessons[all,llm,mcp]",
     )
 
     version = run(bin_dir / "lessons", "--version", capture_output=True).stdout.strip()
@@ -105,6 +113,31 @@ def main(workdir: Path) -> int:
         print(f"lessons scan --deep misbehaved without a model: {deep!r}", file=sys.stderr)
         return 1
 
+    # The MCP server answers a handshake with its name and instructions.
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "wheelhouse-check", "version": "0"},
+        },
+    }
+    served = subprocess.run(
+        [str(bin_dir / "lessons"), "mcp"],
+        input=json.dumps(hello) + "\n",
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir), "HOME": str(workdir / "home")},
+        timeout=120,
+        check=False,
+    )
+    first = served.stdout.splitlines()[:1]
+    if not first or '"serverInfo"' not in first[0] or '"lessons"' not in first[0]:
+        print(f"lessons mcp did not answer the handshake: {served!r}", file=sys.stderr)
+        return 1
+
     for agent in ADAPTERS:
         hook = run(bin_dir / f"lessons-{agent}-hook", input="{}", capture_output=True)
         if hook.returncode != 0 or hook.stdout.strip() not in ("", "{}"):
@@ -115,7 +148,7 @@ def main(workdir: Path) -> int:
     if "Every step behaved as expected." not in demo:
         print(demo, file=sys.stderr)
         return 1
-    print("wheelhouse install of lessons[all,llm]: ok")
+    print("wheelhouse install of lessons[all,llm,mcp]: ok")
     return 0
 
 

@@ -136,3 +136,11 @@ def test_out_of_range_values_are_refused(tmp_path, text, message):
     with pytest.raises(LessonsError) as info:
         cfg.load_config(tmp_path)
     assert str(info.value) == f"{tmp_path / 'config.json'} {message}"
+
+
+def test_mcp_record_active_is_read_and_checked() -> None:
+    """``mcp.recordActive`` (the MCP server's record tool) parses, defaults off, refuses typos."""
+    assert cfg.parse_config("{}").mcp.record_active is False
+    assert cfg.parse_config('{"mcp": {"recordActive": true}}').mcp.record_active is True
+    with pytest.raises(LessonsError, match="recordActive"):
+        cfg.parse_config('{"mcp": {"recordActiv": true}}')

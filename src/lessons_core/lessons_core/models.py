@@ -231,6 +231,16 @@ class DeepScan:
 
 
 @attrs.frozen
+class McpSettings:
+    """The MCP server (``mcp`` in ``config.json``, distribution ``lessons-mcp``).
+
+    ``record_active``: a lesson the model records through the server's ``record`` tool becomes
+    an active lesson at once instead of a pending candidate for ``lessons review``."""
+
+    record_active: bool = False
+
+
+@attrs.frozen
 class Config:
     """User configuration (``config.json`` in ``LESSONS_HOME``); the defaults are the contract's."""
 
@@ -245,3 +255,4 @@ class Config:
     auto_scan_interval_hours: float = 1.0
     scoring: ScoringWeights = ScoringWeights()
     deep: DeepScan = DeepScan()
+    mcp: McpSettings = McpSettings()

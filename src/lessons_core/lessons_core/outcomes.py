@@ -54,7 +54,9 @@ RECURRED = "recurred"
 QUIET = "quiet"
 NEEDLESS = "needless"
 UNKNOWN = "unknown"
-OUTCOMES = (PREVENTED, RECURRED, QUIET, NEEDLESS, UNKNOWN)
+#: Said by the model itself (the MCP server's ``feedback`` tool): the lesson is wrong.
+WRONG = "wrong"
+OUTCOMES = (PREVENTED, RECURRED, QUIET, NEEDLESS, UNKNOWN, WRONG)
 #: Kinds of delivery that deny the call (the ones that can be needless).
 DENYING = frozenset({"guard", "nudge"})
 
@@ -82,6 +84,8 @@ NOISY_RELEVANT_SHARE = 0.25
 #: Needless denials that turn a guard into a nudge, and a nudge into a hint.
 GUARD_DEMOTION_NEEDLESS = 1
 NUDGE_DEMOTION_NEEDLESS = 2
+#: Confidence a lesson loses at manifest build per ``wrong`` verdict (within MAX_ADJUSTMENT).
+WRONG_PENALTY = 0.05
 #: Largest confidence change outcomes may cause at manifest build.
 MAX_ADJUSTMENT = 0.1
 #: Priority a noisy lesson loses in the manifest (never below 1).
@@ -576,6 +580,7 @@ class LessonFigures:
     quiet: int = 0
     needless: int = 0
     unknown: int = 0
+    wrong: int = 0
     waiting: int = 0
     sessions: int = 0
     #: Judged deliveries made before the call's outcome was known (not at a failure), and how
@@ -586,13 +591,15 @@ class LessonFigures:
     @property
     def judged(self) -> int:
         """Deliveries whose outcome was seen (not unknown, not still waiting)."""
-        return self.prevented + self.recurred + self.quiet + self.needless
+        return self.prevented + self.recurred + self.quiet + self.needless + self.wrong
 
     @property
     def failing(self) -> bool:
-        """Keeps failing to prevent its mistake: it recurred often, and in most judged cases."""
-        relevant = self.prevented + self.recurred
-        return self.recurred >= FAILING_MIN_RECURRED and self.recurred >= FAILING_SHARE * relevant
+        """Keeps failing to prevent its mistake: it recurred (or was called wrong) often, and in
+        most of the judged cases where it was relevant."""
+        against = self.recurred + self.wrong
+        relevant = self.prevented + against
+        return against >= FAILING_MIN_RECURRED and against >= FAILING_SHARE * relevant
 
     @property
     def noisy(self) -> bool:
@@ -619,6 +626,7 @@ class LessonFigures:
             "quiet": self.quiet,
             "needless": self.needless,
             "unknown": self.unknown,
+            "wrong": self.wrong,
             "waiting": self.waiting,
             "sessions": self.sessions,
         }
@@ -654,6 +662,7 @@ def figures(store: Any) -> dict[str, LessonFigures]:
             quiet=c.get(QUIET, 0),
             needless=c.get(NEEDLESS, 0),
             unknown=c.get(UNKNOWN, 0),
+            wrong=c.get(WRONG, 0),
             waiting=c.get("waiting", 0),
             sessions=len(sessions.get(lesson_id, ())),
             ahead_judged=c.get("ahead_judged", 0),
@@ -674,7 +683,7 @@ def summary(store: Any) -> dict[str, Any]:
     active = store.list_lessons(status=Status.ACTIVE)
     judgeable = {lesson.id: lesson for lesson in active if lesson.type not in _SESSION_TYPES}
     names = {lesson.id: lesson.slug or lesson.id for lesson in judgeable.values()}
-    keys = ("fired", "prevented", "recurred", "quiet", "needless", "unknown", "waiting")
+    keys = ("fired", "prevented", "recurred", "quiet", "needless", "unknown", "wrong", "waiting")
     totals = dict.fromkeys(keys, 0)
     for fig in per.values():
         for key in totals:
@@ -700,8 +709,10 @@ def summary(store: Any) -> dict[str, Any]:
 
 
 def confidence_delta(fig: LessonFigures) -> float:
-    """A small confidence change from outcomes: up when it prevents, down when it fails or nags."""
+    """A small confidence change from outcomes: up when it prevents, down when it fails, nags or
+    is called wrong."""
     delta = 0.02 * min(fig.prevented, 5) - 0.03 * min(fig.recurred, 5)
+    delta -= WRONG_PENALTY * min(fig.wrong, 5)
     if fig.noisy:
         delta -= 0.05
     return max(-MAX_ADJUSTMENT, min(MAX_ADJUSTMENT, delta))
@@ -893,6 +904,8 @@ def stats_lines(figures: Mapping[str, Any], limit: int = 10) -> list[str]:
         f"needless {totals.get('needless', 0)}, unknown {totals['unknown']}, "
         f"waiting {totals['waiting']})"
     ]
+    if totals.get("wrong"):
+        lines[0] = lines[0][:-1] + f", called wrong {totals['wrong']})"
 
     def named(ids: Sequence[str]) -> str:
         shown = ", ".join(slugs.get(i, i) for i in ids[:limit])

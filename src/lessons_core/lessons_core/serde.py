@@ -34,6 +34,7 @@ from lessons_core.models import (
     Lesson,
     LessonType,
     MatchTarget,
+    McpSettings,
     Provenance,
     ScoringWeights,
     Status,
@@ -138,6 +139,7 @@ _CLASSES: tuple[type, ...] = (
     Candidate,
     ScoringWeights,
     DeepScan,
+    McpSettings,
     Config,
 )
 
@@ -248,7 +250,11 @@ _EVIDENCE = _Shape(Evidence)
 _CANDIDATE = _Shape(Candidate, nested={"evidence": (_EVIDENCE, True)})
 _SCORING = _Shape(ScoringWeights)
 _DEEP = _Shape(DeepScan)
-_CONFIG = _Shape(Config, nested={"scoring": (_SCORING, False), "deep": (_DEEP, False)})
+_MCP = _Shape(McpSettings)
+_CONFIG = _Shape(
+    Config,
+    nested={"scoring": (_SCORING, False), "deep": (_DEEP, False), "mcp": (_MCP, False)},
+)
 
 
 def _object(value: Any, where: str | None, field: str | None) -> JSONDict:

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -59,8 +60,17 @@ def _report(result: installing.InstallResult, *, dry_run: bool, verb: str) -> No
 )
 @click.option("--no-scan", is_flag=True, help="Do not scan the agent's existing transcripts now.")
 @click.option("--yes", "-y", is_flag=True, help="Without AGENT: install for every agent found.")
+@click.option(
+    "--mcp", "with_mcp", is_flag=True, help="Also register the MCP server (lessons[mcp])."
+)
 def install(
-    agent: str | None, dry_run: bool, project: str | None, style: str, no_scan: bool, yes: bool
+    agent: str | None,
+    dry_run: bool,
+    project: str | None,
+    style: str,
+    no_scan: bool,
+    yes: bool,
+    with_mcp: bool = False,
 ) -> None:
     """Register the lessons hooks in AGENT's settings and get everything ready.
 
@@ -68,6 +78,8 @@ def install(
     the #lesson protocol), and the agent's existing transcripts are scanned in the background.
     Without AGENT, the agents found on this machine are offered.
     """
+    if with_mcp:
+        _mcp_register()  # before anything is written: a missing extra is a clear error
     names = [agent] if agent else _choose(yes)
     for name in names:
         installer = installing.agent_installer(name)
@@ -75,6 +87,8 @@ def install(
             os.environ, project=_project(project), dry_run=dry_run, style=style
         )
         _report(result, dry_run=dry_run, verb="installed")
+        if with_mcp:
+            _mcp(name, project, dry_run=dry_run, remove=False)
         if dry_run:
             continue
         state = installer.status(os.environ, project=_project(project), style=style)
@@ -171,8 +185,43 @@ _MAIN = "from lessons_core.cli.main import main; main()"
     type=click.Path(file_okay=False),
     help="Remove from this project's settings instead of the user's.",
 )
-def uninstall(agent: str, dry_run: bool, project: str | None) -> None:
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also remove the MCP server's entry.")
+def uninstall(agent: str, dry_run: bool, project: str | None, with_mcp: bool = False) -> None:
     """Remove the lessons hooks (and nothing else) from AGENT's settings."""
     installer = installing.agent_installer(agent)
     result = installer.uninstall(os.environ, project=_project(project), dry_run=dry_run)
     _report(result, dry_run=dry_run, verb="removed")
+    if with_mcp:
+        _mcp(agent, project, dry_run=dry_run, remove=True)
+
+
+def _mcp_register() -> Any:
+    """``lessons_mcp.register``, or a clear error when the MCP extra is not installed."""
+    from lessons_core.cli.mcp_cmds import require_server
+
+    require_server()
+    import lessons_mcp.register
+
+    return lessons_mcp.register
+
+
+def _mcp(agent: str, project: str | None, *, dry_run: bool, remove: bool) -> None:
+    """Add or remove the MCP server's entry in AGENT's MCP configuration (``--mcp``)."""
+    register = _mcp_register()
+    change = register.uninstall if remove else register.install
+    result = change(agent, os.environ, project=_project(project), dry_run=dry_run)
+    if dry_run:
+        click.echo(result.diff if result.changed else f"{result.path}: nothing to change", nl=False)
+        click.echo(f"(dry run: {result.path} not written)" if result.changed else " (dry run)")
+        return
+    verb = "removed" if remove else "registered"
+    if not result.changed:
+        click.echo(f"{result.path}: MCP server already {verb}, nothing changed")
+        return
+    click.echo(f"{result.path}: MCP server {register.NAME!r} {verb}")
+    if result.backup is not None:
+        click.echo(f"  original saved as {result.backup}")
+    if result.restored_backup:
+        click.echo("  restored the original file")
+    if result.removed_file:
+        click.echo("  removed the file (it held only our server)")

@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("lessons_core.cli.doctor_cmds:doctor", "Check config, manifest and hooks."),
     "project-id": ("lessons_core.cli.lesson_cmds:project_id", "Print the project id of a dir."),
     "plugins": ("lessons_core.cli.plugin_cmds:plugins", "List loaded plugins."),
+    "mcp": ("lessons_core.cli.mcp_cmds:mcp", "Run the MCP server over stdio (lessons[mcp])."),
 }
 
 
