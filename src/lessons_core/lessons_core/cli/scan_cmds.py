@@ -97,7 +97,22 @@ def scan(
         agents = sess.plugins.agents()
         if agent is not None and agent not in agents:
             raise LessonsError(f"no agent plugin named {agent!r} is installed")
-        files = engine.discover(agents, environ, list(paths), agent)
+        skipped: list[tuple[str, str]] = []
+        files = engine.discover(
+            agents,
+            environ,
+            list(paths),
+            agent,
+            extra=sess.config.scan_paths,
+            skipped=skipped,
+        )
+        for where, why in skipped:
+            click.echo(f"Skipped {where}: {why}.", err=True)
+        if paths and skipped and not files:
+            raise LessonsError(
+                "nothing to scan: no named file is a transcript "
+                "(if one is, name its agent: --agent claude|codex|gemini)"
+            )
         settle_heap()  # what is alive now lives to the end: keep the collector off it
 
         def waiting() -> None:
@@ -105,12 +120,15 @@ def scan(
 
         show_bar = sys.stderr.isatty() and not as_json and len(files) >= PROGRESS_MIN_FILES
         if show_bar:
-            with click.progressbar(
-                length=len(files), label="Scanning transcripts", file=sys.stderr
-            ) as bar:
+            from lessons_core.cli.progress import ScanProgress
+
+            bar = ScanProgress(len(files), sys.stderr)
+            try:
                 report = engine.run_scan(
-                    sess, files=files, on_file=lambda _p, _n: bar.update(1), on_wait=waiting
+                    sess, files=files, on_file=bar.advance, on_plan=bar.plan, on_wait=waiting
                 )
+            finally:
+                bar.finish()
         else:
             report = engine.run_scan(sess, files=files, on_wait=waiting)
         from lessons_core import outcomes  # judge what the delivered lessons achieved
@@ -121,8 +139,10 @@ def scan(
             click.echo(json_line(candidate_json(candidate)))
         for note in report.notes:
             click.echo(note, err=True)
+        if report.held:
+            click.echo(f"{report.held} candidate(s) held back by maxCandidatesPerScan.", err=True)
         return
-    pending = sum(1 for c in report.new if c.status == "pending")
+    pending = sum(1 for c in report.new if c.status == "pending") - report.released
     click.echo(
         f"Scanned {report.files_read} of {report.files_seen} transcript(s) "
         f"({report.bytes_read / 1e6:.1f} MB, {report.events} events; "
@@ -134,16 +154,24 @@ def scan(
     )
     for note in report.notes:
         click.echo(note)
+    if report.held:
+        click.echo(
+            f"{report.held} more candidate(s) held back by maxCandidatesPerScan "
+            f"({sess.config.max_candidates_per_scan}); later scans offer them again, best first "
+            "(see `lessons candidates --status held`)."
+        )
+    if report.released:
+        click.echo(f"{report.released} held candidate(s) from earlier scans are now pending.")
     if report.bad_lines:
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
-    if pending:
+    if pending or report.released:
         click.echo("Review them with: lessons review")
 
 
 # -- candidates --------------------------------------------------------------------------------
 
 
-STATUSES = ("pending", "promoted", "rejected", "duplicate", "all")
+STATUSES = ("pending", "held", "promoted", "rejected", "duplicate", "all")
 
 
 @click.command()
