@@ -181,7 +181,13 @@ def write_document(home: Path, document: dict[str, Any]) -> Path:
     if path.is_symlink():  # a config.json kept elsewhere (dotfiles) is written where it lives
         path = path.resolve()
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=path.parent)
+    except OSError as exc:
+        raise LessonsError(
+            f"cannot write {path}: {exc.strerror}; make {path.parent} writable "
+            "or set LESSONS_HOME to a writable directory"
+        ) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -116,5 +116,14 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         sys.exit(1)
+    except PermissionError as exc:  # a read-only LESSONS_HOME or target the checks missed
+        where = exc.filename or "a file"
+        click.secho(
+            f"Error: cannot write {where}: permission denied; make it writable, "
+            "or set LESSONS_HOME to a writable directory",
+            err=True,
+            fg="red",
+        )
+        sys.exit(1)
     finally:
         common.settle_heap()

@@ -368,6 +368,15 @@ def _tighten(path: Path) -> None:
             path.chmod(st.st_mode & 0o700)
 
 
+def _read_only(path: Path) -> Path | None:
+    """The store file or its directory when this process may not write it, else ``None``."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return path
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
+        return path.parent
+    return None
+
+
 class SQLiteStore:
     """The :class:`~lessons_core.store.base.Store` protocol over one SQLite file.
 
@@ -404,7 +413,7 @@ class SQLiteStore:
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the lessons store {self.path}: {exc}") from exc
+            raise self._error(exc, "open") from exc
         conn.row_factory = sqlite3.Row
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000):d}")
@@ -426,10 +435,22 @@ class SQLiteStore:
 
     def _error(self, exc: sqlite3.Error, doing: str) -> StoreError:
         text = str(exc)
+        blocked = _read_only(self.path)
+        if blocked is not None and ("readonly" in text or "unable to open" in text):
+            what = (
+                f"the lessons store {self.path} is read-only"
+                if blocked == self.path
+                else f"{blocked} is read-only, so the lessons store {self.path} cannot be written"
+            )
+            return StoreError(
+                f"{what} ({text}); make it writable (chmod u+w {blocked}) or set LESSONS_HOME "
+                "to a writable directory"
+            )
         if "not a database" in text or "malformed" in text or "corrupt" in text:
             return StoreError(
                 f"the lessons store {self.path} is corrupt or not a SQLite database ({text}); "
-                "move it aside and run the command again to start a new store"
+                "run `lessons doctor --repair` to keep it aside, start a new store and save "
+                "the lessons that can still be read"
             )
         if "locked" in text or "busy" in text:
             return StoreError(
