@@ -19,9 +19,9 @@ LESSONS = str(Path(sys.executable).parent / "lessons")
 NOBODY = 65534
 
 
-def lessons(*args: str, prefix: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess[str]:
+def lessons(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*prefix, LESSONS, *args],
+        [LESSONS, *args],
         capture_output=True,
         text=True,
         env={**os.environ, **env},
