@@ -284,8 +284,13 @@ def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
 @click.argument("more", nargs=-1, metavar="[ID]...")
 @click.option("--accept", "accept", multiple=True, metavar="ID", help="Promote these.")
 @click.option("--reject", "reject", multiple=True, metavar="ID", help="Reject these.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="With --accept/--reject: one JSON object per ID."
+)
 @user_errors
-def review(more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
+def review(
+    more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ...], as_json: bool
+) -> None:
     """Accept, edit or reject pending candidates.
 
     In a terminal each pending candidate is shown in turn; with --accept/--reject the given
@@ -313,10 +318,22 @@ def review(more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ..
             if promoted:
                 services.rebuild_manifest(store)
             for candidate, lesson in promoted:
-                click.echo(f"Promoted {candidate.id} → {lesson.slug}")
+                if as_json:
+                    shown = {"candidate": candidate.id, "action": "promoted"}
+                    click.echo(json_line({**shown, "id": lesson.id, "slug": lesson.slug}))
+                else:
+                    click.echo(f"Promoted {candidate.id} → {lesson.slug}")
             for candidate in rejected:
-                click.echo(f"Rejected {candidate.id}")
+                if as_json:
+                    click.echo(json_line({"candidate": candidate.id, "action": "rejected"}))
+                else:
+                    click.echo(f"Rejected {candidate.id}")
             return
+        if as_json:
+            raise LessonsError(
+                "--json goes with --accept ID / --reject ID; the questions of a review "
+                "are for a terminal"
+            )
         if not _interactive():
             raise LessonsError(
                 "review is interactive; in scripts use --accept ID / --reject ID "
