@@ -181,3 +181,22 @@ def test_repair_of_a_healthy_store_changes_nothing(tmp_path):
     assert "reads cleanly; nothing to repair" in out.stdout
     assert not list(_store().parent.glob("lessons.db.broken-*"))
     assert len(lessons("list", "--json").stdout.splitlines()) == 2
+
+
+def test_store_truncated_to_nothing_is_not_taken_for_a_new_one(tmp_path):
+    """SQLite would open an empty file as a new database: the manifest says lessons were there."""
+    _add(3, tmp_path)
+    _checkpoint()
+    _store().write_bytes(b"")
+    out = lessons("list")
+    _clean(out)
+    assert "is empty" in out.stderr
+    assert "3 lesson(s)" in out.stderr
+    assert "lessons doctor --repair" in out.stderr
+    manifest = _store().parent / "lesson-manifest.json"
+    assert len(json.loads(manifest.read_text())["lessons"]) == 3  # not rebuilt empty
+    repaired = json.loads(lessons("doctor", "--repair", "--json").stdout)["repair"]
+    assert repaired["repaired"] is True
+    assert len(repaired["lost"]) == 3
+    assert Path(repaired["kept"]).stat().st_size == 0
+    assert lessons("list").returncode == 0

@@ -368,6 +368,34 @@ def _tighten(path: Path) -> None:
             path.chmod(st.st_mode & 0o700)
 
 
+def _refuse_emptied(path: Path) -> None:
+    """Refuse an empty store file beside a manifest compiled from a store with lessons.
+
+    SQLite takes an empty file for a new database, so a store truncated to nothing would
+    otherwise open as an empty one, and the next rebuild would empty the manifest too.
+    """
+    from lessons_core.hot.paths import MANIFEST_NAME
+
+    try:
+        if path.stat().st_size != 0:
+            return
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size != 0:
+            return
+        manifest = json.loads((path.parent / MANIFEST_NAME).read_text(encoding="utf-8"))
+        count = len(manifest["lessons"])
+        revision = int(manifest.get("storeRevision") or 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if count and revision:
+        raise StoreError(
+            f"the lessons store {path} is empty, but {MANIFEST_NAME} beside it holds {count} "
+            f"lesson(s) compiled from it: the store was truncated or replaced. Run `lessons "
+            "doctor --repair` to keep it aside and start a new store (then `lessons import` "
+            "an export, if you have one)"
+        )
+
+
 def _read_only(path: Path) -> Path | None:
     """The store file or its directory when this process may not write it, else ``None``."""
     if path.exists() and not os.access(path, os.W_OK):
@@ -407,6 +435,7 @@ class SQLiteStore:
     def _connect(self, busy_timeout: float) -> sqlite3.Connection:
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a lessons store")
+        _refuse_emptied(self.path)
         make_private(self.path)
         try:
             conn = sqlite3.connect(
