@@ -235,3 +235,15 @@ def test_max_candidates_per_scan_holds_back_the_lowest_scored():
     again = lessons("scan")
     assert "3 held candidate(s) from earlier scans are now pending" in again.stdout
     assert len(lessons("candidates", "--json").stdout.splitlines()) == 5
+
+
+def test_scan_paths_with_agent_keep_only_that_agents_files(tmp_path):
+    """`--agent claude` does not read the Codex files of a scanPaths folder as Claude's."""
+    extra = tmp_path / "elsewhere"
+    shutil.copytree(FIXTURES / "codex", extra)
+    _write_config({"scanPaths": [str(extra)]})
+    out = lessons("scan", "--agent", "claude", "--json")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ""
+    codex = lessons("scan", "--agent", "codex", "--json")
+    assert [json.loads(line)["agent"] for line in codex.stdout.splitlines()] != []

@@ -256,9 +256,10 @@ def discover(
                 if skipped is not None:
                     skipped.append((entry, "does not exist (listed in scanPaths of config.json)"))
                 continue
-            for agent, path in _named(agents, given, only, skipped):
+            # Sniffed, not forced: ``--agent`` picks that agent's files among them.
+            for agent, path in _named(agents, given, None, skipped):
                 real = os.path.realpath(path)
-                if real not in seen:
+                if (only is None or agent == only) and real not in seen:
                     seen.add(real)
                     found.append((agent, path))
     return found
