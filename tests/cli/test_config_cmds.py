@@ -247,3 +247,29 @@ def test_scan_paths_with_agent_keep_only_that_agents_files(tmp_path):
     assert out.stdout == ""
     codex = lessons("scan", "--agent", "codex", "--json")
     assert [json.loads(line)["agent"] for line in codex.stdout.splitlines()] != []
+
+
+def test_the_multi_session_bonus_of_config_json_scores_a_repeated_mistake(tmp_path):
+    """The same mistake in two sessions gains scoring.multiSessionBonus, as configured."""
+    source = next((FIXTURES / "claude").rglob("5f0c2a8e-1111-*.jsonl"))
+    folder = tmp_path / "t" / ".claude" / "projects" / "-home-dev-app"
+    folder.mkdir(parents=True)
+    shutil.copy(source, folder / source.name)
+    other = source.name.replace("1111", "2222").replace("000000000001", "000000000002")
+    text = source.read_text(encoding="utf-8")
+    (folder / other).write_text(
+        text.replace(source.stem, other.removesuffix(".jsonl")), encoding="utf-8"
+    )
+    scores = {}
+    for bonus in ("0", "0.2"):
+        env = {"LESSONS_HOME": str(tmp_path / f"home-{bonus}")}
+        assert lessons("config", "scoring.multiSessionBonus", bonus, **env).returncode == 0
+        assert lessons("scan", str(tmp_path / "t"), **env).returncode == 0
+        found = [
+            json.loads(line) for line in lessons("candidates", "--json", **env).stdout.splitlines()
+        ]
+        assert found and all(len({e["session_id"] for e in c["evidence"]}) == 2 for c in found)
+        scores[bonus] = sorted(c["confidence"] for c in found)
+    assert [round(b - a, 3) for a, b in zip(scores["0"], scores["0.2"], strict=True)] == [
+        0.2
+    ] * len(scores["0"])
