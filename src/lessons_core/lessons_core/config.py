@@ -266,7 +266,8 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _check_key(key: str) -> None:
+def check_key(key: str) -> None:
+    """Refuse a key ``config.json`` does not have, naming the closest or the replacement."""
     known = known_keys()
     if key in known:
         return
@@ -309,7 +310,7 @@ def _to_json(config: Config) -> dict[str, Any]:
 
 def set_key(home: Path, key: str, value: Any | None) -> Path:
     """Set (or, with ``None``, remove) one key of ``config.json``, checked before writing."""
-    _check_key(key)
+    check_key(key)
     path = config_file(home)
     document = read_document(home)
     if document is None:

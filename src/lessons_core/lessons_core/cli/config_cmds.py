@@ -74,7 +74,7 @@ def config(key: str | None, value: str | None, unset: str | None, as_json: bool)
 
 
 def _echo_one(cfg: Any, home: Any, key: str, as_json: bool, lead: str) -> None:
-    cfg._check_key(key)
+    cfg.check_key(key)
     (row,) = [r for r in cfg.settings(home, os.environ) if r.key == key]
     if as_json:
         shown = {"key": key, "value": row.value, "default": row.default, "source": row.source}
