@@ -146,3 +146,13 @@ def test_the_scan_draws_the_bytes_line_on_a_terminal(tmp_path):
     assert proc.returncode == 0
     assert "Scanning transcripts:" in seen
     assert "files" in seen and "MB new" in seen
+
+
+def test_a_named_folder_without_transcripts_says_so(tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.json").write_text('{"x": 1}', encoding="utf-8")
+    out = lessons("scan", str(folder))
+    assert out.returncode == 1
+    assert f"Skipped {folder}: no transcript under it (1 JSON" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -211,6 +211,9 @@ def _named(
         agent = only or sniff(file)
         if agent is not None and agent in agents:
             found.append((agent, str(file)))
+    if not found and skipped is not None:
+        why = f"no transcript under it ({len(files)} JSON or JSON Lines file(s) of no known agent)"
+        skipped.append((str(given), why))
     return found
 
 
