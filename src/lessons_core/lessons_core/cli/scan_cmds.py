@@ -110,7 +110,7 @@ def scan(
             click.echo(f"Skipped {where}: {why}.", err=True)
         if paths and skipped and not files:
             raise LessonsError(
-                "nothing to scan: no named file is a transcript "
+                "nothing to scan: no named path holds a transcript "
                 "(if one is, name its agent: --agent claude|codex|gemini)"
             )
         settle_heap()  # what is alive now lives to the end: keep the collector off it
