@@ -193,7 +193,7 @@ class Candidate:
     tags: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     confidence: float = 0.5
     priority: int = 5
-    status: str = "pending"  # pending | promoted | rejected | duplicate
+    status: str = "pending"  # pending | held | promoted | rejected | duplicate
     evidence: tuple[Evidence, ...] = ()
     error_lines: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     project: str | None = None
@@ -253,6 +253,12 @@ class Config:
     recall_budget_bytes: int = 2048
     auto_scan: bool = True
     auto_scan_interval_hours: float = 1.0
+    #: Extra transcript roots or files ``lessons scan`` reads besides the agents' own (``~``
+    #: expanded), as the Node original's ``scanPaths`` did.
+    scan_paths: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    #: At most this many new pending candidates per scan, highest-scored first; the rest are
+    #: held back (status ``held``) for later scans. 0: no limit.
+    max_candidates_per_scan: int = 0
     scoring: ScoringWeights = ScoringWeights()
     deep: DeepScan = DeepScan()
     mcp: McpSettings = McpSettings()

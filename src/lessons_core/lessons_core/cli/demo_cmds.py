@@ -26,6 +26,8 @@ import click
 from lessons_core.errors import LessonsError
 
 SESSION = "demo-session-0001"
+#: Every line of the demo fits a terminal this wide; long text wraps between words.
+WIDTH = 100
 
 
 def _data(name: str) -> Path:
@@ -108,8 +110,32 @@ def _step(number: int, title: str) -> None:
     click.secho(f"{number}. {title}", bold=True)
 
 
-def _say(text: str) -> None:
-    click.echo(f"   {text}")
+def _say(text: str, indent: int = 3, hang: int = 0) -> None:
+    """Print ``text`` wrapped to :data:`WIDTH` between words (a long path stays whole)."""
+    import textwrap
+
+    lead = " " * indent
+    for line in textwrap.wrap(
+        text,
+        width=WIDTH,
+        initial_indent=lead,
+        subsequent_indent=lead + " " * hang,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [""]:
+        click.echo(line)
+
+
+def _term(word: str, meaning: str) -> None:
+    """One line (wrapped if need be) explaining a word the demo uses."""
+    _say(f"({word}: {meaning})", indent=3, hang=1)
+
+
+def _short(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` characters, cut between words with " …"."""
+    import textwrap
+
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" …")
 
 
 def _verdict(answer: dict[str, Any] | None) -> tuple[str, str]:
@@ -125,7 +151,7 @@ def _verdict(answer: dict[str, Any] | None) -> tuple[str, str]:
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         if line.strip() and not line.startswith("<!--"):
-            return line.strip()[:110]
+            return _short(line, WIDTH - 8)
     return ""
 
 
@@ -158,26 +184,37 @@ def demo(home: Path | None) -> None:
 
         _step(1, "Add the starter catalogue to the embedded store")
         added = run.lessons("add", str(_data("starter-lessons.jsonl")), "--json").splitlines()
-        _say(f"{len(added)} lessons added (SQLite, WAL); the manifest was rebuilt")
+        _say(f"{len(added)} lessons added; the manifest was rebuilt")
+        _term("store", "the SQLite database lessons.db in LESSONS_HOME, the data directory")
+        _term("WAL", "SQLite's write-ahead log: the hooks can read while a command writes")
+        _term("manifest", "lesson-manifest.json, the lessons' triggers compiled for the hooks")
 
         _step(2, "Mine the sample transcripts (Claude Code session with a failure and a fix)")
         scan = run.lessons("scan", str(_data("sample-transcripts")), "--json")
         found = [json.loads(line) for line in scan.splitlines() if line.strip()]
         for cand in found:
             tier = "#lesson block" if cand.get("tier") == 1 else "heuristic"
-            _say(f"[{tier}, {cand.get('status')}] {cand.get('mistake', '')[:90]}")
+            lead = f"[{tier}, {cand.get('status')}] "
+            _say(lead + _short(str(cand.get("mistake", "")), 200), hang=len(lead))
         _say(f"{len(found)} candidates; #lesson blocks that pass intake become lessons at once")
+        _term("#lesson block", "a lesson the agent writes itself, invited at session start")
+        _term("candidate", "a proposed lesson; heuristic ones wait for `lessons review`")
+        _term("intake", "the checks a candidate passes first: length, secrets, duplicates")
 
         _step(3, "What the store holds now")
-        for line in run.lessons("list").splitlines():
-            _say(line)
+        for line in run.lessons("list", "--json").splitlines():
+            lesson = json.loads(line)
+            lead = f"[{lesson['type']}, priority {lesson['priority']}] "
+            _say(f"{lead}{lesson['summary']}  ({lesson['slug']})", hang=len(lead))
 
         if not has_claude:
             _step(4, "Delivery")
             _say("lessons-claude is not installed: pip install 'lessons[claude]' to see delivery")
+            _next_step()
             return
 
         _step(4, "Play Claude Code tool calls through the real hook process")
+        _term("hook", "the command the agent runs around each tool call; it reads the manifest")
         calls = [
             ("git push --force origin main", "a guard: every matching call is denied"),
             ("pytest tests/test_cart.py", "a hint: delivered with the tool result"),
@@ -191,9 +228,9 @@ def demo(home: Path | None) -> None:
             verdict, text = _verdict(run.pre_tool(command))
             outcomes.append(verdict)
             _say(f"$ {command}")
-            _say(f"  -> {verdict}   ({why})")
+            _say(f"-> {verdict}   ({why})", indent=5, hang=3)
             if text:
-                _say(f"     {_first_line(text)}")
+                _say(_first_line(text), indent=8)
 
         start = run.hook(
             {
@@ -205,11 +242,22 @@ def demo(home: Path | None) -> None:
         )
         context = (start or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
         _step(5, "A new session starts")
-        _say(f"{len(context.encode())} bytes of session-start context: the #lesson protocol")
-        _say("and the protocol/directive lessons, within the 4 KB budget")
+        _say(
+            f"{len(context.encode())} bytes of session-start context: the #lesson protocol "
+            "and the protocol and directive lessons, within the 4 KB budget"
+        )
+        _term("budget", "the most bytes the hooks add at once, so lessons never crowd the work")
 
         expected = ["DENIED", "allowed, with", "allowed, nothing", "DENIED", "allowed", "allowed"]
         if not all(got.startswith(want) for got, want in zip(outcomes, expected, strict=True)):
             raise LessonsError(f"the hook did not behave as the demo expects: {outcomes}")
         click.echo("")
         click.secho("Every step behaved as expected.", fg="green")
+        _next_step()
+
+
+def _next_step() -> None:
+    click.echo("")
+    click.secho("Next step: give your own agent its memory", bold=True)
+    _say("lessons install claude    (or codex, gemini): registers the hooks, creates the store")
+    _say("lessons doctor            checks that everything is in place")

@@ -25,6 +25,7 @@ import attrs
 import click
 
 from lessons_core import installing
+from lessons_core.cli.common import user_errors
 from lessons_core.errors import LessonsError
 from lessons_core.hot import paths
 
@@ -80,7 +81,11 @@ def _check_store(environ: Mapping[str, str]) -> tuple[Finding, int | None]:
             where = getattr(store, "path", None)
     except LessonsError as exc:
         return Finding(
-            "store", FAIL, str(exc), "see the message; `lessons export` can save data"
+            "store",
+            FAIL,
+            str(exc),
+            "run `lessons doctor --repair`: it keeps the broken file, starts a new store and "
+            "saves the lessons that can still be read",
         ), None
     except Exception as exc:
         detail = f"{type(exc).__name__}: {exc}"
@@ -285,14 +290,86 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
 _MARK = {OK: ("ok", "green"), WARN: ("warn", "yellow"), FAIL: ("FAIL", "red")}
 
 
+def _repair() -> dict[str, Any]:
+    """Repair a broken SQLite store (see :mod:`lessons_core.store.repair`); what was done."""
+    from lessons_core import services
+    from lessons_core.store import repair
+
+    home = services.home_dir()
+    path = home / paths.STORE_NAME
+    problem = repair.check(path)
+    if problem is None:
+        return {"repaired": False, "store": str(path), "detail": "the store reads cleanly"}
+    compiled = _manifest_ids(home)  # before the rebuild: the last lessons the hooks knew
+    try:
+        done = repair.repair(path)
+    except OSError as exc:
+        raise LessonsError(f"cannot repair {path}: {exc.strerror or exc}") from None
+    with services.open_store() as store:
+        saved_ids = {lesson.id for lesson in store.list_lessons()}
+        services.rebuild_manifest(store)
+    return {
+        "lost": sorted(compiled - saved_ids),
+        "repaired": True,
+        "store": str(path),
+        "problem": problem,
+        "kept": str(done.kept),
+        "saved": done.saved,
+        "unreadable": done.unreadable,
+        "how": done.how,
+    }
+
+
+def _manifest_ids(home: Path) -> set[str]:
+    try:
+        manifest = json.loads((home / paths.MANIFEST_NAME).read_text(encoding="utf-8"))
+        return {str(key) for key in manifest["lessons"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def _repair_lines(result: dict[str, Any]) -> list[str]:
+    if not result["repaired"]:
+        return [f"{result['store']}: {result['detail']}; nothing to repair."]
+    lines = [
+        f"The store {result['store']} was broken ({result['problem']}).",
+        f"Kept it as {result['kept']}; a new store is in its place.",
+        f"Saved {result['saved']} lesson(s) ({result['how']})"
+        + (f"; {result['unreadable']} row(s) could not be read." if result["unreadable"] else "."),
+    ]
+    if result["lost"]:
+        lines.append(
+            f"{len(result['lost'])} lesson(s) the hooks last delivered could not be saved "
+            "(listed under `lost` with --json); the kept file still holds whatever is left."
+        )
+    lines += [
+        "Candidates and scan offsets start afresh: the next `lessons scan` reads the "
+        "transcripts again.",
+    ]
+    return lines
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object with every finding.")
-def doctor(as_json: bool) -> None:
+@click.option(
+    "--repair",
+    "repair",
+    is_flag=True,
+    help="Set a broken store aside (kept), start a new one, save the lessons still readable.",
+)
+@user_errors
+def doctor(as_json: bool, repair: bool) -> None:
     """Check config, store, manifest freshness and each agent's hooks (with measured latency)."""
+    repaired = _repair() if repair else None
+    if repaired is not None and not as_json:
+        for line in _repair_lines(repaired):
+            click.echo(line)
     findings = run_checks()
     failed = any(f.status == FAIL for f in findings)
     if as_json:
-        report = {"ok": not failed, "findings": [f.as_dict() for f in findings]}
+        report: dict[str, Any] = {"ok": not failed, "findings": [f.as_dict() for f in findings]}
+        if repaired is not None:
+            report["repair"] = repaired
         click.echo(json.dumps(report, indent=2))
     else:
         for finding in findings:

@@ -15,10 +15,26 @@ from typing import Any
 import click
 
 from lessons_core import installing
+from lessons_core.cli.common import json_line
 
 
 def _project(value: str | None) -> Path | None:
     return Path(value) if value else None
+
+
+def _record(agent: str, result: installing.InstallResult, *, dry_run: bool) -> dict[str, Any]:
+    """What ``--json`` prints for one agent (one JSON object per line)."""
+    out: dict[str, Any] = {
+        "agent": agent,
+        "path": str(result.path),
+        "changed": bool(result.changed),
+        "dryRun": dry_run,
+        "backup": None if result.backup is None else str(result.backup),
+        "notes": list(result.notes),
+    }
+    if dry_run:
+        out["diff"] = result.diff
+    return out
 
 
 def _report(result: installing.InstallResult, *, dry_run: bool, verb: str) -> None:
@@ -63,6 +79,7 @@ def _report(result: installing.InstallResult, *, dry_run: bool, verb: str) -> No
 @click.option(
     "--mcp", "with_mcp", is_flag=True, help="Also register the MCP server (lessons[mcp])."
 )
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per agent.")
 def install(
     agent: str | None,
     dry_run: bool,
@@ -71,6 +88,7 @@ def install(
     no_scan: bool,
     yes: bool,
     with_mcp: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Register the lessons hooks in AGENT's settings and get everything ready.
 
@@ -86,18 +104,32 @@ def install(
         result = installer.install(
             os.environ, project=_project(project), dry_run=dry_run, style=style
         )
-        _report(result, dry_run=dry_run, verb="installed")
+        record = _record(name, result, dry_run=dry_run)
+        if not as_json:
+            _report(result, dry_run=dry_run, verb="installed")
         if with_mcp:
-            _mcp(name, project, dry_run=dry_run, remove=False)
+            record["mcp"] = _mcp(name, project, dry_run=dry_run, remove=False, quiet=as_json)
         if dry_run:
+            if as_json:
+                click.echo(json_line(record))
             continue
         state = installer.status(os.environ, project=_project(project), style=style)
+        pinned = installing.pinned_env(os.environ)
+        record.update(
+            events=list(state.registered),
+            missing=list(state.missing),
+            commands=list(state.commands),
+            pinned=dict(pinned),
+        )
+        if as_json:
+            record.update(_prepare(name, scan=not no_scan, quiet=True))
+            click.echo(json_line(record))
+            continue
         click.echo(f"  events: {', '.join(state.registered) or 'none'}")
         if state.missing:
             click.echo(f"  missing: {', '.join(state.missing)}")
         for command in state.commands:
             click.echo(f"  command: {command}")
-        pinned = installing.pinned_env(os.environ)
         if pinned:
             shown = ", ".join(f"{k}={v}" for k, v in pinned.items())
             click.echo(f"  pinned in the command: {shown}")
@@ -134,23 +166,33 @@ def _choose(yes: bool) -> list[str]:
     return chosen
 
 
-def _prepare(agent: str, *, scan: bool) -> None:
-    """Leave the store, the manifest and a first scan ready, so nothing else needs running."""
+def _prepare(agent: str, *, scan: bool, quiet: bool = False) -> dict[str, Any]:
+    """Leave the store, the manifest and a first scan ready, so nothing else needs running.
+
+    Returns ``{"home", "scan"}`` for ``--json``: the scan is ``started``, ``off`` (auto-scan
+    off), ``skipped`` (``--no-scan``) or ``failed`` (could not start).
+    """
     from lessons_core import services
+
+    def say(line: str) -> None:
+        if not quiet:
+            click.echo(line)
 
     with services.session() as sess:
         sess.rebuild_manifest()
         home, auto = sess.home, sess.config.auto_scan
-    click.echo(f"  lessons home: {home} (store and manifest ready: the next session starts")
-    click.echo("    with the #lesson protocol)")
+    say(f"  lessons home: {home} (store and manifest ready: the next session starts")
+    say("    with the #lesson protocol)")
     if not scan:
-        return
+        return {"home": str(home), "scan": "skipped"}
     if not auto or os.environ.get("LESSONS_AUTO_SCAN", "").lower() in ("0", "false", "no", "off"):
-        click.echo("  auto-scan is off: run `lessons scan` to mine existing transcripts")
-        return
+        say("  auto-scan is off: run `lessons scan` to mine existing transcripts")
+        return {"home": str(home), "scan": "off"}
     if start_background_scan(agent):
-        click.echo(f"  scanning {agent}'s existing transcripts in the background;")
-        click.echo("    `lessons candidates` shows what it finds")
+        say(f"  scanning {agent}'s existing transcripts in the background;")
+        say("    `lessons candidates` shows what it finds")
+        return {"home": str(home), "scan": "started"}
+    return {"home": str(home), "scan": "failed"}
 
 
 def start_background_scan(agent: str) -> bool:
@@ -186,10 +228,24 @@ _MAIN = "from lessons_core.cli.main import main; main()"
     help="Remove from this project's settings instead of the user's.",
 )
 @click.option("--mcp", "with_mcp", is_flag=True, help="Also remove the MCP server's entry.")
-def uninstall(agent: str, dry_run: bool, project: str | None, with_mcp: bool = False) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def uninstall(
+    agent: str, dry_run: bool, project: str | None, with_mcp: bool = False, as_json: bool = False
+) -> None:
     """Remove the lessons hooks (and nothing else) from AGENT's settings."""
     installer = installing.agent_installer(agent)
     result = installer.uninstall(os.environ, project=_project(project), dry_run=dry_run)
+    if with_mcp:
+        _mcp_register()  # a missing extra is a clear error
+    if as_json:
+        record = _record(agent, result, dry_run=dry_run)
+        record.update(
+            restoredBackup=bool(result.restored_backup), removedFile=bool(result.removed_file)
+        )
+        if with_mcp:
+            record["mcp"] = _mcp(agent, project, dry_run=dry_run, remove=True, quiet=True)
+        click.echo(json_line(record))
+        return
     _report(result, dry_run=dry_run, verb="removed")
     if with_mcp:
         _mcp(agent, project, dry_run=dry_run, remove=True)
@@ -205,19 +261,27 @@ def _mcp_register() -> Any:
     return lessons_mcp.register
 
 
-def _mcp(agent: str, project: str | None, *, dry_run: bool, remove: bool) -> None:
-    """Add or remove the MCP server's entry in AGENT's MCP configuration (``--mcp``)."""
+def _mcp(
+    agent: str, project: str | None, *, dry_run: bool, remove: bool, quiet: bool = False
+) -> dict[str, Any]:
+    """Add or remove the MCP server's entry in AGENT's MCP configuration (``--mcp``).
+
+    Returns what changed, for ``--json``; ``quiet`` prints nothing.
+    """
     register = _mcp_register()
     change = register.uninstall if remove else register.install
     result = change(agent, os.environ, project=_project(project), dry_run=dry_run)
+    summary = {"path": str(result.path), "changed": bool(result.changed)}
+    if quiet:
+        return summary
     if dry_run:
         click.echo(result.diff if result.changed else f"{result.path}: nothing to change", nl=False)
         click.echo(f"(dry run: {result.path} not written)" if result.changed else " (dry run)")
-        return
+        return summary
     verb = "removed" if remove else "registered"
     if not result.changed:
         click.echo(f"{result.path}: MCP server already {verb}, nothing changed")
-        return
+        return summary
     click.echo(f"{result.path}: MCP server {register.NAME!r} {verb}")
     if result.backup is not None:
         click.echo(f"  original saved as {result.backup}")
@@ -225,3 +289,4 @@ def _mcp(agent: str, project: str | None, *, dry_run: bool, remove: bool) -> Non
         click.echo("  restored the original file")
     if result.removed_file:
         click.echo("  removed the file (it held only our server)")
+    return summary

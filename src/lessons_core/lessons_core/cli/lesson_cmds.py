@@ -196,8 +196,9 @@ def show(key: str, as_json: bool) -> None:
 
 @click.command(name="project-id")
 @click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--json", "as_json", is_flag=True, help='Print {"directory", "projectId"}.')
 @user_errors
-def project_id(directory: str | None) -> None:
+def project_id(directory: str | None, as_json: bool) -> None:
     """Print the project id of DIR (default: the current directory), as scopes use it."""
     from lessons_core.hot.project import project_id as compute
 
@@ -207,4 +208,7 @@ def project_id(directory: str | None) -> None:
     found = compute(str(target.absolute()))
     if found is None:
         raise LessonsError(f"{target}: cannot determine a project id")
+    if as_json:
+        click.echo(json_line({"directory": str(target.absolute()), "projectId": found}))
+        return
     click.echo(found)

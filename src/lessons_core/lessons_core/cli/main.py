@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "install": ("lessons_core.cli.install_cmds:install", "Register the hooks with an agent."),
     "uninstall": ("lessons_core.cli.install_cmds:uninstall", "Remove our hooks from an agent."),
     "doctor": ("lessons_core.cli.doctor_cmds:doctor", "Check config, manifest and hooks."),
+    "config": ("lessons_core.cli.config_cmds:config", "Show or set config.json keys."),
     "project-id": ("lessons_core.cli.lesson_cmds:project_id", "Print the project id of a dir."),
     "plugins": ("lessons_core.cli.plugin_cmds:plugins", "List loaded plugins."),
     "mcp": ("lessons_core.cli.mcp_cmds:mcp", "Run the MCP server over stdio (lessons[mcp])."),
@@ -122,6 +123,15 @@ def main(argv: list[str] | None = None) -> Any:
         click.secho(f"Error: {exc}", err=True, fg="red")
         sys.exit(exc.exit_code)
     except BrokenPipeError:
+        sys.exit(1)
+    except PermissionError as exc:  # a read-only LESSONS_HOME or target the checks missed
+        where = exc.filename or "a file"
+        click.secho(
+            f"Error: cannot write {where}: permission denied; make it writable, "
+            "or set LESSONS_HOME to a writable directory",
+            err=True,
+            fg="red",
+        )
         sys.exit(1)
     finally:
         common.settle_heap()

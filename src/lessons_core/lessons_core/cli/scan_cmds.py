@@ -97,7 +97,22 @@ def scan(
         agents = sess.plugins.agents()
         if agent is not None and agent not in agents:
             raise LessonsError(f"no agent plugin named {agent!r} is installed")
-        files = engine.discover(agents, environ, list(paths), agent)
+        skipped: list[tuple[str, str]] = []
+        files = engine.discover(
+            agents,
+            environ,
+            list(paths),
+            agent,
+            extra=sess.config.scan_paths,
+            skipped=skipped,
+        )
+        for where, why in skipped:
+            click.echo(f"Skipped {where}: {why}.", err=True)
+        if paths and skipped and not files:
+            raise LessonsError(
+                "nothing to scan: no named path holds a transcript "
+                "(if one is, name its agent: --agent claude|codex|gemini)"
+            )
         settle_heap()  # what is alive now lives to the end: keep the collector off it
 
         def waiting() -> None:
@@ -105,12 +120,15 @@ def scan(
 
         show_bar = sys.stderr.isatty() and not as_json and len(files) >= PROGRESS_MIN_FILES
         if show_bar:
-            with click.progressbar(
-                length=len(files), label="Scanning transcripts", file=sys.stderr
-            ) as bar:
+            from lessons_core.cli.progress import ScanProgress
+
+            bar = ScanProgress(len(files), sys.stderr)
+            try:
                 report = engine.run_scan(
-                    sess, files=files, on_file=lambda _p, _n: bar.update(1), on_wait=waiting
+                    sess, files=files, on_file=bar.advance, on_plan=bar.plan, on_wait=waiting
                 )
+            finally:
+                bar.finish()
         else:
             report = engine.run_scan(sess, files=files, on_wait=waiting)
         from lessons_core import outcomes  # judge what the delivered lessons achieved
@@ -121,8 +139,10 @@ def scan(
             click.echo(json_line(candidate_json(candidate)))
         for note in report.notes:
             click.echo(note, err=True)
+        if report.held:
+            click.echo(f"{report.held} candidate(s) held back by maxCandidatesPerScan.", err=True)
         return
-    pending = sum(1 for c in report.new if c.status == "pending")
+    pending = sum(1 for c in report.new if c.status == "pending") - report.released
     click.echo(
         f"Scanned {report.files_read} of {report.files_seen} transcript(s) "
         f"({report.bytes_read / 1e6:.1f} MB, {report.events} events; "
@@ -134,16 +154,24 @@ def scan(
     )
     for note in report.notes:
         click.echo(note)
+    if report.held:
+        click.echo(
+            f"{report.held} more candidate(s) held back by maxCandidatesPerScan "
+            f"({sess.config.max_candidates_per_scan}); later scans offer them again, best first "
+            "(see `lessons candidates --status held`)."
+        )
+    if report.released:
+        click.echo(f"{report.released} held candidate(s) from earlier scans are now pending.")
     if report.bad_lines:
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
-    if pending:
+    if pending or report.released:
         click.echo("Review them with: lessons review")
 
 
 # -- candidates --------------------------------------------------------------------------------
 
 
-STATUSES = ("pending", "promoted", "rejected", "duplicate", "all")
+STATUSES = ("pending", "held", "promoted", "rejected", "duplicate", "all")
 
 
 @click.command()
@@ -256,8 +284,13 @@ def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
 @click.argument("more", nargs=-1, metavar="[ID]...")
 @click.option("--accept", "accept", multiple=True, metavar="ID", help="Promote these.")
 @click.option("--reject", "reject", multiple=True, metavar="ID", help="Reject these.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="With --accept/--reject: one JSON object per ID."
+)
 @user_errors
-def review(more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ...]) -> None:
+def review(
+    more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ...], as_json: bool
+) -> None:
     """Accept, edit or reject pending candidates.
 
     In a terminal each pending candidate is shown in turn; with --accept/--reject the given
@@ -285,10 +318,22 @@ def review(more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ..
             if promoted:
                 services.rebuild_manifest(store)
             for candidate, lesson in promoted:
-                click.echo(f"Promoted {candidate.id} → {lesson.slug}")
+                if as_json:
+                    shown = {"candidate": candidate.id, "action": "promoted"}
+                    click.echo(json_line({**shown, "id": lesson.id, "slug": lesson.slug}))
+                else:
+                    click.echo(f"Promoted {candidate.id} → {lesson.slug}")
             for candidate in rejected:
-                click.echo(f"Rejected {candidate.id}")
+                if as_json:
+                    click.echo(json_line({"candidate": candidate.id, "action": "rejected"}))
+                else:
+                    click.echo(f"Rejected {candidate.id}")
             return
+        if as_json:
+            raise LessonsError(
+                "--json goes with --accept ID / --reject ID; the questions of a review "
+                "are for a terminal"
+            )
         if not _interactive():
             raise LessonsError(
                 "review is interactive; in scripts use --accept ID / --reject ID "

@@ -99,6 +99,9 @@ class Report:
     by_agent: dict[str, dict[str, int]] = attrs.field(factory=dict)
     #: Lines from the detectors that report what they spent (see ``DetectorSpec.summary``).
     notes: list[str] = attrs.field(factory=list)
+    #: New candidates held back by ``maxCandidatesPerScan``, and held ones offered again.
+    held: int = 0
+    released: int = 0
 
     def count(self, agent: str, key: str) -> None:
         bucket = self.by_agent.setdefault(agent, {})
@@ -166,13 +169,68 @@ def sniff(path: Path) -> str | None:
     return None
 
 
+def why_not(path: Path, agents: Mapping[str, AgentSpec]) -> str:
+    """Why ``path``, named to ``lessons scan``, is not read as a transcript (for the message)."""
+    agent = sniff(path)
+    if agent is not None:
+        return f"a {agent} transcript, but the lessons-{agent} adapter is not installed"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if not head.strip():
+        return "not a transcript: the file is empty"
+    first = head.lstrip().splitlines()[0] if head.lstrip() else b""
+    if not first.startswith((b"{", b"[")):
+        return "not a transcript: not JSON Lines or JSON (the first line is not a JSON object)"
+    return (
+        "not a transcript: JSON, but with none of the marks of a Claude Code, Codex CLI or "
+        "Gemini CLI transcript (sessionId or parentUuid; session_meta or payload; projectHash "
+        "or messages)"
+    )
+
+
+def _named(
+    agents: Mapping[str, AgentSpec],
+    given: Path,
+    only: str | None,
+    skipped: list[tuple[str, str]] | None,
+) -> list[tuple[str, str]]:
+    """The transcripts at one named path (a file, or every JSON/JSONL file under a folder)."""
+    found: list[tuple[str, str]] = []
+    if given.is_file():
+        agent = only or sniff(given)
+        if agent is not None and agent in agents:
+            # The scan state is keyed by the file, not by how it was named: a relative path,
+            # a symlink or ``..`` must not make a read file new again.
+            found.append((agent, os.path.realpath(given)))
+        elif skipped is not None:
+            skipped.append((str(given), why_not(given, agents)))
+        return found
+    files = sorted(p for ext in (".jsonl", ".json") for p in given.rglob(f"*{ext}"))
+    for file in files:
+        agent = only or sniff(file)
+        if agent is not None and agent in agents:
+            found.append((agent, os.path.realpath(file)))
+    if not found and skipped is not None:
+        why = f"no transcript under it ({len(files)} JSON or JSON Lines file(s) of no known agent)"
+        skipped.append((str(given), why))
+    return found
+
+
 def discover(
     agents: Mapping[str, AgentSpec],
     environ: Mapping[str, str],
     paths: Sequence[Path] = (),
     only: str | None = None,
+    *,
+    extra: Sequence[str] = (),
+    skipped: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str]]:
-    """``(agent, file)`` pairs to scan: explicit paths, or every agent's transcript roots.
+    """``(agent, file)`` pairs to scan: explicit paths, or every agent's transcript roots plus
+    ``extra`` (``scanPaths`` of ``config.json``). A named file that is not a transcript, and an
+    ``extra`` entry that does not exist, are added to ``skipped`` with the reason.
 
     Paths stay strings: a scan lists thousands of files, mostly unchanged, and a ``Path`` for
     each would cost more than checking whether it changed.
@@ -183,17 +241,7 @@ def discover(
             given = given.expanduser()
             if not given.exists():
                 raise LessonsError(f"no such file or directory: {given}")
-            files = (
-                [given]
-                if given.is_file()
-                else sorted(p for ext in (".jsonl", ".json") for p in given.rglob(f"*{ext}"))
-            )
-            for file in files:
-                agent = only or sniff(file)
-                if agent is not None and agent in agents:
-                    # The scan state is keyed by the file, not by how it was named: a relative
-                    # path, a symlink or ``..`` must not make a read file new again.
-                    found.append((agent, os.path.realpath(file)))
+            found.extend(_named(agents, given, only, skipped))
         return list(dict.fromkeys(found))
     for name, spec in agents.items():
         if only and name != only:
@@ -206,6 +254,20 @@ def discover(
             root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
             exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
             found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
+    if extra:
+        seen = {os.path.realpath(p) for _, p in found}
+        for entry in extra:
+            given = Path(entry).expanduser()
+            if not given.exists():
+                if skipped is not None:
+                    skipped.append((entry, "does not exist (listed in scanPaths of config.json)"))
+                continue
+            # Sniffed, not forced: ``--agent`` picks that agent's files among them.
+            for agent, path in _named(agents, given, None, skipped):
+                real = os.path.realpath(path)
+                if (only is None or agent == only) and real not in seen:
+                    seen.add(real)
+                    found.append((agent, path))
     return list(dict.fromkeys(found))  # two roots resolving to one folder: each file once
 
 
@@ -720,11 +782,12 @@ class Scanner:
         files: Iterable[tuple[str, str | Path]],
         *,
         on_file: Callable[[str, int], None] | None = None,
+        on_plan: Callable[[int], None] | None = None,
     ) -> Report:
-        """Plan every file, read the changed ones (in worker processes when there is a lot to
-        read), and commit the results in groups: one transaction per file would cost more than
-        reading a small transcript, and a group is still atomic (offsets move with their
-        candidates)."""
+        """Plan every file (``on_plan`` hears how many bytes are to be read), read the changed
+        ones (in worker processes when there is a lot to read), and commit the results in
+        groups: one transaction per file would cost more than reading a small transcript, and a
+        group is still atomic (offsets move with their candidates)."""
         jobs: list[Job] = []
         for agent, path in files:
             self.report.files_seen += 1
@@ -745,6 +808,8 @@ class Scanner:
                 for key, state in self._moved:
                     self.store.set_scan_state(key, state)
             self._moved.clear()
+        if on_plan is not None:
+            on_plan(sum(j.todo for j in jobs))
         if not jobs:
             return self.report
         size, use_pool = self._processes(jobs)
@@ -1009,6 +1074,7 @@ def run_scan(
     agent: str | None = None,
     wait: bool = True,
     on_file: Callable[[str, int], None] | None = None,
+    on_plan: Callable[[int], None] | None = None,
     files: Sequence[tuple[str, str | Path]] | None = None,
     workers: int | None = None,
     on_wait: Callable[[], None] | None = None,
@@ -1023,7 +1089,11 @@ def run_scan(
     if workers is None and environ.get("LESSONS_SCAN_WORKERS", "").strip().isdigit():
         workers = max(1, int(environ["LESSONS_SCAN_WORKERS"]))
     with scan_lock(session.home, wait=wait, on_wait=on_wait):
-        todo = files if files is not None else discover(agents, environ, paths, agent)
+        todo = (
+            files
+            if files is not None
+            else discover(agents, environ, paths, agent, extra=session.config.scan_paths)
+        )
         scanner = Scanner(
             session.store,
             session.config,
@@ -1036,7 +1106,8 @@ def run_scan(
         )
         if session.config.deep.enabled:
             _ = scanner.detectors  # a deep scan that cannot run says so before reading anything
-        report = scanner.scan_files(todo, on_file=on_file)
+        report = scanner.scan_files(todo, on_file=on_file, on_plan=on_plan)
+        hold_back(session.store, report, session.config.max_candidates_per_scan)
         for spec in scanner.prepared:
             line = spec.summary() if spec.summary is not None else ""
             if line:
@@ -1044,3 +1115,40 @@ def run_scan(
         if report.promoted:
             session.rebuild_manifest()
     return report
+
+
+PENDING = "pending"
+HELD = "held"
+
+
+def hold_back(store: Any, report: Report, cap: int) -> None:
+    """Keep at most ``cap`` new pending candidates from one scan (0: no limit).
+
+    The new ones and those held back by earlier scans are ranked together, highest confidence
+    (then priority, then evidence) first; the best ``cap`` are pending, the rest wait with
+    status ``held``. Nothing is dropped: a later scan offers the held ones again, and
+    ``lessons candidates --status held`` lists them.
+    """
+    waiting = store.list_candidates(status=HELD)
+    fresh = [c for c in report.new if c.status == PENDING]
+    if not waiting and (cap <= 0 or len(fresh) <= cap):
+        return
+    pool = fresh + waiting
+    ranked = sorted(pool, key=lambda c: (c.confidence, c.priority, len(c.evidence)), reverse=True)
+    keep, hold = (ranked, []) if cap <= 0 else (ranked[:cap], ranked[cap:])
+    changed: dict[str, Candidate] = {}
+    with store.transaction():
+        for candidate in keep:
+            if candidate.status == HELD:
+                changed[candidate.id] = store.update_candidate(
+                    attrs.evolve(candidate, status=PENDING)
+                )
+                report.released += 1
+        for candidate in hold:
+            if candidate.status == PENDING:
+                changed[candidate.id] = store.update_candidate(attrs.evolve(candidate, status=HELD))
+                report.held += 1
+    fresh_ids = {c.id for c in fresh}
+    report.new = [changed.get(c.id, c) for c in report.new] + [
+        c for cid, c in changed.items() if cid not in fresh_ids
+    ]

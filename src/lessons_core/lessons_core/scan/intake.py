@@ -270,7 +270,11 @@ class Intake:
             return
         self._loaded = True
         self.lessons = self.store.list_lessons()
-        self.pending = self.store.list_candidates(status="pending")
+        # Held back by maxCandidatesPerScan, a candidate still takes its repeats' evidence.
+        self.pending = [
+            *self.store.list_candidates(status="pending"),
+            *self.store.list_candidates(status="held"),
+        ]
         self._lesson_tokens = [_tokens(_lesson_text(lesson)) for lesson in self.lessons]
         self._pending_tokens = [_tokens(_candidate_text(c)) for c in self.pending]
 

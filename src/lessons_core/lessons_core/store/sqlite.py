@@ -385,6 +385,43 @@ def _tighten(path: Path) -> None:
             path.chmod(st.st_mode & 0o700)
 
 
+def _refuse_emptied(path: Path) -> None:
+    """Refuse an empty store file beside a manifest compiled from a store with lessons.
+
+    SQLite takes an empty file for a new database, so a store truncated to nothing would
+    otherwise open as an empty one, and the next rebuild would empty the manifest too.
+    """
+    from lessons_core.hot.paths import MANIFEST_NAME
+
+    try:
+        if path.stat().st_size != 0:
+            return
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size != 0:
+            return
+        manifest = json.loads((path.parent / MANIFEST_NAME).read_text(encoding="utf-8"))
+        count = len(manifest["lessons"])
+        revision = int(manifest.get("storeRevision") or 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if count and revision:
+        raise StoreError(
+            f"the lessons store {path} is empty, but {MANIFEST_NAME} beside it holds {count} "
+            f"lesson(s) compiled from it: the store was truncated or replaced. Run `lessons "
+            "doctor --repair` to keep it aside and start a new store (then `lessons import` "
+            "an export, if you have one)"
+        )
+
+
+def _read_only(path: Path) -> Path | None:
+    """The store file or its directory when this process may not write it, else ``None``."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return path
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
+        return path.parent
+    return None
+
+
 class SQLiteStore:
     """The :class:`~lessons_core.store.base.Store` protocol over one SQLite file.
 
@@ -415,13 +452,14 @@ class SQLiteStore:
     def _connect(self, busy_timeout: float) -> sqlite3.Connection:
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a lessons store")
+        _refuse_emptied(self.path)
         make_private(self.path)
         try:
             conn = sqlite3.connect(
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the lessons store {self.path}: {exc}") from exc
+            raise self._error(exc, "open") from exc
         conn.row_factory = sqlite3.Row
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000):d}")
@@ -443,10 +481,22 @@ class SQLiteStore:
 
     def _error(self, exc: sqlite3.Error, doing: str) -> StoreError:
         text = str(exc)
+        blocked = _read_only(self.path)
+        if blocked is not None and ("readonly" in text or "unable to open" in text):
+            what = (
+                f"the lessons store {self.path} is read-only"
+                if blocked == self.path
+                else f"{blocked} is read-only, so the lessons store {self.path} cannot be written"
+            )
+            return StoreError(
+                f"{what} ({text}); make it writable (chmod u+w {blocked}) or set LESSONS_HOME "
+                "to a writable directory"
+            )
         if "not a database" in text or "malformed" in text or "corrupt" in text:
             return StoreError(
                 f"the lessons store {self.path} is corrupt or not a SQLite database ({text}); "
-                "move it aside and run the command again to start a new store"
+                "run `lessons doctor --repair` to keep it aside, start a new store and save "
+                "the lessons that can still be read"
             )
         if "locked" in text or "busy" in text:
             return StoreError(
