@@ -242,5 +242,11 @@ class Config:
     recall_budget_bytes: int = 2048
     auto_scan: bool = True
     auto_scan_interval_hours: float = 1.0
+    #: Transcript growth (bytes) at which directive lessons are delivered again, once each.
+    directive_reinject_thresholds: tuple[int, ...] = (400_000, 800_000, 1_400_000)
+    #: Transcript growth (bytes) of a session after which ``Stop`` arms the lesson reminder.
+    stop_reminder_bytes: int = 150_000
+    #: Set by the MCP server's install: reminders name its ``record`` tool.
+    mcp_installed: bool = False
     scoring: ScoringWeights = ScoringWeights()
     deep: DeepScan = DeepScan()

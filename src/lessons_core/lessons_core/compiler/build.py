@@ -369,6 +369,9 @@ def config_section(config: Config) -> dict[str, Any]:
         "compactionReinjectionThreshold": config.compaction_reinjection_threshold,
         "sessionStartBudgetBytes": config.session_start_budget_bytes,
         "recallBudgetBytes": config.recall_budget_bytes,
+        "directiveReinjectThresholds": sorted(config.directive_reinject_thresholds),
+        "stopReminderBytes": config.stop_reminder_bytes,
+        "mcpInstalled": config.mcp_installed,
         "scoring": scoring,
     }
 

@@ -34,9 +34,10 @@ HANDLERS = {
     "session_start": "lessons_core.hot.runner:handle_session_start",
     "subagent_start": "lessons_core.hot.runner:handle_subagent_start",
     "pre_compact": "lessons_core.hot.runner:handle_pre_compact",
+    "stop": "lessons_core.hot.runner:handle_stop",
     # Failure-time and prompt-time recall search the store (hot/recall.py).
     "post_failure": "lessons_core.hot.recall:handle",
-    "prompt": "lessons_core.hot.recall:handle",
+    "prompt": "lessons_core.hot.runner:handle_prompt",
 }
 
 DEFAULTS = {
@@ -44,6 +45,8 @@ DEFAULTS = {
     "maxLessonsPerInjection": 3,
     "compactionReinjectionThreshold": 7,
     "sessionStartBudgetBytes": 4096,
+    "directiveReinjectThresholds": [],
+    "stopReminderBytes": 0,
 }
 
 
@@ -66,11 +69,25 @@ class LazyState:
             from lessons_core.hot import dedup
 
             try:
-                self._state = dedup.open_session(self.event.get("session_id"), self.environ)
+                self._state = dedup.open_session(session_key_of(self.event), self.environ)
             except (OSError, dedup.UnsafeStateDir) as exc:
                 self.stats["state_error"] = str(exc)
                 self._state = None
         return self._state
+
+
+def session_key_of(event):
+    """The dedup record's name: the session, or the sub-agent inside it.
+
+    A sub-agent starts with an empty context, so what its parent was given is not in its
+    context: tool calls made inside a sub-agent (``agent_id`` in the payload) keep their own
+    record, and a hint the parent already received is delivered to the sub-agent once too.
+    """
+    session_id = event.get("session_id") or ""
+    agent_id = event.get("agent_id")
+    if agent_id and event.get("event") != "subagent_start":
+        return session_id + "\x00agent:" + agent_id
+    return session_id
 
 
 def _state_of(state):
@@ -148,9 +165,14 @@ def dispatch(event, manifest, state, environ, stats):
     gets both: the call's hints first, then whatever the failure handler adds.
     """
     decision = _dispatch_one(event, manifest, state, environ, stats)
-    if event.get("event") == "post_failure" and event.get("deliver_hints"):
-        hints = handle_post_tool(event, manifest, state, environ, stats)
-        decision = merge_decisions(hints, decision)
+    if event.get("event") == "post_failure":
+        if event.get("deliver_hints"):
+            hints = handle_post_tool(event, manifest, state, environ, stats)
+            decision = merge_decisions(hints, decision)
+        if state is not None:
+            from lessons_core.hot import reminders
+
+            reminders.on_failure(event, state, bool(decision.get("delivered")), stats)
     return decision
 
 
@@ -211,7 +233,62 @@ class _Fixed:
 
 
 def handle_pre_tool(event, manifest, state, environ, stats):
-    """Guards deny every matching call; a nudge denies once; hints become context."""
+    """Guards deny every matching call; a nudge denies once; hints become context.
+
+    A call that is not denied and can carry context may also bring the session's directives
+    back (:mod:`lessons_core.hot.directives`), the memory reminder
+    (:mod:`lessons_core.hot.reminders`) and, on Gemini, the compaction handoff.
+    """
+    decision = tool_lessons(event, manifest, state, environ, stats)
+    if decision.get("deny") or state is None or event.get("deliver_hints") is False:
+        return decision
+    return with_extras(decision, event, manifest, state, environ, stats)
+
+
+def with_extras(decision, event, manifest, state, environ, stats):
+    """``decision`` plus what the session itself has due: handoff, directives, a reminder."""
+    from lessons_core.hot import directives, reminders
+
+    extra = new_decision()
+    texts = []
+    if event.get("late_handoff"):
+        text = _late_handoff(event, manifest, state, stats)
+        if text:
+            texts.append(text)
+    due = directives.due(event, manifest, state, environ, stats)
+    if due is not None:
+        chosen, dropped = due
+        if chosen:
+            texts.append(directives.HEADER + "\n\n" + "\n\n".join(t for _, t, _ in chosen))
+        extra["delivered"] = [i for i, _, _ in chosen]
+        extra["dropped"] = dropped
+    if event.get("event") in ("pre_tool", "post_tool", "post_failure") and not event.get(
+        "agent_id"
+    ):
+        succeeded = True if event.get("event") == "post_tool" else None
+        if event.get("event") != "post_failure":
+            fixed = reminders.fixed_now(event, state, succeeded)
+            if fixed:
+                text = reminders.remind(state.get(), reminders.fixed_text(fixed, manifest), stats)
+                if text:
+                    texts.append(text)
+    if not texts and not extra["dropped"]:
+        return decision
+    extra["context"] = "\n\n".join(texts) if texts else None
+    return merge_decisions(decision, extra)
+
+
+def _late_handoff(event, manifest, state, stats):
+    from lessons_core.hot import handoff
+
+    if not handoff.pending(state):
+        return None
+    budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
+    return handoff.take(state.get(), int(budget * handoff.SHARE), stats)
+
+
+def tool_lessons(event, manifest, state, environ, stats):
+    """The trigger-matched lessons of one tool call (guards, nudges, hints)."""
     from lessons_core.hot import match, select
 
     decision = new_decision()
@@ -288,8 +365,49 @@ def handle_post_tool(event, manifest, state, environ, stats):
     ``deliver_hints: True``; the hints then ride along with the result, as elsewhere.
     """
     if not event.get("deliver_hints"):
-        return new_decision()
+        if state is None or event.get("agent_id"):
+            return new_decision()
+        # Codex reports every call here: a success may show a noted failure fixed.
+        from lessons_core.hot import reminders
+
+        fixed = reminders.fixed_now(event, state, True)
+        text = fixed and reminders.remind(state.get(), reminders.fixed_text(fixed, manifest), stats)
+        decision = new_decision()
+        decision["context"] = text or None
+        return decision
     return handle_pre_tool(event, manifest, state, environ, stats)
+
+
+def handle_prompt(event, manifest, state, environ, stats):
+    """Recall on the prompt, plus a reminder armed at the last stop (and Gemini's handoff)."""
+    from lessons_core.hot import recall, reminders
+
+    decision = recall.handle(event, manifest, state, environ, stats)
+    if state is None:
+        return decision
+    texts = []
+    if event.get("late_handoff"):
+        text = _late_handoff(event, manifest, state, stats)
+        if text:
+            texts.append(text)
+    session = state.get()
+    text = reminders.armed(session, stats)
+    if text:
+        texts.append(text)
+    if not texts:
+        return decision
+    extra = new_decision()
+    extra["context"] = "\n\n".join(texts)
+    return merge_decisions(extra, decision)
+
+
+def handle_stop(event, manifest, state, environ, stats):
+    """End of a turn: arm the memory reminder for the next prompt; answer nothing."""
+    from lessons_core.hot import reminders
+
+    if state is not None and not event.get("agent_id"):
+        reminders.on_stop(event, manifest, state, stats)
+    return new_decision()
 
 
 def _claim(session, chosen, prefix):
@@ -355,6 +473,12 @@ def handle_session_start(event, manifest, state, environ, stats):
             session.wipe()
         elif source == "compact":
             rearm(session, manifest)
+            from lessons_core.hot import handoff
+
+            budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
+            carried = handoff.take(session, int(budget * handoff.SHARE), stats)
+            session.claim("session")
+            return session_block(event, manifest, environ, stats, carried)
         elif source == "resume" and session.has("session"):
             return new_decision()  # the transcript already holds the block
         if source in (None, "startup"):
@@ -374,7 +498,11 @@ def handle_pre_compact(event, manifest, state, environ, stats):
     """Compaction is about to drop delivered lessons from the context: re-arm the important ones."""
     session = _state_of(state)
     if session is not None:
+        from lessons_core.hot import directives, handoff
+
+        handoff.write(session, manifest, stats)
         rearm(session, manifest)
+        directives.after_compaction(session, event, manifest)
     return new_decision()
 
 
@@ -396,8 +524,11 @@ def rearm(session, manifest):
     session.release(names)
 
 
-def session_block(event, manifest, environ, stats):
-    """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``."""
+def session_block(event, manifest, environ, stats, carried=None):
+    """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``.
+
+    ``carried`` (the compaction handoff) follows the protocol and counts in the budget.
+    """
     from lessons_core.hot import match, select
 
     decision = new_decision()
@@ -414,10 +545,12 @@ def session_block(event, manifest, environ, stats):
         ]
     stats["candidates"] = len(ids)
     ranked = select.rank(manifest, ids, event.get("cwd"))
-    used = len(protocol.encode("utf-8"))
+    used = len(protocol.encode("utf-8")) + (len(carried.encode("utf-8")) if carried else 0)
     items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in ranked]
     chosen, dropped = select.fit_after(items, budget, used, len(items))
     parts = [protocol] if protocol else []
+    if carried:
+        parts.append(carried)
     parts.extend(text for _, text, _ in chosen)
     if parts:
         decision["context"] = select.SEPARATOR.join(parts)
