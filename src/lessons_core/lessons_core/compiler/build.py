@@ -106,6 +106,10 @@ def build(
         pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
         manifest["fingerprint"] = fingerprint(manifest)
     path = write_manifest(manifest, Path(home)) if write else None
+    if write:
+        from lessons_core import skills  # only once the user asked for skills; cheap otherwise
+
+        skills.after_build(lessons, Path(home))
     return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
 
 
