@@ -19,6 +19,7 @@ rewrites the skills it owns (and removes those whose tool fell below the thresho
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -150,7 +151,7 @@ def skill_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def _digest(data: bytes) -> str:
-    return sha256(data).hexdigest()
+    return str(sha256(data).hexdigest())
 
 
 def record_path(home: Path) -> Path:
@@ -263,10 +264,8 @@ def _remove_one(tool: str, path: Path, files: dict[str, str], dry_run: bool) -> 
     if dry_run:
         return SkillFile(tool, path, "would-remove")
     path.unlink()
-    try:
+    with contextlib.suppress(OSError):  # the folder stays when something else is in it
         path.parent.rmdir()
-    except OSError:
-        pass
     files.pop(key, None)
     return SkillFile(tool, path, "removed")
 
