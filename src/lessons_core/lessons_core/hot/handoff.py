@@ -15,6 +15,7 @@ Standard library only; the note is small (at most ``MAX_ITEMS`` lessons per list
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
 # ruff: noqa: PTH116
 
+import os
 import time
 
 HEADER = "Carried over from before this session's context was compacted:"
@@ -114,9 +115,9 @@ def take(session, budget, stats):
 def pending(state):
     """True when a handoff waits in this session (one ``stat``; for agents without a
     post-compaction session start)."""
-    import os
-
-    session = state.get() if state is not None else None
+    if state is None or (hasattr(state, "has_note") and not state.has_note("handoff")):
+        return False
+    session = state.get()
     if session is None:
         return False
     try:

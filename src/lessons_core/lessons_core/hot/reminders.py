@@ -20,7 +20,7 @@ tool instead of the block. Standard library only; nothing here runs unless a not
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH116, PTH119
+# ruff: noqa: PTH119
 
 import os
 
@@ -102,12 +102,10 @@ def fixed_now(event, state, succeeded):
 
     ``succeeded`` is True on an agent's success event, ``None`` on a pre-tool event.
     """
-    session = state.get() if state is not None else None
-    if session is None:
+    if state is None or (hasattr(state, "has_note") and not state.has_note(FAILS)):
         return []
-    try:
-        os.stat(session.note_path(FAILS))
-    except OSError:
+    session = state.get()
+    if session is None:
         return []
     notes = session.read_note(FAILS)
     if not isinstance(notes, dict) or not notes:

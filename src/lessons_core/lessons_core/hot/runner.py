@@ -64,6 +64,20 @@ class LazyState:
         self.stats = stats
         self._state: object = False  # False: not opened yet; None: refused
 
+    def has_note(self, kind):
+        """True when the session keeps a ``kind`` note: one ``stat``, the state left unopened.
+
+        The file is only looked at here; reading it goes through :meth:`get` and its checks.
+        """
+        from lessons_core.hot import dedup, paths
+
+        name = dedup.session_key(session_key_of(self.event)) + "." + kind
+        try:
+            os.stat(os.path.join(paths.state_dir(self.environ), name))  # noqa: PTH116, PTH118
+        except (OSError, ValueError):
+            return False
+        return True
+
     def get(self):
         if self._state is False:
             from lessons_core.hot import dedup
