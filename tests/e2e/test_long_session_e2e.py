@@ -111,3 +111,28 @@ def test_stop_arms_the_reminder_without_continuing_the_turn(scratch: Scratch) ->
     text = json.dumps(request["messages"])
     assert text.count("The last turn of this session did substantial work") == 1, text[-3000:]
     assert "UserPromptSubmit hook additional context" in text
+
+
+def test_generated_skill_is_offered_to_the_model(scratch: Scratch) -> None:
+    """Five pnpm lessons, `lessons skills`: Claude Code lists the skill in its first request."""
+    configure(scratch, {})
+    for i in range(5):
+        add_lesson(
+            scratch,
+            {
+                "summary": f"pnpm pitfall {i}",
+                "mistake": f"ran pnpm the wrong way ({i})",
+                "remediation": f"Run pnpm the right way (PNPM-SKILL-{i}).",
+                "triggers": {"toolNames": ["Bash"], "commandPatterns": [rf"^pnpm\s+step{i}\b"]},
+            },
+        )
+    out = run_lessons(scratch, "skills").stdout
+    assert "written" in out, out
+    skill = scratch.home / ".claude" / "skills" / "lessons-pnpm" / "SKILL.md"
+    assert "PNPM-SKILL-4" in skill.read_text()
+    with Script([]) as server:
+        run_claude(scratch, server)
+    (first, *_) = server.main_requests()
+    text = json.dumps(first)
+    assert "lessons-pnpm" in text, text[:3000]
+    assert "What earlier sessions learned about the `pnpm` command" in text
