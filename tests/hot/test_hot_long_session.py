@@ -101,3 +101,19 @@ def test_handoff_text_stays_within_its_budget():
     assert text is not None and len(text.encode()) <= 600
     assert stats["handoff_cut"] is True
     assert handoff.take(session, 600, {}) is None  # once per compaction
+
+
+def test_lazy_state_finds_a_note_without_opening_the_state(state_dir):
+    """``has_note`` names the file exactly as the dedup record does (sub-agents included)."""
+    from lessons_core.hot import runner
+
+    for event in (
+        {"event": "pre_tool", "session_id": "sess-1"},
+        {"event": "pre_tool", "session_id": "sess-1", "agent_id": "a-9"},
+    ):
+        lazy = runner.LazyState(event, dict(os.environ), {})
+        assert lazy.has_note("fails") is False
+        dedup.open_session(runner.session_key_of(event)).write_note("fails", {})
+        assert lazy.has_note("fails") is True
+        assert lazy._state is False  # still unopened
+        assert lazy.get() is not None and lazy.has_note("fails") is True

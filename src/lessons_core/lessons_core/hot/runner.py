@@ -69,9 +69,12 @@ class LazyState:
 
         The file is only looked at here; reading it goes through :meth:`get` and its checks.
         """
-        from lessons_core.hot import dedup, paths
+        from lessons_core.hot import paths
 
-        name = dedup.session_key(session_key_of(self.event)) + "." + kind
+        if self._state is not False:  # opened already: ask it
+            return self._state is not None and os.path.exists(self._state.note_path(kind))  # noqa: PTH110
+        key = session_key_of(self.event).encode("utf-8", "replace")
+        name = _sha256_hex(key)[:24] + "." + kind  # dedup.session_key, without dedup
         try:
             os.stat(os.path.join(paths.state_dir(self.environ), name))  # noqa: PTH116, PTH118
         except (OSError, ValueError):
@@ -88,6 +91,18 @@ class LazyState:
                 self.stats["state_error"] = str(exc)
                 self._state = None
         return self._state
+
+
+def _sha256_hex(data):
+    """SHA-256 from the builtin module alone (``hot.digest`` also loads BLAKE2: not needed here)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256(data).hexdigest()
+        except (ImportError, AttributeError):
+            continue
+    from lessons_core.hot.digest import sha256  # pragma: no cover - no builtin module
+
+    return sha256(data).hexdigest()  # pragma: no cover
 
 
 def session_key_of(event):
@@ -260,36 +275,61 @@ def handle_pre_tool(event, manifest, state, environ, stats):
 
 
 def with_extras(decision, event, manifest, state, environ, stats):
-    """``decision`` plus what the session itself has due: handoff, directives, a reminder."""
-    from lessons_core.hot import directives, reminders
+    """``decision`` plus what the session itself has due: handoff, directives, a reminder.
 
+    On most calls nothing is due, and finding that out costs at most two ``stat`` calls and no
+    import: the modules that deliver are imported only when something is there to deliver.
+    """
+    agent_call = not event.get("agent_id")
+    late = bool(event.get("late_handoff")) and state.has_note("handoff")
+    grown = agent_call and _transcript_past_threshold(event, manifest)
+    kind = event.get("event")
+    fails = agent_call and kind in ("pre_tool", "post_tool") and state.has_note("fails")
+    if not (late or grown or fails):
+        return decision
     extra = new_decision()
     texts = []
-    if event.get("late_handoff"):
+    if late:
         text = _late_handoff(event, manifest, state, stats)
         if text:
             texts.append(text)
-    due = directives.due(event, manifest, state, environ, stats)
-    if due is not None:
-        chosen, dropped = due
-        if chosen:
-            texts.append(directives.HEADER + "\n\n" + "\n\n".join(t for _, t, _ in chosen))
-        extra["delivered"] = [i for i, _, _ in chosen]
-        extra["dropped"] = dropped
-    if event.get("event") in ("pre_tool", "post_tool", "post_failure") and not event.get(
-        "agent_id"
-    ):
-        succeeded = True if event.get("event") == "post_tool" else None
-        if event.get("event") != "post_failure":
-            fixed = reminders.fixed_now(event, state, succeeded)
-            if fixed:
-                text = reminders.remind(state.get(), reminders.fixed_text(fixed, manifest), stats)
-                if text:
-                    texts.append(text)
+    if grown:
+        from lessons_core.hot import directives
+
+        due = directives.due(event, manifest, state, environ, stats)
+        if due is not None:
+            chosen, dropped = due
+            if chosen:
+                texts.append(directives.HEADER + "\n\n" + "\n\n".join(t for _, t, _ in chosen))
+            extra["delivered"] = [i for i, _, _ in chosen]
+            extra["dropped"] = dropped
+    if fails:
+        from lessons_core.hot import reminders
+
+        fixed = reminders.fixed_now(event, state, True if kind == "post_tool" else None)
+        if fixed:
+            text = reminders.remind(state.get(), reminders.fixed_text(fixed, manifest), stats)
+            if text:
+                texts.append(text)
     if not texts and not extra["dropped"]:
         return decision
     extra["context"] = "\n\n".join(texts) if texts else None
     return merge_decisions(decision, extra)
+
+
+def _transcript_past_threshold(event, manifest):
+    """Has the transcript reached the smallest directive threshold? (One ``stat``.)"""
+    steps = manifest.get("config", {}).get("directiveReinjectThresholds")
+    path = event.get("transcript_path")
+    if not steps or not isinstance(steps, list) or not isinstance(path, str) or not path:
+        return False
+    smallest = min((v for v in steps if isinstance(v, int) and v > 0), default=None)
+    if smallest is None:
+        return False
+    try:
+        return os.stat(path).st_size >= smallest  # noqa: PTH116
+    except (OSError, ValueError):
+        return False
 
 
 def _late_handoff(event, manifest, state, stats):
@@ -379,7 +419,7 @@ def handle_post_tool(event, manifest, state, environ, stats):
     ``deliver_hints: True``; the hints then ride along with the result, as elsewhere.
     """
     if not event.get("deliver_hints"):
-        if state is None or event.get("agent_id"):
+        if state is None or event.get("agent_id") or not state.has_note("fails"):
             return new_decision()
         # Codex reports every call here: a success may show a noted failure fixed.
         from lessons_core.hot import reminders
