@@ -71,8 +71,10 @@ class LazyState:
         """
         from lessons_core.hot import paths
 
-        if self._state is not False:  # opened already: ask it
-            return self._state is not None and os.path.exists(self._state.note_path(kind))  # noqa: PTH110
+        opened = self._state
+        if opened is not False:  # opened already: ask it
+            note_path = getattr(opened, "note_path", None)
+            return note_path is not None and os.path.exists(note_path(kind))  # noqa: PTH110
         key = session_key_of(self.event).encode("utf-8", "replace")
         name = _sha256_hex(key)[:24] + "." + kind  # dedup.session_key, without dedup
         try:
