@@ -121,6 +121,8 @@ def normalize(payload: object) -> dict[str, object] | None:
         call_id=_text(payload.get("tool_use_id")),
     )
     out["agent_type"] = _text(payload.get("agent_type"))
+    # Set on events fired inside a sub-agent: its calls keep their own dedup record.
+    out["agent_id"] = _text(payload.get("agent_id"))
     out["transcript_path"] = _text(payload.get("transcript_path"))
     if event in _TOOL_EVENTS:
         native = _text(payload.get("tool_name"))
@@ -141,6 +143,8 @@ def normalize(payload: object) -> dict[str, object] | None:
         out["prompt"] = _text(payload.get("prompt"))
     elif event == "pre_compact":
         out["source"] = _text(payload.get("trigger"))
+    elif event == "stop":
+        out["stop_active"] = payload.get("stop_hook_active") is True
     return out
 
 

@@ -12,7 +12,13 @@ Which events and why:
   protocol and directive lessons reach the model before work starts;
 * ``PostToolUseFailure`` and ``UserPromptSubmit`` — recall from the store after a failure or on
   a new prompt;
-* ``PreCompact`` — lets the core re-arm high-priority lessons for after compaction.
+* ``PreCompact`` — writes the compaction handoff and re-arms high-priority lessons for after
+  compaction;
+* ``Stop`` — arms the end-of-turn reminder to record a lesson (it answers nothing: context at
+  ``Stop`` would make Claude Code continue the turn).
+
+``PostToolUse`` is not registered: it would add a hook process to every successful call.
+Directive re-injection and the failure-then-fixed reminder ride on ``PreToolUse`` instead.
 
 Timeouts are in seconds for Claude Code.
 """
@@ -62,6 +68,7 @@ EVENTS: tuple[tuple[str, str | None], ...] = (
     ("PostToolUseFailure", None),
     ("UserPromptSubmit", None),
     ("PreCompact", None),
+    ("Stop", None),
 )
 
 

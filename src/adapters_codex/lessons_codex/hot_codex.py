@@ -112,6 +112,10 @@ def normalize(payload):
     )
     # Logged with each delivery, so the outcome loop reads the right rollout.
     event["transcript_path"] = _text(payload.get("transcript_path"))
+    # Inside a sub-agent (newer releases): its calls keep their own dedup record.
+    event["agent_id"] = _text(payload.get("agent_id"))
+    if kind == "stop":
+        event["stop_active"] = payload.get("stop_hook_active") is True
     if kind == "session_start":
         source = _text(payload.get("source"))
         event["source"] = source if source in SOURCES else "startup"

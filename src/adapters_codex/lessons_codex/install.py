@@ -41,7 +41,15 @@ AGENT = "codex"
 TIMEOUT = 10
 
 #: Events we register, in order; none takes a matcher (every tool, every source).
-EVENTS = ("SessionStart", "SubagentStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
+EVENTS = (
+    "SessionStart",
+    "SubagentStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PreCompact",
+    "Stop",
+)
 
 TRUST_NOTE = (
     "Codex runs a new or changed hook only after you trust it: start `codex`, type `/hooks` "

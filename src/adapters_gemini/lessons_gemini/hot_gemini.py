@@ -72,12 +72,16 @@ def normalize(payload):
         event["source"] = source if source in SOURCES else "startup"
     elif kind == "prompt":
         event["prompt"] = _text(payload.get("prompt")) or ""
+        event["late_handoff"] = True  # no SessionStart follows a compression
+    elif kind == "stop":
+        event["stop_active"] = payload.get("stop_hook_active") is True
     elif kind == "pre_tool":
         _fill_tool(event, payload, cwd)
         event["deliver_hints"] = False
     elif kind == "post_tool":
         _fill_tool(event, payload, cwd)
         event["deliver_hints"] = True
+        event["late_handoff"] = True
         error = failure_text(payload.get("tool_response"))
         if error is not None:
             event["event"] = "post_failure"

@@ -37,7 +37,7 @@ AGENT = "gemini"
 #: Milliseconds. The hook answers in tens of milliseconds; this only bounds a wedged run.
 TIMEOUT_MS = 10_000
 
-EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress")
+EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress", "AfterAgent")
 NAME_PREFIX = "lessons-"
 
 

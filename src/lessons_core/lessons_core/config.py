@@ -94,6 +94,7 @@ _BOUNDS: tuple[tuple[str, str, float, float | None], ...] = (
     ("recall_budget_bytes", "recallBudgetBytes", 0, None),
     ("auto_scan_interval_hours", "autoScanIntervalHours", 0, None),
     ("max_candidates_per_scan", "maxCandidatesPerScan", 0, None),
+    ("stop_reminder_bytes", "stopReminderBytes", 0, None),
     ("deep.max_calls", "deep.maxCalls", 0, None),
     ("deep.max_tokens", "deep.maxTokens", 0, None),
 )
@@ -115,6 +116,13 @@ def check_config(config: Config, where: str = CONFIG_NAME) -> None:
         (getattr(config.scoring, a.name), f"scoring.{serde.camel(a.name)}", 0, 1)
         for a in attrs.fields(type(config.scoring))
     ]
+    for value in config.directive_reinject_thresholds:
+        if value < 1:
+            raise ValidationError(
+                f"thresholds must be at least 1 byte, got {value}",
+                where=where,
+                field="directiveReinjectThresholds",
+            )
     for value, key, low, high in checks:
         if value < low or (high is not None and value > high):
             bound = f"between {low} and {high}" if high is not None else f"at least {low}"

@@ -259,6 +259,12 @@ class Config:
     #: At most this many new pending candidates per scan, highest-scored first; the rest are
     #: held back (status ``held``) for later scans. 0: no limit.
     max_candidates_per_scan: int = 0
+    #: Transcript growth (bytes) at which directive lessons are delivered again, once each.
+    directive_reinject_thresholds: tuple[int, ...] = (400_000, 800_000, 1_400_000)
+    #: Transcript growth (bytes) of a session after which ``Stop`` arms the lesson reminder.
+    stop_reminder_bytes: int = 150_000
+    #: Set by the MCP server's install: reminders name its ``record`` tool.
+    mcp_installed: bool = False
     scoring: ScoringWeights = ScoringWeights()
     deep: DeepScan = DeepScan()
     mcp: McpSettings = McpSettings()

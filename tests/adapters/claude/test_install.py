@@ -20,6 +20,7 @@ EVENTS = [
     "PostToolUseFailure",
     "UserPromptSubmit",
     "PreCompact",
+    "Stop",
 ]
 
 FOREIGN = {
@@ -58,7 +59,7 @@ def test_settings_path_honours_home_config_dir_and_project(tmp_path):
 
 
 def test_install_into_missing_file_registers_every_event(tmp_path):
-    """A fresh HOME gets all six events with our absolute command and a 5 s timeout."""
+    """A fresh HOME gets every event with our absolute command and a 5 s timeout."""
     env = {"HOME": str(tmp_path)}
     result = install.install(env)
     path = tmp_path / ".claude" / "settings.json"
@@ -127,7 +128,7 @@ def test_install_keeps_foreign_hooks_and_backs_up_once(tmp_path):
     assert settings["model"] == "opus"
     assert settings["permissions"] == original["permissions"]
     assert settings["hooks"]["PreToolUse"][0] == {"matcher": "Write", "hooks": [FOREIGN]}
-    assert settings["hooks"]["Stop"] == [{"hooks": [FOREIGN]}]
+    assert settings["hooks"]["Stop"][0] == {"hooks": [FOREIGN]}
     assert len(settings["hooks"]["PreToolUse"]) == 2
 
     # A later change by the user, then a second install: the backup is not overwritten.

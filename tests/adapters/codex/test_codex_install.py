@@ -56,7 +56,7 @@ def test_install_merges_next_to_other_hooks_and_leaves_config_toml(codex_home):
     data = json.loads(hooks.read_text())
     assert data["description"] == OTHER_HOOKS["description"]
     assert data["hooks"]["PreToolUse"][0] == OTHER_HOOKS["hooks"]["PreToolUse"][0]
-    assert data["hooks"]["Stop"] == OTHER_HOOKS["hooks"]["Stop"]
+    assert data["hooks"]["Stop"][0] == OTHER_HOOKS["hooks"]["Stop"][0]
     registered = ours(data)
     assert sorted(event for event, _ in registered) == sorted(install.EVENTS)
     for _, handler in registered:
@@ -144,7 +144,14 @@ def test_status_reports_registration_and_trust(codex_home):
     hooks = codex_home / "hooks.json"
     records = "".join(
         f'\n[hooks.state."{hooks}:{event}:0:0"]\ntrusted_hash = "sha256:0123"\n'
-        for event in ("pre_tool_use", "post_tool_use", "session_start", "user_prompt_submit")
+        for event in (
+            "pre_tool_use",
+            "post_tool_use",
+            "session_start",
+            "user_prompt_submit",
+            "pre_compact",
+            "stop",
+        )
     )
     (codex_home / "config.toml").write_text(CONFIG_TOML + records)
     assert install.status(os.environ).as_dict()["trusted"] is False  # subagent_start missing

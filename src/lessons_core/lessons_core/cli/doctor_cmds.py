@@ -238,6 +238,25 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
     return Finding(check, OK, detail, data=data)
 
 
+def _check_skills(home: Path) -> Finding | None:
+    """Skills of ours changed by hand: never overwritten, so they may fall behind the store."""
+    from lessons_core import skills
+
+    if skills.load_record(home) is None:
+        return None
+    changed = skills.edited(home)
+    if not changed:
+        return Finding("skills", OK, "the generated skills are as written")
+    return Finding(
+        "skills",
+        WARN,
+        f"{len(changed)} skill file(s) edited by hand, no longer updated: "
+        + ", ".join(str(p) for p in changed),
+        "delete a file to have `lessons skills` regenerate it",
+        {"edited": [str(p) for p in changed]},
+    )
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
@@ -253,6 +272,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
     findings.append(_check_manifest(home, revision, lessons))
     findings.append(_check_state(env))
+    skills = _check_skills(home)
+    if skills is not None:
+        findings.append(skills)
     try:
         known = installing.agents(env)
     except Exception as exc:

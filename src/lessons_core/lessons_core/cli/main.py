@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rescope": ("lessons_core.cli.edit_cmds:rescope", "Limit a lesson to a project, or not."),
     "remove": ("lessons_core.cli.edit_cmds:remove", "Delete a lesson."),
     "build": ("lessons_core.cli.build_cmds:build", "Compile the manifest the hooks read."),
+    "skills": ("lessons_core.cli.skills_cmds:skills", "Write an agent skill per CLI tool."),
     "explain": ("lessons_core.cli.explain_cmds:explain", "Show what would fire for a tool call."),
     "scan": ("lessons_core.cli.scan_cmds:scan", "Mine agent transcripts for candidates."),
     "candidates": ("lessons_core.cli.scan_cmds:candidates", "List candidates awaiting review."),

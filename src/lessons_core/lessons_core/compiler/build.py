@@ -122,6 +122,10 @@ def build(
             pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
             manifest["fingerprint"] = fingerprint(manifest)
         path = write_manifest(manifest, Path(home)) if write else None
+        if write:
+            from lessons_core import skills  # only once the user asked for skills; cheap otherwise
+
+            skills.after_build(lessons, Path(home))
     return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
 
 
@@ -409,6 +413,9 @@ def config_section(config: Config) -> dict[str, Any]:
         "compactionReinjectionThreshold": config.compaction_reinjection_threshold,
         "sessionStartBudgetBytes": config.session_start_budget_bytes,
         "recallBudgetBytes": config.recall_budget_bytes,
+        "directiveReinjectThresholds": sorted(config.directive_reinject_thresholds),
+        "stopReminderBytes": config.stop_reminder_bytes,
+        "mcpInstalled": config.mcp_installed,
         "scoring": scoring,
     }
 

@@ -13,6 +13,11 @@ calls at the same time, so the record lives in files:
 Claim names are lesson ids, ``nudge:<id>`` for a nudge's first denial and ``session`` for the
 session-start block.
 
+Beside them a session may keep small notes, ``<key>.<kind>`` (:meth:`SessionState.note_path`):
+the compaction handoff (``handoff``, :mod:`lessons_core.hot.handoff`) and the failures waiting
+for a fix (``fails``, :mod:`lessons_core.hot.reminders`). They are written whole through a new
+``O_EXCL`` file and a rename, read bounded, and pruned with the rest.
+
 The directory (``LESSONS_STATE_DIR``) is created 0700. If it is a symlink, is owned by another
 user, or is writable by group or others, it is refused: somebody else could pre-create claims to
 silence lessons or plant files, so state-dependent delivery is skipped and the refusal logged. A
@@ -37,6 +42,9 @@ from lessons_core.hot import paths, safefile
 from lessons_core.hot.digest import sha256
 
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
+#: Suffixes of a session's files (what :func:`prune` removes when old).
+NOTE_KINDS = ("handoff", "fails")
+MAX_NOTE_BYTES = 64 * 1024
 #: Beyond this the seen file is not a record of ours (a session delivers far fewer names).
 MAX_SEEN_BYTES = 4 * 1024 * 1024
 
@@ -153,6 +161,63 @@ class SessionState:
                 self._seen = set()
         return self._seen
 
+    def names(self):
+        """The seen file's names in the order they were delivered (duplicates dropped)."""
+        try:
+            text = safefile.read(self.seen_path, MAX_SEEN_BYTES).decode("utf-8", "replace")
+        except OSError:
+            return []
+        out = []
+        for line in text.splitlines():
+            line = line.strip()
+            if line and line not in out:
+                out.append(line)
+        return out
+
+    def note_path(self, kind):
+        """``<key>.<kind>``: a small per-session note beside the seen file."""
+        return self.seen_path[: -len(".seen")] + "." + kind
+
+    def read_note(self, kind):
+        """The note's JSON value, or ``None`` when there is none (or it is not ours)."""
+        try:
+            data = safefile.read(self.note_path(kind), MAX_NOTE_BYTES)
+        except OSError:
+            return None
+        from lessons_core.hot import fastjson
+
+        try:
+            return fastjson.loads(data)
+        except ValueError:
+            return None
+
+    def write_note(self, kind, value):
+        """Replace the note with ``value`` (JSON) through a new file and a rename."""
+        from lessons_core.hot import fastjson
+
+        data = fastjson.dumps(value).encode("utf-8", "replace")
+        self._replace(self.note_path(kind), data)
+
+    def drop_note(self, kind):
+        _unlink(self.note_path(kind))
+
+    def _replace(self, path, data):
+        tmp = path + f".{os.getpid()}.tmp"
+        try:
+            try:
+                out = safefile.create(tmp)
+            except FileExistsError:  # left over, or planted: the name goes, not its target
+                _unlink(tmp)
+                out = safefile.create(tmp)
+            try:
+                os.write(out, data)
+            finally:
+                os.close(out)
+            os.replace(tmp, path)
+        except OSError:
+            _unlink(tmp)
+            raise
+
     def has(self, name):
         """True when ``name`` was delivered in this session (seen file or claim file)."""
         if name in self.seen():
@@ -258,6 +323,8 @@ class SessionState:
             except OSError:
                 pass
         _unlink(self.seen_path)
+        for kind in NOTE_KINDS:
+            self.drop_note(kind)
         self._seen = set()
 
     def release(self, names):
@@ -270,20 +337,11 @@ class SessionState:
             for name in names:
                 _unlink(_file_name(name), fd)
         kept = [n for n in sorted(self.seen()) if n not in names]
-        tmp = self.seen_path + f".{os.getpid()}.tmp"
         try:
-            try:
-                out = safefile.create(tmp)
-            except FileExistsError:  # left over, or planted: the name goes, not its target
-                _unlink(tmp)
-                out = safefile.create(tmp)
-            try:
-                os.write(out, "".join(n + "\n" for n in kept).encode("utf-8", "replace"))
-            finally:
-                os.close(out)
-            os.replace(tmp, self.seen_path)
+            self._replace(
+                self.seen_path, "".join(n + "\n" for n in kept).encode("utf-8", "replace")
+            )
         except OSError:
-            _unlink(tmp)
             _unlink(self.seen_path)
         self._seen = set(kept)
 
@@ -351,7 +409,7 @@ def prune(root, now=None, max_age=PRUNE_AFTER_SECONDS):
         return 0
     removed = 0
     for entry in entries:
-        if not entry.endswith((".seen", ".d")):
+        if not entry.endswith((".seen", ".d", *("." + kind for kind in NOTE_KINDS))):
             continue
         path = os.path.join(root, entry)
         try:

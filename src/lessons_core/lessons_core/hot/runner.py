@@ -34,9 +34,10 @@ HANDLERS = {
     "session_start": "lessons_core.hot.runner:handle_session_start",
     "subagent_start": "lessons_core.hot.runner:handle_subagent_start",
     "pre_compact": "lessons_core.hot.runner:handle_pre_compact",
+    "stop": "lessons_core.hot.runner:handle_stop",
     # Failure-time and prompt-time recall search the store (hot/recall.py).
     "post_failure": "lessons_core.hot.recall:handle",
-    "prompt": "lessons_core.hot.recall:handle",
+    "prompt": "lessons_core.hot.runner:handle_prompt",
 }
 
 DEFAULTS = {
@@ -44,6 +45,8 @@ DEFAULTS = {
     "maxLessonsPerInjection": 3,
     "compactionReinjectionThreshold": 7,
     "sessionStartBudgetBytes": 4096,
+    "directiveReinjectThresholds": [],
+    "stopReminderBytes": 0,
 }
 
 
@@ -61,16 +64,61 @@ class LazyState:
         self.stats = stats
         self._state: object = False  # False: not opened yet; None: refused
 
+    def has_note(self, kind):
+        """True when the session keeps a ``kind`` note: one ``stat``, the state left unopened.
+
+        The file is only looked at here; reading it goes through :meth:`get` and its checks.
+        """
+        from lessons_core.hot import paths
+
+        opened = self._state
+        if opened is not False:  # opened already: ask it
+            note_path = getattr(opened, "note_path", None)
+            return note_path is not None and os.path.exists(note_path(kind))  # noqa: PTH110
+        key = session_key_of(self.event).encode("utf-8", "replace")
+        name = _sha256_hex(key)[:24] + "." + kind  # dedup.session_key, without dedup
+        try:
+            os.stat(os.path.join(paths.state_dir(self.environ), name))  # noqa: PTH116, PTH118
+        except (OSError, ValueError):
+            return False
+        return True
+
     def get(self):
         if self._state is False:
             from lessons_core.hot import dedup
 
             try:
-                self._state = dedup.open_session(self.event.get("session_id"), self.environ)
+                self._state = dedup.open_session(session_key_of(self.event), self.environ)
             except (OSError, dedup.UnsafeStateDir) as exc:
                 self.stats["state_error"] = str(exc)
                 self._state = None
         return self._state
+
+
+def _sha256_hex(data):
+    """SHA-256 from the builtin module alone (``hot.digest`` also loads BLAKE2: not needed here)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256(data).hexdigest()
+        except (ImportError, AttributeError):
+            continue
+    from lessons_core.hot.digest import sha256  # pragma: no cover - no builtin module
+
+    return sha256(data).hexdigest()  # pragma: no cover
+
+
+def session_key_of(event):
+    """The dedup record's name: the session, or the sub-agent inside it.
+
+    A sub-agent starts with an empty context, so what its parent was given is not in its
+    context: tool calls made inside a sub-agent (``agent_id`` in the payload) keep their own
+    record, and a hint the parent already received is delivered to the sub-agent once too.
+    """
+    session_id = event.get("session_id") or ""
+    agent_id = event.get("agent_id")
+    if agent_id and event.get("event") != "subagent_start":
+        return session_id + "\x00agent:" + agent_id
+    return session_id
 
 
 def _state_of(state):
@@ -148,9 +196,14 @@ def dispatch(event, manifest, state, environ, stats):
     gets both: the call's hints first, then whatever the failure handler adds.
     """
     decision = _dispatch_one(event, manifest, state, environ, stats)
-    if event.get("event") == "post_failure" and event.get("deliver_hints"):
-        hints = handle_post_tool(event, manifest, state, environ, stats)
-        decision = merge_decisions(hints, decision)
+    if event.get("event") == "post_failure":
+        if event.get("deliver_hints"):
+            hints = handle_post_tool(event, manifest, state, environ, stats)
+            decision = merge_decisions(hints, decision)
+        if state is not None:
+            from lessons_core.hot import reminders
+
+            reminders.on_failure(event, state, bool(decision.get("delivered")), stats)
     return decision
 
 
@@ -211,7 +264,87 @@ class _Fixed:
 
 
 def handle_pre_tool(event, manifest, state, environ, stats):
-    """Guards deny every matching call; a nudge denies once; hints become context."""
+    """Guards deny every matching call; a nudge denies once; hints become context.
+
+    A call that is not denied and can carry context may also bring the session's directives
+    back (:mod:`lessons_core.hot.directives`), the memory reminder
+    (:mod:`lessons_core.hot.reminders`) and, on Gemini, the compaction handoff.
+    """
+    decision = tool_lessons(event, manifest, state, environ, stats)
+    if decision.get("deny") or state is None or event.get("deliver_hints") is False:
+        return decision
+    return with_extras(decision, event, manifest, state, environ, stats)
+
+
+def with_extras(decision, event, manifest, state, environ, stats):
+    """``decision`` plus what the session itself has due: handoff, directives, a reminder.
+
+    On most calls nothing is due, and finding that out costs at most two ``stat`` calls and no
+    import: the modules that deliver are imported only when something is there to deliver.
+    """
+    agent_call = not event.get("agent_id")
+    late = bool(event.get("late_handoff")) and state.has_note("handoff")
+    grown = agent_call and _transcript_past_threshold(event, manifest)
+    kind = event.get("event")
+    fails = agent_call and kind in ("pre_tool", "post_tool") and state.has_note("fails")
+    if not (late or grown or fails):
+        return decision
+    extra = new_decision()
+    texts = []
+    if late:
+        text = _late_handoff(event, manifest, state, stats)
+        if text:
+            texts.append(text)
+    if grown:
+        from lessons_core.hot import directives
+
+        due = directives.due(event, manifest, state, environ, stats)
+        if due is not None:
+            chosen, dropped = due
+            if chosen:
+                texts.append(directives.HEADER + "\n\n" + "\n\n".join(t for _, t, _ in chosen))
+            extra["delivered"] = [i for i, _, _ in chosen]
+            extra["dropped"] = dropped
+    if fails:
+        from lessons_core.hot import reminders
+
+        fixed = reminders.fixed_now(event, state, True if kind == "post_tool" else None)
+        if fixed:
+            text = reminders.remind(state.get(), reminders.fixed_text(fixed, manifest), stats)
+            if text:
+                texts.append(text)
+    if not texts and not extra["dropped"]:
+        return decision
+    extra["context"] = "\n\n".join(texts) if texts else None
+    return merge_decisions(decision, extra)
+
+
+def _transcript_past_threshold(event, manifest):
+    """Has the transcript reached the smallest directive threshold? (One ``stat``.)"""
+    steps = manifest.get("config", {}).get("directiveReinjectThresholds")
+    path = event.get("transcript_path")
+    if not steps or not isinstance(steps, list) or not isinstance(path, str) or not path:
+        return False
+    smallest = min((v for v in steps if isinstance(v, int) and v > 0), default=None)
+    if smallest is None:
+        return False
+    try:
+        return os.stat(path).st_size >= smallest  # noqa: PTH116
+    except (OSError, ValueError):
+        return False
+
+
+def _late_handoff(event, manifest, state, stats):
+    from lessons_core.hot import handoff
+
+    if not handoff.pending(state):
+        return None
+    budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
+    return handoff.take(state.get(), int(budget * handoff.SHARE), stats)
+
+
+def tool_lessons(event, manifest, state, environ, stats):
+    """The trigger-matched lessons of one tool call (guards, nudges, hints)."""
     from lessons_core.hot import match, select
 
     decision = new_decision()
@@ -288,8 +421,49 @@ def handle_post_tool(event, manifest, state, environ, stats):
     ``deliver_hints: True``; the hints then ride along with the result, as elsewhere.
     """
     if not event.get("deliver_hints"):
-        return new_decision()
+        if state is None or event.get("agent_id") or not state.has_note("fails"):
+            return new_decision()
+        # Codex reports every call here: a success may show a noted failure fixed.
+        from lessons_core.hot import reminders
+
+        fixed = reminders.fixed_now(event, state, True)
+        text = fixed and reminders.remind(state.get(), reminders.fixed_text(fixed, manifest), stats)
+        decision = new_decision()
+        decision["context"] = text or None
+        return decision
     return handle_pre_tool(event, manifest, state, environ, stats)
+
+
+def handle_prompt(event, manifest, state, environ, stats):
+    """Recall on the prompt, plus a reminder armed at the last stop (and Gemini's handoff)."""
+    from lessons_core.hot import recall, reminders
+
+    decision = recall.handle(event, manifest, state, environ, stats)
+    if state is None:
+        return decision
+    texts = []
+    if event.get("late_handoff"):
+        text = _late_handoff(event, manifest, state, stats)
+        if text:
+            texts.append(text)
+    session = state.get()
+    text = reminders.armed(session, stats)
+    if text:
+        texts.append(text)
+    if not texts:
+        return decision
+    extra = new_decision()
+    extra["context"] = "\n\n".join(texts)
+    return merge_decisions(extra, decision)
+
+
+def handle_stop(event, manifest, state, environ, stats):
+    """End of a turn: arm the memory reminder for the next prompt; answer nothing."""
+    from lessons_core.hot import reminders
+
+    if state is not None and not event.get("agent_id"):
+        reminders.on_stop(event, manifest, state, stats)
+    return new_decision()
 
 
 def _claim(session, chosen, prefix):
@@ -355,6 +529,12 @@ def handle_session_start(event, manifest, state, environ, stats):
             session.wipe()
         elif source == "compact":
             rearm(session, manifest)
+            from lessons_core.hot import handoff
+
+            budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
+            carried = handoff.take(session, int(budget * handoff.SHARE), stats)
+            session.claim("session")
+            return session_block(event, manifest, environ, stats, carried)
         elif source == "resume" and session.has("session"):
             return new_decision()  # the transcript already holds the block
         if source in (None, "startup"):
@@ -374,7 +554,11 @@ def handle_pre_compact(event, manifest, state, environ, stats):
     """Compaction is about to drop delivered lessons from the context: re-arm the important ones."""
     session = _state_of(state)
     if session is not None:
+        from lessons_core.hot import directives, handoff
+
+        handoff.write(session, manifest, stats)
         rearm(session, manifest)
+        directives.after_compaction(session, event, manifest)
     return new_decision()
 
 
@@ -396,8 +580,11 @@ def rearm(session, manifest):
     session.release(names)
 
 
-def session_block(event, manifest, environ, stats):
-    """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``."""
+def session_block(event, manifest, environ, stats, carried=None):
+    """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``.
+
+    ``carried`` (the compaction handoff) follows the protocol and counts in the budget.
+    """
     from lessons_core.hot import match, select
 
     decision = new_decision()
@@ -414,10 +601,12 @@ def session_block(event, manifest, environ, stats):
         ]
     stats["candidates"] = len(ids)
     ranked = select.rank(manifest, ids, event.get("cwd"))
-    used = len(protocol.encode("utf-8"))
+    used = len(protocol.encode("utf-8")) + (len(carried.encode("utf-8")) if carried else 0)
     items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in ranked]
     chosen, dropped = select.fit_after(items, budget, used, len(items))
     parts = [protocol] if protocol else []
+    if carried:
+        parts.append(carried)
     parts.extend(text for _, text, _ in chosen)
     if parts:
         decision["context"] = select.SEPARATOR.join(parts)
