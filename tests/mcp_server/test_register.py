@@ -187,3 +187,14 @@ def test_the_core_commands_never_import_the_sdk(home: Path, args: list[str]) -> 
         [sys.executable, "-c", _IMPORTS, *args], capture_output=True, text=True, check=False
     )
     assert proc.stdout.rstrip().splitlines()[-1] == "MCP=[]", proc.stderr
+
+
+def test_installing_the_server_tells_the_hooks_reminders(home: Path) -> None:
+    """With the server registered, the reminders to record a lesson name its ``record`` tool."""
+    manifest = home / "lesson-manifest.json"
+    lessons("install", "gemini", "--mcp", "--no-scan")
+    assert json.loads((home / "config.json").read_text())["mcpInstalled"] is True
+    assert json.loads(manifest.read_text())["config"]["mcpInstalled"] is True
+    lessons("uninstall", "gemini", "--mcp")
+    assert "mcpInstalled" not in json.loads((home / "config.json").read_text())
+    assert json.loads(manifest.read_text())["config"]["mcpInstalled"] is False

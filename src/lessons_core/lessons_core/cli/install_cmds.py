@@ -261,6 +261,18 @@ def _mcp_register() -> Any:
     return lessons_mcp.register
 
 
+def _note_mcp(*, installed: bool) -> None:
+    """``mcpInstalled`` in config.json: the hooks' reminders then name the ``record`` tool."""
+    from lessons_core import config, services
+    from lessons_core.hot import paths
+
+    home = Path(paths.lessons_home(os.environ))
+    home.mkdir(parents=True, exist_ok=True)
+    config.set_key(home, "mcpInstalled", True if installed else None)
+    with services.open_store() as store:
+        services.rebuild_manifest(store)  # the hooks read the flag from the manifest
+
+
 def _mcp(
     agent: str, project: str | None, *, dry_run: bool, remove: bool, quiet: bool = False
 ) -> dict[str, Any]:
@@ -272,6 +284,8 @@ def _mcp(
     change = register.uninstall if remove else register.install
     result = change(agent, os.environ, project=_project(project), dry_run=dry_run)
     summary = {"path": str(result.path), "changed": bool(result.changed)}
+    if not dry_run:
+        _note_mcp(installed=not remove)
     if quiet:
         return summary
     if dry_run:
