@@ -270,6 +270,11 @@ def test_the_multi_session_bonus_of_config_json_scores_a_repeated_mistake(tmp_pa
         ]
         assert found and all(len({e["session_id"] for e in c["evidence"]}) == 2 for c in found)
         scores[bonus] = sorted(c["confidence"] for c in found)
+    # Each gains the bonus, up to the confidence cap of the scoring weights.
+    from lessons_core.models import ScoringWeights
+
+    cap = ScoringWeights().max_confidence
     assert [round(b - a, 3) for a, b in zip(scores["0"], scores["0.2"], strict=True)] == [
-        0.2
-    ] * len(scores["0"])
+        round(min(a + 0.2, cap) - a, 3) for a in scores["0"]
+    ]
+    assert any(round(b - a, 3) == 0.2 for a, b in zip(scores["0"], scores["0.2"], strict=True))
