@@ -295,7 +295,10 @@ def _patterns(lesson: Lesson, field: str, sources: Sequence[str]) -> list[dict[s
         reason = regex_safety.check_pattern(source)
         if reason:
             raise _Refused(Refusal(lesson.id, lesson.slug, field, source, reason))
-        pattern: dict[str, Any] = {"source": source, "literal": prefilter.required_literal(source)}
+        hot = regex_safety.hot_source(source)
+        pattern: dict[str, Any] = {"source": hot, "literal": prefilter.required_literal(source)}
+        if hot != source:
+            pattern["written"] = source
         if pattern["literal"] and prefilter.folds_case(source):
             pattern["fold"] = True
         out.append(pattern)
@@ -317,6 +320,8 @@ def _anchored(source: str) -> str:
     flags = _LEADING_FLAGS.match(source)
     head = flags.group(0) if flags else ""
     rest = source[len(head) :]
+    if "|" not in rest:
+        return f"{head}^{rest}$"  # no alternation to hold together: leaves ``.*`` top-level
     return f"{head}^(?:{rest})$"
 
 

@@ -1,0 +1,242 @@
+"""Rewrite ``.*`` chains into forms the backtracking engine runs in linear time.
+
+The hook only asks *whether* a pattern occurs in a command (``search`` as a yes/no), never where.
+That freedom makes the most common polynomial shape of real catalogues cheap. ``A.*B`` costs
+``re`` a scan of the rest of the line for every place ``A`` matches, so a command holding ``A``
+many times and no ``B`` costs the square of its length (``git.*push.*--force.*main`` took seconds
+on a few kilobytes). For a yes/no answer it is enough to take, on each line, the *first* match of
+``A`` and then the first ``B`` after it: a later ``A`` ends later and leaves less room, so if the
+first one fails, every later one does. Written with atomic groups, which ``re`` never re-enters::
+
+    (?<![^\\n])(?>.*?A)(?>.*?B)…(?>.*?Y).*?Z
+
+The leading look-behind lets the search start only at the beginning of a line; each atomic group
+then scans forward once. Each segment except the last must have a fixed width (so the first
+match is also the one that ends first); a pattern whose segments do not qualify, or that uses
+flags the rewrite cannot honour (``(?s)``, ``(?x)``), is returned unchanged and judged as written.
+
+A trailing ``(?!.*X)`` ("``A`` not followed on its line by ``X``") is the mirror case: the
+*last* ``A`` of the line is the one with the least text after it, so it is taken with a greedy
+atomic scan, ``(?>.*A)(?!.*X)``, and the look-ahead runs once per line.
+
+A leading ``.*`` and a trailing ``.*`` change nothing for a yes/no search and are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lessons_core.compiler.prefilter import sre_parse
+
+#: Prepended to every rewritten branch: the search may start only where a line starts.
+LINE_START = r"(?<![^\n])"
+
+_LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+def hot_form(source: str) -> str:
+    """``source`` rewritten so that its search costs linear time, or ``source`` itself.
+
+    The result finds a match exactly when ``source`` does (it is only used as a yes/no answer).
+    """
+    flags = _LEADING_FLAGS.match(source)
+    head = flags.group(0) if flags else ""
+    if flags and ("s" in flags.group(1) or "x" in flags.group(1)):
+        return source
+    body = source[len(head) :]
+    if re.search(r"\(\?[a-zA-Z]*[sx][a-zA-Z-]*[:)]", body):
+        return source  # scoped dotall or verbose: '.' and spaces mean something else
+    branches = _split(body, "|")
+    if branches is None:
+        return source
+    out: list[str] = []
+    changed = False
+    for branch in branches:
+        rewritten = _branch(branch)
+        changed = changed or rewritten != branch
+        out.append(rewritten)
+    if not changed:
+        return source
+    result = head + "|".join(out)
+    try:
+        re.compile(result)
+    except re.error:
+        return source
+    return result
+
+
+def _branch(branch: str) -> str:
+    branch = _drop_trailing_star(branch)
+    pieces = _split(branch, ".*")
+    if pieces is None:
+        return branch
+    if len(pieces) == 1:
+        tail = _trailing_negative_lookahead(branch)
+        if tail is None:
+            return branch
+        core, look = tail
+        return f"{LINE_START}(?>.*{core}){look}"
+    # ``.+`` is one character then ``.*``: fold the character into the segment before it.
+    segments = list(pieces)
+    if segments and segments[0] == "":
+        segments = segments[1:]  # a leading .* says nothing for a yes/no search
+    while segments and segments[-1] == "":
+        segments = segments[:-1]  # nor does a trailing one
+    if not segments:
+        return branch
+    if len(segments) == 1:
+        return segments[0] if segments[0] else branch
+    *middle, last = segments
+    if not all(_fixed_width(s) for s in middle):
+        return branch
+    parts = [LINE_START] + [f"(?>.*?{s})" for s in middle]
+    tail = _trailing_negative_lookahead(last)
+    if tail is not None:
+        core, look = tail
+        parts.append(f"(?>.*{core}){look}")
+    else:
+        parts.append(f".*?{last}")
+    return "".join(parts)
+
+
+def _trailing_negative_lookahead(segment: str) -> tuple[str, str] | None:
+    """``(core, "(?!.*X)")`` when ``segment`` is a fixed-width core ending in such a look-ahead."""
+    if not segment.endswith(")"):
+        return None
+    start = _matching_open(segment, len(segment) - 1)
+    if start is None or not segment.startswith("(?!.*", start):
+        return None
+    core = segment[:start]
+    if not core or not _fixed_width(core):
+        return None
+    return core, segment[start:]
+
+
+_TRAILING_STAR = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[wWsSdD]|\.)\*$")
+
+
+def _drop_trailing_star(branch: str) -> str:
+    """``X[^/]*`` → ``X``: a repeat that may match nothing at the very end changes no yes/no."""
+    while True:
+        found = _TRAILING_STAR.search(branch)
+        if not found or found.start() == 0:
+            return branch
+        head = branch[: found.start()]
+        if _tokens(head) is None or head.endswith("\\") and not head.endswith("\\\\"):
+            return branch
+        if found.group(0).startswith("[") and _skip_class(branch, found.start()) != len(branch) - 1:
+            return branch
+        branch = head
+
+
+def _fixed_width(segment: str) -> bool:
+    if segment.startswith("(?:^|/)"):
+        segment = segment[7:]  # only at the start or after a slash: the first match ends first
+    if not segment:
+        return True
+    try:
+        low, high = sre_parse.parse(segment).getwidth()
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return bool(low == high)
+
+
+def _tokens(text: str) -> list[tuple[int, str]] | None:
+    """The positions of top-level characters of ``text`` (outside groups and classes) with the
+    token found there; ``None`` when the text is not balanced."""
+    out: list[tuple[int, str]] = []
+    depth = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(text, i)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth == 0:
+            out.append((i, c))
+        i += 1
+    return None if depth else out
+
+
+def _split(text: str, sep: str) -> list[str] | None:
+    """``text`` split at its top-level ``|`` or greedy ``.*`` / ``.+`` (never inside a group or a
+    class); ``.+`` leaves its first ``.`` with the piece before it."""
+    tokens = _tokens(text)
+    if tokens is None:
+        return None
+    pieces: list[str] = []
+    start = 0
+    if sep == "|":
+        for i, c in tokens:
+            if c == "|":
+                pieces.append(text[start:i])
+                start = i + 1
+        pieces.append(text[start:])
+        return pieces
+    at = {i for i, _c in tokens}
+    for i, c in tokens:
+        if c != "." or i + 1 not in at or i < start:
+            continue
+        quant = text[i + 1]
+        if quant not in "*+":
+            continue
+        after = text[i + 2 : i + 3]
+        if after in ("?", "+", "*", "{"):
+            continue  # lazy or possessive: leave it alone
+        if quant == "*":
+            pieces.append(text[start:i])
+        else:
+            pieces.append(text[start : i + 1])
+        start = i + 2
+    pieces.append(text[start:])
+    return pieces
+
+
+def _skip_class(text: str, i: int) -> int:
+    j = i + 1
+    if j < len(text) and text[j] == "^":
+        j += 1
+    if j < len(text) and text[j] == "]":
+        j += 1
+    while j < len(text) and text[j] != "]":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _matching_open(text: str, close: int) -> int | None:
+    """Where the group that ends at ``text[close]`` opens (top-level groups only)."""
+    depth = 0
+    i = 0
+    opened: list[int] = []
+    found: Any = None
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(text, i)
+            continue
+        if c == "(":
+            opened.append(i)
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if not opened:
+                return None
+            start = opened.pop()
+            if i == close:
+                found = start
+        i += 1
+    return found if isinstance(found, int) else None
