@@ -68,49 +68,117 @@ def hot_form(source: str) -> str:
 
 def _branch(branch: str) -> str:
     branch = _drop_trailing_star(branch)
-    pieces = _split(branch, ".*")
-    if pieces is None:
+    gap = _gap_of(branch)
+    if gap is None:
         return branch
+    cls, pieces = gap
+    anchor = f"(?<!{cls})"
     if len(pieces) == 1:
-        tail = _trailing_negative_lookahead(branch)
-        if tail is None:
+        tail = _trailing_negative_lookahead(branch, ".*")
+        if tail is None or cls != "[^\\n]":
             return branch
         core, look = tail
-        return f"{LINE_START}(?>.*{core}){look}"
-    # ``.+`` is one character then ``.*``: fold the character into the segment before it.
+        return f"{anchor}(?>.*{core}){look}"
     segments = list(pieces)
-    if segments and segments[0] == "":
+    if segments and segments[0] == "" and cls == "[^\\n]":
         segments = segments[1:]  # a leading .* says nothing for a yes/no search
-    while segments and segments[-1] == "":
-        segments = segments[:-1]  # nor does a trailing one
-    if not segments:
-        return branch
+    while len(segments) > 1 and segments[-1] == "":
+        segments = segments[:-1]  # nor does a trailing gap
     if len(segments) == 1:
         return segments[0] if segments[0] else branch
     *middle, last = segments
     if not all(_fixed_width(s) for s in middle):
         return branch
-    parts = [LINE_START] + [f"(?>.*?{s})" for s in middle]
-    tail = _trailing_negative_lookahead(last)
-    if tail is not None:
-        core, look = tail
+    lazy = f"{cls}*?"
+    parts = [anchor] + [f"(?>{lazy}{s})" for s in middle]
+    negative = _trailing_negative_lookahead(last, ".*") if cls == "[^\\n]" else None
+    positive = _trailing_lookahead(last, "(?=" + _gap_text(pieces, branch))
+    if negative is not None:
+        core, look = negative
         parts.append(f"(?>.*{core}){look}")
+    elif positive is not None:
+        core, look = positive
+        parts.append(f"(?>{lazy}{core}){look}")
     else:
-        parts.append(f".*?{last}")
+        parts.append(f"{lazy}{last}")
     return "".join(parts)
 
 
-def _trailing_negative_lookahead(segment: str) -> tuple[str, str] | None:
-    """``(core, "(?!.*X)")`` when ``segment`` is a fixed-width core ending in such a look-ahead."""
+#: A gap between segments: ``.*`` or a negated class, greedy or lazy, never possessive.
+_GAP = re.compile(r"\.\*\??|\[\^(?:\\.|[^\]\\])+\]\*\??")
+
+
+def _gap_of(branch: str) -> tuple[str, list[str]] | None:
+    """The branch's gap (as a class) and the segments between its top-level gaps; one kind of
+    gap per branch (``.*`` alone, or one negated class), else ``None``."""
+    tokens = _tokens(branch)
+    if tokens is None:
+        return None
+    top = {i for i, _c in tokens}
+    found: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(branch):
+        m = _GAP.match(branch, i)
+        if m and i in top and not branch[m.end() : m.end() + 1] in ("+", "*", "?", "{"):
+            if i == 0 or not _escaped(branch, i):
+                found.append((m.start(), m.end(), m.group(0).rstrip("?")))
+                i = m.end()
+                continue
+        if branch[i] == "\\":
+            i += 2
+        elif branch[i] == "[":
+            i = _skip_class(branch, i)
+        else:
+            i += 1
+    kinds = {g for _a, _b, g in found}
+    if len(kinds) > 1:
+        return None
+    if not found:
+        return "[^\\n]", [branch]
+    kind = kinds.pop()
+    cls = "[^\\n]" if kind == ".*" else kind[:-1]
+    pieces: list[str] = []
+    start = 0
+    for a, b, _g in found:
+        pieces.append(branch[start:a])
+        start = b
+    pieces.append(branch[start:])
+    return cls, pieces
+
+
+def _gap_text(pieces: list[str], branch: str) -> str:
+    """The gap as written (for a look-ahead that repeats it)."""
+    if len(pieces) < 2:
+        return ".*"
+    at = len(pieces[0])
+    m = _GAP.match(branch, at)
+    return m.group(0) if m else ".*"
+
+
+def _escaped(text: str, i: int) -> bool:
+    slashes = 0
+    while i - slashes - 1 >= 0 and text[i - slashes - 1] == "\\":
+        slashes += 1
+    return slashes % 2 == 1
+
+
+def _trailing_lookahead(segment: str, opener: str) -> tuple[str, str] | None:
+    """``(core, "(?=GAP…)")`` when ``segment`` is a fixed-width core ending in a look-ahead that
+    starts with the branch's own gap: the first core leaves the most room for it."""
     if not segment.endswith(")"):
         return None
     start = _matching_open(segment, len(segment) - 1)
-    if start is None or not segment.startswith("(?!.*", start):
+    if start is None or not segment.startswith(opener, start):
         return None
     core = segment[:start]
     if not core or not _fixed_width(core):
         return None
     return core, segment[start:]
+
+
+def _trailing_negative_lookahead(segment: str, gap: str) -> tuple[str, str] | None:
+    """``(core, "(?!.*X)")`` when ``segment`` is a fixed-width core ending in such a look-ahead."""
+    return _trailing_lookahead(segment, "(?!" + gap)
 
 
 _TRAILING_STAR = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[wWsSdD]|\.)\*$")
@@ -155,6 +223,8 @@ def _tokens(text: str) -> list[tuple[int, str]] | None:
             i += 2
             continue
         if c == "[":
+            if depth == 0:
+                out.append((i, c))
             i = _skip_class(text, i)
             continue
         if c == "(":

@@ -447,8 +447,9 @@ class _Ambiguity:
         if op in (c.ASSERT, c.ASSERT_NOT):
             direction, body = arg
             body = list(body)
-            if _is_line_start(op, direction, body):
-                return self._take(active, frozenset("\n"))
+            before = _not_preceded_by(op, direction, body, self.fold)
+            if before is not None:
+                return self._take(active, before)
             self.sequence(body, list(active), mult)  # runs once per attempt; never re-entered
             return active
         if _ATOMIC is not None and op is _ATOMIC:
@@ -509,16 +510,18 @@ def _dedupe(reps: list[_Rep]) -> list[_Rep]:
     return list(seen.values())
 
 
-def _is_line_start(op: Any, direction: int, body: list[tuple[Any, Any]]) -> bool:
-    """``(?<![^\\n])``: the rewriter's "at the start of a line"."""
-    if op is not sre_constants.ASSERT_NOT or direction != -1 or len(body) != 1:
-        return False
+def _not_preceded_by(
+    op: Any, direction: int, body: list[tuple[Any, Any]], fold: bool
+) -> frozenset[str] | None:
+    """For ``(?<![^\\n])`` (the rewriter's "where a run of the gap's characters starts"), the
+    characters that must stand just before; ``None`` for any other look-around."""
+    c = sre_constants
+    if op is not c.ASSERT_NOT or direction != -1 or len(body) != 1:
+        return None
     kind, arg = body[0]
-    if kind is sre_constants.NOT_LITERAL:
-        return bool(arg == 10)
-    if kind is sre_constants.IN and len(arg) == 2:
-        return bool(arg[0][0] is sre_constants.NEGATE and arg[1] == (sre_constants.LITERAL, 10))
-    return False
+    if kind not in (c.LITERAL, c.NOT_LITERAL, c.IN):
+        return None
+    return _ALL - _chars_of(kind, arg, fold)
 
 
 def _chars_of(op: Any, arg: Any, fold: bool) -> frozenset[str]:
