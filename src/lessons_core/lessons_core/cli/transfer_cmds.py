@@ -70,6 +70,15 @@ def import_(source: str, partial: bool) -> None:
     name = "<stdin>" if source == "-" else source
     text = jsonl.read_text(source)
     lessons, report = parse_import(text, source=name, partial=partial)
+    from lessons_core.compiler.build import refusal_error, refusals
+
+    found = refusals(lessons)
+    if found and not partial:
+        raise refusal_error(found)
+    if found:
+        bad = {r.lesson_id for r in found}
+        lessons = [lesson for lesson in lessons if lesson.id not in bad]
+        report.rejected.extend(r.message() for r in found)
     with services.open_store() as store:
         import_lessons(store, lessons, report)
         merged, _ = outcomes.merge_rows(store, jsonl.statistics_lines(text))

@@ -239,6 +239,23 @@ def _rank_key(lesson: Lesson) -> tuple[int, float, str]:
     return (-lesson.priority, -lesson.confidence, lesson.id)
 
 
+def refusals(lessons: Iterable[Lesson]) -> list[Refusal]:
+    """What ``build`` would refuse among ``lessons`` (``add`` and ``import`` store none of it)."""
+    found: list[Refusal] = []
+    for lesson in lessons:
+        try:
+            compile_lesson(lesson)
+        except _Refused as exc:
+            found.append(exc.refusal)
+    return found
+
+
+def refusal_error(found: Sequence[Refusal]) -> LessonsError:
+    """One error naming every refused lesson, for ``add`` and ``import``."""
+    shown = "; ".join(r.message() for r in found)
+    return LessonsError(f"{len(found)} lesson(s) would be left out of the manifest: {shown}")
+
+
 class _Refused(Exception):
     def __init__(self, refusal: Refusal):
         super().__init__(refusal.message())

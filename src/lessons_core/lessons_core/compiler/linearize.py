@@ -119,7 +119,7 @@ def _gap_of(branch: str) -> tuple[str, list[str]] | None:
     i = 0
     while i < len(branch):
         m = _GAP.match(branch, i)
-        if m and i in top and not branch[m.end() : m.end() + 1] in ("+", "*", "?", "{"):
+        if m and i in top and branch[m.end() : m.end() + 1] not in ("+", "*", "?", "{"):
             if i == 0 or not _escaped(branch, i):
                 found.append((m.start(), m.end(), m.group(0).rstrip("?")))
                 i = m.end()
@@ -191,7 +191,7 @@ def _drop_trailing_star(branch: str) -> str:
         if not found or found.start() == 0:
             return branch
         head = branch[: found.start()]
-        if _tokens(head) is None or head.endswith("\\") and not head.endswith("\\\\"):
+        if _tokens(head) is None or (head.endswith("\\") and not head.endswith("\\\\")):
             return branch
         if found.group(0).startswith("[") and _skip_class(branch, found.start()) != len(branch) - 1:
             return branch

@@ -439,7 +439,9 @@ class _Ambiguity:
             branches = [list(b) for b in arg[1]]
             empty = [b for b in branches if _nullable(b)]
             if len(empty) >= 2 and any(_nullable_only(b) for b in empty):
-                raise _Refuse("alternatives that match the same text (each choice doubles the work)")
+                raise _Refuse(
+                    "alternatives that match the same text (each choice doubles the work)"
+                )
             merged: list[_Rep] = []
             for branch in branches:
                 merged.extend(self.sequence(branch, list(active), mult))
@@ -475,7 +477,9 @@ class _Ambiguity:
         if high == 0:
             return active
         if unbounded and _nullable(body):
-            raise _Refuse("a repeat of something that can match nothing (it can split a run in too many ways)")
+            raise _Refuse(
+                "a repeat of something that can match nothing (it can split a run in too many ways)"
+            )
         chars = _chars_in(body, self.fold)
         if high >= 2:
             power, factor = (1, 1) if unbounded else (0, high + 1)
@@ -492,7 +496,9 @@ class _Ambiguity:
                     f"{power})"
                 )
             if factor > MAX_BOUNDED_FACTOR:
-                raise _Refuse(f"bounded repeats that can trade characters multiply to {factor} ways")
+                raise _Refuse(
+                    f"bounded repeats that can trade characters multiply to {factor} ways"
+                )
             self.sequence(body, [], inner_mult)
             after = active if low == 0 else self._take(active, chars)
             possessive = _POSSESSIVE is not None and op is _POSSESSIVE
