@@ -7,6 +7,9 @@ import re
 import time
 
 import pytest
+from click.testing import CliRunner
+
+from lessons_core.cli.main import cli as lessons_cli
 
 from lessons_core.compiler.globs import glob_to_regex
 from lessons_core.compiler.probe import SUBJECT_LIMIT
@@ -99,7 +102,7 @@ def test_accepted_seed_patterns_run_in_bounded_time(shared_dir):
         for e in lesson[key]
     }
     accepted = [s for s in sources if check_pattern(s) is None]
-    assert len(accepted) >= len(sources) - 10
+    assert len(accepted) >= len(sources) * 3 // 4
     assert check_pattern(r"\bjq\b.*\belse\s+empty\b") is None  # rewritten, not refused
     slow = {s: _worst_ms(hot_source(s), _adversarial(s)) for s in accepted}
     assert max(slow.values()) <= BUDGET_MS * 4, max(slow.items(), key=lambda kv: kv[1])
@@ -115,6 +118,14 @@ def _lesson_json(pattern):
             "triggers": {"toolNames": ["Bash"], "commandPatterns": [pattern]},
         }
     )
+
+
+@pytest.fixture(name="cli")
+def fixture_cli(home):
+    def run(*args):
+        return CliRunner().invoke(lessons_cli, list(args), catch_exceptions=False)
+
+    return run
 
 
 def test_add_refuses_what_build_refuses(cli, tmp_path):
