@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core.compiler import globs, prefilter, programs, regex_safety, render
+from lessons_core.compiler import globs, linearize, prefilter, programs, regex_safety, render
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
@@ -337,8 +337,8 @@ def _anchored(source: str) -> str:
     flags = _LEADING_FLAGS.match(source)
     head = flags.group(0) if flags else ""
     rest = source[len(head) :]
-    if "|" not in rest:
-        return f"{head}^{rest}$"  # no alternation to hold together: leaves ``.*`` top-level
+    if len(linearize.top_level_split(rest, "|")) == 1:
+        return f"{head}^{rest}$"  # no alternation to hold together: ``.*`` stays top-level
     return f"{head}^(?:{rest})$"
 
 

@@ -25,6 +25,7 @@ A leading ``.*`` and a trailing ``.*`` change nothing for a yes/no search and ar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from lessons_core.compiler.prefilter import sre_parse
@@ -52,8 +53,9 @@ def hot_form(source: str) -> str:
         return source
     out: list[str] = []
     changed = False
+    fold = bool(flags and "i" in flags.group(1))
     for branch in branches:
-        rewritten = _branch(branch)
+        rewritten = _branch(branch, fold)
         changed = changed or rewritten != branch
         out.append(rewritten)
     if not changed:
@@ -66,15 +68,19 @@ def hot_form(source: str) -> str:
     return result
 
 
-def _branch(branch: str) -> str:
+def _branch(branch: str, fold: bool) -> str:
     branch = _drop_trailing_star(branch)
     gap = _gap_of(branch)
     if gap is None:
         return branch
     cls, pieces = gap
     anchor = f"(?<!{cls})"
+
+    def fits(segment: str) -> bool:
+        return _fixed_width(segment) and _within(segment, cls, fold)
+
     if len(pieces) == 1:
-        tail = _trailing_negative_lookahead(branch, ".*")
+        tail = _trailing_negative_lookahead(branch, ".*", fits)
         if tail is None or cls != "[^\\n]":
             return branch
         core, look = tail
@@ -87,12 +93,12 @@ def _branch(branch: str) -> str:
     if len(segments) == 1:
         return segments[0] if segments[0] else branch
     *middle, last = segments
-    if not all(_fixed_width(s) for s in middle):
+    if not all(fits(s) for s in middle):
         return branch
     lazy = f"{cls}*?"
     parts = [anchor] + [f"(?>{lazy}{s})" for s in middle]
-    negative = _trailing_negative_lookahead(last, ".*") if cls == "[^\\n]" else None
-    positive = _trailing_lookahead(last, "(?=" + _gap_text(pieces, branch))
+    negative = _trailing_negative_lookahead(last, ".*", fits) if cls == "[^\\n]" else None
+    positive = _trailing_lookahead(last, "(?=" + _gap_text(pieces, branch), fits)
     if negative is not None:
         core, look = negative
         parts.append(f"(?>.*{core}){look}")
@@ -104,13 +110,13 @@ def _branch(branch: str) -> str:
     return "".join(parts)
 
 
-#: A gap between segments: ``.*`` or a negated class, greedy or lazy, never possessive.
-_GAP = re.compile(r"\.\*\??|\[\^(?:\\.|[^\]\\])+\]\*\??")
+#: A gap between segments: ``.*`` (greedy or lazy) or a lazy negated class, never possessive.
+_GAP = re.compile(r"\.[*+]\??|\[\^(?:\\.|[^\]\\])+\]\*\?")
 
 
 def _gap_of(branch: str) -> tuple[str, list[str]] | None:
-    """The branch's gap (as a class) and the segments between its top-level gaps; one kind of
-    gap per branch (``.*`` alone, or one negated class), else ``None``."""
+    """The branch's gap (as a class) and the segments between its top-level gaps: ``.*`` when
+    the branch has one, else a lazy negated class when only one is used; else ``None``."""
     tokens = _tokens(branch)
     if tokens is None:
         return None
@@ -121,7 +127,7 @@ def _gap_of(branch: str) -> tuple[str, list[str]] | None:
         m = _GAP.match(branch, i)
         if m and i in top and branch[m.end() : m.end() + 1] not in ("+", "*", "?", "{"):
             if i == 0 or not _escaped(branch, i):
-                found.append((m.start(), m.end(), m.group(0).rstrip("?")))
+                found.append((m.start(), m.end(), m.group(0).rstrip("?").replace("+", "*")))
                 i = m.end()
                 continue
         if branch[i] == "\\":
@@ -131,6 +137,9 @@ def _gap_of(branch: str) -> tuple[str, list[str]] | None:
         else:
             i += 1
     kinds = {g for _a, _b, g in found}
+    if ".*" in kinds:  # the line is the run; a class gap is then part of a segment
+        found = [f for f in found if f[2] == ".*"]
+        kinds = {".*"}
     if len(kinds) > 1:
         return None
     if not found:
@@ -140,7 +149,8 @@ def _gap_of(branch: str) -> tuple[str, list[str]] | None:
     pieces: list[str] = []
     start = 0
     for a, b, _g in found:
-        pieces.append(branch[start:a])
+        # ``.+`` is one character, then ``.*``: the character joins the segment before it.
+        pieces.append(branch[start:a] + ("." if branch[a + 1] == "+" else ""))
         start = b
     pieces.append(branch[start:])
     return cls, pieces
@@ -162,7 +172,9 @@ def _escaped(text: str, i: int) -> bool:
     return slashes % 2 == 1
 
 
-def _trailing_lookahead(segment: str, opener: str) -> tuple[str, str] | None:
+def _trailing_lookahead(
+    segment: str, opener: str, fits: Callable[[str], bool]
+) -> tuple[str, str] | None:
     """``(core, "(?=GAP…)")`` when ``segment`` is a fixed-width core ending in a look-ahead that
     starts with the branch's own gap: the first core leaves the most room for it."""
     if not segment.endswith(")"):
@@ -171,14 +183,30 @@ def _trailing_lookahead(segment: str, opener: str) -> tuple[str, str] | None:
     if start is None or not segment.startswith(opener, start):
         return None
     core = segment[:start]
-    if not core or not _fixed_width(core):
+    if not core or not fits(core):
         return None
     return core, segment[start:]
 
 
-def _trailing_negative_lookahead(segment: str, gap: str) -> tuple[str, str] | None:
-    """``(core, "(?!.*X)")`` when ``segment`` is a fixed-width core ending in such a look-ahead."""
-    return _trailing_lookahead(segment, "(?!" + gap)
+def _trailing_negative_lookahead(
+    segment: str, gap: str, fits: Callable[[str], bool]
+) -> tuple[str, str] | None:
+    """``(core, "(?!.*X)")`` when ``segment`` is a fitting core ending in such a look-ahead."""
+    return _trailing_lookahead(segment, "(?!" + gap, fits)
+
+
+def _within(segment: str, cls: str, fold: bool) -> bool:
+    """Every character ``segment`` can take is one the gap takes too. Otherwise two matches of
+    the segment that overlap can end on different sides of a character the gap cannot cross,
+    and the first match is no longer the one that leaves the most room."""
+    from lessons_core.compiler import regex_safety  # imports this module lazily
+
+    try:
+        taken = regex_safety.chars_in(list(sre_parse.parse(segment)), fold)
+        gap = regex_safety.chars_in(list(sre_parse.parse(cls)), fold)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return taken <= gap
 
 
 _TRAILING_STAR = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[wWsSdD]|\.)\*$")
@@ -240,37 +268,24 @@ def _tokens(text: str) -> list[tuple[int, str]] | None:
 
 
 def _split(text: str, sep: str) -> list[str] | None:
-    """``text`` split at its top-level ``|`` or greedy ``.*`` / ``.+`` (never inside a group or a
-    class); ``.+`` leaves its first ``.`` with the piece before it."""
+    """``text`` split at its top-level ``sep`` (never inside a group or a class); ``None`` when
+    the text is not balanced."""
     tokens = _tokens(text)
     if tokens is None:
         return None
     pieces: list[str] = []
     start = 0
-    if sep == "|":
-        for i, c in tokens:
-            if c == "|":
-                pieces.append(text[start:i])
-                start = i + 1
-        pieces.append(text[start:])
-        return pieces
-    at = {i for i, _c in tokens}
     for i, c in tokens:
-        if c != "." or i + 1 not in at or i < start:
-            continue
-        quant = text[i + 1]
-        if quant not in "*+":
-            continue
-        after = text[i + 2 : i + 3]
-        if after in ("?", "+", "*", "{"):
-            continue  # lazy or possessive: leave it alone
-        if quant == "*":
+        if c == sep:
             pieces.append(text[start:i])
-        else:
-            pieces.append(text[start : i + 1])
-        start = i + 2
+            start = i + 1
     pieces.append(text[start:])
     return pieces
+
+
+def top_level_split(text: str, sep: str) -> list[str]:
+    """``text`` split at its top-level ``sep``; unbalanced text is one piece."""
+    return _split(text, sep) or [text]
 
 
 def _skip_class(text: str, i: int) -> int:

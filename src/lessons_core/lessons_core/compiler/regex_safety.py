@@ -390,7 +390,7 @@ def check_ambiguity(source: str) -> str | None:
         return f"does not compile: {exc}"
     walker = _Ambiguity(bool(tree.state.flags & re.IGNORECASE), bool(tree.state.flags & re.M))
     try:
-        walker.sequence(list(tree), [_SEARCH], 1)
+        walker.sequence(list(tree), [_SEARCH], 1, tail=True)
     except _Refuse as exc:
         return str(exc)
     except RecursionError:
@@ -402,10 +402,15 @@ class _Ambiguity:
     def __init__(self, fold: bool, multiline: bool):
         self.fold = fold
         self.multiline = multiline
+        self.max_factor = 1
 
-    def sequence(self, items: list[tuple[Any, Any]], active: list[_Rep], mult: int) -> list[_Rep]:
-        for op, arg in items:
-            active = self.item(op, arg, active, mult)
+    def sequence(
+        self, items: list[tuple[Any, Any]], active: list[_Rep], mult: int, tail: bool = False
+    ) -> list[_Rep]:
+        """Walk ``items`` after the repeats ``active``; ``tail``: nothing follows them."""
+        last = len(items) - 1
+        for index, (op, arg) in enumerate(items):
+            active = self.item(op, arg, active, mult, tail and index == last)
         return active
 
     def _take(self, active: list[_Rep], chars: frozenset[str]) -> list[_Rep]:
@@ -416,7 +421,7 @@ class _Ambiguity:
                 out.append(kept)
         return out
 
-    def item(self, op: Any, arg: Any, active: list[_Rep], mult: int) -> list[_Rep]:
+    def item(self, op: Any, arg: Any, active: list[_Rep], mult: int, tail: bool) -> list[_Rep]:
         c = sre_constants
         if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
             return self._take(active, _chars_of(op, arg, self.fold))
@@ -432,7 +437,7 @@ class _Ambiguity:
             fold = self.fold
             self.fold = fold or bool(arg[1] & re.IGNORECASE)
             try:
-                return self.sequence(list(arg[3]), active, mult)
+                return self.sequence(list(arg[3]), active, mult, tail)
             finally:
                 self.fold = fold
         if op is c.BRANCH:
@@ -444,7 +449,7 @@ class _Ambiguity:
                 )
             merged: list[_Rep] = []
             for branch in branches:
-                merged.extend(self.sequence(branch, list(active), mult))
+                merged.extend(self.sequence(branch, list(active), mult, tail))
             return _dedupe(merged)
         if op in (c.ASSERT, c.ASSERT_NOT):
             direction, body = arg
@@ -455,10 +460,10 @@ class _Ambiguity:
             self.sequence(body, list(active), mult)  # runs once per attempt; never re-entered
             return active
         if _ATOMIC is not None and op is _ATOMIC:
-            inner = self.sequence(list(arg), list(active), mult)
+            inner = self.sequence(list(arg), list(active), mult, tail)
             return [rep for rep in inner if any(rep.chars is a.chars for a in active)]
         if op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
-            return self.repeat(op, arg, active, mult)
+            return self.repeat(op, arg, active, mult, tail)
         if op is c.GROUPREF:
             return self._take(active, _ALL)
         if op is c.GROUPREF_EXISTS:
@@ -469,44 +474,54 @@ class _Ambiguity:
             return _dedupe(out)
         return active
 
-    def repeat(self, op: Any, arg: Any, active: list[_Rep], mult: int) -> list[_Rep]:
+    def repeat(
+        self, op: Any, arg: Any, active: list[_Rep], mult: int, tail: bool
+    ) -> list[_Rep]:
         low, high, body = arg
         body = list(body)
-        unbounded = high == _MAXREPEAT or mult * high >= LARGE_REPEAT
-        inner_mult = LARGE_REPEAT if unbounded else max(1, mult * high)
         if high == 0:
             return active
-        if unbounded and _nullable(body):
+        unbounded = high == _MAXREPEAT
+        large = unbounded or mult * high >= LARGE_REPEAT
+        if large and _nullable(body):
             raise _Refuse(
                 "a repeat of something that can match nothing (it can split a run in too many ways)"
             )
-        chars = _chars_in(body, self.fold)
-        if high >= 2:
-            power, factor = (1, 1) if unbounded else (0, high + 1)
-            feeders = [rep for rep in active if rep.feeds(chars)]
-            if feeders:
-                best = max(feeders, key=lambda r: (r.power, r.factor))
-                power += best.power
-                factor *= best.factor
+        chars = chars_in(body, self.fold)
+        # The first pass through the body follows what came before; what it holds is judged
+        # there, and bounded choices inside a repeat multiply once per pass.
+        saved = self.max_factor
+        self.max_factor = 1
+        self.sequence(body, list(active), LARGE_REPEAT if large else max(1, mult * high), tail)
+        inner = self.max_factor
+        self.max_factor = saved
+        if inner > 1 and high >= 2:
+            total = inner ** min(high, 10)
+            if total > MAX_BOUNDED_FACTOR:
+                raise _Refuse(f"bounded repeats inside a repeat multiply to {total} ways")
+        if low == high:  # a fixed count chooses nothing: it only consumes
+            return active if low == 0 else self._take(active, chars)
+        power, factor = (1, 1) if unbounded else (0, high - low + 1)
+        feeders = [rep for rep in active if rep.feeds(chars)]
+        if feeders:
+            best = max(feeders, key=lambda r: (r.power, r.factor))
+            power += best.power
+            factor *= best.factor
+        if not tail:  # a repeat that ends the pattern is never backtracked into
             if power >= 2:
-                shown = "polynomial" if power < 4 else "high-degree polynomial"
                 raise _Refuse(
-                    f"{shown} backtracking: {power} repeats in a row can trade characters"
-                    " (run time grows like the subject's length to the power of "
-                    f"{power})"
+                    f"polynomial backtracking: {power} repeats in a row can trade characters"
+                    f" (time grows with the subject's length to the power {power} or more)"
                 )
             if factor > MAX_BOUNDED_FACTOR:
                 raise _Refuse(
                     f"bounded repeats that can trade characters multiply to {factor} ways"
                 )
-            self.sequence(body, [], inner_mult)
-            after = active if low == 0 else self._take(active, chars)
-            possessive = _POSSESSIVE is not None and op is _POSSESSIVE
-            if possessive:
-                return after
-            return [*after, _Rep(chars, power, factor, frozenset())]
-        out = self.sequence(body, list(active), inner_mult)
-        return _dedupe(out + active) if low == 0 else out
+        self.max_factor = max(self.max_factor, factor)
+        after = active if low == 0 else self._take(active, chars)
+        if _POSSESSIVE is not None and op is _POSSESSIVE:
+            return after
+        return [*after, _Rep(chars, power, factor, frozenset())]
 
 
 def _dedupe(reps: list[_Rep]) -> list[_Rep]:
@@ -541,7 +556,7 @@ def _chars_of(op: Any, arg: Any, fold: bool) -> frozenset[str]:
     return _fold(_class_members(arg), fold)
 
 
-def _chars_in(items: list[tuple[Any, Any]], fold: bool) -> frozenset[str]:
+def chars_in(items: list[tuple[Any, Any]], fold: bool) -> frozenset[str]:
     """Every character a match of ``items`` can consume (an over-estimate is safe)."""
     c = sre_constants
     out: set[str] = set()
@@ -549,14 +564,14 @@ def _chars_in(items: list[tuple[Any, Any]], fold: bool) -> frozenset[str]:
         if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
             out |= _chars_of(op, arg, fold)
         elif op is c.SUBPATTERN:
-            out |= _chars_in(list(arg[3]), fold or bool(arg[1] & re.IGNORECASE))
+            out |= chars_in(list(arg[3]), fold or bool(arg[1] & re.IGNORECASE))
         elif op is c.BRANCH:
             for branch in arg[1]:
-                out |= _chars_in(list(branch), fold)
+                out |= chars_in(list(branch), fold)
         elif op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
-            out |= _chars_in(list(arg[2]), fold)
+            out |= chars_in(list(arg[2]), fold)
         elif _ATOMIC is not None and op is _ATOMIC:
-            out |= _chars_in(list(arg), fold)
+            out |= chars_in(list(arg), fold)
         elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
             out |= _ALL
     return frozenset(out)
@@ -569,4 +584,4 @@ def _nullable(items: list[tuple[Any, Any]]) -> bool:
 def _nullable_only(items: list[tuple[Any, Any]]) -> bool:
     """True when ``items`` can match nothing but the empty string (``(?:|)`` after ``re``
     factors ``a|a`` into ``a(?:|)``)."""
-    return not _chars_in(items, False)
+    return not chars_in(items, False)
