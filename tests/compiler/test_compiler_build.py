@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +125,8 @@ def test_lesson_entry_texts_prefilters_and_globs():
             "written": r"\bpytest\b(?!.*-p no:cacheprovider)",
         }
     ]
-    assert entry["paths"][0]["source"] == r"(?:^|/)tests/[^/]*\.py$"  # a leading **/ is any boundary
+    # A leading **/ is "at any directory boundary", which (?:^|/) says already.
+    assert entry["paths"][0]["source"] == r"(?:^|/)tests/[^/]*\.py$"
     assert entry["paths"][0]["literal"] == "tests/"
     assert entry["models"] == [{"source": "(?i)claude", "literal": "claude", "fold": True}]
     assert entry["text"] == (

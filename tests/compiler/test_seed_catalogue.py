@@ -14,7 +14,6 @@ from lessons_core.cli.main import cli
 from lessons_core.hot import manifest as manifest_mod
 from lessons_core.hot import runner
 
-
 #: Seed lessons whose pattern backtracks polynomially even after the linear rewrite (see
 #: docs/patterns.md, rule 6): the import leaves them out, as the build would.
 SEED_REFUSED = (

@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from lessons_core.cli.main import cli as lessons_cli
-
 from lessons_core.compiler.globs import glob_to_regex
 from lessons_core.compiler.probe import SUBJECT_LIMIT
 from lessons_core.compiler.regex_safety import check_pattern, hot_source
@@ -56,9 +55,16 @@ def test_each_shape_is_refused_or_runs_in_bounded_time(name):
 
 @pytest.mark.parametrize(
     "source",
-    [SHAPES[k] for k in ("overlapping alternation, repeated by hand", "nested bounded repeats",
-                         "optional repeated then required", "adjacent overlapping classes",
-                         "quadratic email")],
+    [
+        SHAPES[k]
+        for k in (
+            "overlapping alternation, repeated by hand",
+            "nested bounded repeats",
+            "optional repeated then required",
+            "adjacent overlapping classes",
+            "quadratic email",
+        )
+    ],
 )
 def test_exponential_and_polynomial_shapes_are_refused(source):
     assert check_pattern(source) is not None

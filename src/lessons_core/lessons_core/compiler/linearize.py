@@ -25,10 +25,9 @@ A leading ``.*`` and a trailing ``.*`` change nothing for a yes/no search and ar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
-from lessons_core.compiler.prefilter import sre_parse
+from lessons_core.compiler.prefilter import sre_constants, sre_parse
 
 #: Prepended to every rewritten branch: the search may start only where a line starts.
 LINE_START = r"(?<![^\n])"
@@ -75,36 +74,58 @@ def _branch(branch: str, fold: bool) -> str:
         return branch
     cls, pieces = gap
     anchor = f"(?<!{cls})"
+    dot = cls == "[^\\n]"
 
-    def fits(segment: str) -> bool:
-        return _fixed_width(segment) and _within(segment, cls, fold)
+    def step(segment: str, scan: str) -> str | None:
+        """``segment`` found by ``scan`` once and for all, or ``None`` if that is not exact."""
+        if not _within(segment, cls, fold):
+            return None
+        if _fixed_width(segment):
+            return f"(?>{scan}{segment})"
+        if _non_overlapping(segment, fold):
+            return f"(?>{scan}(?={segment})){segment}"
+        return None
+
+    def at_last(core: str, look: str) -> str | None:
+        """``core`` then ``look`` (``(?!.*X)``), tried on the last match of ``core`` only."""
+        if _within(core, cls, fold) and _fixed_width(core):
+            return f"(?>.*{core}){look}"
+        if not _non_overlapping(core, fold):
+            return None
+        whole = f"(?>.*(?={core})){core}{look}"
+        if _within(core, cls, fold):
+            return whole
+        # The core can run on to the next line, where the look-ahead reads another line. Its
+        # last start on this line, with every end it has, covers a match that does; the last
+        # start of a match that stays on this line covers every match that does.
+        local = _on_one_line(core)
+        if local is None or not _within(local, cls, fold):
+            return None
+        return f"(?:{whole}|(?>.*(?={local})){local}{look})"
 
     if len(pieces) == 1:
-        tail = _trailing_negative_lookahead(branch, ".*", fits)
-        if tail is None or cls != "[^\\n]":
-            return branch
-        core, look = tail
-        return f"{anchor}(?>.*{core}){look}"
+        tail = _trailing_lookahead(branch, "(?!.*")
+        found = at_last(*tail) if tail is not None and dot else None
+        return branch if found is None else anchor + found
     segments = list(pieces)
-    if segments and segments[0] == "" and cls == "[^\\n]":
+    if segments and segments[0] == "" and dot:
         segments = segments[1:]  # a leading .* says nothing for a yes/no search
     while len(segments) > 1 and segments[-1] == "":
         segments = segments[:-1]  # nor does a trailing gap
     if len(segments) == 1:
         return segments[0] if segments[0] else branch
     *middle, last = segments
-    if not all(fits(s) for s in middle):
-        return branch
     lazy = f"{cls}*?"
-    parts = [anchor] + [f"(?>{lazy}{s})" for s in middle]
-    negative = _trailing_negative_lookahead(last, ".*", fits) if cls == "[^\\n]" else None
-    positive = _trailing_lookahead(last, "(?=" + _gap_text(pieces, branch), fits)
-    if negative is not None:
-        core, look = negative
-        parts.append(f"(?>.*{core}){look}")
-    elif positive is not None:
-        core, look = positive
-        parts.append(f"(?>{lazy}{core}){look}")
+    steps = [step(s, lazy) for s in middle]
+    if any(s is None for s in steps):
+        return branch
+    parts = [anchor, *(s for s in steps if s is not None)]
+    negative = _trailing_lookahead(last, "(?!.*") if dot else None
+    positive = _trailing_lookahead(last, "(?=" + _gap_text(pieces, branch))
+    if negative is not None and (found := at_last(*negative)) is not None:
+        parts.append(found)  # the last match leaves the least text after it
+    elif positive is not None and (found := step(positive[0], lazy)) is not None:
+        parts.append(found + positive[1])  # the first match leaves the most
     else:
         parts.append(f"{lazy}{last}")
     return "".join(parts)
@@ -125,11 +146,11 @@ def _gap_of(branch: str) -> tuple[str, list[str]] | None:
     i = 0
     while i < len(branch):
         m = _GAP.match(branch, i)
+        # A top-level position is never escaped (escapes are skipped while finding them).
         if m and i in top and branch[m.end() : m.end() + 1] not in ("+", "*", "?", "{"):
-            if i == 0 or not _escaped(branch, i):
-                found.append((m.start(), m.end(), m.group(0).rstrip("?").replace("+", "*")))
-                i = m.end()
-                continue
+            found.append((m.start(), m.end(), m.group(0).rstrip("?").replace("+", "*")))
+            i = m.end()
+            continue
         if branch[i] == "\\":
             i += 2
         elif branch[i] == "[":
@@ -165,34 +186,68 @@ def _gap_text(pieces: list[str], branch: str) -> str:
     return m.group(0) if m else ".*"
 
 
-def _escaped(text: str, i: int) -> bool:
-    slashes = 0
-    while i - slashes - 1 >= 0 and text[i - slashes - 1] == "\\":
-        slashes += 1
-    return slashes % 2 == 1
-
-
-def _trailing_lookahead(
-    segment: str, opener: str, fits: Callable[[str], bool]
-) -> tuple[str, str] | None:
-    """``(core, "(?=GAP…)")`` when ``segment`` is a fixed-width core ending in a look-ahead that
-    starts with the branch's own gap: the first core leaves the most room for it."""
+def _trailing_lookahead(segment: str, opener: str) -> tuple[str, str] | None:
+    """``(core, look)`` when ``segment`` ends in a look-ahead that starts with ``opener``."""
     if not segment.endswith(")"):
         return None
     start = _matching_open(segment, len(segment) - 1)
-    if start is None or not segment.startswith(opener, start):
+    if start is None or not segment.startswith(opener, start) or start == 0:
         return None
-    core = segment[:start]
-    if not core or not fits(core):
-        return None
-    return core, segment[start:]
+    return segment[:start], segment[start:]
 
 
-def _trailing_negative_lookahead(
-    segment: str, gap: str, fits: Callable[[str], bool]
-) -> tuple[str, str] | None:
-    """``(core, "(?!.*X)")`` when ``segment`` is a fitting core ending in such a look-ahead."""
-    return _trailing_lookahead(segment, "(?!" + gap, fits)
+def _non_overlapping(segment: str, fold: bool) -> bool:
+    """No match of ``segment`` can begin inside another: it starts with a literal character that
+    nothing after it can take. Then matches are ordered by their starts, so the first start
+    also has the first end and the last start the last end."""
+    from lessons_core.compiler import regex_safety  # imports this module lazily
+
+    try:
+        items = list(sre_parse.parse(segment))
+    except (re.error, RecursionError, OverflowError):
+        return False
+    c = sre_constants
+    while items and items[0][0] is c.AT:
+        items = items[1:]
+    if not items or items[0][0] is not c.LITERAL:
+        return False
+    first = {chr(items[0][1])}
+    if fold:
+        first |= {ch.lower() for ch in first} | {ch.upper() for ch in first}
+    return not (first & regex_safety.chars_in(items[1:], fold))
+
+
+#: Every ``\s`` character but the newline, for use inside a character class.
+_SPACE_NOT_NEWLINE = (
+    "\\t\\x0b\\x0c\\r \\x1c-\\x1f\\x85\\xa0\\u1680"
+    "\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+
+
+def _on_one_line(segment: str) -> str | None:
+    """``segment`` with every part that could take a newline made not to; ``None`` when that is
+    not done here (a caller checks the result with :func:`_within`)."""
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        c = segment[i]
+        if c == "\\":
+            two = segment[i : i + 2]
+            out.append({"\\s": "[^\\S\\n]", "\\D": "[^\\d\\n]", "\\W": "[^\\w\\n]"}.get(two, two))
+            i += 2
+            continue
+        if c == "[":
+            end = _skip_class(segment, i)
+            body = segment[i + 1 : end - 1]
+            if body.startswith("^"):
+                out.append("[^\\n" + body[1:] + "]")
+            else:
+                out.append("[" + body.replace("\\s", _SPACE_NOT_NEWLINE) + "]")
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _within(segment: str, cls: str, fold: bool) -> bool:

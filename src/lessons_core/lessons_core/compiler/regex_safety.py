@@ -474,9 +474,7 @@ class _Ambiguity:
             return _dedupe(out)
         return active
 
-    def repeat(
-        self, op: Any, arg: Any, active: list[_Rep], mult: int, tail: bool
-    ) -> list[_Rep]:
+    def repeat(self, op: Any, arg: Any, active: list[_Rep], mult: int, tail: bool) -> list[_Rep]:
         low, high, body = arg
         body = list(body)
         if high == 0:

@@ -31,7 +31,7 @@ from lessons_core.hot.executable import blank_quotes
 
 #: Characters of a command, content or path that patterns are matched against (the rest is not
 #: looked at). Must equal ``lessons_core.compiler.probe.SUBJECT_LIMIT``.
-SUBJECT_LIMIT = 65536
+SUBJECT_LIMIT = 32768
 
 _compiled: dict[str, object] = {}
 _programs: dict[str, object] = {}
