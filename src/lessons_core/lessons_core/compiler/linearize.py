@@ -106,7 +106,9 @@ def _branch(branch: str, fold: bool) -> str:
     if len(pieces) == 1:
         tail = _trailing_lookahead(branch, "(?!.*")
         found = at_last(*tail) if tail is not None and dot else None
-        return branch if found is None else anchor + found
+        if found is not None:
+            return anchor + found
+        return _first_then_lookahead(branch, fold) or branch
     segments = list(pieces)
     if segments and segments[0] == "" and dot:
         segments = segments[1:]  # a leading .* says nothing for a yes/no search
@@ -129,6 +131,52 @@ def _branch(branch: str, fold: bool) -> str:
     else:
         parts.append(f"{lazy}{last}")
     return "".join(parts)
+
+
+def _first_then_lookahead(branch: str, fold: bool) -> str | None:
+    """``core(?=G…)`` with ``G`` a gap (one look-ahead or several, each starting with the same
+    gap): the first ``core`` of a run of ``G``'s characters leaves the most room for them, so
+    it alone is tried."""
+    tail = _trailing_lookaheads(branch)
+    if tail is None:
+        return None
+    core, look, written = tail
+    cls = "[^\\n]" if written == ".*" else written[:-1]
+    anchor = f"(?<!{cls})"
+    if _within(core, cls, fold):
+        if _fixed_width(core):
+            return f"{anchor}(?>{cls}*?{core}){look}"
+        if _non_overlapping(core, fold):
+            return f"{anchor}(?>{cls}*?(?={core})){core}{look}"
+        return None
+    if cls != "[^\\n]" or not _non_overlapping(core, fold):
+        return None
+    # A core that can run on to the next line: only the last start of a line can, so that one is
+    # tried with every end it has, and the first start of a match that stays on the line.
+    local = _on_one_line(core)
+    if local is None or not _within(local, cls, fold):
+        return None
+    return f"{anchor}(?:(?>.*(?={core})){core}{look}|(?>[^\\n]*?(?={local})){local}{look})"
+
+
+def _trailing_lookaheads(branch: str) -> tuple[str, str, str] | None:
+    """``(core, looks, gap)`` when ``branch`` ends in positive look-aheads that all start with
+    the same gap (``.*`` or a lazy negated class)."""
+    core, looks, gap = branch, "", None
+    while True:
+        tail = _trailing_lookahead(core, "(?=")
+        if tail is None:
+            break
+        found = _GAP.match(tail[1], 3)
+        if found is None:
+            return None
+        written = found.group(0).rstrip("?").replace("+", "*")
+        if gap is not None and written != gap:
+            return None
+        core, looks, gap = tail[0], tail[1] + looks, written
+    if gap is None or not core:
+        return None
+    return core, looks, gap
 
 
 #: A gap between segments: ``.*`` (greedy or lazy) or a lazy negated class, never possessive.
