@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from lessons_core.compiler.build import _anchored
 from lessons_core.compiler.globs import glob_to_regex
 from lessons_core.compiler.probe import SUBJECT_LIMIT, _units, subjects
 from lessons_core.compiler.regex_safety import check_pattern, hot_source
@@ -89,6 +90,8 @@ def seed_patterns() -> list[str]:
             for entry in lesson[key]:
                 flags = "(?i)" if "i" in entry.get("flags", "") else ""
                 source = flags + entry["source"]
+                if key == "pathRegexSources":  # matched against the whole path, as imported
+                    source = _anchored(source)
                 if source not in found:
                     found.append(source)
     return found
