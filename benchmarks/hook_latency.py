@@ -94,7 +94,11 @@ def _seed_catalogue(home: Path) -> bool:
         return False
     env = _env(home, home / "state")
     subprocess.run(
-        [_bin("lessons"), "import", str(SEED)], env=env, check=True, stdout=subprocess.DEVNULL
+        [_bin("lessons"), "import", "--partial", str(SEED)],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     subprocess.run([_bin("lessons"), "build"], env=env, check=False, stdout=subprocess.DEVNULL)
     return True

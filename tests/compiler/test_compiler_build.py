@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +119,14 @@ def test_lesson_entry_texts_prefilters_and_globs():
     assert entry["scope"] == "github.com/acme/widgets"
     assert entry["commandTarget"] == "executable"
     assert entry["commands"] == [
-        {"source": r"\bpytest\b(?!.*-p no:cacheprovider)", "literal": "pytest"}
+        {
+            "source": r"(?<![^\n])(?>.*\bpytest\b)(?!.*-p no:cacheprovider)",
+            "literal": "pytest",
+            "written": r"\bpytest\b(?!.*-p no:cacheprovider)",
+        }
     ]
-    assert entry["paths"][0]["source"] == r"(?:^|/)(?:.*/)?tests/[^/]*\.py$"
+    # A leading **/ is "at any directory boundary", which (?:^|/) says already.
+    assert entry["paths"][0]["source"] == r"(?:^|/)tests/[^/]*\.py$"
     assert entry["paths"][0]["literal"] == "tests/"
     assert entry["models"] == [{"source": "(?i)claude", "literal": "claude", "fold": True}]
     assert entry["text"] == (
@@ -226,5 +232,10 @@ def test_path_regexes_match_the_whole_path():
     """Imported path regexes are anchored to the whole path, inline flags kept in front."""
     lesson = make_lesson(triggers=Triggers(tool_names=["Edit"], path_regexes=["(?i).*/[^/]*\\.sh"]))
     entry = compile_manifest([lesson], Config(), 1)[0]["lessons"][lesson.id]
-    assert entry["paths"][0]["source"] == "(?i)^(?:.*/[^/]*\\.sh)$"
+    written = "(?i)^.*/[^/]*\\.sh$"
+    assert entry["paths"][0]["written"] == written
+    assert entry["paths"][0]["source"] == r"(?i)(?<![^\n])(?>[^\n]*?^)[^\n]*?/[^/]*\.sh$"
+    for path, hit in [("/a/b/run.sh", True), ("/a/RUN.SH", True), ("/a/x.sh/y", False)]:
+        assert bool(re.search(entry["paths"][0]["source"], path)) is hit
+        assert bool(re.search(written, path)) is hit
     assert entry["paths"][0]["fold"] is True

@@ -22,21 +22,24 @@ REFUSED = {
     r"(?P<q>['\"])(?:x(?P=q))+": "back-reference",
     "[": "does not compile",
     "(?<=a+)b": "does not compile",
+    # Quadratic under search (rule 6): each took from 0.1 s to 3 s on 16 KB of their own text.
+    r"(?:^|/)(?:.*/)?alembic/versions/[^/]*\.py$": "polynomial",
+    "(a|b)*c": "polynomial",
+    r"[\w.-]+@[\w.-]+": "polynomial",
+    r"(\d+\.){3}\d+": "polynomial",
+    r"(?i)curl\s+[^|]*\|\s*(sh|bash)": "polynomial",
 }
 
 ACCEPTED = [
     r"\bpytest\b(?!.*--no-header)",
     r"\bgit\s+push\s+(-f|--force)\b",
-    r"(?:^|/)(?:.*/)?alembic/versions/[^/]*\.py$",
     "(foo|bar)+",
-    "(a|b)*c",
-    r"[\w.-]+@[\w.-]+",
     r"(?>a+)+",
+    r"(?:^|/)alembic/versions/[^/]*\.py$",
+    r"(?i)curl\b[^|]*?\|\s*(sh|bash)",
     "(a+)++",
     r"x{1,5}(y+)",
-    r"(\d+\.){3}\d+",
     r"npm (install|i) ",
-    r"(?i)curl\s+[^|]*\|\s*(sh|bash)",
 ]
 
 

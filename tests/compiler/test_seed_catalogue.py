@@ -14,14 +14,27 @@ from lessons_core.cli.main import cli
 from lessons_core.hot import manifest as manifest_mod
 from lessons_core.hot import runner
 
+#: Seed lessons whose pattern backtracks polynomially even after the linear rewrite (see
+#: docs/patterns.md, rule 6): the import leaves them out, as the build would.
+SEED_REFUSED = (
+    "never-let-code-inherit-the-interactive-m-5630",  # execFile\w*\(  (\w* after word chars)
+    "set-e-kills-bash-scripts-silently-on-any-bf06",  # -[a-zA-Z]*e[a-zA-Z]*
+    "git-stderr-redirected-to-devnull-silentl-1ec9",  # \$\(\s*git\b[^)]*2>
+    "cache-keys-must-include-enough-context-t-8430",  # /[^/]*cache[^/]*$
+    "persist-db-inserts-before-side-effects-r-a82f",  # /[^/]*repo[^/]*$
+    "block-bare-pytest-calls-always-require-t-a31f",  # python[0-9]*\s+...(?!.*--timeout)
+)
+
 
 @pytest.fixture(name="seeded")
 def fixture_seeded(shared_dir: Path, home: Path) -> dict:
     seed = shared_dir / "corpus" / "seed-lessons" / "lesson-manifest.json"
     if not seed.is_file():
         pytest.skip("the seed catalogue is not in the shared folder")
-    result = CliRunner().invoke(cli, ["import", str(seed)], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["import", str(seed), "--partial"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    for slug in SEED_REFUSED:
+        assert f"rejected: {slug}" in result.output
     result = CliRunner().invoke(cli, ["build", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     manifest_mod.clear_cache()
@@ -40,9 +53,9 @@ def _event(command: str) -> dict:
 
 
 def test_every_seed_lesson_compiles(seeded):
-    """No pattern of the catalogue is refused; all lessons above the floors are indexed."""
+    """What the import kept compiles; every kept lesson above the floors is indexed."""
     assert seeded["refused"] == []
-    assert seeded["lessons"] + seeded["belowFloors"] == 143
+    assert seeded["lessons"] + seeded["belowFloors"] == 143 - len(SEED_REFUSED)
     assert seeded["byTool"]["Bash"] > 50
     assert seeded["session"] > 20
 

@@ -105,7 +105,7 @@ def test_cache_and_json_decide_alike(home):
         make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": [r"\bgit\s+push\b"]}),
         make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": [r"(?P<x>npm)\s+ci"]}),
         make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["**/*.sql"]}),
-        make_lesson(triggers={"content_patterns": [r"\d+\.\d+"]}),
+        make_lesson(triggers={"content_patterns": [r"\b\d+\.\d+"]}),  # \d+ alone is quadratic
     ]
     install_manifest(home, *lessons)
     path, _ = _paths(home)

@@ -28,6 +28,7 @@ from lessons_core import installing
 from lessons_core.cli.common import user_errors
 from lessons_core.errors import LessonsError
 from lessons_core.hot import paths
+from lessons_core.models import Status
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 #: A hook answering slower than this is worth a look (the agents wait for it on every call).
@@ -159,6 +160,28 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
     return Finding("manifest", OK, detail, data=data)
 
 
+def _check_left_out(environ: Mapping[str, str]) -> Finding:
+    """Active lessons the manifest leaves out because a pattern is refused: they never fire."""
+    from lessons_core.compiler.build import refusals
+    from lessons_core.services import open_store
+
+    try:
+        with open_store(environ) as store:
+            found = refusals(store.list_lessons(status=Status.ACTIVE))
+    except Exception as exc:
+        return Finding("patterns", WARN, f"could not check the lessons' patterns: {exc}")
+    if not found:
+        return Finding("patterns", OK, "every active lesson's patterns are accepted")
+    shown = "; ".join(r.message() for r in found)
+    return Finding(
+        "patterns",
+        FAIL,
+        f"{len(found)} active lesson(s) left out of the manifest: {shown}",
+        "rewrite or remove them (`lessons build` lists the rule each breaks)",
+        {"refused": [r.lesson_id for r in found]},
+    )
+
+
 def _check_state(environ: Mapping[str, str]) -> Finding:
     """The hooks refuse a state dir others could write to; then nudges and dedup stop working."""
     from lessons_core.hot import dedup
@@ -271,6 +294,8 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
         findings.extend(_check_outcomes(env))
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
     findings.append(_check_manifest(home, revision, lessons))
+    if revision is not None:
+        findings.append(_check_left_out(env))
     findings.append(_check_state(env))
     skills = _check_skills(home)
     if skills is not None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import attrs
 import click
 
 from lessons_core.cli.common import json_line, rebuild, user_errors
@@ -36,6 +37,7 @@ def add(source: str, as_json: bool, partial: bool) -> None:
     parsed = jsonl.parse_lessons(jsonl.read_text(source), source=name, partial=partial)
     for why in parsed.rejected:
         click.secho(f"skipped: {why}", err=True, fg="yellow")
+    parsed = _without_refused(parsed, partial)
     with services.open_store() as store:
         known = {
             lesson.content_hash
@@ -52,6 +54,21 @@ def add(source: str, as_json: bool, partial: bool) -> None:
             click.echo(f"merged into {lesson.slug} ({lesson.id}): same content")
         else:
             click.echo(f"added {lesson.slug} ({lesson.id})")
+
+
+def _without_refused(parsed: Any, partial: bool) -> Any:
+    """``parsed`` less the lessons ``build`` would refuse: an error unless ``partial``."""
+    from lessons_core.compiler.build import refusal_error, refusals
+
+    found = refusals(lesson for _, lesson in parsed.lessons)
+    if not found:
+        return parsed
+    if not partial:
+        raise refusal_error(found)
+    for refusal in found:
+        click.secho(f"skipped: {refusal.message()}", err=True, fg="yellow")
+    bad = {r.lesson_id for r in found}
+    return attrs.evolve(parsed, lessons=[p for p in parsed.lessons if p[1].id not in bad])
 
 
 # -- list / show -------------------------------------------------------------------------------

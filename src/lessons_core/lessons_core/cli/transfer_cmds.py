@@ -81,6 +81,15 @@ def import_(source: str, partial: bool, on_conflict: str | None, as_json: bool) 
     name = "<stdin>" if source == "-" else source
     text = jsonl.read_text(source)
     lessons, report = parse_import(text, source=name, partial=partial)
+    from lessons_core.compiler.build import refusal_error, refusals
+
+    found = refusals(lessons)
+    if found and not partial:
+        raise refusal_error(found)
+    if found:
+        bad = {r.lesson_id for r in found}
+        lessons = [lesson for lesson in lessons if lesson.id not in bad]
+        report.rejected.extend(r.message() for r in found)
     interactive = source != "-" and sys.stdin.isatty() and sys.stdout.isatty()
     choice = on_conflict or ("ask" if interactive else "keep")
     if choice == "ask" and not interactive:

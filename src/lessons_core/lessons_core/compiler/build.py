@@ -41,7 +41,7 @@ from typing import Any
 import attrs
 
 from lessons_core import validate
-from lessons_core.compiler import globs, prefilter, programs, regex_safety, render
+from lessons_core.compiler import globs, linearize, prefilter, programs, regex_safety, render
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
@@ -300,6 +300,23 @@ def _rank_key(lesson: Lesson) -> tuple[int, float, str]:
     return (-lesson.priority, -lesson.confidence, lesson.id)
 
 
+def refusals(lessons: Iterable[Lesson]) -> list[Refusal]:
+    """What ``build`` would refuse among ``lessons`` (``add`` and ``import`` store none of it)."""
+    found: list[Refusal] = []
+    for lesson in lessons:
+        try:
+            compile_lesson(lesson)
+        except _Refused as exc:
+            found.append(exc.refusal)
+    return found
+
+
+def refusal_error(found: Sequence[Refusal]) -> LessonsError:
+    """One error naming every refused lesson, for ``add`` and ``import``."""
+    shown = "; ".join(r.message() for r in found)
+    return LessonsError(f"{len(found)} lesson(s) would be left out of the manifest: {shown}")
+
+
 class _Refused(Exception):
     def __init__(self, refusal: Refusal):
         super().__init__(refusal.message())
@@ -356,7 +373,10 @@ def _patterns(lesson: Lesson, field: str, sources: Sequence[str]) -> list[dict[s
         reason = regex_safety.check_pattern(source)
         if reason:
             raise _Refused(Refusal(lesson.id, lesson.slug, field, source, reason))
-        pattern: dict[str, Any] = {"source": source, "literal": prefilter.required_literal(source)}
+        hot = regex_safety.hot_source(source)
+        pattern: dict[str, Any] = {"source": hot, "literal": prefilter.required_literal(source)}
+        if hot != source:
+            pattern["written"] = source
         if pattern["literal"] and prefilter.folds_case(source):
             pattern["fold"] = True
         out.append(pattern)
@@ -378,6 +398,8 @@ def _anchored(source: str) -> str:
     flags = _LEADING_FLAGS.match(source)
     head = flags.group(0) if flags else ""
     rest = source[len(head) :]
+    if len(linearize.top_level_split(rest, "|")) == 1:
+        return f"{head}^{rest}$"  # no alternation to hold together: ``.*`` stays top-level
     return f"{head}^(?:{rest})$"
 
 

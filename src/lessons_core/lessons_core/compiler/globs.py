@@ -11,6 +11,13 @@ The hook process then runs a compiled regex instead of a glob engine. Rules:
   any directory boundary (``src/**/*.py`` matches ``/home/me/app/src/x/y.py``).
 
 Paths are compared with ``/`` separators (the hook turns Windows backslashes into ``/``).
+
+A run of ``**/`` is one ``**/`` (``**/**/x`` means ``**/x``). A glob with ``**/`` between other
+parts becomes a regex that ``re`` runs in linear time on any path: on each line, the first place
+where the part before a ``**/`` matches is taken once and for all (``(?>…)``, never re-entered),
+then the first place for the next part, because an earlier match always leaves at least as much
+room for the rest. ``src/**/test/**/*.py`` written the plain way costs the square of the path's
+length on a path repeating ``src/``; see docs/patterns.md.
 """
 
 from __future__ import annotations
@@ -29,15 +36,36 @@ def glob_to_regex(glob: str) -> str:
     if not glob:
         raise GlobError("empty path glob")
     text = glob.replace("\\", "/")
+    while "**/**/" in text:
+        text = text.replace("**/**/", "**/")
     body = _translate(text, 0, len(text), in_braces=False)[0]
-    if text.startswith("/"):
-        return "^" + body + "$"
     # Relative globs (with or without a "/") start at any directory boundary; for a bare
     # basename glob this is exactly "the file's name, in any directory".
-    return "(?:^|/)" + body + "$"
+    anchor = "^" if text.startswith("/") else "(?:^|/)"
+    pieces = body.split(_GLOBSTAR)
+    if pieces[0] == "" and anchor != "^":
+        pieces = pieces[1:]  # a leading **/ is "at any directory boundary" already
+        pieces[0] = pieces[0] if pieces else ""
+    if len(pieces) == 1 or _BRACED_SLASH.search(text):
+        return anchor + _ANY_DIRS.join(pieces) + "$"
+    head, *middle, last = pieces
+    parts = [_LINE_START, f"(?>.*?{anchor}{head})"]
+    parts += [f"(?>(?:.*?/)??{piece})" for piece in middle]
+    parts.append(f"{_ANY_DIRS}{last}$")
+    return "".join(parts)
+
+
+#: ``**/``: any number of directories, none included.
+_ANY_DIRS = "(?:.*/)?"
+#: Marks a top-level ``**/`` in a translation, to split it there.
+_GLOBSTAR = "\x00"
+_LINE_START = r"(?<![^\n])"
+#: Braces with a ``/`` inside make a part's width vary; such globs keep the plain translation.
+_BRACED_SLASH = re.compile(r"\{[^}]*/")
 
 
 def _translate(text: str, i: int, end: int, *, in_braces: bool) -> tuple[str, int]:
+    """``text[i:end]`` as a regex; a top-level ``**/`` is left as the ``_GLOBSTAR`` mark."""
     out: list[str] = []
     while i < end:
         c = text[i]
@@ -48,7 +76,7 @@ def _translate(text: str, i: int, end: int, *, in_braces: bool) -> tuple[str, in
                     j += 1
                 at_start = i == 0 or text[i - 1] in "/{,"
                 if at_start and j < end and text[j] == "/":
-                    out.append("(?:.*/)?")
+                    out.append(_ANY_DIRS if in_braces else _GLOBSTAR)
                     i = j + 1
                 else:
                     out.append(".*")

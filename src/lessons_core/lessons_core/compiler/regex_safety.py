@@ -49,17 +49,35 @@ class UnsafePatternError(LessonsError):
     """A pattern refused by the safety rules; the message names lesson, pattern and rule."""
 
 
-def check_pattern(source: str) -> str | None:
-    """Return why ``source`` is refused (invalid or unsafe), or ``None`` when it is accepted."""
+def check_pattern(source: str, *, measure: bool = True) -> str | None:
+    """Return why ``source`` is refused (invalid or unsafe), or ``None`` when it is accepted.
+
+    Rules 1-3 judge the pattern as written; rules 4-6 judge :func:`hot_source` (the form the
+    hook runs); ``measure`` then times that form on subjects made from its own text
+    (:mod:`lessons_core.compiler.probe`).
+    """
     try:
         compiled = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"does not compile: {exc}"
     tree = sre_parse.parse(source)
-    reason = _walk(list(tree), counting=False)
+    reason = _walk(list(tree), counting=False) or _check_alternations(source, compiled.flags)
     if reason:
         return reason
-    return _check_alternations(source, compiled.flags)
+    hot = hot_source(source)
+    reason = check_ambiguity(hot)
+    if reason or not measure:
+        return reason
+    from lessons_core.compiler.probe import probe
+
+    return probe(hot)
+
+
+def hot_source(source: str) -> str:
+    """The form of ``source`` the hook runs: ``.*`` chains rewritten to run in linear time."""
+    from lessons_core.compiler.linearize import hot_form
+
+    return hot_form(source)
 
 
 def ensure_safe(source: str, lesson: str, field: str) -> None:
@@ -72,7 +90,7 @@ def ensure_safe(source: str, lesson: str, field: str) -> None:
 # -- rules 1 and 3: walk the parsed tree --------------------------------------------------------
 
 
-def _counts(high: int) -> bool:
+def _counts(high: int) -> bool:  # rules 1-3 judge each repeat alone; rule 5 multiplies
     return high == _MAXREPEAT or high >= LARGE_REPEAT
 
 
@@ -301,3 +319,267 @@ def _fold(chars: set[str] | frozenset[str], fold: bool) -> frozenset[str]:
         out.add(ch.lower())
         out.add(ch.upper())
     return frozenset(out)
+
+
+# -- rules 4 to 6: ambiguity computed on the form the hook runs ----------------------------------
+#
+# A backtracking search costs, on a subject of length n, about n to the power of the longest
+# *chain* of repeats that can hand characters to one another: the search itself tries every
+# start (one power), and every unbounded repeat that can give back characters a later repeat
+# can take adds one more. ``\s*\s*x`` is cubic, ``\bjq\b.*\belse`` quadratic, ``.*/[^/]*``
+# linear after its leading ``.*`` is dropped (the ``/`` between them is a character the second
+# repeat cannot take). Two repeats chain when the characters they take overlap and every
+# character the pattern requires between them is one that both could take. Bounded repeats
+# (``{0,9}``) chain too but multiply by their bound rather than by n. Atomic groups, possessive
+# repeats and look-arounds are entered once per attempt but never re-entered by backtracking:
+# what is inside them chains with what came before, never with what comes after.
+
+#: The largest product of bounded repeats along one chain that is still accepted.
+MAX_BOUNDED_FACTOR = 1000
+
+
+class _Rep:
+    """One repeat that backtracking can still return to, and what it costs to get there."""
+
+    __slots__ = ("chars", "factor", "mids", "power")
+
+    def __init__(self, chars: frozenset[str], power: int, factor: int, mids: frozenset[Any]):
+        self.chars = chars
+        self.power = power
+        self.factor = factor
+        self.mids = mids
+
+    def after(self, taken: frozenset[str]) -> _Rep | None:
+        """This repeat once the pattern has required one character of ``taken``; ``None`` once
+        nothing it could give back can any longer reach a later repeat."""
+        if not (taken & self.chars):
+            return None
+        return _Rep(self.chars, self.power, self.factor, self.mids | {taken})
+
+    def feeds(self, chars: frozenset[str]) -> bool:
+        both = self.chars & chars
+        if not both:
+            return False
+        for mid in self.mids:
+            if mid is _BOUNDARY:  # a word boundary between them: both sides must be possible
+                if not (both & _WORD and both - _WORD):
+                    return False
+            elif not (mid & both):
+                return False
+        return True
+
+    def at_boundary(self) -> _Rep:
+        return _Rep(self.chars, self.power, self.factor, self.mids | {_BOUNDARY})
+
+
+_SEARCH = _Rep(_ALL, 1, 1, frozenset())
+_WORD = frozenset(p for p in _PROBES if re.match(r"\w", p))
+#: Stands, among the requirements between two repeats, for a ``\b``.
+_BOUNDARY: frozenset[str] = frozenset({"\\b"})
+
+
+class _Refuse(Exception):
+    pass
+
+
+def check_ambiguity(source: str) -> str | None:
+    """Rules 4-6 on ``source`` as the hook runs it: why it is refused, or ``None``."""
+    try:
+        tree = sre_parse.parse(source)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"does not compile: {exc}"
+    walker = _Ambiguity(bool(tree.state.flags & re.IGNORECASE), bool(tree.state.flags & re.M))
+    try:
+        walker.sequence(list(tree), [_SEARCH], 1, tail=True)
+    except _Refuse as exc:
+        return str(exc)
+    except RecursionError:
+        return "too deeply nested to analyse"
+    return None
+
+
+class _Ambiguity:
+    def __init__(self, fold: bool, multiline: bool):
+        self.fold = fold
+        self.multiline = multiline
+        self.max_factor = 1
+
+    def sequence(
+        self, items: list[tuple[Any, Any]], active: list[_Rep], mult: int, tail: bool = False
+    ) -> list[_Rep]:
+        """Walk ``items`` after the repeats ``active``; ``tail``: nothing follows them."""
+        last = len(items) - 1
+        for index, (op, arg) in enumerate(items):
+            active = self.item(op, arg, active, mult, tail and index == last)
+        return active
+
+    def _take(self, active: list[_Rep], chars: frozenset[str]) -> list[_Rep]:
+        out = []
+        for rep in active:
+            kept = rep.after(chars)
+            if kept is not None:
+                out.append(kept)
+        return out
+
+    def item(self, op: Any, arg: Any, active: list[_Rep], mult: int, tail: bool) -> list[_Rep]:
+        c = sre_constants
+        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+            return self._take(active, _chars_of(op, arg, self.fold))
+        if op is c.AT:
+            if arg in (c.AT_BEGINNING_STRING,) or (arg is c.AT_BEGINNING and not self.multiline):
+                return []  # one position only: nothing before it can hand anything on
+            if arg in (c.AT_BEGINNING, c.AT_BEGINNING_LINE):
+                return self._take(active, frozenset("\n"))
+            if arg is c.AT_BOUNDARY:
+                return [rep.at_boundary() for rep in active]
+            return active
+        if op is c.SUBPATTERN:
+            fold = self.fold
+            self.fold = fold or bool(arg[1] & re.IGNORECASE)
+            try:
+                return self.sequence(list(arg[3]), active, mult, tail)
+            finally:
+                self.fold = fold
+        if op is c.BRANCH:
+            branches = [list(b) for b in arg[1]]
+            empty = [b for b in branches if _nullable(b)]
+            if len(empty) >= 2 and any(_nullable_only(b) for b in empty):
+                raise _Refuse(
+                    "alternatives that match the same text (each choice doubles the work)"
+                )
+            merged: list[_Rep] = []
+            for branch in branches:
+                merged.extend(self.sequence(branch, list(active), mult, tail))
+            return _dedupe(merged)
+        if op in (c.ASSERT, c.ASSERT_NOT):
+            direction, body = arg
+            body = list(body)
+            before = _not_preceded_by(op, direction, body, self.fold)
+            if before is not None:
+                return self._take(active, before)
+            self.sequence(body, list(active), mult)  # runs once per attempt; never re-entered
+            return active
+        if _ATOMIC is not None and op is _ATOMIC:
+            inner = self.sequence(list(arg), list(active), mult, tail)
+            return [rep for rep in inner if any(rep.chars is a.chars for a in active)]
+        if op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
+            return self.repeat(op, arg, active, mult, tail)
+        if op is c.GROUPREF:
+            return self._take(active, _ALL)
+        if op is c.GROUPREF_EXISTS:
+            _group, yes, no = arg
+            out = self.sequence(list(yes), list(active), mult)
+            if no:
+                out += self.sequence(list(no), list(active), mult)
+            return _dedupe(out)
+        return active
+
+    def repeat(self, op: Any, arg: Any, active: list[_Rep], mult: int, tail: bool) -> list[_Rep]:
+        low, high, body = arg
+        body = list(body)
+        if high == 0:
+            return active
+        unbounded = high == _MAXREPEAT
+        large = unbounded or mult * high >= LARGE_REPEAT
+        if large and _nullable(body):
+            raise _Refuse(
+                "a repeat of something that can match nothing (it can split a run in too many ways)"
+            )
+        chars = chars_in(body, self.fold)
+        # The first pass through the body follows what came before; what it holds is judged
+        # there, and bounded choices inside a repeat multiply once per pass.
+        saved = self.max_factor
+        self.max_factor = 1
+        self.sequence(body, list(active), LARGE_REPEAT if large else max(1, mult * high), tail)
+        inner = self.max_factor
+        self.max_factor = saved
+        if inner > 1 and high >= 2:
+            total = inner ** min(high, 10)
+            if total > MAX_BOUNDED_FACTOR:
+                raise _Refuse(f"bounded repeats inside a repeat multiply to {total} ways")
+        if low == high:  # a fixed count chooses nothing: it only consumes
+            return active if low == 0 else self._take(active, chars)
+        power, factor = (1, 1) if unbounded else (0, high - low + 1)
+        feeders = [rep for rep in active if rep.feeds(chars)]
+        if feeders:
+            best = max(feeders, key=lambda r: (r.power, r.factor))
+            power += best.power
+            factor *= best.factor
+        if not tail:  # a repeat that ends the pattern is never backtracked into
+            if power >= 2:
+                raise _Refuse(
+                    f"polynomial backtracking: {power} repeats in a row can trade characters"
+                    f" (time grows with the subject's length to the power {power} or more)"
+                )
+            if factor > MAX_BOUNDED_FACTOR:
+                raise _Refuse(
+                    f"bounded repeats that can trade characters multiply to {factor} ways"
+                )
+        self.max_factor = max(self.max_factor, factor)
+        after = active if low == 0 else self._take(active, chars)
+        if _POSSESSIVE is not None and op is _POSSESSIVE:
+            return after
+        return [*after, _Rep(chars, power, factor, frozenset())]
+
+
+def _dedupe(reps: list[_Rep]) -> list[_Rep]:
+    seen: dict[tuple[int, int, int, frozenset[Any]], _Rep] = {}
+    for rep in reps:
+        seen.setdefault((id(rep.chars), rep.power, rep.factor, rep.mids), rep)
+    return list(seen.values())
+
+
+def _not_preceded_by(
+    op: Any, direction: int, body: list[tuple[Any, Any]], fold: bool
+) -> frozenset[str] | None:
+    """For ``(?<![^\\n])`` (the rewriter's "where a run of the gap's characters starts"), the
+    characters that must stand just before; ``None`` for any other look-around."""
+    c = sre_constants
+    if op is not c.ASSERT_NOT or direction != -1 or len(body) != 1:
+        return None
+    kind, arg = body[0]
+    if kind not in (c.LITERAL, c.NOT_LITERAL, c.IN):
+        return None
+    return _ALL - _chars_of(kind, arg, fold)
+
+
+def _chars_of(op: Any, arg: Any, fold: bool) -> frozenset[str]:
+    c = sre_constants
+    if op is c.LITERAL:
+        return _fold({chr(arg)}, fold)
+    if op is c.NOT_LITERAL:
+        return _ALL - _fold({chr(arg)}, fold)
+    if op is c.ANY:
+        return _ALL - {"\n"}
+    return _fold(_class_members(arg), fold)
+
+
+def chars_in(items: list[tuple[Any, Any]], fold: bool) -> frozenset[str]:
+    """Every character a match of ``items`` can consume (an over-estimate is safe)."""
+    c = sre_constants
+    out: set[str] = set()
+    for op, arg in items:
+        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+            out |= _chars_of(op, arg, fold)
+        elif op is c.SUBPATTERN:
+            out |= chars_in(list(arg[3]), fold or bool(arg[1] & re.IGNORECASE))
+        elif op is c.BRANCH:
+            for branch in arg[1]:
+                out |= chars_in(list(branch), fold)
+        elif op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
+            out |= chars_in(list(arg[2]), fold)
+        elif _ATOMIC is not None and op is _ATOMIC:
+            out |= chars_in(list(arg), fold)
+        elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
+            out |= _ALL
+    return frozenset(out)
+
+
+def _nullable(items: list[tuple[Any, Any]]) -> bool:
+    return _first(items, False)[1]
+
+
+def _nullable_only(items: list[tuple[Any, Any]]) -> bool:
+    """True when ``items`` can match nothing but the empty string (``(?:|)`` after ``re``
+    factors ``a|a`` into ``a(?:|)``)."""
+    return not chars_in(items, False)

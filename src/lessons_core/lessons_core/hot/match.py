@@ -19,11 +19,19 @@ required substrings occurs in the call's text, so a large catalogue costs one pa
 strings. Each pattern also carries its own lowercase ``literal`` (a substring, or a list of which
 one must occur); only patterns that pass it are compiled, once per process — from the program
 compiled at build time when the manifest's marshal copy has one, else with ``re``.
+
+Patterns see at most the first ``SUBJECT_LIMIT`` characters of a command, a content or a path:
+the compiler proves or measures every accepted pattern fast on subjects that long
+(``lessons_core.compiler.probe``), and a longer subject would void that bound.
 """
 
 import marshal
 
 from lessons_core.hot.executable import blank_quotes
+
+#: Characters of a command, content or path that patterns are matched against (the rest is not
+#: looked at). Must equal ``lessons_core.compiler.probe.SUBJECT_LIMIT``.
+SUBJECT_LIMIT = 32768
 
 _compiled: dict[str, object] = {}
 _programs: dict[str, object] = {}
@@ -74,8 +82,8 @@ class Subject:
         content = event.get("content")
         model = event.get("model")
         self.texts = {
-            "full": command if isinstance(command, str) else None,
-            "content": content if isinstance(content, str) else None,
+            "full": command[:SUBJECT_LIMIT] if isinstance(command, str) else None,
+            "content": content[:SUBJECT_LIMIT] if isinstance(content, str) else None,
             "model": model if isinstance(model, str) and model else None,
         }
         self._low = {}
@@ -118,7 +126,7 @@ class Subject:
         found = self.event.get("paths")
         if not isinstance(found, list):
             return ()
-        return [p for p in found if isinstance(p, str) and p]
+        return [p[:SUBJECT_LIMIT] for p in found if isinstance(p, str) and p]
 
     def project(self, environ=None):
         if self._project is False:

@@ -83,7 +83,7 @@ def rejection(candidate: Candidate) -> str | None:
         except re.error as exc:
             return f"trigger is not a valid regular expression ({exc})"
         unsafe = pattern_problem(trigger)
-        if unsafe:
+        if unsafe and candidate.tier != 1:
             return f"trigger would be refused by the manifest compiler: {unsafe}"
     return None
 
@@ -93,6 +93,24 @@ def prose_trigger(trigger: str) -> bool:
     A short word is left alone: ``ping localhost`` is a command."""
     trigger = trigger.strip()
     return bool(_GERUND.match(trigger)) and len(trigger.split(None, 1)[0]) >= 5
+
+
+def unsafe_trigger(candidate: Candidate) -> str | None:
+    """Why the compiler would refuse ``candidate``'s trigger; such a Tier 1 block waits for
+    review instead of going live (its text may have been copied from a file, unreviewed)."""
+    trigger = (candidate.trigger or "").strip()
+    if not trigger:
+        return None
+    if candidate.tool in _FILE_TOOLS:
+        try:
+            from lessons_core.compiler.globs import GlobError, glob_to_regex
+        except ImportError:  # pragma: no cover - the compiler ships with the core
+            return None
+        try:
+            trigger = glob_to_regex(trigger)
+        except GlobError as exc:
+            return str(exc)
+    return pattern_problem(trigger)
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -416,7 +434,7 @@ class Intake:
         stored = self.store.add_candidate(candidate)
         if stored.evidence != candidate.evidence and len(stored.evidence) > 1:
             return Outcome(DUPLICATE, stored, "merged into an equal candidate")
-        if stored.tier == 1:
+        if stored.tier == 1 and unsafe_trigger(stored) is None:
             try:
                 lesson = self.promote(stored)
             except LessonsError as exc:

@@ -190,13 +190,8 @@ def trigger_for(tool: str | None, trigger: str | None) -> str | None:
             re.compile(trigger)
         except re.error:
             return re.escape(trigger)
-        from lessons_core.scan.intake import pattern_problem
-
-        if pattern_problem(trigger) is None:
-            return trigger
-        # A regex the hook could backtrack on for seconds: keep the command words instead.
-        plain = _REGEX_SYNTAX.sub(" ", trigger).strip()
-        return triggers.command_trigger(plain) or re.escape(plain)
+        # Kept as written even when unsafe: intake then holds the block for review.
+        return trigger
     return triggers.command_trigger(trigger) or re.escape(trigger)
 
 

@@ -1,0 +1,163 @@
+"""Time a pattern on subjects made to be hard for it, and refuse it when it is slow.
+
+The structural rules (:mod:`lessons_core.compiler.regex_safety`) prove most patterns linear
+without running them; this probe is the measurement behind that proof. It runs the form the
+hook will run on subjects as long as the hook ever matches (:data:`SUBJECT_LIMIT`), built from
+the pattern's own alphabet: every literal run of the pattern and a member of every character
+class, repeated, alone and together, with and without a character the pattern never takes. A
+pattern that needs more than :data:`BUDGET_MS` on any of them is refused.
+
+Sizes grow from 1 KB, so a pattern that explodes does so on a short subject; a timer interrupts
+a search that runs past the limit when the probe runs on the main thread (the regex engine
+checks for signals as it goes).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from lessons_core.compiler.prefilter import sre_constants, sre_parse
+
+#: The hook matches the first this many characters of a command, content or path.
+SUBJECT_LIMIT = 32768
+#: The longest one search may take on a subject of ``SUBJECT_LIMIT`` characters.
+BUDGET_MS = 5.0
+_SIZES = (1024, 4096, SUBJECT_LIMIT)
+_BREAK = "\x01"
+_MAX_UNITS = 8
+
+
+class _Timeout(Exception):
+    pass
+
+
+@functools.lru_cache(maxsize=4096)
+def probe(source: str) -> str | None:
+    """Why ``source`` (as the hook runs it) is too slow, or ``None`` when every probe is fast."""
+    try:
+        rx = re.compile(source)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"does not compile: {exc}"
+    units = sorted(set(_units(source)), key=lambda u: (-len(u), u))[:_MAX_UNITS]
+    worst, subject = worst_case(rx, units)
+    if worst > BUDGET_MS:
+        return (
+            f"too slow: {worst:.1f} ms on a {len(subject)}-character subject made of its own "
+            f"text (limit {BUDGET_MS:g} ms)"
+        )
+    return None
+
+
+def worst_case(rx: re.Pattern[str], units: list[str]) -> tuple[float, str]:
+    """The slowest search of ``rx`` over the probe subjects, in ms, and that subject."""
+    worst = 0.0
+    worst_subject = ""
+    for size in _SIZES:
+        budget = BUDGET_MS * size / SUBJECT_LIMIT * 4 if size < SUBJECT_LIMIT else BUDGET_MS
+        for subject in subjects(units, size):
+            took = _time(rx, subject)
+            if took > budget:  # twice more, to rule out a busy moment
+                took = min(took, _time(rx, subject), _time(rx, subject))
+            if took > worst:
+                worst, worst_subject = took, subject
+            if took > budget:
+                return (took if size == SUBJECT_LIMIT else max(took, BUDGET_MS * 10)), subject
+    return worst, worst_subject
+
+
+def subjects(units: list[str], size: int) -> Iterator[str]:
+    """Subjects of ``size`` characters from ``units``: each alone, all in turn, with a break."""
+    whole = "".join(units) or "a"
+    shapes = [*units, whole, " ".join(units)]
+    for shape in shapes:
+        if not shape:
+            continue
+        count = max(1, size // len(shape))
+        yield (shape * count)[:size]
+        yield (shape * count)[: size - 1] + _BREAK
+
+
+def _time(rx: re.Pattern[str], subject: str) -> float:
+    limit = BUDGET_MS * 40 / 1000
+    armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    previous: Any = None
+    if armed:
+        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    start = time.thread_time()  # CPU time: a busy machine does not make a pattern slow
+    try:
+        rx.search(subject)
+    except _Timeout:
+        pass
+    finally:
+        took = (time.thread_time() - start) * 1000
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return took
+
+
+def _raise_timeout(_signum: int, _frame: Any) -> None:
+    raise _Timeout
+
+
+def _units(source: str) -> Iterator[str]:
+    """The pattern's alphabet: its literal runs and one member of each class."""
+    try:
+        tree = sre_parse.parse(source)
+    except (re.error, RecursionError):
+        return
+    yield from _walk(list(tree))
+
+
+def _walk(items: list[tuple[Any, Any]]) -> Iterator[str]:
+    c = sre_constants
+    run: list[str] = []
+    for op, arg in items:
+        if op is c.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            yield "".join(run)
+            run = []
+        if op is c.IN:
+            yield from _class_samples(arg)
+        elif op is c.NOT_LITERAL:
+            yield "a" if arg != ord("a") else "b"
+        elif op is c.ANY:
+            yield "a"
+        elif op is c.SUBPATTERN:
+            yield from _walk(list(arg[3]))
+        elif op is c.BRANCH:
+            for branch in arg[1]:
+                yield from _walk(list(branch))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
+            yield from _walk(list(arg[2]))
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            yield from _walk(list(arg[1]))
+        elif str(op) == "ATOMIC_GROUP":
+            yield from _walk(list(arg))
+    if run:
+        yield "".join(run)
+
+
+def _class_samples(items: list[tuple[Any, Any]]) -> Iterator[str]:
+    c = sre_constants
+    for op, arg in items:
+        if op is c.LITERAL:
+            yield chr(arg)
+        elif op is c.RANGE:
+            yield chr(arg[0])
+        elif op is c.CATEGORY:
+            name = str(arg)
+            yield {"CATEGORY_DIGIT": "0", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(
+                name, "-"
+            )
+        elif op is c.NEGATE:
+            yield "a"
