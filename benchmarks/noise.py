@@ -57,6 +57,7 @@ class Call:
         "agent",
         "call_id",
         "cwd",
+        "end",
         "failed",
         "name",
         "ok",
@@ -67,8 +68,18 @@ class Call:
     )
 
     def __init__(
-        self, agent: str, session: str, cwd: str, call_id: str, name: str, tool_input: Any
+        self,
+        agent: str,
+        session: str,
+        cwd: str,
+        call_id: str,
+        name: str,
+        tool_input: Any,
+        end: int | None = None,
     ) -> None:
+        #: Byte offset just past the call's line: the transcript as the agent had written it
+        #: when the call was made (``None``: a single-document transcript, used whole).
+        self.end = end
         self.agent = agent
         self.session = session
         self.cwd = cwd
@@ -85,17 +96,25 @@ class Call:
 
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    for _end, record in _lines_with_ends(path):
+        yield record
+
+
+def _lines_with_ends(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each JSON record of a JSONL file with the byte offset just past its line."""
+    end = 0
     with path.open("rb") as fh:
         for raw in fh:
+            end += len(raw)
             with contextlib.suppress(ValueError):
                 record = json.loads(raw)
                 if isinstance(record, dict):
-                    yield record
+                    yield end, record
 
 
 def claude_calls(path: Path) -> list[Call]:
     calls: list[Call] = []
-    for record in _lines(path):
+    for end, record in _lines_with_ends(path):
         if record.get("type") != "assistant":
             continue
         content = (record.get("message") or {}).get("content")
@@ -109,6 +128,7 @@ def claude_calls(path: Path) -> list[Call]:
                         part["id"],
                         str(part.get("name")),
                         part.get("input"),
+                        end,
                     )
                 )
     return calls
@@ -138,7 +158,7 @@ def _codex_command(name: str, arguments: Any) -> tuple[str, dict[str, Any]]:
 def codex_calls(path: Path) -> list[Call]:
     calls: list[Call] = []
     session, cwd = path.stem, "/"
-    for record in _lines(path):
+    for end, record in _lines_with_ends(path):
         payload = record.get("payload") if "payload" in record else record
         if not isinstance(payload, dict):
             continue
@@ -163,7 +183,7 @@ def codex_calls(path: Path) -> list[Call]:
         else:
             continue
         if payload.get("call_id"):
-            calls.append(Call("codex", session, cwd, payload["call_id"], name, tool_input))
+            calls.append(Call("codex", session, cwd, payload["call_id"], name, tool_input, end))
     return calls
 
 
@@ -305,6 +325,7 @@ class Round:
         self.injections = 0
         self.injections_on_failures = 0
         self.recall = 0
+        self.reinjections = 0
         self.denials = 0
         self.denials_of_working_calls = 0
         self.fired: dict[str, int] = {}
@@ -322,6 +343,7 @@ class Round:
             "injectionsPer100": round(self.injections * per100, 2),
             "injectionsOnFailingCalls": self.injections_on_failures,
             "recallInjections": self.recall,
+            "directiveReinjections": self.reinjections,
             "denials": self.denials,
             "denialsPer100": round(self.denials * per100, 2),
             "denialsOfCallsThatSucceeded": self.denials_of_working_calls,
@@ -347,10 +369,27 @@ def replay(
 
     adapters = {"claude": hot_claude, "codex": hot_codex, "gemini": hot_gemini}
     manifest_mod.clear_cache()
+    compiled = manifest_mod.load(environ=env).get("lessons", {})
+    scheduled = {
+        i for i, entry in compiled.items() if entry.get("type") in ("directive", "protocol")
+    }
     figures = Round()
-    for transcript, calls in transcripts:
+    grown = Path(env["LESSONS_HOME"]).parent / "replayed" / f"round-{round_no}"
+    grown.mkdir(parents=True, exist_ok=True)
+    for number, (transcript, calls) in enumerate(transcripts):
         relative = transcript.relative_to(corpus).as_posix()
+        # The hooks see the transcript as it stood at each call (it grows as the session goes
+        # on: directive re-injection measures that), so it is copied up to each call's line.
+        data = transcript.read_bytes()
+        copy = grown / f"{number:03d}-{transcript.name}"
+        copy.write_bytes(b"")
+        written = 0
         for call in calls:
+            if call.end is not None and call.end > written:
+                with copy.open("ab") as fh:
+                    fh.write(data[written : call.end])
+                written = call.end
+            seen_as = copy if call.end is not None else transcript
             call.session = f"{call.session}~r{round_no}"  # fresh sessions: dedup starts over
             figures.calls += 1
             figures.failing_calls += call.failed
@@ -358,7 +397,7 @@ def replay(
                 call.agent, {"calls": 0, "injections": 0, "denials": 0}
             )
             agent["calls"] += 1
-            for phase, payload in payloads(call, transcript):
+            for phase, payload in payloads(call, seen_as):
                 capture = Capture(adapters[call.agent])
                 runner.run(
                     capture,
@@ -384,11 +423,18 @@ def replay(
                     agent["denials"] += 1
                     figures.denials_of_working_calls += call.ok
                     break  # a denied call does not run: nothing comes after it
+                if all(lesson_id in scheduled for lesson_id in delivered):
+                    # Standing directives again as the transcript grew: scheduled per session,
+                    # not set off by the call they ride with.
+                    figures.reinjections += 1
+                    continue
                 figures.injections += 1
                 agent["injections"] += 1
                 figures.injections_on_failures += call.failed
                 figures.recall += phase == "after" and call.failed
             call.session = call.session.rsplit("~r", 1)[0]
+        with copy.open("ab") as fh:
+            fh.write(data[written:])  # whole again: the outcome loop judges against it
     return figures
 
 
@@ -519,7 +565,7 @@ def print_report(results: list[dict[str, Any]]) -> None:
         print(
             f"{'round':>5} {'calls':>6} {'inj':>5} {'inj/100':>8} {'on fail':>8} "
             f"{'recall':>6} {'deny':>5} {'deny/100':>8} {'deny ok':>8} {'lessons':>8} "
-            f"{'labelled':>9}"
+            f"{'labelled':>9} {'reinject':>8}"
         )
         for n, r in enumerate(res["rounds"]):
             print(
@@ -527,7 +573,8 @@ def print_report(results: list[dict[str, Any]]) -> None:
                 f"{r['injectionsOnFailingCalls']:>8} {r['recallInjections']:>6} "
                 f"{r['denials']:>5} {r['denialsPer100']:>8.2f} "
                 f"{r['denialsOfCallsThatSucceeded']:>8} {r['distinctLessons']:>8} "
-                f"{r['labelledFailuresReached']:>4}/{r['labelledReusableFailures']:<4}"
+                f"{r['labelledFailuresReached']:>4}/{r['labelledReusableFailures']:<4} "
+                f"{r['directiveReinjections']:>8}"
             )
             learned = r.get("learned")
             if learned:
@@ -556,7 +603,8 @@ def print_report(results: list[dict[str, Any]]) -> None:
     print(
         "\ninj = context delivered (hints, failure recall); on fail = of those, on a call that"
         " failed;\ndeny ok = denials of calls that in fact succeeded; labelled = reusable"
-        " failures (benchmarks/labels) a lesson reached"
+        " failures (benchmarks/labels) a lesson reached;\nreinject = standing directives"
+        " delivered again as a session's transcript grew (per session, not per call)"
     )
 
 

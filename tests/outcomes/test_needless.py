@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from outcome_support import MODULE_ERROR, PYTEST_LESSON, SESSION, ClaudeTranscript
 
@@ -188,3 +189,39 @@ def test_session_lessons_are_never_judged_noisy_or_never_fired(home: Path) -> No
             )
         summary = outcomes.summary(store)
     assert summary["noisy"] == [] and "oc-protocol" not in summary["neverFired"]
+
+
+def test_outcomes_never_push_a_lesson_below_the_floor(lesson_home: Path) -> None:
+    """A lesson whose mistake keeps recurring is about a live mistake: it stays compiled."""
+    from lessons_core.models import Config
+
+    floor = Config().min_confidence
+    with services.open_store() as store:
+        (lesson,) = [x for x in store.list_lessons() if x.id == "oc-venv-pytest"]
+        low = attrs.evolve(lesson, confidence=floor + 0.01)
+        store.update_lesson(low)
+        for n in range(6):
+            record(store, lesson.id, "recurred", n)
+        assert outcomes.adjust([low], store)[0].confidence < floor
+        assert outcomes.adjust([low], store, floor=floor)[0].confidence == floor
+        services.rebuild_manifest(store)
+    manifest_mod.clear_cache()
+    assert lesson.id in manifest_mod.load()["lessons"]
+
+
+def test_a_hint_on_a_call_the_user_turned_down_was_relevant(
+    lesson_home: Path, tmp_path: Path
+) -> None:
+    """A rejection never reaches a failure hook, so it must count: the mistake was live."""
+    t = ClaudeTranscript(tmp_path / "s.jsonl")
+    hook(t.path, "toolu_1", "pytest -q")
+    t.call("toolu_1", "pytest -q", iso(-30))
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected "
+        "(eg. if it was a file edit, the new_string was NOT written to the file). STOP what you "
+        "are doing and wait for the user to tell you how to proceed."
+    )
+    t.result("toolu_1", rejected, iso(-29), error=True)
+    t.call("toolu_2", ".venv/bin/python -m pytest -q", iso(-20))
+    t.result("toolu_2", "3 passed", iso(-19))
+    assert ingest(lesson_home).outcomes == {"prevented": 1}

@@ -250,16 +250,20 @@ def _maybe_rotate(path: Path, files: Mapping[str, int]) -> None:
 # -- transcripts ------------------------------------------------------------------------------
 
 
-def _parse_time(text: str | None) -> float | None:
+def parse_time(text: str | None) -> datetime | None:
+    """An ISO timestamp as an aware datetime (UTC when it names no zone), or ``None``."""
     if not text:
         return None
     try:
         stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    return stamp.timestamp()
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+
+
+def _parse_time(text: str | None) -> float | None:
+    stamp = parse_time(text)
+    return stamp.timestamp() if stamp is not None else None
 
 
 def find_transcripts(
@@ -410,8 +414,11 @@ def judge(
             if denying and event.failure is None:
                 # A denied call shows up as refused; this one ran and worked as it was.
                 return NEEDLESS
-            # The call the lesson came with: its own failure shows the mistake was live.
-            if event.is_mistake and (
+            # The call the lesson came with: its own failure shows the mistake was live, and so
+            # does the user turning it down (a rejection never reaches a failure hook).
+            if event.failure == ev.REJECTED:
+                live = True
+            elif event.is_mistake and (
                 (call is not None and probe.matches_call(call, environ))
                 or probe.matches_output(event.text)
             ):
@@ -748,7 +755,11 @@ def figures_or_none(store: Any) -> dict[str, LessonFigures] | None:
 
 
 def adjust(
-    lessons: Iterable[Lesson], store: Any, per: Mapping[str, LessonFigures] | None = None
+    lessons: Iterable[Lesson],
+    store: Any,
+    per: Mapping[str, LessonFigures] | None = None,
+    *,
+    floor: float = 0.0,
 ) -> list[Lesson]:
     """``lessons`` as the manifest should carry them after what their deliveries achieved.
 
@@ -758,6 +769,10 @@ def adjust(
     changes what the manifest says, so the adjustment follows the figures instead of
     compounding build after build, and stops as soon as the figures change. ``per`` are the
     figures when the caller has read them already.
+
+    Outcomes never push a lesson below the confidence ``floor`` of the manifest: one whose
+    mistake keeps recurring is about a live mistake, and dropping it would deliver nothing;
+    ``stats`` and ``doctor`` name it (failing to prevent) so that its text can be sharpened.
     """
     items = list(lessons)
     per = figures_or_none(store) if per is None else per
@@ -771,6 +786,8 @@ def adjust(
             continue
         changes: dict[str, Any] = {}
         value = round(min(1.0, max(0.0, lesson.confidence + confidence_delta(fig))), 4)
+        if lesson.confidence >= floor:
+            value = max(value, floor)
         if value != lesson.confidence:
             changes["confidence"] = value
         if fig.noisy and lesson.type not in _SESSION_TYPES:

@@ -112,7 +112,7 @@ def build(
         from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
 
         per = outcomes.figures_or_none(store)
-        lessons = outcomes.adjust(lessons, store, per)
+        lessons = outcomes.adjust(lessons, store, per, floor=config.min_confidence)
         resting = outcomes.failure_only(lessons, per)
         manifest, refused, warnings, skipped = compile_manifest(
             lessons, config, revision, failure_only=resting

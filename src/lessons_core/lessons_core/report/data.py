@@ -26,15 +26,7 @@ DAYS_MAX = 21
 WEEKS_MAX = 7 * 40
 
 
-def parse_time(text: str | None) -> datetime | None:
-    """An ISO timestamp as an aware datetime (UTC when it names no zone), or ``None``."""
-    if not text:
-        return None
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+parse_time = outcomes.parse_time
 
 
 def _zero() -> dict[str, int]:
