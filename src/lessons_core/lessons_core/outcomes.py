@@ -416,11 +416,13 @@ def judge(
                 return NEEDLESS
             # The call the lesson came with: its own failure shows the mistake was live, and so
             # does the user turning it down (a rejection never reaches a failure hook).
-            if event.failure == ev.REJECTED:
-                live = True
-            elif event.is_mistake and (
-                (call is not None and probe.matches_call(call, environ))
-                or probe.matches_output(event.text)
+            rejected = event.failure == ev.REJECTED
+            if rejected or (
+                event.is_mistake
+                and (
+                    (call is not None and probe.matches_call(call, environ))
+                    or probe.matches_output(event.text)
+                )
             ):
                 live = True
             continue
