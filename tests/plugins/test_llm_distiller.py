@@ -37,7 +37,7 @@ PYTEST_LESSON = {
     "installed in this environment, so pytest refused the unknown option.",
     "fix": "Check that pytest-timeout is installed (pip show pytest-timeout) before passing "
     "--timeout; otherwise run pytest without the flag.",
-    "trigger": {"executable": "pytest", "pattern": r"\bpytest\b[^|;&\n]*\s--timeout\b"},
+    "trigger": {"executable": "pytest", "pattern": r"\bpytest\b.*\s--timeout\b"},
     "confidence": 0.8,
 }
 NOT_REUSABLE = {
@@ -255,7 +255,7 @@ def test_deep_scan_sends_a_redacted_excerpt_and_proposes_the_models_lesson(setup
     assert model.requests[0]["response_format"]["type"] == "json_schema"
 
     # What became of the answers: the lesson as a pending Tier 4 candidate; the "not reusable"
-    # typo left nothing (neither a Tier 4 nor the heuristic's Tier 2 candidate).
+    # other finding left nothing (neither a Tier 4 nor the heuristic's Tier 2 candidate).
     found = candidates(setup)
     assert len(found) == 1, found
     (made,) = found

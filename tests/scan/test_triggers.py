@@ -15,7 +15,7 @@ from lessons_core.scan import triggers
         ("pytest tests/test_x.py -k slow", None, r"\bpytest\b"),
         ("cd /srv && python -m pytest -q", "uv run pytest", r"\bpytest\b"),
         ("uv run pytest -x", None, r"\bpytest\b"),
-        ("sudo FOO=1 npm run build", None, r"\bnpm\b[^|;&\n]*?\brun\b\s+\bbuild\b"),
+        ("sudo FOO=1 npm run build", None, r"\bnpm\b[^|;&\n]*?\brun\b \bbuild\b"),
         (
             "pip install --user requests",
             "pip install requests",

@@ -721,6 +721,8 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
     trigger = _trigger(finding)
+    if trigger is not None and call.command and not triggers.compiler_accepts(trigger):
+        trigger = None  # a shape the manifest compiler would refuse is no trigger at all
     if call.command and (trigger is None or triggers.is_bare_executable(trigger)):
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()

@@ -347,8 +347,10 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
     if shape.sub:
         # One bounded-by-segment gap, never a repeated group: the compiler refuses nested
         # repeats (they can backtrack for seconds in the hook).
+        # The subcommand's words are joined by one space, a fixed width: a variable one right
+        # after the gap could trade characters with it (polynomial, refused by the compiler).
         words = shape.sub.split()
-        pattern += _GAP + r"\s+".join(
+        pattern += _GAP + " ".join(
             [_word(words[0]), *(_escape(w) + r"\b" for w in words[1:-1]), _word(words[-1])]
             if len(words) > 1
             else [_word(words[0])]
@@ -456,13 +458,26 @@ def option_named(error: str, command: str) -> str | None:
 
 
 def with_flag(base: str, flag: str) -> str:
-    """``base`` (an executable/subcommand pattern) required to carry ``flag`` in its segment."""
-    return rf"{base}(?={_GAP}\s{_escape(flag)}(?:[\s=]|$))"
+    """``base`` (an executable/subcommand pattern) required to carry ``flag`` in its segment.
+
+    A subcommand of several words (``npm run build``) makes the segment-bounded form
+    polynomial for the compiler; it then takes the ``.*`` form, whose trailing look-ahead the
+    compiler rewrites to be tried once, on the first match.
+    """
+    bounded = rf"{base}(?={_GAP}\s{_escape(flag)}(?:[\s=]|$))"
+    if compiler_accepts(bounded):
+        return bounded
+    return rf"{base.replace(_GAP, '.*')}(?=.*\s{_escape(flag)}(?:[\s=]|$))"
 
 
 def without_flag(base: str, flag: str) -> str:
-    """``base`` in a segment that does not carry ``flag`` (what the fix added)."""
-    return rf"{base}(?!{_GAP}\s{_escape(flag)}(?:[\s=]|$))"
+    """``base`` on a command line that does not carry ``flag`` after it (what the fix added).
+
+    Written with ``.*`` rather than the segment-bounded gap: the compiler rewrites a trailing
+    ``(?!.*X)`` to be tried once, on the last match, while a gap before a negative look-ahead
+    would make the hook's search quadratic in the command's length (and is refused).
+    """
+    return rf"{base.replace(_GAP, '.*')}(?!.*\s{_escape(flag)}(?:[\s=]|$))"
 
 
 def anchored(pattern: str) -> str:
@@ -533,3 +548,11 @@ def top_level_cd(command: str) -> str | None:
                 return None
             return target
     return None
+
+
+def compiler_accepts(pattern: str) -> bool:
+    """Whether the manifest compiler's safety check (and its timing probe) accepts ``pattern``:
+    some combinations of the shapes above (a subcommand, then a flag's absence) are polynomial."""
+    from lessons_core.compiler.regex_safety import check_pattern
+
+    return check_pattern(pattern) is None
