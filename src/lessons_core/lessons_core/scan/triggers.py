@@ -550,9 +550,14 @@ def top_level_cd(command: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def compiler_accepts(pattern: str) -> bool:
-    """Whether the manifest compiler's safety check (and its timing probe) accepts ``pattern``:
-    some combinations of the shapes above (a subcommand, then a flag's absence) are polynomial."""
+    """Whether the manifest compiler's structural safety check accepts ``pattern``: some
+    combinations of the shapes above (a subcommand, then a flag's absence) are polynomial.
+
+    The timing probe is left to intake, which runs it once per candidate: here it would run
+    for every detection of a scan.
+    """
     from lessons_core.compiler.regex_safety import check_pattern
 
-    return check_pattern(pattern) is None
+    return check_pattern(pattern, measure=False) is None
