@@ -594,7 +594,8 @@ def status_of(
     )
 
 
-def _diff(path: Path, before: str | None, after: str | None) -> str:
+def settings_diff(path: Path, before: str | None, after: str | None) -> str:
+    """The unified diff an install or uninstall shows (``/dev/null`` for a missing side)."""
     lines = difflib.unified_diff(
         (before or "").splitlines(keepends=True),
         (after or "").splitlines(keepends=True),
@@ -617,7 +618,7 @@ def install_groups(
     merged = merge_groups(settings, groups, is_ours)
     changed = before is None or merged != settings
     after = dump_settings(merged) if changed else before
-    diff = _diff(path, before, after) if changed else ""
+    diff = settings_diff(path, before, after) if changed else ""
     if not changed or dry_run:
         return InstallResult(agent, path, changed, False, diff, after or "")
     bak = backup_once(path)
@@ -654,7 +655,7 @@ def uninstall_groups(
         after = backup_text
     else:
         after = dump_settings(stripped)
-    diff = _diff(path, before, after)
+    diff = settings_diff(path, before, after)
     result = InstallResult(
         agent,
         path,

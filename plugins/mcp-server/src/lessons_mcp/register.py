@@ -22,7 +22,6 @@ parsed with ``tomllib`` before it is written.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -268,14 +267,7 @@ def _write(
                 after = with_backup
         elif empty and not path.is_symlink():
             remove_file, after = True, None
-    diff = "".join(
-        difflib.unified_diff(
-            (before or "").splitlines(keepends=True),
-            (after or "").splitlines(keepends=True),
-            fromfile=f"{path} (before)" if before is not None else "/dev/null",
-            tofile=f"{path} (after)" if after is not None else "/dev/null",
-        )
-    )
+    diff = installing.settings_diff(path, before, after)
     result = installing.InstallResult(
         agent,
         path,
