@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from outcome_support import PYTEST_LESSON
+from outcome_support import PYTEST_LESSON, private_home
 
 from lessons_core import serde, services
 from lessons_core.hot import manifest as manifest_mod
@@ -15,17 +15,7 @@ from lessons_core.hot import manifest as manifest_mod
 @pytest.fixture(name="home")
 def fixture_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """LESSONS_HOME, LESSONS_STATE_DIR and HOME inside this test's tmp_path."""
-    home = tmp_path / "lessons-home"
-    home.mkdir()
-    monkeypatch.setenv("LESSONS_HOME", str(home))
-    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "user"))
-    (tmp_path / "user").mkdir()
-    monkeypatch.delenv("LESSONS_HOOK_LOG", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    manifest_mod.clear_cache()
-    yield home
-    manifest_mod.clear_cache()
+    yield from private_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture(name="lesson_home")

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from lessons_core.hot import manifest as manifest_mod
 
 SESSION = "9b1c2d3e-0000-4000-8000-00000000abcd"
 
@@ -65,3 +70,18 @@ class ClaudeTranscript:
     def say(self, text: str, when: str) -> None:
         self._line("assistant", {"id": f"m{self.n}", "role": "assistant", "content": [
             {"type": "text", "text": text}]}, when)  # fmt: skip
+
+
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """LESSONS_HOME, LESSONS_STATE_DIR and HOME inside this test's tmp_path (a fixture body)."""
+    home = tmp_path / "lessons-home"
+    home.mkdir()
+    monkeypatch.setenv("LESSONS_HOME", str(home))
+    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    (tmp_path / "user").mkdir()
+    monkeypatch.delenv("LESSONS_HOOK_LOG", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    manifest_mod.clear_cache()
+    yield home
+    manifest_mod.clear_cache()
