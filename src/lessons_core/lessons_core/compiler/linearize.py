@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
+from lessons_core.compiler.regex_safety import skip_class
 
 #: Prepended to every rewritten branch: the search may start only where a line starts.
 LINE_START = r"(?<![^\n])"
@@ -202,7 +203,7 @@ def _gap_of(branch: str) -> tuple[str, list[str]] | None:
         if branch[i] == "\\":
             i += 2
         elif branch[i] == "[":
-            i = _skip_class(branch, i)
+            i = skip_class(branch, i)
         else:
             i += 1
     kinds = {g for _a, _b, g in found}
@@ -285,7 +286,7 @@ def _on_one_line(segment: str) -> str | None:
             i += 2
             continue
         if c == "[":
-            end = _skip_class(segment, i)
+            end = skip_class(segment, i)
             body = segment[i + 1 : end - 1]
             if body.startswith("^"):
                 out.append("[^\\n" + body[1:] + "]")
@@ -324,7 +325,7 @@ def _drop_trailing_star(branch: str) -> str:
         head = branch[: found.start()]
         if _tokens(head) is None or (head.endswith("\\") and not head.endswith("\\\\")):
             return branch
-        if found.group(0).startswith("[") and _skip_class(branch, found.start()) != len(branch) - 1:
+        if found.group(0).startswith("[") and skip_class(branch, found.start()) != len(branch) - 1:
             return branch
         branch = head
 
@@ -356,7 +357,7 @@ def _tokens(text: str) -> list[tuple[int, str]] | None:
         if c == "[":
             if depth == 0:
                 out.append((i, c))
-            i = _skip_class(text, i)
+            i = skip_class(text, i)
             continue
         if c == "(":
             depth += 1
@@ -391,17 +392,6 @@ def top_level_split(text: str, sep: str) -> list[str]:
     return _split(text, sep) or [text]
 
 
-def _skip_class(text: str, i: int) -> int:
-    j = i + 1
-    if j < len(text) and text[j] == "^":
-        j += 1
-    if j < len(text) and text[j] == "]":
-        j += 1
-    while j < len(text) and text[j] != "]":
-        j += 2 if text[j] == "\\" else 1
-    return j + 1
-
-
 def _matching_open(text: str, close: int) -> int | None:
     """Where the group that ends at ``text[close]`` opens (top-level groups only)."""
     depth = 0
@@ -414,7 +404,7 @@ def _matching_open(text: str, close: int) -> int | None:
             i += 2
             continue
         if c == "[":
-            i = _skip_class(text, i)
+            i = skip_class(text, i)
             continue
         if c == "(":
             opened.append(i)

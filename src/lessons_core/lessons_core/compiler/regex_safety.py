@@ -163,7 +163,7 @@ def _repeated_alternations(source: str) -> list[tuple[list[str], int]]:
             i += 2
             continue
         if c == "[":
-            i = _skip_class(source, i)
+            i = skip_class(source, i)
             continue
         if c == "(":
             j, kind = _group_prefix(source, i)
@@ -188,7 +188,8 @@ def _repeated_alternations(source: str) -> list[tuple[list[str], int]]:
     return found
 
 
-def _skip_class(source: str, i: int) -> int:
+def skip_class(source: str, i: int) -> int:
+    """The index just past the character class that opens at ``source[i]`` (``[``)."""
     j = i + 1
     if j < len(source) and source[j] == "^":
         j += 1
