@@ -9,10 +9,15 @@ message_stop). The script decides by request content, never by call count:
 * a main-loop request with no tool_result yet gets one ``Bash`` call running ``command``;
 * after a tool_result: if it is an error (a hook's deny), ``retries`` is not used up and
   ``retry_after_deny`` is set, the same call is made again; otherwise the answer is "done".
+
+Every answer carries a message id of its own, as the real API's do: Claude Code groups the
+conversation by assistant message id when it compacts, and one id for every answer would make
+the whole conversation a single group it refuses to compact ("Not enough messages to compact").
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -52,6 +57,7 @@ def result_text(block: dict[str, Any]) -> str:
 class FakeAnthropic(FakeModelServer):
     def __init__(self, command: str, *, retry_after_deny: bool = False, retries: int = 1) -> None:
         super().__init__()
+        self._ids = itertools.count(1)
         self.command = command
         self.retry_after_deny = retry_after_deny
         self.retries = retries
@@ -97,6 +103,12 @@ class FakeAnthropic(FakeModelServer):
             "tool_use",
         )
 
+    def _tool(self, model: str, call_id: str, name: str, tool_input: dict[str, Any]) -> Reply:
+        """One ``name`` tool call with ``tool_input`` (streamed as Claude Code expects it)."""
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}
+        return self._stream(model, block, delta, "tool_use")
+
     def _text(self, model: str, text: str) -> Reply:
         return self._stream(
             model,
@@ -105,8 +117,7 @@ class FakeAnthropic(FakeModelServer):
             "end_turn",
         )
 
-    @staticmethod
-    def _stream(model: str, block: dict[str, Any], delta: dict[str, Any], stop: str) -> Reply:
+    def _stream(self, model: str, block: dict[str, Any], delta: dict[str, Any], stop: str) -> Reply:
         usage = {
             "input_tokens": 10,
             "output_tokens": 1,
@@ -114,7 +125,7 @@ class FakeAnthropic(FakeModelServer):
             "cache_read_input_tokens": 0,
         }
         message = {
-            "id": "msg_fake",
+            "id": f"msg_fake_{next(self._ids):03d}",
             "type": "message",
             "role": "assistant",
             "model": model,
