@@ -117,3 +117,42 @@ def test_lazy_state_finds_a_note_without_opening_the_state(state_dir):
         assert lazy.has_note("fails") is True
         assert lazy._state is False  # still unopened
         assert lazy.get() is not None and lazy.has_note("fails") is True
+
+
+def test_compaction_evidence_is_a_new_line_past_the_offset(tmp_path, monkeypatch):
+    """Only the marker at the start of a line written after the note's offset counts."""
+    chat = tmp_path / "chat.jsonl"
+    marker = '{"$set":{"sessionId":'
+    chat.write_text('{"$set":{"sessionId":"s"}}\n{"id":1}\n')
+    offset = chat.stat().st_size
+    confirm = {"path": str(chat), "offset": offset, "marker": marker}
+    assert handoff.compacted(confirm) is False  # the earlier line is not evidence
+    with chat.open("a") as out:
+        out.write('{"id":2,"content":"text {\\"$set\\":{\\"sessionId\\": inside"}\n')
+    assert handoff.compacted(confirm) is False  # inside a line is not a line of its own
+    # Across a read boundary.
+    monkeypatch.setattr(handoff, "_CHUNK", 7)
+    with chat.open("a") as out:
+        out.write('{"$set":{"sessionId":"s"}}\n')
+    assert handoff.compacted(confirm) is True
+    monkeypatch.setattr(handoff, "MAX_EVIDENCE_BYTES", 14)
+    assert handoff.compacted(confirm) is False  # beyond what is searched
+
+
+def test_compaction_evidence_refuses_odd_transcripts(tmp_path):
+    marker = '{"$set":{"sessionId":'
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("{}\n")
+    assert handoff.compacted({"path": str(chat), "offset": 999, "marker": marker}) is False
+    gone = str(tmp_path / "gone")
+    assert handoff.compacted({"path": gone, "offset": 0, "marker": marker}) is False
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert handoff.compacted({"path": str(fifo), "offset": 0, "marker": marker}) is False
+    for junk in (
+        None,
+        {},
+        {"path": str(chat), "offset": -1, "marker": marker},
+        {"path": str(chat), "offset": 0, "marker": ""},
+    ):
+        assert handoff.compacted(junk) is False

@@ -50,6 +50,11 @@ EVENTS = {
 
 SOURCES = frozenset(("startup", "resume", "clear"))
 
+#: The line Gemini CLI appends to the chat file when it starts a chat on a compressed history
+#: (and when it resumes one). ``PreCompress`` fires before every model turn, compressing or
+#: not, so this line past the note's offset is what shows a compression really happened.
+NEW_CHAT_LINE = '{"$set":{"sessionId":'
+
 _PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path", "directory")
 _CONTENT_KEYS = ("content", "new_string")
 _EXIT_CODE = LazyPattern(r"(?m)^Exit Code:\s*(-?\d+)\s*$")
@@ -75,6 +80,9 @@ def normalize(payload):
         event["late_handoff"] = True  # no SessionStart follows a compression
     elif kind == "stop":
         event["stop_active"] = payload.get("stop_hook_active") is True
+    elif kind == "pre_compact":
+        event["trigger"] = _text(payload.get("trigger"))
+        event["compaction_marker"] = NEW_CHAT_LINE
     elif kind == "pre_tool":
         _fill_tool(event, payload, cwd)
         event["deliver_hints"] = False

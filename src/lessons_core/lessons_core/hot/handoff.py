@@ -9,6 +9,13 @@ delivers the handoff once (claim ``handoff@<stamp>``) inside the session-start b
 ``SessionStart`` with ``source: compact`` on Claude Code and Codex; Gemini fires no
 ``SessionStart`` after compression, so there its next ``BeforeAgent`` or ``AfterTool`` does.
 
+Gemini CLI (0.61) fires ``PreCompress`` with ``trigger: auto`` before every model turn, before it
+has decided whether to compress, and almost always does not. So a Gemini note is only tentative
+(``confirm``: the transcript, its size then, and the line Gemini writes when it starts the
+compressed chat; the adapter names that line): the next event that can carry context looks for
+that line past the recorded size, and delivers (and re-arms) only when it is there; otherwise it
+drops the note. A session start drops a tentative note, since a resumed chat writes the same line.
+
 Standard library only; the note is small (at most ``MAX_ITEMS`` lessons per list).
 """
 
@@ -16,6 +23,7 @@ Standard library only; the note is small (at most ``MAX_ITEMS`` lessons per list
 # ruff: noqa: PTH116
 
 import os
+import stat
 import time
 
 HEADER = "Carried over from before this session's context was compacted:"
@@ -23,6 +31,9 @@ MAX_ITEMS = 12
 ITEM_BYTES = 240
 #: Share of the session-start budget the handoff may take (the rest is for the usual block).
 SHARE = 0.5
+#: How much of the transcript written since a tentative note is searched for the evidence.
+MAX_EVIDENCE_BYTES = 32 * 1024 * 1024
+_CHUNK = 256 * 1024
 
 
 def _short(manifest, lesson_id):
@@ -60,10 +71,23 @@ def collect(session, manifest):
     }
 
 
-def write(session, manifest, stats):
-    """Write the handoff at pre-compaction (nothing when the session had nothing to carry)."""
+def write(session, manifest, stats, confirm=None):
+    """Write the handoff at pre-compaction (nothing when the session had nothing to carry).
+
+    ``confirm`` (``{"path", "offset", "marker"}``) makes the note tentative: it is written even
+    when empty, because a confirmed compaction also re-arms, and it keeps the offset of a
+    tentative note still waiting, so evidence written in between is not skipped.
+    """
     note = collect(session, manifest)
-    if not (note["delivered"] or note["recalled"] or note["failures"]):
+    if confirm is not None:
+        old = session.read_note("handoff")
+        before = old.get("confirm") if isinstance(old, dict) else None
+        if isinstance(before, dict) and before.get("path") == confirm.get("path"):
+            offset = before.get("offset")
+            if isinstance(offset, int) and 0 <= offset < confirm["offset"]:
+                confirm = dict(confirm, offset=offset)
+        note["confirm"] = confirm
+    elif not (note["delivered"] or note["recalled"] or note["failures"]):
         session.drop_note("handoff")
         return
     try:
@@ -94,12 +118,17 @@ def render(note):
     return lines
 
 
-def take(session, budget, stats):
+def take(session, budget, stats, note=None):
     """The handoff text within ``budget`` bytes, once per compaction; ``None`` when none waits."""
-    note = session.read_note("handoff")
+    note = session.read_note("handoff") if note is None else note
     if not isinstance(note, dict) or not session.claim(f"handoff@{note.get('stamp')}"):
         return None
     session.drop_note("handoff")
+    return text_of(note, budget, stats)
+
+
+def text_of(note, budget, stats):
+    """The note as text within ``budget`` bytes (``None`` when it carries nothing)."""
     parts = [HEADER]
     used = len(HEADER.encode("utf-8"))
     for line in render(note):
@@ -110,6 +139,48 @@ def take(session, budget, stats):
         parts.append(line)
         used += size
     return "\n".join(parts) if len(parts) > 1 else None
+
+
+def compacted(confirm):
+    """Did the agent compact after the tentative note ``confirm`` was written?
+
+    True when the transcript holds the agent's new-chat line at the start of a line written past
+    the recorded offset. A transcript that is missing, not a regular file, or shorter than the
+    offset (rewritten) is no evidence.
+    """
+    if not isinstance(confirm, dict):
+        return False
+    path, offset, marker = confirm.get("path"), confirm.get("offset"), confirm.get("marker")
+    if not (isinstance(path, str) and path and isinstance(offset, int) and offset >= 0):
+        return False
+    if not isinstance(marker, str) or not marker:
+        return False
+    needle = b"\n" + marker.encode("utf-8")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size < offset:
+            return False
+        os.lseek(fd, offset, os.SEEK_SET)
+        tail = b"\n"  # the offset is where a line started
+        read = 0
+        while read < MAX_EVIDENCE_BYTES:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                return False
+            read += len(chunk)
+            data = tail + chunk
+            if needle in data:
+                return True
+            tail = data[-len(needle) :]
+        return False
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def pending(state):

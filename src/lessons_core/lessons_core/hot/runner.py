@@ -335,12 +335,37 @@ def _transcript_past_threshold(event, manifest):
 
 
 def _late_handoff(event, manifest, state, stats):
+    """The handoff for agents without a post-compaction session start (Gemini).
+
+    A tentative note (written before the agent knew whether it would compact) is delivered only
+    when the transcript shows the compaction; then the session is re-armed as at ``PreCompact``.
+    Without that evidence the note is dropped: the agent did not compact.
+    """
     from lessons_core.hot import handoff
 
     if not handoff.pending(state):
         return None
+    session = state.get()
+    note = session.read_note("handoff")
+    if not isinstance(note, dict):
+        return None
     budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
-    return handoff.take(state.get(), int(budget * handoff.SHARE), stats)
+    budget = int(budget * handoff.SHARE)
+    if "confirm" not in note:
+        return handoff.take(session, budget, stats, note)
+    if not handoff.compacted(note.get("confirm")):
+        session.drop_note("handoff")
+        stats["handoff"] = "no compaction"
+        return None
+    if not session.claim(f"handoff@{note.get('stamp')}"):
+        return None  # a parallel call delivers it
+    session.drop_note("handoff")
+    from lessons_core.hot import directives
+
+    rearm(session, manifest)
+    directives.after_compaction(session, event, manifest)
+    stats["compacted"] = True
+    return handoff.text_of(note, budget, stats)
 
 
 def tool_lessons(event, manifest, state, environ, stats):
@@ -535,7 +560,9 @@ def handle_session_start(event, manifest, state, environ, stats):
             carried = handoff.take(session, int(budget * handoff.SHARE), stats)
             session.claim("session")
             return session_block(event, manifest, environ, stats, carried)
-        elif source == "resume" and session.has("session"):
+        else:
+            _drop_tentative(session)
+        if source == "resume" and session.has("session"):
             return new_decision()  # the transcript already holds the block
         if source in (None, "startup"):
             from lessons_core.hot import dedup
@@ -543,6 +570,14 @@ def handle_session_start(event, manifest, state, environ, stats):
             dedup.prune(session.root)
         session.claim("session")
     return session_block(event, manifest, environ, stats)
+
+
+def _drop_tentative(session):
+    """A tentative handoff does not outlive its chat: a resumed chat writes the very line that
+    would confirm it."""
+    note = session.read_note("handoff")
+    if isinstance(note, dict) and "confirm" in note:
+        session.drop_note("handoff")
 
 
 def handle_subagent_start(event, manifest, state, environ, stats):
@@ -553,12 +588,23 @@ def handle_subagent_start(event, manifest, state, environ, stats):
 def handle_pre_compact(event, manifest, state, environ, stats):
     """Compaction is about to drop delivered lessons from the context: re-arm the important ones."""
     session = _state_of(state)
-    if session is not None:
-        from lessons_core.hot import directives, handoff
+    if session is None:
+        return new_decision()
+    from lessons_core.hot import directives, handoff
 
-        handoff.write(session, manifest, stats)
-        rearm(session, manifest)
-        directives.after_compaction(session, event, manifest)
+    marker = event.get("compaction_marker")
+    if marker:
+        # The agent may not compact at all (Gemini asks before every turn): a tentative note,
+        # settled by the next event that can carry context (see _late_handoff).
+        path = event.get("transcript_path")
+        size = directives.transcript_size(event)
+        if size is not None:
+            confirm = {"path": path, "offset": size, "marker": marker}
+            handoff.write(session, manifest, stats, confirm)
+        return new_decision()
+    handoff.write(session, manifest, stats)
+    rearm(session, manifest)
+    directives.after_compaction(session, event, manifest)
     return new_decision()
 
 
