@@ -5,8 +5,8 @@ that works, then one more call; the reminder to write a ``#lesson`` block must r
 last call's result. Directive re-injection is measured on the real transcript (a threshold of a
 few bytes, so the first call passes it). The end-of-turn reminder is armed by ``Stop`` without
 making Claude Code continue, and reaches the model with the next prompt of the resumed session.
-Compaction cannot be triggered in a short ``-p`` run; the handoff is tested through the hook
-process with captured payloads (tests/adapters/claude/test_long_session.py).
+Compaction and the handoff have their own module (test_compaction_e2e.py), sub-agents too
+(test_subagent_e2e.py).
 """
 
 from __future__ import annotations

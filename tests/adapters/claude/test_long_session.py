@@ -1,10 +1,10 @@
 """A long session through the real Claude Code hook process, with captured payload shapes.
 
-Compaction cannot be triggered in a short ``claude -p`` run, so the handoff is tested here with
-the payloads Claude Code sends (``PreCompact``, then ``SessionStart`` with ``source: compact``),
-together with directive re-injection as the transcript grows, the memory reminders (a failure
-nothing recalled, then fixed; the end of a turn after substantial work) and the sub-agent's own
-dedup record.
+The payloads are the shapes Claude Code sends (``PreCompact``, then ``SessionStart`` with
+``source: compact``; the real compaction is in tests/e2e/test_compaction_e2e.py), covering the
+handoff together with directive re-injection as the transcript grows, the memory reminders (a
+failure nothing recalled, then fixed; the end of a turn after substantial work) and the
+sub-agent's own dedup record.
 """
 
 from __future__ import annotations
