@@ -132,7 +132,7 @@ def test_edit_before_read_suggests_reading_first(script):
     script.file("Read", "/p/src/app.py", "1\tx = 1")
     script.file("Edit", "/p/src/app.py", "updated")
     candidate = _one(script)
-    assert candidate.tool is None and candidate.trigger is None
+    assert candidate.tool == "Edit" and candidate.trigger is None
     assert candidate.error_lines == ("File has not been read yet.",)
     assert candidate.tags == ("tool:edit", "lang:python")
     assert candidate.summary == "Edit: read the file before changing it"
@@ -170,15 +170,15 @@ def test_edit_before_read_suggests_reading_first(script):
 def test_refusals_the_call_does_not_show_carry_only_their_own_words(
     script, tool, path, fixed, refusal, summary
 ):
-    """Stale or repeated text, or a relative path: no extension glob and no tool gate (either
-    would fire on nearly every call of the tool); the refusal's line, without the tool's echo of
-    the input (one repository's code), is what recall finds the lesson by."""
+    """Stale or repeated text, or a relative path: no extension glob (it would fire on nearly
+    every call of the tool); the refusal's line, without the tool's echo of the input (one
+    repository's code), is what recall finds the lesson by."""
     script.file(tool, path, refusal, failure=ev.VALIDATION)
     if tool == "Edit":
         script.file("Read", fixed, "1\tx = 1")
     script.file(tool, fixed, "updated")
     candidate = _one(script)
-    assert (candidate.tool, candidate.trigger) == (None, None)
+    assert (candidate.tool, candidate.trigger) == (tool, None)
     assert candidate.summary == summary
     (line,) = candidate.error_lines
     assert "String:" not in line and "tempfile" not in line and "const port" not in line

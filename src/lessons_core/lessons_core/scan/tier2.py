@@ -97,8 +97,9 @@ _TOOL_REFUSALS = frozenset(
 #: (a path glob cannot tell a relative path from an absolute one). Before the call runs nothing
 #: tells the wrong call from the many right ones, so a trigger on the tool or on the file's
 #: extension would fire on every edit of every ``.py`` file. Such a lesson is as narrow as its
-#: mistake only at the refusal itself: it carries no trigger and no tool gate, and comes back
-#: through failure-time recall, by the refusal's own words (its error line).
+#: mistake only at the refusal itself: it carries no trigger, the refusal's own words as its
+#: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
+#: lesson without a trigger no tool gate either).
 FAILURE_TIME_CLASSES = frozenset(
     {failures.NOT_READ, failures.STALE_TEXT, failures.AMBIGUOUS_TEXT, failures.RELATIVE_PATH}
 )
@@ -756,12 +757,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
-    gate = call.tool
     if _failure_time(finding):
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines
-        if lines:
-            gate = None  # recalled by its error line: a tool gate alone fires on every call
     head = _head(call)
     tool_name = call.tool or "call"
     if finding.rejected:
@@ -788,7 +786,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         id="",
         tier=2,
         agent=call.agent,
-        tool=gate,
+        tool=call.tool,
         trigger=trigger,
         mistake=mistake,
         fix=fixed,
