@@ -174,6 +174,25 @@ def test_file_tool_candidate_promotes_to_a_path_pattern(store):
     assert lesson.triggers.command_patterns == ()
 
 
+@pytest.mark.parametrize(
+    ("tier", "error_lines", "gate"),
+    [
+        (2, ("File has not been read yet.",), ()),  # detected, recalled by its error line
+        (4, ("File has not been read yet.",), ()),
+        (2, (), ("Edit",)),  # nothing to recall it by: the tool is all there is
+        (1, ("File has not been read yet.",), ("Edit",)),  # the agent chose the tool gate
+        (5, ("File has not been read yet.",), ("Edit",)),
+    ],
+)
+def test_a_detected_lesson_without_a_trigger_has_no_tool_gate(tier, error_lines, gate):
+    """A tool gate alone fires on every call of the tool: a detector's lesson whose mistake
+    the call does not show is left to failure-time recall instead."""
+    edit = attrs.evolve(_candidate(tool="Edit", trigger=None), tier=tier, error_lines=error_lines)
+    triggers = intake.to_lesson(edit).triggers
+    assert triggers.tool_names == gate
+    assert (triggers.command_patterns, triggers.path_patterns) == ((), ())
+
+
 def test_to_lesson_counts_evidence():
     """Provenance reflects every piece of evidence."""
     many = attrs.evolve(

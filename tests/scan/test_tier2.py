@@ -126,15 +126,83 @@ def test_weights_come_from_the_configuration(script):
 
 
 def test_edit_before_read_suggests_reading_first(script):
-    """File tools match on the file; a Read in between is the remedy."""
+    """A Read in between is the remedy; the lesson comes back with the refusal, not before
+    every Edit of a ``.py`` file (nothing in the call shows that the file was not read)."""
     script.file("Edit", "/p/src/app.py", "File has not been read yet.", failure=ev.VALIDATION)
     script.file("Read", "/p/src/app.py", "1\tx = 1")
     script.file("Edit", "/p/src/app.py", "updated")
     candidate = _one(script)
-    assert candidate.tool == "Edit"
-    assert candidate.trigger == "**/*.py"
+    assert candidate.tool == "Edit" and candidate.trigger is None
+    assert candidate.error_lines == ("File has not been read yet.",)
+    assert candidate.tags == ("tool:edit", "lang:python")
     assert candidate.summary == "Edit: read the file before changing it"
     assert candidate.fix.startswith("Read the file first, then repeat the Edit")
+
+
+@pytest.mark.parametrize(
+    ("tool", "path", "fixed", "refusal", "summary"),
+    [
+        (
+            "Edit",
+            "/p/src/app.js",
+            "/p/src/app.js",
+            "<tool_use_error>String to replace not found in file.\nString: "
+            "  const port = 8080;</tool_use_error>",
+            "Edit: copy the text to replace from the file as it is now",
+        ),
+        (
+            "Edit",
+            "/p/test/test_x.py",
+            "/p/test/test_x.py",
+            "<tool_use_error>Found 2 matches of the string to replace, but replace_all is false."
+            "\nString:         with tempfile.TemporaryDirectory() as d:</tool_use_error>",
+            "Edit: make the text to replace unique",
+        ),
+        (
+            "Glob",
+            ".",
+            "/p",
+            "Path must be absolute: .",
+            "Glob: give the tool an absolute path",
+        ),
+    ],
+)
+def test_refusals_the_call_does_not_show_carry_only_their_own_words(
+    script, tool, path, fixed, refusal, summary
+):
+    """Stale or repeated text, or a relative path: no extension glob (it would fire on nearly
+    every call of the tool); the refusal's line, without the tool's echo of the input (one
+    repository's code), is what recall finds the lesson by."""
+    script.file(tool, path, refusal, failure=ev.VALIDATION)
+    if tool == "Edit":
+        script.file("Read", fixed, "1\tx = 1")
+    script.file(tool, fixed, "updated")
+    candidate = _one(script)
+    assert (candidate.tool, candidate.trigger) == (tool, None)
+    assert candidate.summary == summary
+    (line,) = candidate.error_lines
+    assert "String:" not in line and "tempfile" not in line and "const port" not in line
+
+
+def test_a_file_tool_mistake_the_path_shows_keeps_its_path_trigger(script):
+    """Reading a directory: the path is what was wrong, so the lesson keeps a path trigger."""
+    script.file("Read", "/p/src/deep-manifest", "EISDIR: illegal operation on a directory")
+    script.events[-1] = ev.Event(
+        ev.TOOL_RESULT,
+        "claude",
+        session_id="s1",
+        project="/p",
+        file="/t/session.jsonl",
+        line=2,
+        offset=200,
+        tool="Read",
+        call_id="c1",
+        failure=ev.VALIDATION,
+        text="EISDIR: illegal operation on a directory, read",
+    )
+    script.file("Glob", "/p/src/deep-manifest", "a.py")
+    candidate = _one(script)
+    assert (candidate.tool, candidate.trigger) == ("Read", "**/deep-manifest")
 
 
 def test_probe_with_no_output_is_not_a_mistake(script):

@@ -97,7 +97,7 @@ def _trigger(answer: dict[str, Any], finding: Finding, heuristic: Candidate) -> 
     command = finding.call.command
     given = answer.get("trigger")
     if not command or not isinstance(given, dict):
-        return heuristic.trigger  # file tools keep their path glob
+        return heuristic.trigger  # file tools keep the heuristic's (a glob, or none: recalled)
     exe = given.get("executable")
     runs = {shape.exe for shape in triggers.shapes(command)}
     if not isinstance(exe, str) or not _EXECUTABLE.match(exe) or exe not in runs:

@@ -417,7 +417,8 @@ def _trigger_warning(lesson: Lesson) -> str | None:
     if t.tool_names and not has_patterns:
         tools = ", ".join(sorted(t.tool_names))
         return f"{name}: only a tool gate ({tools}): it fires on every call of that tool"
-    if not t.tool_names and not has_patterns:
+    if not t.tool_names and not has_patterns and not lesson.error_lines:
+        # With error lines it is a failure-time lesson: recall brings it back by them.
         return f"{name}: a {lesson.type} lesson with no tool or pattern trigger never fires"
     if lesson.type == LessonType.GUARD and not t.command_patterns and not has_patterns:
         return f"{name}: a guard without patterns denies every call"

@@ -209,8 +209,19 @@ def sessions_of(evidence: Iterable[Evidence]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(e.session_id for e in evidence if e.session_id))
 
 
+#: Tiers whose lessons the agent wrote itself (``#lesson`` blocks, the MCP server's ``record``):
+#: their tool gate is the author's choice.
+_AUTHORED_TIERS = frozenset({1, 5})
+
+
 def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
-    """The active lesson a candidate becomes when promoted."""
+    """The active lesson a candidate becomes when promoted.
+
+    A detected candidate (heuristics, plugins, a model) with no trigger and with error lines is
+    a failure-time lesson: nothing in the call showed its mistake, so it gets no tool gate either
+    (alone, that would fire on every call of the tool) and failure-time recall brings it back by
+    its error lines.
+    """
     tool = candidate.tool
     command_patterns: tuple[str, ...] = ()
     path_patterns: tuple[str, ...] = ()
@@ -219,6 +230,9 @@ def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
             path_patterns = (candidate.trigger,)
         else:
             command_patterns = (candidate.trigger,)
+    gated = bool(
+        candidate.trigger or candidate.tier in _AUTHORED_TIERS or not candidate.error_lines
+    )
     summary = candidate.summary or redact_head(candidate.mistake, 100)[:100]
     source = f"scan:tier{candidate.tier}" if candidate.tier <= 2 else f"plugin:{candidate.detector}"
     return Lesson(
@@ -228,7 +242,7 @@ def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
         mistake=candidate.mistake,
         remediation=candidate.fix,
         triggers=Triggers(
-            tool_names=(tool,) if tool else (),
+            tool_names=(tool,) if tool and gated else (),
             command_patterns=command_patterns,
             path_patterns=path_patterns,
         ),

@@ -92,6 +92,17 @@ _TOOL_REFUSALS = frozenset(
         failures.BAD_PARAMETERS,
     }
 )
+#: Refusals whose cause the call itself does not show: the file was not read yet in this
+#: session, it changed since, the text to replace occurs twice in it, or a path is relative
+#: (a path glob cannot tell a relative path from an absolute one). Before the call runs nothing
+#: tells the wrong call from the many right ones, so a trigger on the tool or on the file's
+#: extension would fire on every edit of every ``.py`` file. Such a lesson is as narrow as its
+#: mistake only at the refusal itself: it carries no trigger, the refusal's own words as its
+#: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
+#: lesson without a trigger no tool gate either).
+FAILURE_TIME_CLASSES = frozenset(
+    {failures.NOT_READ, failures.STALE_TEXT, failures.AMBIGUOUS_TEXT, failures.RELATIVE_PATH}
+)
 #: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
 #: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
 #: is another task, not a correction.
@@ -663,6 +674,8 @@ def _trigger(finding: Finding) -> str | None:
     """A pattern that fires on the wrong call and not on its fix (``None``: tool name only)."""
     call, fix, cls = finding.call, finding.fix, finding.cls
     assert fix is not None
+    if _failure_time(finding):
+        return None
     if not call.command:
         if call.paths and call.tool in _FILE_TOOLS:
             return triggers.path_trigger(call.paths[0])
@@ -717,6 +730,23 @@ def _trigger(finding: Finding) -> str | None:
     return None
 
 
+def _failure_time(finding: Finding) -> bool:
+    """Whether the finding is a tool's refusal the call does not show (see
+    :data:`FAILURE_TIME_CLASSES`): its lesson is recalled at the refusal, never before a call."""
+    cls = finding.cls
+    return not finding.call.command and cls is not None and cls.name in FAILURE_TIME_CLASSES
+
+
+def _refusal_lines(cls: MistakeClass, text: str) -> tuple[str, ...]:
+    """The line of a tool's refusal that states it, without the tool's echo of the input (the
+    text that was not found is one repository's code, not the mistake's words)."""
+    for raw in strip_tags(text).splitlines():
+        line = " ".join(raw.split())
+        if line and cls.pattern.search(line):
+            return (redact_head(line, 200)[:200],)
+    return ()
+
+
 def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
@@ -727,6 +757,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
+    if _failure_time(finding):
+        assert cls is not None
+        lines = _refusal_lines(cls, result.text) or lines
     head = _head(call)
     tool_name = call.tool or "call"
     if finding.rejected:
