@@ -86,6 +86,9 @@ def test_claude_calls_search_and_record_through_our_server(scratch: Scratch) -> 
             server,
             prompt="switch to main",
             extra=("--allowedTools", f"{SEARCH},{RECORD}"),
+            # Headless Claude Code may start its first request while MCP servers still
+            # connect; this makes it wait, so the tools are offered from the first turn.
+            env_extra={"MCP_CONNECTION_NONBLOCKING": "0"},
         )
     requests = server.main_requests()
     assert requests, "claude never asked the model"
