@@ -47,7 +47,7 @@ def contract_candidate(n: int = 0, **overrides: Any) -> Candidate:
     fields: dict[str, Any] = {
         "id": "",
         "tier": 2,
-        "agent": "claude",
+        "agent": "example",
         "tool": "Bash",
         "trigger": f"step{n}",
         "mistake": f"step {n} failed",

@@ -162,7 +162,7 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
 
 def _check_left_out(environ: Mapping[str, str]) -> Finding:
     """Active lessons the manifest leaves out because a pattern is refused: they never fire."""
-    from lessons_core.compiler.build import refusals
+    from lessons_core.compiler.entries import refusals
     from lessons_core.services import open_store
 
     try:
@@ -313,7 +313,7 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
                 "hooks",
                 WARN,
                 "no agent adapter installed",
-                "pip install 'lessons[claude]' (or codex, gemini)",
+                "pip install 'lessons[<agent>]' for the agent you use (or 'lessons[all]')",
             )
         )
     for name in sorted(known):

@@ -20,9 +20,9 @@ def find_transcripts(
 ) -> list[Path]:
     """Candidate transcripts of the delivery's session, best first.
 
-    The path the hook saw comes first. Codex and Gemini do not hand it to the hook, so files
-    under the agent's transcript roots whose names carry the session id (Codex) or its first
-    eight characters (Gemini) follow; the caller keeps the one whose events name the session.
+    The path the hook saw comes first. Not every agent hands it to the hook, so files under
+    the agent's transcript roots whose names carry the session (its adapter's
+    ``session_names``) follow; the caller keeps the one whose events name the session.
     """
     found: list[Path] = []
     if delivery.transcript:
@@ -33,9 +33,8 @@ def find_transcripts(
     roots = getattr(spec, "transcript_roots", None)
     if roots is None or not delivery.session_id:
         return found
-    names = [delivery.session_id]
-    if len(delivery.session_id) > 8:
-        names.append(delivery.session_id[:8])
+    naming = getattr(spec, "session_names", None)
+    names = list(naming(delivery.session_id)) if naming is not None else [delivery.session_id]
     for root in roots(environ):
         if not root.is_dir():
             continue

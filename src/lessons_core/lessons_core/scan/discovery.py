@@ -7,7 +7,7 @@ each would cost more than checking whether it changed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from lessons_core.errors import LessonsError
@@ -15,13 +15,6 @@ from lessons_core.logs import get_logger
 from lessons_core.specs import AgentSpec
 
 log = get_logger()
-
-_EXTENSIONS = {
-    "claude": (".jsonl",),
-    # The spring-2025 TypeScript CLI's single-document ``rollout-*.json`` is not read.
-    "codex": (".jsonl",),
-    "gemini": (".json", ".jsonl"),
-}
 
 
 def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[str]:
@@ -45,48 +38,39 @@ def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[str]:
                 continue
 
 
-def _wanted(agent: str, path: str) -> bool:
-    """Transcript files of an agent among everything under its root."""
-    name = path.rpartition(os.sep)[2]
-    if agent == "gemini":
-        return f"{os.sep}chats{os.sep}" in path and not name.startswith(("logs", "checkpoint"))
-    if agent == "codex":
-        return name.startswith("rollout-")
-    if agent == "claude":
-        return name != "journal.jsonl"
-    return True
+def sniff(path: Path, agents: Mapping[str, AgentSpec]) -> str | None:
+    """The installed agent that most likely wrote ``path`` (for explicit paths), or ``None``.
 
-
-def sniff(path: Path) -> str | None:
-    """Guess the agent that wrote a transcript from its first bytes (for explicit paths)."""
-    parts = set(path.parts)
-    if ".codex" in parts or path.name.startswith("rollout-"):
-        return "codex"
-    if ".gemini" in parts:
-        return "gemini"
-    if ".claude" in parts:
-        return "claude"
+    Each adapter's ``recognize`` judges the path first, and only when none claims it, the
+    file's first bytes: the most certain adapter wins (the first one on a tie).
+    """
+    judges = [(name, spec.recognize) for name, spec in agents.items() if spec.recognize]
+    best = _best(judges, path, None)
+    if best is not None:
+        return best
     try:
         with open(path, "rb") as fh:
             head = fh.read(8192)
     except OSError:
         return None
-    if b'"payload"' in head or b"session_meta" in head or b'"record_type"' in head:
-        return "codex"
-    if b'"projectHash"' in head or (path.suffix == ".json" and b'"messages"' in head):
-        return "gemini"
-    if path.suffix == ".json":
-        return None  # Claude Code writes JSONL only; a stray JSON file is not a transcript
-    if b'"sessionId"' in head or b'"parentUuid"' in head or b'"type":"user"' in head:
-        return "claude"
-    return None
+    return _best(judges, path, head)
+
+
+def _best(
+    judges: Sequence[tuple[str, Callable[[Path, bytes | None], int]]],
+    path: Path,
+    head: bytes | None,
+) -> str | None:
+    found, certainty = None, 0
+    for name, recognize in judges:
+        score = recognize(path, head)
+        if score > certainty:
+            found, certainty = name, score
+    return found
 
 
 def why_not(path: Path, agents: Mapping[str, AgentSpec]) -> str:
     """Why ``path``, named to ``lessons scan``, is not read as a transcript (for the message)."""
-    agent = sniff(path)
-    if agent is not None:
-        return f"a {agent} transcript, but the lessons-{agent} adapter is not installed"
     try:
         with open(path, "rb") as fh:
             head = fh.read(8192)
@@ -97,10 +81,16 @@ def why_not(path: Path, agents: Mapping[str, AgentSpec]) -> str:
     first = head.lstrip().splitlines()[0] if head.lstrip() else b""
     if not first.startswith((b"{", b"[")):
         return "not a transcript: not JSON Lines or JSON (the first line is not a JSON object)"
+    known = sorted((s for s in agents.values() if s.recognize is not None), key=lambda s: s.name)
+    if not known:
+        return "not a transcript of an installed agent: no agent adapter is installed"
+    titles = [spec.title for spec in known]
+    named = titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " or " + titles[-1]
+    marks = "; ".join(spec.marks for spec in known if spec.marks)
     return (
-        "not a transcript: JSON, but with none of the marks of a Claude Code, Codex CLI or "
-        "Gemini CLI transcript (sessionId or parentUuid; session_meta or payload; projectHash "
-        "or messages)"
+        f"not a transcript: JSON, but with none of the marks of a {named} transcript"
+        + (f" ({marks})" if marks else "")
+        + "; a transcript of another agent needs that agent's adapter installed"
     )
 
 
@@ -113,7 +103,7 @@ def _named(
     """The transcripts at one named path (a file, or every JSON/JSONL file under a folder)."""
     found: list[tuple[str, str]] = []
     if given.is_file():
-        agent = only or sniff(given)
+        agent = only or sniff(given, agents)
         if agent is not None and agent in agents:
             # The scan state is keyed by the file, not by how it was named: a relative path,
             # a symlink or ``..`` must not make a read file new again.
@@ -123,7 +113,7 @@ def _named(
         return found
     files = sorted(p for ext in (".jsonl", ".json") for p in given.rglob(f"*{ext}"))
     for file in files:
-        agent = only or sniff(file)
+        agent = only or sniff(file, agents)
         if agent is not None and agent in agents:
             found.append((agent, os.path.realpath(file)))
     if not found and skipped is not None:
@@ -165,8 +155,9 @@ def discover(
             if not root.is_dir():
                 continue
             root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
-            exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
-            found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
+            wanted = spec.is_transcript
+            paths_under = sorted(_walk(root, spec.transcript_extensions))
+            found.extend((name, p) for p in paths_under if wanted is None or wanted(p))
     if extra:
         seen = {os.path.realpath(p) for _, p in found}
         for entry in extra:

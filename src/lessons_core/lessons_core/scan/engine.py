@@ -68,7 +68,7 @@ class Scanner:
         self.intake = Intake(store, config, dedup=dedup, home=home_dir)
         self.report = committing.Report()
         self.workers = workers
-        self.planner = planning.Planner(store)
+        self.planner = planning.Planner(store, agents)
         self.committer = committing.Committer(store, self.intake, self.report)
 
     @property

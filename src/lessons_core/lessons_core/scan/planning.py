@@ -5,8 +5,8 @@ the size, mtime and inode seen then, and a little context. A file whose size, mt
 unchanged is not even opened. A grown file is read from a short way before the old offset (the
 *context*: the last few dozen events, so that a failure read last time can still meet the fix
 written since). A file that shrank or was replaced (new inode) is read again from the start.
-Gemini's legacy sessions are whole JSON documents rewritten in place; their resume point is a
-message count instead of an offset.
+Some agents keep whole JSON documents rewritten in place (``AgentSpec.document_suffixes``); their
+resume point is a message count instead of an offset.
 
 Large reads are shared with forked helpers (see :mod:`lessons_core.scan.split`), and a read much
 larger than a fair share is cut into pieces (see :mod:`lessons_core.scan.pieces`).
@@ -38,15 +38,19 @@ MAX_WORKERS = 4
 #: (Cutting finer balances better on paper, but every piece costs its overlap, and every
 #: process pays once for warming up: measured, it did not pay.)
 PIECE_MIN_BYTES = 1 << 20
-#: How many messages of a legacy Gemini document are re-read as context.
+#: How many messages of a whole-document transcript are re-read as context.
 MESSAGE_CONTEXT = 12
 
 
-def legacy_gemini(agent: str, path: Path) -> bool:
-    return agent == "gemini" and path.suffix == ".json"
+def whole_document(spec: AgentSpec | None, path: Path) -> bool:
+    """Whether the agent rewrites this transcript whole (``AgentSpec.document_suffixes``): its
+    resume point is then a message count, not a byte offset."""
+    return spec is not None and path.suffix in spec.document_suffixes
 
 
-def plan_read(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_result) -> Any:
+def plan_read(
+    spec: AgentSpec | None, path: Path, state: dict[str, Any] | None, st: os.stat_result
+) -> Any:
     """Where to start reading, or ``None`` when the file is unchanged.
 
     Returns ``(progress, reported_before_line, reported_lines, bytes_already_read)``.
@@ -57,7 +61,7 @@ def plan_read(agent: str, path: Path, state: dict[str, Any] | None, st: os.stat_
         and state.get("inode") == st.st_ino
     ):
         return None
-    if legacy_gemini(agent, path):
+    if whole_document(spec, path):
         messages = int(state.get("messages", 0)) if state else 0
         start = max(0, messages - MESSAGE_CONTEXT)
         prog = ev.Progress(
@@ -183,7 +187,7 @@ def cut_pieces(jobs: list[Job], processes: int, agents: Mapping[str, AgentSpec])
     for job in jobs:
         count = min(processes, job.todo // share)
         spec = agents.get(job.agent)
-        if count < 2 or spec is None or not spec.ranges or legacy_gemini(job.agent, job.path):
+        if count < 2 or spec is None or not spec.ranges or whole_document(spec, job.path):
             out.append(job)
             continue
         prog = job.prog
@@ -216,8 +220,9 @@ def cut_pieces(jobs: list[Job], processes: int, agents: Mapping[str, AgentSpec])
 class Planner:
     """The scan states a scan plans from, looked up as cheaply as the store allows."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, agents: Mapping[str, AgentSpec]) -> None:
         self.store = store
+        self.agents = agents
         # One query for every file's size, mtime and inode when the store offers it (thousands
         # of files, most unchanged), the full state then only for files that changed; else one
         # query for every file's whole state.
@@ -272,7 +277,7 @@ class Planner:
         if adopted:
             state = self._adopt(key, st.st_ino)
         changed = Path(key)
-        plan = plan_read(agent, changed, state, st)
+        plan = plan_read(self.agents.get(agent), changed, state, st)
         if plan is None and adopted and state is not None:
             self.moved.append((key, state))  # unchanged: its state now goes by this name
         return None if plan is None else Job(agent, changed, st, plan)

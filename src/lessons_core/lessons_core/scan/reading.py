@@ -18,7 +18,7 @@ from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Config
 from lessons_core.scan import events as ev
 from lessons_core.scan.intake import prepare
-from lessons_core.scan.planning import MESSAGE_CONTEXT, Job, legacy_gemini, tail_of
+from lessons_core.scan.planning import MESSAGE_CONTEXT, Job, tail_of, whole_document
 from lessons_core.specs import AgentSpec, DetectorSpec
 
 log = get_logger()
@@ -79,7 +79,8 @@ def _detect(
 ) -> Iterator[Candidate | Exception]:
     for spec in detectors:
         try:
-            found = list(spec.detect(batch, config=config))
+            # Typed as objects: a plugin's detector may yield anything, and is checked here.
+            found: list[object] = list(spec.detect(batch, config=config))
         except Exception as exc:  # one broken detector must not stop the scan
             log.warning("scan.detector_failed", detector=spec.name, exc_info=True)
             yield exc
@@ -163,7 +164,7 @@ def read_file(
                 result.found.append((ready, None, lines))
     size, mtime_ns, inode = job.stat
     context = tail[-CONTEXT:] if tail else []
-    if legacy_gemini(agent, path):
+    if whole_document(spec, path):
         state: dict[str, Any] = {
             "offset": size,
             "size": size,
