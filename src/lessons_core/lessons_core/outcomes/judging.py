@@ -27,7 +27,7 @@ class LessonProbe:
     """What recurrence of one lesson's mistake looks like: its trigger and its fingerprints."""
 
     def __init__(self, lesson: Lesson):
-        from lessons_core.compiler.build import compile_lesson
+        from lessons_core.compiler.entries import compile_lesson
 
         self.lesson = lesson
         try:
