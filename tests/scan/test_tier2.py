@@ -507,7 +507,7 @@ def test_gemini_relative_path_refused_by_the_tool(tmp_path):
 def test_real_corpus_triggers_miss_their_fixes(shared_dir):
     """Every Tier 2 candidate of the real corpus: the trigger is not a bare executable and
     does not fire on the call that fixed the mistake."""
-    from lessons_core.scan import engine, failures
+    from lessons_core.scan import discovery, failures
     from lessons_core.scan import tier2 as t2
 
     readers = {
@@ -519,7 +519,7 @@ def test_real_corpus_triggers_miss_their_fixes(shared_dir):
 
     seen = 0
     for path in sorted((shared_dir / "corpus" / "real").rglob("*.json*")):
-        agent = engine.sniff(path) if not path.name.endswith(".meta.json") else None
+        agent = discovery.sniff(path) if not path.name.endswith(".meta.json") else None
         if agent is None:
             continue
         events = list(importlib.import_module(readers[agent]).read(path, progress=ev.Progress()))

@@ -79,7 +79,7 @@ def scan(
     `deep.maxCalls` and `deep.maxTokens`.
     """
     from lessons_core import services
-    from lessons_core.scan import engine
+    from lessons_core.scan import discovery, engine
 
     if background and deep:
         raise LessonsError("--deep does not run in the background; run `lessons scan --deep`")
@@ -98,7 +98,7 @@ def scan(
         if agent is not None and agent not in agents:
             raise LessonsError(f"no agent plugin named {agent!r} is installed")
         skipped: list[tuple[str, str]] = []
-        files = engine.discover(
+        files = discovery.discover(
             agents,
             environ,
             list(paths),
