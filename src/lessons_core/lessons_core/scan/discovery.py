@@ -7,54 +7,18 @@ each would cost more than checking whether it changed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
-from lessons_core.specs import AgentSpec
+from lessons_core.scan.walk import roots_of, walk_roots
+
+if TYPE_CHECKING:
+    from lessons_core.specs import AgentSpec
 
 log = get_logger()
-
-_EXTENSIONS = {
-    "claude": (".jsonl",),
-    # The spring-2025 TypeScript CLI's single-document ``rollout-*.json`` is not read.
-    "codex": (".jsonl",),
-    "gemini": (".json", ".jsonl"),
-}
-
-
-def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[str]:
-    """Paths of files under ``root`` with one of ``extensions`` (``os.scandir``: nothing is
-    opened, and directory entries carry their type, so no extra ``stat`` either)."""
-    stack = [str(root)]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith(extensions) and entry.is_file():
-                    yield entry.path
-            except OSError:
-                continue
-
-
-def _wanted(agent: str, path: str) -> bool:
-    """Transcript files of an agent among everything under its root."""
-    name = path.rpartition(os.sep)[2]
-    if agent == "gemini":
-        return f"{os.sep}chats{os.sep}" in path and not name.startswith(("logs", "checkpoint"))
-    if agent == "codex":
-        return name.startswith("rollout-")
-    if agent == "claude":
-        return name != "journal.jsonl"
-    return True
 
 
 def sniff(path: Path) -> str | None:
@@ -156,17 +120,7 @@ def discover(
                 raise LessonsError(f"no such file or directory: {given}")
             found.extend(_named(agents, given, only, skipped))
         return list(dict.fromkeys(found))
-    for name, spec in agents.items():
-        if only and name != only:
-            continue
-        if spec.transcript_roots is None or spec.reader is None:
-            continue
-        for root in spec.transcript_roots(environ):
-            if not root.is_dir():
-                continue
-            root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
-            exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
-            found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
+    found.extend(walk_roots(roots_of(agents, environ, only)))
     if extra:
         seen = {os.path.realpath(p) for _, p in found}
         for entry in extra:
