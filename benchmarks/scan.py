@@ -297,10 +297,11 @@ class FullScans:
         times: dict[str | None, list[float]] = {w: [] for w in settings}
         floors: list[float] = []
         ratios: dict[str | None, list[float]] = {w: [] for w in settings}
-        for _ in range(rounds):
+        for r in range(rounds):
             floor = self.floor(cpus)
             floors.append(floor)
-            for w in settings:
+            for w in settings[r % len(settings) :] + settings[: r % len(settings)]:
+                # (the order turns from round to round: the first after the floor is favoured)
                 t = self.scan(w, cpus)
                 times[w].append(t)
                 ratios[w].append(floor / t)
