@@ -247,7 +247,7 @@ def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
         pytest.skip("worker processes need fork")
     monkeypatch.setattr(planning, "PARALLEL_MIN_BYTES", 0 if pool else 1 << 40)
     with services.session() as sess:
-        parallel = engine.run_scan(sess, workers=2)
+        parallel = engine.run_scan(sess, workers=3 if pool else 2)
     found = sorted((c.tier, c.agent, c.trigger or "", c.evidence[0].line) for c in parallel.new)
     home = Path(os.environ["LESSONS_HOME"])
     shutil.rmtree(home)
@@ -261,9 +261,11 @@ def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
 
 
 def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypatch):
-    """Forking pays only past a size, a pool only for large scans."""
+    """Forking pays only past a size and as far as the bytes pay for each helper, a pool only
+    for large scans read by two helpers or more."""
     monkeypatch.setattr(planning, "can_fork", lambda: True)
     monkeypatch.setattr(planning, "usable_cpus", lambda: 8)
+    monkeypatch.setattr(planning, "others_load", lambda cpus: 0.0)
 
     class Job:
         def __init__(self, todo: int) -> None:
@@ -273,17 +275,40 @@ def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypat
     scanner.workers = None
     mb = 1 << 20
     assert scanner._processes([Job(mb // 2), Job(mb // 2)]) == (1, False)
+    assert scanner._processes([Job(3 * mb)]) == (1, False)  # a helper would not pay
+    assert scanner._processes([Job(5 * mb)]) == (2, False)
     assert scanner._processes([Job(3 * mb)] * 9) == (planning.MAX_WORKERS, False)
     assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (planning.MAX_WORKERS, True)
-    assert scanner._processes([Job(3 * mb)]) == (
-        planning.MAX_WORKERS,
-        False,
-    )  # capped after cutting
+    scanner.workers = 2
+    assert scanner._processes([Job(40 * mb)] * 4) == (2, False)  # the scanner reads too
     scanner.workers = 1
     assert scanner._processes([Job(40 * mb)] * 4) == (1, False)
     monkeypatch.setattr(planning, "can_fork", lambda: False)
     scanner.workers = None
     assert scanner._processes([Job(20 * mb)] * 4) == (1, False)
+
+
+@pytest.mark.parametrize(
+    ("cpus", "others", "count"),
+    [(2, 0.0, 2), (2, 0.4, 2), (2, 0.6, 1), (2, 1.0, 1), (2, 3.5, 1), (1, 0.0, 1), (8, 5.4, 3)],
+)
+def test_a_helper_is_forked_only_for_a_cpu_that_others_leave_idle(monkeypatch, cpus, others, count):
+    """On a busy machine a helper takes time from the work it shares: the count follows the
+    CPUs left idle by other processes, and one CPU always reads alone."""
+    monkeypatch.setattr(planning, "can_fork", lambda: True)
+    monkeypatch.setattr(planning, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(planning, "others_load", lambda n: others)
+
+    class Job:
+        todo = 200 << 20
+
+    assert planning.processes([Job()], None)[0] == count
+
+
+def test_the_load_of_others_is_read_from_the_machine():
+    """A figure between no load and every CPU busy (this test itself is not counted)."""
+    cpus = planning.usable_cpus()
+    assert 0.0 <= planning.others_load(cpus) <= cpus
 
 
 def test_a_waiting_scan_says_so_and_runs_after(tmp_path):

@@ -12,14 +12,15 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import attrs
 import click
 
 from lessons_core.cli.common import json_line, settle_heap, user_errors
 from lessons_core.errors import LessonsError, NotFound
-from lessons_core.models import Candidate
+
+if TYPE_CHECKING:
+    from lessons_core.models import Candidate
 
 #: Scans longer than this many files get a progress bar on a terminal.
 PROGRESS_MIN_FILES = 20
@@ -81,6 +82,11 @@ def scan(
     config.json) a model writes the lessons of heuristic findings, within the budget of
     `deep.maxCalls` and `deep.maxTokens`.
     """
+    plain = not (paths or agent or as_json or background or deep)
+    if plain and _nothing_new():
+        return
+    import attrs
+
     from lessons_core import services
     from lessons_core.scan import discovery, engine
 
@@ -138,6 +144,8 @@ def scan(
         from lessons_core import outcomes  # judge what the delivered lessons achieved
 
         outcomes.run(sess)
+        index = _index_of(sess, report, files) if plain else None
+    _keep_index(sess.home, environ, index)
     if as_json:
         for candidate in report.new:
             click.echo(json_line(candidate_json(candidate)))
@@ -170,6 +178,61 @@ def scan(
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
     if pending or report.released:
         click.echo("Review them with: lessons review")
+
+
+def _nothing_new() -> bool:
+    """Answer a plain ``lessons scan`` that has nothing to read from the index the last one left
+    (see :mod:`lessons_core.scan.unchanged`), printing what the full scan would print."""
+    from lessons_core.hot.paths import lessons_home
+    from lessons_core.scan import unchanged
+
+    count = unchanged.unchanged(lessons_home(os.environ), os.environ)
+    if count is None:
+        return False
+    click.echo(f"Scanned 0 of {count} transcript(s) (0.0 MB, 0 events; {count} unchanged).")
+    click.echo("0 new candidate(s), 0 #lesson block(s) promoted, 0 repeat(s) merged, 0 rejected.")
+    return True
+
+
+def _index_of(
+    sess: Any, report: Any, files: list[tuple[str, str]]
+) -> tuple[list[Any], list[tuple[str, str]], Any] | None:
+    """What the index of a plain scan holds (its roots and the store's stamps), or ``None`` when
+    the next scan could not be answered from it: something was left for later (held candidates,
+    deliveries waiting to be judged), a file could not be read, or the scan reads more than the
+    agents' roots (``scanPaths``) or runs a model (``deep``)."""
+    from lessons_core.outcomes.records import PENDING_STATE_KEY
+    from lessons_core.scan import walk
+
+    store = sess.store
+    stamps = getattr(store, "list_scan_stamps", None)
+    if (
+        stamps is None
+        or report.errors
+        or sess.config.scan_paths
+        or sess.config.deep.enabled
+        or store.list_candidates(status="held")
+        or (store.get_scan_state(PENDING_STATE_KEY) or {}).get("items")
+    ):
+        return None
+    environ = sess.environ if sess.environ is not None else os.environ
+    return walk.roots_of(sess.plugins.agents(), environ), files, stamps()
+
+
+def _keep_index(
+    home: Path,
+    environ: Any,
+    index: tuple[list[Any], list[tuple[str, str]], Any] | None,
+) -> None:
+    """Write the index a plain scan leaves (after the store is closed, so its files are as the
+    next command finds them), or remove an old one."""
+    from lessons_core.scan import unchanged
+
+    if index is None:
+        unchanged.forget(str(home))
+        return
+    roots, files, stamps = index
+    unchanged.record(str(home), environ, roots, files, stamps)
 
 
 # -- candidates --------------------------------------------------------------------------------
@@ -250,6 +313,8 @@ def promote(ids: tuple[str, ...], as_json: bool) -> None:
 
 
 def _reject(store: Any, keys: Iterable[str]) -> list[Candidate]:
+    import attrs
+
     done = []
     for key in keys:
         candidate = _get(store, key)
@@ -264,6 +329,8 @@ def _interactive() -> bool:
 
 def _edit(candidate: Candidate) -> Candidate:
     """Prompt for each editable field, the current value as default."""
+    import attrs
+
     summary = click.prompt("summary", default=candidate.summary)
     trigger = click.prompt("trigger", default=candidate.trigger or "", show_default=True)
     mistake = click.prompt("mistake", default=candidate.mistake)

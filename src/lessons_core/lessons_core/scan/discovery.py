@@ -7,35 +7,18 @@ each would cost more than checking whether it changed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
-from lessons_core.specs import AgentSpec
+from lessons_core.scan.walk import roots_of, walk_roots
+
+if TYPE_CHECKING:
+    from lessons_core.specs import AgentSpec
 
 log = get_logger()
-
-
-def _walk(root: Path, extensions: tuple[str, ...]) -> Iterator[str]:
-    """Paths of files under ``root`` with one of ``extensions`` (``os.scandir``: nothing is
-    opened, and directory entries carry their type, so no extra ``stat`` either)."""
-    stack = [str(root)]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith(extensions) and entry.is_file():
-                    yield entry.path
-            except OSError:
-                continue
 
 
 def sniff(path: Path, agents: Mapping[str, AgentSpec]) -> str | None:
@@ -146,18 +129,10 @@ def discover(
                 raise LessonsError(f"no such file or directory: {given}")
             found.extend(_named(agents, given, only, skipped))
         return list(dict.fromkeys(found))
-    for name, spec in agents.items():
-        if only and name != only:
-            continue
-        if spec.transcript_roots is None or spec.reader is None:
-            continue
-        for root in spec.transcript_roots(environ):
-            if not root.is_dir():
-                continue
-            root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
-            wanted = spec.is_transcript
-            paths_under = sorted(_walk(root, spec.transcript_extensions))
-            found.extend((name, p) for p in paths_under if wanted is None or wanted(p))
+    for agent, path in walk_roots(roots_of(agents, environ, only)):
+        wanted = agents[agent].is_transcript
+        if wanted is None or wanted(path):
+            found.append((agent, path))
     if extra:
         seen = {os.path.realpath(p) for _, p in found}
         for entry in extra:

@@ -9,6 +9,7 @@ agents classify alike; what only one agent says lives in that adapter's ``failur
 
 from __future__ import annotations
 
+import functools
 import re
 
 from lessons_core.privacy import redact_head
@@ -292,7 +293,13 @@ _BY_NAME = {c.name: c for c in MISTAKE_CLASSES}
 
 def mistake_class(text: str) -> MistakeClass | None:
     """The first class whose pattern matches the head of a failure output, or ``None``."""
-    head = text[:1500]
+    return _mistake_class(text[:1500])
+
+
+@functools.lru_cache(maxsize=2048)
+def _mistake_class(head: str) -> MistakeClass | None:
+    """Remembered per head: Tier 2 asks about every failure, and again about each later failure
+    in its window, and a scan meets the same error texts over and over."""
     for cls in MISTAKE_CLASSES:
         if cls.pattern.search(head):
             return cls

@@ -283,16 +283,53 @@ class Planner:
         return None if plan is None else Job(agent, changed, st, plan)
 
 
+#: Bytes each process beyond the first must have to read for a fork to pay (its start-up, its
+#: warming up and handing its results back cost a few tens of milliseconds).
+BYTES_PER_HELPER = 4 << 20
+
+
+def others_load(cpus: int) -> float:
+    """How many CPUs other processes keep busy now: the smaller of the one-minute load average
+    and the tasks running at this instant (``/proc/loadavg``, this process left out), so a
+    burst that just ended, or a load of our own that is dying down, does not count twice.
+
+    Where neither is known, the machine is taken as idle.
+    """
+    try:
+        with open("/proc/loadavg", "rb") as fh:
+            fields = fh.read().split()
+        average = float(fields[0])
+        running = max(0, int(fields[3].split(b"/")[0]) - 1)
+    except (OSError, ValueError, IndexError):
+        try:
+            average = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 0.0
+        return min(float(cpus), average)
+    return min(average, float(running), float(cpus))
+
+
 def processes(jobs: Sequence[Job], workers: int | None) -> tuple[int, bool]:
     """How many processes may read ``jobs``, and whether they form a worker pool (the
-    caller caps the count at the number of jobs, once large ones are cut in pieces)."""
+    caller caps the count at the number of jobs, once large ones are cut in pieces).
+
+    Without ``LESSONS_SCAN_WORKERS`` the count follows the work, the CPUs and the load: one
+    process more for each CPU that other processes leave idle (rounded), and only as many as
+    the bytes to read pay for. A helper on a CPU that is already busy only takes time from the
+    work it shares: the kernel gives a session's processes one share between them (autogroup),
+    and they add forking, copying and handing over to the same work.
+    """
     todo = sum(j.todo for j in jobs)
     if workers is not None:
         count = workers
     elif todo < SPLIT_MIN_BYTES:
         count = 1
     else:
-        count = min(MAX_WORKERS, usable_cpus())
+        cpus = usable_cpus()
+        idle = round(cpus - others_load(cpus))
+        count = max(1, min(MAX_WORKERS, idle, 1 + todo // BYTES_PER_HELPER))
     if count > 1 and not can_fork():
         count = 1
-    return count, count > 1 and todo >= PARALLEL_MIN_BYTES
+    # A pool whose coordinator reads nothing only pays with two helpers or more; with one, the
+    # scanning process reads its share itself (one process fewer holding memory).
+    return count, count > 2 and todo >= PARALLEL_MIN_BYTES
