@@ -1,4 +1,4 @@
-"""The recall path of the hook process stays light: no re, json, sqlite3 wrapper or typing."""
+"""The recall path of the hook process stays light: no re, json, sqlite3 or typing."""
 
 from __future__ import annotations
 
@@ -21,7 +21,20 @@ from lessons_core.hot import runner
 runner.run(hot_claude)
 sys.stderr.write(" ".join(sorted(sys.modules)))
 """
-HEAVY = ("re", "json", "sqlite3", "datetime", "typing", "logging", "enum", "hashlib", "pathlib")
+HEAVY = (
+    "re",
+    "json",
+    "sqlite3",
+    "_sqlite3",
+    "math",
+    "array",
+    "datetime",
+    "typing",
+    "logging",
+    "enum",
+    "hashlib",
+    "pathlib",
+)
 
 
 def run_script(payload: dict[str, object]) -> tuple[str, set[str]]:
@@ -60,10 +73,11 @@ def run_script(payload: dict[str, object]) -> tuple[str, set[str]]:
     ids=["failure", "prompt"],
 )
 def test_recall_imports_nothing_heavy(catalogue: Path, payload: dict[str, object]) -> None:
-    """A delivering recall call loads _sre programs and _sqlite3, never the heavy modules."""
+    """A delivering recall call reads the published index: no SQLite, no heavy module."""
     out, modules = run_script(payload)
     assert "injected=" in out  # it really recalled something
-    assert "_sqlite3" in modules and "lessons_core.hot.recall" in modules
+    assert "lessons_core.hot.recall" in modules and "_sqlite3" not in modules
+    assert "lessons_core.hot.runner" in modules
     assert not modules.intersection(HEAVY), sorted(modules.intersection(HEAVY))
 
 
