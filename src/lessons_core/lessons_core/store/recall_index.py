@@ -46,7 +46,7 @@ import sys
 import tempfile
 import unicodedata
 from array import array
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -114,7 +114,14 @@ def documents_of(store: Any) -> Iterator[RecallDocument]:
 
 # -- words --------------------------------------------------------------------------------------
 
-_stems: dict[str, str] = {}
+class _StemCache(dict[str, str]):
+    """Folded token -> stem, computed on first sight (``map`` over it runs at C speed)."""
+
+    def __missing__(self, token: str) -> str:
+        found = stem_token(token)
+        if len(self) < 500_000:
+            self[token] = found
+        return found
 
 
 def _fold(token: str) -> str:
@@ -129,26 +136,21 @@ def _fold(token: str) -> str:
 def stem_token(token: str) -> str:
     """FTS5's porter stem of a folded token; non-ASCII tokens are stemmed byte by byte as FTS5
     does (the stemmer sees UTF-8 bytes)."""
-    found = _stems.get(token)
-    if found is None:
-        if token.isascii():
-            found = porter.stem(token)
-        else:
-            raw = token.encode("utf-8").decode("latin-1")
-            found = porter.stem(raw).encode("latin-1").decode("utf-8", "replace")
-        if len(_stems) < 500_000:
-            _stems[token] = found
-    return found
+    if token.isascii():
+        return str(porter.stem(token))
+    raw = token.encode("utf-8").decode("latin-1")
+    return str(porter.stem(raw)).encode("latin-1").decode("utf-8", "replace")
+
+
+_stems = _StemCache()
 
 
 def tokens(text: str) -> list[str]:
     """The stemmed tokens of ``text``, in order, as FTS5's ``porter unicode61`` emits them."""
-    out = []
-    for raw in _TOKEN.findall(text):
-        folded = _fold(raw)
-        if folded:
-            out.append(stem_token(folded))
-    return out
+    if text.isascii():
+        return list(map(_stems.__getitem__, _TOKEN.findall(text.lower())))
+    folded = (_fold(raw) for raw in _TOKEN.findall(text))
+    return [_stems[t] for t in folded if t]
 
 
 # -- building -----------------------------------------------------------------------------------
@@ -208,27 +210,33 @@ def build_index(
 ) -> bytes:
     """The bytes of a recall index over ``documents`` (their order is the tie order)."""
     docs = list(documents)
-    postings: dict[str, list[int]] = {}
+    postings: defaultdict[str, list[int]] = defaultdict(list)
     overflow: dict[str, dict[int, tuple[int, int, int, int]]] = {}
     lengths = array("I")
     total = 0
     for docno, doc in enumerate(docs):
-        counts: dict[str, list[int]] = {}
+        packed: dict[str, int] = {}
+        big: dict[str, list[int]] = {}
         length = 0
         for column, text in enumerate((doc.summary, doc.mistake, doc.remediation, doc.error_lines)):
             words = tokens(text or "")
             length += len(words)
+            shift = 8 * column
             for word, n in Counter(words).items():
-                counts.setdefault(word, [0, 0, 0, 0])[column] = n
+                if n > _MAX_COUNT:
+                    big.setdefault(word, [0, 0, 0, 0])[column] = n
+                    n = 0
+                packed[word] = packed.get(word, 0) + (n << shift)
         lengths.append(length)
         total += length
-        for word, c in counts.items():
-            if max(c) > _MAX_COUNT:
-                packed = OVERFLOW
-                overflow.setdefault(word, {})[docno] = (c[0], c[1], c[2], c[3])
-            else:
-                packed = c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24
-            postings.setdefault(word, []).extend((docno, packed))
+        for word, value in packed.items():
+            if word in big:
+                counts = big[word]
+                for column in range(4):
+                    counts[column] = counts[column] or (value >> 8 * column) & 255
+                overflow.setdefault(word, {})[docno] = (counts[0], counts[1], counts[2], counts[3])
+                value = OVERFLOW
+            postings[word] += (docno, value)
 
     out = _Writer()
     header_room = 0  # the header is written last, in front; offsets below are from the body
