@@ -77,7 +77,9 @@ def make_lessons(count: int, seed: int = 7) -> list[object]:
         error = rng.choice(ERRORS)
         subject = rng.choice(SUBJECTS)
         other = rng.choice(SUBJECTS)
-        word = f"widget{n}"
+        # Letters only: the normalizer turns digits into placeholders, and the word must stay
+        # this lesson's own for the full-text and prompt payloads to be about one lesson.
+        word = "widget" + "".join("abcdefghij"[int(d)] for d in str(n))
         out.append(
             Lesson(
                 id=f"bench-{n:05d}",
@@ -179,7 +181,7 @@ def prepared_home(root: Path, count: int) -> Path:
     marker = home / "bench-catalogue.json"
     from lessons_core import __file__ as core_file
 
-    key = {"count": count, "core": str(Path(core_file).resolve().parent)}
+    key = {"count": count, "core": str(Path(core_file).resolve().parent), "catalogue": 2}
     if marker.exists() and json.loads(marker.read_text()) == key:
         return home
     home.mkdir(parents=True, exist_ok=True)
