@@ -350,9 +350,7 @@ class RecallIndex:
             _, idf, offset, count, overflow = entry
             flat = memoryview(self._read(offset, 8 * count)).cast("I").tolist()
             weighted: dict[int, float] = {}
-            for j in range(0, 2 * count, 2):
-                doc = flat[j]
-                packed = flat[j + 1]
+            for doc, packed in zip(flat[0::2], flat[1::2], strict=True):
                 if packed == OVERFLOW:
                     c = overflow[doc]
                     f = w1 * c[0] + w2 * c[1] + w3 * c[2] + w4 * c[3]

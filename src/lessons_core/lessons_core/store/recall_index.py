@@ -114,6 +114,7 @@ def documents_of(store: Any) -> Iterator[RecallDocument]:
 
 # -- words --------------------------------------------------------------------------------------
 
+
 class _StemCache(dict[str, str]):
     """Folded token -> stem, computed on first sight (``map`` over it runs at C speed)."""
 
