@@ -56,6 +56,7 @@ from lessons_core.hot.digest import sha256
 from lessons_core.models import Lesson, Status
 
 INDEX_NAME = "recall-index.bin"
+LEGACY_INDEX_NAME = "recall-index.txt"
 INDEX_TYPE = "lessons-recall-index"
 VERSION = 2
 MAGIC = b"LESSONS-RECALL\x00\x02"
@@ -334,6 +335,8 @@ def publish(store: Any, manifest: Mapping[str, Any], home: Path) -> Path:
     )
     target = home / INDEX_NAME
     _atomic_write(target, data)
+    with contextlib.suppress(OSError):
+        (home / LEGACY_INDEX_NAME).unlink()  # the text index of earlier versions
     return target
 
 
