@@ -221,6 +221,15 @@ class UnusableIndex(ValueError):
     """The recall index is missing a part, of another build, or of another machine."""
 
 
+def _pread(fd, length, offset):
+    """``os.pread``, or a seek and a read where there is none (Windows)."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+_PREAD = getattr(os, "pread", _pread)
+
+
 def _bucket(key, buckets):
     return int.from_bytes(sha256(key.encode("utf-8", "replace")).digest()[:4], "little") % buckets
 
@@ -242,7 +251,7 @@ class RecallIndex:
         fd, st = safefile.open_read(path)  # a regular file of ours: marshal reads only ours
         self.fd = fd
         try:
-            head = os.pread(fd, HEAD_READ, 0)
+            head = _PREAD(fd, HEAD_READ, 0)
             if head[: len(MAGIC)] != MAGIC:
                 raise UnusableIndex("not a recall index")
             start = len(MAGIC) + 4
@@ -250,7 +259,7 @@ class RecallIndex:
             if size > MAX_HEADER_BYTES:
                 raise UnusableIndex("recall index header too large")
             if start + size > len(head):
-                head = os.pread(fd, start + size, 0)
+                head = _PREAD(fd, start + size, 0)
             header = self._loads(head[start : start + size])
             if not (
                 isinstance(header, dict)
@@ -289,7 +298,7 @@ class RecallIndex:
     def _read(self, offset, length):
         if self.fd is None:
             raise UnusableIndex("recall index closed")
-        data = os.pread(self.fd, length, self.body + offset)
+        data = _PREAD(self.fd, length, self.body + offset)
         if len(data) != length:
             raise UnusableIndex("recall index truncated")
         return data
