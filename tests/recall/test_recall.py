@@ -262,3 +262,12 @@ def test_recall_never_writes_to_the_store(catalogue: Path) -> None:
     decide(failure(PYTEST_FAILURE))
     decide(prompt("git push was rejected as non-fast-forward, please push my fix"))
     assert db.read_bytes() == before
+
+
+def test_recall_without_pread(catalogue: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where ``os.pread`` is missing (Windows) a seek and a read give the same answer."""
+    before, _ = decide(failure(PYTEST_FAILURE))
+    monkeypatch.setattr(recall, "_PREAD", recall._pread)
+    after, stats = decide(failure(PYTEST_FAILURE), state=None)
+    assert "recall_error" not in stats
+    assert after == before
