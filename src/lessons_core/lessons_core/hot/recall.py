@@ -343,47 +343,67 @@ class RecallIndex:
         if self._lengths is None:
             raw = self._read(self.header["lengths"], 4 * self.rows)
             self._lengths = memoryview(raw).cast("I")
-        lengths = self._lengths
-        w1, w2, w3, w4 = weights
-        k1 = self.k1
-        b = self.b
-        avgdl = self.avgdl
-        lift = k1 + 1.0
+        length_of = self._lengths.__getitem__
         scores: dict[int, float] = {}
-        get = scores.get
-        norms: dict[int, float] = {}
         for word in words:
             entry = self.term(word)
             if not entry:
                 continue
             _, idf, offset, count, overflow = entry
             flat = memoryview(self._read(offset, 8 * count)).cast("I").tolist()
-            weighted: dict[int, float] = {}
-            for doc, packed in zip(flat[0::2], flat[1::2], strict=True):
-                if packed == OVERFLOW:
-                    c = overflow[doc]
-                    f = w1 * c[0] + w2 * c[1] + w3 * c[2] + w4 * c[3]
-                else:
-                    f = weighted.get(packed)
-                    if f is None:
-                        f = weighted[packed] = (
-                            w1 * (packed & 255)
-                            + w2 * (packed >> 8 & 255)
-                            + w3 * (packed >> 16 & 255)
-                            + w4 * (packed >> 24)
-                        )
-                size = lengths[doc]
-                norm = norms.get(size)
-                if norm is None:
-                    norm = norms[size] = k1 * (1 - b + b * size / avgdl)
-                scores[doc] = get(doc, 0.0) + idf * ((f * lift) / (f + norm))
-        if len(scores) <= limit:
-            return sorted(scores, key=lambda d: (-scores[d], d))
-        # The best ``limit`` without sorting every match: only scores at or above the
-        # limit-th largest can be among them.
-        cut = sorted(scores.values(), reverse=True)[limit - 1]
-        best = [d for d, s in scores.items() if s >= cut]
-        return sorted(best, key=lambda d: (-scores[d], d))[:limit]
+            docs = flat[0::2]
+            # A word's share of the score depends only on (counts, document length): computed
+            # once per distinct pair, then looked up for every posting at C speed.
+            pairs = list(zip(flat[1::2], map(length_of, docs), strict=True))
+            parts = {pair: self._part(pair, idf, weights) for pair in set(pairs)}
+            if overflow:
+                values = [
+                    self._part((overflow[d], pair[1]), idf, weights)
+                    if pair[0] == OVERFLOW
+                    else parts[pair]
+                    for d, pair in zip(docs, pairs, strict=True)
+                ]
+            else:
+                values = list(map(parts.__getitem__, pairs))
+            # Sums run term after term, as FTS5 adds them (a missing word adds 0.0).
+            if len(docs) >= len(scores):
+                merged = dict(zip(docs, values, strict=True))
+                for doc, score in scores.items():
+                    value = merged.get(doc)
+                    merged[doc] = score if value is None else score + value
+                scores = merged
+            else:
+                for doc, value in zip(docs, values, strict=True):
+                    score = scores.get(doc)
+                    scores[doc] = value if score is None else score + value
+        if len(scores) > limit:
+            # Only scores at or above the limit-th largest can be among the best.
+            cut = sorted(scores.values(), reverse=True)[limit - 1]
+            best = [doc for doc, score in scores.items() if score >= cut]
+        else:
+            best = list(scores)
+        best.sort()  # equal scores: the store's order (a stable sort keeps it)
+        best.sort(key=scores.__getitem__, reverse=True)
+        return best[:limit]
+
+    def _part(self, pair, idf, weights):
+        """One word's BM25 share for a document: its weighted count and length in ``pair``."""
+        counts, size = pair
+        w1, w2, w3, w4 = weights
+        if isinstance(counts, tuple):
+            f = w1 * counts[0] + w2 * counts[1] + w3 * counts[2] + w4 * counts[3]
+        elif counts == OVERFLOW:
+            return 0.0  # never used: such postings take their counts from the word's entry
+        else:
+            f = (
+                w1 * (counts & 255)
+                + w2 * (counts >> 8 & 255)
+                + w3 * (counts >> 16 & 255)
+                + w4 * (counts >> 24)
+            )
+        k1 = self.k1
+        norm = k1 * (1 - self.b + self.b * size / self.avgdl)
+        return idf * ((f * (k1 + 1.0)) / (f + norm))
 
 
 def _check_fresh(header, stamp_path):
