@@ -272,3 +272,32 @@ def test_ranking_agrees_with_fts5(published: tuple[Path, list[str]]) -> None:
     finally:
         index.close()
         conn.close()
+
+
+def test_counts_past_one_byte_rank_as_fts5(home: Path) -> None:
+    """A word repeated hundreds of times in one column keeps its true count in the index."""
+    heavy = Lesson(
+        id="heavy-1",
+        slug="heavy-1",
+        summary="flaky suite keeps failing",
+        mistake="flaky " * 300 + "suite",
+        remediation="quarantine the flaky suite",
+        error_lines=("flaky suite failed " * 3,),
+    )
+    with services.open_store() as store:
+        store.add_lessons([*catalogue_lessons(), heavy, *bench_lessons(40)])
+        services.rebuild_manifest(store)
+    conn = sqlite3.connect(home / "lessons.db")
+    index = recall.open_index()
+    try:
+        entry = index.term("flaky")
+        assert entry is not None and entry[4]  # the overflow counts are there
+        for weights in (FAILURE_WEIGHTS, PROMPT_WEIGHTS):
+            parsed = tuple(float(w) for w in weights.split(","))[1:]
+            for terms in (["flaky", "suite"], ["suite", "flaky", "migration"]):
+                mine = [index.document(d)[0] for d in index.top(terms, parsed, 16)]
+                assert mine == oracle_ranking(conn, terms, weights)
+                assert mine[0] == "heavy-1"
+    finally:
+        index.close()
+        conn.close()
