@@ -96,3 +96,17 @@ def test_without_programs_the_normalizer_falls_back_to_re(catalogue: Path) -> No
     )
     assert "injected=rc-missing-requests" in out
     assert "re" in modules
+
+
+def test_recall_and_the_build_do_not_load_the_hook_runner() -> None:
+    """No import cycle between recall and the runner: the compiler and recall load without it."""
+    code = (
+        "import sys\n"
+        "import lessons_core.hot.recall, lessons_core.compiler.build\n"
+        "import lessons_core.store.recall_index\n"
+        "print('lessons_core.hot.runner' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "False"
