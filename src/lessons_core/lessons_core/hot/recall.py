@@ -374,8 +374,8 @@ class RecallIndex:
                 scores = merged
             else:
                 for doc, value in zip(docs, values, strict=True):
-                    score = scores.get(doc)
-                    scores[doc] = value if score is None else score + value
+                    before = scores.get(doc)
+                    scores[doc] = value if before is None else before + value
         if len(scores) > limit:
             # Only scores at or above the limit-th largest can be among the best.
             cut = sorted(scores.values(), reverse=True)[limit - 1]
