@@ -65,6 +65,8 @@ K1 = 1.2
 B = 0.75
 #: A posting whose counts do not fit in one byte each.
 OVERFLOW = 0xFFFFFFFF
+#: Documents with more text than this are not indexed (the compiler refuses far less: 64 KiB).
+MAX_DOCUMENT_BYTES = 1 << 20
 _MAX_COUNT = 254
 _SLOT_SIZE_BITS = 24
 
@@ -202,6 +204,13 @@ class _Writer:
         return start, buckets
 
 
+def _text_bytes(doc: RecallDocument) -> int:
+    return sum(
+        len(t.encode("utf-8", "replace"))
+        for t in (doc.id, doc.slug, doc.summary, doc.mistake, doc.remediation, doc.error_lines)
+    )
+
+
 def build_index(
     documents: Iterable[RecallDocument],
     *,
@@ -211,7 +220,9 @@ def build_index(
     failure_hints: int = 0,
 ) -> bytes:
     """The bytes of a recall index over ``documents`` (their order is the tie order)."""
-    docs = list(documents)
+    # A lesson too big for the manifest (a store written past intake's limits) is left out
+    # here too: recall never shows more than a few hundred bytes of one anyway.
+    docs = [d for d in documents if _text_bytes(d) <= MAX_DOCUMENT_BYTES]
     postings: defaultdict[str, list[int]] = defaultdict(list)
     overflow: dict[str, dict[int, tuple[int, int, int, int]]] = {}
     lengths = array("I")
