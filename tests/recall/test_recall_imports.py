@@ -1,4 +1,4 @@
-"""The recall path of the hook process stays light: no re, json, sqlite3 wrapper or typing."""
+"""The recall path of the hook process stays light: no re, json, sqlite3 or typing."""
 
 from __future__ import annotations
 
@@ -21,7 +21,20 @@ from lessons_core.hot import runner
 runner.run(hot_claude)
 sys.stderr.write(" ".join(sorted(sys.modules)))
 """
-HEAVY = ("re", "json", "sqlite3", "datetime", "typing", "logging", "enum", "hashlib", "pathlib")
+HEAVY = (
+    "re",
+    "json",
+    "sqlite3",
+    "_sqlite3",
+    "math",
+    "array",
+    "datetime",
+    "typing",
+    "logging",
+    "enum",
+    "hashlib",
+    "pathlib",
+)
 
 
 def run_script(payload: dict[str, object]) -> tuple[str, set[str]]:
@@ -60,10 +73,11 @@ def run_script(payload: dict[str, object]) -> tuple[str, set[str]]:
     ids=["failure", "prompt"],
 )
 def test_recall_imports_nothing_heavy(catalogue: Path, payload: dict[str, object]) -> None:
-    """A delivering recall call loads _sre programs and _sqlite3, never the heavy modules."""
+    """A delivering recall call reads the published index: no SQLite, no heavy module."""
     out, modules = run_script(payload)
     assert "injected=" in out  # it really recalled something
-    assert "_sqlite3" in modules and "lessons_core.hot.recall" in modules
+    assert "lessons_core.hot.recall" in modules and "_sqlite3" not in modules
+    assert "lessons_core.hot.runner" in modules
     assert not modules.intersection(HEAVY), sorted(modules.intersection(HEAVY))
 
 
@@ -82,3 +96,17 @@ def test_without_programs_the_normalizer_falls_back_to_re(catalogue: Path) -> No
     )
     assert "injected=rc-missing-requests" in out
     assert "re" in modules
+
+
+def test_recall_and_the_build_do_not_load_the_hook_runner() -> None:
+    """No import cycle between recall and the runner: the compiler and recall load without it."""
+    code = (
+        "import sys\n"
+        "import lessons_core.hot.recall, lessons_core.compiler.build\n"
+        "import lessons_core.store.recall_index\n"
+        "print('lessons_core.hot.runner' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "False"

@@ -113,6 +113,7 @@ def build(
             manifest["fingerprint"] = fingerprint(manifest)
         path = write_manifest(manifest, Path(home)) if write else None
         if write:
+            _publish_recall_index(store, manifest, Path(home))
             from lessons_core import skills  # only once the user asked for skills; cheap otherwise
 
             agents = plugins.agents() if hasattr(plugins, "agents") else None
@@ -332,7 +333,6 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         written = _atomic_write(target, data)
         _atomic_write(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
-        _atomic_write(home / recall.INDEX_NAME, recall.index_text(manifest).encode("utf-8"))
         _atomic_write(home / recall.PROGRAMS_NAME, recall_programs())
         _write_cache(target, manifest, written)
     except OSError as exc:
@@ -341,6 +341,20 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
             "the previous manifest is left in place"
         ) from exc
     return target
+
+
+def _publish_recall_index(store: Store, manifest: dict[str, Any], home: Path) -> None:
+    """The store publishes its recall index for this manifest (after the stamp: until it is
+    written, the hook finds the old index stale and does not read it)."""
+    from lessons_core.store import recall_index
+
+    try:
+        recall_index.publish(store, manifest, home)
+    except OSError as exc:
+        raise LessonsError(
+            f"cannot write the recall index in {home}: {exc.strerror or exc}; "
+            "recall stays silent until the next build"
+        ) from exc
 
 
 def recall_programs() -> bytes:

@@ -1,37 +1,41 @@
 """Recall: bring back the lesson that fixes a failure, or that fits a new prompt (stdlib only).
 
 Trigger patterns only fire for calls someone foresaw. When a call fails in a way a stored lesson
-describes, or the user asks for something a lesson is about, the store itself is searched:
+describes, or the user asks for something a lesson is about, the lessons themselves are searched,
+through the recall index the store publishes at every build (``recall-index.bin``, written by
+:mod:`lessons_core.store.recall_index`; the hook never opens the store, whichever it is):
 
 1. **exact fingerprint** — the failure's informative lines are normalized (:mod:`errnorm`) and
-   hashed; the manifest's ``errorFingerprints`` maps such hashes to the lessons whose stored
-   error lines produce the same ones. No database is touched for this step.
-2. **full-text search** — the distinctive words of those lines (or of the prompt) become a
-   quoted OR-query for the store's FTS5 index (BM25 ranking, summary and error lines weighted
-   up). The store is opened read-only (``mode=ro`` URI) with a short busy timeout. A match must
-   also share enough distinct words with the lesson to count: BM25 always ranks *something*
-   first, and a lesson that merely shares the word "module" is noise.
+   hashed; the index maps such hashes to the lessons whose stored error lines produce the same
+   ones.
+2. **full-text search** — the distinctive words of those lines (or of the prompt), stemmed as
+   the SQLite store's FTS5 index stems them (:mod:`porter`), are ranked by BM25 exactly as
+   FTS5's ``bm25()`` ranks them (summary and error lines weighted up), from postings the store
+   computed ahead. A match must also share enough distinct words with the lesson to count: BM25
+   always ranks *something* first, and a lesson that merely shares the word "module" is noise.
 
 Delivered lessons are claimed once per session (``recall:<id>``, beside the pre-tool claims);
 one already given as a hint in this session is not repeated. The text is bounded by
 ``recallBudgetBytes`` (at most 2 KB). Interrupts, permission denials, user rejections and
-failures of our own commands are ignored. A missing, locked or corrupt store fails open: the
-fingerprint hits are still delivered and the reason goes to the opt-in log.
+failures of our own commands are ignored. A missing, damaged or stale index (built for another
+store revision than the manifest's stamp) is not read: recall fails open, the manifest's
+fingerprint hits are still delivered with their short texts, and the reason goes to the opt-in
+log.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# SQL text is built from this module's constants and "?" placeholders only.
-# ruff: noqa: PTH116, PTH118, S608
+# ruff: noqa: PTH118
 
 import os
+import sys
 
-from lessons_core.hot import errnorm, paths, safefile
+from lessons_core.hot import errnorm, paths, porter, safefile
 from lessons_core.hot import manifest as manifest_mod
-from lessons_core.hot.runner import new_decision, trailer
+from lessons_core.hot.decision import new_decision, trailer
+from lessons_core.hot.digest import sha256
 
 MAX_BUDGET = 2048
 MAX_LESSONS = 3
-BUSY_TIMEOUT_SECONDS = 0.05
 FTS_ROWS = 8
 #: Query-word selection: how many words are looked up, and how many documents they may touch.
 MAX_TERMS_CHECKED = 16
@@ -176,15 +180,22 @@ def on_prompt(event, manifest, state, environ, stats):
 
 # -- the recall index ---------------------------------------------------------------------------
 
-INDEX_NAME = "recall-index.txt"
+#: The file the store publishes at every build (:mod:`lessons_core.store.recall_index` writes it).
+INDEX_NAME = "recall-index.bin"
 INDEX_TYPE = "lessons-recall-index"
+INDEX_VERSION = 2
+MAGIC = b"LESSONS-RECALL\x00\x02"
 PROGRAMS_NAME = "recall-programs.marshal"
+#: The first read: the magic, the header length and, nearly always, the whole header.
+HEAD_READ = 16 * 1024
+MAX_HEADER_BYTES = 1 << 20
+OVERFLOW = 0xFFFFFFFF
+_SLOT_MASK = (1 << 24) - 1
 
 
 def programs_key():
     """Which interpreters may use the compiled programs (marshal and ``_sre`` are per version)."""
     import marshal
-    import sys
 
     return f"py{sys.version_info[0]}.{sys.version_info[1]} m{marshal.version}"
 
@@ -206,77 +217,247 @@ def load_programs(environ=None):
     return True
 
 
-def index_text(manifest):
-    """The recall index the compiler writes beside the manifest, as text.
+class UnusableIndex(ValueError):
+    """The recall index is missing a part, of another build, or of another machine."""
 
-    A manifest of 10,000 lessons is megabytes of JSON, and parsing it would cost recall more
-    than the search itself. Recall needs only the configuration and the error fingerprints, so
-    the index is one JSON header line (type, version, store revision, config) followed by one
-    ``<fingerprint> <id>,<id>…`` line per fingerprint, sorted. The hook never parses those
-    lines: it searches the bytes for the one fingerprint it wants.
+
+def _pread(fd, length, offset):
+    """``os.pread``, or a seek and a read where there is none (Windows)."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+_PREAD = getattr(os, "pread", _pread)
+
+
+def _bucket(key, buckets):
+    return int.from_bytes(sha256(key.encode("utf-8", "replace")).digest()[:4], "little") % buckets
+
+
+class RecallIndex:
+    """The published recall index, read a few bytes at a time (``os.pread``), never whole.
+
+    A call looks up at most a few dozen words, fingerprints and ids, and reads the postings of
+    the words it keeps and the records of the best dozen lessons: at 100,000 lessons that is a
+    few hundred kilobytes of a file of tens of megabytes. Every read is bounds-checked, so a
+    damaged file raises (and recall fails open) instead of answering with wrong bytes.
     """
-    import json
 
-    header = {
-        "type": INDEX_TYPE,
-        "version": 1,
-        "storeRevision": manifest.get("storeRevision"),
-        "config": manifest.get("config", {}),
-    }
-    if manifest.get("failureHints"):
-        header["failureHints"] = manifest["failureHints"]
-    lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
-    fps = manifest.get("errorFingerprints") or {}
-    lines.extend(f"{fp} {','.join(ids)}" for fp, ids in sorted(fps.items()) if ids)
-    return "\n".join(lines) + "\n"
+    def __init__(self, path, stamp_path=None):
+        import marshal
+
+        self._loads = marshal.loads
+        self.fd = None
+        fd, st = safefile.open_read(path)  # a regular file of ours: marshal reads only ours
+        self.fd = fd
+        try:
+            head = _PREAD(fd, HEAD_READ, 0)
+            if head[: len(MAGIC)] != MAGIC:
+                raise UnusableIndex("not a recall index")
+            start = len(MAGIC) + 4
+            size = int.from_bytes(head[len(MAGIC) : start], "little")
+            if size > MAX_HEADER_BYTES:
+                raise UnusableIndex("recall index header too large")
+            if start + size > len(head):
+                head = _PREAD(fd, start + size, 0)
+            header = self._loads(head[start : start + size])
+            if not (
+                isinstance(header, dict)
+                and header.get("type") == INDEX_TYPE
+                and header.get("version") == INDEX_VERSION
+                and header.get("byteorder") == sys.byteorder
+                and isinstance(header.get("config"), dict)
+            ):
+                raise UnusableIndex("a recall index of another version or machine")
+            if header.get("size") != st.st_size:
+                raise UnusableIndex("recall index truncated or grown")
+            if stamp_path is not None:
+                _check_fresh(header, stamp_path)
+            self.header = header
+            self.body = header["body"]
+            self.rows = header["rows"]
+            self.avgdl = header["avgdl"]
+            self.k1 = header["k1"]
+            self.b = header["b"]
+            self.tables = header["tables"]
+        except BaseException:
+            os.close(fd)
+            self.fd = None
+            raise
+        self._terms = {}
+        self._lengths = None
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __del__(self):
+        self.close()
+
+    def _read(self, offset, length):
+        if self.fd is None:
+            raise UnusableIndex("recall index closed")
+        data = _PREAD(self.fd, length, self.body + offset)
+        if len(data) != length:
+            raise UnusableIndex("recall index truncated")
+        return data
+
+    def _lookup(self, table, key):
+        start, buckets = self.tables[table]
+        slot = int.from_bytes(self._read(start + 8 * _bucket(key, buckets), 8), sys.byteorder)
+        if not slot:
+            return None
+        group = self._loads(self._read(slot >> 24, slot & _SLOT_MASK))
+        return group.get(key)
+
+    def term(self, word):
+        """``(documents, idf, offset, count, overflow)`` of a query word's stem, or ``None``."""
+        stemmed = porter.stem(word)
+        if stemmed not in self._terms:
+            self._terms[stemmed] = self._lookup("terms", stemmed)
+        return self._terms[stemmed]
+
+    def fingerprint(self, fp):
+        return self._lookup("fingerprints", fp) or ()
+
+    def record(self, lesson_id):
+        """``(id, slug, summary, remediation, mistake, error_lines, active, confidence)``."""
+        docno = self._lookup("ids", lesson_id)
+        return None if docno is None else self.document(docno)
+
+    def document(self, docno):
+        if not 0 <= docno < self.rows:
+            raise UnusableIndex("recall index points past its documents")
+        slot = int.from_bytes(self._read(self.header["docs"] + 8 * docno, 8), sys.byteorder)
+        return self._loads(self._read(slot >> 24, slot & _SLOT_MASK))
+
+    def top(self, words, weights, limit):
+        """Document numbers of the ``limit`` best BM25 matches of ``words``, best first.
+
+        The score is FTS5's ``bm25()``, term by term in the query's order: ``idf * f * (k1 +
+        1) / (f + k1 * (1 - b + b * D / avgdl))``, where ``f`` is the word's weighted count in
+        the document and ``D`` the document's length in tokens; equal scores keep the store's
+        order, as FTS5's do.
+        """
+        if self._lengths is None:
+            raw = self._read(self.header["lengths"], 4 * self.rows)
+            self._lengths = memoryview(raw).cast("I")
+        length_of = self._lengths.__getitem__
+        scores: dict[int, float] = {}
+        for word in words:
+            entry = self.term(word)
+            if not entry:
+                continue
+            _, idf, offset, count, overflow = entry
+            flat = memoryview(self._read(offset, 8 * count)).cast("I").tolist()
+            docs = flat[0::2]
+            # A word's share of the score depends only on (counts, document length): computed
+            # once per distinct pair, then looked up for every posting at C speed.
+            pairs = list(zip(flat[1::2], map(length_of, docs), strict=True))
+            parts = {pair: self._part(pair, idf, weights) for pair in set(pairs)}
+            if overflow:
+                values = [
+                    self._part((overflow[d], pair[1]), idf, weights)
+                    if pair[0] == OVERFLOW
+                    else parts[pair]
+                    for d, pair in zip(docs, pairs, strict=True)
+                ]
+            else:
+                values = list(map(parts.__getitem__, pairs))
+            # Sums run term after term, as FTS5 adds them (a missing word adds 0.0).
+            if len(docs) >= len(scores):
+                merged = dict(zip(docs, values, strict=True))
+                for doc, score in scores.items():
+                    value = merged.get(doc)
+                    merged[doc] = score if value is None else score + value
+                scores = merged
+            else:
+                for doc, value in zip(docs, values, strict=True):
+                    before = scores.get(doc)
+                    scores[doc] = value if before is None else before + value
+        if len(scores) > limit:
+            # Only scores at or above the limit-th largest can be among the best.
+            cut = sorted(scores.values(), reverse=True)[limit - 1]
+            best = [doc for doc, score in scores.items() if score >= cut]
+        else:
+            best = list(scores)
+        best.sort()  # equal scores: the store's order (a stable sort keeps it)
+        best.sort(key=scores.__getitem__, reverse=True)
+        return best[:limit]
+
+    def _part(self, pair, idf, weights):
+        """One word's BM25 share for a document: its weighted count and length in ``pair``."""
+        counts, size = pair
+        w1, w2, w3, w4 = weights
+        if isinstance(counts, tuple):
+            f = w1 * counts[0] + w2 * counts[1] + w3 * counts[2] + w4 * counts[3]
+        elif counts == OVERFLOW:
+            return 0.0  # never used: such postings take their counts from the word's entry
+        else:
+            f = (
+                w1 * (counts & 255)
+                + w2 * (counts >> 8 & 255)
+                + w3 * (counts >> 16 & 255)
+                + w4 * (counts >> 24)
+            )
+        k1 = self.k1
+        norm = k1 * (1 - self.b + self.b * size / self.avgdl)
+        return idf * ((f * (k1 + 1.0)) / (f + norm))
+
+
+def _check_fresh(header, stamp_path):
+    """Refuse an index built for another store revision than the manifest beside it."""
+    try:
+        stamp = safefile.read(stamp_path, 64).strip()
+    except OSError:
+        return  # no stamp: nothing says the index is old
+    try:
+        fresh = int(stamp) == header.get("storeRevision")
+    except ValueError:
+        fresh = False
+    if not fresh:
+        raise UnusableIndex("stale recall index (the store changed since it was published)")
+
+
+def open_index(environ=None):
+    """The published recall index of ``LESSONS_HOME``; raises ``OSError``/``ValueError``."""
+    home = paths.lessons_home(environ)
+    return RecallIndex(os.path.join(home, INDEX_NAME), os.path.join(home, manifest_mod.STAMP_NAME))
 
 
 class FingerprintIndex:
-    """``get(fingerprint)`` → lesson ids, by a substring search in the index's bytes."""
+    """``get(fingerprint)`` → lesson ids, looked up in the published index."""
 
-    def __init__(self, data, start):
-        self.data = data
-        self.start = start
+    def __init__(self, index):
+        self.index = index
 
     def get(self, fp, default=()):
-        key = b"\n" + fp.encode("ascii", "replace") + b" "
-        at = self.data.find(key, self.start - 1)
-        if at < 0:
-            return default
-        begin = at + len(key)
-        end = self.data.find(b"\n", begin)
-        ids = self.data[begin : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
-        return [i for i in ids.split(",") if i]
+        return list(self.index.fingerprint(fp)) or default
 
     def __bool__(self):
-        return len(self.data) > self.start
+        return self.index.tables["fingerprints"][1] > 0
 
 
 def load_index(environ=None):
-    """A manifest-shaped dict for recall from the index, or the full manifest without one."""
-    from lessons_core.hot import fastjson
+    """A manifest-shaped dict for recall from the index, or the full manifest without one.
 
+    A missing, damaged or stale index is not read: recall then has the manifest's fingerprints
+    only (their lessons' short texts), and the full-text step notes the reason.
+    """
     load_programs(environ)
-    path = os.path.join(paths.lessons_home(environ), INDEX_NAME)
     try:
-        data = safefile.read(path, manifest_mod.MAX_MANIFEST_BYTES)
-        end = data.find(b"\n")
-        header = fastjson.loads(data[: end if end >= 0 else len(data)])
-    except (OSError, ValueError):
+        index = open_index(environ)
+    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError):
         return manifest_mod.load(environ=environ)
-    if not (
-        isinstance(header, dict)
-        and header.get("type") == INDEX_TYPE
-        and header.get("version") == 1
-        and isinstance(header.get("config"), dict)
-    ):
-        return manifest_mod.load(environ=environ)
+    header = index.header
     return {
         "type": INDEX_TYPE,
         "storeRevision": header.get("storeRevision"),
         "config": header["config"],
         "failureHints": header.get("failureHints", 0),
-        "errorFingerprints": FingerprintIndex(data, end + 1 if end >= 0 else len(data)),
+        "errorFingerprints": FingerprintIndex(index),
+        "recallIndex": index,
         "lessons": {},
         "byTool": {},
         "anyTool": [],
@@ -284,56 +465,47 @@ def load_index(environ=None):
     }
 
 
-# -- the store ----------------------------------------------------------------------------------
+# -- searching ------------------------------------------------------------------------------------
 
 
 def search(environ, manifest, query_words, exact, weights, accepts, stats):
-    """``[(id, summary, remediation)]``: the exact hits first, then accepted FTS matches.
+    """``[(id, summary, remediation)]``: the exact hits first, then accepted BM25 matches.
 
-    Never raises: a store problem is noted in ``stats["recall_error"]`` and the exact hits are
+    Never raises: an index problem is noted in ``stats["recall_error"]`` and the exact hits are
     returned with the manifest's texts.
     """
     rows = {}
     ranked = []
-    conn = None
+    index = manifest.get("recallIndex")
+    opened = None
     try:
-        conn = connect(environ)
-        if exact:
-            marks = ", ".join("?" for _ in exact)
-            for row in conn.execute(
-                "SELECT id, slug, summary, remediation, mistake, error_lines FROM lessons "
-                f"WHERE id IN ({marks}) AND status = 'active'",
-                exact,
-            ):
-                rows[row[0]] = row
-        terms = pick_terms(conn, query_words) if len(query_words) >= 2 else []
+        if index is None:
+            index = opened = open_index(environ)
+        for lesson_id in exact:
+            record = index.record(lesson_id)
+            if record is not None and record[6]:
+                rows[lesson_id] = record[:6]
+        terms = pick_terms(index, query_words) if len(query_words) >= 2 else []
         stats["recall_terms"] = len(terms)
         if terms:
             floor = manifest_mod.config_value(manifest, "minConfidence", 0.0)
-            query = " OR ".join('"' + w + '"' for w in terms)
             qstems = {errnorm.stem(w) for w in query_words}
-            # Rank inside the index first and join only the best few: joining every match
-            # before sorting costs several times more on a large store.
-            for row in conn.execute(
-                "SELECT l.id, l.slug, l.summary, l.remediation, l.mistake, l.error_lines "
-                "FROM (SELECT lesson_id, rank FROM lessons_fts WHERE lessons_fts MATCH ? "
-                f"AND rank MATCH 'bm25({weights})' ORDER BY rank LIMIT ?) f "
-                "JOIN lessons l ON l.id = f.lesson_id "
-                "WHERE l.status = 'active' AND l.confidence >= ? ORDER BY f.rank",
-                (query, FTS_ROWS * 2, floor),
-            ):
-                if row[0] in rows:
+            column_weights = tuple(float(w) for w in weights.split(","))[1:]
+            for docno in index.top(terms, column_weights, FTS_ROWS * 2):
+                record = index.document(docno)
+                if not record[6] or record[7] < floor or record[0] in rows:
                     continue
+                row = record[:6]
                 text = " ".join(part or "" for part in (row[2], row[4], row[5]))
                 lesson_stems = {errnorm.stem(w) for w in errnorm.words(text, limit=400)}
                 if accepts(qstems & lesson_stems, row):
                     rows[row[0]] = row
                     ranked.append(row[0])
-    except Exception as exc:  # the hook fails open on any store problem
+    except Exception as exc:  # the hook fails open on any index problem
         stats["recall_error"] = f"{type(exc).__name__}: {exc}"[:300]
     finally:
-        if conn is not None:
-            conn.close()
+        if opened is not None:
+            opened.close()
     out = []
     lessons = manifest.get("lessons", {})
     if exact and "recall_error" in stats and manifest.get("type") == INDEX_TYPE:
@@ -348,7 +520,7 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
     return out
 
 
-def pick_terms(conn, words):
+def pick_terms(index, words):
     """The rarest of ``words`` in the index, as many as keep the search small.
 
     BM25 weighs a word by its rarity, so the rare words decide the ranking anyway; a word found
@@ -358,11 +530,9 @@ def pick_terms(conn, words):
     """
     counted = []
     for word in words[:MAX_TERMS_CHECKED]:
-        row = conn.execute(
-            "SELECT count(*) FROM lessons_fts WHERE lessons_fts MATCH ?", ('"' + word + '"',)
-        ).fetchone()
-        if row and row[0]:
-            counted.append((row[0], word))
+        entry = index.term(word)
+        if entry and entry[0]:
+            counted.append((entry[0], word))
     counted.sort()
     chosen: list[str] = []
     total = 0
@@ -372,37 +542,6 @@ def pick_terms(conn, words):
         chosen.append(word)
         total += docs
     return chosen
-
-
-def connect(environ):
-    """A read-only connection to the store; raises when it is missing or unreadable."""
-    try:
-        # The C module alone: ``sqlite3`` also imports datetime and registers adapters that
-        # recall never uses, which costs the hook process milliseconds.
-        sqlite3 = __import__("_sqlite3")
-    except ImportError:  # pragma: no cover - other implementations
-        sqlite3 = __import__("sqlite3")
-
-    path = paths.store_path(environ)
-    # A regular file of ours (a link to one is fine: the store is only read); a FIFO or a
-    # device there would stall SQLite's first read, another user's file is not our store.
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no store at {path}") from None
-    safefile.check(st, path)
-    uri = "file:" + _uri_path(path) + "?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-    except Exception:
-        conn.close()
-        raise
-    return conn
-
-
-def _uri_path(path):
-    return path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
 
 
 # -- delivery -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import time
 from lessons_core.hot import fastjson
 from lessons_core.hot import log as hook_log
 from lessons_core.hot import manifest as manifest_mod
+from lessons_core.hot.decision import new_decision, trailer
 
 MAX_STDIN_BYTES = 4 * 1024 * 1024
 RETRY_NOTE = "If this does not apply here, run the same call again."
@@ -48,11 +49,6 @@ DEFAULTS = {
     "directiveReinjectThresholds": [],
     "stopReminderBytes": 0,
 }
-
-
-def new_decision():
-    """An empty decision: no denial, no context."""
-    return {"deny": None, "context": None, "delivered": [], "dropped": [], "trailer": None}
 
 
 class LazyState:
@@ -516,14 +512,6 @@ def _finish(decision, chosen, dropped, deny):
     if chosen or dropped:
         decision["trailer"] = trailer(decision["delivered"], dropped)
     return decision
-
-
-def trailer(delivered, dropped):
-    """An HTML comment recording what was injected and what was dropped (and why)."""
-    parts = ["injected=" + ",".join(delivered)]
-    if dropped:
-        parts.append("dropped=" + ",".join(f"{d['id']}({d['why']})" for d in dropped))
-    return "<!-- lessons: " + " ".join(parts) + " -->"
 
 
 def _short_command(command):

@@ -2,15 +2,26 @@
 
 The scanner, the CLI and the compiler talk to this protocol only, so a team can plug in a server
 database through the ``lessons_register_stores`` / ``lessons_select_store`` hooks.
+
+:class:`Store` lists what every backend must offer. A backend may also offer the methods of
+:data:`OPTIONAL_METHODS` (each one a small protocol below): callers look them up with
+``getattr`` and do without, more slowly or with less detail, when a store has none. The hook
+never talks to a store at all: at every build the store publishes a recall index
+(:mod:`lessons_core.store.recall_index`), from :meth:`RecallSource.recall_documents` when it
+has it, else from :meth:`Store.list_lessons`, and failure-time and prompt-time recall read that
+file, whatever the backend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lessons_core.models import Candidate, Lesson, Status
+
+if TYPE_CHECKING:
+    from lessons_core.store.recall_index import RecallDocument
 
 
 @runtime_checkable
@@ -84,7 +95,48 @@ class Store(Protocol):
     def transaction(self) -> AbstractContextManager[Any]:
         """Group several writes into one atomic unit."""
 
-    def iter_rows(self) -> Iterator[dict[str, Any]]:
-        """Raw rows for export and diagnostics."""
-
     def close(self) -> None: ...
+
+
+# -- optional methods ------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class RecallSource(Protocol):
+    """A store that lists what recall searches itself (the build publishes it for the hook)."""
+
+    def recall_documents(self) -> Iterable[RecallDocument]:
+        """Every lesson, every status (the hook keeps the active ones), in the order that
+        breaks ties between equal scores. Without it the build takes ``list_lessons()``."""
+
+
+@runtime_checkable
+class ScanStateListing(Protocol):
+    """A store that hands the scanner every file's state in one call (thousands of files)."""
+
+    def list_scan_states(self) -> dict[str, dict[str, Any]]: ...
+
+    def list_scan_stamps(self) -> dict[str, tuple[int, int, int]]:
+        """``(size, mtime_ns, inode)`` per scanned path: enough to tell what changed."""
+
+
+@runtime_checkable
+class StoreDiagnostics(Protocol):
+    """What ``lessons doctor`` shows of a store when it can."""
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table."""
+
+    def iter_rows(self) -> Iterator[dict[str, Any]]:
+        """Raw lesson rows, JSON columns decoded."""
+
+
+#: Methods a store may offer beyond :class:`Store`, with the protocol declaring each; callers
+#: use them through ``getattr`` and manage without.
+OPTIONAL_METHODS: dict[str, type] = {
+    "recall_documents": RecallSource,
+    "list_scan_states": ScanStateListing,
+    "list_scan_stamps": ScanStateListing,
+    "counts": StoreDiagnostics,
+    "iter_rows": StoreDiagnostics,
+}

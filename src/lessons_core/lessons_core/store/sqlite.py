@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -58,6 +58,9 @@ from lessons_core.models import (
     content_hash,
 )
 from lessons_core.store import migrations
+
+if TYPE_CHECKING:
+    from lessons_core.store.recall_index import RecallDocument
 
 log = get_logger()
 
@@ -312,6 +315,18 @@ def _row_to_candidate(row: sqlite3.Row) -> Candidate:
         detector=row["detector"],
         created_at=row["created_at"],
     )
+
+
+#: The documents recall publishes (:meth:`SQLiteStore.recall_documents`): every lesson, in the
+#: full-text index's row order when there is one (the order FTS5 keeps for equal BM25 scores).
+_RECALL_COLUMNS = (
+    "l.id, l.slug, l.summary, l.mistake, l.remediation, l.error_lines, l.status, l.confidence"
+)
+_RECALL_FTS_ORDER = (
+    f"SELECT {_RECALL_COLUMNS} FROM lessons_fts f JOIN lessons l ON l.id = f.lesson_id "
+    "ORDER BY f.rowid"
+)
+_RECALL_TABLE_ORDER = f"SELECT {_RECALL_COLUMNS} FROM lessons l ORDER BY l.rowid"
 
 
 def _fts_query(text: str) -> str:
@@ -859,6 +874,16 @@ class SQLiteStore:
         """Row counts per table, for ``doctor`` and ``stats``."""
         tables = ("lessons", "candidates", "scan_state", "deliveries")
         return {t: int(self._read(f"SELECT count(*) FROM {t}")[0][0]) for t in tables}
+
+    def recall_documents(self) -> Iterator[RecallDocument]:
+        """Every lesson as recall searches it, in the order of the full-text index (its rowids),
+        so that lessons of equal score rank as FTS5 ranks them (see ``store/recall_index.py``)."""
+        from lessons_core.store.recall_index import RecallDocument
+
+        for row in self._read(_RECALL_FTS_ORDER if self.fts else _RECALL_TABLE_ORDER):
+            yield RecallDocument(
+                row[0], row[1], row[2], row[3], row[4], row[5], row[6] == "active", row[7]
+            )
 
     def iter_rows(self) -> Iterator[dict[str, Any]]:
         """Raw lesson rows, JSON columns decoded (export and diagnostics)."""
