@@ -60,7 +60,11 @@ class SyncReport:
         return bool(self.pulled or self.updated or self.removed or self.conflicts)
 
     def as_json(self) -> dict[str, Any]:
-        out = attrs.asdict(self)
+        """The report with the contract's camelCase keys (``lessons sync --json``)."""
+        out: dict[str, Any] = {}
+        for field in attrs.fields(type(self)):
+            head, *rest = field.name.split("_")
+            out[head + "".join(p.title() for p in rest)] = getattr(self, field.name)
         out["conflicts"] = list(self.conflicts)
         out["seconds"] = round(self.seconds, 3)
         return out

@@ -325,7 +325,13 @@ class PostgresStore:
             with psycopg.connect(dsn, autocommit=True, **kwargs) as conn:
                 self.schema_version = schema.migrate(conn, self.where)
         except psycopg.OperationalError as exc:
-            raise TeamUnreachable(f"cannot connect to {self.where}: {self._clean(exc)}") from None
+            text = self._clean(exc)
+            if "FATAL:" in text:  # the server answered and refused: not offline, a setting
+                raise StoreError(
+                    f"the team store {self.where} refused the connection ({text}); check the "
+                    "user, password and database of the URL"
+                ) from None
+            raise TeamUnreachable(f"cannot connect to {self.where}: {text}") from None
         except psycopg.Error as exc:
             msg = f"the team store {self.where} failed to open: {self._clean(exc)}"
             raise StoreError(msg) from None
