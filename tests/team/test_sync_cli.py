@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from lessons_core.testing import contract_lesson
 from tests.conftest import bin_path
 from tests.team.team_support import Machine
+
+from lessons_core.testing import contract_lesson
 
 
 def _lessons(machine: Machine, *args: str, env: dict[str, str] | None = None):

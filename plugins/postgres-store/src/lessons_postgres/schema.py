@@ -201,7 +201,13 @@ LATEST = len(MIGRATIONS)
 
 
 def _version(cur: Any) -> int:
-    cur.execute("SELECT to_regclass('lessons_meta') IS NOT NULL")
+    # A query on pg_tables, not to_regclass(): a name lookup may answer from the backend's
+    # cache of "no such table", which waiting for an advisory lock does not refresh, and the
+    # second machine would then migrate a database the first has just migrated.
+    cur.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables "
+        "WHERE schemaname = current_schema() AND tablename = 'lessons_meta')"
+    )
     row = cur.fetchone()
     if not row or not _first(row):
         return 0
@@ -216,14 +222,17 @@ def _first(row: Any) -> Any:
 
 def migrate(conn: Any, where: str) -> int:
     """Bring the team database up to date (``conn`` is not in a transaction); return the version."""
-    with conn.transaction(), conn.cursor() as cur:
+    with conn.cursor() as cur:
         found = _version(cur)
-        if found == LATEST:
-            return found
-        if found > LATEST:
-            raise _newer(found, where)
+    if found == LATEST:
+        return found
+    if found > LATEST:
+        raise _newer(found, where)
+    with conn.transaction(), conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         found = _version(cur)  # another machine may have migrated while we waited
+        if found == LATEST:
+            return found
         if found > LATEST:
             raise _newer(found, where)
         for step in MIGRATIONS[found:]:

@@ -39,6 +39,7 @@ from typing import Any
 
 import attrs
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
@@ -322,6 +323,11 @@ class PostgresStore:
             "application_name": "lessons",
         }
         try:
+            conninfo_to_dict(dsn)
+        except (psycopg.Error, ValueError) as exc:
+            msg = f"not a PostgreSQL connection string ({self.where}): {self._clean(exc)}"
+            raise LessonsError(msg) from None
+        try:
             with psycopg.connect(dsn, autocommit=True, **kwargs) as conn:
                 self.schema_version = schema.migrate(conn, self.where)
         except psycopg.OperationalError as exc:
@@ -335,8 +341,6 @@ class PostgresStore:
         except psycopg.Error as exc:
             msg = f"the team store {self.where} failed to open: {self._clean(exc)}"
             raise StoreError(msg) from None
-        except ValueError as exc:  # a malformed connection string
-            raise LessonsError(f"not a PostgreSQL connection string: {self._clean(exc)}") from None
         self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
             dsn,
             min_size=1,
@@ -739,8 +743,6 @@ class PostgresStore:
 def _password(dsn: str) -> str:
     """The password inside ``dsn`` (URL or key-value form), to scrub from driver messages."""
     try:
-        from psycopg.conninfo import conninfo_to_dict
-
         value = conninfo_to_dict(dsn).get("password")
     except (psycopg.Error, ValueError):
         return ""
