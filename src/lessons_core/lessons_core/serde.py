@@ -256,7 +256,10 @@ _MCP = _Shape(McpSettings)
 _TEAM = _Shape(TeamSettings)
 _CONFIG = _Shape(
     Config,
-    nested={"scoring": (_SCORING, False), "deep": (_DEEP, False), "mcp": (_MCP, False),
+    nested={
+        "scoring": (_SCORING, False),
+        "deep": (_DEEP, False),
+        "mcp": (_MCP, False),
         "team": (_TEAM, False),
     },
 )
