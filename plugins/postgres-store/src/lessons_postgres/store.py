@@ -437,13 +437,85 @@ class PostgresStore:
     # -- lessons ---------------------------------------------------------------------------
 
     def add_lessons(self, lessons: Iterable[Lesson]) -> list[Lesson]:
-        """Insert lessons; one whose content hash is stored already merges into that row."""
-        with self.transaction():
-            return [self._add_one(lesson) for lesson in lessons]
+        """Insert lessons; one whose content hash is stored already merges into that row.
 
-    def _add_one(self, lesson: Lesson) -> Lesson:
-        lesson = _redacted_lesson(lesson)
-        digest = content_hash(lesson)
+        New content is inserted in one batch (a sync may bring thousands): the advisory locks
+        of every content hash and slug are taken in one statement, in sorted order (so two
+        machines adding overlapping batches cannot deadlock), then the rows go in with one
+        ``executemany``. Content already stored, or repeated in the batch, merges one by one.
+        """
+        items = [_redacted_lesson(lesson) for lesson in lessons]
+        digests = [content_hash(lesson) for lesson in items]
+        if not items:
+            return []
+        with self.transaction():
+            keys = {_lock_key("lesson", d) for d in digests}
+            keys |= {_lock_key("slug", x.slug) for x in items if x.slug}
+            self._rows(
+                "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) "
+                'FROM unnest(%s::text[]) AS k ORDER BY k COLLATE "C"',
+                (sorted(keys),),
+            )
+            present = {
+                r["content_hash"]
+                for r in self._rows(
+                    "SELECT content_hash FROM lessons WHERE content_hash = ANY(%s)",
+                    (sorted(set(digests)),),
+                )
+            }
+            fresh: dict[str, int] = {}
+            for index, digest in enumerate(digests):
+                if digest not in present and digest not in fresh:
+                    fresh[digest] = index
+            out: list[Lesson | None] = [None] * len(items)
+            for index, stored in self._insert_new([(items[i], d) for d, i in fresh.items()]):
+                out[fresh[index]] = stored
+            for index, lesson in enumerate(items):
+                if out[index] is None:
+                    out[index] = self._add_one(lesson, digests[index])
+        return [lesson for lesson in out if lesson is not None]
+
+    def _insert_new(self, batch: list[tuple[Lesson, str]]) -> list[tuple[str, Lesson]]:
+        """Insert lessons whose content is not stored (their locks are held); by digest."""
+        if not batch:
+            return []
+        given = [lesson.id for lesson, _ in batch if lesson.id]
+        if given:
+            taken = self._rows("SELECT id FROM lessons WHERE id = ANY(%s)", (given,))
+            if taken:
+                raise LessonsError(
+                    f"a different lesson with id {taken[0]['id']} is already stored; "
+                    "change its content with an update, or give the new lesson no id"
+                )
+        slugs = [lesson.slug or new_slug(lesson.summary) for lesson, _ in batch]
+        used = {
+            r["slug"] for r in self._rows("SELECT slug FROM lessons WHERE slug = ANY(%s)", (slugs,))
+        }
+        now = utc_now()
+        params = []
+        out = []
+        for (lesson, digest), slug in zip(batch, slugs, strict=True):
+            while slug in used:
+                slug = new_slug(lesson.summary)
+            used.add(slug)
+            stored = attrs.evolve(
+                lesson,
+                id=lesson.id or new_id(),
+                slug=slug,
+                created_at=lesson.created_at or now,
+                updated_at=lesson.updated_at or lesson.created_at or now,
+            )
+            project = (stored.provenance.projects or (stored.scope,))[0]
+            params.append(
+                [*_lesson_params(stored, digest), self.author, self.machine, project, self.machine]
+            )
+            out.append((digest, stored))
+        with self._cursor() as cur:
+            cur.executemany(_LESSON_INSERT, params)
+        return out
+
+    def _add_one(self, lesson: Lesson, digest: str) -> Lesson:
+        """Merge one (redacted) lesson into the stored row of its content, or insert it."""
         self._lock("lesson", digest)
         now = utc_now()
         existing = self.find_by_hash(digest)

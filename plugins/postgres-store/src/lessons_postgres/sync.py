@@ -193,41 +193,71 @@ def _exchange(local: Any, team: PostgresStore, home: Path, tally: _Tally) -> Non
 # -- 1. lessons out ---------------------------------------------------------------------------
 
 
-def _team_revision(team: PostgresStore, lesson_id: str) -> int:
-    rows = team._rows("SELECT revision FROM lessons WHERE id = %s", (lesson_id,))
-    return int(rows[0]["revision"]) if rows else 0
-
-
 def _push_lessons(
     local: Any, team: PostgresStore, home: Path, state: _State, tally: _Tally
 ) -> None:
+    new: list[Lesson] = []
+    edited: list[tuple[Lesson, str, list[Any]]] = []
     for lesson in local.list_lessons():
         digest = edit_digest(lesson)
         entry = state.lessons.get(lesson.id)
         if entry is None:
-            _push_new(local, team, lesson, digest, state, tally)
+            new.append(lesson)
         elif digest != entry[2]:
-            _push_edit(local, team, home, lesson, digest, entry, state, tally)
-
-
-def _push_new(
-    local: Any, team: PostgresStore, lesson: Lesson, digest: str, state: _State, tally: _Tally
-) -> None:
-    with team.transaction():
-        same = team.find_by_hash(lesson.content_hash)
-        if same is not None and set(lesson.provenance.sessions) <= set(same.provenance.sessions):
-            stored = same  # pushed already (a sync cut short after the team's commit)
-        else:
+            edited.append((lesson, digest, entry))
+    if edited:
+        with team.transaction():  # one round of commits for all of them
+            for lesson, digest, entry in edited:
+                _push_edit(local, team, home, lesson, digest, entry, state, tally)
+    if not new:
+        return
+    try:
+        _push_new(team, new, state, tally)
+    except LessonsError:
+        # One lesson the team refuses (an id it holds with other content) must not hold
+        # back the rest: one at a time, each refusal reported.
+        for lesson in new:
             try:
-                (stored,) = team.add_lessons([lesson])
+                _push_new(team, [lesson], state, tally)
+            except TeamUnreachable:
+                raise
             except LessonsError as exc:
                 tally.conflicts.append(f"{lesson.slug}: not pushed ({exc})")
-                return
-            tally.pushed_lessons += 1
-        revision = _team_revision(team, stored.id)
+
+
+def _push_new(team: PostgresStore, new: list[Lesson], state: _State, tally: _Tally) -> None:
+    """Add lessons the team has not seen from this machine, in one team transaction."""
+    with team.transaction():
+        known = {
+            r["content_hash"]: r
+            for r in team._rows(
+                "SELECT id, content_hash, sessions FROM lessons WHERE content_hash = ANY(%s)",
+                ([lesson.content_hash for lesson in new],),
+            )
+        }
+        send: list[Lesson] = []
+        team_ids: dict[str, str] = {}
+        for lesson in new:
+            row = known.get(lesson.content_hash)
+            if row is not None and set(lesson.provenance.sessions) <= set(row["sessions"]):
+                team_ids[lesson.id] = row["id"]  # pushed already (a sync cut short)
+            else:
+                send.append(lesson)
+        for lesson, stored in zip(send, team.add_lessons(send), strict=True):
+            team_ids[lesson.id] = stored.id
+        revisions = {
+            r["id"]: int(r["revision"])
+            for r in team._rows(
+                "SELECT id, revision FROM lessons WHERE id = ANY(%s)",
+                (sorted(set(team_ids.values())),),
+            )
+        }
+    tally.pushed_lessons += len(send)
     # The digest is the local one: the pull below brings the team's merged row back (its
     # revision is above the cursor) and finds no local edit to protect.
-    state.lessons[lesson.id] = [stored.id, revision, digest]
+    for lesson in new:
+        team_id = team_ids[lesson.id]
+        state.lessons[lesson.id] = [team_id, revisions.get(team_id, 0), edit_digest(lesson)]
 
 
 def _push_edit(
