@@ -2,8 +2,9 @@
 
 The store is registered with a ``sync``: set ``team.store`` to ``postgres`` and ``lessons sync``
 (and every background scan) exchanges lessons with it while the local SQLite store stays what
-the hooks read. Setting ``store`` itself to ``postgres`` instead makes the team database the
-store every command reads and writes (for a reviewer's machine, say).
+the hooks read. The store itself is a full :class:`~lessons_core.store.base.Store` (it passes
+the contract kit), so a tool or a plugin that selects it by name through
+``lessons_select_store`` can work on the team's lessons directly.
 """
 
 from __future__ import annotations
