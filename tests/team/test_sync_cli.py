@@ -44,7 +44,7 @@ def test_offline_says_so_exits_0_and_catches_up_later(tmp_path: Path, team_url: 
         (lesson,) = store.add_lessons([contract_lesson(1)])
     offline = _lessons(machine, "sync")
     assert offline.returncode == 0, offline.stderr
-    assert offline.stderr.startswith("Offline: the team store postgresql://lessons:***@")
+    assert offline.stderr.startswith("Offline: cannot connect to postgresql://lessons:***@")
     assert "the next sync catches up" in offline.stderr
     as_json = json.loads(_lessons(machine, "sync", "--json").stdout)
     assert as_json["offline"] and as_json["pushedLessons"] == 0

@@ -36,8 +36,8 @@ def sync(as_json: bool) -> None:
         return
     if report.offline:
         click.echo(
-            f"Offline: the team store {report.where} cannot be reached ({report.offline}); "
-            "local lessons and the manifest are unchanged, the next sync catches up.",
+            f"Offline: {report.offline.rstrip('.')}; local lessons and the manifest are "
+            "unchanged, the next sync catches up.",
             err=True,
         )
         return
