@@ -468,8 +468,8 @@ class PostgresStore:
                 if digest not in present and digest not in fresh:
                     fresh[digest] = index
             out: list[Lesson | None] = [None] * len(items)
-            for index, stored in self._insert_new([(items[i], d) for d, i in fresh.items()]):
-                out[fresh[index]] = stored
+            for inserted, stored in self._insert_new([(items[i], d) for d, i in fresh.items()]):
+                out[fresh[inserted]] = stored
             for index, lesson in enumerate(items):
                 if out[index] is None:
                     out[index] = self._add_one(lesson, digests[index])
