@@ -8,7 +8,8 @@ this fails. Finally it smoke-tests the installed commands.
 The opt-in ``lessons-llm`` plugin depends on ``llm`` and its own dependencies; they are fetched
 from the index by the plugin's requirements (not by its wheel, whose ``lessons-core``
 requirement must come from this wheelhouse), so the offline install has all of them. The MCP
-server (``lessons-mcp``: the MCP SDK and jsonschema) is handled the same way.
+server (``lessons-mcp``: the MCP SDK and jsonschema) and the team store (``lessons-postgres``:
+psycopg and its pool, which ``lessons[all]`` pulls in) are handled the same way.
 
 Usage: python .ci/check_wheelhouse.py WORKDIR
 """
@@ -31,9 +32,10 @@ DISTRIBUTIONS = [
     ROOT / "src" / "adapters_gemini",
     ROOT / "plugins" / "llm-distiller",
     ROOT / "plugins" / "mcp-server",
+    ROOT / "plugins" / "postgres-store",
 ]
 #: Plugins whose third-party requirements are fetched into the wheelhouse.
-PLUGINS = ("llm-distiller", "mcp-server")
+PLUGINS = ("llm-distiller", "mcp-server", "postgres-store")
 ADAPTERS = ("claude", "codex", "gemini")
 
 
@@ -136,6 +138,35 @@ def main(workdir: Path) -> int:
     first = served.stdout.splitlines()[:1]
     if not first or '"serverInfo"' not in first[0] or '"lessons"' not in first[0]:
         print(f"lessons mcp did not answer the handshake: {served!r}", file=sys.stderr)
+        return 1
+
+    if "lessons-postgres" not in names:
+        print(f"the team store is not listed as a plugin\n{listing}", file=sys.stderr)
+        return 1
+    # The team store is installed with its driver: a sync to a server that is not there says
+    # "offline", exits 0, and never shows the password of the address.
+    home = workdir / "team-home"
+    home.mkdir(exist_ok=True)
+    (home / "config.json").write_text(json.dumps({"team": {"store": "postgres"}}))
+    offline = subprocess.run(
+        [str(bin_dir / "lessons"), "sync"],
+        capture_output=True,
+        text=True,
+        env={
+            "PATH": str(bin_dir),
+            "HOME": str(workdir / "home"),
+            "LESSONS_HOME": str(home),
+            "LESSONS_DATABASE_URL": "postgresql://team:s3cret@127.0.0.1:9/lessons",
+        },
+        timeout=120,
+        check=False,
+    )
+    if (
+        offline.returncode != 0
+        or not offline.stderr.startswith("Offline:")
+        or "s3cret" in offline.stdout + offline.stderr
+    ):
+        print(f"lessons sync misbehaved without a server: {offline!r}", file=sys.stderr)
         return 1
 
     for agent in ADAPTERS:

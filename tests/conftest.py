@@ -38,6 +38,7 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
         "LESSONS_PLUGINS",
         "LESSONS_DISABLED_PLUGINS",
         "LESSONS_DISABLE_PLUGIN_AUTOLOAD",
+        "LESSONS_DATABASE_URL",
     ):
         monkeypatch.delenv(var, raising=False)
     (base / "home").mkdir()

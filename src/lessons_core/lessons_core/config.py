@@ -215,6 +215,8 @@ def write_document(home: Path, document: dict[str, Any]) -> Path:
 #: Environment variables that override a key, and how they read: (variable, value when set).
 ENV_OVERRIDES: dict[str, str] = {"autoScan": "LESSONS_AUTO_SCAN"}
 _OFF = ("0", "false", "no", "off")
+#: Keys that may hold a password inside a URL: shown with the password masked.
+SECRET_URL_KEYS = frozenset({"team.url"})
 
 
 @attrs.frozen
@@ -270,6 +272,10 @@ def settings(home: Path, environ: Mapping[str, str]) -> list[Setting]:
         variable = ENV_OVERRIDES.get(key)
         if variable and environ.get(variable, "").strip().lower() in _OFF:
             value, source = False, f"environment ({variable})"
+        if key in SECRET_URL_KEYS and isinstance(value, str):
+            from lessons_core.team import mask_url
+
+            value = mask_url(value)
         out.append(Setting(key, _plain(value), _plain(defaults[key]), source))
     return out
 

@@ -241,6 +241,22 @@ class McpSettings:
 
 
 @attrs.frozen
+class TeamSettings:
+    """A team store shared by several machines (``team`` in ``config.json``).
+
+    ``store`` names a registered store that can sync (``postgres`` with ``lessons[postgres]``);
+    empty means no team store: nothing leaves the machine. ``url`` is its address (a database
+    URL; its plugin may also read one from the environment), never shown with its password.
+    ``author`` and ``machine`` label the rows this machine writes (empty: the login name, and
+    the host name plus an id kept in ``LESSONS_HOME``)."""
+
+    store: str = ""
+    url: str = ""
+    author: str = ""
+    machine: str = ""
+
+
+@attrs.frozen
 class Config:
     """User configuration (``config.json`` in ``LESSONS_HOME``); the defaults are the contract's."""
 
@@ -268,3 +284,4 @@ class Config:
     scoring: ScoringWeights = ScoringWeights()
     deep: DeepScan = DeepScan()
     mcp: McpSettings = McpSettings()
+    team: TeamSettings = TeamSettings()

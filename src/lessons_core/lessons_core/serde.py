@@ -38,6 +38,7 @@ from lessons_core.models import (
     Provenance,
     ScoringWeights,
     Status,
+    TeamSettings,
     Triggers,
 )
 
@@ -140,6 +141,7 @@ _CLASSES: tuple[type, ...] = (
     ScoringWeights,
     DeepScan,
     McpSettings,
+    TeamSettings,
     Config,
 )
 
@@ -251,9 +253,15 @@ _CANDIDATE = _Shape(Candidate, nested={"evidence": (_EVIDENCE, True)})
 _SCORING = _Shape(ScoringWeights)
 _DEEP = _Shape(DeepScan)
 _MCP = _Shape(McpSettings)
+_TEAM = _Shape(TeamSettings)
 _CONFIG = _Shape(
     Config,
-    nested={"scoring": (_SCORING, False), "deep": (_DEEP, False), "mcp": (_MCP, False)},
+    nested={
+        "scoring": (_SCORING, False),
+        "deep": (_DEEP, False),
+        "mcp": (_MCP, False),
+        "team": (_TEAM, False),
+    },
 )
 
 

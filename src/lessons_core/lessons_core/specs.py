@@ -131,11 +131,18 @@ class StoreSpec:
 
     Selected by name with ``"store"`` in ``config.json``; check a backend with
     :class:`lessons_core.testing.StoreContract`.
+
+    A store that can serve as a *team store* (``team.store`` in ``config.json``) also gives
+    ``sync(local, config=..., home=..., environ=...)``: it exchanges lessons, candidates and
+    deliveries between the local store and the shared one and returns a
+    :class:`lessons_core.team.SyncReport` (``lessons sync``, and after every background scan).
+    The hook never calls it: it reads the local manifest only.
     """
 
     name: str
     factory: StoreFactory
     description: str = ""
+    sync: Callable[..., Any] | None = None
 
 
 @attrs.frozen

@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "install": ("lessons_core.cli.install_cmds:install", "Register the hooks with an agent."),
     "uninstall": ("lessons_core.cli.install_cmds:uninstall", "Remove our hooks from an agent."),
     "doctor": ("lessons_core.cli.doctor_cmds:doctor", "Check config, manifest and hooks."),
+    "sync": ("lessons_core.cli.sync_cmds:sync", "Exchange lessons with the team store."),
     "config": ("lessons_core.cli.config_cmds:config", "Show or set config.json keys."),
     "project-id": ("lessons_core.cli.lesson_cmds:project_id", "Print the project id of a dir."),
     "plugins": ("lessons_core.cli.plugin_cmds:plugins", "List loaded plugins."),

@@ -12,9 +12,13 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
+
+if TYPE_CHECKING:
+    from lessons_core.services import Session
 
 log = get_logger()
 
@@ -54,7 +58,21 @@ def run_background(paths: Sequence[Path] = (), agent: str | None = None) -> bool
                 new=len(report.new),
                 promoted=report.promoted,
             )
+            _sync_team(sess)
             return True
     except LessonsError as exc:
         log.warning("scan.background_failed", error=str(exc))
         return False
+
+
+def _sync_team(sess: Session) -> None:
+    """Sync with the team store after the scan, when one is configured; never raises."""
+    from lessons_core import team
+
+    try:
+        report = team.run_sync(sess)
+    except LessonsError as exc:
+        log.warning("team.sync_failed", error=team.mask_url(str(exc)))
+        return
+    if report is not None:
+        log.info("team.synced", **report.as_json())

@@ -1,0 +1,1 @@
+"""A team store for lessons on PostgreSQL (distribution ``lessons-postgres``)."""
