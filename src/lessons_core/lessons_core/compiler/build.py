@@ -85,6 +85,8 @@ class BuildResult:
     refused: tuple[Refusal, ...] = ()
     warnings: tuple[str, ...] = ()
     skipped_floor: int = 0
+    #: What lesson sources left out, and why (``lessons_register_lesson_sources``).
+    source_problems: tuple[str, ...] = ()
 
 
 def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any = None) -> Path:
@@ -96,6 +98,8 @@ def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any 
     result = build(store, config, home, plugins)
     for refusal in result.refused:
         log.warning("manifest.lesson_refused", lesson=refusal.lesson_id, detail=refusal.message())
+    for problem in result.source_problems:
+        log.warning("manifest.source_problem", detail=problem)
     if result.path is None:  # pragma: no cover - build() writes unless told not to
         raise LessonsError("the manifest was not written")
     return result.path
@@ -109,6 +113,8 @@ def build(
         # The revision first: whatever is committed up to it is in the lessons read next.
         revision = store.revision()
         lessons = store.list_lessons(status=Status.ACTIVE)
+        sourced = read_sources(plugins, config, Path(home))
+        lessons = with_sources(lessons, sourced.lessons)
         from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
 
         per = outcomes.figures_or_none(store)
@@ -117,6 +123,9 @@ def build(
         manifest, refused, warnings, skipped = compile_manifest(
             lessons, config, revision, failure_only=resting
         )
+        if sourced.revisions:
+            manifest["sources"] = dict(sorted(sourced.revisions.items()))
+            manifest["fingerprint"] = fingerprint(manifest)
         if plugins is not None:
             pm = getattr(plugins, "pm", plugins)
             pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
@@ -126,7 +135,85 @@ def build(
             from lessons_core import skills  # only once the user asked for skills; cheap otherwise
 
             skills.after_build(lessons, Path(home))
-    return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
+    return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped, sourced.problems)
+
+
+# -- lesson sources ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Sourced:
+    """What every lesson source gave one build: lessons, revisions by source, problems."""
+
+    lessons: tuple[Lesson, ...] = ()
+    revisions: dict[str, str] = attrs.field(factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+def read_sources(plugins: Any, config: Config, home: Path) -> Sourced:
+    """The lessons of every registered lesson source (none without ``plugins``).
+
+    A source that fails is named among the problems; the build never fails because of one.
+    """
+    if plugins is None or not hasattr(plugins, "lesson_sources"):
+        return Sourced()
+    lessons: list[Lesson] = []
+    revisions: dict[str, str] = {}
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    try:
+        specs = plugins.lesson_sources()
+    except LessonsError as exc:
+        return Sourced(problems=(str(exc),))
+    for name, spec in specs.items():
+        try:
+            got = spec.load(config=config, home=home)
+        except Exception as exc:
+            problems.append(f"lesson source {name!r} failed: {type(exc).__name__}: {exc}")
+            continue
+        revisions[name] = got.revision
+        problems.extend(got.problems)
+        for lesson in got.lessons:
+            if lesson.id in seen:
+                problems.append(
+                    f"lesson {lesson.slug} ({lesson.id}) of source {name!r}: the id is taken "
+                    f"by a lesson of source {seen[lesson.id]!r}; left out"
+                )
+                continue
+            seen[lesson.id] = name
+            lessons.append(lesson)
+    return Sourced(tuple(lessons), revisions, tuple(problems))
+
+
+def unscoped_hash(lesson: Lesson) -> str:
+    """The content hash of ``lesson`` as if it were global."""
+    if lesson.scope is None:
+        return lesson.content_hash
+    return attrs.evolve(lesson, scope=None).content_hash
+
+
+def with_sources(stored: Iterable[Lesson], sourced: Sequence[Lesson]) -> list[Lesson]:
+    """The store's lessons less those a source lesson stands in for, then the source's.
+
+    A store lesson gives way to a source lesson with its id, or with its content (scope aside)
+    when the store's copy is global or scoped to the source lesson's own project: the user's
+    own copy of a shared lesson is not delivered a second time beside it.
+    """
+    if not sourced:
+        return list(stored)
+    ids = {lesson.id for lesson in sourced}
+    scopes: dict[str, set[str | None]] = {}
+    for lesson in sourced:
+        scopes.setdefault(unscoped_hash(lesson), set()).add(lesson.scope)
+    kept = []
+    for lesson in stored:
+        if lesson.id in ids:
+            continue
+        shared = scopes.get(unscoped_hash(lesson))
+        if shared is not None and (lesson.scope is None or lesson.scope in shared):
+            continue
+        kept.append(lesson)
+    return [*kept, *sourced]
 
 
 BUILD_LOCK_NAME = "build.lock"
