@@ -185,3 +185,20 @@ def test_the_source_spec_is_listed_by_plugins(home: Path) -> None:
     plugins = Plugins.load({"LESSONS_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert "repo" in plugins.lesson_sources()
     assert plugins.registered_by("lessons_core.builtin.repo_memory") == {"lesson sources": ["repo"]}
+
+
+def test_doctor_tells_a_manifest_behind_its_sources(repo: Path, home: Path) -> None:
+    import os
+
+    from lessons_core.cli.doctor_cmds import _check_sources
+
+    path = write_lesson(repo, contract_lesson(1, id="T1", slug="team-one-ab12"), home).path
+    assert run("build").exit_code == 0
+    env = dict(os.environ)
+    assert _check_sources(env, home) is None
+    path.write_text(path.read_text().replace("do the right thing 1", "merged text"))
+    finding = _check_sources(env, home)
+    assert finding is not None and finding.status == "fail"
+    assert "'repo'" in finding.detail and "run `lessons build`" in finding.fix
+    assert run("build").exit_code == 0
+    assert _check_sources(env, home) is None

@@ -244,3 +244,11 @@ def test_two_files_with_one_id(repo: Path, home: Path) -> None:
     found = read_lessons(repo)
     assert len(found.lessons) == 1
     assert "the same id" in found.problems[0]
+
+
+def test_a_pattern_the_build_would_refuse_is_named(repo: Path, home: Path) -> None:
+    path = write_lesson(repo, lesson(1), home).path
+    path.write_text(path.read_text().replace("\\bstep1\\b", "(a+)+$"))
+    found = read_lessons(repo)
+    assert found.lessons == ()
+    assert "(a+)+$" in found.problems[0]

@@ -280,6 +280,41 @@ def _check_skills(home: Path) -> Finding | None:
     )
 
 
+def _check_sources(env: Mapping[str, str], home: Path) -> Finding | None:
+    """Whether each lesson source (``lessons_register_lesson_sources``) still has the revision
+    the manifest was built from: a merge or a checkout changes lesson files without a build."""
+    from lessons_core.services import load_config, load_plugins
+
+    try:
+        manifest = json.loads((home / paths.MANIFEST_NAME).read_text(encoding="utf-8"))
+        plugins = load_plugins(env)
+        config = load_config(home)
+        specs = plugins.lesson_sources()
+    except Exception:  # the manifest and plugin checks report what is wrong
+        return None
+    built = manifest.get("sources", {}) if isinstance(manifest, dict) else {}
+    changed: list[str] = []
+    for name, spec in specs.items():
+        if spec.revision is None:
+            continue
+        try:
+            now = spec.revision(config=config, home=home)
+        except Exception as exc:
+            return Finding("sources", WARN, f"lesson source {name!r} failed: {exc}")
+        if not isinstance(built, dict) or built.get(name, "") != now:
+            changed.append(name)
+    if not changed:
+        return None
+    return Finding(
+        "sources",
+        FAIL,
+        f"the lessons of {', '.join(repr(n) for n in changed)} changed since the manifest was "
+        "built (a merge, a pull or a checkout)",
+        "run `lessons build`",
+        {"changed": changed},
+    )
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
@@ -294,6 +329,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
         findings.extend(_check_outcomes(env))
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
     findings.append(_check_manifest(home, revision, lessons))
+    sources = _check_sources(env, home)
+    if sources is not None:
+        findings.append(sources)
     if revision is not None:
         findings.append(_check_left_out(env))
     findings.append(_check_state(env))

@@ -63,6 +63,8 @@ class Found:
 def read_lessons(root: Path) -> Found:
     """Every lesson in ``root/.lessons``, scoped to the repository; problems named, not raised
     (except for a folder that cannot be used at all)."""
+    from lessons_core.compiler.build import refusals
+
     scope = scope_of(root)
     try:
         folder = Folder(root)
@@ -89,6 +91,13 @@ def read_lessons(root: Path) -> Found:
                 problems.append(
                     f"{path}: the same id as {ids[lesson.id]} ({lesson.id}); left out: give "
                     "one of them a new id, or remove its 'id' line"
+                )
+                continue
+            refused = refusals([lesson])
+            if refused:
+                problems.append(
+                    f"{path}: {refused[0].field} pattern {refused[0].pattern!r}: "
+                    f"{refused[0].reason}"
                 )
                 continue
             ids[lesson.id] = path
