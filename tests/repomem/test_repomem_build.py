@@ -202,3 +202,21 @@ def test_doctor_tells_a_manifest_behind_its_sources(repo: Path, home: Path) -> N
     assert "'repo'" in finding.detail and "run `lessons build`" in finding.fix
     assert run("build").exit_code == 0
     assert _check_sources(env, home) is None
+
+
+def test_a_build_without_included_repositories_imports_no_yaml(home: Path) -> None:
+    """Every build asks the repository source; without a repository it reads no file."""
+    import sys
+
+    script = (
+        "import sys\n"
+        "from lessons_core import services\n"
+        "with services.session() as s:\n"
+        "    s.rebuild_manifest()\n"
+        "print('yaml' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert proc.stdout.strip() == "False"
+    assert json.loads((home / "lesson-manifest.json").read_text())["sources"]["repo"]

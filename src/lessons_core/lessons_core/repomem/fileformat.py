@@ -53,16 +53,9 @@ import yaml
 from lessons_core import serde, validate
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.models import Lesson, MatchTarget, Status
+from lessons_core.repomem.names import FOLDER, MAX_FILE_BYTES, SLUG, SUFFIX, is_slug
 
-#: The folder, at the root of the repository, that holds one file per lesson.
-FOLDER = ".lessons"
-SUFFIX = ".md"
-#: Slugs as file names: what :func:`lessons_core.ids.make_slug` makes, and nothing that could
-#: step out of the folder or hide (no ``/``, ``\``, ``..``, leading dot or upper case).
-SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,118}[a-z0-9])?$")
-#: Files larger than this are refused before they are parsed (a lesson holds at most 64 KiB
-#: of text; front matter and headings come on top).
-MAX_FILE_BYTES = 256 * 1024
+__all__ = ["FOLDER", "MAX_FILE_BYTES", "SLUG", "SUFFIX", "FileError", "is_slug", "parse", "render"]
 
 #: Section heading → field; the aliases of the lesson schema are accepted too.
 SECTIONS = {
@@ -95,10 +88,6 @@ class FileError(ValidationError):
         self.path = path
         self.line = line
         super().__init__(message, where=f"{path}:{line}" if line else path)
-
-
-def is_slug(name: str) -> bool:
-    return bool(SLUG.match(name))
 
 
 # -- reading -------------------------------------------------------------------------------------

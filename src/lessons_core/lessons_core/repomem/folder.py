@@ -30,7 +30,7 @@ import attrs
 from lessons_core.errors import LessonsError
 from lessons_core.hot.digest import hex_sha256
 from lessons_core.ids import random_suffix
-from lessons_core.repomem.fileformat import FOLDER, MAX_FILE_BYTES, SUFFIX, is_slug
+from lessons_core.repomem.names import FOLDER, MAX_FILE_BYTES, SUFFIX, is_slug
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)

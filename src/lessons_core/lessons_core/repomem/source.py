@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lessons_core.errors import LessonsError
 from lessons_core.hot.digest import hex_sha256
-from lessons_core.models import Lesson
 from lessons_core.repomem import registry
 from lessons_core.repomem.folder import Folder, FolderError
-from lessons_core.repomem.repository import read_lessons
 from lessons_core.specs import SourceLessons
+
+if TYPE_CHECKING:
+    from lessons_core.models import Lesson
 
 NAME = "repo"
 
@@ -27,6 +28,10 @@ NAME = "repo"
 def load(*, config: Any = None, home: Path) -> SourceLessons:
     """The lessons of every included repository, scoped to each; unusable files named."""
     reg = registry.load(home)
+    if not reg.repositories:
+        return SourceLessons((), revision(home), ())
+    from lessons_core.repomem.repository import read_lessons  # PyYAML: only with files to read
+
     lessons: list[Lesson] = []
     problems: list[str] = []
     for root_text in reg.repositories:
