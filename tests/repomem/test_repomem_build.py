@@ -220,3 +220,15 @@ def test_a_build_without_included_repositories_imports_no_yaml(home: Path) -> No
     )
     assert proc.stdout.strip() == "False"
     assert json.loads((home / "lesson-manifest.json").read_text())["sources"]["repo"]
+
+
+def test_a_refused_write_leaves_the_earlier_ones_delivered(repo: Path, home: Path, store) -> None:
+    first, second = store.add_lessons([contract_lesson(1), contract_lesson(2)])
+    (repo / ".lessons").mkdir()
+    (repo / ".lessons" / f"{second.slug}.md").write_text("a teammate's file\n")
+    result = run("promote", first.slug, second.slug, "--to-repo", "--repo", str(repo))
+    assert result.exit_code == 1 and "someone else" in result.output
+    assert (repo / ".lessons" / f"{first.slug}.md").is_file()
+    manifest = json.loads((home / "lesson-manifest.json").read_text())
+    assert manifest["lessons"][first.id]["scope"]  # the repository's copy, scoped
+    assert (repo / ".lessons" / f"{second.slug}.md").read_text() == "a teammate's file\n"

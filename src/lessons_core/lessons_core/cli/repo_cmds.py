@@ -35,9 +35,11 @@ def promote_to_repo(keys: Iterable[str], directory: str | None, as_json: bool) -
     with services.session() as ctx:
         lessons = [_lesson_for(ctx.store, key) for key in keys]
         written = []
-        for lesson in lessons:
-            written.append((lesson, write_lesson(root, lesson, ctx.home)))
-        ctx.rebuild_manifest()
+        try:
+            for lesson in lessons:
+                written.append((lesson, write_lesson(root, lesson, ctx.home)))
+        finally:  # what was promoted or written before a refusal is delivered all the same
+            ctx.rebuild_manifest()
     for lesson, result in written:
         if as_json:
             click.echo(
