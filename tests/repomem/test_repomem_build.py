@@ -232,3 +232,14 @@ def test_a_refused_write_leaves_the_earlier_ones_delivered(repo: Path, home: Pat
     manifest = json.loads((home / "lesson-manifest.json").read_text())
     assert manifest["lessons"][first.id]["scope"]  # the repository's copy, scoped
     assert (repo / ".lessons" / f"{second.slug}.md").read_text() == "a teammate's file\n"
+
+
+def test_a_scan_rebuilds_when_a_repository_changed(repo: Path, home: Path) -> None:
+    """The background scan (started by the session-start hook) catches up after a merge."""
+    path = write_lesson(repo, contract_lesson(1, id="T1", slug="team-one-ab12"), home).path
+    assert run("build").exit_code == 0
+    path.write_text(path.read_text().replace("do the right thing 1", "merged text"))
+    result = run("scan")  # no transcripts at all: nothing promoted, the sources moved
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((home / "lesson-manifest.json").read_text())
+    assert "merged text" in manifest["lessons"]["T1"]["text"]

@@ -283,26 +283,20 @@ def _check_skills(home: Path) -> Finding | None:
 def _check_sources(env: Mapping[str, str], home: Path) -> Finding | None:
     """Whether each lesson source (``lessons_register_lesson_sources``) still has the revision
     the manifest was built from: a merge or a checkout changes lesson files without a build."""
+    from lessons_core.compiler.build import sources_changed
     from lessons_core.services import load_config, load_plugins
 
+    if not (home / paths.MANIFEST_NAME).is_file():
+        return None  # the manifest check says so
     try:
-        manifest = json.loads((home / paths.MANIFEST_NAME).read_text(encoding="utf-8"))
         plugins = load_plugins(env)
         config = load_config(home)
-        specs = plugins.lesson_sources()
-    except Exception:  # the manifest and plugin checks report what is wrong
+    except Exception:  # the config and plugin checks report what is wrong
         return None
-    built = manifest.get("sources", {}) if isinstance(manifest, dict) else {}
-    changed: list[str] = []
-    for name, spec in specs.items():
-        if spec.revision is None:
-            continue
-        try:
-            now = spec.revision(config=config, home=home)
-        except Exception as exc:
-            return Finding("sources", WARN, f"lesson source {name!r} failed: {exc}")
-        if not isinstance(built, dict) or built.get(name, "") != now:
-            changed.append(name)
+    try:
+        changed = sources_changed(plugins, config, home)
+    except Exception as exc:
+        return Finding("sources", WARN, f"a lesson source failed: {type(exc).__name__}: {exc}")
     if not changed:
         return None
     return Finding(

@@ -185,6 +185,29 @@ def read_sources(plugins: Any, config: Config, home: Path) -> Sourced:
     return Sourced(tuple(lessons), revisions, tuple(problems))
 
 
+def sources_changed(plugins: Any, config: Config, home: Path) -> list[str]:
+    """Names of the lesson sources whose revision is not the one the manifest was built from
+    (a merge or a checkout changed a repository's lesson files since the last build).
+
+    Only sources that offer a cheap ``revision`` are asked; a manifest that cannot be read
+    counts as built from nothing. Raises what a source raises.
+    """
+    try:
+        manifest = json.loads((home / MANIFEST_NAME).read_text(encoding="utf-8"))
+        built = manifest.get("sources", {}) if isinstance(manifest, dict) else {}
+    except (OSError, ValueError):
+        built = {}
+    changed: list[str] = []
+    for name, spec in plugins.lesson_sources().items():
+        if spec.revision is None:
+            continue
+        if not isinstance(built, dict) or built.get(name, "") != spec.revision(
+            config=config, home=home
+        ):
+            changed.append(name)
+    return changed
+
+
 def unscoped_hash(lesson: Lesson) -> str:
     """The content hash of ``lesson`` as if it were global."""
     if lesson.scope is None:
