@@ -98,9 +98,15 @@ _TEXT = st.text(
 
 
 @settings(max_examples=150, deadline=None)
-@given(summary=_TEXT, mistake=_TEXT, remediation=_TEXT, injection=st.none() | _TEXT)
+@given(
+    summary=_TEXT,
+    mistake=_TEXT,
+    remediation=_TEXT,
+    injection=st.none() | _TEXT,
+    tags=st.lists(_TEXT, max_size=3),
+)
 def test_any_text_round_trips(
-    summary: str, mistake: str, remediation: str, injection: str | None
+    summary: str, mistake: str, remediation: str, injection: str | None, tags: list[str]
 ) -> None:
     """Whatever the texts hold (headings, fences, markers, YAML-looking words, blank space),
     the file reads back as the same lesson, from a section or from the front matter."""
@@ -111,6 +117,8 @@ def test_any_text_round_trips(
         mistake=mistake,
         remediation=remediation,
         injection=injection,
+        tags=tags,
+        error_lines=tags[::-1],
         triggers=Triggers(tool_names=("Bash",), command_patterns=(r"\bx\b",)),
     )
     text = ff.render(lesson)
