@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from lessons_core.cli.main import cli
-from lessons_core.compiler.build import build, read_sources, with_sources
+from lessons_core.compiler.build import build
+from lessons_core.compiler.sources import read_sources, with_sources
 from lessons_core.manager import Plugins, get_plugin_manager
 from lessons_core.models import Config, Status
 from lessons_core.plugin import hookimpl

@@ -283,7 +283,7 @@ def _check_skills(home: Path) -> Finding | None:
 def _check_sources(env: Mapping[str, str], home: Path) -> Finding | None:
     """Whether each lesson source (``lessons_register_lesson_sources``) still has the revision
     the manifest was built from: a merge or a checkout changes lesson files without a build."""
-    from lessons_core.compiler.build import sources_changed
+    from lessons_core.compiler.sources import sources_changed
     from lessons_core.services import load_config, load_plugins
 
     if not (home / paths.MANIFEST_NAME).is_file():

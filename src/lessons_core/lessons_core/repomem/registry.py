@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -95,6 +94,8 @@ def save(home: Path, registry: Registry) -> None:
         "repositories": list(registry.repositories),
         "written": dict(sorted(registry.written.items())),
     }
+    import tempfile  # only to write: it imports shutil, which a scan's check need not pay for
+
     fd, temp = tempfile.mkstemp(prefix=f".{NAME}.", suffix=".tmp", dir=home)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

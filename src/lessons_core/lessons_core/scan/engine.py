@@ -1120,7 +1120,7 @@ def run_scan(
 def _sources_changed(session: Any) -> bool:
     """Whether a lesson source changed since the last build (a repository's lesson files after
     a merge): the background scan then rebuilds, so the hooks catch up without a command."""
-    from lessons_core.compiler.build import sources_changed
+    from lessons_core.compiler.sources import sources_changed
 
     try:
         return bool(sources_changed(session.plugins, session.config, session.home))
