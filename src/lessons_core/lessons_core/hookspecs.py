@@ -22,7 +22,14 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from lessons_core.models import Config
-    from lessons_core.specs import AgentSpec, DedupSpec, DetectorSpec, MatcherSpec, StoreSpec
+    from lessons_core.specs import (
+        AgentSpec,
+        DedupSpec,
+        DetectorSpec,
+        LessonSourceSpec,
+        MatcherSpec,
+        StoreSpec,
+    )
     from lessons_core.store.base import Store
 
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -83,6 +90,30 @@ def lessons_register_stores(register: Callable[[StoreSpec], None]) -> None:
 @hookspec
 def lessons_register_dedup(register: Callable[[DedupSpec], None]) -> None:
     """Contribute backends that decide whether a candidate duplicates an existing lesson.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_lesson_sources(register: Callable[[LessonSourceSpec], None]) -> None:
+    """Contribute sources of lessons the compiler reads besides the store (the built-in one:
+    the ``.lessons`` folders of the repositories a user included, ``docs/repo-memory.md``).
+
+    Called on every build (``lessons build`` and the rebuild after each change), in the
+    building process; never in the hook. Each source's ``load(config=..., home=...)`` returns
+    a :class:`~lessons_core.specs.SourceLessons`. How its lessons meet the store's:
+
+    * a source lesson stands in for a store lesson with the same id, or with the same content
+      (the content hash taken without the scope) whose scope is global or the source
+      lesson's own: the user's copy of a lesson a source also holds is delivered once, as the
+      source says it;
+    * two sources (or one) giving the same id: the first is compiled, the other named as a
+      problem;
+    * a source that raises is named as a problem and the build goes on without it; problems
+      make ``lessons build`` exit 1 after writing the manifest, as refused patterns do.
+
+    The manifest records each source's ``revision`` under ``sources``.
 
     .. versionadded:: 0.1
     """

@@ -31,7 +31,14 @@ import pluggy
 from lessons_core import hookspecs
 from lessons_core.errors import LessonsError
 from lessons_core.plugin import PROJECT
-from lessons_core.specs import AgentSpec, DedupSpec, DetectorSpec, MatcherSpec, StoreSpec
+from lessons_core.specs import (
+    AgentSpec,
+    DedupSpec,
+    DetectorSpec,
+    LessonSourceSpec,
+    MatcherSpec,
+    StoreSpec,
+)
 
 if TYPE_CHECKING:
     from lessons_core.models import Config
@@ -42,11 +49,14 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "lessons_core.builtin.sqlite_store",
     "lessons_core.builtin.detectors",
     "lessons_core.builtin.dedup",
+    "lessons_core.builtin.repo_memory",
 )
 
 _TRUE = {"1", "true", "yes", "on"}
 
-SpecT = TypeVar("SpecT", AgentSpec, DetectorSpec, MatcherSpec, StoreSpec, DedupSpec)
+SpecT = TypeVar(
+    "SpecT", AgentSpec, DetectorSpec, MatcherSpec, StoreSpec, DedupSpec, LessonSourceSpec
+)
 
 
 class PluginError(LessonsError):
@@ -260,6 +270,9 @@ class Plugins:
     def dedup(self) -> dict[str, DedupSpec]:
         return self._collect("lessons_register_dedup", DedupSpec)
 
+    def lesson_sources(self) -> dict[str, LessonSourceSpec]:
+        return self._collect("lessons_register_lesson_sources", LessonSourceSpec)
+
     def registered_by(self, plugin_name: str) -> dict[str, list[str]]:
         """What one plugin contributes, by kind (``agents``, ``detectors`` …), for ``plugins``."""
         kinds = {
@@ -268,6 +281,7 @@ class Plugins:
             "matchers": ("lessons_register_matchers", self.matchers),
             "stores": ("lessons_register_stores", self.stores),
             "dedup": ("lessons_register_dedup", self.dedup),
+            "lesson sources": ("lessons_register_lesson_sources", self.lesson_sources),
         }
         out: dict[str, list[str]] = {}
         for kind, (hook_name, collect) in kinds.items():

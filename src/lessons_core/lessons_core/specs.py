@@ -155,3 +155,33 @@ class DedupSpec:
     name: str
     find: FindDuplicate
     description: str = ""
+
+
+@attrs.frozen
+class SourceLessons:
+    """What a lesson source holds at one moment.
+
+    ``revision`` is any text that changes whenever the lessons do (the manifest records it, so
+    ``lessons doctor`` can tell a manifest built before the source changed); ``problems`` name
+    what the source left out and why (a file it could not read), for ``lessons build`` to show.
+    """
+
+    lessons: tuple[Any, ...] = ()
+    revision: str = ""
+    problems: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class LessonSourceSpec:
+    """Lessons the compiler reads besides the store's: ``load(config=..., home=...)`` returns
+    :class:`SourceLessons`; ``revision(config=..., home=...)``, when given, returns the same
+    ``revision`` more cheaply (without reading the lessons), for staleness checks.
+
+    A source's lessons are compiled as given (their ``scope`` included); the store keeps none
+    of them. See ``lessons_register_lesson_sources`` for how they meet the store's lessons.
+    """
+
+    name: str
+    load: Callable[..., SourceLessons]
+    revision: Callable[..., str] | None = None
+    description: str = ""

@@ -40,6 +40,8 @@ def summarize(result: BuildResult) -> dict[str, Any]:
             for r in result.refused
         ],
         "warnings": list(result.warnings),
+        "sources": manifest.get("sources", {}),
+        "sourceProblems": list(result.source_problems),
     }
 
 
@@ -57,7 +59,7 @@ def build(as_json: bool) -> None:
         click.echo(json.dumps(summary, ensure_ascii=False))
     else:
         _print_human(summary)
-    if result.refused:
+    if result.refused or result.source_problems:
         sys.exit(1)
 
 
@@ -84,3 +86,5 @@ def _print_human(summary: dict[str, Any]) -> None:
             f"{len(summary['refused'])} lesson(s) left out of the manifest; fix or remove them.",
             err=True,
         )
+    for problem in summary["sourceProblems"]:
+        click.echo(f"  left out: {problem}", err=True)

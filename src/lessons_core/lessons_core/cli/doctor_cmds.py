@@ -280,6 +280,35 @@ def _check_skills(home: Path) -> Finding | None:
     )
 
 
+def _check_sources(env: Mapping[str, str], home: Path) -> Finding | None:
+    """Whether each lesson source (``lessons_register_lesson_sources``) still has the revision
+    the manifest was built from: a merge or a checkout changes lesson files without a build."""
+    from lessons_core.compiler.sources import sources_changed
+    from lessons_core.services import load_config, load_plugins
+
+    if not (home / paths.MANIFEST_NAME).is_file():
+        return None  # the manifest check says so
+    try:
+        plugins = load_plugins(env)
+        config = load_config(home)
+    except Exception:  # the config and plugin checks report what is wrong
+        return None
+    try:
+        changed = sources_changed(plugins, config, home)
+    except Exception as exc:
+        return Finding("sources", WARN, f"a lesson source failed: {type(exc).__name__}: {exc}")
+    if not changed:
+        return None
+    return Finding(
+        "sources",
+        FAIL,
+        f"the lessons of {', '.join(repr(n) for n in changed)} changed since the manifest was "
+        "built (a merge, a pull or a checkout)",
+        "run `lessons build`",
+        {"changed": changed},
+    )
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
@@ -294,6 +323,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
         findings.extend(_check_outcomes(env))
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
     findings.append(_check_manifest(home, revision, lessons))
+    sources = _check_sources(env, home)
+    if sources is not None:
+        findings.append(sources)
     if revision is not None:
         findings.append(_check_left_out(env))
     findings.append(_check_state(env))

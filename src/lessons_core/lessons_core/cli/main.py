@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "candidates": ("lessons_core.cli.scan_cmds:candidates", "List candidates awaiting review."),
     "review": ("lessons_core.cli.scan_cmds:review", "Accept, edit or reject candidates."),
     "promote": ("lessons_core.cli.scan_cmds:promote", "Promote candidates to active lessons."),
+    "repo": ("lessons_core.cli.repo_cmds:repo", "Lessons kept in a repository's .lessons."),
     "stats": ("lessons_core.cli.scan_cmds:stats", "Detections, counts and delivery figures."),
     "report": ("lessons_core.cli.report_cmds:report", "Write an HTML page of what lessons did."),
     "install": ("lessons_core.cli.install_cmds:install", "Register the hooks with an agent."),

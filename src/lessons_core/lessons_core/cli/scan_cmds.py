@@ -296,11 +296,34 @@ def _promote(store: Any, keys: Iterable[str]) -> list[tuple[Candidate, Any]]:
 @click.command()
 @click.argument("ids", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help='Print {"id", "slug"} per new lesson.')
+@click.option(
+    "--to-repo",
+    "to_repo",
+    is_flag=True,
+    help="Write the lessons (or candidates) into the repository's .lessons folder.",
+)
+@click.option(
+    "--repo",
+    "repo_dir",
+    metavar="DIR",
+    help="With --to-repo: the repository holding DIR (default: the current directory's).",
+)
 @user_errors
-def promote(ids: tuple[str, ...], as_json: bool) -> None:
-    """Promote candidates to active lessons (the manifest is rebuilt)."""
+def promote(ids: tuple[str, ...], as_json: bool, to_repo: bool, repo_dir: str | None) -> None:
+    """Promote candidates to active lessons (the manifest is rebuilt).
+
+    With --to-repo, each ID (a lesson's id or slug, or a candidate, promoted first) is written
+    as .lessons/<slug>.md in the repository, for review in a pull request.
+    """
     from lessons_core import services
 
+    if repo_dir is not None and not to_repo:
+        raise LessonsError("--repo goes with --to-repo")
+    if to_repo:
+        from lessons_core.cli.repo_cmds import promote_to_repo
+
+        promote_to_repo(ids, repo_dir, as_json)
+        return
     with services.open_store() as store:
         with store.transaction():
             done = _promote(store, ids)

@@ -48,6 +48,7 @@ from lessons_core.compiler.entries import compile_lesson as compile_lesson
 from lessons_core.compiler.entries import refusal_error as refusal_error
 from lessons_core.compiler.entries import refusals as refusals
 from lessons_core.compiler.entries import trigger_warning
+from lessons_core.compiler.sources import read_sources, with_sources
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
@@ -74,6 +75,8 @@ class BuildResult:
     refused: tuple[Refusal, ...] = ()
     warnings: tuple[str, ...] = ()
     skipped_floor: int = 0
+    #: What lesson sources left out, and why (``lessons_register_lesson_sources``).
+    source_problems: tuple[str, ...] = ()
 
 
 def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any = None) -> Path:
@@ -85,6 +88,8 @@ def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any 
     result = build(store, config, home, plugins)
     for refusal in result.refused:
         log.warning("manifest.lesson_refused", lesson=refusal.lesson_id, detail=refusal.message())
+    for problem in result.source_problems:
+        log.warning("manifest.source_problem", detail=problem)
     if result.path is None:  # pragma: no cover - build() writes unless told not to
         raise LessonsError("the manifest was not written")
     return result.path
@@ -98,6 +103,8 @@ def build(
         # The revision first: whatever is committed up to it is in the lessons read next.
         revision = store.revision()
         lessons = store.list_lessons(status=Status.ACTIVE)
+        sourced = read_sources(plugins, config, Path(home))
+        lessons = with_sources(lessons, sourced.lessons)
         # What deliveries achieved: ranking, priority, type (the figures alone, not the loop).
         from lessons_core.outcomes import stats
 
@@ -107,6 +114,9 @@ def build(
         manifest, refused, warnings, skipped = compile_manifest(
             lessons, config, revision, failure_only=resting
         )
+        if sourced.revisions:
+            manifest["sources"] = dict(sorted(sourced.revisions.items()))
+            manifest["fingerprint"] = fingerprint(manifest)
         if plugins is not None:
             pm = getattr(plugins, "pm", plugins)
             pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
@@ -118,7 +128,7 @@ def build(
 
             agents = plugins.agents() if hasattr(plugins, "agents") else None
             skills.after_build(lessons, Path(home), agents)
-    return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
+    return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped, sourced.problems)
 
 
 BUILD_LOCK_NAME = "build.lock"

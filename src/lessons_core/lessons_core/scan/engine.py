@@ -259,6 +259,19 @@ def run_scan(
             line = spec.summary() if spec.summary is not None else ""
             if line:
                 report.notes.append(line)
-        if report.promoted:
+        if report.promoted or _sources_changed(session):
             session.rebuild_manifest()
     return report
+
+
+def _sources_changed(session: Any) -> bool:
+    """Whether a lesson source changed since the last build (a repository's lesson files after
+    a merge): the background scan then rebuilds, so the hooks catch up without a command."""
+    from lessons_core.compiler.sources import sources_changed
+
+    try:
+        return bool(sources_changed(session.plugins, session.config, session.home))
+    except Exception:  # a source that fails is named by `lessons build`; a scan goes on
+        log.warning("scan.sources_check_failed", exc_info=True)
+        return False
+

@@ -1,0 +1,209 @@
+"""``lessons repo …`` and ``lessons promote --to-repo``: lessons kept in a repository.
+
+``promote --to-repo`` writes lessons as ``.lessons/<slug>.md`` files for a pull request;
+``repo list`` and ``repo check`` read them back (``check`` exits 1 on any file it cannot use,
+for a CI job); ``repo add`` / ``repo forget`` include a repository's lessons in this user's
+manifest or stop doing so. See ``docs/repo-memory.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lessons_core.cli.common import json_line, user_errors
+from lessons_core.errors import LessonsError, NotFound
+
+_DIR = click.argument("directory", metavar="[DIR]", required=False)
+
+
+def _root(directory: str | None) -> Path:
+    from lessons_core.repomem.repository import find_root
+
+    return find_root(directory or Path.cwd())
+
+
+def promote_to_repo(keys: Iterable[str], directory: str | None, as_json: bool) -> None:
+    """Write each lesson (an id or slug; a candidate id is promoted first) into the repository."""
+    from lessons_core import services
+    from lessons_core.repomem.repository import write_lesson
+
+    root = _root(directory)
+    with services.session() as ctx:
+        lessons = [_lesson_for(ctx.store, key) for key in keys]
+        written = []
+        try:
+            for lesson in lessons:
+                written.append((lesson, write_lesson(root, lesson, ctx.home)))
+        finally:  # what was promoted or written before a refusal is delivered all the same
+            ctx.rebuild_manifest()
+    for lesson, result in written:
+        if as_json:
+            click.echo(
+                json_line(
+                    {
+                        "id": lesson.id,
+                        "slug": lesson.slug,
+                        "path": str(result.path),
+                        "status": result.status,
+                    }
+                )
+            )
+        else:
+            click.echo(f"{result.status} {result.path} ({lesson.slug})")
+    if not as_json and any(r.status != "unchanged" for _, r in written):
+        click.echo(
+            "Commit the file(s) and open a pull request; in this project the repository's "
+            "version is the one delivered.",
+            err=True,
+        )
+
+
+def _lesson_for(store: Any, key: str) -> Any:
+    """The lesson ``key`` names, or the lesson a pending candidate ``key`` becomes."""
+    lesson = store.get_lesson(key)
+    if lesson is not None:
+        return lesson
+    candidate = store.get_candidate(key)
+    if candidate is None:
+        raise NotFound(
+            f"no lesson or candidate {key!r} (see 'lessons list' and 'lessons candidates')"
+        )
+    from lessons_core.cli.scan_cmds import _promote
+
+    with store.transaction():
+        ((_, promoted),) = _promote(store, [key])
+    return promoted
+
+
+@click.group()
+def repo() -> None:
+    """Lessons kept in a repository's .lessons folder, reviewed in pull requests."""
+
+
+@repo.command(name="list")
+@_DIR
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per lesson.")
+@click.option("--all", "every", is_flag=True, help="Every included repository.")
+@user_errors
+def list_(directory: str | None, as_json: bool, every: bool) -> None:
+    """List the lessons of DIR's repository (default: the current directory's)."""
+    found = _read(directory, every)
+    _show(found, as_json)
+    for item in found:
+        for problem in item.problems:
+            click.secho(f"left out: {problem}", err=True, fg="yellow")
+
+
+@repo.command()
+@_DIR
+@click.option("--json", "as_json", is_flag=True, help='One {"file", "problem"} line per problem.')
+@user_errors
+def check(directory: str | None, as_json: bool) -> None:
+    """Check every lesson file of DIR's repository; exit 1 if any cannot be used."""
+    (found,) = _read(directory, False)
+    for problem in found.problems:
+        if as_json:
+            click.echo(json_line({"problem": problem}))
+        else:
+            click.echo(f"error: {problem}", err=True)
+    if found.problems:
+        raise LessonsError(f"{len(found.problems)} lesson file(s) cannot be used")
+    if not as_json:
+        click.echo(f"{len(found.lessons)} lesson file(s) in {found.root}, all usable")
+
+
+@repo.command()
+@_DIR
+@user_errors
+def add(directory: str | None) -> None:
+    """Include DIR's repository's lessons in this user's manifest (trust it)."""
+    from lessons_core import services
+    from lessons_core.repomem import registry
+    from lessons_core.repomem.repository import read_lessons
+
+    root = _root(directory)
+    found = read_lessons(root)
+    with services.session() as ctx:
+        with registry.locked(ctx.home):
+            reg = registry.load(ctx.home)
+            registry.save(ctx.home, reg.with_repository(root))
+        ctx.rebuild_manifest()
+    click.echo(f"included {root}: {len(found.lessons)} lesson(s), delivered in that project")
+    for problem in found.problems:
+        click.secho(f"left out: {problem}", err=True, fg="yellow")
+
+
+@repo.command()
+@_DIR
+@user_errors
+def forget(directory: str | None) -> None:
+    """Stop delivering DIR's repository's lessons (its files are left alone)."""
+    from lessons_core import services
+    from lessons_core.repomem import registry
+
+    target = Path(directory or Path.cwd()).absolute()
+    with services.session() as ctx:
+        with registry.locked(ctx.home):
+            reg = registry.load(ctx.home)
+            root = target if str(target) in reg.repositories else _root(str(target))
+            if str(root) not in reg.repositories:
+                raise LessonsError(f"{root} is not included (see 'lessons repo list --all')")
+            registry.save(ctx.home, reg.without_repository(root))
+        ctx.rebuild_manifest()
+    click.echo(f"forgot {root}; its lessons are no longer delivered")
+
+
+def _read(directory: str | None, every: bool) -> list[Any]:
+    from lessons_core import services
+    from lessons_core.repomem import registry
+    from lessons_core.repomem.repository import read_lessons
+
+    if not every:
+        return [read_lessons(_root(directory))]
+    home = services.home_dir()
+    roots = registry.load(home).repositories
+    if not roots:
+        raise LessonsError("no repository is included yet ('lessons repo add DIR')")
+    out = []
+    for root in roots:
+        try:
+            out.append(read_lessons(Path(root)))
+        except LessonsError as exc:
+            click.secho(f"skipped {root}: {exc}", err=True, fg="yellow")
+    return out
+
+
+def _show(found: list[Any], as_json: bool) -> None:
+    from lessons_core import serde
+
+    rows: list[tuple[str, ...]] = [("FILE", "TYPE", "PRIORITY", "STATUS", "SUMMARY")]
+    for item in found:
+        for path, lesson in item.lessons:
+            if as_json:
+                data = serde.lesson_to_json(lesson)
+                data["file"] = str(path)
+                click.echo(json_line(data))
+                continue
+            rows.append(
+                (
+                    str(path.relative_to(item.root)) if len(found) == 1 else str(path),
+                    str(lesson.type),
+                    str(lesson.priority),
+                    str(lesson.status),
+                    " ".join(lesson.summary.split()),
+                )
+            )
+    if as_json:
+        return
+    if len(rows) == 1:
+        where = found[0].root if len(found) == 1 else "the included repositories"
+        click.echo(f"No lessons in {where} (write one with 'lessons promote ID --to-repo').")
+        return
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        cells = [c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)]
+        click.echo("  ".join([*cells, row[-1]]).rstrip())

@@ -1,0 +1,125 @@
+"""Which repositories a user's manifest includes, and what this user wrote in them.
+
+Kept in ``LESSONS_HOME/repo-memory.json``::
+
+    {"type": "lessons-repo-memory", "version": 1,
+     "repositories": ["/home/dev/widgets"],
+     "written": {"/home/dev/widgets/.lessons/pytest-hangs-k3f9.md": "<sha-256 of the bytes>"}}
+
+A repository's lessons are text an agent is told, so a clone is never trusted by being present:
+its lessons reach the manifest once the user includes it (``lessons repo add``, or writing a
+lesson there with ``lessons promote --to-repo``). ``written`` is how a writer tells its own file
+from someone else's: a file is replaced only while it still holds exactly the bytes this user
+last wrote there. The file is replaced atomically, under ``repo-memory.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lessons_core.errors import LessonsError
+
+NAME = "repo-memory.json"
+LOCK_NAME = "repo-memory.lock"
+TYPE = "lessons-repo-memory"
+VERSION = 1
+
+
+@attrs.frozen
+class Registry:
+    repositories: tuple[str, ...] = ()
+    written: dict[str, str] = attrs.field(factory=dict)
+
+    def with_repository(self, root: Path) -> Registry:
+        key = str(root)
+        if key in self.repositories:
+            return self
+        return attrs.evolve(self, repositories=(*self.repositories, key))
+
+    def without_repository(self, root: Path) -> Registry:
+        key = str(root)
+        prefix = key.rstrip(os.sep) + os.sep
+        return Registry(
+            tuple(r for r in self.repositories if r != key),
+            {p: d for p, d in self.written.items() if not p.startswith(prefix)},
+        )
+
+    def with_written(self, path: Path, digest: str) -> Registry:
+        return attrs.evolve(self, written={**self.written, str(path): digest})
+
+
+def load(home: Path) -> Registry:
+    """The registry in ``home`` (empty when there is none); a damaged one is an error."""
+    path = home / NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Registry()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonsError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LessonsError(
+            f"{path}: not valid JSON (line {exc.lineno}): remove it and add the repositories "
+            "again with 'lessons repo add'"
+        ) from None
+    if not isinstance(data, dict) or data.get("type") != TYPE:
+        raise LessonsError(f"{path}: not a repository-memory file of lessons")
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+        raise LessonsError(f"{path}: written by a newer lessons (version {data.get('version')})")
+    repositories = data.get("repositories", [])
+    written = data.get("written", {})
+    if not (isinstance(repositories, list) and all(isinstance(r, str) for r in repositories)):
+        raise LessonsError(f"{path}: 'repositories' must be a list of folders")
+    if not (isinstance(written, dict) and all(isinstance(v, str) for v in written.values())):
+        raise LessonsError(f"{path}: 'written' must map files to digests")
+    return Registry(tuple(repositories), dict(written))
+
+
+def save(home: Path, registry: Registry) -> None:
+    """Replace the registry file atomically (temporary file, ``fsync``, ``os.replace``)."""
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    body: dict[str, Any] = {
+        "type": TYPE,
+        "version": VERSION,
+        "repositories": list(registry.repositories),
+        "written": dict(sorted(registry.written.items())),
+    }
+    import tempfile  # only to write: it imports shutil, which a scan's check need not pay for
+
+    fd, temp = tempfile.mkstemp(prefix=f".{NAME}.", suffix=".tmp", dir=home)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(body, out, indent=2, ensure_ascii=False)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        Path(temp).replace(home / NAME)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temp).unlink()
+        raise
+
+
+@contextlib.contextmanager
+def locked(home: Path) -> Iterator[None]:
+    """Hold ``repo-memory.lock`` (an exclusive ``flock``) so two writers take turns."""
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if sys.platform != "win32":
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

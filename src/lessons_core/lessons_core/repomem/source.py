@@ -1,0 +1,67 @@
+"""The repositories' lessons as a lesson source for the compiler.
+
+Registered by :mod:`lessons_core.builtin.repo_memory` through ``lessons_register_lesson_sources``.
+Every build reads the ``.lessons`` folder of each repository the user included; the revision is
+a digest of those folders' listings (names, sizes, times, inodes), so anything that changes a
+file (a merge, a checkout, an edit) changes it and ``lessons doctor`` can tell the manifest is
+behind. Reading the files is left to the build: a stat per file is all the check costs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lessons_core.errors import LessonsError
+from lessons_core.hot.digest import hex_sha256
+from lessons_core.repomem import registry
+from lessons_core.repomem.folder import Folder, FolderError
+from lessons_core.specs import SourceLessons
+
+if TYPE_CHECKING:
+    from lessons_core.models import Lesson
+
+NAME = "repo"
+
+
+def load(*, config: Any = None, home: Path) -> SourceLessons:
+    """The lessons of every included repository, scoped to each; unusable files named."""
+    reg = registry.load(home)
+    if not reg.repositories:
+        return SourceLessons((), revision(home), ())
+    from lessons_core.repomem.repository import read_lessons  # PyYAML: only with files to read
+
+    lessons: list[Lesson] = []
+    problems: list[str] = []
+    for root_text in reg.repositories:
+        root = Path(root_text)
+        if not root.is_dir():
+            problems.append(
+                f"{root}: an included repository that no longer exists; "
+                f"'lessons repo forget {root}' stops reading it"
+            )
+            continue
+        try:
+            found = read_lessons(root)
+        except (LessonsError, OSError) as exc:
+            problems.append(f"{root}: {exc}")
+            continue
+        lessons.extend(lesson for _, lesson in found.lessons)
+        problems.extend(found.problems)
+    return SourceLessons(tuple(lessons), revision(home), tuple(problems))
+
+
+def revision(home: Path, *, config: Any = None) -> str:
+    """A digest that changes whenever an included repository's lesson files change."""
+    reg = registry.load(home)
+    listing: list[Any] = []
+    for root_text in reg.repositories:
+        entry: list[Any] = [root_text]
+        try:
+            with Folder(Path(root_text)) as folder:
+                entry.append(list(folder.stat_key()))
+        except (FileNotFoundError, FolderError, OSError) as exc:
+            entry.append(type(exc).__name__)
+        listing.append(entry)
+    return hex_sha256(json.dumps(listing).encode())[:32]
