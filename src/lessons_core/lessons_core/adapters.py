@@ -42,7 +42,9 @@ class LazyModule:
         return importlib.import_module(self.module)
 
 
-def agent_spec_for(name: str, package: str, *, ranges: bool = False) -> AgentSpec:
+def agent_spec_for(
+    name: str, package: str, *, ranges: bool = False, transcript_suffixes: tuple[str, ...] = ()
+) -> AgentSpec:
     """The spec of the adapter for agent ``name`` living in ``package``.
 
     Its console script is ``lessons-<name>-hook``, its distribution ``lessons-<name>``, its hook
@@ -60,4 +62,5 @@ def agent_spec_for(name: str, package: str, *, ranges: bool = False) -> AgentSpe
         reader=LazyCall(f"{package}.reader", "read"),
         installer=LazyModule(f"{package}.install"),
         ranges=ranges,
+        transcript_suffixes=transcript_suffixes,
     )

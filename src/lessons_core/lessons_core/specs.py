@@ -35,6 +35,10 @@ class AgentSpec:
     point's :class:`~lessons_core.scan.events.Progress` to go on (every line carries its own
     session and project) and honours ``Progress.end``; the engine may then read a large file in
     pieces, in several processes at once.
+
+    ``transcript_suffixes`` are the endings of the file names a scan looks for under the
+    transcript roots, for an agent whose transcripts are not JSON Lines or JSON files (one
+    database holding every session, say); empty means the scanner's own choice.
     """
 
     name: str
@@ -46,6 +50,7 @@ class AgentSpec:
     reader: Callable[..., Iterator[Any]] | None = None
     installer: Any = None
     ranges: bool = False
+    transcript_suffixes: tuple[str, ...] = ()
 
 
 @attrs.frozen

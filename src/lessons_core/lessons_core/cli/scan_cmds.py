@@ -21,7 +21,6 @@ from lessons_core.cli.common import json_line, settle_heap, user_errors
 from lessons_core.errors import LessonsError, NotFound
 from lessons_core.models import Candidate
 
-AGENTS = ("claude", "codex", "gemini")
 #: Scans longer than this many files get a progress bar on a terminal.
 PROGRESS_MIN_FILES = 20
 
@@ -59,7 +58,7 @@ def _describe(candidate: Candidate) -> str:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--agent", type=click.Choice(AGENTS), help="Scan only this agent's transcripts.")
+@click.option("--agent", metavar="NAME", help="Scan only this agent's transcripts.")
 @click.option("--json", "as_json", is_flag=True, help="Print new candidates as JSON lines.")
 @click.option("--background", is_flag=True, help="Quiet; leave at once if another scan is running.")
 @click.option(

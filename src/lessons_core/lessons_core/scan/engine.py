@@ -252,7 +252,7 @@ def discover(
             if not root.is_dir():
                 continue
             root = Path(os.path.realpath(root))  # once per root: what is walked under it is too
-            exts = _EXTENSIONS.get(name, (".jsonl", ".json"))
+            exts = spec.transcript_suffixes or _EXTENSIONS.get(name, (".jsonl", ".json"))
             found.extend((name, p) for p in sorted(_walk(root, exts)) if _wanted(name, p))
     if extra:
         seen = {os.path.realpath(p) for _, p in found}
