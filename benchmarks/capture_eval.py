@@ -502,11 +502,11 @@ def scan_in_process(paths: Sequence[Path], home: Path) -> Scan:
     """Scan ``paths`` into the store at ``home`` through the scan engine; every stored
     candidate in the contract's JSON shape."""
     from lessons_core import serde, services
-    from lessons_core.scan import engine
+    from lessons_core.scan import discovery, engine
 
     environ = {**os.environ, "LESSONS_HOME": str(home), "LESSONS_AUTO_SCAN": "0"}
     with services.session(environ) as sess:
-        files = engine.discover(sess.plugins.agents(), environ, list(paths))
+        files = discovery.discover(sess.plugins.agents(), environ, list(paths))
         report = engine.run_scan(sess, files=files)
         found = sess.store.list_candidates(status=None)
         return Scan([serde.candidate_to_json(c) for c in found], report.rejected, len(files))

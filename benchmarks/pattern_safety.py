@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from lessons_core.compiler.build import _anchored
+from lessons_core.compiler.entries import _anchored
 from lessons_core.compiler.globs import glob_to_regex
 from lessons_core.compiler.probe import SUBJECT_LIMIT, _units, subjects
 from lessons_core.compiler.regex_safety import check_pattern, hot_source

@@ -198,10 +198,10 @@ def test_two_concurrent_scan_processes_count_once(homes):
 
 def test_background_scan_leaves_when_another_scan_runs(homes):
     """With the scan lock held elsewhere, --background exits at once, quietly, scanning nothing."""
-    from lessons_core.scan import engine
+    from lessons_core.scan import lock
 
     home = Path(os.environ["LESSONS_HOME"])
-    with engine.scan_lock(home):
+    with lock.scan_lock(home):
         out = lessons("scan", "--background")
     assert out.returncode == 0
     assert out.stdout == ""

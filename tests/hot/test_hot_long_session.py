@@ -7,14 +7,14 @@ import time
 
 import pytest
 
-from lessons_core.hot import dedup, directives, handoff, reminders
+from lessons_core.hot import claims, directives, handoff, reminders
 
 
 def test_notes_are_written_whole_read_back_and_wiped(state_dir):
-    state = dedup.open_session("notes")
+    state = claims.open_session("notes")
     assert state.read_note("fails") is None
     state.write_note("fails", {"pnpm": {"error": "ERR", "tries": 0}})
-    assert dedup.open_session("notes").read_note("fails") == {"pnpm": {"error": "ERR", "tries": 0}}
+    assert claims.open_session("notes").read_note("fails") == {"pnpm": {"error": "ERR", "tries": 0}}
     assert (os.stat(state.note_path("fails")).st_mode & 0o777) == 0o600
     state.wipe()
     assert state.read_note("fails") is None
@@ -23,7 +23,7 @@ def test_notes_are_written_whole_read_back_and_wiped(state_dir):
 def test_a_planted_link_is_replaced_not_followed(state_dir, tmp_path):
     target = tmp_path / "victim.txt"
     target.write_text("keep")
-    state = dedup.open_session("link")
+    state = claims.open_session("link")
     os.symlink(target, state.note_path("handoff"))
     assert state.read_note("handoff") is None  # never read through the link
     state.write_note("handoff", {"stamp": 1})
@@ -32,16 +32,16 @@ def test_a_planted_link_is_replaced_not_followed(state_dir, tmp_path):
 
 
 def test_old_notes_are_pruned(state_dir):
-    state = dedup.open_session("old")
+    state = claims.open_session("old")
     state.write_note("handoff", {"stamp": 1})
-    old = time.time() - dedup.PRUNE_AFTER_SECONDS - 10
+    old = time.time() - claims.PRUNE_AFTER_SECONDS - 10
     os.utime(state.note_path("handoff"), (old, old))
-    assert dedup.prune(str(state_dir)) == 1
+    assert claims.prune(str(state_dir)) == 1
     assert not os.path.exists(state.note_path("handoff"))
 
 
 def test_names_keep_the_delivery_order(state_dir):
-    state = dedup.open_session("order")
+    state = claims.open_session("order")
     for name in ("B", "A", "recall:C"):
         state.claim(name)
     assert state.names() == ["B", "A", "recall:C"]
@@ -113,7 +113,7 @@ def test_lazy_state_finds_a_note_without_opening_the_state(state_dir):
     ):
         lazy = runner.LazyState(event, dict(os.environ), {})
         assert lazy.has_note("fails") is False
-        dedup.open_session(runner.session_key_of(event)).write_note("fails", {})
+        claims.open_session(runner.session_key_of(event)).write_note("fails", {})
         assert lazy.has_note("fails") is True
         assert lazy._state is False  # still unopened
         assert lazy.get() is not None and lazy.has_note("fails") is True

@@ -30,13 +30,28 @@ def test_fresh_manager_each_call(home: Path) -> None:
 
     class Extra:
         @hookimpl
+        def lessons_register_detectors(self, register: Callable[[DetectorSpec], None]) -> None:
+            register(DetectorSpec(name="x", detect=lambda events, **kw: []))
+
+    a.register(Extra(), name="extra")
+    assert "x" in Plugins(a).detectors()
+    assert "x" not in Plugins(b).detectors()
+    assert get_plugin_manager({}).get_plugin("extra") is None
+
+
+def test_the_retired_matchers_hook_warns(home: Path) -> None:
+    """Implementing ``lessons_register_matchers`` warns that it is retired; what the plugin
+    registers is still listed, so it loads as before."""
+    pm = get_plugin_manager({})
+
+    class Old:
+        @hookimpl
         def lessons_register_matchers(self, register: Callable[[MatcherSpec], None]) -> None:
             register(MatcherSpec(name="x", target="pkg.mod:fn"))
 
-    a.register(Extra(), name="extra")
-    assert Plugins(a).matchers().keys() == {"x"}
-    assert Plugins(b).matchers() == {}
-    assert get_plugin_manager({}).get_plugin("extra") is None
+    with pytest.warns(FutureWarning, match="lessons_register_matchers is retired"):
+        pm.register(Old(), name="old")
+    assert Plugins(pm).matchers().keys() == {"x"}
 
 
 def test_builtins_are_registered_by_module_name(home: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lessons_core.hot import dedup, recall, runner
+from lessons_core.hot import claims, recall, runner
 from lessons_core.hot import manifest as manifest_mod
 
 PYTEST_FAILURE = (
@@ -110,9 +110,9 @@ def test_low_confidence_lessons_stay_silent(catalogue: Path) -> None:
 
 def test_once_per_session(catalogue: Path) -> None:
     """The same lesson is recalled once per session, again in a new session."""
-    first, _ = decide(failure(PYTEST_FAILURE), dedup.open_session("sess-a"))
-    again, _ = decide(failure(PYTEST_FAILURE), dedup.open_session("sess-a"))
-    other, _ = decide(failure(PYTEST_FAILURE), dedup.open_session("sess-b"))
+    first, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-a"))
+    again, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-a"))
+    other, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-b"))
     assert first["delivered"] == ["rc-missing-requests"]
     assert again["delivered"] == [] and again["context"] is None
     assert other["delivered"] == ["rc-missing-requests"]
@@ -120,7 +120,7 @@ def test_once_per_session(catalogue: Path) -> None:
 
 def test_a_lesson_already_given_as_hint_is_not_repeated(catalogue: Path) -> None:
     """A hint claimed earlier in the session means the model has it already."""
-    session = dedup.open_session("sess-h")
+    session = claims.open_session("sess-h")
     assert session.claim("rc-missing-requests")
     decision, _ = decide(failure(PYTEST_FAILURE), session)
     assert decision["delivered"] == []

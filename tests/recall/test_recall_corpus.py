@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from lessons_core import services
 from lessons_core.cli.main import cli
 from lessons_core.hot import recall
-from lessons_core.scan import engine
+from lessons_core.scan import discovery
 
 pytestmark = pytest.mark.corpus
 
@@ -31,7 +31,7 @@ def corpus_texts(shared_dir: Path, kind: str) -> list[tuple[str, str]]:
     with services.session() as sess:
         agents = sess.plugins.agents()
         for path in sorted((shared_dir / "corpus" / "real").rglob("*.json*")):
-            agent = engine.sniff(path)
+            agent = discovery.sniff(path, agents)
             if agent not in agents or agents[agent].reader is None:
                 continue
             for event in agents[agent].reader(path, 0):

@@ -141,7 +141,7 @@ def test_default_spawn_leaves_no_child_behind(fixtures):
     import shutil
 
     from lessons_core import services
-    from lessons_core.scan import engine
+    from lessons_core.scan import lock
 
     if not Path(autoscan._SH).exists():
         import pytest
@@ -160,7 +160,7 @@ def test_default_spawn_leaves_no_child_behind(fixtures):
     deadline = time.time() + 120
     while time.time() < deadline and stamp.stat().st_mtime <= spawned:
         time.sleep(0.2)
-    with engine.scan_lock(home, wait=True), services.open_store() as store:
+    with lock.scan_lock(home, wait=True), services.open_store() as store:
         assert store.list_candidates()
 
 

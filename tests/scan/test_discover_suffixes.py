@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from lessons_core.scan import engine
+from lessons_core.scan import discovery
 from lessons_core.specs import AgentSpec
 
 
@@ -27,7 +27,7 @@ def _spec(root: Path, suffixes: tuple[str, ...]) -> AgentSpec:
         hook_module="dbagent.hook",
         transcript_roots=roots,
         reader=_no_events,
-        transcript_suffixes=suffixes,
+        transcript_extensions=suffixes,
     )
 
 
@@ -39,15 +39,15 @@ def _tree(root: Path) -> None:
 
 def test_declared_suffixes_are_what_the_walk_finds(tmp_path: Path) -> None:
     _tree(tmp_path)
-    found = engine.discover({"dbagent": _spec(tmp_path, (".db",))}, {})
+    found = discovery.discover({"dbagent": _spec(tmp_path, (".db",))}, {})
     names = sorted(Path(p).name for _, p in found)
     assert names == ["agent-beta.db", "agent.db"]
     assert {agent for agent, _ in found} == {"dbagent"}
 
 
-def test_without_suffixes_the_scanner_keeps_its_own_choice(tmp_path: Path) -> None:
+def test_json_endings_find_json_files_only(tmp_path: Path) -> None:
     _tree(tmp_path)
-    found = engine.discover({"dbagent": _spec(tmp_path, ())}, {})
+    found = discovery.discover({"dbagent": _spec(tmp_path, (".jsonl", ".json"))}, {})
     assert sorted(Path(p).name for _, p in found) == ["notes.jsonl", "other.json"]
 
 

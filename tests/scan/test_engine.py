@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import services
-from lessons_core.scan import engine
+from lessons_core.scan import engine, lock, planning
 
 
 def _scan(*paths: Path, agent=None, wait=True):
@@ -198,7 +198,7 @@ def test_gemini_document_rescans_by_message_count(fixtures, tmp_path):
 def test_busy_lock_makes_a_background_scan_leave(tmp_path):
     """With another scan holding the lock, a non-waiting scan raises ScanBusy at once."""
     home = Path(os.environ["LESSONS_HOME"])
-    with engine.scan_lock(home), pytest.raises(engine.ScanBusy):
+    with lock.scan_lock(home), pytest.raises(lock.ScanBusy):
         _scan(tmp_path, wait=False)
 
 
@@ -243,9 +243,9 @@ def test_explicit_missing_path_is_a_clear_error(tmp_path):
 def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
     """Reading in forked helpers (a split for medium scans, a pool for large ones) finds
     exactly what the in-process path finds."""
-    if not engine._can_fork():
+    if not planning.can_fork():
         pytest.skip("worker processes need fork")
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 0 if pool else 1 << 40)
+    monkeypatch.setattr(planning, "PARALLEL_MIN_BYTES", 0 if pool else 1 << 40)
     with services.session() as sess:
         parallel = engine.run_scan(sess, workers=2)
     found = sorted((c.tier, c.agent, c.trigger or "", c.evidence[0].line) for c in parallel.new)
@@ -262,8 +262,8 @@ def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
 
 def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypatch):
     """Forking pays only past a size, a pool only for large scans."""
-    monkeypatch.setattr(engine, "_can_fork", lambda: True)
-    monkeypatch.setattr(engine, "_usable_cpus", lambda: 8)
+    monkeypatch.setattr(planning, "can_fork", lambda: True)
+    monkeypatch.setattr(planning, "usable_cpus", lambda: 8)
 
     class Job:
         def __init__(self, todo: int) -> None:
@@ -273,12 +273,15 @@ def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypat
     scanner.workers = None
     mb = 1 << 20
     assert scanner._processes([Job(mb // 2), Job(mb // 2)]) == (1, False)
-    assert scanner._processes([Job(3 * mb)] * 9) == (engine.MAX_WORKERS, False)
-    assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (engine.MAX_WORKERS, True)
-    assert scanner._processes([Job(3 * mb)]) == (engine.MAX_WORKERS, False)  # capped after cutting
+    assert scanner._processes([Job(3 * mb)] * 9) == (planning.MAX_WORKERS, False)
+    assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (planning.MAX_WORKERS, True)
+    assert scanner._processes([Job(3 * mb)]) == (
+        planning.MAX_WORKERS,
+        False,
+    )  # capped after cutting
     scanner.workers = 1
     assert scanner._processes([Job(40 * mb)] * 4) == (1, False)
-    monkeypatch.setattr(engine, "_can_fork", lambda: False)
+    monkeypatch.setattr(planning, "can_fork", lambda: False)
     scanner.workers = None
     assert scanner._processes([Job(20 * mb)] * 4) == (1, False)
 
@@ -294,7 +297,7 @@ def test_a_waiting_scan_says_so_and_runs_after(tmp_path):
             engine.run_scan(sess, paths=[tmp_path], on_wait=lambda: waited.append(True))
         done.set()
 
-    with engine.scan_lock(home):
+    with lock.scan_lock(home):
         thread = threading.Thread(target=second)
         thread.start()
         assert not done.wait(0.5)

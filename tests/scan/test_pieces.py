@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import services
-from lessons_core.scan import engine, pieces
+from lessons_core.scan import engine, pieces, planning, reading
 from lessons_core.scan.events import Progress
 from lessons_core.scan.lines import iter_lines
 
@@ -173,7 +173,7 @@ def _outcome() -> tuple[list[tuple], dict]:
     return found, state
 
 
-@pytest.mark.skipif(not engine._can_fork(), reason="pieces are read by forked helpers")
+@pytest.mark.skipif(not planning.can_fork(), reason="pieces are read by forked helpers")
 @pytest.mark.parametrize(
     ("pool", "quiet_tail"),
     [(False, 0), (True, 0), (False, 400)],
@@ -185,18 +185,18 @@ def test_a_file_read_in_pieces_gives_what_one_read_gives(monkeypatch, pool, quie
     home = Path(os.environ["HOME"])
     lessons_home = Path(os.environ["LESSONS_HOME"])
     path = _transcript(home, 260, quiet_tail)
-    monkeypatch.setattr(engine, "SPLIT_MIN_BYTES", 1)
-    monkeypatch.setattr(engine, "PIECE_MIN_BYTES", 1)
-    monkeypatch.setattr(engine, "PARALLEL_MIN_BYTES", 1 if pool else 1 << 40)
+    monkeypatch.setattr(planning, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(planning, "PIECE_MIN_BYTES", 1)
+    monkeypatch.setattr(planning, "PARALLEL_MIN_BYTES", 1 if pool else 1 << 40)
     cut: list[int] = []
-    real_cut = engine._cut
+    real_cut = planning.cut_pieces
 
     def spy(jobs, processes, agents):
         out = real_cut(jobs, processes, agents)
         cut.append(len(out))
         return out
 
-    monkeypatch.setattr(engine, "_cut", spy)
+    monkeypatch.setattr(planning, "cut_pieces", spy)
     with services.session() as sess:
         parallel = engine.run_scan(sess, workers=3)
     assert cut == [3]  # one file, three pieces
@@ -217,26 +217,26 @@ def test_a_file_read_in_pieces_gives_what_one_read_gives(monkeypatch, pool, quie
     assert again.files_read == 1 and len(again.new) + again.duplicates >= 3
 
 
-@pytest.mark.skipif(not engine._can_fork(), reason="pieces are read by forked helpers")
+@pytest.mark.skipif(not planning.can_fork(), reason="pieces are read by forked helpers")
 def test_a_piece_that_fails_leaves_the_whole_file_for_next_time(monkeypatch):
     home = Path(os.environ["HOME"])
     path = _transcript(home, 120)
-    monkeypatch.setattr(engine, "SPLIT_MIN_BYTES", 1)
-    monkeypatch.setattr(engine, "PIECE_MIN_BYTES", 1)
-    real_read = engine.read_file
+    monkeypatch.setattr(planning, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(planning, "PIECE_MIN_BYTES", 1)
+    real_read = reading.read_file
 
     def flaky(job, *args, **kwargs):
         if job.piece is not None and job.piece[0] == 1:
             raise OSError("disk went away")
         return real_read(job, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "read_file", flaky)
+    monkeypatch.setattr(reading, "read_file", flaky)
     with services.session() as sess:
         report = engine.run_scan(sess, workers=2)
     assert (report.errors, report.files_read, report.new) == (1, 0, [])
     with services.open_store() as store:
         assert str(path) not in store.list_scan_states()
-    monkeypatch.setattr(engine, "read_file", real_read)
+    monkeypatch.setattr(reading, "read_file", real_read)
     with services.session() as sess:
         again = engine.run_scan(sess, workers=2)
     assert again.files_read == 1 and again.bytes_read == path.stat().st_size and again.new

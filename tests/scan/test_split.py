@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from lessons_core.scan import engine, split
+from lessons_core.scan import planning, split
 from lessons_core.scan.split import queue_entries, read_split
 
-pytestmark = pytest.mark.skipif(not engine._can_fork(), reason="the split needs fork")
+pytestmark = pytest.mark.skipif(not planning.can_fork(), reason="the split needs fork")
 
 
 class Job:
@@ -125,11 +125,11 @@ def test_no_fork_while_other_threads_run():
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        assert not engine._can_fork()
+        assert not planning.can_fork()
     finally:
         stop.set()
         thread.join()
-    assert engine._can_fork()
+    assert planning.can_fork()
 
 
 # -- the large-scan path: helpers only, each result sent as soon as it is read ---------------

@@ -14,7 +14,7 @@ import pytest
 
 from lessons_core import protocol, services
 from lessons_core.models import Candidate
-from lessons_core.scan import engine, intake, tier1
+from lessons_core.scan import engine, intake, planning, reading, tier1
 
 GOOD = """Done.
 #lesson
@@ -378,7 +378,7 @@ def _long_session(path: Path, *, lines: int) -> list[tuple[int, str]]:
     from lessons_core.scan import pieces
 
     (cut,) = pieces.cuts(str(path), 0, 0, 2)
-    batch = engine.BATCH
+    batch = reading.BATCH
     # (first line, split over two lines?) — the piece boundary is between cut.line and the next.
     wanted = [
         (cut.line - 3, True),
@@ -431,10 +431,10 @@ def test_blocks_late_in_a_long_session_are_captured_once(capture, monkeypatch, w
     megabytes read by two processes), every block is captured exactly once."""
     monkeypatch.setenv("LESSONS_SCAN_WORKERS", workers)
     path = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-dev-shop" / "long.jsonl"
-    blocks = _long_session(path, lines=2 * engine.BATCH + 400)
-    assert path.stat().st_size > engine.SPLIT_MIN_BYTES
+    blocks = _long_session(path, lines=2 * reading.BATCH + 400)
+    assert path.stat().st_size > planning.SPLIT_MIN_BYTES
     report = capture.scan()
-    assert report.events >= 2 * engine.BATCH
+    assert report.events >= 2 * reading.BATCH
     rel = "claude/projects/-home-dev-shop/long.jsonl"
     assert capture.captured == Counter({(rel, n, m): 1 for n, m in blocks})
     assert capture.duplicates == []
@@ -444,9 +444,9 @@ def test_a_block_appended_after_a_scan_is_captured_once(capture):
     """An incremental scan that starts inside a block split over two lines (the first half
     read before, the second appended since) captures it once, at its first line."""
     path = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-dev-shop" / "grow.jsonl"
-    blocks = _long_session(path, lines=engine.BATCH + 200)
+    blocks = _long_session(path, lines=reading.BATCH + 200)
     data = path.read_bytes().splitlines(keepends=True)
-    split_at = engine.BATCH  # the split block's second half is on this line (1-based)
+    split_at = reading.BATCH  # the split block's second half is on this line (1-based)
     path.write_bytes(b"".join(data[: split_at - 1]))
     capture.scan()
     with path.open("ab") as fh:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from lessons_codex import failures as codex_failures
 from lessons_core.models import Config, ScoringWeights
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring, tier2, triggers
@@ -446,14 +447,13 @@ def test_codex_unquoted_parentheses_in_a_path(tmp_path):
 
 def test_codex_sandbox_wrapper_with_a_real_denial_stays_denied():
     """ "operation not permitted" inside the wrapper is the sandbox's doing."""
-    from lessons_core.scan import failures
 
     text = (
         "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, "
         "exit code: 1, stdout: , stderr: ps: operation not permitted"
     )
-    assert failures.unwrap_sandbox(text) == ("ps: operation not permitted", True)
-    assert failures.unwrap_sandbox("plain output") == ("plain output", False)
+    assert codex_failures.unwrap_sandbox(text) == ("ps: operation not permitted", True)
+    assert codex_failures.unwrap_sandbox("plain output") == ("plain output", False)
 
 
 def test_gemini_relative_path_refused_by_the_tool(tmp_path):
@@ -507,7 +507,7 @@ def test_gemini_relative_path_refused_by_the_tool(tmp_path):
 def test_real_corpus_triggers_miss_their_fixes(shared_dir):
     """Every Tier 2 candidate of the real corpus: the trigger is not a bare executable and
     does not fire on the call that fixed the mistake."""
-    from lessons_core.scan import engine, failures
+    from lessons_core.scan import discovery, failures
     from lessons_core.scan import tier2 as t2
 
     readers = {
@@ -517,9 +517,12 @@ def test_real_corpus_triggers_miss_their_fixes(shared_dir):
     }
     import importlib
 
+    from lessons_core.manager import Plugins
+
+    agents = Plugins.load().agents()
     seen = 0
     for path in sorted((shared_dir / "corpus" / "real").rglob("*.json*")):
-        agent = engine.sniff(path) if not path.name.endswith(".meta.json") else None
+        agent = discovery.sniff(path, agents) if not path.name.endswith(".meta.json") else None
         if agent is None:
             continue
         events = list(importlib.import_module(readers[agent]).read(path, progress=ev.Progress()))

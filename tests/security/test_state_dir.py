@@ -25,11 +25,11 @@ import pytest
 
 import hook_support
 from lessons_codex import hot_codex
-from lessons_core.hot import dedup
+from lessons_core.hot import claims
 
 HOOK = str(hook_support.BIN / "lessons-codex-hook")
 SESSION = "security-session"
-KEY = dedup.session_key(SESSION)
+KEY = claims.session_key(SESSION)
 #: A hook call that gets stuck takes this long to be noticed; a healthy one takes milliseconds.
 QUICK_SECONDS = 5.0
 
@@ -484,7 +484,7 @@ def test_patch_paths_are_listed_once_and_bounded():
 def test_scan_lock_link_is_not_truncated(tmp_path):
     """``scan.lock`` linked to another file: the scan refuses it instead of truncating it."""
     from lessons_core.errors import LessonsError
-    from lessons_core.scan.engine import LOCK_NAME, scan_lock
+    from lessons_core.scan.lock import LOCK_NAME, scan_lock
 
     home = tmp_path / "home"
     home.mkdir()
@@ -550,26 +550,26 @@ def test_claim_replaces_whatever_sits_where_the_claim_dir_should_be(tmp_path, pl
     """The first thing a session does may be a claim: it clears the odd entry and claims."""
     root = tmp_path / "state"
     root.mkdir(mode=0o700)
-    claims = root / f"{KEY}.d"
+    claim_dir = root / f"{KEY}.d"
     target = tmp_path / "target"
     if planted == "dir-link":
         target.mkdir()
-        claims.symlink_to(target, target_is_directory=True)
+        claim_dir.symlink_to(target, target_is_directory=True)
     elif planted == "file-link":
         target.write_text("precious\n")
-        claims.symlink_to(target)
+        claim_dir.symlink_to(target)
     elif planted == "fifo":
-        os.mkfifo(claims)
+        os.mkfifo(claim_dir)
     else:
-        claims.write_text("not a directory\n")
-    state = dedup.SessionState(str(root), SESSION)
+        claim_dir.write_text("not a directory\n")
+    state = claims.SessionState(str(root), SESSION)
     try:
         assert state.claim("session") is True
         assert state.claim("session") is False
     finally:
         state.close()
-    assert claims.is_dir() and not claims.is_symlink()
-    assert (claims / "session").is_file()
+    assert claim_dir.is_dir() and not claim_dir.is_symlink()
+    assert (claim_dir / "session").is_file()
     if planted == "dir-link":
         assert list(target.iterdir()) == []
     if planted == "file-link":

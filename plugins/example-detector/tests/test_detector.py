@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from lessons_example_detector import detector
+from lessons_example_detector import detector, plugin
 
 from lessons_core.scan import events as ev
+from lessons_core.specs import DetectorSpec
+from lessons_core.testing import DetectorContract
 
 
 def _call(command: str, session: str = "s1", line: int = 1) -> ev.Event:
@@ -77,3 +79,18 @@ def test_lessons_loads_it_through_the_entry_point():
     detectors = Plugins.load({}).detectors()
     assert "risky-commands" in detectors
     assert {"tier1", "tier2"} <= set(detectors)
+
+
+class TestExampleDetectorContract(DetectorContract):
+    """The detector keeps the contract every detector plugin keeps (lessons_core.testing)."""
+
+    @pytest.fixture
+    def detector_spec(self) -> DetectorSpec:
+        found: list[DetectorSpec] = []
+        plugin.lessons_register_detectors(found.append)
+        (spec,) = found
+        return spec
+
+    @pytest.fixture
+    def sample_events(self) -> list[ev.Event]:
+        return [_call("ls", line=1), _call("sudo pip install requests", line=2)]

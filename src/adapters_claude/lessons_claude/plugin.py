@@ -9,12 +9,19 @@ installer are imported lazily so that listing plugins stays cheap.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lessons_core.adapters import agent_spec_for
 from lessons_core.plugin import hookimpl
 from lessons_core.specs import AgentSpec
 
 NAME = "claude"
+
+if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
+    from lessons_claude import hot_claude
+    from lessons_core.seams import HotAdapter
+
+    _HOT: HotAdapter = hot_claude
 
 
 def agent_spec() -> AgentSpec:
@@ -23,7 +30,7 @@ def agent_spec() -> AgentSpec:
     Every Claude Code record carries its session id and working directory, so the reader can
     start at any line: a large transcript may be read in pieces (``ranges``).
     """
-    return agent_spec_for(NAME, "lessons_claude", ranges=True)
+    return agent_spec_for(NAME, "lessons_claude", ranges=True, label="Claude Code", demo=True)
 
 
 @hookimpl

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lessons_claude.failures import classify_claude
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
-from lessons_core.scan.failures import classify_claude
 from lessons_core.scan.lines import as_text, iter_lines, loads
 
 AGENT = "claude"
@@ -218,6 +218,7 @@ def read(
                         command=command,
                         paths=_paths(tool_input),
                         call_id=call_id,
+                        persistent_shell=True,  # the Bash tool keeps its cwd between calls
                         **base,
                     )
         elif kind == "user":

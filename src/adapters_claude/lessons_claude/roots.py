@@ -6,6 +6,7 @@ failure patterns it compiles): a scan in which nothing changed never needs it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -26,3 +27,43 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
         if root not in roots:
             roots.append(root)
     return roots
+
+
+# -- what tells a Claude Code transcript ------------------------------------------------------
+
+#: Claude Code writes JSON Lines only.
+EXTENSIONS = (".jsonl",)
+#: What ``recognize`` looks for, in words (for a file no adapter recognises).
+MARKS = "sessionId or parentUuid"
+_HEAD_MARKS = (b'"sessionId"', b'"parentUuid"', b'"type":"user"')
+
+
+def is_transcript(path: str) -> bool:
+    """Every JSONL file under ``projects/`` but the journal some versions keep beside them."""
+    return path.rpartition(os.sep)[2] != "journal.jsonl"
+
+
+def recognize(path: Path, head: bytes | None) -> int:
+    """How sure we are that ``path`` is a Claude Code transcript (0: not at all).
+
+    From the path alone, a file under a ``.claude`` folder; from the first bytes, the fields
+    every record carries. The other agents' marks are more specific, so they win a tie.
+    """
+    if head is None:
+        return 1 if ".claude" in path.parts else 0
+    if path.suffix == ".json":
+        return 0  # Claude Code writes JSONL only; a stray JSON file is not a transcript
+    return 1 if any(mark in head for mark in _HEAD_MARKS) else 0
+
+
+def session_names(session_id: str) -> tuple[str, ...]:
+    """A transcript is named ``<session id>.jsonl``."""
+    return (session_id, session_id[:8]) if len(session_id) > 8 else (session_id,)
+
+
+def skill_roots(environ: Mapping[str, str]) -> list[Path]:
+    """Claude Code reads user skills from ``$CLAUDE_CONFIG_DIR/skills`` (``~/.claude/skills``)."""
+    home = Path(environ.get("HOME") or str(Path.home())).expanduser()
+    explicit = environ.get("CLAUDE_CONFIG_DIR")
+    root = Path(explicit).expanduser() if explicit else home / ".claude"
+    return [root / "skills"]

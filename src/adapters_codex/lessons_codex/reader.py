@@ -20,11 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lessons_codex.failures import codex_exit_code, unwrap_sandbox
 from lessons_codex.hot_codex import patch_header
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL
 from lessons_codex.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
-from lessons_core.scan.failures import classify_text, codex_exit_code, unwrap_sandbox
+from lessons_core.scan.failures import classify_text
 from lessons_core.scan.lines import as_text, iter_lines, loads
 
 AGENT = "codex"

@@ -9,6 +9,7 @@ installer are imported lazily so that listing plugins stays cheap.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lessons_core.adapters import agent_spec_for
 from lessons_core.plugin import hookimpl
@@ -16,10 +17,16 @@ from lessons_core.specs import AgentSpec
 
 NAME = "gemini"
 
+if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
+    from lessons_core.seams import HotAdapter
+    from lessons_gemini import hot_gemini
+
+    _HOT: HotAdapter = hot_gemini
+
 
 def agent_spec() -> AgentSpec:
     """The Gemini CLI adapter's description (also used directly by its installer)."""
-    return agent_spec_for(NAME, "lessons_gemini")
+    return agent_spec_for(NAME, "lessons_gemini", label="Gemini CLI")
 
 
 @hookimpl

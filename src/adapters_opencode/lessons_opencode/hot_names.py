@@ -21,6 +21,4 @@ NATIVE_TO_CANONICAL = {
     "websearch": "WebSearch",
     "task": "Agent",
     "todowrite": "TodoWrite",
-    "todoread": "TodoRead",
-    "skill": "Skill",
 }

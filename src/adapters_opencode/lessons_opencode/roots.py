@@ -9,6 +9,7 @@ released channels, ``opencode-<channel>.db`` for the others. ``$OPENCODE_DB`` na
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -31,3 +32,34 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
         if parent not in roots:
             roots.append(parent)
     return roots
+
+
+# -- what tells OpenCode's session database ------------------------------------------------------
+
+#: Every session is in one SQLite file, not in JSON Lines.
+EXTENSIONS = (".db",)
+MARKS = "a SQLite database with OpenCode's session, message and part tables"
+#: The first bytes of every SQLite 3 database file.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_transcript(path: str) -> bool:
+    """``opencode.db`` and its channels' ``opencode-<channel>.db`` (the data directory holds no
+    other database today, but a plugin's own file there is none of ours)."""
+    name = path.rpartition(os.sep)[2]
+    return name.startswith("opencode") and name.endswith(".db")
+
+
+def recognize(path: Path, head: bytes | None) -> int:
+    """How sure we are that ``path`` is OpenCode's database (0: not at all).
+
+    The name alone is a guess (``opencode*.db``); the file's head must then be a SQLite
+    database's. The tables themselves are checked by the reader, which yields nothing for a
+    database that is not OpenCode's.
+    """
+    named = path.name.startswith("opencode") and path.suffix == ".db"
+    if head is None:
+        return 1 if named else 0
+    if not head.startswith(SQLITE_MAGIC):
+        return 0
+    return 3 if named or b"CREATE TABLE `part`" in head else 1

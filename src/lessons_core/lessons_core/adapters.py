@@ -43,24 +43,40 @@ class LazyModule:
 
 
 def agent_spec_for(
-    name: str, package: str, *, ranges: bool = False, transcript_suffixes: tuple[str, ...] = ()
+    name: str, package: str, *, ranges: bool = False, label: str = "", demo: bool = False
 ) -> AgentSpec:
     """The spec of the adapter for agent ``name`` living in ``package``.
 
     Its console script is ``lessons-<name>-hook``, its distribution ``lessons-<name>``, its hook
-    module ``<package>.hook``; tool names come from ``<package>.hot_names`` (imported now: the
-    mapping is data the core reads at registration), the rest is imported on use.
+    module ``<package>.hook``; tool names come from ``<package>.hot_names`` and the transcript
+    facts from ``<package>.roots`` (both imported now: small modules of data and path checks the
+    core reads at registration and calls per file), the reader and installer are imported on
+    use, and so is ``<package>.demo`` when ``demo`` is true.
+
+    ``roots`` must define ``transcript_roots(environ)``; it may define ``EXTENSIONS``,
+    ``is_transcript(path)``, ``recognize(path, head)``, ``MARKS``, ``DOCUMENT_SUFFIXES``,
+    ``session_names(session_id)`` and ``skill_roots(environ)`` (see
+    :class:`~lessons_core.specs.AgentSpec` for what each means).
     """
     hot_names = importlib.import_module(f"{package}.hot_names")
+    roots = importlib.import_module(f"{package}.roots")
     return AgentSpec(
         name=name,
         hook_command=f"lessons-{name}-hook",
         hook_module=f"{package}.hook",
         distribution=f"lessons-{name}",
         tool_names=hot_names.NATIVE_TO_CANONICAL,
-        transcript_roots=LazyCall(f"{package}.roots", "transcript_roots"),
+        transcript_roots=roots.transcript_roots,
         reader=LazyCall(f"{package}.reader", "read"),
         installer=LazyModule(f"{package}.install"),
         ranges=ranges,
-        transcript_suffixes=transcript_suffixes,
+        label=label,
+        transcript_extensions=getattr(roots, "EXTENSIONS", (".jsonl", ".json")),
+        is_transcript=getattr(roots, "is_transcript", None),
+        recognize=getattr(roots, "recognize", None),
+        marks=getattr(roots, "MARKS", ""),
+        document_suffixes=getattr(roots, "DOCUMENT_SUFFIXES", ()),
+        session_names=getattr(roots, "session_names", None),
+        skill_roots=getattr(roots, "skill_roots", None),
+        demo=LazyModule(f"{package}.demo") if demo else None,
     )

@@ -52,11 +52,23 @@ def lessons_register_detectors(register: Callable[[DetectorSpec], None]) -> None
     """
 
 
-@hookspec
+#: Why ``lessons_register_matchers`` is retired (pluggy warns whenever a plugin implements it).
+MATCHERS_RETIRED = (
+    "lessons_register_matchers is retired: nothing calls a registered matcher (the hook matches "
+    "only what the manifest compiles); the hook will be removed in a later version"
+)
+
+
+@hookspec(warn_on_impl=FutureWarning(MATCHERS_RETIRED))
 def lessons_register_matchers(register: Callable[[MatcherSpec], None]) -> None:
-    """Contribute matchers the hot path may call by ``"module:function"`` reference.
+    """Retired: matchers the hot path would call by ``"module:function"`` reference.
+
+    The hook process matches only what the manifest compiles (regexes, globs, literal
+    prefilters) and no lesson field names a matcher, so nothing ever called one. Implementing
+    this hook raises a ``FutureWarning``; ``lessons plugins`` still lists what it registers.
 
     .. versionadded:: 0.1
+    .. deprecated:: 0.1
     """
 
 

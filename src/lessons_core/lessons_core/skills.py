@@ -2,12 +2,11 @@
 
 Once five or more active lessons concern one executable, scattered hints are worth one page the
 agent can read before it starts: the do/don't list, the fixes and the error lines, each with
-its lesson id. Claude Code, Codex and Gemini CLI all read the Agent Skills format: a directory
-holding ``SKILL.md`` whose YAML front matter names the skill (lower case, digits, hyphens) and
-says when to use it (``description``). Claude Code reads user skills from
-``~/.claude/skills/`` (``$CLAUDE_CONFIG_DIR/skills`` when set); Codex and Gemini CLI both read
-``~/.agents/skills/`` (Gemini also ``~/.gemini/skills/``, to which that folder is an alias), so
-one copy there serves both. Each skill is ``lessons-<tool>/SKILL.md``, a name no hand-written
+its lesson id. The agents read the Agent Skills format: a directory holding ``SKILL.md`` whose
+YAML front matter names the skill (lower case, digits, hyphens) and says when to use it
+(``description``). Each adapter says where its agent reads user skills
+(``AgentSpec.skill_roots``); a folder several agents share gets one copy, which serves them all.
+Each skill is ``lessons-<tool>/SKILL.md``, a name no hand-written
 skill is likely to hold.
 
 What we wrote is recorded with its SHA-256 in ``LESSONS_HOME/skills.json``. A file whose digest
@@ -31,6 +30,7 @@ import attrs
 
 from lessons_core.hot.digest import sha256
 from lessons_core.models import Lesson, LessonType, Status
+from lessons_core.specs import AgentSpec
 
 MIN_LESSONS = 5
 RECORD_NAME = "skills.json"
@@ -141,13 +141,27 @@ def render(tool: str, lessons: Sequence[Lesson]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def skill_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Where the agents read user skills: Claude Code's folder, and the shared one."""
+def skill_roots(
+    agents: Mapping[str, AgentSpec] | None = None, environ: Mapping[str, str] | None = None
+) -> list[Path]:
+    """Where the installed agents read user skills (each adapter's ``skill_roots``), each
+    folder once, in the order of the agents' names; ``agents`` default to the installed ones."""
     env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or str(Path.home())).expanduser()
-    claude = env.get("CLAUDE_CONFIG_DIR")
-    claude_root = Path(claude).expanduser() if claude else home / ".claude"
-    return [claude_root / "skills", home / ".agents" / "skills"]
+    if agents is None:
+        agents = _installed_agents(env)
+    roots: list[Path] = []
+    for name in sorted(agents):
+        found = agents[name].skill_roots
+        for root in found(env) if found is not None else ():
+            if root not in roots:
+                roots.append(root)
+    return roots
+
+
+def _installed_agents(environ: Mapping[str, str] | None = None) -> Mapping[str, AgentSpec]:
+    from lessons_core.manager import Plugins
+
+    return Plugins.load(environ).agents()
 
 
 def _digest(data: bytes) -> str:
@@ -195,10 +209,11 @@ def sync(
     *,
     dry_run: bool = False,
     minimum: int = MIN_LESSONS,
+    agents: Mapping[str, AgentSpec] | None = None,
 ) -> list[SkillFile]:
     """Write, update or remove our skill files; never touch one edited by hand."""
     groups = group(lessons, minimum)
-    roots = skill_roots(environ)
+    roots = skill_roots(agents, environ)
     record = load_record(home) or {"type": RECORD_TYPE, "version": 1, "files": {}}
     files: dict[str, str] = dict(record["files"])
     results: list[SkillFile] = []
@@ -270,7 +285,9 @@ def _remove_one(tool: str, path: Path, files: dict[str, str], dry_run: bool) -> 
     return SkillFile(tool, path, "removed")
 
 
-def after_build(lessons: Iterable[Lesson], home: Path) -> list[SkillFile] | None:
+def after_build(
+    lessons: Iterable[Lesson], home: Path, agents: Mapping[str, AgentSpec] | None = None
+) -> list[SkillFile] | None:
     """Keep the skills current after a build, once the user has asked for them.
 
     Nothing happens before the first ``lessons skills`` (no record), and nothing is written
@@ -282,9 +299,11 @@ def after_build(lessons: Iterable[Lesson], home: Path) -> list[SkillFile] | None
         return None
     lessons = list(lessons)
     groups = group(lessons)
-    if record.get("fingerprint") == fingerprint(groups, skill_roots()):
+    if agents is None:
+        agents = _installed_agents()
+    if record.get("fingerprint") == fingerprint(groups, skill_roots(agents)):
         return None
-    return sync(lessons, home)
+    return sync(lessons, home, agents=agents)
 
 
 def edited(home: Path) -> list[Path]:

@@ -7,11 +7,22 @@ A spec names its contribution and points at the code (a callable in the cold pat
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from lessons_core.seams import (
+        Detect,
+        FindDuplicate,
+        Installer,
+        PrepareDetector,
+        Recognize,
+        StoreFactory,
+        TranscriptReader,
+        TranscriptRoots,
+    )
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
@@ -36,9 +47,22 @@ class AgentSpec:
     session and project) and honours ``Progress.end``; the engine may then read a large file in
     pieces, in several processes at once.
 
-    ``transcript_suffixes`` are the endings of the file names a scan looks for under the
-    transcript roots, for an agent whose transcripts are not JSON Lines or JSON files (one
-    database holding every session, say); empty means the scanner's own choice.
+    The rest are the agent's facts the core asks for instead of knowing them (every one has a
+    default an agent without that trait keeps):
+
+    * ``label`` — the agent's name in messages (``"Example CLI"``);
+    * ``transcript_extensions`` — the file name endings walked under ``transcript_roots``;
+    * ``is_transcript(path)`` — whether a file found there is a transcript (``None``: all are);
+    * ``recognize(path, head)`` — how sure the adapter is that a file named to ``lessons scan``
+      is its agent's: called with ``head=None`` first (the path alone), then with the file's
+      first 8 KB; 0 is "not ours", and the most certain adapter wins. ``marks`` says in words
+      what it looks for (for the message about a file no adapter recognises);
+    * ``document_suffixes`` — endings of whole-document transcripts, rewritten in place, whose
+      resume point is a message count rather than a byte offset;
+    * ``session_names(session_id)`` — the parts of a file name that name the session, to find
+      a session's transcript under the roots when the hook was not told its path;
+    * ``skill_roots(environ)`` — where the agent reads user skills (``lessons skills``);
+    * ``demo()`` — an object for ``lessons demo`` (see :mod:`lessons_core.cli.demo_cmds`).
     """
 
     name: str
@@ -46,11 +70,25 @@ class AgentSpec:
     hook_module: str
     distribution: str = ""
     tool_names: Mapping[str, str] = attrs.field(factory=dict)
-    transcript_roots: Callable[[Mapping[str, str]], list[Path]] | None = None
-    reader: Callable[..., Iterator[Any]] | None = None
-    installer: Any = None
+    transcript_roots: TranscriptRoots | None = None
+    reader: TranscriptReader | None = None
+    #: Returns the installer (imported on first use).
+    installer: Callable[[], Installer] | None = None
     ranges: bool = False
-    transcript_suffixes: tuple[str, ...] = ()
+    label: str = ""
+    transcript_extensions: tuple[str, ...] = (".jsonl", ".json")
+    is_transcript: Callable[[str], bool] | None = None
+    recognize: Recognize | None = None
+    marks: str = ""
+    document_suffixes: tuple[str, ...] = ()
+    session_names: Callable[[str], Sequence[str]] | None = None
+    skill_roots: TranscriptRoots | None = None
+    demo: Callable[[], Any] | None = None
+
+    @property
+    def title(self) -> str:
+        """``label``, or the name when the adapter gives none."""
+        return self.label or self.name
 
 
 @attrs.frozen
@@ -68,18 +106,19 @@ class DetectorSpec:
     """
 
     name: str
-    detect: Callable[..., Iterable[Any]]
+    detect: Detect
     tier: int = 3
     description: str = ""
     deep: bool = False
     replaces: tuple[str, ...] = ()
-    prepare: Callable[..., None] | None = None
+    prepare: PrepareDetector | None = None
     summary: Callable[[], str] | None = None
 
 
 @attrs.frozen
 class MatcherSpec:
-    """A matcher the hot path may call, referenced by a lesson's ``matcher`` name."""
+    """Retired with ``lessons_register_matchers`` (see :mod:`lessons_core.hookspecs`): a matcher
+    nothing calls, kept so that plugins registering one still load."""
 
     name: str
     target: str = attrs.field(validator=_check_target)
@@ -95,7 +134,7 @@ class StoreSpec:
     """
 
     name: str
-    factory: Callable[..., Any]
+    factory: StoreFactory
     description: str = ""
 
 
@@ -107,5 +146,5 @@ class DedupSpec:
     """
 
     name: str
-    find: Callable[..., Any]
+    find: FindDuplicate
     description: str = ""

@@ -1,4 +1,11 @@
-"""A contract test kit for store backends (import it from tests only; it needs pytest).
+"""Contract test kits for plugins (import them from tests only; they need pytest).
+
+The core registers this module as a pytest plugin (entry point ``pytest11``, name ``lessons``),
+so the kits and the :func:`lessons_isolated_homes` fixture are there in any test suite of an
+environment where lessons is installed. :class:`AdapterContract` (agent adapters) and
+:class:`DetectorContract` (transcript detectors) are described in their modules,
+:mod:`lessons_core.contracts.adapter` and :mod:`lessons_core.contracts.detector`.
+
 
 A team that plugs in its own store (``lessons_register_stores``) inherits the behaviour the
 scanner, the CLI and the compiler rely on by subclassing :class:`StoreContract` and providing a
@@ -22,9 +29,22 @@ from typing import Any
 import attrs
 import pytest
 
+from lessons_core.contracts.adapter import AdapterContract as AdapterContract
+from lessons_core.contracts.adapter import HookPayloads as HookPayloads
+from lessons_core.contracts.detector import DetectorContract as DetectorContract
 from lessons_core.errors import LessonsError
 from lessons_core.models import Candidate, Evidence, Lesson, Provenance, Status, Triggers
 from lessons_core.store.base import Store
+
+
+@pytest.fixture
+def lessons_isolated_homes(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``LESSONS_HOME``, ``LESSONS_STATE_DIR`` and ``HOME`` under the test's ``tmp_path``, so a
+    plugin's tests never touch the user's real stores (use it with ``autouse`` in a conftest)."""
+    monkeypatch.setenv("LESSONS_HOME", str(tmp_path / "lessons-home"))
+    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return tmp_path
 
 
 def contract_lesson(n: int = 0, **overrides: Any) -> Lesson:
@@ -47,7 +67,7 @@ def contract_candidate(n: int = 0, **overrides: Any) -> Candidate:
     fields: dict[str, Any] = {
         "id": "",
         "tier": 2,
-        "agent": "claude",
+        "agent": "example",
         "tool": "Bash",
         "trigger": f"step{n}",
         "mistake": f"step {n} failed",

@@ -167,7 +167,7 @@ class Tools:
 
     def record(self, args: dict[str, Any]) -> Answer:
         from lessons_core.compiler import regex_safety
-        from lessons_core.compiler.build import compile_lesson
+        from lessons_core.compiler.entries import compile_lesson
         from lessons_core.hot.project import project_id
         from lessons_core.scan import intake, scoring, tier1
         from lessons_core.scan.failures import error_lines

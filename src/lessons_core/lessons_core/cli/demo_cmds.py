@@ -1,10 +1,15 @@
 """``lessons demo``: the whole pipeline, end to end, on the data that ships with the package.
 
 It drives the real commands and the real hook process exactly as a user and an agent would —
-``lessons add``, ``lessons scan``, ``lessons list``, then ``lessons-claude-hook`` fed Claude Code
-payloads — against a scratch ``LESSONS_HOME`` (the embedded SQLite store), so trying it never
-touches the user's own lessons. Each step prints what happened; the demo fails loudly if a step
-does not behave as the product promises, which makes it a smoke test as well as a tour.
+``lessons add``, ``lessons scan``, ``lessons list``, then an installed adapter's hook
+fed its agent's payloads — against a scratch ``LESSONS_HOME`` (the embedded SQLite store), so
+trying it never touches the user's own lessons. Each step prints what happened; the demo fails
+loudly if a step does not behave as the product promises, which makes it a smoke test as well as
+a tour.
+
+The agent's part comes from the first installed adapter (by name) whose ``AgentSpec.demo``
+returns a module with ``sample_transcripts()``, ``pre_tool(session, transcript, cwd, command)``
+and ``session_start(session, cwd)`` (payloads), ``denial(answer)`` and ``context(answer)``.
 """
 
 from __future__ import annotations
@@ -50,9 +55,11 @@ def _home(keep: Path | None) -> Iterator[Path]:
 class Demo:
     """Runs commands against one scratch home and checks what they print."""
 
-    def __init__(self, home: Path, cwd: Path) -> None:
+    def __init__(self, home: Path, cwd: Path, agent: Any = None, hook_module: str = "") -> None:
         self.home = home
         self.cwd = cwd
+        self.agent = agent
+        self.hook_module = hook_module
         self.env = dict(os.environ)
         self.env.update(
             LESSONS_HOME=str(home / "data"),
@@ -77,7 +84,7 @@ class Demo:
         return done.stdout
 
     def hook(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        cmd = [sys.executable, "-I", "-m", "lessons_claude.hook"]
+        cmd = [sys.executable, "-I", "-m", self.hook_module]
         done = subprocess.run(
             cmd,
             env=self.env,
@@ -92,17 +99,8 @@ class Demo:
         return json.loads(out) if out else None
 
     def pre_tool(self, command: str) -> dict[str, Any] | None:
-        return self.hook(
-            {
-                "session_id": SESSION,
-                "transcript_path": str(self.home / "transcript.jsonl"),
-                "cwd": str(self.cwd),
-                "hook_event_name": "PreToolUse",
-                "tool_name": "Bash",
-                "tool_input": {"command": command},
-                "tool_use_id": "toolu_demo",
-            }
-        )
+        transcript = self.home / "transcript.jsonl"
+        return self.hook(self.agent.pre_tool(SESSION, transcript, self.cwd, command))
 
 
 def _step(number: int, title: str) -> None:
@@ -138,14 +136,13 @@ def _short(text: str, width: int) -> str:
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" …")
 
 
-def _verdict(answer: dict[str, Any] | None) -> tuple[str, str]:
+def _verdict(agent: Any, answer: dict[str, Any] | None) -> tuple[str, str]:
     if answer is None:
         return "allowed, nothing to add", ""
-    specific = answer.get("hookSpecificOutput", {})
-    if specific.get("permissionDecision") == "deny":
-        return "DENIED", str(specific.get("permissionDecisionReason", ""))
-    context = str(specific.get("additionalContext", ""))
-    return "allowed, with a lesson attached to the result", context
+    reason = agent.denial(answer)
+    if reason is not None:
+        return "DENIED", reason
+    return "allowed, with a lesson attached to the result", agent.context(answer)
 
 
 def _first_line(text: str) -> str:
@@ -165,20 +162,19 @@ def demo(home: Path | None) -> None:
     """Run the whole pipeline on the bundled sample, in a scratch home.
 
     Imports the starter catalogue into the embedded SQLite store, mines the sample transcripts
-    for new lessons, compiles the manifest, then plays Claude Code tool calls through the real
+    for new lessons, compiles the manifest, then plays an agent's tool calls through the real
     hook process and shows what the agent would see.
     """
-    try:
-        import lessons_claude.hook  # noqa: F401  (only to check it is installed)
-    except ImportError:
-        has_claude = False
-    else:
-        has_claude = True
+    from lessons_core.manager import Plugins
+
+    agents = Plugins.load().agents()
+    shown = next((agents[name] for name in sorted(agents) if agents[name].demo), None)
+    agent = shown.demo() if shown is not None and shown.demo is not None else None
 
     with _home(home) as base:
         project = base / "project"
         project.mkdir(exist_ok=True)
-        run = Demo(base, project)
+        run = Demo(base, project, agent, shown.hook_module if shown is not None else "")
         click.secho("lessons demo", bold=True)
         _say(f"scratch LESSONS_HOME: {base / 'data'}")
 
@@ -189,8 +185,14 @@ def demo(home: Path | None) -> None:
         _term("WAL", "SQLite's write-ahead log: the hooks can read while a command writes")
         _term("manifest", "lesson-manifest.json, the lessons' triggers compiled for the hooks")
 
-        _step(2, "Mine the sample transcripts (Claude Code session with a failure and a fix)")
-        scan = run.lessons("scan", str(_data("sample-transcripts")), "--json")
+        if agent is None or shown is None:
+            _step(2, "Mining and delivery")
+            _say("no installed agent adapter ships a demo: pip install 'lessons[<agent>]'")
+            _next_step(agents)
+            return
+
+        _step(2, f"Mine the sample transcripts ({shown.title} session with a failure and a fix)")
+        scan = run.lessons("scan", str(agent.sample_transcripts()), "--json")
         found = [json.loads(line) for line in scan.splitlines() if line.strip()]
         for cand in found:
             tier = "#lesson block" if cand.get("tier") == 1 else "heuristic"
@@ -207,13 +209,7 @@ def demo(home: Path | None) -> None:
             lead = f"[{lesson['type']}, priority {lesson['priority']}] "
             _say(f"{lead}{lesson['summary']}  ({lesson['slug']})", hang=len(lead))
 
-        if not has_claude:
-            _step(4, "Delivery")
-            _say("lessons-claude is not installed: pip install 'lessons[claude]' to see delivery")
-            _next_step()
-            return
-
-        _step(4, "Play Claude Code tool calls through the real hook process")
+        _step(4, f"Play {shown.title} tool calls through the real hook process")
         _term("hook", "the command the agent runs around each tool call; it reads the manifest")
         calls = [
             ("git push --force origin main", "a guard: every matching call is denied"),
@@ -225,22 +221,14 @@ def demo(home: Path | None) -> None:
         ]
         outcomes = []
         for command, why in calls:
-            verdict, text = _verdict(run.pre_tool(command))
+            verdict, text = _verdict(agent, run.pre_tool(command))
             outcomes.append(verdict)
             _say(f"$ {command}")
             _say(f"-> {verdict}   ({why})", indent=5, hang=3)
             if text:
                 _say(_first_line(text), indent=8)
 
-        start = run.hook(
-            {
-                "session_id": "demo-session-0002",
-                "cwd": str(project),
-                "hook_event_name": "SessionStart",
-                "source": "startup",
-            }
-        )
-        context = (start or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
+        context = agent.context(run.hook(agent.session_start("demo-session-0002", project)))
         _step(5, "A new session starts")
         _say(
             f"{len(context.encode())} bytes of session-start context: the #lesson protocol "
@@ -253,11 +241,13 @@ def demo(home: Path | None) -> None:
             raise LessonsError(f"the hook did not behave as the demo expects: {outcomes}")
         click.echo("")
         click.secho("Every step behaved as expected.", fg="green")
-        _next_step()
+        _next_step(agents)
 
 
-def _next_step() -> None:
+def _next_step(agents: Any) -> None:
     click.echo("")
     click.secho("Next step: give your own agent its memory", bold=True)
-    _say("lessons install claude    (or codex, gemini): registers the hooks, creates the store")
+    names = sorted(agents) or ["<agent>"]
+    others = f"    (or {', '.join(names[1:])})" if len(names) > 1 else ""
+    _say(f"lessons install {names[0]}{others}: registers the hooks, creates the store")
     _say("lessons doctor            checks that everything is in place")

@@ -162,7 +162,7 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
 
 def _check_left_out(environ: Mapping[str, str]) -> Finding:
     """Active lessons the manifest leaves out because a pattern is refused: they never fire."""
-    from lessons_core.compiler.build import refusals
+    from lessons_core.compiler.entries import refusals
     from lessons_core.services import open_store
 
     try:
@@ -184,14 +184,14 @@ def _check_left_out(environ: Mapping[str, str]) -> Finding:
 
 def _check_state(environ: Mapping[str, str]) -> Finding:
     """The hooks refuse a state dir others could write to; then nudges and dedup stop working."""
-    from lessons_core.hot import dedup
+    from lessons_core.hot import claims
 
     root = Path(paths.state_dir(environ))
     if not root.exists() and not root.is_symlink():
         return Finding("state", OK, f"{root} will be created (0700) on the first hook call")
     try:
-        dedup.check_state_dir(str(root))
-    except dedup.UnsafeStateDir as exc:
+        claims.check_state_dir(str(root))
+    except claims.UnsafeStateDir as exc:
         fix = f"remove {root} (it is recreated safely) or make it yours with mode 0700"
         return Finding("state", FAIL, f"{exc}: nudges and once-per-session delivery are off", fix)
     except OSError as exc:
@@ -313,7 +313,7 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
                 "hooks",
                 WARN,
                 "no agent adapter installed",
-                "pip install 'lessons[claude]' (or codex, gemini)",
+                "pip install 'lessons[<agent>]' for the agent you use (or 'lessons[all]')",
             )
         )
     for name in sorted(known):

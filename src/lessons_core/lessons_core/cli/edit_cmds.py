@@ -47,11 +47,11 @@ def find(store: Store, key: str, *, yes: bool, action: str) -> Lesson:
 
 def check(lesson: Lesson) -> None:
     """Refuse a lesson the manifest compiler would leave out, with the compiler's reason."""
-    from lessons_core.compiler import build
+    from lessons_core.compiler import entries
 
     try:
-        build.compile_lesson(lesson)
-    except build._Refused as exc:
+        entries.compile_lesson(lesson)
+    except entries.Refused as exc:
         raise LessonsError(f"not saved: {exc}") from None
 
 

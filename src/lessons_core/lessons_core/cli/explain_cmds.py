@@ -108,7 +108,9 @@ def explain_call(manifest: dict[str, Any], event: dict[str, Any]) -> dict[str, A
 
 
 @click.command()
-@click.option("--agent", help="Agent whose native tool name --tool is (claude, codex, gemini).")
+@click.option(
+    "--agent", help="Agent whose native tool name --tool is (an installed adapter's name)."
+)
 @click.option("--tool", required=True, help="Tool name (canonical, or the agent's native one).")
 @click.option("--command", "command", help="Shell command of the call.")
 @click.option("--path", "path", help="File path the call touches.")

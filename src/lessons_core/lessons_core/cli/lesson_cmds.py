@@ -58,7 +58,7 @@ def add(source: str, as_json: bool, partial: bool) -> None:
 
 def _without_refused(parsed: Any, partial: bool) -> Any:
     """``parsed`` less the lessons ``build`` would refuse: an error unless ``partial``."""
-    from lessons_core.compiler.build import refusal_error, refusals
+    from lessons_core.compiler.entries import refusal_error, refusals
 
     found = refusals(lesson for _, lesson in parsed.lessons)
     if not found:

@@ -63,12 +63,13 @@ def report(output: Path, open_page: bool, as_json: bool) -> None:
         outcomes.run(sess)  # judge what the hooks logged since the last scan, like `stats`
         figures = report_data.collect(sess.store)
         home = str(sess.home)
+        agents = list(sess.plugins.agents())
     if as_json:
         click.echo(json.dumps(figures, ensure_ascii=False, sort_keys=True))
         return
     from lessons_core.report import charts, page
 
-    text = page.render(figures, charts.draw(figures), home=home)
+    text = page.render(figures, charts.draw(figures), home=home, agents=agents)
     write_page(output, text)
     totals = figures["totals"]
     click.echo(

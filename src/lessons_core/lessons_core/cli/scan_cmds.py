@@ -58,7 +58,11 @@ def _describe(candidate: Candidate) -> str:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--agent", metavar="NAME", help="Scan only this agent's transcripts.")
+@click.option(
+    "--agent",
+    metavar="NAME",
+    help="Scan only this agent's transcripts (an installed adapter: see `lessons plugins`).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print new candidates as JSON lines.")
 @click.option("--background", is_flag=True, help="Quiet; leave at once if another scan is running.")
 @click.option(
@@ -78,7 +82,7 @@ def scan(
     `deep.maxCalls` and `deep.maxTokens`.
     """
     from lessons_core import services
-    from lessons_core.scan import engine
+    from lessons_core.scan import discovery, engine
 
     if background and deep:
         raise LessonsError("--deep does not run in the background; run `lessons scan --deep`")
@@ -95,9 +99,10 @@ def scan(
         environ = sess.environ if sess.environ is not None else os.environ
         agents = sess.plugins.agents()
         if agent is not None and agent not in agents:
-            raise LessonsError(f"no agent plugin named {agent!r} is installed")
+            known = ", ".join(sorted(agents)) or "none"
+            raise LessonsError(f"no agent plugin named {agent!r} is installed (installed: {known})")
         skipped: list[tuple[str, str]] = []
-        files = engine.discover(
+        files = discovery.discover(
             agents,
             environ,
             list(paths),
@@ -110,7 +115,7 @@ def scan(
         if paths and skipped and not files:
             raise LessonsError(
                 "nothing to scan: no named path holds a transcript "
-                "(if one is, name its agent: --agent claude|codex|gemini)"
+                f"(if one is, name its agent: --agent {'|'.join(sorted(agents)) or 'NAME'})"
             )
         settle_heap()  # what is alive now lives to the end: keep the collector off it
 

@@ -21,14 +21,20 @@ import click
     help="Lessons a tool needs before it gets a skill.",
 )
 def skills(as_json: bool, dry_run: bool, min_lessons: int) -> None:
-    """Write an agent skill per tool (Claude Code, Codex, Gemini CLI) from its lessons."""
+    """Write an agent skill per tool, where each installed agent reads them, from its lessons."""
     from lessons_core import services
     from lessons_core import skills as skills_mod
     from lessons_core.models import Status
 
     with services.session() as ctx:
         lessons = ctx.store.list_lessons(status=Status.ACTIVE)
-        results = skills_mod.sync(lessons, ctx.home, dry_run=dry_run, minimum=min_lessons)
+        results = skills_mod.sync(
+            lessons,
+            ctx.home,
+            dry_run=dry_run,
+            minimum=min_lessons,
+            agents=ctx.plugins.agents(),
+        )
     if as_json:
         for result in results:
             click.echo(json.dumps(result.as_dict(), ensure_ascii=False))

@@ -81,7 +81,7 @@ def import_(source: str, partial: bool, on_conflict: str | None, as_json: bool) 
     name = "<stdin>" if source == "-" else source
     text = jsonl.read_text(source)
     lessons, report = parse_import(text, source=name, partial=partial)
-    from lessons_core.compiler.build import refusal_error, refusals
+    from lessons_core.compiler.entries import refusal_error, refusals
 
     found = refusals(lessons)
     if found and not partial:

@@ -31,17 +31,23 @@ import contextlib
 import json
 import marshal
 import os
-import re
 import sys
 import tempfile
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from lessons_core import validate
-from lessons_core.compiler import globs, linearize, prefilter, programs, regex_safety, render
+from lessons_core.compiler import programs
+from lessons_core.compiler.entries import LANG_PREFIXES as LANG_PREFIXES
+from lessons_core.compiler.entries import Refusal as Refusal
+from lessons_core.compiler.entries import Refused as Refused
+from lessons_core.compiler.entries import compile_lesson as compile_lesson
+from lessons_core.compiler.entries import refusal_error as refusal_error
+from lessons_core.compiler.entries import refusals as refusals
+from lessons_core.compiler.entries import trigger_warning
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
@@ -49,7 +55,7 @@ from lessons_core.hot.digest import hex_sha256
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
 from lessons_core.logs import get_logger
-from lessons_core.models import SESSION_TYPES, Config, Lesson, LessonType, MatchTarget, Status
+from lessons_core.models import SESSION_TYPES, Config, Lesson, Status
 from lessons_core.protocol import protocol_text
 from lessons_core.store.base import Store
 
@@ -57,23 +63,6 @@ log = get_logger()
 
 SCHEMA_ID = "urn:lessons:schema:manifest:1"
 GENERATOR = "lessons 0.1.0"
-LANG_PREFIXES = ("lang:", "language:")
-
-
-@attrs.frozen
-class Refusal:
-    """A lesson left out of the manifest: which one, which pattern, and why."""
-
-    lesson_id: str
-    slug: str
-    field: str
-    pattern: str
-    reason: str
-
-    def message(self) -> str:
-        return (
-            f"{self.slug or self.lesson_id}: {self.field} pattern {self.pattern!r}: {self.reason}"
-        )
 
 
 @attrs.frozen
@@ -109,11 +98,12 @@ def build(
         # The revision first: whatever is committed up to it is in the lessons read next.
         revision = store.revision()
         lessons = store.list_lessons(status=Status.ACTIVE)
-        from lessons_core import outcomes  # what deliveries achieved: ranking, priority, type
+        # What deliveries achieved: ranking, priority, type (the figures alone, not the loop).
+        from lessons_core.outcomes import stats
 
-        per = outcomes.figures_or_none(store)
-        lessons = outcomes.adjust(lessons, store, per, floor=config.min_confidence)
-        resting = outcomes.failure_only(lessons, per)
+        per = stats.figures_or_none(store)
+        lessons = stats.adjust(lessons, store, per, floor=config.min_confidence)
+        resting = stats.failure_only(lessons, per)
         manifest, refused, warnings, skipped = compile_manifest(
             lessons, config, revision, failure_only=resting
         )
@@ -125,7 +115,8 @@ def build(
         if write:
             from lessons_core import skills  # only once the user asked for skills; cheap otherwise
 
-            skills.after_build(lessons, Path(home))
+            agents = plugins.agents() if hasattr(plugins, "agents") else None
+            skills.after_build(lessons, Path(home), agents)
     return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped)
 
 
@@ -179,12 +170,12 @@ def compile_manifest(
         try:
             too_big = validate.size_problem(validate.lesson_text_bytes(lesson))
             if too_big:
-                raise _Refused(Refusal(lesson.id, lesson.slug, "text", "", too_big))
+                raise Refused(Refusal(lesson.id, lesson.slug, "text", "", too_big))
             entry = compile_lesson(lesson)
-        except _Refused as exc:
+        except Refused as exc:
             refused.append(exc.refusal)
             continue
-        warning = _trigger_warning(lesson)
+        warning = trigger_warning(lesson)
         if warning:
             warnings.append(warning)
         if lesson.id in failure_only and entry.get("type", "hint") == "hint":
@@ -298,130 +289,6 @@ def _prefilter_index(entries: dict[str, dict[str, Any]], ids: list[str]) -> dict
 
 def _rank_key(lesson: Lesson) -> tuple[int, float, str]:
     return (-lesson.priority, -lesson.confidence, lesson.id)
-
-
-def refusals(lessons: Iterable[Lesson]) -> list[Refusal]:
-    """What ``build`` would refuse among ``lessons`` (``add`` and ``import`` store none of it)."""
-    found: list[Refusal] = []
-    for lesson in lessons:
-        try:
-            compile_lesson(lesson)
-        except _Refused as exc:
-            found.append(exc.refusal)
-    return found
-
-
-def refusal_error(found: Sequence[Refusal]) -> LessonsError:
-    """One error naming every refused lesson, for ``add`` and ``import``."""
-    shown = "; ".join(r.message() for r in found)
-    return LessonsError(f"{len(found)} lesson(s) would be left out of the manifest: {shown}")
-
-
-class _Refused(Exception):
-    def __init__(self, refusal: Refusal):
-        super().__init__(refusal.message())
-        self.refusal = refusal
-
-
-def compile_lesson(lesson: Lesson) -> dict[str, Any]:
-    """The compact, hot-path form of one lesson (empty fields are left out)."""
-    t = lesson.triggers
-    entry: dict[str, Any] = {
-        "type": str(lesson.type),
-        "priority": lesson.priority,
-        "confidence": lesson.confidence,
-        "slug": lesson.slug,
-    }
-    if lesson.scope:
-        entry["scope"] = lesson.scope
-    langs = sorted(
-        {
-            tag.split(":", 1)[1].strip().lower()
-            for tag in lesson.tags
-            if tag.lower().startswith(LANG_PREFIXES) and tag.split(":", 1)[1].strip()
-        }
-    )
-    if langs:
-        entry["lang"] = langs
-    if lesson.type not in SESSION_TYPES:
-        if t.tool_names:
-            entry["tools"] = sorted(set(t.tool_names))
-        commands = _patterns(lesson, "command", t.command_patterns)
-        if commands:
-            entry["commands"] = commands
-            if lesson.command_match_target == MatchTarget.EXECUTABLE:
-                entry["commandTarget"] = "executable"
-        path_sources = [_glob(lesson, g) for g in t.path_patterns]
-        path_sources += [_anchored(r) for r in getattr(t, "path_regexes", ())]
-        paths = _patterns(lesson, "path", path_sources)
-        if paths:
-            entry["paths"] = paths
-        content = _patterns(lesson, "content", t.content_patterns)
-        if content:
-            entry["content"] = content
-    models = _patterns(lesson, "model", t.model_patterns)
-    if models:
-        entry["models"] = models
-    entry["text"] = render.injection_text(lesson)
-    entry["short"] = render.short_text(lesson)
-    return entry
-
-
-def _patterns(lesson: Lesson, field: str, sources: Sequence[str]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for source in sources:
-        reason = regex_safety.check_pattern(source)
-        if reason:
-            raise _Refused(Refusal(lesson.id, lesson.slug, field, source, reason))
-        hot = regex_safety.hot_source(source)
-        pattern: dict[str, Any] = {"source": hot, "literal": prefilter.required_literal(source)}
-        if hot != source:
-            pattern["written"] = source
-        if pattern["literal"] and prefilter.folds_case(source):
-            pattern["fold"] = True
-        out.append(pattern)
-    return out
-
-
-def _glob(lesson: Lesson, glob: str) -> str:
-    try:
-        return globs.glob_to_regex(glob)
-    except globs.GlobError as exc:
-        raise _Refused(Refusal(lesson.id, lesson.slug, "path", glob, str(exc))) from exc
-
-
-_LEADING_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
-
-
-def _anchored(source: str) -> str:
-    """A path regex made to match the whole path (global inline flags stay in front)."""
-    flags = _LEADING_FLAGS.match(source)
-    head = flags.group(0) if flags else ""
-    rest = source[len(head) :]
-    if len(linearize.top_level_split(rest, "|")) == 1:
-        return f"{head}^{rest}$"  # no alternation to hold together: ``.*`` stays top-level
-    return f"{head}^(?:{rest})$"
-
-
-def _trigger_warning(lesson: Lesson) -> str | None:
-    t = lesson.triggers
-    if lesson.type in SESSION_TYPES:
-        return None
-    has_patterns = bool(
-        t.command_patterns
-        or t.path_patterns
-        or getattr(t, "path_regexes", ())
-        or t.content_patterns
-    )
-    name = lesson.slug or lesson.id
-    if t.tool_names and not has_patterns:
-        tools = ", ".join(sorted(t.tool_names))
-        return f"{name}: only a tool gate ({tools}): it fires on every call of that tool"
-    if not t.tool_names and not has_patterns:
-        return f"{name}: a {lesson.type} lesson with no tool or pattern trigger never fires"
-    if lesson.type == LessonType.GUARD and not t.command_patterns and not has_patterns:
-        return f"{name}: a guard without patterns denies every call"
-    return None
 
 
 def config_section(config: Config) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Compaction replaces the conversation with a summary, and the lessons delivered so far, the
 failures still open and the fixes recalled from earlier sessions are exactly what a summary
 tends to lose. ``PreCompact`` (Claude Code, Codex) / ``PreCompress`` (Gemini) writes them into
-the session's private state (``<key>.handoff``, see :mod:`lessons_core.hot.dedup`) with the
+the session's private state (``<key>.handoff``, see :mod:`lessons_core.hot.claims`) with the
 texts they were delivered with; the first event after compaction that can carry context
 delivers the handoff once (claim ``handoff@<stamp>``) inside the session-start budget:
 ``SessionStart`` with ``source: compact`` on Claude Code and Codex; Gemini fires no

@@ -76,7 +76,7 @@ class LazyState:
             note_path = getattr(opened, "note_path", None)
             return note_path is not None and os.path.exists(note_path(kind))  # noqa: PTH110
         key = session_key_of(self.event).encode("utf-8", "replace")
-        name = _sha256_hex(key)[:24] + "." + kind  # dedup.session_key, without dedup
+        name = _sha256_hex(key)[:24] + "." + kind  # claims.session_key, without dedup
         try:
             os.stat(os.path.join(paths.state_dir(self.environ), name))  # noqa: PTH116, PTH118
         except (OSError, ValueError):
@@ -85,11 +85,11 @@ class LazyState:
 
     def get(self):
         if self._state is False:
-            from lessons_core.hot import dedup
+            from lessons_core.hot import claims
 
             try:
-                self._state = dedup.open_session(session_key_of(self.event), self.environ)
-            except (OSError, dedup.UnsafeStateDir) as exc:
+                self._state = claims.open_session(session_key_of(self.event), self.environ)
+            except (OSError, claims.UnsafeStateDir) as exc:
                 self.stats["state_error"] = str(exc)
                 self._state = None
         return self._state
@@ -244,7 +244,7 @@ def evaluate(event, manifest, state=None, environ=None):
     """The decision for ``event`` in-process; with ``state=None`` no dedup state is touched.
 
     For adapters' tests and ``lessons explain``. ``state`` may be a :class:`LazyState` or any
-    object whose ``get()`` returns a :class:`lessons_core.hot.dedup.SessionState`.
+    object whose ``get()`` returns a :class:`lessons_core.hot.claims.SessionState`.
     """
     env = os.environ if environ is None else environ
     if state is not None and not hasattr(state, "get"):
@@ -538,9 +538,9 @@ def handle_session_start(event, manifest, state, environ, stats):
         elif source == "resume" and session.has("session"):
             return new_decision()  # the transcript already holds the block
         if source in (None, "startup"):
-            from lessons_core.hot import dedup
+            from lessons_core.hot import claims
 
-            dedup.prune(session.root)
+            claims.prune(session.root)
         session.claim("session")
     return session_block(event, manifest, environ, stats)
 

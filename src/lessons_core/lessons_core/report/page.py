@@ -8,7 +8,7 @@ allows no script and no fetch at all, so even a mistake here could not make it l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -29,8 +29,15 @@ def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "–"
 
 
-def render(data: Mapping[str, Any], charts: Mapping[str, str], *, home: str) -> str:
-    """The whole page as one string (no external file, script or fetch)."""
+def render(
+    data: Mapping[str, Any],
+    charts: Mapping[str, str],
+    *,
+    home: str,
+    agents: Sequence[str] = (),
+) -> str:
+    """The whole page as one string (no external file, script or fetch); ``agents`` are the
+    installed adapters' names, for the "to get going" steps."""
     import jinja2
     from markupsafe import Markup
 
@@ -53,6 +60,7 @@ def render(data: Mapping[str, Any], charts: Mapping[str, str], *, home: str) -> 
         judged=judged,
         by_id=by_id,
         home=home,
+        agents=sorted(agents) or ["<agent>"],
         # Only the charts module's SVG is marked safe; a chart the data did not allow is "".
         charts={name: Markup(charts.get(name, "")) for name in CHARTS},  # noqa: S704
         outcome_colours=COLOURS,

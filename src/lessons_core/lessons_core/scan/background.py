@@ -23,13 +23,13 @@ def run_background(paths: Sequence[Path] = (), agent: str | None = None) -> bool
     """Run one scan without waiting for the lock; True when it ran."""
     from lessons_core import services
     from lessons_core.hot.autoscan import STAMP_NAME
-    from lessons_core.scan import engine
+    from lessons_core.scan import engine, lock
 
     try:
         with services.session() as sess:
             try:
                 report = engine.run_scan(sess, paths=list(paths), agent=agent, wait=False)
-            except engine.ScanBusy:
+            except lock.ScanBusy:
                 log.info("scan.background_busy")
                 return False
             except LessonsError as exc:

@@ -55,6 +55,7 @@ _FIELDS = (
     "exit_code",
     "text",
     "sidechain",
+    "persistent_shell",
 )
 
 
@@ -66,7 +67,9 @@ class Event:
     canonical tool name (Claude Code's spelling), ``native_tool`` the agent's own. For a tool
     result, ``failure`` is ``None`` when it succeeded, else one of the failure classes above;
     ``exit_code`` is set when the agent reported one. ``text`` holds the message text, the
-    result output (possibly shortened) or the compaction summary.
+    result output (possibly shortened) or the compaction summary. ``persistent_shell`` marks a
+    tool call whose shell keeps the working directory an earlier ``cd`` left it in (the reader
+    knows its agent's shell; some start every command in the project directory).
     """
 
     __slots__ = _FIELDS
@@ -88,6 +91,7 @@ class Event:
     exit_code: int | None
     text: str
     sidechain: bool
+    persistent_shell: bool
 
     def __init__(
         self,
@@ -109,6 +113,7 @@ class Event:
         exit_code: int | None = None,
         text: str = "",
         sidechain: bool = False,
+        persistent_shell: bool = False,
     ) -> None:
         self.kind = kind
         self.agent = agent
@@ -127,6 +132,7 @@ class Event:
         self.exit_code = exit_code
         self.text = text
         self.sidechain = sidechain
+        self.persistent_shell = persistent_shell
 
     @property
     def ok(self) -> bool:

@@ -3,8 +3,8 @@
 Every agent reports "this call did not work" for very different reasons: the command exited
 non-zero, the tool rejected malformed input, the user said no, a permission rule blocked it, the
 call hung. Only the first few are mistakes worth a lesson; the others would teach the agent to
-avoid things the user merely declined that day. The readers call these helpers so the three
-agents classify alike.
+avoid things the user merely declined that day. Every agent's reader calls these helpers so all
+agents classify alike; what only one agent says lives in that adapter's ``failures`` module.
 """
 
 from __future__ import annotations
@@ -36,23 +36,8 @@ _VALIDATION = (
     r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
     r"InputValidationError|Invalid tool parameters|EISDIR"
 )
-#: Words that make a short is_error text an error report rather than the user's typed feedback.
-_ERRORISH = re.compile(
-    r"error|fail|not found|no such|denied|exit|traceback|exception|cannot|can't|invalid|"
-    r"undefined|fatal|missing|refused|unable|status code|illegal|unknown|ERR!",
-    re.IGNORECASE,
-)
-
 #: Harnesses state why a call failed at the start of its result; the rest is command output.
-_HEAD = 500
-
-_CLAUDE_EXIT = re.compile(r"\AExit code (\d+)")
-_CODEX_EXIT = re.compile(
-    r"(?:^Exit code: (-?\d+)$|^Process exited with code (-?\d+)$|exit code:? (-?\d+))",
-    re.MULTILINE | re.IGNORECASE,
-)
-# Some recordings carry the newlines escaped (a literal backslash-n), so accept both.
-_GEMINI_EXIT = re.compile(r"(?:^|\\n)Exit Code: (-?\d+)", re.MULTILINE)
+HEAD = 500
 
 #: Lines of an error output worth remembering for failure-time recall.
 _ERROR_LINE = re.compile(
@@ -99,7 +84,7 @@ _ANY_CLASS_LOWER = re.compile(
 )
 
 
-def _class_of(head: str) -> str | None:
+def class_of(head: str) -> str | None:
     if head.isascii():
         found = {m.lastgroup for m in _ANY_CLASS_LOWER.finditer(head.lower())}
     else:
@@ -110,54 +95,10 @@ def _class_of(head: str) -> str | None:
     return None
 
 
-def classify_claude(text: str) -> tuple[str, int | None]:
-    """Classify the text of a Claude Code ``is_error`` tool result.
-
-    Returns ``(failure class, exit code or None)``. Claude Code 2.0.x stored the user's typed
-    feedback as the whole content of a rejected call, so a short single line that reads like
-    neither an error nor a tool message counts as a rejection.
-    """
-    head = text[:_HEAD]
-    m = _CLAUDE_EXIT.match(head)
-    code = int(m.group(1)) if m else None
-    kind = _class_of(head)
-    if kind is not None:
-        return kind, code
-    stripped = head.strip()
-    if (
-        code is None
-        and len(stripped) < 300
-        and "\n" not in stripped
-        and not _ERRORISH.search(stripped)
-    ):
-        return ev.REJECTED, None
-    return ev.ERROR, code
-
-
 def classify_text(text: str) -> str | None:
-    """Classify a failure text known to be a failure, without agent specifics."""
-    return _class_of(text[:_HEAD])
-
-
-def codex_exit_code(text: str) -> int | None:
-    """The exit code stated in a Codex output text (freeform, unified exec or sandbox text)."""
-    head = text[:3000]
-    at = head.find("xit")
-    if at < 0:
-        return None
-    m = _CODEX_EXIT.search(head, max(0, at - 40))
-    if not m:
-        return None
-    value = next(g for g in m.groups() if g is not None)
-    return int(value)
-
-
-def gemini_exit_code(text: str) -> int | None:
-    """The ``Exit Code: N`` line of Gemini's shell tool output."""
-    if "Exit Code: " not in text:
-        return None
-    m = _GEMINI_EXIT.search(text)
-    return int(m.group(1)) if m else None
+    """Classify a failure text known to be a failure, without agent specifics (adapters add
+    their own, e.g. an exit code stated in their words, in their ``failures`` module)."""
+    return class_of(text[:HEAD])
 
 
 def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
@@ -176,34 +117,6 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
             if len(out) >= limit:
                 break
     return tuple(out)
-
-
-# -- sandbox wrappers ------------------------------------------------------------------------
-
-_SANDBOX_WRAPPER = re.compile(
-    r"\Afailed in sandbox \S+ with execution error: sandbox denied exec error, "
-    r"exit code: -?\d+, stdout: (?P<stdout>.*?), stderr: (?P<stderr>.*)\Z",
-    re.DOTALL,
-)
-#: What a command prints when the sandbox, not the command, stopped it.
-_SANDBOX_SIGNS = re.compile(
-    r"operation not permitted|permission denied|read-only file system|sandbox", re.IGNORECASE
-)
-
-
-def unwrap_sandbox(text: str) -> tuple[str, bool]:
-    """What the command printed inside Codex's "failed in sandbox … sandbox denied" wrapper,
-    and whether the sandbox really stopped it.
-
-    Codex on macOS wraps *every* non-zero exit under its sandbox in that sentence, whatever the
-    cause: a shell syntax error or a search that found nothing reads "sandbox denied" too. The
-    command's own output says which it was.
-    """
-    m = _SANDBOX_WRAPPER.match(text)
-    if m is None:
-        return text, False
-    out = "\n".join(part.strip("\n") for part in (m.group("stdout"), m.group("stderr")) if part)
-    return out, bool(_SANDBOX_SIGNS.search(out))
 
 
 # -- mistake classes ---------------------------------------------------------------------------
@@ -395,5 +308,5 @@ _TAGS = re.compile(r"</?tool_use_error>")
 
 
 def strip_tags(text: str) -> str:
-    """``text`` without Claude Code's ``<tool_use_error>`` wrapper (it is markup, not words)."""
+    """``text`` without a ``<tool_use_error>`` wrapper (it is markup, not words)."""
     return _TAGS.sub("", text)

@@ -107,9 +107,6 @@ _MISUSE = re.compile(
 _META_TOOLS = frozenset(
     {"ExitPlanMode", "EnterPlanMode", "TodoWrite", "AskUserQuestion", "Agent", "Task"}
 )
-#: Agents whose shell tool keeps its working directory from one call to the next (Codex and
-#: Gemini start every command in the project directory).
-_PERSISTENT_SHELL = frozenset({"claude"})
 #: The pseudo-class of a path that failed because an earlier ``cd`` moved the shell.
 CWD_DRIFT = failures.MistakeClass(
     "cwd_drift",
@@ -491,7 +488,7 @@ def _drift(
     ``cd``-ed into a relative directory for good, and the fix reached the same thing by an
     absolute path or without the ``cd``.
     """
-    if call.agent not in _PERSISTENT_SHELL or not call.command or not fix.command:
+    if not call.persistent_shell or not call.command or not fix.command:
         return None
     moved = None
     for j in range(i - 1, -1, -1):

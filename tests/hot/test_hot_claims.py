@@ -11,34 +11,34 @@ from pathlib import Path
 import pytest
 from hot_support import HERE, install_manifest, make_lesson
 
-from lessons_core.hot import dedup
+from lessons_core.hot import claims
 
 
 def test_claim_is_exclusive_and_recorded(state_dir):
     """The first claim wins, a second one loses, and `has` sees it from a fresh object."""
-    state = dedup.open_session("session-a")
+    state = claims.open_session("session-a")
     assert state.claim("L1") is True
     assert state.claim("L1") is False
-    again = dedup.open_session("session-a")
+    again = claims.open_session("session-a")
     assert again.has("L1")
     assert not again.has("L2")
-    assert not dedup.open_session("session-b").has("L1")
+    assert not claims.open_session("session-b").has("L1")
     assert (state_dir.stat().st_mode & 0o777) == 0o700
 
 
 def test_wipe_and_release(state_dir):
     """`wipe` forgets everything; `release` forgets only the given names."""
-    state = dedup.open_session("s")
+    state = claims.open_session("s")
     for name in ("A", "B", "nudge:A", "session"):
         assert state.claim(name)
     state.release(["A", "nudge:A"])
-    fresh = dedup.open_session("s")
+    fresh = claims.open_session("s")
     assert not fresh.has("A")
     assert not fresh.has("nudge:A")
     assert fresh.has("B")
     assert fresh.claim("A")
     fresh.wipe()
-    assert not dedup.open_session("s").has("B")
+    assert not claims.open_session("s").has("B")
 
 
 def test_symlinked_state_dir_is_refused(tmp_path, monkeypatch):
@@ -48,8 +48,8 @@ def test_symlinked_state_dir_is_refused(tmp_path, monkeypatch):
     link = tmp_path / "state-link"
     link.symlink_to(real)
     monkeypatch.setenv("LESSONS_STATE_DIR", str(link))
-    with pytest.raises(dedup.UnsafeStateDir, match="symlink"):
-        dedup.open_session("s")
+    with pytest.raises(claims.UnsafeStateDir, match="symlink"):
+        claims.open_session("s")
 
 
 @pytest.mark.parametrize("mode", [0o777, 0o770, 0o702])
@@ -59,20 +59,20 @@ def test_shared_writable_state_dir_is_refused(tmp_path, monkeypatch, mode):
     shared.mkdir()
     shared.chmod(mode)
     monkeypatch.setenv("LESSONS_STATE_DIR", str(shared))
-    with pytest.raises(dedup.UnsafeStateDir, match="writable"):
-        dedup.open_session("s")
+    with pytest.raises(claims.UnsafeStateDir, match="writable"):
+        claims.open_session("s")
 
 
 def test_prune_removes_old_sessions(state_dir):
     """Session records untouched for over a week are removed; recent ones stay."""
-    old = dedup.open_session("old")
+    old = claims.open_session("old")
     old.claim("X")
-    new = dedup.open_session("new")
+    new = claims.open_session("new")
     new.claim("Y")
     week_ago = os.stat(old.seen_path).st_mtime - 8 * 24 * 3600
     os.utime(old.seen_path, (week_ago, week_ago))
     os.utime(old.claim_dir, (week_ago, week_ago))
-    assert dedup.prune(str(state_dir)) == 2
+    assert claims.prune(str(state_dir)) == 2
     assert not os.path.exists(old.seen_path)
     assert os.path.exists(new.seen_path)
 
@@ -137,5 +137,5 @@ def test_state_dir_of_another_user_is_refused(tmp_path, monkeypatch):
     theirs.mkdir(mode=0o700)
     os.chown(theirs, 12345, 12345)
     monkeypatch.setenv("LESSONS_STATE_DIR", str(theirs))
-    with pytest.raises(dedup.UnsafeStateDir, match="owned by uid 12345"):
-        dedup.open_session("s")
+    with pytest.raises(claims.UnsafeStateDir, match="owned by uid 12345"):
+        claims.open_session("s")

@@ -1,0 +1,41 @@
+"""How Claude Code reports a failed call: its exit code line and its user-rejection shape."""
+
+from __future__ import annotations
+
+import re
+
+from lessons_core.scan import events as ev
+from lessons_core.scan.failures import HEAD, class_of
+
+#: Words that make a short is_error text an error report rather than the user's typed feedback.
+_ERRORISH = re.compile(
+    r"error|fail|not found|no such|denied|exit|traceback|exception|cannot|can't|invalid|"
+    r"undefined|fatal|missing|refused|unable|status code|illegal|unknown|ERR!",
+    re.IGNORECASE,
+)
+
+_CLAUDE_EXIT = re.compile(r"\AExit code (\d+)")
+
+
+def classify_claude(text: str) -> tuple[str, int | None]:
+    """Classify the text of a Claude Code ``is_error`` tool result.
+
+    Returns ``(failure class, exit code or None)``. Claude Code 2.0.x stored the user's typed
+    feedback as the whole content of a rejected call, so a short single line that reads like
+    neither an error nor a tool message counts as a rejection.
+    """
+    head = text[:HEAD]
+    m = _CLAUDE_EXIT.match(head)
+    code = int(m.group(1)) if m else None
+    kind = class_of(head)
+    if kind is not None:
+        return kind, code
+    stripped = head.strip()
+    if (
+        code is None
+        and len(stripped) < 300
+        and "\n" not in stripped
+        and not _ERRORISH.search(stripped)
+    ):
+        return ev.REJECTED, None
+    return ev.ERROR, code

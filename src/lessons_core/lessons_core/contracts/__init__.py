@@ -1,0 +1,1 @@
+"""Contract test kits for plugin authors (they need pytest); see :mod:`lessons_core.testing`."""
