@@ -30,13 +30,14 @@ DISTRIBUTIONS = [
     ROOT / "src" / "adapters_claude",
     ROOT / "src" / "adapters_codex",
     ROOT / "src" / "adapters_gemini",
+    ROOT / "src" / "adapters_opencode",
     ROOT / "plugins" / "llm-distiller",
     ROOT / "plugins" / "mcp-server",
     ROOT / "plugins" / "postgres-store",
 ]
 #: Plugins whose third-party requirements are fetched into the wheelhouse.
 PLUGINS = ("llm-distiller", "mcp-server", "postgres-store")
-ADAPTERS = ("claude", "codex", "gemini")
+ADAPTERS = ("claude", "codex", "gemini", "opencode")
 
 
 def run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:

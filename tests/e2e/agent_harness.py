@@ -41,7 +41,16 @@ BIN_DIR = E2E_DIR / "node_modules" / ".bin"
 PY_BIN = Path(sys.executable).parent
 
 #: Variables never passed to an agent under test.
-_DROPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "LESSONS_")
+_DROPPED_PREFIXES = (
+    "ANTHROPIC_",
+    "CLAUDE",
+    "OPENAI_",
+    "CODEX_",
+    "GEMINI_",
+    "GOOGLE_",
+    "OPENCODE",
+    "LESSONS_",
+)
 _DROPPED_SUFFIXES = ("_PROXY", "_proxy")
 
 

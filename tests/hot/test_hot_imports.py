@@ -117,6 +117,11 @@ SHELL_CALLS = {
         "tool_name": "run_shell_command",
         "tool_input": {"command": "pytest -q"},
     },
+    "lessons_opencode": {
+        "hook_event_name": "tool.execute.before",
+        "tool": "bash",
+        "args": {"command": "pytest -q"},
+    },
 }
 
 

@@ -1,0 +1,34 @@
+"""The OpenCode adapter as a lessons plugin (cold path).
+
+Registers the agent with the core: its hook command, native → canonical tool names, where its
+sessions live and how to read them, and its installer. The spec is the one every adapter package
+of the standard layout gets (see :mod:`lessons_core.adapters`); what tells OpenCode's session
+database from other files is in :mod:`lessons_opencode.roots`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from lessons_core.adapters import agent_spec_for
+from lessons_core.plugin import hookimpl
+from lessons_core.specs import AgentSpec
+
+NAME = "opencode"
+
+if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
+    from lessons_core.seams import HotAdapter
+    from lessons_opencode import hot_opencode
+
+    _HOT: HotAdapter = hot_opencode
+
+
+def agent_spec() -> AgentSpec:
+    """The OpenCode adapter's description (also used directly by its installer)."""
+    return agent_spec_for(NAME, "lessons_opencode", label="OpenCode")
+
+
+@hookimpl
+def lessons_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    register(agent_spec())

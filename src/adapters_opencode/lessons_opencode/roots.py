@@ -1,0 +1,65 @@
+"""Where OpenCode keeps its sessions.
+
+Apart from the reader so that finding the files to scan does not import it. OpenCode (1.x)
+keeps every session of every project in one SQLite database in its data directory,
+``$XDG_DATA_HOME/opencode`` (``~/.local/share/opencode`` by default): ``opencode.db`` for the
+released channels, ``opencode-<channel>.db`` for the others. ``$OPENCODE_DB`` names another file
+(an absolute path, or a name inside the data directory).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def data_dir(environ: Mapping[str, str]) -> Path:
+    """OpenCode's data directory for this environment."""
+    xdg = environ.get("XDG_DATA_HOME", "").strip()
+    if xdg:
+        return Path(xdg).expanduser() / "opencode"
+    home = environ.get("HOME") or "~"
+    return Path(home).expanduser() / ".local" / "share" / "opencode"
+
+
+def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
+    """The data directory, and the folder of an ``$OPENCODE_DB`` kept elsewhere."""
+    roots = [data_dir(environ)]
+    named = environ.get("OPENCODE_DB", "").strip()
+    if named and named != ":memory:" and Path(named).expanduser().is_absolute():
+        parent = Path(named).expanduser().parent
+        if parent not in roots:
+            roots.append(parent)
+    return roots
+
+
+# -- what tells OpenCode's session database ------------------------------------------------------
+
+#: Every session is in one SQLite file, not in JSON Lines.
+EXTENSIONS = (".db",)
+MARKS = "a SQLite database with OpenCode's session, message and part tables"
+#: The first bytes of every SQLite 3 database file.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_transcript(path: str) -> bool:
+    """``opencode.db`` and its channels' ``opencode-<channel>.db`` (the data directory holds no
+    other database today, but a plugin's own file there is none of ours)."""
+    name = path.rpartition(os.sep)[2]
+    return name.startswith("opencode") and name.endswith(".db")
+
+
+def recognize(path: Path, head: bytes | None) -> int:
+    """How sure we are that ``path`` is OpenCode's database (0: not at all).
+
+    The name alone is a guess (``opencode*.db``); the file's head must then be a SQLite
+    database's. The tables themselves are checked by the reader, which yields nothing for a
+    database that is not OpenCode's.
+    """
+    named = path.name.startswith("opencode") and path.suffix == ".db"
+    if head is None:
+        return 1 if named else 0
+    if not head.startswith(SQLITE_MAGIC):
+        return 0
+    return 3 if named or b"CREATE TABLE `part`" in head else 1

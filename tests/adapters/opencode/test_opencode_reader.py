@@ -1,0 +1,196 @@
+"""Reading OpenCode's session database: events, resuming, unfinished parts, other files.
+
+The tables are those OpenCode 1.18 creates (only the columns the reader looks at are filled in
+with care); rows are inserted as OpenCode writes them, one part per row, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from lessons_core.scan import events as ev
+from lessons_opencode import reader, roots
+
+SCHEMA = """
+CREATE TABLE session (
+  id text PRIMARY KEY, project_id text NOT NULL, workspace_id text, parent_id text,
+  slug text NOT NULL, directory text NOT NULL, path text, title text NOT NULL,
+  version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
+CREATE TABLE message (
+  id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
+  time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE part (
+  id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+"""
+OLD = 1_700_000_000_000  # long ago: nothing is "still being written"
+
+
+class Db:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn = sqlite3.connect(path)
+        self.conn.executescript(SCHEMA)
+        self.n = 0
+
+    def session(self, sid: str, directory: str = "/home/dev/shop", parent: str | None = None):
+        self.conn.execute(
+            "INSERT INTO session VALUES (?, 'global', NULL, ?, 'slug', ?, NULL, 't', '1.18', ?, ?)",
+            (sid, parent, directory, OLD, OLD),
+        )
+
+    def message(self, mid: str, sid: str, data: dict[str, Any], created: int = OLD) -> None:
+        self.conn.execute(
+            "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+            (mid, sid, created, created, json.dumps(data)),
+        )
+
+    def part(self, mid: str, sid: str, data: dict[str, Any], created: int = OLD) -> str:
+        self.n += 1
+        pid = f"prt_{self.n:04d}"
+        self.conn.execute(
+            "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+            (pid, mid, sid, created, created, json.dumps(data)),
+        )
+        self.conn.commit()
+        return pid
+
+    def update(self, pid: str, data: dict[str, Any]) -> None:
+        self.conn.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(data), pid))
+        self.conn.commit()
+
+
+DONE = {"role": "assistant", "time": {"created": OLD, "completed": OLD + 5}}
+
+
+def _session(db: Db) -> None:
+    db.session("ses_a")
+    db.message("msg_1", "ses_a", {"role": "user", "time": {"created": OLD}})
+    db.part("msg_1", "ses_a", {"type": "text", "text": "run the tests"})
+    db.part("msg_1", "ses_a", {"type": "text", "text": "added by a plugin", "synthetic": True})
+    db.message("msg_2", "ses_a", DONE)
+    db.part("msg_2", "ses_a", {"type": "step-start"})
+    state = {
+        "status": "completed",
+        "input": {"command": "pytest -q", "description": "tests"},
+        "output": "E   ModuleNotFoundError: No module named 'x'\n",
+        "metadata": {"exit": 2},
+    }
+    db.part("msg_2", "ses_a", {"type": "tool", "tool": "bash", "callID": "c1", "state": state})
+    err = {
+        "status": "error",
+        "input": {"filePath": "/home/dev/shop/a.txt"},
+        "error": "File not found",
+    }
+    db.part("msg_2", "ses_a", {"type": "tool", "tool": "read", "callID": "c2", "state": err})
+    db.part("msg_2", "ses_a", {"type": "text", "text": "#lesson\nmistake: m\nfix: f\n#/lesson"})
+    db.part("msg_2", "ses_a", {"type": "compaction", "auto": True})
+
+
+def _read(path: Path, prog: ev.Progress | None = None) -> tuple[list[ev.Event], ev.Progress]:
+    prog = prog or ev.Progress(0, 0)
+    return list(reader.read(path, 0, progress=prog)), prog
+
+
+def test_parts_become_events(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    _session(db)
+    events, prog = _read(db.path)
+    kinds = [(e.kind, e.tool) for e in events]
+    assert kinds == [
+        (ev.USER_TEXT, None),
+        (ev.TOOL_CALL, "Bash"),
+        (ev.TOOL_RESULT, "Bash"),
+        (ev.TOOL_CALL, "Read"),
+        (ev.TOOL_RESULT, "Read"),
+        (ev.ASSISTANT_TEXT, None),
+        (ev.COMPACTION, None),
+    ]
+    call, result = events[1], events[2]
+    assert call.command == "pytest -q" and call.call_id == "c1" and call.native_tool == "bash"
+    assert result.failure == ev.ERROR and result.exit_code == 2
+    assert "ModuleNotFoundError" in result.text
+    assert events[3].paths == ("/home/dev/shop/a.txt",)
+    assert events[4].failure == ev.ERROR and events[4].text == "File not found"
+    assert {e.session_id for e in events} == {"ses_a"}
+    assert {e.project for e in events} == {"/home/dev/shop"}
+    assert all(e.file == str(db.path) and e.agent == "opencode" for e in events)
+    assert events[0].time == "2023-11-14T22:13:20.000Z"
+    assert prog.line == db.n  # every part consumed, the bookkeeping ones too
+
+
+def test_a_second_read_starts_after_the_last_part(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    _session(db)
+    _, prog = _read(db.path)
+    db.message("msg_3", "ses_a", DONE)
+    db.part("msg_3", "ses_a", {"type": "text", "text": "later"})
+    events, prog = _read(db.path, ev.Progress(0, prog.line))
+    assert [e.text for e in events] == ["later"]
+    assert events[0].line == db.n
+
+
+def test_reading_stops_before_a_part_still_being_written(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    now = int(time.time() * 1000)
+    db.session("ses_b")
+    db.message("msg_1", "ses_b", {"role": "assistant", "time": {"created": now}}, created=now)
+    running = {"status": "running", "input": {"command": "sleep 9"}}
+    pid = db.part(
+        "msg_1", "ses_b", {"type": "tool", "tool": "bash", "callID": "c", "state": running}, now
+    )
+    events, prog = _read(db.path)
+    assert events == [] and prog.line == 0
+    done = {**running, "status": "completed", "output": "", "metadata": {"exit": 0}}
+    db.update(pid, {"type": "tool", "tool": "bash", "callID": "c", "state": done})
+    db.conn.execute(
+        "UPDATE message SET data = ?", (json.dumps({**DONE, "time": {"completed": now}}),)
+    )
+    db.conn.commit()
+    events, prog = _read(db.path)
+    assert [e.kind for e in events] == [ev.TOOL_CALL, ev.TOOL_RESULT]
+    assert events[1].failure is None and events[1].exit_code == 0
+
+
+def test_an_abandoned_call_is_read_as_interrupted(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    db.session("ses_c")
+    db.message("msg_1", "ses_c", {"role": "assistant", "time": {"created": OLD}})
+    running = {"status": "running", "input": {"command": "sleep 9"}}
+    db.part("msg_1", "ses_c", {"type": "tool", "tool": "bash", "callID": "c", "state": running})
+    events, _ = _read(db.path)
+    assert events[-1].failure == ev.INTERRUPTED
+
+
+def test_a_child_session_is_a_sidechain(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    db.session("ses_p")
+    db.session("ses_k", parent="ses_p")
+    db.message("msg_1", "ses_k", DONE)
+    db.part("msg_1", "ses_k", {"type": "text", "text": "from the sub-agent"})
+    (event,) = _read(db.path)[0]
+    assert event.sidechain and event.session_id == "ses_k"
+
+
+def test_other_files_yield_nothing(tmp_path):
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    assert _read(other)[0] == []
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database at all" * 100)
+    assert _read(junk)[0] == []
+    assert _read(tmp_path / "missing.db")[0] == []
+
+
+def test_roots_follow_xdg_and_opencode_db():
+    env = {"HOME": "/home/dev"}
+    assert roots.transcript_roots(env) == [Path("/home/dev/.local/share/opencode")]
+    env = {"HOME": "/home/dev", "XDG_DATA_HOME": "/data", "OPENCODE_DB": "/srv/oc/my.db"}
+    assert roots.transcript_roots(env) == [Path("/data/opencode"), Path("/srv/oc")]
+    env = {"HOME": "/home/dev", "OPENCODE_DB": "beta.db"}
+    assert roots.transcript_roots(env) == [Path("/home/dev/.local/share/opencode")]
