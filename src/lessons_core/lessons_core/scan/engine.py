@@ -274,4 +274,3 @@ def _sources_changed(session: Any) -> bool:
     except Exception:  # a source that fails is named by `lessons build`; a scan goes on
         log.warning("scan.sources_check_failed", exc_info=True)
         return False
-
