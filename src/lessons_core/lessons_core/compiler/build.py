@@ -40,7 +40,7 @@ from typing import Any
 import attrs
 
 from lessons_core import validate
-from lessons_core.compiler import programs
+from lessons_core.compiler import probe, programs
 from lessons_core.compiler.entries import LANG_PREFIXES as LANG_PREFIXES
 from lessons_core.compiler.entries import Refusal as Refusal
 from lessons_core.compiler.entries import Refused as Refused
@@ -111,9 +111,10 @@ def build(
         per = stats.figures_or_none(store)
         lessons = stats.adjust(lessons, store, per, floor=config.min_confidence)
         resting = stats.failure_only(lessons, per)
-        manifest, refused, warnings, skipped = compile_manifest(
-            lessons, config, revision, failure_only=resting
-        )
+        with probe.remembered(Path(home), save=write):
+            manifest, refused, warnings, skipped = compile_manifest(
+                lessons, config, revision, failure_only=resting
+            )
         if sourced.revisions:
             manifest["sources"] = dict(sorted(sourced.revisions.items()))
             manifest["fingerprint"] = fingerprint(manifest)

@@ -14,12 +14,17 @@ checks for signals as it goes).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
+import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
@@ -37,9 +42,71 @@ class _Timeout(Exception):
     pass
 
 
-@functools.lru_cache(maxsize=4096)
+#: Hot sources measured fast: in this process, or by an earlier build (:func:`remembered`).
+_fast: set[str] = set()
+#: The fast sources this process asked about, so a saved memory keeps only what is in use.
+_asked: set[str] = set()
+#: Name of the memory a build keeps in ``LESSONS_HOME``; bump the format when the probe changes.
+MEMORY_NAME = "pattern-probes.json"
+_MEMORY_FORMAT = 1
+
+
 def probe(source: str) -> str | None:
-    """Why ``source`` (as the hook runs it) is too slow, or ``None`` when every probe is fast."""
+    """Why ``source`` (as the hook runs it) is too slow, or ``None`` when every probe is fast.
+
+    A verdict of "fast" is remembered: a pattern's speed on its own subjects does not change
+    between builds, and measuring it costs milliseconds, which ten thousand lessons turn into
+    a minute. A refusal is measured again each time, so a busy moment is never kept.
+    """
+    if source in _fast:
+        _asked.add(source)
+        return None
+    reason = _measure(source)
+    if reason is None:
+        _fast.add(source)
+        _asked.add(source)
+    return reason
+
+
+def _memory_key() -> str:
+    """What a remembered verdict depends on: the probe's format and the regex engine's Python."""
+    return f"{_MEMORY_FORMAT}:{sys.implementation.name}:{sys.version_info[:3]}"
+
+
+@contextlib.contextmanager
+def remembered(home: Path, *, save: bool = True) -> Iterator[None]:
+    """Use the verdicts an earlier build left in ``home``, and (``save``) leave this build's.
+
+    The memory holds only patterns measured fast, under this Python; anything unreadable is
+    ignored, and the file is replaced atomically, private to the user like the rest of
+    ``LESSONS_HOME``.
+    """
+    path = Path(home) / MEMORY_NAME
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), encoding="utf-8") as fh:
+            data = json.load(fh)
+        if isinstance(data, dict) and data.get("key") == _memory_key():
+            _fast.update(s for s in data.get("fast", ()) if isinstance(s, str))
+    except (OSError, ValueError):
+        pass
+    _asked.clear()
+    yield
+    if not save:
+        return
+    scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    body = json.dumps({"key": _memory_key(), "fast": sorted(_asked)}, separators=(",", ":"))
+    try:
+        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+        scratch.replace(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            scratch.unlink()
+
+
+@functools.lru_cache(maxsize=4096)
+def _measure(source: str) -> str | None:
     try:
         rx = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
