@@ -35,6 +35,7 @@ from pathlib import Path
 import attrs
 
 from lessons_core import services, team
+from lessons_core.compiler import probe
 from lessons_core.models import Triggers
 from lessons_core.testing import contract_lesson
 from lessons_postgres.testing import TempServer, find_bindir
@@ -81,6 +82,7 @@ def _sync(environ: dict[str, str]) -> team.SyncReport:
 def _timed_sync(environ: dict[str, str]) -> tuple[team.SyncReport, float]:
     """The report (its ``seconds``: the exchange with the server) and the whole command's
     time, which adds opening the local store and rebuilding the manifest."""
+    probe.forget()  # each machine is a process of its own: only its own home remembers
     started = time.perf_counter()
     report = _sync(environ)
     return report, time.perf_counter() - started

@@ -68,6 +68,13 @@ def probe(source: str) -> str | None:
     return reason
 
 
+def forget() -> None:
+    """Drop what this process remembers (a benchmark standing for several machines in one
+    process calls it, so each machine measures as a process of its own would)."""
+    _fast.clear()
+    _asked.clear()
+
+
 def _memory_key() -> str:
     """What a remembered verdict depends on: the probe's format and the regex engine's Python."""
     return f"{_MEMORY_FORMAT}:{sys.implementation.name}:{sys.version_info[:3]}"
