@@ -50,15 +50,12 @@ from lessons_core.ids import new_id
 from lessons_core.logs import get_logger
 from lessons_core.models import (
     Candidate,
-    Evidence,
     Lesson,
-    LessonType,
-    MatchTarget,
-    Provenance,
     Status,
-    Triggers,
     content_hash,
 )
+from lessons_core.store import rows as row_map
+from lessons_core.store.rows import union
 from lessons_core.store.sqlite import candidate_key, utc_now
 from lessons_core.team import mask_url
 from lessons_postgres import schema
@@ -68,7 +65,6 @@ log = get_logger()
 #: Seconds to wait for the server to answer a connection attempt.
 CONNECT_TIMEOUT = 5
 
-_JSON_COLUMNS = ("triggers", "tags", "error_lines", "sessions", "projects")
 _LESSON_COLUMNS = (
     "id",
     "slug",
@@ -106,26 +102,7 @@ _LESSON_UPDATE = (
     + ", edited_by = %s WHERE id = %s RETURNING revision"
 )
 
-_CANDIDATE_COLUMNS = (
-    "id",
-    "content_key",
-    "tier",
-    "agent",
-    "tool",
-    "trigger",
-    "mistake",
-    "fix",
-    "summary",
-    "tags",
-    "confidence",
-    "priority",
-    "status",
-    "evidence",
-    "error_lines",
-    "project",
-    "detector",
-    "created_at",
-)
+_CANDIDATE_COLUMNS = row_map.CANDIDATE_COLUMNS
 _CANDIDATE_SELECT = f"SELECT {', '.join(_CANDIDATE_COLUMNS)} FROM candidates"
 _CANDIDATE_INSERT = (
     f"INSERT INTO candidates ({', '.join(_CANDIDATE_COLUMNS)}, author, machine) "
@@ -138,135 +115,31 @@ _CANDIDATE_UPDATE = (
 )
 _SCAN_COLUMNS = ("offset", "size", "mtime_ns", "inode")
 
-_TRIGGER_KEYS = tuple(
-    (f.name, f.name.split("_")[0] + "".join(p.title() for p in f.name.split("_")[1:]))
-    for f in attrs.fields(Triggers)
-)
-
 
 class TeamUnreachable(StoreError):
     """The team server cannot be reached (refused, timed out, dropped): ``lessons sync``
     reports it as offline and catches up next time."""
 
 
-def _union(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*first, *second]))
-
-
 def _lesson_params(lesson: Lesson, digest: str) -> list[Any]:
-    t = lesson.triggers
-    p = lesson.provenance
-    return [
-        lesson.id,
-        lesson.slug,
-        digest,
-        str(lesson.status),
-        str(lesson.type),
-        lesson.summary,
-        lesson.mistake,
-        lesson.remediation,
-        lesson.injection,
-        Jsonb({key: list(getattr(t, attr)) for attr, key in _TRIGGER_KEYS}),
-        str(lesson.command_match_target),
-        lesson.priority,
-        lesson.confidence,
-        Jsonb(list(lesson.tags)),
-        lesson.scope,
-        Jsonb(list(lesson.error_lines)),
-        p.source,
-        Jsonb(list(p.sessions)),
-        Jsonb(list(p.projects)),
-        p.occurrences,
-        lesson.created_at,
-        lesson.updated_at,
-    ]
+    values = row_map.lesson_values(lesson, digest, Jsonb)
+    return [values[column] for column in _LESSON_COLUMNS]
+
+
+def _decoded(value: Any) -> Any:
+    return value  # psycopg returns ``jsonb`` already decoded
 
 
 def row_to_lesson(row: dict[str, Any]) -> Lesson:
-    trig = row["triggers"] or {}
-    return Lesson(
-        id=row["id"],
-        slug=row["slug"],
-        summary=row["summary"],
-        mistake=row["mistake"],
-        remediation=row["remediation"],
-        type=LessonType(row["type"]),
-        triggers=Triggers(**{attr: trig.get(key, ()) for attr, key in _TRIGGER_KEYS}),
-        command_match_target=MatchTarget(row["command_match_target"]),
-        priority=row["priority"],
-        confidence=row["confidence"],
-        tags=row["tags"],
-        scope=row["scope"],
-        injection=row["injection"],
-        status=Status(row["status"]),
-        error_lines=row["error_lines"],
-        provenance=Provenance(
-            source=row["source"],
-            sessions=row["sessions"],
-            projects=row["projects"],
-            occurrences=row["occurrences"],
-        ),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return row_map.lesson_from_row(row, _decoded)
 
 
 def _candidate_params(candidate: Candidate, key: str) -> list[Any]:
-    return [
-        candidate.id,
-        key,
-        candidate.tier,
-        candidate.agent,
-        candidate.tool,
-        candidate.trigger,
-        candidate.mistake,
-        candidate.fix,
-        candidate.summary,
-        Jsonb(list(candidate.tags)),
-        candidate.confidence,
-        candidate.priority,
-        candidate.status,
-        Jsonb(
-            [
-                {"file": e.file, "line": e.line, "call_id": e.call_id, "session_id": e.session_id}
-                for e in candidate.evidence
-            ]
-        ),
-        Jsonb(list(candidate.error_lines)),
-        candidate.project,
-        candidate.detector,
-        candidate.created_at,
-    ]
+    return row_map.candidate_params(candidate, key, Jsonb)
 
 
 def _row_to_candidate(row: dict[str, Any]) -> Candidate:
-    return Candidate(
-        id=row["id"],
-        tier=row["tier"],
-        agent=row["agent"],
-        tool=row["tool"],
-        trigger=row["trigger"],
-        mistake=row["mistake"],
-        fix=row["fix"],
-        summary=row["summary"],
-        tags=row["tags"],
-        confidence=row["confidence"],
-        priority=row["priority"],
-        status=row["status"],
-        evidence=tuple(
-            Evidence(
-                file=e["file"],
-                line=int(e["line"]),
-                call_id=e.get("call_id"),
-                session_id=e.get("session_id"),
-            )
-            for e in row["evidence"]
-        ),
-        error_lines=row["error_lines"],
-        project=row["project"],
-        detector=row["detector"],
-        created_at=row["created_at"],
-    )
+    return row_map.candidate_from_row(row, _decoded)
 
 
 def ts_query(text: str) -> str:
@@ -525,12 +398,12 @@ class PostgresStore:
                 confidence=max(existing.confidence, lesson.confidence),
                 provenance=attrs.evolve(
                     existing.provenance,
-                    sessions=_union(existing.provenance.sessions, lesson.provenance.sessions),
-                    projects=_union(existing.provenance.projects, lesson.provenance.projects),
+                    sessions=union(existing.provenance.sessions, lesson.provenance.sessions),
+                    projects=union(existing.provenance.projects, lesson.provenance.projects),
                     occurrences=existing.provenance.occurrences + lesson.provenance.occurrences,
                 ),
-                error_lines=_union(existing.error_lines, lesson.error_lines),
-                tags=_union(existing.tags, lesson.tags),
+                error_lines=union(existing.error_lines, lesson.error_lines),
+                tags=union(existing.tags, lesson.tags),
                 updated_at=now,
             )
             self._write(merged, digest)
@@ -672,8 +545,8 @@ class PostgresStore:
                     evidence=old.evidence + extra,
                     confidence=max(old.confidence, candidate.confidence),
                     priority=max(old.priority, candidate.priority),
-                    tags=_union(old.tags, candidate.tags),
-                    error_lines=_union(old.error_lines, candidate.error_lines),
+                    tags=union(old.tags, candidate.tags),
+                    error_lines=union(old.error_lines, candidate.error_lines),
                 )
                 self._exec(_CANDIDATE_UPDATE, [*_candidate_params(merged, key)[1:], merged.id])
                 return merged

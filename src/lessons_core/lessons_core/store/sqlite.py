@@ -48,16 +48,13 @@ from lessons_core.ids import new_id
 from lessons_core.logs import get_logger
 from lessons_core.models import (
     Candidate,
-    Evidence,
     Lesson,
-    LessonType,
-    MatchTarget,
-    Provenance,
     Status,
-    Triggers,
     content_hash,
 )
 from lessons_core.store import migrations
+from lessons_core.store import rows as row_map
+from lessons_core.store.rows import union
 
 if TYPE_CHECKING:
     from lessons_core.store.recall_index import RecallDocument
@@ -103,26 +100,7 @@ _LESSON_UPDATE = (
     + " WHERE id = ?"
 )
 
-_CANDIDATE_COLUMNS = (
-    "id",
-    "content_key",
-    "tier",
-    "agent",
-    "tool",
-    "trigger",
-    "mistake",
-    "fix",
-    "summary",
-    "tags",
-    "confidence",
-    "priority",
-    "status",
-    "evidence",
-    "error_lines",
-    "project",
-    "detector",
-    "created_at",
-)
+_CANDIDATE_COLUMNS = row_map.CANDIDATE_COLUMNS
 _CANDIDATE_SELECT = f"SELECT {', '.join(_CANDIDATE_COLUMNS)} FROM candidates"
 _CANDIDATE_INSERT = (
     f"INSERT INTO candidates ({', '.join(_CANDIDATE_COLUMNS)}) "
@@ -135,13 +113,6 @@ _CANDIDATE_UPDATE = (
 )
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-#: (attribute, JSON key) of every trigger list, read off the model so a new list is stored too.
-_TRIGGER_KEYS = tuple((f.name, _camel(f.name)) for f in attrs.fields(Triggers))
 #: Sorts after every character a key can hold: ``prefix + _MAX_CHAR`` bounds a prefix range.
 _MAX_CHAR = "\U0010ffff"
 _SCAN_COLUMNS = ("offset", "size", "mtime_ns", "inode")
@@ -154,10 +125,6 @@ def utc_now() -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _union(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*first, *second]))
 
 
 def _norm(text: str | None) -> str:
@@ -198,123 +165,20 @@ def _redacted_candidate(candidate: Candidate) -> Candidate:
 
 
 def _lesson_params(lesson: Lesson, digest: str) -> tuple[Any, ...]:
-    t = lesson.triggers
-    p = lesson.provenance
-    return (
-        lesson.id,
-        lesson.slug,
-        digest,
-        str(lesson.status),
-        str(lesson.type),
-        lesson.summary,
-        lesson.mistake,
-        lesson.remediation,
-        lesson.injection,
-        _dumps({key: list(getattr(t, attr)) for attr, key in _TRIGGER_KEYS}),
-        str(lesson.command_match_target),
-        lesson.priority,
-        lesson.confidence,
-        _dumps(list(lesson.tags)),
-        lesson.scope,
-        _dumps(list(lesson.error_lines)),
-        p.source,
-        _dumps(list(p.sessions)),
-        _dumps(list(p.projects)),
-        p.occurrences,
-        len(p.sessions),
-        len(p.projects),
-        lesson.created_at,
-        lesson.updated_at,
-    )
+    values = row_map.lesson_values(lesson, digest, _dumps)
+    return tuple(values[column] for column in _LESSON_COLUMNS)
 
 
 def _row_to_lesson(row: sqlite3.Row) -> Lesson:
-    trig = json.loads(row["triggers"])
-    return Lesson(
-        id=row["id"],
-        slug=row["slug"],
-        summary=row["summary"],
-        mistake=row["mistake"],
-        remediation=row["remediation"],
-        type=LessonType(row["type"]),
-        triggers=Triggers(**{attr: trig.get(key, ()) for attr, key in _TRIGGER_KEYS}),
-        command_match_target=MatchTarget(row["command_match_target"]),
-        priority=row["priority"],
-        confidence=row["confidence"],
-        tags=json.loads(row["tags"]),
-        scope=row["scope"],
-        injection=row["injection"],
-        status=Status(row["status"]),
-        error_lines=json.loads(row["error_lines"]),
-        provenance=Provenance(
-            source=row["source"],
-            sessions=json.loads(row["sessions"]),
-            projects=json.loads(row["projects"]),
-            occurrences=row["occurrences"],
-        ),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
-
-
-def _evidence_to_json(evidence: Iterable[Evidence]) -> list[dict[str, Any]]:
-    return [
-        {"file": e.file, "line": e.line, "call_id": e.call_id, "session_id": e.session_id}
-        for e in evidence
-    ]
+    return row_map.lesson_from_row(row, json.loads)
 
 
 def _candidate_params(candidate: Candidate, key: str) -> tuple[Any, ...]:
-    return (
-        candidate.id,
-        key,
-        candidate.tier,
-        candidate.agent,
-        candidate.tool,
-        candidate.trigger,
-        candidate.mistake,
-        candidate.fix,
-        candidate.summary,
-        _dumps(list(candidate.tags)),
-        candidate.confidence,
-        candidate.priority,
-        candidate.status,
-        _dumps(_evidence_to_json(candidate.evidence)),
-        _dumps(list(candidate.error_lines)),
-        candidate.project,
-        candidate.detector,
-        candidate.created_at,
-    )
+    return tuple(row_map.candidate_params(candidate, key, _dumps))
 
 
 def _row_to_candidate(row: sqlite3.Row) -> Candidate:
-    return Candidate(
-        id=row["id"],
-        tier=row["tier"],
-        agent=row["agent"],
-        tool=row["tool"],
-        trigger=row["trigger"],
-        mistake=row["mistake"],
-        fix=row["fix"],
-        summary=row["summary"],
-        tags=json.loads(row["tags"]),
-        confidence=row["confidence"],
-        priority=row["priority"],
-        status=row["status"],
-        evidence=tuple(
-            Evidence(
-                file=e["file"],
-                line=int(e["line"]),
-                call_id=e.get("call_id"),
-                session_id=e.get("session_id"),
-            )
-            for e in json.loads(row["evidence"])
-        ),
-        error_lines=json.loads(row["error_lines"]),
-        project=row["project"],
-        detector=row["detector"],
-        created_at=row["created_at"],
-    )
+    return row_map.candidate_from_row(row, json.loads)
 
 
 #: The documents recall publishes (:meth:`SQLiteStore.recall_documents`): every lesson, in the
@@ -593,12 +457,12 @@ class SQLiteStore:
                 confidence=max(existing.confidence, lesson.confidence),
                 provenance=attrs.evolve(
                     existing.provenance,
-                    sessions=_union(existing.provenance.sessions, lesson.provenance.sessions),
-                    projects=_union(existing.provenance.projects, lesson.provenance.projects),
+                    sessions=union(existing.provenance.sessions, lesson.provenance.sessions),
+                    projects=union(existing.provenance.projects, lesson.provenance.projects),
                     occurrences=existing.provenance.occurrences + lesson.provenance.occurrences,
                 ),
-                error_lines=_union(existing.error_lines, lesson.error_lines),
-                tags=_union(existing.tags, lesson.tags),
+                error_lines=union(existing.error_lines, lesson.error_lines),
+                tags=union(existing.tags, lesson.tags),
                 updated_at=now,
             )
             self._execute(_LESSON_UPDATE, (*_lesson_params(merged, digest)[1:], merged.id))
@@ -747,8 +611,8 @@ class SQLiteStore:
                     evidence=old.evidence + extra,
                     confidence=max(old.confidence, candidate.confidence),
                     priority=max(old.priority, candidate.priority),
-                    tags=_union(old.tags, candidate.tags),
-                    error_lines=_union(old.error_lines, candidate.error_lines),
+                    tags=union(old.tags, candidate.tags),
+                    error_lines=union(old.error_lines, candidate.error_lines),
                 )
                 self._execute(_CANDIDATE_UPDATE, (*_candidate_params(merged, key)[1:], merged.id))
                 return merged
