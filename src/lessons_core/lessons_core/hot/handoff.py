@@ -23,8 +23,9 @@ Standard library only; the note is small (at most ``MAX_ITEMS`` lessons per list
 # ruff: noqa: PTH116
 
 import os
-import stat
 import time
+
+from lessons_core.hot import safefile
 
 HEADER = "Carried over from before this session's context was compacted:"
 MAX_ITEMS = 12
@@ -157,12 +158,12 @@ def compacted(confirm):
         return False
     needle = b"\n" + marker.encode("utf-8")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        # The agent's file, not ours: a link is followed, but only a regular file is read.
+        fd, st = safefile.open_read(path, trusted=False, follow=True)
     except (OSError, ValueError):
         return False
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size < offset:
+        if st.st_size < offset:
             return False
         os.lseek(fd, offset, os.SEEK_SET)
         tail = b"\n"  # the offset is where a line started
