@@ -61,3 +61,56 @@ def test_as_text_flattens_every_content_shape():
     assert lines.as_text([{"type": "text", "text": "a"}, "b", {"content": "c"}]) == "a\nb\nc"
     assert lines.as_text({"text": "t"}) == "t"
     assert lines.as_text(None) == ""
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 16, 1 << 20])
+def test_spans_give_the_lines_without_their_line_ends(tmp_path, chunk):
+    """A span is the line inside its buffer, without ``\\n`` or the ``\\r`` before it, whether
+    the line sits inside one chunk or was joined from several."""
+    data = b'{"a":1}\r\n{"b":"xx"}\n\r\n{"c":3}\n'
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    prog = ev.Progress()
+    spans = lines.iter_spans(path, prog, chunk_size=chunk)
+    got = [(n, off, buf[s:e]) for n, off, buf, s, e in spans]
+    assert got == [(1, 0, b'{"a":1}'), (2, 9, b'{"b":"xx"}'), (3, 20, b""), (4, 22, b'{"c":3}')]
+    assert prog.offset == len(data) and prog.line == 4
+
+
+def test_spans_stop_before_the_end_of_a_piece(tmp_path):
+    """With ``progress.end`` set, no line starting at or after it is handed out."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\nthree\n")
+    prog = ev.Progress()
+    prog.end = 8
+    assert [buf[s:e] for _, _, buf, s, e in lines.iter_spans(path, prog)] == [b"one", b"two"]
+    assert prog.offset == 8 and prog.line == 2
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a":1,"a":2}',
+        b"[NaN, Infinity]",
+        b"[1e400]",
+        b'["\\ud800"]',
+        b'\xef\xbb\xbf{"bom":1}',
+        b' {"padded":true} ',
+        b'{"nested":{"x":[1,2.5,null,false]}}',
+    ],
+)
+def test_loads_gives_what_the_standard_library_gives(raw):
+    """orjson parses first; whatever it refuses goes through ``json``, so the value is the
+    standard library's (NaN compares unequal to itself, hence the repr)."""
+    import json
+
+    expected = json.loads(raw)
+    assert repr(lines.loads(raw, ev.Progress())) == repr(expected)
+
+
+def test_loads_counts_what_neither_parser_takes():
+    """Bad UTF-8 and trailing data are bad lines, as for ``json.loads``."""
+    prog = ev.Progress()
+    assert lines.loads(b'{"a":"\xff"}', prog) is None
+    assert lines.loads(b'{"a":1} x', prog) is None
+    assert prog.bad_lines == 2

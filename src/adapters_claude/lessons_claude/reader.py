@@ -24,7 +24,7 @@ from lessons_claude.failures import classify_claude
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
-from lessons_core.scan.lines import as_text, iter_lines, loads
+from lessons_core.scan.lines import as_text, iter_spans, loads
 
 AGENT = "claude"
 
@@ -78,10 +78,11 @@ def _json_string(body: bytes) -> str:
     return value if isinstance(value, str) else body.decode("utf-8", "replace")
 
 
-def _result_ids(raw: bytes) -> list[bytes] | None:
-    """The call ids of a successful result line; ``None`` when the line is flagged."""
+def _result_ids(buf: bytes, start: int, end: int) -> list[bytes] | None:
+    """The call ids of the successful result line ``buf[start:end]``; ``None`` when the line
+    is flagged."""
     ids = []
-    for match in _IDS_OR_FLAG.finditer(raw):
+    for match in _IDS_OR_FLAG.finditer(buf, start, end):
         if match.group(2):
             return None
         ids.append(match.group(1))
@@ -109,23 +110,29 @@ def read(
     sidechain = "subagents" in Path(file).parts or Path(file).name.startswith("agent-")
     calls: dict[str, str] = {}  # call id -> canonical tool (to label results)
 
-    for line_no, offset, raw in iter_lines(file, prog):
+    for line_no, offset, buf, start, end in iter_spans(file, prog):
         # Decide from the first bytes where possible: the envelope (and, for user lines, the
-        # start of the content) sits there, while the bulk of a line is tool output.
-        find = raw.find  # bounded searches of the head, without copying it
-        if find(b'": ', 0, 80) >= 0:
+        # start of the content) sits there, while the bulk of a line is tool output. The line
+        # is only copied out of the chunk when it is to be parsed.
+        find = buf.find  # bounded searches, without copying the line
+        head = min(end, start + _HEAD)
+        if find(b'": ', start, min(end, start + 80)) >= 0:
             # Not Claude Code's compact serialisation (hand-made or re-encoded): the slow path.
-            if not (b'"user"' in raw or b'"assistant"' in raw or b"compact_boundary" in raw):
+            if (
+                find(b'"user"', start, end) < 0
+                and find(b'"assistant"', start, end) < 0
+                and find(b"compact_boundary", start, end) < 0
+            ):
                 continue
-        elif find(b'"type":"user"', 0, _HEAD) >= 0:
-            ids = _result_ids(raw) if find(b'"tool_result"', 0, _HEAD) >= 0 else None
+        elif find(b'"type":"user"', start, head) >= 0:
+            ids = _result_ids(buf, start, end) if find(b'"tool_result"', start, head) >= 0 else None
             if ids:
                 # Each record names its session and directory: a result stands on its own line
                 # even where the reading started (a later scan, a piece of a file).
-                m = _SESSION_AT.search(raw, 0, _HEAD)
+                m = _SESSION_AT.search(buf, start, head)
                 if m:
                     session = prog.session_id = m.group(1).decode("ascii", "replace")
-                m = _CWD_AT.search(raw, 0, _HEAD)
+                m = _CWD_AT.search(buf, start, head)
                 if m:
                     project = prog.project = _json_string(m.group(1))
             if ids is not None:
@@ -145,18 +152,22 @@ def read(
                     )
                 if ids:
                     continue
-        elif b'"type":"assistant"' in raw[-512:] or b'"type":"assistant"' in raw:
+        elif (
+            find(b'"type":"assistant"', max(start, end - 512), end) >= 0
+            or find(b'"type":"assistant"', start, end) >= 0
+        ):
             # (Claude Code writes an assistant line's type after its message: look at the end.)
             if (
-                find(b'"type":"thinking"', 0, _HEAD) >= 0
-                and b'"type":"text"' not in raw
-                and b'"type":"tool_use"' not in raw
+                find(b'"type":"thinking"', start, head) >= 0
+                and find(b'"type":"text"', start, end) < 0
+                and find(b'"type":"tool_use"', start, end) < 0
             ):
                 # A reasoning block alone (one content block per line): nothing to read. Newer
                 # lines can hold a whole response (thinking, text, tool calls): those are read.
                 continue
-        elif b"compact_boundary" not in raw and b'"type":"user"' not in raw:
+        elif find(b"compact_boundary", start, end) < 0 and find(b'"type":"user"', start, end) < 0:
             continue
+        raw = buf[start:end] if start or end != len(buf) else buf
         record = loads(raw, prog)
         if not isinstance(record, dict):
             continue

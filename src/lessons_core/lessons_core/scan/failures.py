@@ -85,9 +85,32 @@ _ANY_CLASS_LOWER = re.compile(
 )
 
 
+#: A piece of text every alternative of every class contains, lowercased: a text holding none
+#: of them matches no class, which a few substring searches tell faster than the alternation
+#: (most failed commands say nothing the classes look for). ``test_failures`` keeps it whole.
+_LITERALS = (
+    "doesn't want to", "rejected", "cancel", "approval", "was blocked", "granted", "sandbox",
+    "not allowed by", "permission to use", "interrupt", "sibling", "turn_aborted", "timed out",
+    "timeout", "deadline exceeded", "<tool_use_error>", "not been read", "does not exist",
+    "to replace", "must be absolute", "in registry", "occurrences found", "verification failed",
+    "inputvalidationerror", "invalid tool parameters", "eisdir",
+)  # fmt: skip
+#: The characters a caseless match equates with an ASCII letter where ``str.lower`` gives no
+#: such letter: the dotless i and the long s (left as they are), the dotted capital I (two
+#: characters once lowered) and the Kelvin sign. In a text without them, the ASCII letters of
+#: ``text.lower()`` are exactly those a caseless match could meet.
+_FOLDS = frozenset("\u0130\u0131\u017f\u212a")
+
+
 def class_of(head: str) -> str | None:
-    if head.isascii():
-        found = {m.lastgroup for m in _ANY_CLASS_LOWER.finditer(head.lower())}
+    if head.isascii() or _FOLDS.isdisjoint(head):
+        low = head.lower()
+        for literal in _LITERALS:
+            if literal in low:
+                break
+        else:
+            return None
+        found = {m.lastgroup for m in _ANY_CLASS_LOWER.finditer(low)}
     else:
         found = {m.lastgroup for m in _any_class().finditer(head)}
     for kind in _PRIORITY:
