@@ -107,6 +107,27 @@ def test_repeat_in_another_session_merges_and_adds_the_bonus(store):
     assert stored.confidence == pytest.approx(0.65)
 
 
+def test_deferred_repeats_are_written_once_at_the_flush(store, monkeypatch):
+    """A scan merges many repeats into one candidate: with ``defer_merges`` the candidate is
+    written once, when the scanner flushes, with every repeat's evidence."""
+    scan = Intake(store, Config(), defer_merges=True)
+    first = scan.admit(_candidate(confidence=0.55))
+    writes: list[str] = []
+    update = store.update_candidate
+    monkeypatch.setattr(store, "update_candidate", lambda c: writes.append(c.id) or update(c))
+    for n in range(2, 6):
+        again = _candidate(evidence=(Evidence(f"/t/{n}.jsonl", n, f"c{n}", f"s{n}"),))
+        assert scan.admit(again).status == DUPLICATE
+    (stored,) = store.list_candidates(status="pending")
+    assert [e.session_id for e in stored.evidence] == ["s1"]  # nothing written yet
+    scan.flush()
+    (stored,) = store.list_candidates(status="pending")
+    assert writes == [first.candidate.id]
+    assert [e.session_id for e in stored.evidence] == ["s1", "s2", "s3", "s4", "s5"]
+    scan.flush()
+    assert writes == [first.candidate.id]  # nothing left to write
+
+
 def test_rejected_candidate_is_not_stored(store):
     """Rejections leave the store untouched."""
     outcome = Intake(store, Config()).admit(_candidate(fix="TODO"))

@@ -65,7 +65,7 @@ class Scanner:
         self.agents = agents
         self._detector_source = detectors
         self._detectors: list[DetectorSpec] | None = None
-        self.intake = Intake(store, config, dedup=dedup, home=home_dir)
+        self.intake = Intake(store, config, dedup=dedup, home=home_dir, defer_merges=True)
         self.report = committing.Report()
         self.workers = workers
         self.planner = planning.Planner(store, agents)
@@ -186,6 +186,7 @@ class Scanner:
         with self.store.transaction():
             for result in group:
                 self.commit(result)
+            self.intake.flush()
 
     def _read_one(self, job: planning.Job) -> reading.FileResult | reading.ReadFailure:
         try:
@@ -207,6 +208,7 @@ class Scanner:
         result = reading.read_file(job, self.agents, self.detectors, self.config, self.intake.home)
         with self.store.transaction():
             self.commit(result)
+            self.intake.flush()
         return result.read
 
     def commit(self, result: reading.FileResult) -> None:

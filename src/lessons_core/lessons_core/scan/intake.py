@@ -113,13 +113,25 @@ def unsafe_trigger(candidate: Candidate) -> str | None:
     return pattern_problem(trigger)
 
 
+#: Triggers the compiler accepted in this process (bounded): a scan meets the same trigger in
+#: every repeat of a mistake, and an accepted pattern stays accepted. A refusal is checked
+#: again each time, as the compiler's probe does, so a busy moment is not kept.
+_ACCEPTED: set[str] = set()
+_ACCEPTED_MAX = 4096
+
+
 def pattern_problem(pattern: str) -> str | None:
     """The compiler's regex-safety verdict (nested repeats and the like), when it is installed."""
+    if pattern in _ACCEPTED:
+        return None
     try:
         from lessons_core.compiler.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
         return None
-    return check_pattern(pattern)
+    reason = check_pattern(pattern)
+    if reason is None and len(_ACCEPTED) < _ACCEPTED_MAX:
+        _ACCEPTED.add(pattern)
+    return reason
 
 
 def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:
@@ -283,11 +295,17 @@ class Intake:
         *,
         dedup: Callable[[Candidate, list[Lesson]], Lesson | None] | None = None,
         home: str | None = None,
+        defer_merges: bool = False,
     ) -> None:
         self.store = store
         self.config = config
         self.dedup = dedup
         self.home = home
+        #: Whether a repeat merged into a pending candidate is written by :meth:`flush` rather
+        #: than at once. A scan meets the same mistake in session after session: written at
+        #: each repeat, a candidate's growing evidence was serialised again every time.
+        self.defer_merges = defer_merges
+        self._dirty: set[int] = set()
         self.promoted = 0
         self._loaded = False
         self.lessons: list[Lesson] = []
@@ -419,9 +437,21 @@ class Intake:
             tags=tuple(dict.fromkeys((*old.tags, *candidate.tags))),
             error_lines=tuple(dict.fromkeys((*old.error_lines, *candidate.error_lines))),
         )
+        if self.defer_merges:
+            self.pending[index] = merged
+            self._dirty.add(index)
+            return merged
         stored = self.store.update_candidate(merged)
         self.pending[index] = stored
         return stored
+
+    def flush(self) -> None:
+        """Write the candidates repeats were merged into since the last flush (with
+        ``defer_merges``), in the caller's transaction: the scanner calls it before a group's
+        offsets are stored, so what was read and what was found move together."""
+        for index in sorted(self._dirty):
+            self.pending[index] = self.store.update_candidate(self.pending[index])
+        self._dirty.clear()
 
     # -- admission ----------------------------------------------------------------------------
 
