@@ -109,6 +109,7 @@ def read(
     project = prog.project
     sidechain = "subagents" in Path(file).parts or Path(file).name.startswith("agent-")
     calls: dict[str, str] = {}  # call id -> canonical tool (to label results)
+    seen_session = seen_cwd = b""  # the raw bytes behind ``session`` and ``project``
 
     for line_no, offset, buf, start, end in iter_spans(file, prog):
         # Decide from the first bytes where possible: the envelope (and, for user lines, the
@@ -129,12 +130,15 @@ def read(
             if ids:
                 # Each record names its session and directory: a result stands on its own line
                 # even where the reading started (a later scan, a piece of a file).
+                # (Both rarely change within a file: decoded only when their bytes do.)
                 m = _SESSION_AT.search(buf, start, head)
-                if m:
-                    session = prog.session_id = m.group(1).decode("ascii", "replace")
+                if m and m.group(1) != seen_session:
+                    seen_session = m.group(1)
+                    session = prog.session_id = seen_session.decode("ascii", "replace")
                 m = _CWD_AT.search(buf, start, head)
-                if m:
-                    project = prog.project = _json_string(m.group(1))
+                if m and m.group(1) != seen_cwd:
+                    seen_cwd = m.group(1)
+                    project = prog.project = _json_string(seen_cwd)
             if ids is not None:
                 for cid in ids:
                     result_id = cid.decode("utf-8", "replace")
@@ -172,11 +176,13 @@ def read(
         if not isinstance(record, dict):
             continue
         sid = record.get("sessionId") or record.get("session_id")
-        if isinstance(sid, str) and sid:
+        if isinstance(sid, str) and sid and sid != session:
             session = prog.session_id = sid
+            seen_session = b""
         cwd = record.get("cwd")
-        if isinstance(cwd, str) and cwd:
+        if isinstance(cwd, str) and cwd and cwd != project:
             project = prog.project = cwd
+            seen_cwd = b""
         stamp = record.get("timestamp")
         when = stamp if isinstance(stamp, str) else None
         side = bool(record.get("isSidechain")) or sidechain
