@@ -125,8 +125,13 @@ def classify_text(text: str) -> str | None:
     return class_of(text[:HEAD])
 
 
+@functools.lru_cache(maxsize=2048)
 def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
-    """The lines of an output that state the error, whitespace collapsed, each ≤ 200 chars."""
+    """The lines of an output that state the error, whitespace collapsed, each ≤ 200 chars.
+
+    Remembered for the process: the same error recurs across a scan's sessions, and the
+    detectors ask for the lines of one failure more than once.
+    """
     out: list[str] = []
     seen: set[str] = set()
     for raw in text.splitlines():

@@ -27,6 +27,7 @@ and carries a trigger that fires on the wrong call but not on its fix
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
@@ -312,6 +313,14 @@ def _culprit_is_setup(command: str, output: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=4096)
+def _diagnoses(text: str) -> bool:
+    """Whether the agent's text says what went wrong. Remembered: a message lies in the window
+    of every failure before it, and is searched for each of them."""
+    return SELF_DIAGNOSIS.search(text) is not None
+
+
+@functools.lru_cache(maxsize=4096)
 def _is_correction(text: str) -> bool:
     head = text.strip()[:300]
     if not head or head.startswith(("<", "[", "{", "/")):
@@ -355,7 +364,7 @@ def _follow(
         ):
             finding.user_text, finding.user_at = other.text, j
         elif other.kind == ev.ASSISTANT_TEXT and finding.diagnosis is None:
-            if SELF_DIAGNOSIS.search(other.text):
+            if _diagnoses(other.text):
                 finding.diagnosis, finding.diagnosis_at = _first_sentence(other.text), j
         elif other.kind == ev.TOOL_CALL:
             if (
@@ -597,11 +606,7 @@ def _user_correction(
         other = events[j]
         if other.kind == ev.USER_TEXT:
             break
-        if (
-            other.kind == ev.ASSISTANT_TEXT
-            and finding.diagnosis is None
-            and SELF_DIAGNOSIS.search(other.text)
-        ):
+        if other.kind == ev.ASSISTANT_TEXT and finding.diagnosis is None and _diagnoses(other.text):
             finding.diagnosis = _first_sentence(other.text)
             finding.signals.add(scoring.SELF_DIAGNOSIS)
         if other.kind == ev.TOOL_CALL and other.tool == before.tool:
