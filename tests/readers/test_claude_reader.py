@@ -192,3 +192,46 @@ def test_a_result_read_without_its_predecessors_names_its_own_session_and_direct
         "C:\\work\\two",
     )
     assert (prog.session_id, prog.project) == ("s-two", "C:\\work\\two")
+
+
+def _compact(record: dict) -> str:
+    return json.dumps(record, separators=(",", ":"))
+
+
+def test_records_are_told_apart_by_their_first_type(tmp_path):
+    """A sub-agent's progress record carries the sub-agent's own messages (a user line with a
+    tool result inside): it is bookkeeping of the parent session, not its events. A record the
+    head does not name is still searched whole, and a compaction marker is read."""
+    envelope = {"parentUuid": None, "isSidechain": False, "cwd": "/p", "sessionId": "s"}
+    nested_result = {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"tool_use_id": "toolu_sub", "type": "tool_result", "content": "ok"}],
+        },
+    }
+    lines = [
+        {**envelope, "type": "progress", "data": {"message": nested_result}},
+        {**envelope, "attachment": {"type": "hook_success"}, "type": "attachment"},
+        {**envelope, "type": "system", "subtype": "compact_boundary", "content": "Compacted"},
+        {**envelope, "type": "user", "message": {"role": "user", "content": "run the tests"}},
+        {
+            **envelope,
+            "message": {
+                "model": "m",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Running them."}],
+            },
+            "type": "assistant",
+        },
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(_compact(line) + "\n" for line in lines))
+    events, prog = _read(path)
+    assert [(e.kind, e.line) for e in events] == [
+        (ev.COMPACTION, 3),
+        (ev.USER_TEXT, 4),
+        (ev.ASSISTANT_TEXT, 5),
+    ]
+    assert prog.bad_lines == 0

@@ -31,6 +31,17 @@ AGENT = "claude"
 #: The call ids of a result line, and (group 2) whether it failed or was interrupted, in one
 #: pass over what is often a long line: a flagged line needs a full parse.
 _IDS_OR_FLAG = re.compile(rb'"tool_use_id":\s*"([^"]+)"|"(?:is_error|interrupted)":\s*(true)')
+#: Record kinds that never hold an event: tool progress, file snapshots, the prompt queue, titles
+#: and other bookkeeping. (A line of another kind holds none either, but an unknown kind is
+#: searched whole before it is skipped.)
+_SKIPPED_KINDS = frozenset(
+    {
+        b"progress", b"file-history-snapshot", b"queue-operation", b"summary", b"last-prompt",
+        b"permission-mode", b"mode", b"custom-title", b"ai-title", b"agent-name", b"pr-link",
+        b"frame-link", b"worktree-state", b"bridge-session", b"relocated", b"started",
+        b"result", b"atis-latch",
+    }
+)  # fmt: skip
 #: How many leading bytes of a line are inspected before deciding to parse it.
 _HEAD = 1024
 #: The session and working directory in a record's envelope, which precedes its message.
@@ -117,6 +128,7 @@ def read(
         # is only copied out of the chunk when it is to be parsed.
         find = buf.find  # bounded searches, without copying the line
         head = min(end, start + _HEAD)
+        first = b""  # the record's kind, when the head tells it
         if find(b'": ', start, min(end, start + 80)) >= 0:
             # Not Claude Code's compact serialisation (hand-made or re-encoded): the slow path.
             if (
@@ -125,7 +137,29 @@ def read(
                 and find(b"compact_boundary", start, end) < 0
             ):
                 continue
-        elif find(b'"type":"user"', start, head) >= 0:
+            first = b"*"  # parsed whole, below
+        else:
+            # The first ``"type":"`` of the head names the record: a user line's own type (its
+            # envelope holds no other), an assistant line's message (``"type":"message"``; the
+            # line's own type comes after the message), or a bookkeeping record's kind. A kind
+            # not recognised here goes the long way, searching the whole line.
+            at = find(b'"type":"', start, head)
+            kind_end = find(b'"', at + 8, head) if at >= 0 else -1
+            first = buf[at + 8 : kind_end] if kind_end >= 0 else b""
+            if first in _SKIPPED_KINDS:
+                continue
+            if first == b"user":
+                pass  # read below, as a user line
+            elif first == b"message" and find(b'"role":"assistant"', kind_end, head) >= 0:
+                first = b"assistant"
+            elif first == b"system":
+                if find(b"compact_boundary", start, end) < 0:
+                    continue
+            else:
+                first = b""
+        if first == b"*":
+            pass
+        elif first == b"user" or (not first and find(b'"type":"user"', start, head) >= 0):
             ids = _result_ids(buf, start, end) if find(b'"tool_result"', start, head) >= 0 else None
             if ids:
                 # Each record names its session and directory: a result stands on its own line
@@ -156,9 +190,12 @@ def read(
                     )
                 if ids:
                     continue
-        elif (
-            find(b'"type":"assistant"', max(start, end - 512), end) >= 0
-            or find(b'"type":"assistant"', start, end) >= 0
+        elif first == b"assistant" or (
+            not first
+            and (
+                find(b'"type":"assistant"', max(start, end - 512), end) >= 0
+                or find(b'"type":"assistant"', start, end) >= 0
+            )
         ):
             # (Claude Code writes an assistant line's type after its message: look at the end.)
             if (
@@ -169,7 +206,11 @@ def read(
                 # A reasoning block alone (one content block per line): nothing to read. Newer
                 # lines can hold a whole response (thinking, text, tool calls): those are read.
                 continue
-        elif find(b"compact_boundary", start, end) < 0 and find(b'"type":"user"', start, end) < 0:
+        elif (
+            first != b"system"
+            and find(b"compact_boundary", start, end) < 0
+            and find(b'"type":"user"', start, end) < 0
+        ):
             continue
         raw = buf[start:end] if start or end != len(buf) else buf
         record = loads(raw, prog)
