@@ -26,7 +26,7 @@ from lessons_codex.hot_names import NATIVE_TO_CANONICAL
 from lessons_codex.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
 from lessons_core.scan.failures import classify_text
-from lessons_core.scan.lines import as_text, iter_lines, loads
+from lessons_core.scan.lines import as_text, iter_spans, loads
 
 AGENT = "codex"
 
@@ -185,9 +185,15 @@ def read(
         # A later read starts past ``session_meta``, the first line: it says whether this
         # rollout is a sub-agent's, which holds for every line after it.
         st.sidechain = _is_subagent_rollout(file)
-    for line_no, offset, raw in iter_lines(file, prog):
-        if b"function_call_output" in raw[:200] and any(mk in raw for mk in _OK_MARKERS):
-            hit = _CALL_ID.search(raw, 0, 400) or _CALL_ID.search(raw)
+    for line_no, offset, buf, start, end in iter_spans(file, prog):
+        # Searched inside the chunk; the line is copied out only to be parsed.
+        find = buf.find
+        if find(b"function_call_output", start, min(end, start + 200)) >= 0 and any(
+            find(mk, start, end) >= 0 for mk in _OK_MARKERS
+        ):
+            hit = _CALL_ID.search(buf, start, min(end, start + 400)) or _CALL_ID.search(
+                buf, start, end
+            )
             if hit:
                 call_id = hit.group(1).decode("utf-8", "replace")
                 target = st.stdin_calls.get(call_id, call_id)
@@ -208,20 +214,25 @@ def read(
                         sidechain=st.sidechain,
                     )
                 continue
-        head = _HEAD.match(raw)
+        head = _HEAD.match(buf, start, end)
         if head is not None:
             # The envelope names the record (and payload) type in the first bytes: decide there.
             if head.group(2) not in _WANTED and head.group(1) not in _WANTED:
                 continue
-            if head.group(2) == b"message" and b'"role":"assistant"' not in raw[:400]:
+            if (
+                head.group(2) == b"message"
+                and find(b'"role":"assistant"', start, min(end, start + 400)) < 0
+            ):
                 continue
             if head.group(2) == b"exec_command_end":
-                hit = _CALL_ID.search(raw, 0, 400) or _CALL_ID.search(raw)
+                hit = _CALL_ID.search(buf, start, min(end, start + 400)) or _CALL_ID.search(
+                    buf, start, end
+                )
                 if hit and hit.group(1).decode("utf-8", "replace") in st.done:
                     continue
-        elif not any(n in raw for n in _NEEDLES):
+        elif not any(find(n, start, end) >= 0 for n in _NEEDLES):
             continue
-        record = loads(raw, prog)
+        record = loads(buf[start:end] if start or end != len(buf) else buf, prog)
         if not isinstance(record, dict):
             continue
         rtype = record.get("type")
