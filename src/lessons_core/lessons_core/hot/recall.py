@@ -386,13 +386,12 @@ class RecallIndex:
             table = self._scores(entries[common], ws)
             shares = {}
             if candidates:
-                from bisect import bisect_left
-
                 raw = memoryview(self._read(offset, 8 * count))
                 docs = raw[: 4 * count].cast("I")
                 values = raw[4 * count :].cast("I")
+                search = _search_for(len(candidates))
                 for doc in candidates:
-                    at = bisect_left(docs, doc)
+                    at = search(docs, doc)
                     if at < count and docs[at] == doc:
                         shares[doc] = table[values[at]]
             start = offset + 8 * count + 8 * distinct * len(self.weights) + 8 * prefix * ws
@@ -418,6 +417,27 @@ class RecallIndex:
 
 def _score_of(item):
     return item[1]
+
+
+def _search_for(lookups):
+    """A binary search: ``bisect``'s for many look-ups, a few lines of Python for a few."""
+    if lookups <= 32:
+        return _bisect_left  # importing bisect costs more than a few searches here
+    import bisect
+
+    return bisect.bisect_left
+
+
+def _bisect_left(values, value):
+    """Where ``value`` is, or would go, in the ascending ``values``."""
+    low, high = 0, len(values)
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def _check_fresh(header, stamp_path):
