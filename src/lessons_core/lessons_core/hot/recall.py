@@ -10,7 +10,7 @@ through the recall index the store publishes at every build (``recall-index.bin`
    ones.
 2. **full-text search** — the distinctive words of those lines (or of the prompt), stemmed as
    the SQLite store's FTS5 index stems them (:mod:`porter`), are ranked by BM25 exactly as
-   FTS5's ``bm25()`` ranks them (summary and error lines weighted up), from postings the store
+   FTS5's ``bm25()`` ranks them (summary and error lines weighted up), from scores the store
    computed ahead. A match must also share enough distinct words with the lesson to count: BM25
    always ranks *something* first, and a lesson that merely shares the word "module" is noise.
 
@@ -243,9 +243,11 @@ class RecallIndex:
     """The published recall index, read a few bytes at a time (``os.pread``), never whole.
 
     A call looks up at most a few dozen words, fingerprints and ids, and reads the postings of
-    the words it keeps and the records of the best dozen lessons: at 100,000 lessons that is a
-    few hundred kilobytes of a file of tens of megabytes. Every read is bounds-checked, so a
-    damaged file raises (and recall fails open) instead of answering with wrong bytes.
+    the rare words it keeps, the document numbers and best postings of the most common one, and
+    the records of the best dozen lessons: at 100,000 lessons some tens of kilobytes of a file
+    of a hundred megabytes, the same few dozen postings turned into Python objects as at 10,000.
+    Every read is bounds-checked, so a damaged file raises (and recall fails open) instead of
+    answering with wrong bytes.
     """
 
     def __init__(self, path, stamp_path=None):

@@ -10,24 +10,32 @@ and confidence), taken from the store's optional ``recall_documents()`` when it 
 SQLite store lists them in the order of its full-text index, so ties rank as they always did)
 or else from ``list_lessons()``. The texts are cut into words and stemmed as SQLite's FTS5
 ``porter unicode61`` tokenizer does (ASCII exactly, other scripts closely:
-:func:`tokens`), and everything BM25 needs that does not depend on the query is computed here,
-once: each word's document count and inverse document frequency, each document's length, each
-posting's counts per column. The hook then ranks exactly as FTS5's ``bm25()`` would.
+:func:`tokens`), and everything BM25 needs is computed here, once: each word's share of each
+document's score (FTS5's ``bm25()`` formula, from the word's rarity, its counts per column and
+the document's length) for both weight sets recall ranks with. The hook only adds shares, so
+it ranks exactly as FTS5 would, and its work follows the query, not the catalogue: a common
+word's best documents come first in its *impact order*, so a query of a rare word and a common
+one reads a few dozen postings of the common word, not its thousands.
 
 The file, all numbers little- or big-endian as the machine that wrote it (``byteorder`` in the
 header; the hook reads only a file of its own machine):
 
 * 16 bytes :data:`MAGIC`, a 4-byte little-endian header length, the header (``marshal``: a dict
-  with the store revision, the recall configuration, the document and token counts, where each
-  section starts, the file's total size);
-* three hash tables (word stem → postings, error fingerprint → lesson ids, lesson id →
-  document number), each ``buckets`` 8-byte slots ``offset << 24 | length`` pointing at a small
-  ``marshal`` dict; a key's bucket is the first four bytes of its SHA-256 modulo ``buckets``;
-* the postings: per word, pairs of 32-bit numbers (document number, counts in summary, mistake,
-  remediation and error lines, one byte each; ``0xffffffff`` when a count passes 254, the true
-  counts then in the word's entry);
-* the document lengths in tokens (32-bit) and a slot per document (``offset << 24 | length``)
-  pointing at its ``marshal`` record.
+  with the store revision, the recall configuration, the document count, the weight sets, where
+  each section starts, the file's total size);
+* three hash tables (word stem → ``(documents, offset, distinct scores, impact prefix)``, error
+  fingerprint → lesson ids, lesson id → document number), each ``buckets`` 8-byte slots
+  ``offset << 24 | length`` pointing at a small ``marshal`` dict; a key's bucket is the first
+  four bytes of its SHA-256 modulo ``buckets``;
+* per word, its block: the document numbers of its postings (32-bit, ascending), aligned with
+  them the index of each posting's score in the word's table (32-bit), the table (one 64-bit
+  float column per weight set: a posting's score depends only on its counts and its document's
+  length, so a few values serve thousands of postings), and, for a word in more than
+  :data:`IMPACT_MIN` documents, per weight set its first :data:`IMPACT_PREFIX` postings best
+  first (pairs of document number and score index; equal scores by document number);
+* a slot per document (``offset << 24 | length``) pointing at its ``marshal`` record: the id,
+  texts, status and confidence, and the word stems the hook's acceptance rules compare
+  (:func:`accept_sets`).
 
 Written atomically (temporary file, ``fsync``, ``os.replace``) after the manifest and its stamp;
 the header's revision must equal the stamp's for the hook to read it, so an index the build did
