@@ -251,6 +251,23 @@ def bm25_part(
     return idf * ((f * (K1 + 1.0)) / (f + norm))
 
 
+class _CrudeStems(dict[str, str]):
+    """Word -> the acceptance rules' crude stem (:func:`errnorm.stem`), computed on first sight."""
+
+    def __missing__(self, word: str) -> str:
+        found = str(errnorm.stem(word))
+        if len(self) < 500_000:
+            self[word] = found
+        return found
+
+
+_crude = _CrudeStems()
+
+
+def _stem_set(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(map(_crude.__getitem__, words))
+
+
 def accept_sets(
     doc: RecallDocument,
 ) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
@@ -262,13 +279,13 @@ def accept_sets(
     """
     text = " ".join(part or "" for part in (doc.summary, doc.mistake, doc.error_lines))
     lines = tuple(
-        frozenset(errnorm.stem(w) for w in errnorm.words(errnorm.normalize_line(line), limit=64))
+        _stem_set(errnorm.words(errnorm.normalize_line(line), limit=64))
         for line in hot_recall.stored_error_lines(doc.error_lines)
     )
     return (
-        frozenset(errnorm.stem(w) for w in errnorm.words(text, limit=400)),
+        _stem_set(errnorm.words(text, limit=400)),
         lines,
-        frozenset(errnorm.stem(w) for w in errnorm.words(doc.summary or "", limit=64)),
+        _stem_set(errnorm.words(doc.summary or "", limit=64)),
     )
 
 
