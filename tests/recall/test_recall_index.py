@@ -345,6 +345,14 @@ def test_common_words_rank_as_fts5_through_their_impact_order(home: Path) -> Non
         stale = index.term("stale")
         assert stale is not None
         assert recall_index.IMPACT_MIN < stale[3] == recall_index.IMPACT_PREFIX < stale[0]
+        # The bisection by reads finds every document of a long list, and no other.
+        count, offset = stale[0], stale[1]
+        docs = list(memoryview(index._read(offset, 4 * count)).cast("I"))
+        assert count > recall._PAGE_NUMBERS
+        for at, doc in enumerate(docs):
+            assert index._find(offset, count, doc) == at
+        missing = sorted(set(range(-1, max(docs) + 2)) - set(docs))
+        assert all(index._find(offset, count, doc) == -1 for doc in missing)
         rng = random.Random(3)
         queries = [["tagbc", "stale"], ["stale", "tagbc"], ["socket", "pytest"], ["stale", "fails"]]
         for _ in range(60):

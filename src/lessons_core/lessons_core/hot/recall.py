@@ -196,6 +196,10 @@ PROGRAMS_NAME = "recall-programs.marshal"
 HEAD_READ = 16 * 1024
 MAX_HEADER_BYTES = 1 << 20
 _SLOT_MASK = (1 << 24) - 1
+#: Up to this many look-ups in a common word's postings are made by bisection through reads...
+_FEW_LOOKUPS = 32
+#: ... down to a range of this many document numbers (a page), read at once.
+_PAGE_NUMBERS = 1024
 
 
 def programs_key():
@@ -357,6 +361,26 @@ class RecallIndex:
         docs = raw[: 4 * count].cast("I")
         return dict(zip(docs, map(table.__getitem__, raw[4 * count :].cast("I")), strict=True))
 
+    def _find(self, offset, count, doc):
+        """Where ``doc`` is among a word's ``count`` document numbers at ``offset``, or -1.
+
+        Bisection by 4-byte reads until the range left fits in a page, then that range at once:
+        a cold file costs a page fault a probe, not one for every page of the list.
+        """
+        low, high = 0, count
+        while high - low > _PAGE_NUMBERS:
+            middle = (low + high) // 2
+            if int.from_bytes(self._read(offset + 4 * middle, 4), sys.byteorder) < doc:
+                low = middle + 1
+            else:
+                high = middle
+        end = min(high + 1, count)  # the number at ``high`` may be ``doc`` itself
+        if low >= end:
+            return -1
+        numbers = memoryview(self._read(offset + 4 * low, 4 * (end - low))).cast("I")
+        at = _bisect_left(numbers, doc)
+        return low + at if at < len(numbers) and numbers[at] == doc else -1
+
     def top(self, words, weights, limit):
         """Document numbers of the ``limit`` best BM25 matches of ``words``, best first.
 
@@ -387,15 +411,22 @@ class RecallIndex:
         else:
             table = self._scores(entries[common], ws)
             shares = {}
-            if candidates:
+            if len(candidates) > _FEW_LOOKUPS:
+                import bisect
+
                 raw = memoryview(self._read(offset, 8 * count))
                 docs = raw[: 4 * count].cast("I")
                 values = raw[4 * count :].cast("I")
-                search = _search_for(len(candidates))
                 for doc in candidates:
-                    at = search(docs, doc)
+                    at = bisect.bisect_left(docs, doc)
                     if at < count and docs[at] == doc:
                         shares[doc] = table[values[at]]
+            else:  # a few: probe the document numbers, touching a few pages of a long list
+                for doc in candidates:
+                    at = self._find(offset, count, doc)
+                    if at >= 0:
+                        value = self._read(offset + 4 * count + 4 * at, 4)
+                        shares[doc] = table[int.from_bytes(value, sys.byteorder)]
             start = offset + 8 * count + 8 * distinct * len(self.weights) + 8 * prefix * ws
             flat = memoryview(self._read(start, 8 * need)).cast("I").tolist()
             for doc, value in zip(flat[0::2], flat[1::2], strict=True):
@@ -419,15 +450,6 @@ class RecallIndex:
 
 def _score_of(item):
     return item[1]
-
-
-def _search_for(lookups):
-    """A binary search: ``bisect``'s for many look-ups, a few lines of Python for a few."""
-    if lookups <= 32:
-        return _bisect_left  # importing bisect costs more than a few searches here
-    import bisect
-
-    return bisect.bisect_left
 
 
 def _bisect_left(values, value):
