@@ -27,7 +27,8 @@ miss <= 1.3x, every p99 <= 1.5x the floor's p99; at 100,000 lessons each median 
     python benchmarks/recall.py [--runs 40] [--sizes 10000,100000] [--homes DIR]
 
 ``--homes DIR`` keeps the built catalogues (``DIR/<size>``) for the next run: building 100,000
-lessons takes minutes. A kept home is rebuilt when its size or the code that built it changed.
+lessons takes minutes. A kept home is rebuilt when its size or catalogue changed, and its build
+(manifest, recall index) published again when the code that writes the build changed.
 """
 
 from __future__ import annotations
