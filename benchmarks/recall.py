@@ -27,12 +27,14 @@ miss <= 1.3x, every p99 <= 1.5x the floor's p99; at 100,000 lessons each median 
     python benchmarks/recall.py [--runs 40] [--sizes 10000,100000] [--homes DIR]
 
 ``--homes DIR`` keeps the built catalogues (``DIR/<size>``) for the next run: building 100,000
-lessons takes minutes. A kept home is rebuilt when its size or the code that built it changed.
+lessons takes minutes. A kept home is rebuilt when its size or catalogue changed, and its build
+(manifest, recall index) published again when the code that writes the build changed.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -175,14 +177,51 @@ def load() -> str:
         return "unknown"
 
 
+def build_code_key() -> str:
+    """A digest of the code that writes the build (manifest and recall index) of a home."""
+    from lessons_core import __file__ as core_file
+
+    core = Path(core_file).resolve().parent
+    digest = hashlib.sha256()
+    for part in ("compiler", "store", "hot"):
+        for path in sorted((core / part).rglob("*.py")):
+            digest.update(path.relative_to(core).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def rebuild_home(home: Path) -> None:
+    """Publish the manifest and recall index of a kept store again."""
+    from lessons_core import services
+
+    env = {**os.environ, "LESSONS_HOME": str(home)}
+    os.environ["LESSONS_HOME"] = str(home)
+    with services.open_store(env) as store:
+        services.rebuild_manifest(store, env)
+
+
 def prepared_home(root: Path, count: int) -> Path:
-    """A home holding ``count`` lessons and their build, reused when already there."""
+    """A home holding ``count`` lessons and their build, reused when already there.
+
+    The store is kept while the catalogue is the same; the build (manifest, recall index) is
+    published again when the code that writes it changed.
+    """
     home = root / str(count)
     marker = home / "bench-catalogue.json"
     from lessons_core import __file__ as core_file
 
     key = {"count": count, "core": str(Path(core_file).resolve().parent), "catalogue": 2}
-    if marker.exists() and json.loads(marker.read_text()) == key:
+    build = build_code_key()
+    kept = json.loads(marker.read_text()) if marker.exists() else {}
+    if {k: kept.get(k) for k in key} == key and (home / "lessons.db").exists():
+        if kept.get("build") != build:
+            started = time.perf_counter()
+            rebuild_home(home)
+            marker.write_text(json.dumps({**key, "build": build}))
+            print(
+                f"catalogue: {count} lessons, build published again in "
+                f"{time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
         return home
     home.mkdir(parents=True, exist_ok=True)
     for old in home.iterdir():
@@ -190,7 +229,7 @@ def prepared_home(root: Path, count: int) -> Path:
             old.unlink()
     started = time.perf_counter()
     build_home(home, count)
-    marker.write_text(json.dumps(key))
+    marker.write_text(json.dumps({**key, "build": build}))
     db = home / "lessons.db"
     print(
         f"catalogue: {count} lessons, store {db.stat().st_size / 1e6:.1f} MB, "

@@ -19,7 +19,11 @@ def _builtin(name, *modules):
 
 
 sha256 = _builtin("sha256", "_sha2", "_sha256")
-blake2b = _builtin("blake2b", "_blake2")
+
+
+def blake2b(data, **options):
+    """BLAKE2b, its module imported on first use: only the cold path hashes with it."""
+    return _builtin("blake2b", "_blake2")(data, **options)
 
 
 def hex_sha256(data: bytes) -> str:

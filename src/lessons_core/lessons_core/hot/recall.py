@@ -10,7 +10,7 @@ through the recall index the store publishes at every build (``recall-index.bin`
    ones.
 2. **full-text search** — the distinctive words of those lines (or of the prompt), stemmed as
    the SQLite store's FTS5 index stems them (:mod:`porter`), are ranked by BM25 exactly as
-   FTS5's ``bm25()`` ranks them (summary and error lines weighted up), from postings the store
+   FTS5's ``bm25()`` ranks them (summary and error lines weighted up), from scores the store
    computed ahead. A match must also share enough distinct words with the lesson to count: BM25
    always ranks *something* first, and a lesson that merely shares the word "module" is noise.
 
@@ -56,8 +56,9 @@ FAILURE_HEADER = "Lessons from earlier sessions that match this error:"
 PROMPT_HEADER = "Lessons from earlier sessions that may apply to this request:"
 
 # bm25() weights per column: lesson_id (unindexed), summary, mistake, remediation, error_lines.
-_FAILURE_WEIGHTS = "0.0, 2.0, 1.0, 0.5, 3.0"
-_PROMPT_WEIGHTS = "0.0, 3.0, 1.5, 1.0, 0.5"
+# The recall index holds each word's scores for these two sets, computed when it is published.
+FAILURE_WEIGHTS = _FAILURE_WEIGHTS = "0.0, 2.0, 1.0, 0.5, 3.0"
+PROMPT_WEIGHTS = _PROMPT_WEIGHTS = "0.0, 3.0, 1.5, 1.0, 0.5"
 
 
 def handle(event, manifest, state, environ, stats):
@@ -116,24 +117,29 @@ def failure_accepts(failure_stems, row):
     failure: most words of one of its stored error lines appear in the failure output, or,
     for a lesson without error lines that match, most words of its summary do. Coverage is
     measured on the lesson's side, so a long error output sharing a few common words
-    ("file", "read", "command") with a lesson does not pass.
+    ("file", "read", "command") with a lesson does not pass. The stems of the lesson's lines
+    and summary come with its record (``row[9]``, ``row[10]``), computed at publication.
     """
-    for line in _error_lines(row[5]):
-        if covered(errnorm.words(errnorm.normalize_line(line), limit=64), failure_stems):
+    for mine in row[9]:
+        if covered_stems(mine, failure_stems):
             return True
-    return covered(errnorm.words(row[2] or "", limit=64), failure_stems, SUMMARY_SHARE)
+    return covered_stems(row[10], failure_stems, SUMMARY_SHARE)
 
 
 def covered(words, stems, share=ERROR_LINE_SHARE):
     """True when at least ``share`` of ``words`` (three at least) occur among ``stems``."""
-    mine = {errnorm.stem(w) for w in words}
+    return covered_stems({errnorm.stem(w) for w in words}, stems, share)
+
+
+def covered_stems(mine, stems, share=ERROR_LINE_SHARE):
+    """True when at least ``share`` of the stems ``mine`` (three at least) are among ``stems``."""
     if len(mine) < MIN_COVERED_WORDS:
         return False
     hits = len(mine & stems)
     return hits >= MIN_COVERED_WORDS and hits >= share * len(mine)
 
 
-def _error_lines(text):
+def stored_error_lines(text):
     """A lesson's stored error lines (a JSON list in the row) as strings."""
     if not text or text == "[]":
         return []
@@ -169,7 +175,7 @@ def on_prompt(event, manifest, state, environ, stats):
     def accepts(shared, row):
         if len(shared) < PROMPT_MIN_SHARED:
             return False
-        summary = {errnorm.stem(w) for w in errnorm.words(row[2] or "", limit=64)}
+        summary = row[10]  # the summary's stems, computed at publication
         if not summary:
             return False
         return len(summary & shared) >= PROMPT_SUMMARY_SHARE * len(summary)
@@ -183,14 +189,17 @@ def on_prompt(event, manifest, state, environ, stats):
 #: The file the store publishes at every build (:mod:`lessons_core.store.recall_index` writes it).
 INDEX_NAME = "recall-index.bin"
 INDEX_TYPE = "lessons-recall-index"
-INDEX_VERSION = 2
-MAGIC = b"LESSONS-RECALL\x00\x02"
+INDEX_VERSION = 3
+MAGIC = b"LESSONS-RECALL\x00\x03"
 PROGRAMS_NAME = "recall-programs.marshal"
 #: The first read: the magic, the header length and, nearly always, the whole header.
 HEAD_READ = 16 * 1024
 MAX_HEADER_BYTES = 1 << 20
-OVERFLOW = 0xFFFFFFFF
 _SLOT_MASK = (1 << 24) - 1
+#: Up to this many look-ups in a common word's postings are made by bisection through reads...
+_FEW_LOOKUPS = 32
+#: ... down to a range of this many document numbers (a page), read at once.
+_PAGE_NUMBERS = 1024
 
 
 def programs_key():
@@ -238,9 +247,11 @@ class RecallIndex:
     """The published recall index, read a few bytes at a time (``os.pread``), never whole.
 
     A call looks up at most a few dozen words, fingerprints and ids, and reads the postings of
-    the words it keeps and the records of the best dozen lessons: at 100,000 lessons that is a
-    few hundred kilobytes of a file of tens of megabytes. Every read is bounds-checked, so a
-    damaged file raises (and recall fails open) instead of answering with wrong bytes.
+    the rare words it keeps, the document numbers and best postings of the most common one, and
+    the records of the best dozen lessons: at 100,000 lessons some tens of kilobytes of a file
+    of a hundred megabytes, the same few dozen postings turned into Python objects as at 10,000.
+    Every read is bounds-checked, so a damaged file raises (and recall fails open) instead of
+    answering with wrong bytes.
     """
 
     def __init__(self, path, stamp_path=None):
@@ -276,16 +287,13 @@ class RecallIndex:
             self.header = header
             self.body = header["body"]
             self.rows = header["rows"]
-            self.avgdl = header["avgdl"]
-            self.k1 = header["k1"]
-            self.b = header["b"]
+            self.weights = list(header["weights"])
             self.tables = header["tables"]
         except BaseException:
             os.close(fd)
             self.fd = None
             raise
         self._terms = {}
-        self._lengths = None
 
     def close(self):
         if self.fd is not None:
@@ -312,7 +320,7 @@ class RecallIndex:
         return group.get(key)
 
     def term(self, word):
-        """``(documents, idf, offset, count, overflow)`` of a query word's stem, or ``None``."""
+        """``(documents, offset, distinct scores, impact prefix)`` of a word's stem, or ``None``."""
         stemmed = porter.stem(word)
         if stemmed not in self._terms:
             self._terms[stemmed] = self._lookup("terms", stemmed)
@@ -322,7 +330,8 @@ class RecallIndex:
         return self._lookup("fingerprints", fp) or ()
 
     def record(self, lesson_id):
-        """``(id, slug, summary, remediation, mistake, error_lines, active, confidence)``."""
+        """``(id, slug, summary, remediation, mistake, error_lines, active, confidence,
+        text stems, error-line stems, summary stems)``."""
         docno = self._lookup("ids", lesson_id)
         return None if docno is None else self.document(docno)
 
@@ -332,78 +341,127 @@ class RecallIndex:
         slot = int.from_bytes(self._read(self.header["docs"] + 8 * docno, 8), sys.byteorder)
         return self._loads(self._read(slot >> 24, slot & _SLOT_MASK))
 
+    def _weight_set(self, weights):
+        try:
+            return self.weights.index(tuple(weights))
+        except ValueError:
+            raise UnusableIndex("recall index built for other column weights") from None
+
+    def _scores(self, entry, ws):
+        """A word's score table for weight set ``ws``, and where its postings start."""
+        count, offset, distinct, _ = entry
+        at = offset + 8 * count + 8 * distinct * ws
+        return memoryview(self._read(at, 8 * distinct)).cast("d").tolist()
+
+    def _postings(self, entry, ws):
+        """``{document: score}`` over every posting of a word."""
+        count, offset, _, _ = entry
+        raw = memoryview(self._read(offset, 8 * count))
+        table = self._scores(entry, ws)
+        docs = raw[: 4 * count].cast("I")
+        return dict(zip(docs, map(table.__getitem__, raw[4 * count :].cast("I")), strict=True))
+
+    def _find(self, offset, count, doc):
+        """Where ``doc`` is among a word's ``count`` document numbers at ``offset``, or -1.
+
+        Bisection by 4-byte reads until the range left fits in a page, then that range at once:
+        a cold file costs a page fault a probe, not one for every page of the list.
+        """
+        low, high = 0, count
+        while high - low > _PAGE_NUMBERS:
+            middle = (low + high) // 2
+            if int.from_bytes(self._read(offset + 4 * middle, 4), sys.byteorder) < doc:
+                low = middle + 1
+            else:
+                high = middle
+        end = min(high + 1, count)  # the number at ``high`` may be ``doc`` itself
+        if low >= end:
+            return -1
+        numbers = memoryview(self._read(offset + 4 * low, 4 * (end - low))).cast("I")
+        at = _bisect_left(numbers, doc)
+        return low + at if at < len(numbers) and numbers[at] == doc else -1
+
     def top(self, words, weights, limit):
         """Document numbers of the ``limit`` best BM25 matches of ``words``, best first.
 
-        The score is FTS5's ``bm25()``, term by term in the query's order: ``idf * f * (k1 +
-        1) / (f + k1 * (1 - b + b * D / avgdl))``, where ``f`` is the word's weighted count in
-        the document and ``D`` the document's length in tokens; equal scores keep the store's
-        order, as FTS5's do.
-        """
-        if self._lengths is None:
-            raw = self._read(self.header["lengths"], 4 * self.rows)
-            self._lengths = memoryview(raw).cast("I")
-        length_of = self._lengths.__getitem__
-        scores: dict[int, float] = {}
-        for word in words:
-            entry = self.term(word)
-            if not entry:
-                continue
-            _, idf, offset, count, overflow = entry
-            flat = memoryview(self._read(offset, 8 * count)).cast("I").tolist()
-            docs = flat[0::2]
-            # A word's share of the score depends only on (counts, document length): computed
-            # once per distinct pair, then looked up for every posting at C speed.
-            pairs = list(zip(flat[1::2], map(length_of, docs), strict=True))
-            parts = {pair: self._part(pair, idf, weights) for pair in set(pairs)}
-            if overflow:
-                values = [
-                    self._part((overflow[d], pair[1]), idf, weights)
-                    if pair[0] == OVERFLOW
-                    else parts[pair]
-                    for d, pair in zip(docs, pairs, strict=True)
-                ]
-            else:
-                values = list(map(parts.__getitem__, pairs))
-            # Sums run term after term, as FTS5 adds them (a missing word adds 0.0).
-            if len(docs) >= len(scores):
-                merged = dict(zip(docs, values, strict=True))
-                for doc, score in scores.items():
-                    value = merged.get(doc)
-                    merged[doc] = score if value is None else score + value
-                scores = merged
-            else:
-                for doc, value in zip(docs, values, strict=True):
-                    before = scores.get(doc)
-                    scores[doc] = value if before is None else before + value
-        if len(scores) > limit:
-            # Only scores at or above the limit-th largest can be among the best.
-            cut = sorted(scores.values(), reverse=True)[limit - 1]
-            best = [doc for doc, score in scores.items() if score >= cut]
-        else:
-            best = list(scores)
-        best.sort()  # equal scores: the store's order (a stable sort keeps it)
-        best.sort(key=scores.__getitem__, reverse=True)
-        return best[:limit]
+        The score is FTS5's ``bm25()``, summed term by term in the query's order (a missing
+        word adds nothing); each word's share per document was computed when the index was
+        published. Equal scores keep the store's order, as FTS5's do.
 
-    def _part(self, pair, idf, weights):
-        """One word's BM25 share for a document: its weighted count and length in ``pair``."""
-        counts, size = pair
-        w1, w2, w3, w4 = weights
-        if isinstance(counts, tuple):
-            f = w1 * counts[0] + w2 * counts[1] + w3 * counts[2] + w4 * counts[3]
-        elif counts == OVERFLOW:
-            return 0.0  # never used: such postings take their counts from the word's entry
+        The cost follows the query, not the catalogue: the postings of every word but the most
+        common one are read whole (the word choice keeps them few), and the common word gives
+        only its share in those documents (found by bisection in its document numbers) and the
+        best of its other documents, taken in order from its impact order. A document that has
+        none of the other words scores its share of the common word alone, so the first
+        ``limit`` of the impact order outside the others' documents are the best of them.
+        """
+        ws = self._weight_set(weights)
+        entries = [entry for entry in map(self.term, words) if entry]
+        if not entries:
+            return []
+        common = max(range(len(entries)), key=lambda i: entries[i][0])
+        parts = [self._postings(e, ws) for i, e in enumerate(entries) if i != common]
+        candidates = set().union(*parts)
+        extra = []
+        count, offset, distinct, prefix = entries[common]
+        need = min(count, limit + len(candidates))
+        if need > prefix:  # a rare word, or the impact order is too short: read it all
+            shares = self._postings(entries[common], ws)
+            candidates.update(shares)
         else:
-            f = (
-                w1 * (counts & 255)
-                + w2 * (counts >> 8 & 255)
-                + w3 * (counts >> 16 & 255)
-                + w4 * (counts >> 24)
-            )
-        k1 = self.k1
-        norm = k1 * (1 - self.b + self.b * size / self.avgdl)
-        return idf * ((f * (k1 + 1.0)) / (f + norm))
+            table = self._scores(entries[common], ws)
+            shares = {}
+            if len(candidates) > _FEW_LOOKUPS:
+                import bisect
+
+                raw = memoryview(self._read(offset, 8 * count))
+                docs = raw[: 4 * count].cast("I")
+                values = raw[4 * count :].cast("I")
+                for doc in candidates:
+                    at = bisect.bisect_left(docs, doc)
+                    if at < count and docs[at] == doc:
+                        shares[doc] = table[values[at]]
+            else:  # a few: probe the document numbers, touching a few pages of a long list
+                for doc in candidates:
+                    at = self._find(offset, count, doc)
+                    if at >= 0:
+                        value = self._read(offset + 4 * count + 4 * at, 4)
+                        shares[doc] = table[int.from_bytes(value, sys.byteorder)]
+            start = offset + 8 * count + 8 * distinct * len(self.weights) + 8 * prefix * ws
+            flat = memoryview(self._read(start, 8 * need)).cast("I").tolist()
+            for doc, value in zip(flat[0::2], flat[1::2], strict=True):
+                if doc not in candidates:
+                    extra.append((doc, table[value]))
+                    if len(extra) >= limit:
+                        break
+        parts.insert(common, shares)  # back in the query's order, for the sums
+        scored = extra
+        for doc in candidates:
+            total = None
+            for part in parts:
+                value = part.get(doc)
+                if value is not None:
+                    total = value if total is None else total + value
+            scored.append((doc, total))
+        scored.sort()  # equal scores: the store's order (a stable sort keeps it)
+        scored.sort(key=_score_of, reverse=True)
+        return [doc for doc, _ in scored[:limit]]
+
+
+def _score_of(item):
+    return item[1]
+
+
+def _bisect_left(values, value):
+    """Where ``value`` is, or would go, in the ascending ``values``."""
+    low, high = 0, len(values)
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def _check_fresh(header, stamp_path):
@@ -484,7 +542,7 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
         for lesson_id in exact:
             record = index.record(lesson_id)
             if record is not None and record[6]:
-                rows[lesson_id] = record[:6]
+                rows[lesson_id] = record
         terms = pick_terms(index, query_words) if len(query_words) >= 2 else []
         stats["recall_terms"] = len(terms)
         if terms:
@@ -495,12 +553,11 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
                 record = index.document(docno)
                 if not record[6] or record[7] < floor or record[0] in rows:
                     continue
-                row = record[:6]
-                text = " ".join(part or "" for part in (row[2], row[4], row[5]))
-                lesson_stems = {errnorm.stem(w) for w in errnorm.words(text, limit=400)}
-                if accepts(qstems & lesson_stems, row):
-                    rows[row[0]] = row
-                    ranked.append(row[0])
+                # The record carries the stems of its text (``record[8]``), computed at
+                # publication, and of its error lines and summary for ``accepts``.
+                if accepts(qstems & record[8], record):
+                    rows[record[0]] = record
+                    ranked.append(record[0])
     except Exception as exc:  # the hook fails open on any index problem
         stats["recall_error"] = f"{type(exc).__name__}: {exc}"[:300]
     finally:

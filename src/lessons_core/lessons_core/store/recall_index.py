@@ -10,24 +10,32 @@ and confidence), taken from the store's optional ``recall_documents()`` when it 
 SQLite store lists them in the order of its full-text index, so ties rank as they always did)
 or else from ``list_lessons()``. The texts are cut into words and stemmed as SQLite's FTS5
 ``porter unicode61`` tokenizer does (ASCII exactly, other scripts closely:
-:func:`tokens`), and everything BM25 needs that does not depend on the query is computed here,
-once: each word's document count and inverse document frequency, each document's length, each
-posting's counts per column. The hook then ranks exactly as FTS5's ``bm25()`` would.
+:func:`tokens`), and everything BM25 needs is computed here, once: each word's share of each
+document's score (FTS5's ``bm25()`` formula, from the word's rarity, its counts per column and
+the document's length) for both weight sets recall ranks with. The hook only adds shares, so
+it ranks exactly as FTS5 would, and its work follows the query, not the catalogue: a common
+word's best documents come first in its *impact order*, so a query of a rare word and a common
+one reads a few dozen postings of the common word, not its thousands.
 
 The file, all numbers little- or big-endian as the machine that wrote it (``byteorder`` in the
 header; the hook reads only a file of its own machine):
 
 * 16 bytes :data:`MAGIC`, a 4-byte little-endian header length, the header (``marshal``: a dict
-  with the store revision, the recall configuration, the document and token counts, where each
-  section starts, the file's total size);
-* three hash tables (word stem → postings, error fingerprint → lesson ids, lesson id →
-  document number), each ``buckets`` 8-byte slots ``offset << 24 | length`` pointing at a small
-  ``marshal`` dict; a key's bucket is the first four bytes of its SHA-256 modulo ``buckets``;
-* the postings: per word, pairs of 32-bit numbers (document number, counts in summary, mistake,
-  remediation and error lines, one byte each; ``0xffffffff`` when a count passes 254, the true
-  counts then in the word's entry);
-* the document lengths in tokens (32-bit) and a slot per document (``offset << 24 | length``)
-  pointing at its ``marshal`` record.
+  with the store revision, the recall configuration, the document count, the weight sets, where
+  each section starts, the file's total size);
+* three hash tables (word stem → ``(documents, offset, distinct scores, impact prefix)``, error
+  fingerprint → lesson ids, lesson id → document number), each ``buckets`` 8-byte slots
+  ``offset << 24 | length`` pointing at a small ``marshal`` dict; a key's bucket is the first
+  four bytes of its SHA-256 modulo ``buckets``;
+* per word, its block: the document numbers of its postings (32-bit, ascending), aligned with
+  them the index of each posting's score in the word's table (32-bit), the table (one 64-bit
+  float column per weight set: a posting's score depends only on its counts and its document's
+  length, so a few values serve thousands of postings), and, for a word in more than
+  :data:`IMPACT_MIN` documents, per weight set its first :data:`IMPACT_PREFIX` postings best
+  first (pairs of document number and score index; equal scores by document number);
+* a slot per document (``offset << 24 | length``) pointing at its ``marshal`` record: the id,
+  texts, status and confidence, and the word stems the hook's acceptance rules compare
+  (:func:`accept_sets`).
 
 Written atomically (temporary file, ``fsync``, ``os.replace``) after the manifest and its stamp;
 the header's revision must equal the stamp's for the hook to read it, so an index the build did
@@ -51,20 +59,24 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from lessons_core.hot import porter
+from lessons_core.hot import errnorm, porter
+from lessons_core.hot import recall as hot_recall
 from lessons_core.hot.digest import sha256
 from lessons_core.models import Lesson, Status
 
 INDEX_NAME = "recall-index.bin"
 LEGACY_INDEX_NAME = "recall-index.txt"
 INDEX_TYPE = "lessons-recall-index"
-VERSION = 2
-MAGIC = b"LESSONS-RECALL\x00\x02"
+VERSION = 3
+MAGIC = b"LESSONS-RECALL\x00\x03"
 #: BM25 parameters, as FTS5's ``bm25()`` fixes them.
 K1 = 1.2
 B = 0.75
-#: A posting whose counts do not fit in one byte each.
-OVERFLOW = 0xFFFFFFFF
+#: A word in more documents than this gets impact orders (best postings first) ...
+IMPACT_MIN = 64
+#: ... of this many postings: enough for the hook to skip the documents of every other word of
+#: a query (at most ``TERM_DOC_CAP`` of them when it keeps three or more) and still find its best.
+IMPACT_PREFIX = hot_recall.TERM_DOC_CAP + 4 * hot_recall.FTS_ROWS
 #: Documents with more text than this are not indexed (the compiler refuses far less: 64 KiB).
 MAX_DOCUMENT_BYTES = 1 << 20
 _MAX_COUNT = 254
@@ -211,6 +223,124 @@ def _text_bytes(doc: RecallDocument) -> int:
     )
 
 
+def weight_sets() -> tuple[tuple[float, float, float, float], ...]:
+    """The column weights recall ranks with (failure, prompt), as the hook parses them."""
+    return tuple(_parse_weights(w) for w in (hot_recall.FAILURE_WEIGHTS, hot_recall.PROMPT_WEIGHTS))
+
+
+def _parse_weights(text: str) -> tuple[float, float, float, float]:
+    w = tuple(float(part) for part in text.split(","))[1:]
+    return (w[0], w[1], w[2], w[3])
+
+
+def bm25_part(
+    counts: tuple[int, int, int, int],
+    size: int,
+    idf: float,
+    weights: tuple[float, float, float, float],
+    avgdl: float,
+) -> float:
+    """One word's share of a document's ``bm25()`` score, as FTS5 computes it.
+
+    ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))``, where ``f`` is the word's
+    weighted count in the document and ``D`` the document's length in tokens.
+    """
+    w1, w2, w3, w4 = weights
+    f = w1 * counts[0] + w2 * counts[1] + w3 * counts[2] + w4 * counts[3]
+    norm = K1 * (1 - B + B * size / avgdl)
+    return idf * ((f * (K1 + 1.0)) / (f + norm))
+
+
+class _CrudeStems(dict[str, str]):
+    """Word -> the acceptance rules' crude stem (:func:`errnorm.stem`), computed on first sight."""
+
+    def __missing__(self, word: str) -> str:
+        found = str(errnorm.stem(word))
+        if len(self) < 500_000:
+            self[word] = found
+        return found
+
+
+_crude = _CrudeStems()
+
+
+def _stem_set(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(map(_crude.__getitem__, words))
+
+
+def accept_sets(
+    doc: RecallDocument,
+) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
+    """The word stems the hook's acceptance rules compare with a query, computed once here.
+
+    The stems of the searched text (summary, mistake, error lines), of each stored error line
+    once normalized, and of the summary: the hook would otherwise normalize and stem these for
+    every candidate of every call.
+    """
+    text = " ".join(part or "" for part in (doc.summary, doc.mistake, doc.error_lines))
+    lines = tuple(
+        _stem_set(errnorm.words(errnorm.normalize_line(line), limit=64))
+        for line in hot_recall.stored_error_lines(doc.error_lines)
+    )
+    return (
+        _stem_set(errnorm.words(text, limit=400)),
+        lines,
+        _stem_set(errnorm.words(doc.summary or "", limit=64)),
+    )
+
+
+def _term_block(
+    docs: list[int],
+    keys: list[Any],
+    lengths: array[int],
+    idf: float,
+    weights: tuple[tuple[float, float, float, float], ...],
+    avgdl: float,
+) -> tuple[bytes, int, int]:
+    """One word's postings, score table and impact orders: (bytes, distinct scores, prefix).
+
+    Postings are document numbers (ascending) and, aligned with them, an index into the word's
+    table of distinct scores (one ``float`` column per weight set): the score of a posting
+    depends only on its counts and its document's length, so few values serve thousands of
+    postings. A word found in more than :data:`IMPACT_MIN` documents also gets, per weight set,
+    the first :data:`IMPACT_PREFIX` postings in the order of their scores (highest first, equal
+    scores by document number): the hook takes the best documents of a common word from there
+    without reading its other postings.
+    """
+    table: dict[Any, int] = {}
+    pairs = [(key, lengths[doc]) for doc, key in zip(docs, keys, strict=True)]
+    for pair in pairs:
+        if pair not in table:
+            table[pair] = len(table)
+    vidx = list(map(table.__getitem__, pairs))
+    columns = []
+    for w in weights:
+        column = array("d", bytes(8 * len(table)))
+        for (key, size), n in table.items():
+            column[n] = bm25_part(_counts(key), size, idf, w, avgdl)
+        columns.append(column)
+    prefix = min(len(docs), IMPACT_PREFIX) if len(docs) > IMPACT_MIN else 0
+    parts = [array("I", docs).tobytes(), array("I", vidx).tobytes()]
+    parts.extend(column.tobytes() for column in columns)
+    for column in columns:
+        order_keys = [-column[v] for v in vidx]
+        # A stable sort of postings in document order: equal scores stay by document number.
+        order = sorted(range(len(docs)), key=order_keys.__getitem__)[:prefix]
+        flat = array("I")
+        for i in order:
+            flat.append(docs[i])
+            flat.append(vidx[i])
+        parts.append(flat.tobytes())
+    return b"".join(parts), len(table), prefix
+
+
+def _counts(key: Any) -> tuple[int, int, int, int]:
+    """A posting's counts per column: packed one byte each, or a tuple when one passes 254."""
+    if isinstance(key, tuple):
+        return (key[0], key[1], key[2], key[3])
+    return (key & 255, key >> 8 & 255, key >> 16 & 255, key >> 24)
+
+
 def build_index(
     documents: Iterable[RecallDocument],
     *,
@@ -224,7 +354,7 @@ def build_index(
     # here too: recall never shows more than a few hundred bytes of one anyway.
     docs = [d for d in documents if _text_bytes(d) <= MAX_DOCUMENT_BYTES]
     postings: defaultdict[str, list[int]] = defaultdict(list)
-    overflow: dict[str, dict[int, tuple[int, int, int, int]]] = {}
+    keys: defaultdict[str, list[Any]] = defaultdict(list)
     lengths = array("I")
     total = 0
     for docno, doc in enumerate(docs):
@@ -243,26 +373,31 @@ def build_index(
         lengths.append(length)
         total += length
         for word, value in packed.items():
+            key: Any = value
             if word in big:
                 counts = big[word]
                 for column in range(4):
                     counts[column] = counts[column] or (value >> 8 * column) & 255
-                overflow.setdefault(word, {})[docno] = (counts[0], counts[1], counts[2], counts[3])
-                value = OVERFLOW
-            postings[word] += (docno, value)
+                key = (counts[0], counts[1], counts[2], counts[3])
+            postings[word].append(docno)
+            keys[word].append(key)
 
     out = _Writer()
     header_room = 0  # the header is written last, in front; offsets below are from the body
     rows = len(docs)
-    terms: dict[str, tuple[int, float, int, int, Any]] = {}
+    avgdl = (total / rows) if rows else 1.0
+    weights = weight_sets()
+    terms: dict[str, tuple[int, int, int, int]] = {}
     for word in sorted(postings):
-        flat = postings[word]
-        hits = len(flat) // 2
+        hits = len(postings[word])
         idf = math.log((rows - hits + 0.5) / (hits + 0.5))
         if idf <= 0.0:
             idf = 1e-6
-        at = out.add(array("I", flat).tobytes())
-        terms[word] = (hits, idf, at, hits, overflow.get(word))
+        block, distinct, prefix = _term_block(
+            postings[word], keys[word], lengths, idf, weights, avgdl
+        )
+        terms[word] = (hits, out.add(block), distinct, prefix)
+    del postings, keys
     numbers = {doc.id: n for n, doc in enumerate(docs)}
     fps = {
         fp: tuple(i for i in ids if i in numbers)
@@ -274,7 +409,6 @@ def build_index(
         "fingerprints": out.table(fps),
         "ids": out.table(numbers),
     }
-    lengths_at = out.add(lengths.tobytes())
     records = [
         marshal.dumps(
             (
@@ -286,6 +420,7 @@ def build_index(
                 d.error_lines,
                 bool(d.active),
                 float(d.confidence),
+                *accept_sets(d),
             )
         )
         for d in docs
@@ -307,11 +442,9 @@ def build_index(
         "failureHints": failure_hints,
         "byteorder": sys.byteorder,
         "rows": rows,
-        "avgdl": (total / rows) if rows else 1.0,
-        "k1": K1,
-        "b": B,
+        "avgdl": avgdl,
+        "weights": weights,
         "tables": tables,
-        "lengths": lengths_at,
         "docs": docs_at,
         "body": header_room,
         "size": 0,
