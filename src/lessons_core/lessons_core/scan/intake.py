@@ -31,7 +31,7 @@ from lessons_core.models import (
     Triggers,
 )
 from lessons_core.privacy import normalize_home, redact_candidate, redact_head
-from lessons_core.scan import scoring
+from lessons_core.scan import scoring, trigger_checks
 from lessons_core.store.base import Store
 
 log = get_logger()
@@ -114,12 +114,21 @@ def unsafe_trigger(candidate: Candidate) -> str | None:
 
 
 def pattern_problem(pattern: str) -> str | None:
-    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed."""
+    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed.
+
+    An accepted pattern is remembered (:mod:`lessons_core.scan.trigger_checks`): the check
+    times the pattern, and the same triggers recur in every scan.
+    """
+    if trigger_checks.accepted(pattern):
+        return None
     try:
         from lessons_core.compiler.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
         return None
-    return check_pattern(pattern)
+    reason = check_pattern(pattern)
+    if reason is None:
+        trigger_checks.accept(pattern)
+    return reason
 
 
 def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:
