@@ -22,7 +22,10 @@ import pytest
 _WRAPPER = """
 import json, sys
 from lessons_core.cli.main import main
-watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing")
+watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing",
+           "pickle", "lessons_core.scan.split", "lessons_core.compiler.probe",
+           "lessons_core.outcomes.judging", "lessons_core.outcomes.stats",
+           "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder")
 try:
     main(sys.argv[1:])
 except SystemExit:
@@ -83,7 +86,10 @@ def test_list_on_an_empty_store_imports_none_of_them(env: dict[str, str]) -> Non
 
 def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
     """A scan that finds new lines reads, detects and commits with none of the heavy modules
-    (its helpers are forked directly, without the multiprocessing machinery)."""
+    (its helpers are forked directly, without the multiprocessing machinery), and pays only for
+    what it uses: a few new lines are read without forking, triggers checked by the scan before
+    are not timed again, the outcome loop with no deliveries imports no judging, and a check of
+    the lesson sources with no repository included opens no folder."""
     project = Path(env["HOME"]) / ".claude" / "projects" / "-home-dev-app"
     project.mkdir(parents=True)
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
