@@ -556,8 +556,13 @@ def compiler_accepts(pattern: str) -> bool:
     combinations of the shapes above (a subcommand, then a flag's absence) are polynomial.
 
     The timing probe is left to intake, which runs it once per candidate: here it would run
-    for every detection of a scan.
+    for every detection of a scan. A pattern intake accepted (timing included) in this scan or
+    an earlier one (:mod:`~lessons_core.scan.trigger_checks`) passes the structural rules too.
     """
+    from lessons_core.scan import trigger_checks
+
+    if trigger_checks.accepted(pattern):
+        return True
     from lessons_core.compiler.regex_safety import check_pattern
 
     return check_pattern(pattern, measure=False) is None
