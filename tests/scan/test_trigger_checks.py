@@ -148,3 +148,26 @@ def test_a_scan_of_new_lines_does_not_time_known_triggers_again(checked, tmp_pat
         second = engine.run_scan(sess, paths=[session], workers=1)
     assert second.duplicates >= 1
     assert checked == judged
+
+
+def test_what_helpers_accepted_is_remembered_by_the_scanning_process(
+    checked, tmp_path, monkeypatch
+):
+    """Read in forked helpers (a pool: the scanning process reads nothing itself), the
+    candidates come back checked; their triggers are remembered all the same."""
+    from lessons_core.scan import planning
+
+    if not planning.can_fork():
+        pytest.skip("worker processes need fork")
+    monkeypatch.setattr(planning, "PARALLEL_MIN_BYTES", 0)
+    for n in range(3):
+        _transcript(tmp_path / f"s{n}.jsonl")
+    with services.session() as sess:
+        report = engine.run_scan(sess, paths=sorted(tmp_path.glob("s*.jsonl")), workers=3)
+    triggers = {c.trigger for c in report.new if c.trigger}
+    assert triggers
+    assert checked == []  # every check ran in a helper
+    assert all(trigger_checks.accepted(t) for t in triggers)
+    trigger_checks.forget()
+    with trigger_checks.remembered(_home()):
+        assert all(trigger_checks.accepted(t) for t in triggers)

@@ -131,6 +131,18 @@ def pattern_problem(pattern: str) -> str | None:
     return reason
 
 
+def note_accepted(prepared: Candidate) -> None:
+    """Remember the trigger of a candidate :func:`prepare` passed, as its check accepted it.
+
+    For the scanner's commit: a candidate read in a forked helper was checked there, and what
+    the helper's memory learnt ends with it. (A Tier 1 trigger may pass unchecked-for-safety,
+    and a path glob is not a pattern: neither is noted.)
+    """
+    trigger = prepared.trigger
+    if trigger and prepared.tier != 1 and prepared.tool not in _FILE_TOOLS:
+        trigger_checks.accept(trigger)
+
+
 def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:
     """The checks and scrubbing of intake that need no store: the candidate ready for
     :meth:`Intake.admit` (with ``prepared=True``), or why it is rejected."""
