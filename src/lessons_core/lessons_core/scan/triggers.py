@@ -167,14 +167,17 @@ _PLAIN_TOKENS = re.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
 #: line), or a word made of plain characters, quoted strings and escapes. ``shlex`` reads
 #: character by character in Python, which for a long command (a heredoc, a script passed to
 #: ``-c``) costs milliseconds; this is one regex pass.
+#: The repeats are possessive: each alternative begins with a character no other takes, so
+#: giving a character back never helps a match, and a word with an unclosed quote
+#: (``echo "aaaa…``) would otherwise backtrack exponentially in its length.
 _SHELL_TOKEN = re.compile(
-    r"""[ \t\r\n]+
-      | (?P<punct>[();<>|&]+)
-      | \#[^\n]*\n?
-      | (?P<word>(?:[^ \t\r\n'"\\();<>|&\#]+|'[^']*'|"(?:[^"\\]+|\\[\s\S])*"|\\[\s\S])+)""",
+    r"""[ \t\r\n]++
+      | (?P<punct>[();<>|&]++)
+      | \#[^\n]*+\n?
+      | (?P<word>(?:[^ \t\r\n'"\\();<>|&\#]++|'[^']*+'|"(?:[^"\\]++|\\[\s\S])*+"|\\[\s\S])++)""",
     re.VERBOSE,
 )
-_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]+|\\[\s\S])*)"|\\([\s\S])|([^'"\\]+)""")
+_WORD_PART = re.compile(r"""'([^']*+)'|"((?:[^"\\]++|\\[\s\S])*+)"|\\([\s\S])|([^'"\\]++)""")
 #: Inside double quotes a backslash escapes only ``"`` and itself; before anything else it stays.
 _DOUBLE_QUOTED_ESCAPE = re.compile(r'\\(["\\])')
 
