@@ -45,6 +45,10 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     # Session-start hooks run in-process and as processes all over the suite: no background
     # scans unless a test asks for one (the auto-scan tests remove this).
     monkeypatch.setenv("LESSONS_AUTO_SCAN", "0")
+    # Each test starts as a fresh process would: no trigger remembered as accepted.
+    from lessons_core.scan import trigger_checks
+
+    trigger_checks.forget()
 
 
 @pytest.fixture(name="shared_dir")

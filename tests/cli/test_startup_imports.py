@@ -22,7 +22,10 @@ import pytest
 _WRAPPER = """
 import json, sys
 from lessons_core.cli.main import main
-watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing")
+watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing",
+           "pickle", "lessons_core.scan.split", "lessons_core.compiler.regex_safety",
+           "lessons_core.outcomes.judging", "lessons_core.outcomes.stats",
+           "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder")
 try:
     main(sys.argv[1:])
 except SystemExit:
@@ -31,6 +34,7 @@ sys.stdout.flush()
 print("\\nIMPORTED=" + json.dumps(sorted(m for m in watched if m in sys.modules)))
 import gc
 print("FROZEN=" + str(gc.get_freeze_count()))
+print("COLLECTOR=" + json.dumps([gc.isenabled(), sum(g["collections"] for g in gc.get_stats())]))
 """
 
 
@@ -56,6 +60,12 @@ def _imported(env: dict[str, str], *args: str) -> list[str]:
 
 def _run(env: dict[str, str], *args: str) -> tuple[list[str], int]:
     """(watched modules imported, objects frozen out of the collector) after one command."""
+    imported, frozen, _ = _run_all(env, *args)
+    return imported, frozen
+
+
+def _run_all(env: dict[str, str], *args: str) -> tuple[list[str], int, tuple[bool, int]]:
+    """Also whether the collector is on at the end, and how many collections it ran."""
     proc = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *args],
         env=env,
@@ -68,7 +78,9 @@ def _run(env: dict[str, str], *args: str) -> tuple[list[str], int]:
     assert marker, (proc.stdout, proc.stderr)
     imported: list[str] = json.loads(marker[-1].removeprefix("IMPORTED="))
     frozen = [line for line in proc.stdout.splitlines() if line.startswith("FROZEN=")]
-    return imported, int(frozen[-1].removeprefix("FROZEN="))
+    collector = [line for line in proc.stdout.splitlines() if line.startswith("COLLECTOR=")]
+    enabled, collections = json.loads(collector[-1].removeprefix("COLLECTOR="))
+    return imported, int(frozen[-1].removeprefix("FROZEN=")), (enabled, collections)
 
 
 def test_help_imports_none_of_the_heavy_libraries(env: dict[str, str]) -> None:
@@ -83,7 +95,11 @@ def test_list_on_an_empty_store_imports_none_of_them(env: dict[str, str]) -> Non
 
 def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
     """A scan that finds new lines reads, detects and commits with none of the heavy modules
-    (its helpers are forked directly, without the multiprocessing machinery)."""
+    (its helpers are forked directly, without the multiprocessing machinery), and pays only for
+    what it uses: a few new lines are read without forking, triggers checked by the scan before
+    are not timed again, the outcome loop with no deliveries imports no judging, and a check of
+    the lesson sources with no repository included opens no folder. The triggers of the new
+    lines were accepted by the scan before: not even the safety rules are imported."""
     project = Path(env["HOME"]) / ".claude" / "projects" / "-home-dev-app"
     project.mkdir(parents=True)
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
@@ -95,9 +111,12 @@ def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
     for source in sources:
         with (project / source.name).open("ab") as out:
             out.write(source.read_bytes())
-    imported, frozen = _run(env, "scan")
+    imported, frozen, (enabled, collections) = _run_all(env, "scan")
     assert imported == []
     assert frozen > 1000  # what the command imported was frozen out of the collector's walks
+    # The collector stayed off while the scanner was imported, and is on again for the work.
+    assert enabled
+    assert collections > 0
 
 
 def test_the_console_process_freezes_its_heap_on_the_way_out(env: dict[str, str]) -> None:
@@ -114,6 +133,31 @@ def test_settle_heap_leaves_a_host_process_alone(monkeypatch: pytest.MonkeyPatch
     before = gc.get_freeze_count()
     common.settle_heap()
     assert gc.get_freeze_count() == before
+
+
+def test_the_collector_is_held_off_only_until_the_heap_is_settled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scan's imports run without the collector; it is on again once they are done (and a
+    collector someone else switched off stays off)."""
+    import gc
+
+    from lessons_core.cli import common
+
+    monkeypatch.setattr(common, "OWN_PROCESS", True)
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test runner's heap stays as it is
+    assert gc.isenabled()
+    try:
+        common.hold_collector()
+        assert not gc.isenabled()
+        common.settle_heap()
+        assert gc.isenabled()
+        gc.disable()
+        common.hold_collector()
+        common.settle_heap()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_list_json_needs_cattrs_but_not_structlog(env: dict[str, str]) -> None:

@@ -275,8 +275,9 @@ def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypat
     scanner.workers = None
     mb = 1 << 20
     assert scanner._processes([Job(mb // 2), Job(mb // 2)]) == (1, False)
-    assert scanner._processes([Job(3 * mb)]) == (1, False)  # a helper would not pay
-    assert scanner._processes([Job(5 * mb)]) == (2, False)
+    assert scanner._processes([Job(5 * mb)]) == (1, False)  # a helper would not pay
+    assert scanner._processes([Job(3 * mb)] * 5) == (1, False)
+    assert scanner._processes([Job(8 * mb)] * 2) == (3, False)
     assert scanner._processes([Job(3 * mb)] * 9) == (planning.MAX_WORKERS, False)
     assert scanner._processes([Job(20 * mb), Job(20 * mb)]) == (planning.MAX_WORKERS, True)
     scanner.workers = 2
@@ -286,6 +287,28 @@ def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypat
     monkeypatch.setattr(planning, "can_fork", lambda: False)
     scanner.workers = None
     assert scanner._processes([Job(20 * mb)] * 4) == (1, False)
+
+
+def test_a_scan_of_a_few_megabytes_never_forks(monkeypatch, tmp_path):
+    """Five megabytes of new lines, the auto-scan's usual share, are read by the scanning
+    process itself, however idle the machine: a helper starts cold and hands its results
+    back, and two processes read that much no faster than one."""
+    monkeypatch.setattr(planning, "usable_cpus", lambda: 8)
+    monkeypatch.setattr(planning, "others_load", lambda cpus: 0.0)
+
+    def no_fork() -> int:
+        raise AssertionError("a scan of 5 MB forked a helper")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    session = tmp_path / "long.jsonl"
+    with session.open("w", encoding="utf-8") as out:
+        n = 0
+        while out.tell() < 5_000_000:
+            n += 1
+            out.write(_bash(f"c{n}", f"ls dir{n}", "x" * 2000))
+    with services.session() as sess:
+        report = engine.run_scan(sess, paths=[session])
+    assert report.files_read == 1 and report.bytes_read >= 5_000_000
 
 
 @pytest.mark.parametrize(
@@ -309,6 +332,51 @@ def test_the_load_of_others_is_read_from_the_machine():
     """A figure between no load and every CPU busy (this test itself is not counted)."""
     cpus = planning.usable_cpus()
     assert 0.0 <= planning.others_load(cpus) <= cpus
+
+
+@pytest.mark.parametrize(
+    ("loadavg", "cpus", "machine", "busy"),
+    [
+        ("0.10 0.50 0.70 2/300 4242", 2, 2, 1.0),  # a neighbour that just started
+        ("1.60 0.90 0.40 1/300 4242", 2, 2, 1.6),  # between two bursts of a neighbour
+        ("0.00 0.00 0.00 1/300 4242", 2, 2, 0.0),  # only this scan
+        ("7.00 7.00 7.00 9/300 4242", 2, 2, 2.0),  # never more than every CPU
+        ("4.00 4.00 4.00 5/300 4242", 2, 8, 1.0),  # pinned to 2 of 8 CPUs: a share of it
+    ],
+)
+def test_the_load_of_others_is_the_larger_of_the_average_and_the_instant(
+    monkeypatch, tmp_path, loadavg, cpus, machine, busy
+):
+    """The one-minute average lags a neighbour that just started, the running count misses
+    one between bursts: a helper forked onto a busy CPU makes the scan slower than one
+    process, so whichever sees more load counts."""
+    path = tmp_path / "loadavg"
+    path.write_text(loadavg + "\n", encoding="ascii")
+    monkeypatch.setattr(os, "cpu_count", lambda: machine)
+    assert planning.others_load(cpus, str(path)) == pytest.approx(busy)
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "quota"),
+    [("max 100000", None), ("150000 100000", 1.5), ("50000 100000", 0.5), ("garbage", None)],
+)
+def test_a_containers_cpu_quota_is_read(tmp_path, cpu_max, quota):
+    """cgroup v2's ``cpu.max``: quota and period, or no limit."""
+    path = tmp_path / "cpu.max"
+    path.write_text(cpu_max + "\n", encoding="ascii")
+    assert planning.cpu_quota(str(path)) == quota
+    assert planning.cpu_quota(str(tmp_path / "missing")) is None
+
+
+def test_usable_cpus_are_the_affinity_capped_by_the_quota(monkeypatch):
+    """Allowed on 4 CPUs with the time of 1.5: two processes at most; never fewer than one."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(planning, "cpu_quota", lambda: 1.5)
+    assert planning.usable_cpus() == 2
+    monkeypatch.setattr(planning, "cpu_quota", lambda: 0.2)
+    assert planning.usable_cpus() == 1
+    monkeypatch.setattr(planning, "cpu_quota", lambda: None)
+    assert planning.usable_cpus() == 4
 
 
 def test_a_waiting_scan_says_so_and_runs_after(tmp_path):

@@ -432,7 +432,7 @@ def test_blocks_late_in_a_long_session_are_captured_once(capture, monkeypatch, w
     monkeypatch.setenv("LESSONS_SCAN_WORKERS", workers)
     path = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-dev-shop" / "long.jsonl"
     blocks = _long_session(path, lines=2 * reading.BATCH + 400)
-    assert path.stat().st_size > planning.SPLIT_MIN_BYTES
+    assert path.stat().st_size > 2 * planning.PIECE_MIN_BYTES  # cut in two
     report = capture.scan()
     assert report.events >= 2 * reading.BATCH
     rel = "claude/projects/-home-dev-shop/long.jsonl"

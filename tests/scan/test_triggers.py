@@ -166,6 +166,28 @@ def test_random_commands_split_as_shlex_splits_them():
     check()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "' + "ab" * 5000,
+        "x'" + "ab" * 5000,
+        'git commit -m "' + "fix the parser " * 500,
+        '=*="b\t<)"\t#*~&=~\n#)*"*<_é<#$\n=.>é>/#_b)',
+    ],
+    ids=["unclosed-double", "unclosed-single", "unclosed-message", "found-by-hypothesis"],
+)
+def test_an_unclosed_quote_is_split_in_linear_time(command):
+    """A word with an unclosed quote made the tokenizer backtrack exponentially in its length
+    (twenty characters took a quarter of a second, forty would take days): a scan met such a
+    command and never ended. Now it is one pass, and agrees with ``shlex``."""
+    import time
+
+    start = time.perf_counter()
+    fast = triggers._quoted_tokens(command)
+    assert time.perf_counter() - start < 1.0
+    assert fast == _shlex(command) if fast is not None else _shlex(command) is None
+
+
 # -- narrowing a trigger until it misses the fix -----------------------------------------------
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lessons_core.cli.common import json_line, settle_heap, user_errors
+from lessons_core.cli.common import hold_collector, json_line, settle_heap, user_errors
 from lessons_core.errors import LessonsError, NotFound
 
 if TYPE_CHECKING:
@@ -85,6 +85,7 @@ def scan(
     plain = not (paths or agent or as_json or background or deep)
     if plain and _nothing_new():
         return
+    hold_collector()  # until settle_heap(), once the store, plugins and scanner are imported
     import attrs
 
     from lessons_core import services
@@ -95,6 +96,7 @@ def scan(
     if background:
         from lessons_core.scan import background as bg
 
+        settle_heap()  # the collector back on: a background scan may read a great deal
         bg.run_background(paths=paths, agent=agent)
         return
     with services.session() as sess:

@@ -9,7 +9,6 @@ from typing import Any
 
 from lessons_core.hot import deliveries as delivery_log
 from lessons_core.logs import get_logger
-from lessons_core.outcomes.judging import SETTLE_SECONDS, LessonProbe, judge
 from lessons_core.outcomes.logfile import read_new
 from lessons_core.outcomes.records import (
     MAX_PENDING,
@@ -21,7 +20,6 @@ from lessons_core.outcomes.records import (
     existing_keys,
     timestamp,
 )
-from lessons_core.outcomes.transcripts import session_events
 
 log = get_logger()
 
@@ -51,6 +49,10 @@ def ingest(
     pending.extend(fresh)
     if not pending and not pending_state.get("items"):
         return report  # nothing new, nothing waiting: the usual case costs two reads
+    # Only now: a scan with nothing to judge does not import the judging.
+    from lessons_core.outcomes.judging import SETTLE_SECONDS, LessonProbe, judge
+    from lessons_core.outcomes.transcripts import session_events
+
     known_lessons = {lesson.id: lesson for lesson in store.list_lessons()}
     existing = existing_keys(store)
     waiting: list[Delivery] = []

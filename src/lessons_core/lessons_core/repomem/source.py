@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from lessons_core.errors import LessonsError
 from lessons_core.hot.digest import hex_sha256
 from lessons_core.repomem import registry
-from lessons_core.repomem.folder import Folder, FolderError
 from lessons_core.specs import SourceLessons
 
 if TYPE_CHECKING:
@@ -56,6 +55,8 @@ def revision(home: Path, *, config: Any = None) -> str:
     """A digest that changes whenever an included repository's lesson files change."""
     reg = registry.load(home)
     listing: list[Any] = []
+    if reg.repositories:  # a scan asks after every run: without repositories, no more imports
+        from lessons_core.repomem.folder import Folder, FolderError
     for root_text in reg.repositories:
         entry: list[Any] = [root_text]
         try:

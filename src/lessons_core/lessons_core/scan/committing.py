@@ -15,7 +15,7 @@ import attrs
 
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate
-from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake
+from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake, note_accepted
 from lessons_core.scan.reading import FileResult
 
 log = get_logger()
@@ -127,6 +127,7 @@ class Committer:
         """Admit a file's candidates and move its offset, in the caller's transaction."""
         for candidate, reason, _lines in result.found:
             if reason is None:
+                note_accepted(candidate)  # checked while reading, maybe in a helper
                 self._admit(candidate)
             else:
                 self._count(candidate, REJECTED, reason)

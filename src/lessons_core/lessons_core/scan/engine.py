@@ -17,7 +17,7 @@ from typing import Any
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
 from lessons_core.models import Config
-from lessons_core.scan import committing, discovery, lock, planning, reading
+from lessons_core.scan import committing, discovery, lock, planning, reading, trigger_checks
 from lessons_core.scan.intake import Intake, dedup_backend
 from lessons_core.specs import AgentSpec, DetectorSpec
 
@@ -237,7 +237,10 @@ def run_scan(
         raise LessonsError(f"no agent plugin named {agent!r} is installed (installed: {known})")
     if workers is None and environ.get("LESSONS_SCAN_WORKERS", "").strip().isdigit():
         workers = max(1, int(environ["LESSONS_SCAN_WORKERS"]))
-    with lock.scan_lock(session.home, wait=wait, on_wait=on_wait):
+    with (
+        lock.scan_lock(session.home, wait=wait, on_wait=on_wait),
+        trigger_checks.remembered(session.home),
+    ):
         todo = (
             files
             if files is not None

@@ -31,7 +31,7 @@ from lessons_core.models import (
     Triggers,
 )
 from lessons_core.privacy import normalize_home, redact_candidate, redact_head
-from lessons_core.scan import scoring
+from lessons_core.scan import scoring, trigger_checks
 from lessons_core.store.base import Store
 
 log = get_logger()
@@ -113,25 +113,34 @@ def unsafe_trigger(candidate: Candidate) -> str | None:
     return pattern_problem(trigger)
 
 
-#: Triggers the compiler accepted in this process (bounded): a scan meets the same trigger in
-#: every repeat of a mistake, and an accepted pattern stays accepted. A refusal is checked
-#: again each time, as the compiler's probe does, so a busy moment is not kept.
-_ACCEPTED: set[str] = set()
-_ACCEPTED_MAX = 4096
-
-
 def pattern_problem(pattern: str) -> str | None:
-    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed."""
-    if pattern in _ACCEPTED:
+    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed.
+
+    An accepted pattern is remembered (:mod:`lessons_core.scan.trigger_checks`): the check
+    times the pattern, and the same triggers recur in every scan.
+    """
+    if trigger_checks.accepted(pattern):
         return None
     try:
         from lessons_core.compiler.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
         return None
     reason = check_pattern(pattern)
-    if reason is None and len(_ACCEPTED) < _ACCEPTED_MAX:
-        _ACCEPTED.add(pattern)
+    if reason is None:
+        trigger_checks.accept(pattern)
     return reason
+
+
+def note_accepted(prepared: Candidate) -> None:
+    """Remember the trigger of a candidate :func:`prepare` passed, as its check accepted it.
+
+    For the scanner's commit: a candidate read in a forked helper was checked there, and what
+    the helper's memory learnt ends with it. (A Tier 1 trigger may pass unchecked-for-safety,
+    and a path glob is not a pattern: neither is noted.)
+    """
+    trigger = prepared.trigger
+    if trigger and prepared.tier != 1 and prepared.tool not in _FILE_TOOLS:
+        trigger_checks.accept(trigger)
 
 
 def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:

@@ -14,6 +14,7 @@ larger than a fair share is cut into pieces (see :mod:`lessons_core.scan.pieces`
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -27,8 +28,11 @@ from lessons_core.specs import AgentSpec
 log = get_logger()
 
 #: From this much to read on, the reading is shared with forked helpers (see
-#: :mod:`lessons_core.scan.split`); below it, forking costs more than it saves.
-SPLIT_MIN_BYTES = 2 << 20
+#: :mod:`lessons_core.scan.split`); below it, forking costs more than it saves. A helper starts
+#: cold (every pattern compiled again at its first use, every memory empty), hands its results
+#: back as a pickle, and a piece re-reads its overlap: measured on an idle machine, two
+#: processes read 5 MB no faster than one, and beside other work slower.
+SPLIT_MIN_BYTES = 16 << 20
 #: From this much on, a worker pool instead: it balances the load file by file and hands results
 #: over as they come, which is worth its start-up cost only on large scans.
 PARALLEL_MIN_BYTES = 32 << 20
@@ -159,11 +163,34 @@ class Job:
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may run on (a container or ``taskset`` may allow fewer than exist)."""
+    """The CPUs this process may run on: those its affinity allows (``taskset``, a container's
+    cpuset), and no more than its CPU quota (a container's ``cpu.max``) pays for."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        count = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        count = os.cpu_count() or 1
+    quota = cpu_quota()
+    if quota is not None:
+        count = min(count, math.ceil(quota))
+    return max(1, count)
+
+
+#: Where cgroup v2 states the CPU quota of the processes inside it (a container sees its own).
+CPU_MAX = "/sys/fs/cgroup/cpu.max"
+
+
+def cpu_quota(path: str = CPU_MAX) -> float | None:
+    """The CPUs' worth of time this process's cgroup may use (``cpu.max``: quota and period in
+    microseconds, or ``max``), or ``None`` without a limit or where it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            fields = fh.read().split()
+        if fields[0] == b"max":
+            return None
+        quota, period = int(fields[0]), int(fields[1]) if len(fields) > 1 else 100_000
+    except (OSError, ValueError, IndexError):
+        return None
+    return quota / period if quota > 0 and period > 0 else None
 
 
 def can_fork() -> bool:
@@ -285,28 +312,40 @@ class Planner:
 
 #: Bytes each process beyond the first must have to read for a fork to pay (its start-up, its
 #: warming up and handing its results back cost a few tens of milliseconds).
-BYTES_PER_HELPER = 4 << 20
+BYTES_PER_HELPER = 8 << 20
 
 
-def others_load(cpus: int) -> float:
-    """How many CPUs other processes keep busy now: the smaller of the one-minute load average
-    and the tasks running at this instant (``/proc/loadavg``, this process left out), so a
-    burst that just ended, or a load of our own that is dying down, does not count twice.
+#: The kernel's load figures: the load averages, then running/all tasks.
+LOADAVG = "/proc/loadavg"
 
-    Where neither is known, the machine is taken as idle.
+
+def others_load(cpus: int, path: str = LOADAVG) -> float:
+    """How many of this process's ``cpus`` other processes keep busy now: the larger of the
+    one-minute load average and the tasks running at this instant (``/proc/loadavg``, this
+    process left out), spread over the machine's CPUs.
+
+    The larger, because a helper forked onto a CPU that turns out busy makes the scan slower
+    than one process would, while a helper not forked only leaves it as fast as one: the
+    average lags a minute behind a neighbour that just started, the instant misses one
+    between two bursts, and each sees what the other misses. Where neither is known, the
+    machine is taken as idle.
     """
     try:
-        with open("/proc/loadavg", "rb") as fh:
+        with open(path, "rb") as fh:
             fields = fh.read().split()
         average = float(fields[0])
-        running = max(0, int(fields[3].split(b"/")[0]) - 1)
+        running = float(max(0, int(fields[3].split(b"/")[0]) - 1))
     except (OSError, ValueError, IndexError):
         try:
             average = os.getloadavg()[0]
         except (AttributeError, OSError):
             return 0.0
-        return min(float(cpus), average)
-    return min(average, float(running), float(cpus))
+        running = 0.0
+    busy = max(average, running)
+    machine = os.cpu_count() or cpus
+    if machine > cpus:
+        busy = busy * cpus / machine  # the load is the whole machine's; ours is a share of it
+    return min(busy, float(cpus))
 
 
 def processes(jobs: Sequence[Job], workers: int | None) -> tuple[int, bool]:

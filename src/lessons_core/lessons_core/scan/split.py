@@ -2,11 +2,12 @@
 
 A worker pool pays for itself only on large scans: starting one imports the pool machinery,
 starts threads and pickles every job and result one by one, which together cost about as much
-as reading a few megabytes. The scan a session start usually triggers (a few grown transcripts,
-a few megabytes of new lines) gains more from a cheaper split: fork one helper per spare core
-and let every process, this one included, take the next job from a shared queue until none are
-left. The queue is a pipe filled before the fork with job numbers, largest job first; each
-helper sends back its results, numbered, as one pickle through its own pipe.
+as reading a few megabytes. A medium scan (from ``planning.SPLIT_MIN_BYTES``; the few
+megabytes a session start usually brings are read by this process alone, since a helper starts
+cold) gains more from a cheaper split: fork one helper per spare core and let every process,
+this one included, take the next job from a shared queue until none are left. The queue is a
+pipe filled before the fork with job numbers, largest job first; each helper sends back its
+results, numbered, as one pickle through its own pipe.
 
 Taking jobs from a queue rather than a fixed share matters: a file's reading cost follows its
 content more than its size (tool output is skimmed, the agent's own messages are parsed), so

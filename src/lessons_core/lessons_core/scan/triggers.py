@@ -167,14 +167,17 @@ _PLAIN_TOKENS = re.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
 #: line), or a word made of plain characters, quoted strings and escapes. ``shlex`` reads
 #: character by character in Python, which for a long command (a heredoc, a script passed to
 #: ``-c``) costs milliseconds; this is one regex pass.
+#: The repeats are possessive: each alternative begins with a character no other takes, so
+#: giving a character back never helps a match, and a word with an unclosed quote
+#: (``echo "aaaa…``) would otherwise backtrack exponentially in its length.
 _SHELL_TOKEN = re.compile(
-    r"""[ \t\r\n]+
-      | (?P<punct>[();<>|&]+)
-      | \#[^\n]*\n?
-      | (?P<word>(?:[^ \t\r\n'"\\();<>|&\#]+|'[^']*'|"(?:[^"\\]+|\\[\s\S])*"|\\[\s\S])+)""",
+    r"""[ \t\r\n]++
+      | (?P<punct>[();<>|&]++)
+      | \#[^\n]*+\n?
+      | (?P<word>(?:[^ \t\r\n'"\\();<>|&\#]++|'[^']*+'|"(?:[^"\\]++|\\[\s\S])*+"|\\[\s\S])++)""",
     re.VERBOSE,
 )
-_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]+|\\[\s\S])*)"|\\([\s\S])|([^'"\\]+)""")
+_WORD_PART = re.compile(r"""'([^']*+)'|"((?:[^"\\]++|\\[\s\S])*+)"|\\([\s\S])|([^'"\\]++)""")
 #: Inside double quotes a backslash escapes only ``"`` and itself; before anything else it stays.
 _DOUBLE_QUOTED_ESCAPE = re.compile(r'\\(["\\])')
 
@@ -556,8 +559,13 @@ def compiler_accepts(pattern: str) -> bool:
     combinations of the shapes above (a subcommand, then a flag's absence) are polynomial.
 
     The timing probe is left to intake, which runs it once per candidate: here it would run
-    for every detection of a scan.
+    for every detection of a scan. A pattern intake accepted (timing included) in this scan or
+    an earlier one (:mod:`~lessons_core.scan.trigger_checks`) passes the structural rules too.
     """
+    from lessons_core.scan import trigger_checks
+
+    if trigger_checks.accepted(pattern):
+        return True
     from lessons_core.compiler.regex_safety import check_pattern
 
     return check_pattern(pattern, measure=False) is None

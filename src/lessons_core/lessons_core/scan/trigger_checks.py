@@ -1,0 +1,101 @@
+"""Remember which triggers the manifest compiler's safety check accepted, between scans.
+
+Intake asks of every detected trigger whether the compiler would refuse it
+(:func:`lessons_core.compiler.regex_safety.check_pattern`): the structural rules, and then a
+timing of the pattern on subjects made to be hard for it, which costs from a few to tens of
+milliseconds a pattern. The same mistakes recur from scan to scan, and with them the same
+triggers, so a scan of a few new lines spent most of its time timing patterns it had timed the
+hour before. The verdict depends on the pattern alone (and on the rules and the Python that
+judged it), so an accepted pattern is remembered: in this process, and in ``LESSONS_HOME``
+(:data:`MEMORY_NAME`) from one scan to the next.
+
+Only acceptances are kept; a refusal is judged again every time, so a busy moment that made a
+timing slow is never kept. The file holds digests, never the patterns: a trigger is checked
+before its secrets are redacted. Anything unreadable, or written under other rules or another
+Python, is ignored, and the file is replaced atomically, private like the rest of the folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from lessons_core.hot.digest import hex_blake2b
+
+#: The memory's file in ``LESSONS_HOME``.
+MEMORY_NAME = "trigger-checks.json"
+#: Bump when the compiler's rules change what they accept.
+FORMAT = 1
+#: Digests kept at most (the newest): a store's triggers are a few hundred.
+LIMIT = 4096
+
+#: Digests of the patterns accepted, in this process or by an earlier scan (oldest first).
+_accepted: dict[str, None] = {}
+#: Whether this process accepted a pattern the loaded memory did not hold.
+_grown = False
+
+
+def _digest(pattern: str) -> str:
+    return hex_blake2b(pattern.encode("utf-8", "surrogatepass"), 16)
+
+
+def _key() -> str:
+    """What a verdict depends on: the rules' format and the regex engine's Python."""
+    return f"{FORMAT}:{sys.implementation.name}:{sys.version_info[:3]}"
+
+
+def accepted(pattern: str) -> bool:
+    """Whether ``pattern`` was accepted before (in this process or a remembered scan)."""
+    return _digest(pattern) in _accepted
+
+
+def accept(pattern: str) -> None:
+    """Remember that the check accepted ``pattern``."""
+    global _grown
+    digest = _digest(pattern)
+    if digest not in _accepted:
+        _accepted[digest] = None
+        _grown = True
+
+
+def forget() -> None:
+    """Drop what this process remembers (tests, and a benchmark standing for fresh processes)."""
+    global _grown
+    _accepted.clear()
+    _grown = False
+
+
+@contextlib.contextmanager
+def remembered(home: Path | str) -> Iterator[None]:
+    """Use the acceptances an earlier scan left in ``home``, and leave this scan's there."""
+    global _grown
+    path = Path(home) / MEMORY_NAME
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), encoding="utf-8") as fh:
+            data = json.load(fh)
+        if isinstance(data, dict) and data.get("key") == _key():
+            for digest in data.get("accepted", ()):
+                if isinstance(digest, str):
+                    _accepted.setdefault(digest, None)
+    except (OSError, ValueError):
+        pass
+    _grown = False
+    yield
+    if not _grown:
+        return  # nothing new: the file stays as it is
+    _grown = False
+    kept = list(_accepted)[-LIMIT:]
+    body = json.dumps({"key": _key(), "accepted": kept}, separators=(",", ":"))
+    scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+        scratch.replace(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            scratch.unlink()

@@ -1,0 +1,173 @@
+"""Intake remembers the triggers the compiler's safety check accepted, from one scan to the next.
+
+The check times each pattern (milliseconds to tens of milliseconds), and the same triggers come
+back in every scan: a scan of a few new lines must not time them again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lessons_core import services
+from lessons_core.compiler import regex_safety
+from lessons_core.scan import engine, intake, trigger_checks
+
+TRIGGER = r"\bpytest\b[^|;&\n]*?\s--lf\b"
+SECRET_TRIGGER = r"\bcurl\b[^|;&\n]*?ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.fixture(name="checked")
+def fixture_checked(monkeypatch):
+    """Every pattern the compiler's check really judges, in order; nothing remembered yet."""
+    trigger_checks.forget()
+    seen: list[str] = []
+    real = regex_safety.check_pattern
+
+    def counting(source: str, *, measure: bool = True) -> str | None:
+        if measure:
+            seen.append(source)
+        return real(source, measure=measure)
+
+    monkeypatch.setattr(regex_safety, "check_pattern", counting)
+    yield seen
+    trigger_checks.forget()
+
+
+def _home() -> Path:
+    return Path(os.environ["LESSONS_HOME"])
+
+
+def test_an_accepted_trigger_is_checked_once_per_process(checked):
+    """The second candidate with the same trigger is not judged again."""
+    assert intake.pattern_problem(TRIGGER) is None
+    assert intake.pattern_problem(TRIGGER) is None
+    assert checked == [TRIGGER]
+
+
+def test_a_refused_trigger_is_judged_every_time(checked):
+    """A refusal is never remembered (a busy moment may have made a timing slow)."""
+    unsafe = r"\bnpm\b\s+(?:\S+\s+)*?\btest\b"
+    assert intake.pattern_problem(unsafe) is not None
+    assert intake.pattern_problem(unsafe) is not None
+    assert checked == [unsafe, unsafe]
+
+
+def test_the_next_scan_remembers_what_this_one_accepted(checked):
+    """Acceptances are kept in LESSONS_HOME, as digests (a trigger is checked before its
+    secrets are redacted), in a private file; a later process does not judge them again."""
+    home = _home()
+    home.mkdir(parents=True, exist_ok=True)
+    with trigger_checks.remembered(home):
+        assert intake.pattern_problem(TRIGGER) is None
+        assert intake.pattern_problem(SECRET_TRIGGER) is None
+    path = home / trigger_checks.MEMORY_NAME
+    text = path.read_text(encoding="utf-8")
+    assert "pytest" not in text and "ghp_" not in text
+    assert len(json.loads(text)["accepted"]) == 2
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    trigger_checks.forget()  # as a new process starts
+    with trigger_checks.remembered(home):
+        assert intake.pattern_problem(TRIGGER) is None
+    assert checked == [TRIGGER, SECRET_TRIGGER]
+
+
+def test_a_memory_of_other_rules_or_a_broken_one_is_ignored(checked):
+    """Written under another format (or Python), or unreadable: everything is judged anew."""
+    home = _home()
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / trigger_checks.MEMORY_NAME
+    with trigger_checks.remembered(home):
+        intake.pattern_problem(TRIGGER)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["key"] = "0:other"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    trigger_checks.forget()
+    with trigger_checks.remembered(home):
+        intake.pattern_problem(TRIGGER)
+    path.write_text("{not json", encoding="utf-8")
+    trigger_checks.forget()
+    with trigger_checks.remembered(home):
+        intake.pattern_problem(TRIGGER)
+    assert checked == [TRIGGER, TRIGGER, TRIGGER]
+
+
+def test_a_link_in_place_of_the_memory_is_not_followed(checked, tmp_path):
+    """The memory is opened without following a link, and replaced rather than written
+    through one."""
+    home = _home()
+    home.mkdir(parents=True, exist_ok=True)
+    target = tmp_path / "elsewhere.json"
+    target.write_text(json.dumps({"key": trigger_checks._key(), "accepted": []}))
+    (home / trigger_checks.MEMORY_NAME).symlink_to(target)
+    with trigger_checks.remembered(home):
+        intake.pattern_problem(TRIGGER)
+    assert json.loads(target.read_text())["accepted"] == []
+    assert not (home / trigger_checks.MEMORY_NAME).is_symlink()
+
+
+def _transcript(path: Path) -> None:
+    """A Claude Code session whose failure and fix make a candidate with a trigger."""
+
+    def line(kind: str, **kw: object) -> str:
+        rec = {"type": kind, "sessionId": "sess-1", "cwd": "/home/dev/app", **kw}
+        return json.dumps(rec) + "\n"
+
+    def bash(cid: str, command: str, output: str, error: bool = False) -> str:
+        use = {"type": "tool_use", "id": cid, "name": "Bash", "input": {"command": command}}
+        result = {"type": "tool_result", "tool_use_id": cid, "content": output}
+        if error:
+            result["is_error"] = True
+        return line("assistant", message={"role": "assistant", "content": [use]}) + line(
+            "user", message={"role": "user", "content": [result]}
+        )
+
+    path.write_text(
+        bash("c1", "pytest tests/", "bash: pytest: command not found", error=True)
+        + bash("c2", ".venv/bin/python -m pytest tests/", "3 passed in 0.1s"),
+        encoding="utf-8",
+    )
+
+
+def test_a_scan_of_new_lines_does_not_time_known_triggers_again(checked, tmp_path):
+    """The second scan meets the same mistake in new lines: merged as a repeat, no timing."""
+    session = tmp_path / "s.jsonl"
+    _transcript(session)
+    with services.session() as sess:
+        first = engine.run_scan(sess, paths=[session], workers=1)
+    assert [c.trigger for c in first.new if c.trigger]
+    judged = list(checked)
+    assert judged
+    trigger_checks.forget()  # as a new process starts
+    text = session.read_text(encoding="utf-8")
+    session.write_text(text + text.replace("sess-1", "sess-2"), encoding="utf-8")
+    with services.session() as sess:
+        second = engine.run_scan(sess, paths=[session], workers=1)
+    assert second.duplicates >= 1
+    assert checked == judged
+
+
+def test_what_helpers_accepted_is_remembered_by_the_scanning_process(
+    checked, tmp_path, monkeypatch
+):
+    """Read in forked helpers (a pool: the scanning process reads nothing itself), the
+    candidates come back checked; their triggers are remembered all the same."""
+    from lessons_core.scan import planning
+
+    if not planning.can_fork():
+        pytest.skip("worker processes need fork")
+    monkeypatch.setattr(planning, "PARALLEL_MIN_BYTES", 0)
+    for n in range(3):
+        _transcript(tmp_path / f"s{n}.jsonl")
+    with services.session() as sess:
+        report = engine.run_scan(sess, paths=sorted(tmp_path.glob("s*.jsonl")), workers=3)
+    triggers = {c.trigger for c in report.new if c.trigger}
+    assert triggers
+    assert checked == []  # every check ran in a helper
+    assert all(trigger_checks.accepted(t) for t in triggers)
+    trigger_checks.forget()
+    with trigger_checks.remembered(_home()):
+        assert all(trigger_checks.accepted(t) for t in triggers)
