@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
+from lessons_core.hot import safefile
 
 #: The hook matches the first this many characters of a command, content or path.
 SUBJECT_LIMIT = 32768
@@ -100,16 +101,8 @@ def remembered(home: Path, *, save: bool = True) -> Iterator[None]:
     yield
     if not save:
         return
-    scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     body = json.dumps({"key": _memory_key(), "fast": sorted(_asked)}, separators=(",", ":"))
-    try:
-        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        scratch.replace(path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            scratch.unlink()
+    safefile.replace(path, body)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -108,3 +108,25 @@ def create(path, dir_fd=None):
     if dir_fd is None:
         return os.open(path, CREATE_FLAGS, 0o600)
     return os.open(path, CREATE_FLAGS, 0o600, dir_fd=dir_fd)
+
+
+def replace(path, text):
+    """Put ``text`` in place of ``path`` at once, private to the user (0600): written to a
+    scratch file beside it (never through a link), then renamed over it.
+
+    For memories a later run may use and may do without: a failure leaves the old file (or
+    none) and returns False, with the scratch file gone.
+    """
+    scratch = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(scratch, path)  # noqa: PTH105 - no pathlib on the hot path
+    except OSError:
+        try:  # noqa: SIM105 - nor contextlib
+            os.unlink(scratch)  # noqa: PTH108
+        except OSError:
+            pass
+        return False
+    return True

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from lessons_core.hot import safefile
 from lessons_core.hot.digest import hex_blake2b
 
 #: The memory's file in ``LESSONS_HOME``.
@@ -90,12 +91,4 @@ def remembered(home: Path | str) -> Iterator[None]:
     _grown = False
     kept = list(_accepted)[-LIMIT:]
     body = json.dumps({"key": _key(), "accepted": kept}, separators=(",", ":"))
-    scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        scratch.replace(path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            scratch.unlink()
+    safefile.replace(path, body)
