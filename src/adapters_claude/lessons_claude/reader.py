@@ -100,6 +100,51 @@ def _result_ids(buf: bytes, start: int, end: int) -> list[bytes] | None:
     return ids
 
 
+#: What a look at a line's bytes says it is (see :func:`_line_kind`).
+_USER, _ASSISTANT, _WHOLE = "user", "assistant", "whole"
+
+
+def _line_kind(buf: bytes, start: int, end: int) -> str | None:
+    """What the line ``buf[start:end]`` is, from a few bounded searches: a user line, an
+    assistant line, another line to parse whole, or ``None`` for one that holds no event.
+
+    The envelope (and, for user lines, the start of the content) sits in the first bytes, while
+    the bulk of a line is tool output. The first ``"type":"`` of the head names the record: a
+    user line's own type (its envelope holds no other), an assistant line's message
+    (``"type":"message"``; the line's own type comes after the message), or a bookkeeping
+    record's kind. A kind not named there is searched for in the whole line.
+    """
+    find = buf.find
+    head = min(end, start + _HEAD)
+    if find(b'": ', start, min(end, start + 80)) >= 0:
+        # Not Claude Code's compact serialisation (hand-made or re-encoded): parsed whole.
+        for needle in (b'"user"', b'"assistant"', b"compact_boundary"):
+            if find(needle, start, end) >= 0:
+                return _WHOLE
+        return None
+    at = find(b'"type":"', start, head)
+    stop = find(b'"', at + 8, head) if at >= 0 else -1
+    first = buf[at + 8 : stop] if stop >= 0 else b""
+    if first in _SKIPPED_KINDS:
+        return None
+    if first == b"user":
+        return _USER
+    if first == b"message" and find(b'"role":"assistant"', stop, head) >= 0:
+        return _ASSISTANT
+    if first == b"system":
+        return _WHOLE if find(b"compact_boundary", start, end) >= 0 else None
+    if find(b'"type":"user"', start, head) >= 0:
+        return _USER
+    if (
+        find(b'"type":"assistant"', max(start, end - 512), end) >= 0
+        or find(b'"type":"assistant"', start, end) >= 0
+    ):
+        return _ASSISTANT
+    if find(b"compact_boundary", start, end) >= 0 or find(b'"type":"user"', start, end) >= 0:
+        return _WHOLE
+    return None
+
+
 def read(
     path: str | Path,
     start_offset: int = 0,
@@ -123,43 +168,12 @@ def read(
     seen_session = seen_cwd = b""  # the raw bytes behind ``session`` and ``project``
 
     for line_no, offset, buf, start, end in iter_spans(file, prog):
-        # Decide from the first bytes where possible: the envelope (and, for user lines, the
-        # start of the content) sits there, while the bulk of a line is tool output. The line
-        # is only copied out of the chunk when it is to be parsed.
+        kind = _line_kind(buf, start, end)  # the line is copied out only to be parsed
+        if kind is None:
+            continue
         find = buf.find  # bounded searches, without copying the line
         head = min(end, start + _HEAD)
-        first = b""  # the record's kind, when the head tells it
-        if find(b'": ', start, min(end, start + 80)) >= 0:
-            # Not Claude Code's compact serialisation (hand-made or re-encoded): the slow path.
-            if (
-                find(b'"user"', start, end) < 0
-                and find(b'"assistant"', start, end) < 0
-                and find(b"compact_boundary", start, end) < 0
-            ):
-                continue
-            first = b"*"  # parsed whole, below
-        else:
-            # The first ``"type":"`` of the head names the record: a user line's own type (its
-            # envelope holds no other), an assistant line's message (``"type":"message"``; the
-            # line's own type comes after the message), or a bookkeeping record's kind. A kind
-            # not recognised here goes the long way, searching the whole line.
-            at = find(b'"type":"', start, head)
-            kind_end = find(b'"', at + 8, head) if at >= 0 else -1
-            first = buf[at + 8 : kind_end] if kind_end >= 0 else b""
-            if first in _SKIPPED_KINDS:
-                continue
-            if first == b"user":
-                pass  # read below, as a user line
-            elif first == b"message" and find(b'"role":"assistant"', kind_end, head) >= 0:
-                first = b"assistant"
-            elif first == b"system":
-                if find(b"compact_boundary", start, end) < 0:
-                    continue
-            else:
-                first = b""
-        if first == b"*":
-            pass
-        elif first == b"user" or (not first and find(b'"type":"user"', start, head) >= 0):
+        if kind == _USER:
             ids = _result_ids(buf, start, end) if find(b'"tool_result"', start, head) >= 0 else None
             if ids:
                 # Each record names its session and directory: a result stands on its own line
@@ -190,30 +204,15 @@ def read(
                     )
                 if ids:
                     continue
-        elif first == b"assistant" or (
-            not first
-            and (
-                find(b'"type":"assistant"', max(start, end - 512), end) >= 0
-                or find(b'"type":"assistant"', start, end) >= 0
-            )
+        elif kind == _ASSISTANT and (
+            find(b'"type":"thinking"', start, head) >= 0
+            and find(b'"type":"text"', start, end) < 0
+            and find(b'"type":"tool_use"', start, end) < 0
         ):
-            # (Claude Code writes an assistant line's type after its message: look at the end.)
-            if (
-                find(b'"type":"thinking"', start, head) >= 0
-                and find(b'"type":"text"', start, end) < 0
-                and find(b'"type":"tool_use"', start, end) < 0
-            ):
-                # A reasoning block alone (one content block per line): nothing to read. Newer
-                # lines can hold a whole response (thinking, text, tool calls): those are read.
-                continue
-        elif (
-            first != b"system"
-            and find(b"compact_boundary", start, end) < 0
-            and find(b'"type":"user"', start, end) < 0
-        ):
+            # A reasoning block alone (one content block per line): nothing to read. Newer
+            # lines can hold a whole response (thinking, text, tool calls): those are read.
             continue
-        raw = buf[start:end] if start or end != len(buf) else buf
-        record = loads(raw, prog)
+        record = loads(buf[start:end], prog)
         if not isinstance(record, dict):
             continue
         sid = record.get("sessionId") or record.get("session_id")

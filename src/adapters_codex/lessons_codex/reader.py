@@ -232,7 +232,7 @@ def read(
                     continue
         elif not any(find(n, start, end) >= 0 for n in _NEEDLES):
             continue
-        record = loads(buf[start:end] if start or end != len(buf) else buf, prog)
+        record = loads(buf[start:end], prog)
         if not isinstance(record, dict):
             continue
         rtype = record.get("type")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,16 +114,7 @@ def iter_lines(
     """Yield ``(line_number, start_offset, line_bytes)`` for each complete line, as
     :func:`iter_spans` finds them (for readers that look at every line whole)."""
     for line_no, offset, buf, start, end in iter_spans(path, progress, chunk_size=chunk_size):
-        yield line_no, offset, buf if start == 0 and end == len(buf) else buf[start:end]
-
-
-#: The C scanner behind ``json.loads``, called directly: ``json.loads`` on bytes first sniffs
-#: the encoding and checks its arguments, a sizeable share of the cost of a short line.
-#: (Not in the type stubs, hence ``getattr``.)
-_scan_once: Callable[[str, int], tuple[Any, int]] = getattr(  # noqa: B009
-    json.JSONDecoder(), "scan_once"
-)
-_JSON_SPACE = " \t\n\r"
+        yield line_no, offset, buf[start:end]  # (a whole buffer's slice is the buffer itself)
 
 
 def loads(raw: bytes, progress: Progress) -> Any:
@@ -141,14 +132,6 @@ def loads(raw: bytes, progress: Progress) -> Any:
         return _orjson_loads(raw)
     except ValueError:  # orjson.JSONDecodeError is a ValueError
         pass
-    try:
-        text = raw.decode()
-        value, end = _scan_once(text, 0)
-    except (ValueError, StopIteration):
-        pass
-    else:
-        if end == len(text) or not text[end:].strip(_JSON_SPACE):
-            return value
     try:
         return json.loads(raw)
     except ValueError:
