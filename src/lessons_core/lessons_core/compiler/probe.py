@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
-import os
 import re
 import signal
 import sys
@@ -27,8 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lessons_core import memory_file
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
-from lessons_core.hot import safefile
 
 #: The hook matches the first this many characters of a command, content or path.
 SUBJECT_LIMIT = 32768
@@ -90,19 +88,11 @@ def remembered(home: Path, *, save: bool = True) -> Iterator[None]:
     ``LESSONS_HOME``.
     """
     path = Path(home) / MEMORY_NAME
-    try:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), encoding="utf-8") as fh:
-            data = json.load(fh)
-        if isinstance(data, dict) and data.get("key") == _memory_key():
-            _fast.update(s for s in data.get("fast", ()) if isinstance(s, str))
-    except (OSError, ValueError):
-        pass
+    _fast.update(memory_file.load(path, _memory_key(), "fast"))
     _asked.clear()
     yield
-    if not save:
-        return
-    body = json.dumps({"key": _memory_key(), "fast": sorted(_asked)}, separators=(",", ":"))
-    safefile.replace(path, body)
+    if save:
+        memory_file.save(path, _memory_key(), "fast", sorted(_asked))
 
 
 @functools.lru_cache(maxsize=4096)

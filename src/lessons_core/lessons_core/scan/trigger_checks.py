@@ -18,13 +18,11 @@ Python, is ignored, and the file is replaced atomically, private like the rest o
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from lessons_core.hot import safefile
+from lessons_core import memory_file
 from lessons_core.hot.digest import hex_blake2b
 
 #: The memory's file in ``LESSONS_HOME``.
@@ -75,20 +73,11 @@ def remembered(home: Path | str) -> Iterator[None]:
     """Use the acceptances an earlier scan left in ``home``, and leave this scan's there."""
     global _grown
     path = Path(home) / MEMORY_NAME
-    try:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), encoding="utf-8") as fh:
-            data = json.load(fh)
-        if isinstance(data, dict) and data.get("key") == _key():
-            for digest in data.get("accepted", ()):
-                if isinstance(digest, str):
-                    _accepted.setdefault(digest, None)
-    except (OSError, ValueError):
-        pass
+    for digest in memory_file.load(path, _key(), "accepted"):
+        _accepted.setdefault(digest, None)
     _grown = False
     yield
     if not _grown:
         return  # nothing new: the file stays as it is
     _grown = False
-    kept = list(_accepted)[-LIMIT:]
-    body = json.dumps({"key": _key(), "accepted": kept}, separators=(",", ":"))
-    safefile.replace(path, body)
+    memory_file.save(path, _key(), "accepted", list(_accepted)[-LIMIT:])
