@@ -35,4 +35,8 @@ def load(path: Path, key: str, field: str) -> list[str]:
 def save(path: Path, key: str, field: str, items: Iterable[str]) -> bool:
     """Replace the memory at ``path``; False when it could not be written (nothing is lost)."""
     body = json.dumps({"key": key, field: list(items)}, separators=(",", ":"))
-    return bool(safefile.replace(path, body))
+    try:
+        safefile.replace(path, body.encode("utf-8"))
+    except OSError:
+        return False
+    return True

@@ -32,7 +32,7 @@ See docs/security.md.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
-# ruff: noqa: PTH101, PTH102, PTH103, PTH105, PTH106, PTH108, PTH118, PTH120, PTH208, SIM105
+# ruff: noqa: PTH101, PTH102, PTH103, PTH106, PTH108, PTH118, PTH120, PTH208, SIM105
 
 import os
 import stat
@@ -196,27 +196,10 @@ class SessionState:
         from lessons_core.hot import fastjson
 
         data = fastjson.dumps(value).encode("utf-8", "replace")
-        self._replace(self.note_path(kind), data)
+        safefile.replace(self.note_path(kind), data)
 
     def drop_note(self, kind):
-        _unlink(self.note_path(kind))
-
-    def _replace(self, path, data):
-        tmp = path + f".{os.getpid()}.tmp"
-        try:
-            try:
-                out = safefile.create(tmp)
-            except FileExistsError:  # left over, or planted: the name goes, not its target
-                _unlink(tmp)
-                out = safefile.create(tmp)
-            try:
-                os.write(out, data)
-            finally:
-                os.close(out)
-            os.replace(tmp, path)
-        except OSError:
-            _unlink(tmp)
-            raise
+        safefile.unlink(self.note_path(kind))
 
     def has(self, name):
         """True when ``name`` was delivered in this session (seen file or claim file)."""
@@ -322,7 +305,7 @@ class SessionState:
                 os.rmdir(self.claim_dir)  # fails on a link: only a real directory goes
             except OSError:
                 pass
-        _unlink(self.seen_path)
+        safefile.unlink(self.seen_path)
         for kind in NOTE_KINDS:
             self.drop_note(kind)
         self._seen = set()
@@ -335,14 +318,14 @@ class SessionState:
         fd = self._claim_dir(create=False)
         if fd is not None:
             for name in names:
-                _unlink(_file_name(name), fd)
+                safefile.unlink(_file_name(name), fd)
         kept = [n for n in sorted(self.seen()) if n not in names]
         try:
-            self._replace(
+            safefile.replace(
                 self.seen_path, "".join(n + "\n" for n in kept).encode("utf-8", "replace")
             )
         except OSError:
-            _unlink(self.seen_path)
+            safefile.unlink(self.seen_path)
         self._seen = set(kept)
 
 
@@ -371,9 +354,9 @@ def _empty(fd, directory):
         return
     for entry in names:
         if _AT:
-            _unlink(entry, fd)
+            safefile.unlink(entry, fd)
         else:
-            _unlink(os.path.join(directory, entry))
+            safefile.unlink(os.path.join(directory, entry))
 
 
 def _remove_odd(path):
@@ -381,16 +364,6 @@ def _remove_odd(path):
     try:
         if not stat.S_ISDIR(os.lstat(path).st_mode):
             os.unlink(path)
-    except OSError:
-        pass
-
-
-def _unlink(path, dir_fd=None):
-    try:
-        if dir_fd is None:
-            os.unlink(path)
-        else:
-            os.unlink(path, dir_fd=dir_fd)
     except OSError:
         pass
 
@@ -432,6 +405,6 @@ def prune(root, now=None, max_age=PRUNE_AFTER_SECONDS):
             except OSError:
                 continue
         else:
-            _unlink(path)
+            safefile.unlink(path)
         removed += 1
     return removed

@@ -110,23 +110,34 @@ def create(path, dir_fd=None):
     return os.open(path, CREATE_FLAGS, 0o600, dir_fd=dir_fd)
 
 
-def replace(path, text):
-    """Put ``text`` in place of ``path`` at once, private to the user (0600): written to a
-    scratch file beside it (never through a link), then renamed over it.
-
-    For memories a later run may use and may do without: a failure leaves the old file (or
-    none) and returns False, with the scratch file gone.
+def replace(path, data):
+    """Put the bytes ``data`` in place of ``path`` at once, private to the user (0600): written
+    to a new scratch file beside it (:func:`create`: never an existing file, never through a
+    link), then renamed over it. Raises ``OSError``, with the scratch file gone.
     """
     scratch = f"{os.fspath(path)}.{os.getpid()}.tmp"
     try:
-        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            out = create(scratch)
+        except FileExistsError:  # left over, or planted: the name goes, not its target
+            unlink(scratch)
+            out = create(scratch)
+        try:
+            os.write(out, data)
+        finally:
+            os.close(out)
         os.replace(scratch, path)  # noqa: PTH105 - no pathlib on the hot path
     except OSError:
-        try:  # noqa: SIM105 - nor contextlib
-            os.unlink(scratch)  # noqa: PTH108
-        except OSError:
-            pass
-        return False
-    return True
+        unlink(scratch)
+        raise
+
+
+def unlink(path, dir_fd=None):
+    """Remove the name ``path`` (a link itself, never its target) if it is there."""
+    try:
+        if dir_fd is None:
+            os.unlink(path)  # noqa: PTH108 - no pathlib on the hot path
+        else:
+            os.unlink(path, dir_fd=dir_fd)
+    except OSError:
+        pass
