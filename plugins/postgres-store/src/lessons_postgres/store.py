@@ -65,30 +65,7 @@ log = get_logger()
 #: Seconds to wait for the server to answer a connection attempt.
 CONNECT_TIMEOUT = 5
 
-_LESSON_COLUMNS = (
-    "id",
-    "slug",
-    "content_hash",
-    "status",
-    "type",
-    "summary",
-    "mistake",
-    "remediation",
-    "injection",
-    "triggers",
-    "command_match_target",
-    "priority",
-    "confidence",
-    "tags",
-    "scope",
-    "error_lines",
-    "source",
-    "sessions",
-    "projects",
-    "occurrences",
-    "created_at",
-    "updated_at",
-)
+_LESSON_COLUMNS = row_map.LESSON_COLUMNS
 _OWNER_COLUMNS = ("author", "machine", "project", "edited_by")
 _LESSON_SELECT = f"SELECT {', '.join(_LESSON_COLUMNS)}, revision FROM lessons"
 _LESSON_INSERT = (

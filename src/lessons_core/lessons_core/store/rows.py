@@ -42,6 +42,34 @@ def _camel(name: str) -> str:
 #: (attribute, JSON key) of every trigger list, read off the model so a new list is stored too.
 TRIGGER_KEYS = tuple((f.name, _camel(f.name)) for f in attrs.fields(Triggers))
 
+#: The columns every store keeps a lesson in.
+LESSON_COLUMNS = (
+    "id",
+    "slug",
+    "content_hash",
+    "status",
+    "type",
+    "summary",
+    "mistake",
+    "remediation",
+    "injection",
+    "triggers",
+    "command_match_target",
+    "priority",
+    "confidence",
+    "tags",
+    "scope",
+    "error_lines",
+    "source",
+    "sessions",
+    "projects",
+    "occurrences",
+    "created_at",
+    "updated_at",
+)
+#: The counts of a lesson's sessions and projects, for a store that sorts or filters on them.
+COUNT_COLUMNS = ("session_count", "project_count")
+
 CANDIDATE_COLUMNS = (
     "id",
     "content_key",

@@ -63,32 +63,7 @@ log = get_logger()
 
 DEFAULT_BUSY_TIMEOUT = 10.0
 
-_LESSON_COLUMNS = (
-    "id",
-    "slug",
-    "content_hash",
-    "status",
-    "type",
-    "summary",
-    "mistake",
-    "remediation",
-    "injection",
-    "triggers",
-    "command_match_target",
-    "priority",
-    "confidence",
-    "tags",
-    "scope",
-    "error_lines",
-    "source",
-    "sessions",
-    "projects",
-    "occurrences",
-    "session_count",
-    "project_count",
-    "created_at",
-    "updated_at",
-)
+_LESSON_COLUMNS = (*row_map.LESSON_COLUMNS, *row_map.COUNT_COLUMNS)
 _LESSON_SELECT = f"SELECT {', '.join(_LESSON_COLUMNS)} FROM lessons"
 _LESSON_INSERT = (
     f"INSERT INTO lessons ({', '.join(_LESSON_COLUMNS)}) "
