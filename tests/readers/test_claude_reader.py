@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
+
+import pytest
 
 from lessons_claude import reader
 from lessons_core.scan import events as ev
+from lessons_core.scan import lines as scan_lines
 
 SESSION = "5f0c2a8e-1111-4c3b-9d7e-000000000001"
 
@@ -198,10 +202,10 @@ def _compact(record: dict) -> str:
     return json.dumps(record, separators=(",", ":"))
 
 
-def test_records_are_told_apart_by_their_first_type(tmp_path):
+def test_records_are_told_apart_by_their_type(tmp_path):
     """A sub-agent's progress record carries the sub-agent's own messages (a user line with a
-    tool result inside): it is bookkeeping of the parent session, not its events. A record the
-    head does not name is still searched whole, and a compaction marker is read."""
+    tool result inside): it is bookkeeping of the parent session, not its events. Other
+    bookkeeping is passed over, and a compaction marker is read."""
     envelope = {"parentUuid": None, "isSidechain": False, "cwd": "/p", "sessionId": "s"}
     nested_result = {
         "type": "user",
@@ -235,3 +239,97 @@ def test_records_are_told_apart_by_their_first_type(tmp_path):
         (ev.ASSISTANT_TEXT, 5),
     ]
     assert prog.bad_lines == 0
+
+
+def _assistant_call(call_id: str, command: str) -> dict:
+    return {
+        "type": "assistant",
+        "sessionId": "s",
+        "cwd": "/p",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+            ],
+        },
+    }
+
+
+def _result_line(call_id: str, *, failed: bool = False, **extra: object) -> dict:
+    block = {"tool_use_id": call_id, "type": "tool_result", "content": "Exit code 1\nboom"}
+    if failed:
+        block["is_error"] = True
+    return {
+        "type": "user",
+        "sessionId": "s",
+        "cwd": "/p",
+        "message": {"role": "user", "content": [block]},
+        **extra,
+    }
+
+
+_GOOD = [
+    _compact(_assistant_call("t1", "make")),
+    _compact(_result_line("t1", failed=True)),
+    _compact(_assistant_call("t2", "make -j1")),
+    _compact(_result_line("t2", toolUseResult=[{"type": "text", "text": "done"}])),
+]
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        pytest.param([""], id="blank line"),
+        pytest.param(["   "], id="spaces only"),
+        pytest.param(['{"type":"summary"} {"type":"user","message":{"content":"hi"}}', ""],
+                     id="two objects on a line, and a blank line"),
+        pytest.param(['{"type":"user","message":{"content":"hi"}}  '], id="trailing spaces"),
+        pytest.param(['{"type":"user","message":{"content":"typed"}}\r'], id="CRLF"),
+        pytest.param(['{"type":"user","message":'], id="truncated"),
+        pytest.param(["[1, 2]"], id="not an object"),
+        pytest.param(['{"type":"user","message":{"content":["a string block"]}}'], id="odd shape"),
+        pytest.param(['{"type":"user","toolUseResult":7,"message":{"content":"seven"}}'],
+                     id="odd field type"),
+    ],
+)  # fmt: skip
+def test_a_run_gives_the_events_its_lines_give_one_at_a_time(tmp_path, monkeypatch, odd):
+    """Lines are decoded a run at a time, and the records must line up with the lines. A run
+    holding a line that is not exactly one object (or not of the expected shape) gives the
+    same events, positions and bad-line count as reading every line as a run of its own."""
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(_GOOD[:2] + odd + _GOOD[2:]) + "\n")
+    together, prog = _read(path)
+    monkeypatch.setattr(reader, "iter_runs", functools.partial(scan_lines.iter_runs, chunk_size=1))
+    alone, prog_alone = _read(path)
+    assert [e.as_dict() for e in together] == [e.as_dict() for e in alone]
+    assert (prog.line, prog.offset, prog.bad_lines) == (
+        prog_alone.line,
+        prog_alone.offset,
+        prog_alone.bad_lines,
+    )
+    assert [(e.kind, e.call_id, e.failure) for e in together if e.kind != ev.USER_TEXT] == [
+        (ev.TOOL_CALL, "t1", None),
+        (ev.TOOL_RESULT, "t1", ev.ERROR),
+        (ev.TOOL_CALL, "t2", None),
+        (ev.TOOL_RESULT, "t2", None),
+    ]
+    assert together[-1].line == len(_GOOD) + len(odd)
+
+
+def test_text_typed_beside_a_result_is_the_users(tmp_path):
+    """A user line can hold a result and, after it, what the user typed while the call ran;
+    the envelope after a long result still names the line's directory."""
+    line = _result_line("t1")
+    line["message"]["content"][0]["content"] = "x" * 5000
+    line["message"]["content"].append({"type": "text", "text": "no, use the staging database"})
+    line["cwd"] = "/elsewhere"
+    path = tmp_path / "s.jsonl"
+    path.write_text(_compact(_assistant_call("t1", "psql prod")) + "\n" + _compact(line) + "\n")
+    events, _ = _read(path)
+    assert [(e.kind, e.line) for e in events] == [
+        (ev.TOOL_CALL, 1),
+        (ev.TOOL_RESULT, 2),
+        (ev.USER_TEXT, 2),
+    ]
+    assert events[-1].text == "no, use the staging database"
+    assert events[-1].project == "/elsewhere"

@@ -7,10 +7,10 @@ lines mark compaction. Sub-agents live either beside the session (``agent-<id>.j
 2.1.1) or under ``<session>/subagents/`` (2.1.2+); both are plain transcripts of the same shape,
 so one reader serves all of them.
 
-Speed comes from not parsing what cannot matter: lines of bookkeeping types are skipped by a
-substring test, and the most common heavy line — a successful tool result, often hundreds of
-kilobytes of file content — is reduced to its call ids with a regular expression instead of
-``json.loads``.
+Speed comes from not building what cannot matter. Each line is decoded into the few fields the
+reader uses (:mod:`lessons_claude.records`): msgspec steps over file contents, reasoning and
+bookkeeping records in C. Only a line of an unexpected shape, and the rare line whose event needs
+more than those fields (a failed or interrupted result, a compaction summary), is parsed whole.
 """
 
 from __future__ import annotations
@@ -20,33 +20,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from lessons_claude import records
 from lessons_claude.failures import classify_claude
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
-from lessons_core.scan.lines import as_text, iter_spans, loads
+from lessons_core.scan.lines import as_text, iter_runs, loads
 
 AGENT = "claude"
 
-#: The call ids of a result line, and (group 2) whether it failed or was interrupted, in one
-#: pass over what is often a long line: a flagged line needs a full parse.
-_IDS_OR_FLAG = re.compile(rb'"tool_use_id":\s*"([^"]+)"|"(?:is_error|interrupted)":\s*(true)')
-#: Record kinds that never hold an event: tool progress, file snapshots, the prompt queue, titles
-#: and other bookkeeping. (A line of another kind holds none either, but an unknown kind is
-#: searched whole before it is skipped.)
-_SKIPPED_KINDS = frozenset(
-    {
-        b"progress", b"file-history-snapshot", b"queue-operation", b"summary", b"last-prompt",
-        b"permission-mode", b"mode", b"custom-title", b"ai-title", b"agent-name", b"pr-link",
-        b"frame-link", b"worktree-state", b"bridge-session", b"relocated", b"started",
-        b"result", b"atis-latch",
-    }
-)  # fmt: skip
-#: How many leading bytes of a line are inspected before deciding to parse it.
-_HEAD = 1024
-#: The session and working directory in a record's envelope, which precedes its message.
-_SESSION_AT = re.compile(rb'"sessionId":"([^"\\]+)"')
-_CWD_AT = re.compile(rb'"cwd":"((?:[^"\\]|\\.)*)"')
 _SKIP_USER_PREFIXES = (
     "<command-",
     "<local-command",
@@ -81,68 +65,272 @@ def _paths(tool_input: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _json_string(body: bytes) -> str:
-    """The text of a JSON string literal's body (escapes resolved when there are any)."""
-    if b"\\" not in body:
-        return body.decode("utf-8", "replace")
-    value = loads(b'"' + body + b'"', ev.Progress())
-    return value if isinstance(value, str) else body.decode("utf-8", "replace")
+def _input_paths(tool_input: records.ToolInput) -> tuple[str, ...]:
+    """:func:`_paths` of a decoded tool input."""
+    out = [
+        value
+        for value in (tool_input.file_path, tool_input.notebook_path, tool_input.path)
+        if isinstance(value, str) and value
+    ]
+    edits = tool_input.edits
+    if isinstance(edits, list):
+        for item in edits:
+            if isinstance(item, dict) and isinstance(item.get("file_path"), str):
+                out.append(item["file_path"])
+    return tuple(dict.fromkeys(out))
 
 
-def _result_ids(buf: bytes, start: int, end: int) -> list[bytes] | None:
-    """The call ids of the successful result line ``buf[start:end]``; ``None`` when the line
-    is flagged."""
-    ids = []
-    for match in _IDS_OR_FLAG.finditer(buf, start, end):
-        if match.group(2):
-            return None
-        ids.append(match.group(1))
-    return ids
+def _user_needs_whole(record: records.Record) -> bool:
+    """Whether a decoded user line holds an event the decoded fields cannot give: a
+    compaction summary, or a failed or interrupted result (whose text is read)."""
+    if record.isCompactSummary:
+        return True
+    content = record.message.content if record.message is not None else None
+    if not isinstance(content, list):
+        return False
+    extra = record.toolUseResult
+    interrupted = isinstance(extra, records.UseResult) and bool(extra.interrupted)
+    return any(b.type == "tool_result" and (interrupted or b.is_error) for b in content)
 
 
-#: What a look at a line's bytes says it is (see :func:`_line_kind`).
-_USER, _ASSISTANT, _WHOLE = "user", "assistant", "whole"
+class _Reading:
+    """The state one read of a transcript carries from line to line."""
+
+    __slots__ = ("calls", "file", "prog", "project", "session", "sidechain")
+
+    def __init__(self, file: str, prog: ev.Progress) -> None:
+        self.file = file
+        self.prog = prog
+        self.session = prog.session_id
+        self.project = prog.project
+        self.sidechain = "subagents" in Path(file).parts or Path(file).name.startswith("agent-")
+        self.calls: dict[str, str] = {}  # call id -> canonical tool (to label results)
+
+    def _envelope(self, sid: Any, cwd: Any) -> None:
+        if isinstance(sid, str) and sid and sid != self.session:
+            self.session = self.prog.session_id = sid
+        if isinstance(cwd, str) and cwd and cwd != self.project:
+            self.project = self.prog.project = cwd
+
+    def assistant(
+        self, record: records.Record, line_no: int, offset: int, out: list[ev.Event]
+    ) -> None:
+        """Append the events of a decoded assistant line: its text and its tool calls."""
+        sid, cwd = record.sessionId or record.session_id, record.cwd
+        if sid != self.session or cwd != self.project:
+            self._envelope(sid, cwd)
+        message = record.message
+        content = message.content if message is not None else None
+        if record.isApiErrorMessage or not isinstance(content, list):
+            return
+        stamp = record.timestamp
+        when = stamp if isinstance(stamp, str) else None
+        side = bool(record.isSidechain) or self.sidechain
+        session, project, file = self.session, self.project, self.file
+        for block in content:
+            btype = block.type
+            if btype == "text":
+                text = block.text
+                if isinstance(text, str) and text:
+                    out.append(
+                        ev.Event(
+                            ev.ASSISTANT_TEXT,
+                            AGENT,
+                            session_id=session,
+                            project=project,
+                            time=when,
+                            file=file,
+                            line=line_no,
+                            offset=offset,
+                            sidechain=side,
+                            text=text,
+                        )
+                    )
+            elif btype == "tool_use":
+                name = block.name
+                if not isinstance(name, str):
+                    continue
+                tool = str(NATIVE_TO_CANONICAL.get(name, name))
+                tool_input = block.input
+                command = None
+                paths: tuple[str, ...] = ()
+                if tool_input is not None:
+                    if isinstance(tool_input.command, str):
+                        command = tool_input.command
+                    path = tool_input.file_path
+                    if tool_input.notebook_path is None and tool_input.path is None:
+                        if tool_input.edits is None:
+                            paths = (path,) if isinstance(path, str) and path else ()
+                        else:
+                            paths = _input_paths(tool_input)
+                    else:
+                        paths = _input_paths(tool_input)
+                call_id = block.id if isinstance(block.id, str) else None
+                if call_id:
+                    self.calls[call_id] = tool
+                out.append(
+                    ev.Event(
+                        ev.TOOL_CALL,
+                        AGENT,
+                        session_id=session,
+                        project=project,
+                        time=when,
+                        file=file,
+                        line=line_no,
+                        offset=offset,
+                        sidechain=side,
+                        tool=tool,
+                        native_tool=name,
+                        command=command,
+                        paths=paths,
+                        call_id=call_id,
+                        persistent_shell=True,  # the Bash tool keeps its cwd between calls
+                    )
+                )
+
+    def user(self, record: records.Record, line_no: int, offset: int, out: list[ev.Event]) -> None:
+        """Append the events of a decoded user line: typed text, and results (none failed:
+        those lines are read whole)."""
+        sid, cwd = record.sessionId or record.session_id, record.cwd
+        if sid != self.session or cwd != self.project:
+            self._envelope(sid, cwd)
+        message = record.message
+        if message is None:
+            return
+        content = message.content
+        stamp = record.timestamp
+        base: dict[str, Any] = {
+            "session_id": self.session,
+            "project": self.project,
+            "time": stamp if isinstance(stamp, str) else None,
+            "file": self.file,
+            "line": line_no,
+            "offset": offset,
+            "sidechain": bool(record.isSidechain) or self.sidechain,
+        }
+        meta = bool(record.isMeta)  # injected text, not typed; results still count
+        if isinstance(content, str):
+            if content and not meta and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
+                out.append(ev.Event(ev.USER_TEXT, AGENT, text=content, **base))
+            return
+        if content is None:
+            return
+        fallback = record.sourceToolUseID
+        for block in content:
+            btype = block.type
+            if btype == "tool_result":
+                # A successful result: its output is not read (no detector looks at it).
+                call_id = block.tool_use_id or fallback
+                if not isinstance(call_id, str):
+                    call_id = None
+                out.append(
+                    ev.Event(
+                        ev.TOOL_RESULT,
+                        AGENT,
+                        tool=self.calls.get(call_id) if call_id else None,
+                        call_id=call_id,
+                        **base,
+                    )
+                )
+            elif btype == "text":
+                text = block.text
+                if (
+                    isinstance(text, str)
+                    and not meta
+                    and text
+                    and not text.lstrip().startswith(_SKIP_USER_PREFIXES)
+                ):
+                    out.append(ev.Event(ev.USER_TEXT, AGENT, text=text, **base))
+
+    def whole(self, record: dict[str, Any], line_no: int, offset: int, out: list[ev.Event]) -> None:
+        """Append the events of a line parsed whole into plain values."""
+        self._envelope(record.get("sessionId") or record.get("session_id"), record.get("cwd"))
+        stamp = record.get("timestamp")
+        base: dict[str, Any] = {
+            "session_id": self.session,
+            "project": self.project,
+            "time": stamp if isinstance(stamp, str) else None,
+            "file": self.file,
+            "line": line_no,
+            "offset": offset,
+            "sidechain": bool(record.get("isSidechain")) or self.sidechain,
+        }
+        kind = record.get("type")
+        if kind == "system":
+            if record.get("subtype") == "compact_boundary":
+                out.append(
+                    ev.Event(ev.COMPACTION, AGENT, text=as_text(record.get("content")), **base)
+                )
+            return
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        content = message.get("content")
+        if kind == "assistant":
+            if record.get("isApiErrorMessage") or not isinstance(content, list):
+                return
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                btype = block.get("type")
+                if btype == "text":
+                    text = block.get("text")
+                    if isinstance(text, str) and text:
+                        out.append(ev.Event(ev.ASSISTANT_TEXT, AGENT, text=text, **base))
+                elif btype == "tool_use":
+                    name = block.get("name")
+                    if not isinstance(name, str):
+                        continue
+                    tool = canonical(name)
+                    tool_input = block.get("input")
+                    command = None
+                    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
+                        command = tool_input["command"]
+                    call_id = block.get("id") if isinstance(block.get("id"), str) else None
+                    if call_id:
+                        self.calls[call_id] = tool
+                    out.append(
+                        ev.Event(
+                            ev.TOOL_CALL,
+                            AGENT,
+                            tool=tool,
+                            native_tool=name,
+                            command=command,
+                            paths=_paths(tool_input),
+                            call_id=call_id,
+                            persistent_shell=True,
+                            **base,
+                        )
+                    )
+        elif kind == "user":
+            if record.get("isCompactSummary"):
+                out.append(ev.Event(ev.COMPACTION, AGENT, text=as_text(content), **base))
+                return
+            meta = bool(record.get("isMeta"))
+            if isinstance(content, str):
+                if content and not meta and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
+                    out.append(ev.Event(ev.USER_TEXT, AGENT, text=content, **base))
+                return
+            if not isinstance(content, list):
+                return
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                btype = block.get("type")
+                if btype == "text":
+                    text = block.get("text")
+                    if (
+                        isinstance(text, str)
+                        and not meta
+                        and text
+                        and not text.lstrip().startswith(_SKIP_USER_PREFIXES)
+                    ):
+                        out.append(ev.Event(ev.USER_TEXT, AGENT, text=text, **base))
+                elif btype == "tool_result":
+                    out.extend(_result(block, record, base, self.calls))
 
 
-def _line_kind(buf: bytes, start: int, end: int) -> str | None:
-    """What the line ``buf[start:end]`` is, from a few bounded searches: a user line, an
-    assistant line, another line to parse whole, or ``None`` for one that holds no event.
-
-    The envelope (and, for user lines, the start of the content) sits in the first bytes, while
-    the bulk of a line is tool output. The first ``"type":"`` of the head names the record: a
-    user line's own type (its envelope holds no other), an assistant line's message
-    (``"type":"message"``; the line's own type comes after the message), or a bookkeeping
-    record's kind. A kind not named there is searched for in the whole line.
-    """
-    find = buf.find
-    head = min(end, start + _HEAD)
-    if find(b'": ', start, min(end, start + 80)) >= 0:
-        # Not Claude Code's compact serialisation (hand-made or re-encoded): parsed whole.
-        for needle in (b'"user"', b'"assistant"', b"compact_boundary"):
-            if find(needle, start, end) >= 0:
-                return _WHOLE
-        return None
-    at = find(b'"type":"', start, head)
-    stop = find(b'"', at + 8, head) if at >= 0 else -1
-    first = buf[at + 8 : stop] if stop >= 0 else b""
-    if first in _SKIPPED_KINDS:
-        return None
-    if first == b"user":
-        return _USER
-    if first == b"message" and find(b'"role":"assistant"', stop, head) >= 0:
-        return _ASSISTANT
-    if first == b"system":
-        return _WHOLE if find(b"compact_boundary", start, end) >= 0 else None
-    if find(b'"type":"user"', start, head) >= 0:
-        return _USER
-    if (
-        find(b'"type":"assistant"', max(start, end - 512), end) >= 0
-        or find(b'"type":"assistant"', start, end) >= 0
-    ):
-        return _ASSISTANT
-    if find(b"compact_boundary", start, end) >= 0 or find(b'"type":"user"', start, end) >= 0:
-        return _WHOLE
-    return None
+_OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
 
 
 def read(
@@ -160,150 +348,93 @@ def read(
     prog = progress if progress is not None else ev.Progress(start_offset)
     if progress is None:
         prog.offset = start_offset
-    file = str(path)
-    session = prog.session_id
-    project = prog.project
-    sidechain = "subagents" in Path(file).parts or Path(file).name.startswith("agent-")
-    calls: dict[str, str] = {}  # call id -> canonical tool (to label results)
-    seen_session = seen_cwd = b""  # the raw bytes behind ``session`` and ``project``
+    reading = _Reading(str(path), prog)
+    for offset, buf, start, end in iter_runs(reading.file, prog):
+        first = prog.line + 1
+        out: list[ev.Event] = []
+        lines = _read_run(reading, buf, start, end, first, offset, out)
+        if lines < 0:  # the run is not one object per line: each line on its own
+            out.clear()
+            lines = _read_lines(reading, buf, start, end, first, offset, out)
+        prog.line += lines
+        yield from out
 
-    for line_no, offset, buf, start, end in iter_spans(file, prog):
-        kind = _line_kind(buf, start, end)  # the line is copied out only to be parsed
-        if kind is None:
-            continue
-        find = buf.find  # bounded searches, without copying the line
-        head = min(end, start + _HEAD)
-        if kind == _USER:
-            ids = _result_ids(buf, start, end) if find(b'"tool_result"', start, head) >= 0 else None
-            if ids:
-                # Each record names its session and directory: a result stands on its own line
-                # even where the reading started (a later scan, a piece of a file).
-                # (Both rarely change within a file: decoded only when their bytes do.)
-                m = _SESSION_AT.search(buf, start, head)
-                if m and m.group(1) != seen_session:
-                    seen_session = m.group(1)
-                    session = prog.session_id = seen_session.decode("ascii", "replace")
-                m = _CWD_AT.search(buf, start, head)
-                if m and m.group(1) != seen_cwd:
-                    seen_cwd = m.group(1)
-                    project = prog.project = _json_string(seen_cwd)
-            if ids is not None:
-                for cid in ids:
-                    result_id = cid.decode("utf-8", "replace")
-                    yield ev.Event(
-                        ev.TOOL_RESULT,
-                        AGENT,
-                        session_id=session,
-                        project=project,
-                        file=file,
-                        line=line_no,
-                        offset=offset,
-                        tool=calls.get(result_id),
-                        call_id=result_id,
-                        sidechain=sidechain,
-                    )
-                if ids:
-                    continue
-        elif kind == _ASSISTANT and (
-            find(b'"type":"thinking"', start, head) >= 0
-            and find(b'"type":"text"', start, end) < 0
-            and find(b'"type":"tool_use"', start, end) < 0
-        ):
-            # A reasoning block alone (one content block per line): nothing to read. Newer
-            # lines can hold a whole response (thinking, text, tool calls): those are read.
-            continue
-        record = loads(buf[start:end], prog)
-        if not isinstance(record, dict):
-            continue
-        sid = record.get("sessionId") or record.get("session_id")
-        if isinstance(sid, str) and sid and sid != session:
-            session = prog.session_id = sid
-            seen_session = b""
-        cwd = record.get("cwd")
-        if isinstance(cwd, str) and cwd and cwd != project:
-            project = prog.project = cwd
-            seen_cwd = b""
-        stamp = record.get("timestamp")
-        when = stamp if isinstance(stamp, str) else None
-        side = bool(record.get("isSidechain")) or sidechain
-        base: dict[str, Any] = {
-            "session_id": session,
-            "project": project,
-            "time": when,
-            "file": file,
-            "line": line_no,
-            "offset": offset,
-            "sidechain": side,
-        }
-        kind = record.get("type")
-        if kind == "system":
-            if record.get("subtype") == "compact_boundary":
-                yield ev.Event(ev.COMPACTION, AGENT, text=as_text(record.get("content")), **base)
-            continue
-        message = record.get("message")
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
+
+def _read_run(
+    reading: _Reading, buf: bytes, start: int, end: int, line: int, offset: int, out: list[ev.Event]
+) -> int:
+    """Decode a run of lines in one call and append their events to ``out``; the number of
+    lines, or -1 when the run must be read line by line.
+
+    msgspec splits a run at whitespace between values, not at newlines, so the decoded records
+    line up with the lines only when every line holds exactly one object. That is checked while
+    the lines are walked for their offsets: every line must start with ``{`` and end with ``}``
+    (such a line holds at least one whole object: JSON does not continue an object after a
+    closing brace with an opening one), and there must be as many records as lines. Events are
+    kept back until the run is checked, so a run that fails yields nothing twice.
+    """
+    try:
+        found = records.decode_lines(memoryview(buf)[start:end])
+    except msgspec.DecodeError:  # a bad line or an odd shape somewhere in the run
+        return -1
+    find = buf.find
+    pos = start
+    count = 0
+    assistant, user, whole = reading.assistant, reading.user, reading.whole
+    for record in found:
+        if pos >= end:
+            return -1
+        nl = find(b"\n", pos, end)
+        tail = nl - 1 if buf[nl - 1] != _CR else nl - 2
+        if buf[pos] != _OPEN or tail < pos or buf[tail] != _CLOSE:
+            return -1
+        kind = record.type
         if kind == "assistant":
-            if record.get("isApiErrorMessage") or not isinstance(content, list):
-                continue
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                btype = block.get("type")
-                if btype == "text":
-                    text = block.get("text")
-                    if isinstance(text, str) and text:
-                        yield ev.Event(ev.ASSISTANT_TEXT, AGENT, text=text, **base)
-                elif btype == "tool_use":
-                    name = block.get("name")
-                    if not isinstance(name, str):
-                        continue
-                    tool = canonical(name)
-                    tool_input = block.get("input")
-                    command = None
-                    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
-                        command = tool_input["command"]
-                    call_id = block.get("id") if isinstance(block.get("id"), str) else None
-                    if call_id:
-                        calls[call_id] = tool
-                    yield ev.Event(
-                        ev.TOOL_CALL,
-                        AGENT,
-                        tool=tool,
-                        native_tool=name,
-                        command=command,
-                        paths=_paths(tool_input),
-                        call_id=call_id,
-                        persistent_shell=True,  # the Bash tool keeps its cwd between calls
-                        **base,
-                    )
+            assistant(record, line + count, offset + pos - start, out)
+        elif kind == "user" and not _user_needs_whole(record):
+            user(record, line + count, offset + pos - start, out)
+        elif kind == "user" or (kind == "system" and record.subtype == "compact_boundary"):
+            value = loads(buf[pos:nl], reading.prog)
+            if isinstance(value, dict):
+                whole(value, line + count, offset + pos - start, out)
+        count += 1
+        pos = nl + 1
+    return count if pos >= end else -1
+
+
+def _read_lines(
+    reading: _Reading, buf: bytes, start: int, end: int, line: int, offset: int, out: list[ev.Event]
+) -> int:
+    """Read a run line by line: a line that is not one object of the expected shape is parsed
+    whole (and counted as bad when it is not JSON at all). Returns the number of lines."""
+    find = buf.find
+    pos = start
+    count = 0
+    decode = records.decode
+    while pos < end:
+        nl = find(b"\n", pos, end)
+        at = offset + pos - start
+        view = memoryview(buf)[pos:nl]  # decoded in place: the line is not copied
+        try:
+            record = decode(view)
+        except msgspec.DecodeError:  # not JSON, or JSON of another shape (a ValidationError)
+            record = None
+        kind = record.type if record is not None else None
+        if (
+            record is None
+            or (kind == "user" and _user_needs_whole(record))
+            or (kind == "system" and record.subtype == "compact_boundary")
+        ):
+            value = loads(bytes(view), reading.prog)
+            if isinstance(value, dict):
+                reading.whole(value, line + count, at, out)
+        elif kind == "assistant":
+            reading.assistant(record, line + count, at, out)
         elif kind == "user":
-            if record.get("isCompactSummary"):
-                yield ev.Event(ev.COMPACTION, AGENT, text=as_text(content), **base)
-                continue
-            meta = bool(record.get("isMeta"))  # injected text, not typed; results still count
-            if isinstance(content, str):
-                if content and not meta and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
-                    yield ev.Event(ev.USER_TEXT, AGENT, text=content, **base)
-                continue
-            if not isinstance(content, list):
-                continue
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                btype = block.get("type")
-                if btype == "text":
-                    text = block.get("text")
-                    if (
-                        isinstance(text, str)
-                        and not meta
-                        and text
-                        and not text.lstrip().startswith(_SKIP_USER_PREFIXES)
-                    ):
-                        yield ev.Event(ev.USER_TEXT, AGENT, text=text, **base)
-                elif btype == "tool_result":
-                    yield from _result(block, record, base, calls)
+            reading.user(record, line + count, at, out)
+        count += 1
+        pos = nl + 1
+    return count
 
 
 def _result(

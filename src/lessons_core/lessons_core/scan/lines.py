@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from orjson import loads as _orjson_loads
+from msgspec import DecodeError as _DecodeError
+from msgspec.json import Decoder as _Decoder
 
 from lessons_core.scan.events import Progress
 
@@ -24,23 +25,24 @@ CHUNK = 1 << 20  # must stay below MAX_LINE
 MAX_LINE = 16 << 20
 
 
-def iter_spans(
+def iter_runs(
     path: str | Path, progress: Progress, *, chunk_size: int = CHUNK
-) -> Iterator[tuple[int, int, bytes, int, int]]:
-    """Yield ``(line_number, start_offset, buffer, start, end)`` for each complete line.
+) -> Iterator[tuple[int, bytes, int, int]]:
+    """Yield ``(start_offset, buffer, start, end)`` for each run of complete lines.
 
-    The line is ``buffer[start:end]`` (its newline, and a ``\\r`` before it, left out). Lines
-    inside one chunk are not copied out of it: most of a transcript's bytes sit in lines a
-    reader decides to skip from a few searches (``buffer.find(needle, start, end)``), and
-    slicing each of them would copy them all once more. A line that spans chunks is joined and
-    handed out as a buffer of its own.
+    ``buffer[start:end]`` holds whole lines, each ending in its newline: all the complete lines
+    of one chunk, or a single line that spanned chunks (joined into a buffer of its own). A
+    reader that can take a run at once (msgspec decodes a run of JSON lines in one call) pays
+    no Python per skipped line; one that cannot walks it (:func:`iter_spans`).
 
-    Starts at ``progress.offset`` (line numbers continue from ``progress.line``) and leaves
-    ``progress`` pointing just past the last complete line handed out; stops before a line that
-    starts at or after ``progress.end`` when that is set.
+    Starts at ``progress.offset``. When a run is handed out, ``progress.offset`` already points
+    past it, while ``progress.line`` still counts the lines before it: the caller numbers the
+    run's lines from ``progress.line + 1`` and adds them to it. A line longer than
+    :data:`MAX_LINE` is never handed out: it is counted in ``progress.line`` and
+    ``progress.bad_lines``. A run stops before the first line starting at or after
+    ``progress.end`` when that is set.
     """
     offset = progress.offset
-    line_no = progress.line
     stop = sys.maxsize if progress.end is None else progress.end
     with open(path, "rb") as fh:
         if offset:
@@ -68,44 +70,69 @@ def iter_spans(
             if parts or skipping:
                 if offset >= stop:
                     return
-                length = pending + nl
-                line_no += 1
                 line_start = offset
-                offset += length + 1
+                offset += pending + nl + 1
+                progress.offset = offset
                 if skipping:
+                    progress.line += 1
                     progress.bad_lines += 1
                     skipping = False
-                    progress.offset, progress.line = offset, line_no
                 else:
-                    parts.append(chunk[:nl])
+                    parts.append(chunk[: nl + 1])
                     line = b"".join(parts)
-                    cut = len(line) - 1 if line.endswith(b"\r") else len(line)
-                    progress.offset, progress.line = offset, line_no
-                    yield line_no, line_start, line, 0, cut
+                    yield line_start, line, 0, len(line)
                 parts.clear()
                 pending = 0
                 start = nl + 1
-            # Whole lines inside this chunk (each smaller than the chunk, so below MAX_LINE as
-            # long as chunks are); progress moves once per chunk, so the hot loop stays small.
+            # The whole lines inside this chunk, as one run (each line is smaller than the
+            # chunk, so below MAX_LINE as long as chunks are).
             last = chunk.rfind(b"\n")
             if last >= start:
-                crlf = chunk.find(b"\r", start, last) >= 0
-                find = chunk.find
-                while start <= last:
-                    if offset >= stop:
-                        progress.offset, progress.line = offset, line_no
-                        return
-                    end = find(b"\n", start, last + 1)
-                    line_no += 1
-                    cut = end - 1 if crlf and end > start and chunk[end - 1] == 13 else end
-                    yield line_no, offset, chunk, start, cut
-                    offset += end + 1 - start
-                    start = end + 1
-                progress.offset, progress.line = offset, line_no
+                if offset >= stop:
+                    return
+                end = last + 1
+                if stop - offset < end - start:
+                    # The piece ends inside the run: keep the lines that start before it.
+                    end = chunk.find(b"\n", start + (stop - offset) - 1, end) + 1
+                run_start = offset
+                offset += end - start
+                progress.offset = offset
+                yield run_start, chunk, start, end
+                if offset >= stop:
+                    return
+                start = last + 1
             tail = chunk[start:]
             if tail:
                 parts.append(tail)
                 pending = len(tail)
+
+
+def iter_spans(
+    path: str | Path, progress: Progress, *, chunk_size: int = CHUNK
+) -> Iterator[tuple[int, int, bytes, int, int]]:
+    """Yield ``(line_number, start_offset, buffer, start, end)`` for each complete line.
+
+    The line is ``buffer[start:end]`` (its newline, and a ``\\r`` before it, left out). Lines
+    are not copied out of the chunk they were read in: most of a transcript's bytes sit in
+    lines a reader decides to skip from a few searches (``buffer.find(needle, start, end)``),
+    and slicing each of them would copy them all once more.
+
+    Starts at ``progress.offset`` (line numbers continue from ``progress.line``) and leaves
+    ``progress`` pointing just past the last complete line handed out; stops before a line that
+    starts at or after ``progress.end`` when that is set.
+    """
+    for offset, buf, start, end in iter_runs(path, progress, chunk_size=chunk_size):
+        line_no = progress.line
+        crlf = buf.find(b"\r", start, end) >= 0
+        find = buf.find
+        while start < end:
+            nl = find(b"\n", start, end)
+            line_no += 1
+            cut = nl - 1 if crlf and nl > start and buf[nl - 1] == 13 else nl
+            yield line_no, offset, buf, start, cut
+            offset += nl + 1 - start
+            start = nl + 1
+        progress.line = line_no
 
 
 def iter_lines(
@@ -117,20 +144,22 @@ def iter_lines(
         yield line_no, offset, buf[start:end]  # (a whole buffer's slice is the buffer itself)
 
 
+_FAST = _Decoder().decode
+
+
 def loads(raw: bytes, progress: Progress) -> Any:
     """Parse one line; a malformed line is counted and yields ``None``.
 
-    orjson parses a transcript line two to three times faster than the standard library (it
+    msgspec parses a transcript line two to three times faster than the standard library (it
     reads the UTF-8 bytes as they are, where ``json`` decodes them to ``str`` first), and the
-    lines a reader parses are most of a scan's cost. It is stricter than ``json``: it refuses
-    ``NaN``, numbers out of a float's range, lone surrogates and invalid UTF-8, and whatever it
-    refuses goes through the standard library's parser, so a line is bad only when
-    ``json.loads`` says so. The one value that differs: an integer beyond 64 bits comes back as
-    a float (no reader looks at such a number).
+    lines a reader parses are much of a scan's cost. It is stricter than ``json``: it refuses
+    ``NaN``, numbers out of a float's range, lone surrogates, a byte-order mark and invalid
+    UTF-8, and whatever it refuses goes through the standard library's parser, so a line is
+    bad only when ``json.loads`` says so, and its value is the one ``json.loads`` gives.
     """
     try:
-        return _orjson_loads(raw)
-    except ValueError:  # orjson.JSONDecodeError is a ValueError
+        return _FAST(raw)
+    except _DecodeError:  # (a ValidationError is one too)
         pass
     try:
         return json.loads(raw)
