@@ -27,6 +27,7 @@ from lessons_claude.failures import classify_claude
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
+from lessons_core.scan.events import Event
 from lessons_core.scan.lines import as_text, iter_runs, loads
 
 AGENT = "claude"
@@ -85,12 +86,18 @@ def _user_needs_whole(record: records.Record) -> bool:
     compaction summary, or a failed or interrupted result (whose text is read)."""
     if record.isCompactSummary:
         return True
-    content = record.message.content if record.message is not None else None
+    message = record.message
+    content = message.content if message is not None else None
     if not isinstance(content, list):
         return False
-    extra = record.toolUseResult
-    interrupted = isinstance(extra, records.UseResult) and bool(extra.interrupted)
-    return any(b.type == "tool_result" and (interrupted or b.is_error) for b in content)
+    for block in content:
+        if block.type == "tool_result":
+            if block.is_error:
+                return True
+            extra = record.toolUseResult
+            if isinstance(extra, records.UseResult) and extra.interrupted:
+                return True
+    return False
 
 
 class _Reading:
@@ -132,20 +139,13 @@ class _Reading:
             if btype == "text":
                 text = block.text
                 if isinstance(text, str) and text:
+                    # (Fields by position, in the order of ``events._FIELDS``: see Event.)
                     out.append(
-                        ev.Event(
-                            ev.ASSISTANT_TEXT,
-                            AGENT,
-                            session_id=session,
-                            project=project,
-                            time=when,
-                            file=file,
-                            line=line_no,
-                            offset=offset,
-                            sidechain=side,
-                            text=text,
+                        Event(
+                            ev.ASSISTANT_TEXT, AGENT, session, project, when, file, line_no,
+                            offset, None, None, None, (), None, None, None, text, side, False,
                         )
-                    )
+                    )  # fmt: skip
             elif btype == "tool_use":
                 name = block.name
                 if not isinstance(name, str):
@@ -169,24 +169,12 @@ class _Reading:
                 if call_id:
                     self.calls[call_id] = tool
                 out.append(
-                    ev.Event(
-                        ev.TOOL_CALL,
-                        AGENT,
-                        session_id=session,
-                        project=project,
-                        time=when,
-                        file=file,
-                        line=line_no,
-                        offset=offset,
-                        sidechain=side,
-                        tool=tool,
-                        native_tool=name,
-                        command=command,
-                        paths=paths,
-                        call_id=call_id,
-                        persistent_shell=True,  # the Bash tool keeps its cwd between calls
+                    Event(
+                        ev.TOOL_CALL, AGENT, session, project, when, file, line_no, offset,
+                        tool, name, command, paths, call_id, None, None, "", side,
+                        True,  # persistent_shell: the Bash tool keeps its cwd between calls
                     )
-                )
+                )  # fmt: skip
 
     def user(self, record: records.Record, line_no: int, offset: int, out: list[ev.Event]) -> None:
         """Append the events of a decoded user line: typed text, and results (none failed:
@@ -199,19 +187,18 @@ class _Reading:
             return
         content = message.content
         stamp = record.timestamp
-        base: dict[str, Any] = {
-            "session_id": self.session,
-            "project": self.project,
-            "time": stamp if isinstance(stamp, str) else None,
-            "file": self.file,
-            "line": line_no,
-            "offset": offset,
-            "sidechain": bool(record.isSidechain) or self.sidechain,
-        }
+        session, project, file = self.session, self.project, self.file
+        when = stamp if isinstance(stamp, str) else None
+        side = bool(record.isSidechain) or self.sidechain
         meta = bool(record.isMeta)  # injected text, not typed; results still count
         if isinstance(content, str):
             if content and not meta and not content.lstrip().startswith(_SKIP_USER_PREFIXES):
-                out.append(ev.Event(ev.USER_TEXT, AGENT, text=content, **base))
+                out.append(
+                    Event(
+                        ev.USER_TEXT, AGENT, session, project, when, file, line_no, offset,
+                        None, None, None, (), None, None, None, content, side, False,
+                    )
+                )  # fmt: skip
             return
         if content is None:
             return
@@ -223,15 +210,13 @@ class _Reading:
                 call_id = block.tool_use_id or fallback
                 if not isinstance(call_id, str):
                     call_id = None
+                tool = self.calls.get(call_id) if call_id else None
                 out.append(
-                    ev.Event(
-                        ev.TOOL_RESULT,
-                        AGENT,
-                        tool=self.calls.get(call_id) if call_id else None,
-                        call_id=call_id,
-                        **base,
+                    Event(
+                        ev.TOOL_RESULT, AGENT, session, project, when, file, line_no, offset,
+                        tool, None, None, (), call_id, None, None, "", side, False,
                     )
-                )
+                )  # fmt: skip
             elif btype == "text":
                 text = block.text
                 if (
@@ -240,7 +225,12 @@ class _Reading:
                     and text
                     and not text.lstrip().startswith(_SKIP_USER_PREFIXES)
                 ):
-                    out.append(ev.Event(ev.USER_TEXT, AGENT, text=text, **base))
+                    out.append(
+                        Event(
+                            ev.USER_TEXT, AGENT, session, project, when, file, line_no, offset,
+                            None, None, None, (), None, None, None, text, side, False,
+                        )
+                    )  # fmt: skip
 
     def whole(self, record: dict[str, Any], line_no: int, offset: int, out: list[ev.Event]) -> None:
         """Append the events of a line parsed whole into plain values."""

@@ -8,8 +8,10 @@ came from.
 
 Events are plain ``__slots__`` objects rather than attrs classes on purpose: a full scan creates
 millions of them, and a hand-written ``__init__`` is several times cheaper than a frozen attrs
-one. They are treated as immutable by convention; nothing in the scanner mutates one after the
-reader yielded it.
+one. Its parameters may be passed by position, in the order of :data:`_FIELDS`: with eighteen of
+them, a call by keyword costs three times one by position, and a reader's busiest lines make an
+event per tool call. They are treated as immutable by convention; nothing in the scanner
+mutates one after the reader yielded it.
 """
 
 from __future__ import annotations
@@ -97,7 +99,6 @@ class Event:
         self,
         kind: str,
         agent: str,
-        *,
         session_id: str | None = None,
         project: str | None = None,
         time: str | None = None,

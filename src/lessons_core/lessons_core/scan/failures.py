@@ -102,7 +102,14 @@ _LITERALS = (
 _FOLDS = frozenset("\u0130\u0131\u017f\u212a")
 
 
+@functools.lru_cache(maxsize=2048)
 def class_of(head: str) -> str | None:
+    """The failure class the first characters of a failure text name, if any.
+
+    Remembered for the process: the same error text recurs across a scan's sessions (a file
+    edited before it was read, a command not found), and a text that names a class runs the
+    whole alternation.
+    """
     if head.isascii() or _FOLDS.isdisjoint(head):
         low = head.lower()
         for literal in _LITERALS:
