@@ -228,6 +228,11 @@ class Finding:
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
+    if events:
+        first = events[0].session_id
+        if all(event.session_id == first for event in events):  # the usual batch: one session
+            yield events if isinstance(events, list) else list(events)
+            return
     groups: dict[str | None, list[ev.Event]] = {}
     for event in events:
         groups.setdefault(event.session_id, []).append(event)
@@ -255,16 +260,26 @@ def findings(
 def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Finding, Candidate]]:
     calls: dict[str, ev.Event] = {}
     results: dict[str, ev.Event] = {}
-    for event in events:
-        if event.call_id:
-            if event.kind == ev.TOOL_CALL:
+    # Only failed results and user text can start a finding: the one pass that links calls
+    # to their results also notes where those are, and the rest is not walked again.
+    starts: list[int] = []
+    for i, event in enumerate(events):
+        kind = event.kind
+        if kind == ev.TOOL_CALL:
+            if event.call_id:
                 calls[event.call_id] = event
-            elif event.kind == ev.TOOL_RESULT:
+        elif kind == ev.TOOL_RESULT:
+            if event.call_id:
                 results.setdefault(event.call_id, event)
+            if event.failure:
+                starts.append(i)
+        elif kind == ev.USER_TEXT:
+            starts.append(i)
     consumed: set[int] = set()
     corrected: set[int] = set()
-    for i, event in enumerate(events):
-        if event.kind == ev.TOOL_RESULT and event.failure and id(event) not in consumed:
+    for i in starts:
+        event = events[i]
+        if event.kind == ev.TOOL_RESULT and id(event) not in consumed:
             call = calls.get(event.call_id or "")
             if call is None or call.sidechain != event.sidechain or not _actionable(call):
                 continue
