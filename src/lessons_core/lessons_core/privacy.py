@@ -559,9 +559,16 @@ def normalize_home(text: str, home: str | Path | None = None) -> str:
     ``/home/<name>``, ``C:\\Users\\<name>``) catch paths recorded on other machines.
     """
     home_text = str(home if home is not None else Path.home()).rstrip("/\\")
-    if home_text and home_text not in ("/", "~"):
-        text = re.sub(re.escape(home_text) + r"(?=$|[/\\\s\"'`:,;)\]}])", "~", text)
+    if home_text and home_text not in ("/", "~") and home_text in text:
+        text = _home_pattern(home_text).sub("~", text)
     return _GENERIC_HOMES.compiled.sub("~", text)
+
+
+@functools.lru_cache(maxsize=8)
+def _home_pattern(home_text: str) -> re.Pattern[str]:
+    """The home directory as a path prefix (compiled once: a scan asks for every field of
+    every candidate)."""
+    return re.compile(re.escape(home_text) + r"(?=$|[/\\\s\"'`:,;)\]}])")
 
 
 def scrub(text: str, home: str | Path | None = None) -> str:
