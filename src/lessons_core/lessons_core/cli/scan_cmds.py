@@ -143,9 +143,12 @@ def scan(
                 bar.finish()
         else:
             report = engine.run_scan(sess, files=files, on_wait=waiting)
-        from lessons_core import outcomes  # judge what the delivered lessons achieved
+        from lessons_core.outcomes.state import idle
 
-        outcomes.run(sess)
+        if not idle(sess.store, sess.home):  # judge what the delivered lessons achieved
+            from lessons_core import outcomes
+
+            outcomes.run(sess)
         index = _index_of(sess, report, files) if plain else None
     _keep_index(sess.home, environ, index)
     if as_json:
@@ -203,7 +206,7 @@ def _index_of(
     the next scan could not be answered from it: something was left for later (held candidates,
     deliveries waiting to be judged), a file could not be read, or the scan reads more than the
     agents' roots (``scanPaths``) or runs a model (``deep``)."""
-    from lessons_core.outcomes.records import PENDING_STATE_KEY
+    from lessons_core.outcomes.state import PENDING_STATE_KEY
     from lessons_core.scan import walk
 
     store = sess.store
