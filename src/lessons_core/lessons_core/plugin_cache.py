@@ -208,7 +208,7 @@ def write(path: Path, group: str, entries: list[Entry]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".plugin-cache-", suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(document, handle)
+                handle.write(json.dumps(document))  # the C encoder: ``dump`` is pure Python
             Path(tmp).replace(path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
