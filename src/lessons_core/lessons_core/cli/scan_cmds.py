@@ -86,6 +86,11 @@ def scan(
     if plain and _nothing_new():
         return
     hold_collector()  # until settle_heap(), once the store, plugins and scanner are imported
+    from lessons_core import regex_programs
+    from lessons_core.hot.paths import lessons_home
+
+    home = lessons_home(os.environ)
+    regex_programs.load(home)  # before the detectors' modules compile their patterns
     import attrs
 
     from lessons_core import services
@@ -98,6 +103,7 @@ def scan(
 
         settle_heap()  # the collector back on: a background scan may read a great deal
         bg.run_background(paths=paths, agent=agent)
+        regex_programs.save(home)
         return
     with services.session() as sess:
         if deep:  # the deep detectors read it from the configuration, like the other settings
@@ -150,6 +156,7 @@ def scan(
 
             outcomes.run(sess)
         index = _index_of(sess, report, files) if plain else None
+    regex_programs.save(home)
     _keep_index(sess.home, environ, index)
     if as_json:
         for candidate in report.new:
