@@ -23,8 +23,11 @@ from lessons_core import regex_programs
 _PATTERNS = [
     (r"\bnpm\b[^|;&\n]*?\binstall\b", 0),
     (r"(?P<kind>error|fail)(?:ed)?:\s*(?P<what>.+)$", re.IGNORECASE | re.MULTILINE),
-    (r"""^(?:  [$%@]  # a comment
-           | x+ )$""", re.VERBOSE),
+    (
+        r"""^(?:  [$%@]  # a comment
+           | x+ )$""",
+        re.VERBOSE,
+    ),
     (r"(?i)caseless (?:inline|flags)", 0),
     (r"\d{2,4}-\w+|[^\x00-\x7f]", re.ASCII),
 ]
