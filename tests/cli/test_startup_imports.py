@@ -25,7 +25,9 @@ from lessons_core.cli.main import main
 watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing",
            "pickle", "lessons_core.scan.split", "lessons_core.compiler.regex_safety",
            "lessons_core.outcomes.judging", "lessons_core.outcomes.stats",
-           "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder")
+           "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder",
+           "lessons_core.outcomes.loop", "lessons_core.outcomes.records", "importlib.metadata",
+           "email")
 try:
     main(sys.argv[1:])
 except SystemExit:
@@ -97,7 +99,8 @@ def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
     """A scan that finds new lines reads, detects and commits with none of the heavy modules
     (its helpers are forked directly, without the multiprocessing machinery), and pays only for
     what it uses: a few new lines are read without forking, triggers checked by the scan before
-    are not timed again, the outcome loop with no deliveries imports no judging, and a check of
+    are not timed again, the outcome loop with no deliveries is not even imported (nor is
+    ``importlib.metadata``: the plugins are listed from a cache), and a check of
     the lesson sources with no repository included opens no folder. The triggers of the new
     lines were accepted by the scan before: not even the safety rules are imported."""
     project = Path(env["HOME"]) / ".claude" / "projects" / "-home-dev-app"

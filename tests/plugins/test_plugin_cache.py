@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import uuid
 from collections.abc import Callable
@@ -130,3 +131,111 @@ def test_fingerprint_leaves_out_the_start_directory(monkeypatch: pytest.MonkeyPa
     first = plugin_cache.fingerprint()
     monkeypatch.setattr(sys, "path", [str(Path.cwd()), *sys.path[1:]])
     assert plugin_cache.fingerprint() == first
+
+
+# -- the rescan reads the metadata directories itself --------------------------------------------
+
+
+def _odd_distributions(site: Path) -> None:
+    """Metadata in the shapes installers leave: comments, other groups, extras, attributes,
+    an ``.egg-info`` directory, an ``.egg-info`` file, the same name twice, odd case."""
+    one = site / "Odd.Name-2.0.dist-info"
+    one.mkdir()
+    (one / "METADATA").write_text("Metadata-Version: 2.1\nName: Odd.Name\nVersion: 2.0\n\nBody\n")
+    (one / "entry_points.txt").write_text(
+        "# a comment\n[console_scripts]\nodd = odd.cli:main\n\n"
+        "[lessons]\n  odd-b = odd.plugins.b : register [extra]\nodd-a=odd.plugins.a\n"
+        "[lessons.other]\nnot-ours = odd.other\n"
+    )
+    egg = site / "legacy_dist.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 1.0\nname: legacy-dist\n")
+    (egg / "entry_points.txt").write_text("[lessons]\nlegacy = legacy.plugin:Plugin.hooks\n")
+    (site / "flat-1.0.egg-info").write_text("Metadata-Version: 1.0\nName: flat\n")
+    again = site / "odd_name-1.0.dist-info"
+    again.mkdir()
+    (again / "METADATA").write_text("Name: odd_name\n")
+    (again / "entry_points.txt").write_text("[lessons]\nodd-old = odd_old\n")
+
+
+def test_the_rescan_lists_what_importlib_metadata_lists(
+    site: Path, fake_dist: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same entry points, same distribution names, same order (the order plugins register in),
+    over this environment and the odd shapes above."""
+    _install(fake_dist, "plain")
+    _odd_distributions(site)
+    monkeypatch.syspath_prepend(str(site / "missing-entry"))
+    ours = plugin_cache._read_metadata_dirs("lessons")
+    assert ours is not None
+    assert ours == plugin_cache._scan_with_importlib("lessons")
+    names = [name for name, *_ in ours]
+    assert {"odd-a", "odd-b", "odd-old", "legacy"} <= set(names)
+    assert ("odd-b", "odd.plugins.b", "register", "Odd.Name") in ours
+    assert ("legacy", "legacy.plugin", "Plugin.hooks", "legacy-dist") in ours
+
+
+def test_a_rescan_imports_neither_importlib_metadata_nor_email(tmp_path: Path) -> None:
+    """The point of reading the directories: a command with a stale cache stays cheap."""
+    code = (
+        "import sys\n"
+        "from lessons_core import plugin_cache\n"
+        "found = plugin_cache.scan('lessons')\n"
+        "print(any(name == 'claude' for name, *_ in found), "
+        "'importlib.metadata' in sys.modules, 'email' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert out.stdout.split() == ["True", "False", "False"]
+
+
+def test_shapes_it_does_not_read_go_to_importlib_metadata(
+    site: Path, fake_dist: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A zip file or an egg on the path, or a finder of its own, hands the rescan over."""
+    _install(fake_dist, "zipped-too")
+    import zipfile
+
+    archive = tmp_path / "plugins.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("zipped-1.0.dist-info/METADATA", "Name: zipped\n")
+        zf.writestr("zipped-1.0.dist-info/entry_points.txt", "[lessons]\nzipped = zipped_mod\n")
+    monkeypatch.syspath_prepend(str(archive))
+    assert plugin_cache._read_metadata_dirs("lessons") is None
+    found = plugin_cache.scan("lessons")
+    assert ("zipped", "zipped_mod", "", "zipped") in found
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(archive)])
+    assert plugin_cache._read_metadata_dirs("lessons") is not None
+
+    class Finder:
+        def find_spec(self, *args: object) -> None:
+            return None
+
+        def find_distributions(self, *args: object) -> list[object]:
+            return []
+
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    assert plugin_cache._read_metadata_dirs("lessons") is None
+
+
+def test_removing_a_distribution_invalidates_the_cache(
+    home: Path, site: Path, fake_dist: Make
+) -> None:
+    """Uninstalling removes the ``*.dist-info`` directory: the next command rescans and the
+    plugin is gone, though ``importlib.metadata`` was never asked."""
+    _install(fake_dist, "staying")
+    entry, module = _install(fake_dist, "leaving")
+    assert {"staying", "leaving"} <= _detectors(home)
+    stamp = site.stat().st_mtime_ns
+    info = next(site.glob(f"{entry.replace('cached', 'dist').replace('-', '_')}-*.dist-info"))
+    for child in info.iterdir():
+        child.unlink()
+    info.rmdir()
+    (site / f"{module}.py").unlink()
+    os.utime(site, ns=(stamp + 10_000_000, stamp + 10_000_000))
+    found = _detectors(home)
+    assert "staying" in found
+    assert "leaving" not in found
+    document = json.loads((home / plugin_cache.CACHE_NAME).read_text())
+    assert entry not in [row[0] for row in document["entryPoints"]]

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lessons_core import regex_programs
+
 
 class _Lazy:
     """A pattern compiled on first use: a text is only searched with the rules whose needles it
@@ -45,7 +47,7 @@ class _Lazy:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self.source, self.flags)
+            self._compiled = regex_programs.compile(self.source, self.flags)
         return self._compiled
 
 

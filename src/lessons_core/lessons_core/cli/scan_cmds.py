@@ -86,6 +86,11 @@ def scan(
     if plain and _nothing_new():
         return
     hold_collector()  # until settle_heap(), once the store, plugins and scanner are imported
+    from lessons_core import regex_programs
+    from lessons_core.hot.paths import lessons_home
+
+    home = lessons_home(os.environ)
+    regex_programs.load(home)  # before the detectors' modules compile their patterns
     import attrs
 
     from lessons_core import services
@@ -98,6 +103,7 @@ def scan(
 
         settle_heap()  # the collector back on: a background scan may read a great deal
         bg.run_background(paths=paths, agent=agent)
+        regex_programs.save(home)
         return
     with services.session() as sess:
         if deep:  # the deep detectors read it from the configuration, like the other settings
@@ -143,10 +149,14 @@ def scan(
                 bar.finish()
         else:
             report = engine.run_scan(sess, files=files, on_wait=waiting)
-        from lessons_core import outcomes  # judge what the delivered lessons achieved
+        from lessons_core.outcomes.state import idle
 
-        outcomes.run(sess)
+        if not idle(sess.store, sess.home):  # judge what the delivered lessons achieved
+            from lessons_core import outcomes
+
+            outcomes.run(sess)
         index = _index_of(sess, report, files) if plain else None
+    regex_programs.save(home)
     _keep_index(sess.home, environ, index)
     if as_json:
         for candidate in report.new:
@@ -203,7 +213,7 @@ def _index_of(
     the next scan could not be answered from it: something was left for later (held candidates,
     deliveries waiting to be judged), a file could not be read, or the scan reads more than the
     agents' roots (``scanPaths``) or runs a model (``deep``)."""
-    from lessons_core.outcomes.records import PENDING_STATE_KEY
+    from lessons_core.outcomes.state import PENDING_STATE_KEY
     from lessons_core.scan import walk
 
     store = sess.store

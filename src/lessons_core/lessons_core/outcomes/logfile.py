@@ -9,13 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core.outcomes.records import Delivery, IngestReport, delivery_from_json
+from lessons_core.outcomes.state import LOG_STATE_KEY as LOG_STATE_KEY
+from lessons_core.outcomes.state import ROTATE_BYTES as ROTATE_BYTES
 
-#: The scan-state key (the store's key-value place for "how far did we read") of the log.
-LOG_STATE_KEY = "lessons:deliveries-log"
 #: Bytes of log read per run (the rest is read next time).
 MAX_LOG_BYTES = 64 * 1024 * 1024
-#: Rotate the log once it has been read completely and is larger than this.
-ROTATE_BYTES = 8 * 1024 * 1024
 
 
 def read_log(path: Path, offset: int = 0, limit: int = MAX_LOG_BYTES) -> tuple[list[Any], int]:

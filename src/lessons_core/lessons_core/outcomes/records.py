@@ -7,6 +7,8 @@ from typing import Any
 
 import attrs
 
+from lessons_core.outcomes.state import PENDING_STATE_KEY as PENDING_STATE_KEY
+
 PREVENTED = "prevented"
 RECURRED = "recurred"
 QUIET = "quiet"
@@ -18,8 +20,6 @@ OUTCOMES = (PREVENTED, RECURRED, QUIET, NEEDLESS, UNKNOWN, WRONG)
 #: Kinds of delivery that deny the call (the ones that can be needless).
 DENYING = frozenset({"guard", "nudge"})
 
-#: The scan-state key (the store's key-value place for "how far did we read") of the queue.
-PENDING_STATE_KEY = "lessons:deliveries-pending"
 #: At most this many deliveries wait for judgement; the oldest are recorded as unknown.
 MAX_PENDING = 5000
 

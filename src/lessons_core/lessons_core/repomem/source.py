@@ -15,17 +15,20 @@ from typing import TYPE_CHECKING, Any
 
 from lessons_core.errors import LessonsError
 from lessons_core.hot.digest import hex_sha256
-from lessons_core.repomem import registry
 from lessons_core.specs import SourceLessons
 
 if TYPE_CHECKING:
     from lessons_core.models import Lesson
 
 NAME = "repo"
+#: The registry's file in ``LESSONS_HOME`` (:data:`lessons_core.repomem.registry.NAME`).
+_REGISTRY_NAME = "repo-memory.json"
 
 
 def load(*, config: Any = None, home: Path) -> SourceLessons:
     """The lessons of every included repository, scoped to each; unusable files named."""
+    from lessons_core.repomem import registry
+
     reg = registry.load(home)
     if not reg.repositories:
         return SourceLessons((), revision(home), ())
@@ -52,9 +55,17 @@ def load(*, config: Any = None, home: Path) -> SourceLessons:
 
 
 def revision(home: Path, *, config: Any = None) -> str:
-    """A digest that changes whenever an included repository's lesson files change."""
-    reg = registry.load(home)
+    """A digest that changes whenever an included repository's lesson files change.
+
+    A scan asks after every run; with no registry (no repository ever included) the answer is
+    the digest of an empty listing, known without importing the registry.
+    """
     listing: list[Any] = []
+    if not (Path(home) / _REGISTRY_NAME).exists():
+        return _digest(listing)
+    from lessons_core.repomem import registry
+
+    reg = registry.load(home)
     if reg.repositories:  # a scan asks after every run: without repositories, no more imports
         from lessons_core.repomem.folder import Folder, FolderError
     for root_text in reg.repositories:
@@ -65,4 +76,8 @@ def revision(home: Path, *, config: Any = None) -> str:
         except (FileNotFoundError, FolderError, OSError) as exc:
             entry.append(type(exc).__name__)
         listing.append(entry)
+    return _digest(listing)
+
+
+def _digest(listing: list[Any]) -> str:
     return hex_sha256(json.dumps(listing).encode())[:32]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
+from lessons_core import regex_programs
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 
@@ -41,7 +42,7 @@ _VALIDATION = (
 HEAD = 500
 
 #: Lines of an error output worth remembering for failure-time recall.
-_ERROR_LINE = re.compile(
+_ERROR_LINE = regex_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
     r"fatal|missing|refused|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|\bexit code\b",
     re.IGNORECASE,
@@ -61,7 +62,7 @@ def _any_class() -> re.Pattern[str]:
     """All class patterns in one, caseless (compiled on first use: only non-ASCII texts)."""
     global _ANY_CLASS
     if _ANY_CLASS is None:
-        _ANY_CLASS = re.compile(
+        _ANY_CLASS = regex_programs.compile(
             "|".join(f"(?P<{kind}>{source})" for kind, source in _CLASSES), re.IGNORECASE
         )
     return _ANY_CLASS
@@ -80,7 +81,7 @@ def _lower_literals(pattern: str) -> str:
 #: The same alternation, case-sensitive, for lowercased ASCII text: on ASCII a caseless match is
 #: a match of the lowercased text, and the regex engine runs several times faster without
 #: ``IGNORECASE`` (error texts are read for every failed call of a scan).
-_ANY_CLASS_LOWER = re.compile(
+_ANY_CLASS_LOWER = regex_programs.compile(
     "|".join(f"(?P<{kind}>{_lower_literals(source)})" for kind, source in _CLASSES)
 )
 
@@ -164,19 +165,32 @@ class MistakeClass:
     ``mistake`` and ``fix`` are sentences for a lesson (``{tool}`` is the tool's name);
     ``reusable`` is false for one-off facts of one repository (a file that was not where the
     agent looked), which teach nothing the next time.
+
+    The pattern is compiled on first use: a class is tried only when the ones before it did not
+    match, and compiling all of them when the module is imported cost a scan of a few new lines
+    several milliseconds.
     """
 
-    __slots__ = ("fix", "mistake", "name", "pattern", "reusable", "title")
+    __slots__ = ("_compiled", "fix", "mistake", "name", "reusable", "source", "title")
 
     def __init__(
         self, name: str, pattern: str, title: str, mistake: str, fix: str, *, reusable: bool = True
     ) -> None:
         self.name = name
-        self.pattern = re.compile(pattern, re.IGNORECASE)
+        self.source = pattern
+        self._compiled: re.Pattern[str] | None = None
         self.title = title
         self.mistake = mistake
         self.fix = fix
         self.reusable = reusable
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The pattern, caseless."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = regex_programs.compile(self.source, re.IGNORECASE)
+        return compiled
 
 
 NOT_READ = "not_read"
@@ -346,7 +360,7 @@ def mistake_class_named(name: str) -> MistakeClass:
     return _BY_NAME[name]
 
 
-_TAGS = re.compile(r"</?tool_use_error>")
+_TAGS = regex_programs.compile(r"</?tool_use_error>")
 
 
 def strip_tags(text: str) -> str:

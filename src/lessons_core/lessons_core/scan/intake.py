@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core import ids
+from lessons_core import ids, regex_programs
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.logs import get_logger
 from lessons_core.models import (
@@ -47,14 +47,14 @@ PROMOTED = "promoted"
 #: Angle-bracket words that tools print themselves, never a template's blank: Claude Code's
 #: ``<tool_use_error>`` wrapper, Python's ``<string>`` and ``<module>`` in tracebacks.
 _TOOL_MARKUP = r"/?(?:tool_use_error|string|module|stdin|lambda|genexpr|listcomp|frozen [\w.]+)>"
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = regex_programs.compile(
     rf"<(?!{_TOOL_MARKUP})[A-Za-z][A-Za-z0-9 _/|-]{{0,40}}>|\bTODO\b|\bTBD\b|\bFIXME\b|"
     r"\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
-_TRAILING_ELLIPSIS = re.compile(r"(?<!/)(?:\.\.\.|…)\s*$")  # Go's ``./...`` is a pattern
-_GERUND = re.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
-_WORD = re.compile(r"[a-z0-9_]+")
+_TRAILING_ELLIPSIS = regex_programs.compile(r"(?<!/)(?:\.\.\.|…)\s*$")  # not Go's ``./...``
+_GERUND = regex_programs.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
+_WORD = regex_programs.compile(r"[a-z0-9_]+")
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 
 
@@ -205,7 +205,7 @@ def _lesson_text(lesson: Lesson) -> str:
 
 
 #: The first command word of a trigger pattern (``\bnpm\b[^|;&\n]*?\btest\b`` → ``npm``).
-_EXECUTABLE = re.compile(r"(?:\\b|\^|\(\?:\^\|[^)]*\)\s*)*([A-Za-z0-9][\w.+-]*)")
+_EXECUTABLE = regex_programs.compile(r"(?:\\b|\^|\(\?:\^\|[^)]*\)\s*)*([A-Za-z0-9][\w.+-]*)")
 
 
 def _executable(pattern: str) -> str | None:

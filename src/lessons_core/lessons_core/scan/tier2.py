@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
+from lessons_core import regex_programs
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
@@ -44,7 +45,7 @@ NAME = "tier2"
 WINDOW = 40
 RETRY_THRESHOLD = 3
 
-USER_CORRECTION = re.compile(
+USER_CORRECTION = regex_programs.compile(
     r"""^\W*(?:
         no(?:pe)?\b[,.!]?\s*(?:use|do|don'?t|not|that|it|you|we|run|the|instead|stop|wrong)?
       | that'?s\s+(?:wrong|not\s+(?:right|correct|what|how))
@@ -58,15 +59,15 @@ USER_CORRECTION = re.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
-_INSTEAD = re.compile(r"\binstead\b|\bnot\s+\S+,\s*(?:but|use)\b", re.IGNORECASE)
+_INSTEAD = regex_programs.compile(r"\binstead\b|\bnot\s+\S+,\s*(?:but|use)\b", re.IGNORECASE)
 #: A rejection's reason is a correction when it tells the agent what to do instead; a question
 #: or a remark about the task ("do we even need this?") is not.
-_DIRECTIVE = re.compile(
+_DIRECTIVE = regex_programs.compile(
     r"^\W*(?:(?:use|try|prefer|avoid|always|only|run|call)\s+\S+"
     r"|I(?:'d|\s+would)\s+(?:actually\s+|much\s+)?(?:rather|prefer|like|love)\b)",
     re.IGNORECASE,
 )
-SELF_DIAGNOSIS = re.compile(
+SELF_DIAGNOSIS = regex_programs.compile(
     r"""\b(?:
         I\s+see\s+(?:the|what)\s+(?:issue|problem|mistake|error)
       | the\s+(?:issue|problem|error|mistake|culprit)\s+(?:was|is|here\s+is)
@@ -110,7 +111,7 @@ FAILURE_TIME_CLASSES = frozenset(
 FALLBACK_TOOLS = frozenset(
     {"npm", "pnpm", "yarn", "bun", "make", "just", "task", "mise", "cargo", "uv", "poetry", "pip"}
 )
-_MISUSE = re.compile(
+_MISUSE = regex_programs.compile(
     r"missing script|unknown (?:command|subcommand|script|target)|no rule to make target|"
     r"no such (?:command|subcommand|task)|did you mean|not a valid command|is not a task",
     re.IGNORECASE,
@@ -128,7 +129,7 @@ CWD_DRIFT = failures.MistakeClass(
     " path or `cd` no longer pointed where the agent meant",
     "Use absolute paths (or `cd` inside a subshell) instead of relying on the working directory",
 )
-_REJECTION_REASON = re.compile(
+_REJECTION_REASON = regex_programs.compile(
     r"(?:reason for the rejection|the user said):\s*(?P<reason>\S.*)", re.IGNORECASE | re.DOTALL
 )
 
@@ -681,7 +682,7 @@ def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
     return _one_line(text, 120)
 
 
-_NOISE_PREFIX = re.compile(
+_NOISE_PREFIX = regex_programs.compile(
     r"^(?:Output:\s*|Error:\s*|(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?|"
     r"\(eval\):(?:\w+:)?\d+: )+"
 )

@@ -12,6 +12,8 @@ import functools
 import re
 from pathlib import PurePosixPath
 
+from lessons_core import regex_programs
+
 #: Tools whose first positional argument selects what they do.
 SUBCOMMAND_TOOLS = frozenset(
     [
@@ -68,8 +70,8 @@ _RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch", "bundle
 SETUP_COMMANDS = _SETUP = frozenset(
     {"cd", "export", "source", ".", "set", "echo", "true", "printf", "sleep", "pushd", "popd"}
 )
-_PYTHONS = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHONS = regex_programs.compile(r"^python(?:\d(?:\.\d+)?)?$")
+_ASSIGNMENT = regex_programs.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
 _VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f"})
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix.
@@ -159,8 +161,8 @@ LANG_BY_EXE = {
 
 
 #: Commands without quotes, escapes or substitutions split fast, without shlex.
-_PLAIN = re.compile(r"""^[^'"\\`$]*$""")
-_PLAIN_TOKENS = re.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
+_PLAIN = regex_programs.compile(r"""^[^'"\\`$]*$""")
+_PLAIN_TOKENS = regex_programs.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
 
 #: One token of a quoted command as ``shlex`` (POSIX mode, punctuation characters, split on
 #: whitespace only) reads it: a run of punctuation, a comment (dropped up to the end of its
@@ -170,16 +172,18 @@ _PLAIN_TOKENS = re.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
 #: The repeats are possessive: each alternative begins with a character no other takes, so
 #: giving a character back never helps a match, and a word with an unclosed quote
 #: (``echo "aaaa…``) would otherwise backtrack exponentially in its length.
-_SHELL_TOKEN = re.compile(
+_SHELL_TOKEN = regex_programs.compile(
     r"""[ \t\r\n]++
       | (?P<punct>[();<>|&]++)
       | \#[^\n]*+\n?
       | (?P<word>(?:[^ \t\r\n'"\\();<>|&\#]++|'[^']*+'|"(?:[^"\\]++|\\[\s\S])*+"|\\[\s\S])++)""",
     re.VERBOSE,
 )
-_WORD_PART = re.compile(r"""'([^']*+)'|"((?:[^"\\]++|\\[\s\S])*+)"|\\([\s\S])|([^'"\\]++)""")
+_WORD_PART = regex_programs.compile(
+    r"""'([^']*+)'|"((?:[^"\\]++|\\[\s\S])*+)"|\\([\s\S])|([^'"\\]++)"""
+)
 #: Inside double quotes a backslash escapes only ``"`` and itself; before anything else it stays.
-_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\(["\\])')
+_DOUBLE_QUOTED_ESCAPE = regex_programs.compile(r'\\(["\\])')
 
 
 def _tokens(command: str) -> list[str]:
@@ -434,7 +438,7 @@ def matches(pattern: str, command: str) -> bool:
 
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
 #: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``).
-_NAMED_OPTION = re.compile(
+_NAMED_OPTION = regex_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
     r"illegal option)[:\s]*(?:--?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",

@@ -1,0 +1,131 @@
+"""The scanner's own regular expressions, compiled once per Python and kept between scans.
+
+``re.compile`` runs a parser and a compiler written in Python, which turn a pattern into a list
+of integers, and hands that list to the C engine ``_sre``. The detectors, intake and the secret
+rules compile about a hundred fixed patterns, some of them long caseless alternations: about
+13 ms of every scan process that has something to read, spent producing the same lists again.
+
+So the patterns compiled through :func:`compile` during a scan are kept, as those lists, in
+``LESSONS_HOME/regex-programs.marshal`` (the same technique the manifest compiler uses for the
+hook: :mod:`lessons_core.compiler.programs`), and the next scan hands them to ``_sre.compile``
+and gets the very pattern objects ``re.compile`` would have built (equal to them: same source,
+flags and code). The file is keyed by the Python that wrote it and the engine's version
+(``_sre.MAGIC``), read only when it is ours and not a link; anything unreadable, foreign or
+refused by the engine (which checks every program it is given) means ``re.compile``, as before.
+Only fixed patterns of the project's own modules go through here, never a pattern built from
+what a transcript holds.
+"""
+
+from __future__ import annotations
+
+import _sre
+import contextlib
+import importlib
+import marshal
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from lessons_core.hot import safefile
+
+#: The memory's file in ``LESSONS_HOME``.
+MEMORY_NAME = "regex-programs.marshal"
+#: Bump when what is stored changes.
+FORMAT = 1
+#: Programs kept at most (the project's patterns are about a hundred).
+LIMIT = 1024
+#: The most the file is read of.
+MAX_BYTES = 4 << 20
+
+#: (source, flags) -> the arguments ``_sre.compile`` takes after the source.
+_programs: dict[tuple[str, int], tuple[Any, ...]] = {}
+#: Patterns compiled by ``re`` in this process, to be kept by :func:`save`.
+_missed: dict[tuple[str, int], None] = {}
+
+
+def _key() -> str:
+    return f"{FORMAT}:{sys.implementation.name}:{sys.version}:{_sre.MAGIC}:{_sre.CODESIZE}"
+
+
+def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, from a kept program when there is one."""
+    key = (pattern, int(flags))
+    program = _programs.get(key)
+    if program is not None:
+        try:
+            compiled: re.Pattern[str] = _sre.compile(pattern, *program)
+        except Exception:  # refused by the engine: compile it as re does
+            del _programs[key]
+        else:
+            return compiled
+    _missed[key] = None
+    return re.compile(pattern, flags)
+
+
+def program(pattern: str, flags: int = 0) -> tuple[Any, ...]:
+    """What ``re.compile`` hands ``_sre.compile`` after the source, as plain values."""
+    parser: Any = importlib.import_module("re._parser")
+    compiler: Any = importlib.import_module("re._compiler")
+    parsed = parser.parse(pattern, flags)
+    code = compiler._code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    # Opcodes and flags are int subclasses; marshal stores plain ints only.
+    return (
+        int(flags) | int(parsed.state.flags),
+        [int(op) for op in code],
+        int(parsed.state.groups) - 1,
+        {str(name): int(index) for name, index in groupindex.items()},
+        tuple(indexgroup),
+    )
+
+
+def load(home: Path | str) -> None:
+    """Take the programs an earlier scan left in ``home`` (nothing, when there are none)."""
+    try:
+        # Ours, private, never through a link: the trust the hook gives the manifest's marshal.
+        data = marshal.loads(safefile.read(Path(home) / MEMORY_NAME, MAX_BYTES))  # noqa: S302
+    except (OSError, ValueError, EOFError, TypeError):  # safefile.UnsafeFile is an OSError
+        return
+    if not isinstance(data, dict) or data.get("key") != _key():
+        return
+    found = data.get("programs")
+    if not isinstance(found, dict):
+        return
+    for key, value in found.items():
+        if (
+            isinstance(key, tuple)
+            and len(key) == 2
+            and isinstance(key[0], str)
+            and isinstance(key[1], int)
+            and isinstance(value, tuple)
+            and len(value) == 5
+        ):
+            _programs.setdefault(key, value)
+
+
+def save(home: Path | str) -> bool:
+    """Keep, with what was loaded, the programs of the patterns ``re`` compiled in this process;
+    False when nothing needed writing or it could not be written (nothing is lost)."""
+    if not _missed:
+        return False
+    for key in list(_missed):
+        with contextlib.suppress(Exception):  # a pattern re.compile took is kept as it built it
+            _programs[key] = program(*key)
+    _missed.clear()
+    kept = dict(list(_programs.items())[-LIMIT:])
+    body = marshal.dumps({"key": _key(), "programs": kept})
+    try:
+        safefile.replace(Path(home) / MEMORY_NAME, body)
+    except OSError:
+        return False
+    return True
+
+
+def forget() -> None:
+    """Drop what this process holds (tests)."""
+    _programs.clear()
+    _missed.clear()

@@ -1,0 +1,156 @@
+"""The scanner's patterns, kept as ``_sre`` programs between scans (``regex_programs``).
+
+What is handed to the engine must build the very pattern ``re.compile`` builds (pattern objects
+compare equal only with the same source, flags and code), and anything doubtful must fall back
+to ``re.compile``.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lessons_core import regex_programs
+
+_PATTERNS = [
+    (r"\bnpm\b[^|;&\n]*?\binstall\b", 0),
+    (r"(?P<kind>error|fail)(?:ed)?:\s*(?P<what>.+)$", re.IGNORECASE | re.MULTILINE),
+    (
+        r"""^(?:  [$%@]  # a comment
+           | x+ )$""",
+        re.VERBOSE,
+    ),
+    (r"(?i)caseless (?:inline|flags)", 0),
+    (r"\d{2,4}-\w+|[^\x00-\x7f]", re.ASCII),
+]
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    regex_programs.forget()
+    yield
+    regex_programs.forget()
+
+
+def test_kept_programs_build_what_re_builds(tmp_path: Path) -> None:
+    for pattern, flags in _PATTERNS:
+        regex_programs.compile(pattern, flags)
+    assert regex_programs.save(tmp_path)
+    assert not regex_programs.save(tmp_path)  # nothing new: nothing written
+    regex_programs.forget()
+    regex_programs.load(tmp_path)
+    for pattern, flags in _PATTERNS:
+        assert (pattern, flags) in regex_programs._programs
+        kept = regex_programs.compile(pattern, flags)
+        built = re.compile(pattern, flags)
+        assert kept == built
+        assert (kept.flags, kept.groups, kept.groupindex) == (
+            built.flags,
+            built.groups,
+            built.groupindex,
+        )
+        subject = "npm ci && npm install x\nERROR: it failed\n$x\ncaseless INLINE 12-ab é"
+        assert [m.span() for m in kept.finditer(subject)] == [
+            m.span() for m in built.finditer(subject)
+        ]
+    assert not regex_programs._missed  # every one came from a kept program
+
+
+def test_a_foreign_broken_or_linked_file_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / regex_programs.MEMORY_NAME
+    regex_programs.compile(*_PATTERNS[0])
+    regex_programs.save(tmp_path)
+    data = marshal.loads(path.read_bytes())
+    regex_programs.forget()
+    path.write_bytes(marshal.dumps({**data, "key": "another Python"}))
+    regex_programs.load(tmp_path)
+    assert not regex_programs._programs
+    path.write_bytes(marshal.dumps(data))
+    path.chmod(0o666)  # writable by others: not trusted
+    regex_programs.load(tmp_path)
+    assert not regex_programs._programs
+    path.chmod(0o600)
+    path.write_bytes(b"\x00not marshal at all")
+    regex_programs.load(tmp_path)
+    assert not regex_programs._programs
+    elsewhere = tmp_path / "elsewhere.marshal"
+    elsewhere.write_bytes(marshal.dumps(data))
+    path.unlink()
+    os.symlink(elsewhere, path)
+    regex_programs.load(tmp_path)
+    assert not regex_programs._programs
+
+
+def test_a_program_the_engine_refuses_falls_back_to_re(tmp_path: Path) -> None:
+    pattern, flags = _PATTERNS[1]
+    flags_kept, code, groups, _names, _groups = regex_programs.program(pattern, flags)
+    regex_programs._programs[(pattern, flags)] = (flags_kept, [999999, *code], groups, {}, ())
+    assert regex_programs.compile(pattern, flags) == re.compile(pattern, flags)
+    assert (pattern, flags) not in regex_programs._programs
+    assert (pattern, flags) in regex_programs._missed
+
+
+_WRAPPER = """
+import json, sys
+from lessons_core import regex_programs
+seen = {}
+save = regex_programs.save
+def counting(home):
+    seen["missed"] = len(regex_programs._missed)
+    return save(home)
+regex_programs.save = counting
+from lessons_core.cli.main import main
+try:
+    main(["scan"])
+except SystemExit:
+    pass
+print("MISSED=" + json.dumps(seen.get("missed")))
+"""
+
+
+def _scan(env: dict[str, str]) -> int:
+    proc = subprocess.run(
+        [sys.executable, "-c", _WRAPPER], env=env, capture_output=True, text=True, check=True
+    )
+    line = [x for x in proc.stdout.splitlines() if x.startswith("MISSED=")]
+    assert line, (proc.stdout, proc.stderr)
+    missed = json.loads(line[-1].removeprefix("MISSED="))
+    assert isinstance(missed, int)
+    return missed
+
+
+def test_the_next_scan_compiles_none_of_its_own_patterns(tmp_path: Path) -> None:
+    """A real scan keeps the programs of every pattern it compiled; the next one, reading the
+    same kind of lines, builds them all from the kept programs, and each is the pattern
+    ``re.compile`` builds."""
+    env = dict(os.environ)
+    env.update(
+        LESSONS_HOME=str(tmp_path / "home"),
+        LESSONS_STATE_DIR=str(tmp_path / "state"),
+        HOME=str(tmp_path),
+    )
+    project = tmp_path / ".claude" / "projects" / "-home-dev-app"
+    project.mkdir(parents=True)
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
+    sources = sorted(fixture.rglob("*.jsonl"))[:4]
+    assert sources
+    for source in sources:
+        (project / source.name).write_bytes(source.read_bytes())
+    assert _scan(env) > 20  # the first scan compiled its patterns with re, and kept them
+    kept = marshal.loads((tmp_path / "home" / regex_programs.MEMORY_NAME).read_bytes())
+    import _sre
+
+    for (pattern, flags), program in kept["programs"].items():
+        assert _sre.compile(pattern, *program) == re.compile(pattern, flags), pattern
+    for source in sources:
+        with (project / source.name).open("ab") as out:
+            out.write(source.read_bytes())
+    assert _scan(env) == 0
