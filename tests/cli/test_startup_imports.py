@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from transcript_support import claude_sessions
+
 #: Runs the CLI, then prints which of the watched modules ended up imported and how many objects
 #: the command froze out of the garbage collector.
 _WRAPPER = """
@@ -103,16 +105,10 @@ def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
     ``importlib.metadata``: the plugins are listed from a cache), and a check of
     the lesson sources with no repository included opens no folder. The triggers of the new
     lines were accepted by the scan before: not even the safety rules are imported."""
-    project = Path(env["HOME"]) / ".claude" / "projects" / "-home-dev-app"
-    project.mkdir(parents=True)
-    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
-    sources = sorted(fixture.rglob("*.jsonl"))[:4]
-    assert sources
-    for source in sources:
-        (project / source.name).write_bytes(source.read_bytes())
+    sessions = claude_sessions(Path(env["HOME"]))
     _run(env, "scan")  # the first command in a fresh home also lists the installed plugins
-    for source in sources:
-        with (project / source.name).open("ab") as out:
+    for source, copy in sessions:
+        with copy.open("ab") as out:
             out.write(source.read_bytes())
     imported, frozen, (enabled, collections) = _run_all(env, "scan")
     assert imported == []

@@ -129,20 +129,24 @@ def test_transcript_roots_honour_claude_config_dir(tmp_path):
     assert default[0] == tmp_path / ".claude" / "projects"
 
 
+def _assistant_call(call_id: str, command: str) -> dict:
+    return {
+        "type": "assistant",
+        "sessionId": "s",
+        "cwd": "/p",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+            ],
+        },
+    }
+
+
 def test_exit_code_line_is_kept_apart_from_the_output(tmp_path):
     """``Exit code N`` becomes ``exit_code``; the text is what the command printed."""
     lines = [
-        {
-            "type": "assistant",
-            "sessionId": "s",
-            "cwd": "/p",
-            "message": {
-                "role": "assistant",
-                "content": [
-                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rg x"}}
-                ],
-            },
-        },
+        _assistant_call("t1", "rg x"),
         {
             "type": "user",
             "sessionId": "s",
@@ -239,20 +243,6 @@ def test_records_are_told_apart_by_their_type(tmp_path):
         (ev.ASSISTANT_TEXT, 5),
     ]
     assert prog.bad_lines == 0
-
-
-def _assistant_call(call_id: str, command: str) -> dict:
-    return {
-        "type": "assistant",
-        "sessionId": "s",
-        "cwd": "/p",
-        "message": {
-            "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
-            ],
-        },
-    }
 
 
 def _result_line(call_id: str, *, failed: bool = False, **extra: object) -> dict:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import regex_programs
+from transcript_support import claude_sessions
 
 _PATTERNS = [
     (r"\bnpm\b[^|;&\n]*?\binstall\b", 0),
@@ -137,20 +138,14 @@ def test_the_next_scan_compiles_none_of_its_own_patterns(tmp_path: Path) -> None
         LESSONS_STATE_DIR=str(tmp_path / "state"),
         HOME=str(tmp_path),
     )
-    project = tmp_path / ".claude" / "projects" / "-home-dev-app"
-    project.mkdir(parents=True)
-    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude"
-    sources = sorted(fixture.rglob("*.jsonl"))[:4]
-    assert sources
-    for source in sources:
-        (project / source.name).write_bytes(source.read_bytes())
+    sessions = claude_sessions(tmp_path)
     assert _scan(env) > 20  # the first scan compiled its patterns with re, and kept them
     kept = marshal.loads((tmp_path / "home" / regex_programs.MEMORY_NAME).read_bytes())
     import _sre
 
     for (pattern, flags), program in kept["programs"].items():
         assert _sre.compile(pattern, *program) == re.compile(pattern, flags), pattern
-    for source in sources:
-        with (project / source.name).open("ab") as out:
+    for source, copy in sessions:
+        with copy.open("ab") as out:
             out.write(source.read_bytes())
     assert _scan(env) == 0
