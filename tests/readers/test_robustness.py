@@ -105,3 +105,51 @@ def test_gemini_documents_survive_arbitrary_messages(tmp_path, doc, messages):
     prog = ev.Progress()
     for event in gemini.read(path, progress=prog):
         assert event.kind in ev.KINDS
+
+
+def _deep(depth: int = 100_000) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_a_line_nested_deeper_than_any_parser_costs_only_itself(tmp_path):
+    """JSON nested thousands deep makes every parser raise RecursionError rather than a
+    decoding error: each reader counts such a line as bad (or keeps a model-written argument
+    or a command's output as text) and reads on, where it used to stop the file's reading."""
+    deep = _deep()
+    claude_file = tmp_path / "claude.jsonl"
+    claude_file.write_text(
+        '{"type":"user","sessionId":"s","message":{"content":"before"}}\n'
+        + '{"type":"assistant","sessionId":"s","message":{"content":[{"type":"tool_use",'
+        + f'"id":"t","name":"Bash","input":{{"edits":{deep}}}}}]}}}}\n'
+        + f'{{"type":"user","sessionId":"s","message":{{"content":{deep}}}}}\n'
+        + '{"type":"user","sessionId":"s","message":{"content":"after"}}\n'
+    )
+    prog = ev.Progress()
+    texts = [e.text for e in claude.read(claude_file, progress=prog) if e.kind == ev.USER_TEXT]
+    assert texts == ["before", "after"]
+    assert prog.bad_lines == 2 and prog.line == 4
+
+    codex_file = tmp_path / "rollout-2026-01-01T00-00-00-0196a000-0000-7000-8000-000000000001.jsonl"
+    call = {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": deep}
+    output = {"type": "function_call_output", "call_id": "c1", "output": '{"metadata":' + deep}
+    codex_file.write_text(
+        "".join(
+            json.dumps({"timestamp": "t", "type": "response_item", "payload": p}) + "\n"
+            for p in (call, output)
+        )
+        + '{"timestamp":"t","type":"event_msg","payload":{"type":"exec_command_end",'
+        + f'"call_id":"c2","stdout":{deep}}}}}\n'
+    )
+    prog = ev.Progress()
+    kinds = [e.kind for e in codex.read(codex_file, progress=prog)]
+    assert kinds == [ev.TOOL_CALL, ev.TOOL_RESULT]
+    assert prog.bad_lines == 1 and prog.line == 3
+
+    gemini_file = tmp_path / "session.json"
+    gemini_file.write_text(
+        '{"sessionId":"g","messages":[{"type":"user","content":"before"},' + deep + "]}"
+    )
+    prog = ev.Progress()
+    texts = [e.text for e in gemini.read(gemini_file, progress=prog) if e.kind == ev.USER_TEXT]
+    assert texts == ["before"]
+    assert prog.bad_lines == 1

@@ -365,7 +365,7 @@ def _read_run(
     """
     try:
         found = records.decode_lines(memoryview(buf)[start:end])
-    except msgspec.DecodeError:  # a bad line or an odd shape somewhere in the run
+    except (msgspec.DecodeError, RecursionError):  # a bad, odd or too deep line in the run
         return -1
     find = buf.find
     pos = start
@@ -407,7 +407,7 @@ def _read_lines(
         view = memoryview(buf)[pos:nl]  # decoded in place: the line is not copied
         try:
             record = decode(view)
-        except msgspec.DecodeError:  # not JSON, or JSON of another shape (a ValidationError)
+        except (msgspec.DecodeError, RecursionError):  # not JSON, another shape, or too deep
             record = None
         kind = record.type if record is not None else None
         if (

@@ -111,7 +111,7 @@ def _parse_args(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # (the model wrote it: it may nest without end)
             return raw
     return raw
 
@@ -123,7 +123,7 @@ def _output(value: Any) -> tuple[str, int | None]:
     if stripped.startswith("{") and '"metadata"' in stripped[:20000]:
         try:
             doc = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # a command's output: it may nest without end
             doc = None
         if isinstance(doc, dict):
             meta = doc.get("metadata")

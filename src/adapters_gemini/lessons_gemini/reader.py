@@ -322,6 +322,9 @@ def _read_document(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
                 break
             try:
                 msg, end = decoder.raw_decode(buf, i)
+            except RecursionError:  # a message nested deeper than the parser goes: no end found
+                prog.bad_lines += 1
+                break
             except ValueError:
                 if eof:
                     prog.bad_lines += 1

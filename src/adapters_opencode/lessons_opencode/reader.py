@@ -123,7 +123,7 @@ def _message(db: sqlite3.Connection, message_id: str) -> dict[str, Any]:
 def _loads(data: Any) -> dict[str, Any] | None:
     try:
         value = json.loads(data)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

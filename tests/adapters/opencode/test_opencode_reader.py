@@ -194,3 +194,18 @@ def test_roots_follow_xdg_and_opencode_db():
     assert roots.transcript_roots(env) == [Path("/data/opencode"), Path("/srv/oc")]
     env = {"HOME": "/home/dev", "OPENCODE_DB": "beta.db"}
     assert roots.transcript_roots(env) == [Path("/home/dev/.local/share/opencode")]
+
+
+def test_a_part_nested_deeper_than_the_parser_goes_costs_only_itself(tmp_path):
+    """A part whose JSON nests thousands deep makes the parser raise RecursionError: it is
+    counted as bad, and the parts after it are still read."""
+    db = Db(tmp_path / "opencode.db")
+    _session(db)
+    deep = "[" * 100_000 + "]" * 100_000
+    db.conn.execute(
+        "INSERT INTO part VALUES ('prt_deep', 'msg_2', 'ses_a', ?, ?, ?)", (OLD, OLD, deep)
+    )
+    db.part("msg_2", "ses_a", {"type": "text", "text": "after the deep part"})
+    events, prog = _read(db.path)
+    assert events[-1].text == "after the deep part"
+    assert prog.bad_lines == 1

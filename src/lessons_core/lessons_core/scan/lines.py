@@ -155,15 +155,20 @@ def loads(raw: bytes, progress: Progress) -> Any:
     lines a reader parses are much of a scan's cost. It is stricter than ``json``: it refuses
     ``NaN``, numbers out of a float's range, lone surrogates, a byte-order mark and invalid
     UTF-8, and whatever it refuses goes through the standard library's parser, so a line is
-    bad only when ``json.loads`` says so, and its value is the one ``json.loads`` gives.
+    bad only when ``json.loads`` says so, and its value is the one ``json.loads`` gives. A line
+    nested deeper than the parsers recurse (an array inside an array, thousands deep) is a bad
+    line too, not an error that would stop the reading of its file.
     """
     try:
         return _FAST(raw)
     except _DecodeError:  # (a ValidationError is one too)
         pass
+    except RecursionError:  # nested deeper than either parser goes: json would refuse it too
+        progress.bad_lines += 1
+        return None
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         progress.bad_lines += 1
         return None
 
