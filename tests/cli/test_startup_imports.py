@@ -1,7 +1,8 @@
 """Short commands must not pay for libraries they do not use.
 
-structlog, cattrs and python-ulid together were most of the start-up of ``lessons list``; they are
-now imported only when something is logged, converted to JSON or minted. ``hashlib`` (which
+structlog, cattrs and python-ulid together were most of the start-up of ``lessons list``; the first
+two are now imported only when something is logged or converted to JSON, and ids are minted
+without a library (python-ulid imported ``importlib.metadata``). ``hashlib`` (which
 loads OpenSSL), ``shutil`` (three compression modules) and ``multiprocessing`` are not needed by
 the common commands at all. These tests run the real command in a fresh interpreter and look at
 what it imported, so an eager import slipping back in fails here rather than showing up only as
@@ -24,7 +25,7 @@ from transcript_support import claude_sessions
 _WRAPPER = """
 import json, sys
 from lessons_core.cli.main import main
-watched = ("structlog", "cattrs", "ulid", "asyncio", "hashlib", "shutil", "multiprocessing",
+watched = ("structlog", "cattrs", "asyncio", "hashlib", "shutil", "multiprocessing",
            "pickle", "lessons_core.scan.split", "lessons_core.compiler.regex_safety",
            "lessons_core.outcomes.judging", "lessons_core.outcomes.stats",
            "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder",
@@ -55,7 +56,7 @@ def fixture_env(tmp_path: Path) -> dict[str, str]:
 
 
 #: The libraries the original tests watch; the scan test watches every module in the wrapper.
-LIBRARIES = {"structlog", "cattrs", "ulid", "asyncio"}
+LIBRARIES = {"structlog", "cattrs", "importlib.metadata", "asyncio"}
 
 
 def _imported(env: dict[str, str], *args: str) -> list[str]:

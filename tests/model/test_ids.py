@@ -73,3 +73,34 @@ def test_random_suffixes_use_the_whole_alphabet_and_no_other_character():
     assert all(re.fullmatch(r"[a-z0-9]{4}", s) for s in drawn)
     assert set("".join(drawn)) == set("abcdefghijklmnopqrstuvwxyz0123456789")
     assert len(set(drawn)) > 1900  # 36**4 possibilities: repeats are rare
+
+
+def test_an_id_spells_its_time_and_randomness_as_ulid_does():
+    """The first ten digits are the creation time in milliseconds, the other sixteen 80 random
+    bits: decoded by the spec, the time is now and two ids minted together differ in them."""
+    import time
+
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    before = time.time_ns() // 1_000_000
+    made = ids.new_id()
+    after = time.time_ns() // 1_000_000
+    value = 0
+    for digit in made:
+        value = value * 32 + alphabet.index(digit)
+    assert before <= value >> 80 <= after
+    assert made[0] in "01234567"  # 130 digit bits hold 128: the first digit is below 8
+    assert ids.new_id()[10:] != made[10:]
+
+
+def test_minting_an_id_imports_no_package_metadata():
+    """A scan that finds a new candidate mints an id: that must not import
+    ``importlib.metadata`` (and ``email`` with it), as the ULID library used to."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom lessons_core import ids\nids.new_id()\n"
+        "print(sorted(m for m in ('importlib.metadata', 'email') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
