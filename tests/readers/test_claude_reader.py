@@ -323,3 +323,29 @@ def test_text_typed_beside_a_result_is_the_users(tmp_path):
     ]
     assert events[-1].text == "no, use the staging database"
     assert events[-1].project == "/elsewhere"
+
+
+def test_a_chunk_is_decoded_in_runs_of_bounded_size(tmp_path, monkeypatch):
+    """A chunk's lines are decoded at most ``RUN_BYTES`` (or one line) at a time, so a chunk of
+    tiny lines cannot make a record for each of them at once; the events are the same."""
+    path = tmp_path / "s.jsonl"
+    lines = [_compact(_assistant_call(f"t{i}", f"make step{i}")) for i in range(40)]
+    path.write_text("\n".join(lines[:20] + ["{}"] * 50 + lines[20:]) + "\n")
+    whole, prog = _read(path)
+    sizes: list[int] = []
+    decode_lines = reader.records.decode_lines
+
+    def spy(view):
+        sizes.append(len(view))
+        return decode_lines(view)
+
+    monkeypatch.setattr(reader.records, "decode_lines", spy)
+    monkeypatch.setattr(reader, "RUN_BYTES", 300)
+    runs, prog_runs = _read(path)
+    assert [e.as_dict() for e in runs] == [e.as_dict() for e in whole]
+    assert (
+        (prog_runs.line, prog_runs.offset)
+        == (prog.line, prog.offset)
+        == (90, len(path.read_bytes()))
+    )
+    assert len(sizes) > 10 and max(sizes) < 300 + max(map(len, lines)) + 1
