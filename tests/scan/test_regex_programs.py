@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import regex_programs
+from lessons_core.compiler import programs
 from transcript_support import claude_sessions
 
 _PATTERNS = [
@@ -92,7 +93,9 @@ def test_a_foreign_broken_or_linked_file_is_ignored(tmp_path: Path) -> None:
 
 def test_a_program_the_engine_refuses_falls_back_to_re(tmp_path: Path) -> None:
     pattern, flags = _PATTERNS[1]
-    flags_kept, code, groups, _names, _groups = regex_programs.program(pattern, flags)
+    built = programs.program(pattern, flags)
+    assert built is not None
+    flags_kept, code, groups, _names, _groups = built
     regex_programs._programs[(pattern, flags)] = (flags_kept, [999999, *code], groups, {}, ())
     assert regex_programs.compile(pattern, flags) == re.compile(pattern, flags)
     assert (pattern, flags) not in regex_programs._programs

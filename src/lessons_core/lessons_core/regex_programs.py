@@ -19,8 +19,6 @@ what a transcript holds.
 from __future__ import annotations
 
 import _sre
-import contextlib
-import importlib
 import marshal
 import re
 import sys
@@ -63,26 +61,6 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
-def program(pattern: str, flags: int = 0) -> tuple[Any, ...]:
-    """What ``re.compile`` hands ``_sre.compile`` after the source, as plain values."""
-    parser: Any = importlib.import_module("re._parser")
-    compiler: Any = importlib.import_module("re._compiler")
-    parsed = parser.parse(pattern, flags)
-    code = compiler._code(parsed, flags)
-    groupindex = dict(parsed.state.groupdict)
-    indexgroup: list[str | None] = [None] * parsed.state.groups
-    for name, index in groupindex.items():
-        indexgroup[index] = name
-    # Opcodes and flags are int subclasses; marshal stores plain ints only.
-    return (
-        int(flags) | int(parsed.state.flags),
-        [int(op) for op in code],
-        int(parsed.state.groups) - 1,
-        {str(name): int(index) for name, index in groupindex.items()},
-        tuple(indexgroup),
-    )
-
-
 def load(home: Path | str) -> None:
     """Take the programs an earlier scan left in ``home`` (nothing, when there are none)."""
     try:
@@ -112,9 +90,12 @@ def save(home: Path | str) -> bool:
     False when nothing needed writing or it could not be written (nothing is lost)."""
     if not _missed:
         return False
+    from lessons_core.compiler.programs import program  # the build's, for the hook's patterns
+
     for key in list(_missed):
-        with contextlib.suppress(Exception):  # a pattern re.compile took is kept as it built it
-            _programs[key] = program(*key)
+        built = program(*key)  # (None only for a pattern re.compile did not take either)
+        if built is not None:
+            _programs[key] = built
     _missed.clear()
     kept = dict(list(_programs.items())[-LIMIT:])
     body = marshal.dumps({"key": _key(), "programs": kept})

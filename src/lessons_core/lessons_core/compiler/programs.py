@@ -22,20 +22,21 @@ _parser: Any = importlib.import_module("re._parser")
 _compiler: Any = importlib.import_module("re._compiler")
 
 
-def program(source: str) -> tuple[Any, ...] | None:
-    """The arguments after ``source`` that ``_sre.compile`` needs, as ``re.compile`` builds them."""
+def program(source: str, flags: int = 0) -> tuple[Any, ...] | None:
+    """The arguments after ``source`` that ``_sre.compile`` needs, as ``re.compile(source,
+    flags)`` builds them."""
     try:
-        parsed = _parser.parse(source, 0)
-        code = _compiler._code(parsed, 0)
+        parsed = _parser.parse(source, flags)
+        code = _compiler._code(parsed, flags)
     except Exception:  # no program simply means re.compile at run time
         return None
     groupindex = dict(parsed.state.groupdict)
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
-    # Opcodes are int subclasses; marshal stores plain ints only.
+    # Opcodes and flags are int subclasses; marshal stores plain ints only.
     return (
-        int(parsed.state.flags),
+        int(flags) | int(parsed.state.flags),
         [int(op) for op in code],
         int(parsed.state.groups) - 1,
         {str(name): int(index) for name, index in groupindex.items()},
