@@ -118,3 +118,31 @@ def test_a_broken_index_only_means_a_full_scan(claude):
     out, ran = _scan()
     assert ran and out.startswith("Scanned 0 of ")
     assert json.loads(_index().read_text(encoding="utf-8"))["files"]
+
+
+def test_an_index_reached_through_a_link_is_not_read_and_a_planted_scratch_not_written(claude):
+    """The index is ours: one replaced by a link is not trusted (the scan runs in full and
+    writes a real one), and a link planted where the scratch file goes is not written through."""
+    _scan()
+    elsewhere = Path(os.environ["HOME"]) / "elsewhere.json"
+    shutil.copy(_index(), elsewhere)
+    _index().unlink()
+    _index().symlink_to(elsewhere)
+    assert _scan()[1]  # the linked index was not taken for the answer
+    assert _index().is_file() and not _index().is_symlink()
+
+    from lessons_core.scan import unchanged
+
+    home = os.environ["LESSONS_HOME"]
+    target = Path(os.environ["HOME"]) / "target"
+    target.write_text("untouched", encoding="utf-8")
+    scratch = Path(f"{_index()}.{os.getpid()}.tmp")
+    scratch.symlink_to(target)
+    index = json.loads(_index().read_text(encoding="utf-8"))
+    files = [(agent, path) for agent, path, *_ in index["files"]]
+    stamps = {path: stamp for _, path, *stamp in index["files"]}
+    roots = [(agent, root, tuple(exts)) for agent, root, exts in index["roots"]]
+    assert unchanged.record(home, dict(os.environ), roots, files, stamps)
+    assert target.read_text(encoding="utf-8") == "untouched"
+    assert not scratch.exists() and not scratch.is_symlink()
+    assert unchanged.unchanged(home, dict(os.environ)) == len(files)

@@ -17,7 +17,7 @@ the store's own stamps after a scan, and anything that writes to the store chang
 and so retires the index.
 """
 
-# ruff: noqa: PTH105, PTH108, PTH116, PTH118 - strings and ``os``: ``pathlib`` is not imported here, for start-up
+# ruff: noqa: PTH108, PTH116, PTH118 - strings and ``os``: ``pathlib`` is not imported here, for start-up
 
 from __future__ import annotations
 
@@ -27,9 +27,13 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 
+from lessons_core.hot import safefile
 from lessons_core.scan.walk import Root, walk_roots
 
 INDEX_NAME = "scan-index.json"
+#: The most of an index that is read (about 300 bytes a transcript): a longer one does not
+#: parse, and the scan runs in full.
+MAX_INDEX_BYTES = 32 << 20
 FORMAT = 2
 #: Variables that can move the store or a root; each agent's own (``<NAME>_``) are added.
 _ENV_PREFIXES = ("LESSONS_", "XDG_")
@@ -85,15 +89,11 @@ def record(
         "files": [[agent, p, *stamps[p]] for agent, p in found],
         "ignored": [list(item) for item in ignored],
     }
-    scratch = f"{path}.{os.getpid()}.tmp"
     try:
-        # Private like the rest of LESSONS_HOME: the index names every transcript.
-        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:
-            # ``dumps``, not ``dump``: only the one-shot encoder is the C one (``dump`` encodes
-            # in pure Python, piece by piece: about 2 ms for the index of 150 transcripts).
-            fh.write(json.dumps(index, separators=(",", ":")))
-        os.replace(scratch, path)
+        # Private like the rest of LESSONS_HOME (the index names every transcript), and the
+        # scratch file never one planted there. ``dumps``, not ``dump``: only the one-shot
+        # encoder is the C one (about 2 ms less for the index of 150 transcripts).
+        safefile.replace(path, json.dumps(index, separators=(",", ":")).encode("utf-8"))
     except OSError:
         forget(home)
         return False
@@ -110,8 +110,8 @@ def unchanged(home: str, environ: Mapping[str, str]) -> int | None:
     """The number of transcripts when nothing changed since the scan that wrote the index, or
     ``None`` when the scan must run (no index, a condition or a file differs)."""
     try:
-        with open(os.path.join(home, INDEX_NAME), encoding="utf-8") as fh:
-            index = json.load(fh)
+        # Read as the index is written: only ours, never through a link, and bounded.
+        index = json.loads(safefile.read(os.path.join(home, INDEX_NAME), MAX_INDEX_BYTES))
         roots: list[Root] = [
             (str(agent), str(root), tuple(str(e) for e in exts))
             for agent, root, exts in index["roots"]
@@ -123,7 +123,7 @@ def unchanged(home: str, environ: Mapping[str, str]) -> int | None:
             (str(f[0]), str(f[1])): [int(f[2]), int(f[3]), int(f[4])] for f in index["files"]
         }
         ignored = {(str(f[0]), str(f[1])) for f in index["ignored"]}
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
         return None
     seen: set[tuple[str, str]] = set()
     for item in walk_roots(roots):
