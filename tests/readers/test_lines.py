@@ -154,3 +154,21 @@ def test_a_run_stops_before_the_end_of_a_piece(tmp_path):
         runs = list(lines.iter_runs(path, prog))
         assert b"".join(buf[s:e] for _, buf, s, e in runs) == kept, end
         assert prog.offset == len(kept)
+
+
+def test_runs_of_a_bounded_size_are_cut_at_newlines(tmp_path):
+    """With ``run_bytes``, a chunk's lines come in runs each cut at the first newline past that
+    size; together they are the same lines, and a piece's end still stops them."""
+    data = b"".join(b"%d:" % i + b"x" * (i % 7) + b"\n" for i in range(200))
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    runs = list(lines.iter_runs(path, ev.Progress(), run_bytes=50))
+    assert b"".join(buf[s:e] for _, buf, s, e in runs) == data
+    assert len(runs) > 20
+    for offset, buf, s, e in runs:
+        assert buf[e - 1 : e] == b"\n" and data[offset : offset + e - s] == buf[s:e]
+        assert buf.count(b"\n", s, e - 1) == 0 or buf.rfind(b"\n", s, e - 1) - s < 50
+    prog = ev.Progress()
+    prog.end = 500
+    kept = b"".join(buf[s:e] for _, buf, s, e in lines.iter_runs(path, prog, run_bytes=50))
+    assert kept == data[: data.index(b"\n", 499) + 1] and prog.offset == len(kept)

@@ -16,7 +16,7 @@ more than those fields (a failed or interrupted result, a compaction summary), i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,35 +50,30 @@ def canonical(name: str) -> str:
     return str(NATIVE_TO_CANONICAL.get(name, name))
 
 
-def _paths(tool_input: Any) -> tuple[str, ...]:
-    if not isinstance(tool_input, dict):
-        return ()
-    out = []
-    for key in _PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            out.append(value)
-    edits = tool_input.get("edits")
+def _named_paths(values: Iterable[Any], edits: Any) -> tuple[str, ...]:
+    """The paths a tool call names: its path arguments (``file_path``, ``notebook_path``,
+    ``path``, in that order) and each edit's ``file_path``, once each."""
+    out = [value for value in values if isinstance(value, str) and value]
     if isinstance(edits, list):
         for item in edits:
             if isinstance(item, dict) and isinstance(item.get("file_path"), str):
                 out.append(item["file_path"])
     return tuple(dict.fromkeys(out))
+
+
+def _paths(tool_input: Any) -> tuple[str, ...]:
+    """:func:`_named_paths` of a tool input parsed into plain values."""
+    if not isinstance(tool_input, dict):
+        return ()
+    return _named_paths((tool_input.get(key) for key in _PATH_KEYS), tool_input.get("edits"))
 
 
 def _input_paths(tool_input: records.ToolInput) -> tuple[str, ...]:
-    """:func:`_paths` of a decoded tool input."""
-    out = [
-        value
-        for value in (tool_input.file_path, tool_input.notebook_path, tool_input.path)
-        if isinstance(value, str) and value
-    ]
-    edits = tool_input.edits
-    if isinstance(edits, list):
-        for item in edits:
-            if isinstance(item, dict) and isinstance(item.get("file_path"), str):
-                out.append(item["file_path"])
-    return tuple(dict.fromkeys(out))
+    """:func:`_named_paths` of a decoded tool input (the usual one names a single file)."""
+    path = tool_input.file_path
+    if tool_input.notebook_path is None and tool_input.path is None and tool_input.edits is None:
+        return (path,) if isinstance(path, str) and path else ()
+    return _named_paths((path, tool_input.notebook_path, tool_input.path), tool_input.edits)
 
 
 def _user_needs_whole(record: records.Record) -> bool:
@@ -150,21 +145,14 @@ class _Reading:
                 name = block.name
                 if not isinstance(name, str):
                     continue
-                tool = str(NATIVE_TO_CANONICAL.get(name, name))
+                tool = canonical(name)
                 tool_input = block.input
                 command = None
                 paths: tuple[str, ...] = ()
                 if tool_input is not None:
                     if isinstance(tool_input.command, str):
                         command = tool_input.command
-                    path = tool_input.file_path
-                    if tool_input.notebook_path is None and tool_input.path is None:
-                        if tool_input.edits is None:
-                            paths = (path,) if isinstance(path, str) and path else ()
-                        else:
-                            paths = _input_paths(tool_input)
-                    else:
-                        paths = _input_paths(tool_input)
+                    paths = _input_paths(tool_input)
                 call_id = block.id if isinstance(block.id, str) else None
                 if call_id:
                     self.calls[call_id] = tool
@@ -231,6 +219,33 @@ class _Reading:
                             None, None, None, (), None, None, None, text, side, False,
                         )
                     )  # fmt: skip
+
+    def line(
+        self,
+        record: records.Record | None,
+        buf: bytes,
+        start: int,
+        end: int,
+        line_no: int,
+        offset: int,
+        out: list[ev.Event],
+    ) -> None:
+        """Append the events of the line ``buf[start:end]``, decoded as ``record`` (``None``: it
+        did not decode into one): from the record where it holds them, else from a parse of the
+        line (copied out of ``buf`` only then)."""
+        if record is not None:
+            kind = record.type
+            if kind == "assistant":
+                self.assistant(record, line_no, offset, out)
+                return
+            if kind == "user" and not _user_needs_whole(record):
+                self.user(record, line_no, offset, out)
+                return
+            if kind != "user" and (kind != "system" or record.subtype != "compact_boundary"):
+                return  # bookkeeping, or a system line other than a compaction: no event
+        value = loads(buf[start:end], self.prog)
+        if isinstance(value, dict):
+            self.whole(value, line_no, offset, out)
 
     def whole(self, record: dict[str, Any], line_no: int, offset: int, out: list[ev.Event]) -> None:
         """Append the events of a line parsed whole into plain values."""
@@ -343,22 +358,15 @@ def read(
     if progress is None:
         prog.offset = start_offset
     reading = _Reading(str(path), prog)
-    for offset, buf, start, end in iter_runs(reading.file, prog):
-        while start < end:
-            # At most RUN_BYTES (or one line) decoded at once: a run of tiny lines would make
-            # a record per few bytes, all alive together.
-            stop = buf.find(b"\n", start + RUN_BYTES - 1, end) + 1 if end - start > RUN_BYTES else 0
-            stop = stop or end
-            first = prog.line + 1
-            out: list[ev.Event] = []
-            lines = _read_run(reading, buf, start, stop, first, offset, out)
-            if lines < 0:  # the run is not one object per line: each line on its own
-                out.clear()
-                lines = _read_lines(reading, buf, start, stop, first, offset, out)
-            prog.line += lines
-            offset += stop - start
-            start = stop
-            yield from out
+    for offset, buf, start, end in iter_runs(reading.file, prog, run_bytes=RUN_BYTES):
+        first = prog.line + 1
+        out: list[ev.Event] = []
+        lines = _read_run(reading, buf, start, end, first, offset, out)
+        if lines < 0:  # the run is not one object per line: each line on its own
+            out.clear()
+            lines = _read_lines(reading, buf, start, end, first, offset, out)
+        prog.line += lines
+        yield from out
 
 
 def _read_run(
@@ -381,7 +389,7 @@ def _read_run(
     find = buf.find
     pos = start
     count = 0
-    assistant, user, whole = reading.assistant, reading.user, reading.whole
+    line_of = reading.line
     for record in found:
         if pos >= end:
             return -1
@@ -389,15 +397,7 @@ def _read_run(
         tail = nl - 1 if buf[nl - 1] != _CR else nl - 2
         if buf[pos] != _OPEN or tail < pos or buf[tail] != _CLOSE:
             return -1
-        kind = record.type
-        if kind == "assistant":
-            assistant(record, line + count, offset + pos - start, out)
-        elif kind == "user" and not _user_needs_whole(record):
-            user(record, line + count, offset + pos - start, out)
-        elif kind == "user" or (kind == "system" and record.subtype == "compact_boundary"):
-            value = loads(buf[pos:nl], reading.prog)
-            if isinstance(value, dict):
-                whole(value, line + count, offset + pos - start, out)
+        line_of(record, buf, pos, nl, line + count, offset + pos - start, out)
         count += 1
         pos = nl + 1
     return count if pos >= end else -1
@@ -414,25 +414,11 @@ def _read_lines(
     decode = records.decode
     while pos < end:
         nl = find(b"\n", pos, end)
-        at = offset + pos - start
-        view = memoryview(buf)[pos:nl]  # decoded in place: the line is not copied
         try:
-            record = decode(view)
+            record = decode(memoryview(buf)[pos:nl])  # decoded in place: the line is not copied
         except (msgspec.DecodeError, RecursionError):  # not JSON, another shape, or too deep
             record = None
-        kind = record.type if record is not None else None
-        if (
-            record is None
-            or (kind == "user" and _user_needs_whole(record))
-            or (kind == "system" and record.subtype == "compact_boundary")
-        ):
-            value = loads(bytes(view), reading.prog)
-            if isinstance(value, dict):
-                reading.whole(value, line + count, at, out)
-        elif kind == "assistant":
-            reading.assistant(record, line + count, at, out)
-        elif kind == "user":
-            reading.user(record, line + count, at, out)
+        reading.line(record, buf, pos, nl, line + count, offset + pos - start, out)
         count += 1
         pos = nl + 1
     return count

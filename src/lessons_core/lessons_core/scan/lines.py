@@ -26,14 +26,20 @@ MAX_LINE = 16 << 20
 
 
 def iter_runs(
-    path: str | Path, progress: Progress, *, chunk_size: int = CHUNK
+    path: str | Path,
+    progress: Progress,
+    *,
+    chunk_size: int = CHUNK,
+    run_bytes: int | None = None,
 ) -> Iterator[tuple[int, bytes, int, int]]:
     """Yield ``(start_offset, buffer, start, end)`` for each run of complete lines.
 
     ``buffer[start:end]`` holds whole lines, each ending in its newline: all the complete lines
     of one chunk, or a single line that spanned chunks (joined into a buffer of its own). A
     reader that can take a run at once (msgspec decodes a run of JSON lines in one call) pays
-    no Python per skipped line; one that cannot walks it (:func:`iter_spans`).
+    no Python per skipped line; one that cannot walks it (:func:`iter_spans`). With
+    ``run_bytes``, a chunk's lines come in runs of about that size instead (each cut at the
+    first newline past it), for a reader whose cost per run grows with its number of lines.
 
     Starts at ``progress.offset``. When a run is handed out, ``progress.offset`` already points
     past it, while ``progress.line`` still counts the lines before it: the caller numbers the
@@ -94,10 +100,15 @@ def iter_runs(
                 if stop - offset < end - start:
                     # The piece ends inside the run: keep the lines that start before it.
                     end = chunk.find(b"\n", start + (stop - offset) - 1, end) + 1
-                run_start = offset
-                offset += end - start
-                progress.offset = offset
-                yield run_start, chunk, start, end
+                while start < end:
+                    cut = end
+                    if run_bytes is not None and end - start > run_bytes:
+                        cut = chunk.find(b"\n", start + run_bytes - 1, end) + 1
+                    run_start = offset
+                    offset += cut - start
+                    progress.offset = offset
+                    yield run_start, chunk, start, cut
+                    start = cut
                 if offset >= stop:
                     return
                 start = last + 1
