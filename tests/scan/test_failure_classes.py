@@ -6,36 +6,16 @@ import re
 
 import pytest
 
+from lessons_core.compiler.linearize import top_level_split
 from lessons_core.scan import events as ev
 from lessons_core.scan import failures
-
-
-def _branches(source: str) -> list[str]:
-    """The top-level alternatives of a pattern source."""
-    out, depth, start = [], 0, 0
-    i = 0
-    while i < len(source):
-        char = source[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            out.append(source[start:i])
-            start = i + 1
-        i += 1
-    out.append(source[start:])
-    return out
 
 
 @pytest.mark.parametrize("kind,source", failures._CLASSES)
 def test_every_alternative_holds_a_prefilter_literal(kind, source):
     """Each alternative of each class, with its escapes undone, contains one of the literals
     outside any group: otherwise a text matching it could be turned away unread."""
-    for branch in _branches(source):
+    for branch in top_level_split(source, "|"):
         plain = re.sub(r"\\(.)", r"\1", re.sub(r"\((?:[^()\\]|\\.)*\)[?*]?", "\0", branch))
         assert any(lit in plain.lower() for lit in failures._LITERALS), (kind, branch)
 
