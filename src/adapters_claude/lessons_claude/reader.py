@@ -76,25 +76,6 @@ def _input_paths(tool_input: records.ToolInput) -> tuple[str, ...]:
     return _named_paths((path, tool_input.notebook_path, tool_input.path), tool_input.edits)
 
 
-def _user_needs_whole(record: records.Record) -> bool:
-    """Whether a decoded user line holds an event the decoded fields cannot give: a
-    compaction summary, or a failed or interrupted result (whose text is read)."""
-    if record.isCompactSummary:
-        return True
-    message = record.message
-    content = message.content if message is not None else None
-    if not isinstance(content, list):
-        return False
-    for block in content:
-        if block.type == "tool_result":
-            if block.is_error:
-                return True
-            extra = record.toolUseResult
-            if isinstance(extra, records.UseResult) and extra.interrupted:
-                return True
-    return False
-
-
 class _Reading:
     """The state one read of a transcript carries from line to line."""
 
@@ -164,15 +145,21 @@ class _Reading:
                     )
                 )  # fmt: skip
 
-    def user(self, record: records.Record, line_no: int, offset: int, out: list[ev.Event]) -> None:
-        """Append the events of a decoded user line: typed text, and results (none failed:
-        those lines are read whole)."""
+    def user(self, record: records.Record, line_no: int, offset: int, out: list[ev.Event]) -> bool:
+        """Append the events of a decoded user line: typed text, and successful results.
+
+        Returns ``False``, having appended nothing, when the line holds what the decoded fields
+        cannot give (a compaction summary, a failed or interrupted result, whose text is read):
+        the caller parses it whole. The check rides on the one walk over the blocks.
+        """
+        if record.isCompactSummary:
+            return False
         sid, cwd = record.sessionId or record.session_id, record.cwd
         if sid != self.session or cwd != self.project:
             self._envelope(sid, cwd)
         message = record.message
         if message is None:
-            return
+            return True
         content = message.content
         stamp = record.timestamp
         session, project, file = self.session, self.project, self.file
@@ -187,13 +174,18 @@ class _Reading:
                         None, None, None, (), None, None, None, content, side, False,
                     )
                 )  # fmt: skip
-            return
+            return True
         if content is None:
-            return
+            return True
         fallback = record.sourceToolUseID
+        first = len(out)
         for block in content:
             btype = block.type
             if btype == "tool_result":
+                extra = record.toolUseResult
+                if block.is_error or (isinstance(extra, records.UseResult) and extra.interrupted):
+                    del out[first:]
+                    return False
                 # A successful result: its output is not read (no detector looks at it).
                 call_id = block.tool_use_id or fallback
                 if not isinstance(call_id, str):
@@ -219,6 +211,7 @@ class _Reading:
                             None, None, None, (), None, None, None, text, side, False,
                         )
                     )  # fmt: skip
+        return True
 
     def line(
         self,
@@ -238,11 +231,18 @@ class _Reading:
             if kind == "assistant":
                 self.assistant(record, line_no, offset, out)
                 return
-            if kind == "user" and not _user_needs_whole(record):
-                self.user(record, line_no, offset, out)
-                return
-            if kind != "user" and (kind != "system" or record.subtype != "compact_boundary"):
+            if kind == "user":
+                if self.user(record, line_no, offset, out):
+                    return
+            elif kind != "system" or record.subtype != "compact_boundary":
                 return  # bookkeeping, or a system line other than a compaction: no event
+        self.parsed(buf, start, end, line_no, offset, out)
+
+    def parsed(
+        self, buf: bytes, start: int, end: int, line_no: int, offset: int, out: list[ev.Event]
+    ) -> None:
+        """Append the events of the line ``buf[start:end]`` parsed whole (copied out of ``buf``
+        for it); a line that is not JSON is counted as bad."""
         value = loads(buf[start:end], self.prog)
         if isinstance(value, dict):
             self.whole(value, line_no, offset, out)
@@ -389,7 +389,8 @@ def _read_run(
     find = buf.find
     pos = start
     count = 0
-    line_of = reading.line
+    # (:meth:`_Reading.line`, unrolled: this loop runs once per line of every transcript.)
+    assistant, user, parsed = reading.assistant, reading.user, reading.parsed
     for record in found:
         if pos >= end:
             return -1
@@ -397,7 +398,14 @@ def _read_run(
         tail = nl - 1 if buf[nl - 1] != _CR else nl - 2
         if buf[pos] != _OPEN or tail < pos or buf[tail] != _CLOSE:
             return -1
-        line_of(record, buf, pos, nl, line + count, offset + pos - start, out)
+        kind = record.type
+        if kind == "assistant":
+            assistant(record, line + count, offset + pos - start, out)
+        elif kind == "user":
+            if not user(record, line + count, offset + pos - start, out):
+                parsed(buf, pos, nl, line + count, offset + pos - start, out)
+        elif kind == "system" and record.subtype == "compact_boundary":
+            parsed(buf, pos, nl, line + count, offset + pos - start, out)
         count += 1
         pos = nl + 1
     return count if pos >= end else -1
