@@ -66,6 +66,23 @@ def test_kept_programs_build_what_re_builds(tmp_path: Path) -> None:
     assert not regex_programs._missed  # every one came from a kept program
 
 
+def test_a_pattern_not_kept_yet_is_built_once_and_equals_re(tmp_path: Path) -> None:
+    for pattern, flags in _PATTERNS:
+        fresh = regex_programs.compile(pattern, flags)
+        assert fresh == re.compile(pattern, flags)
+        assert (pattern, flags) in regex_programs._programs  # built here, kept by save
+    assert not regex_programs._missed  # none needed re.compile and a second build
+    assert regex_programs.save(tmp_path)
+    regex_programs.forget()
+    regex_programs.load(tmp_path)
+    assert all(key in regex_programs._programs for key in _PATTERNS)
+
+
+def test_a_pattern_the_parser_refuses_raises_as_re_does() -> None:
+    with pytest.raises(re.error):
+        regex_programs.compile("(unclosed")
+
+
 def test_a_foreign_broken_or_linked_file_is_ignored(tmp_path: Path) -> None:
     path = tmp_path / regex_programs.MEMORY_NAME
     regex_programs.compile(*_PATTERNS[0])
@@ -108,7 +125,7 @@ from lessons_core import regex_programs
 seen = {}
 save = regex_programs.save
 def counting(home):
-    seen["missed"] = len(regex_programs._missed)
+    seen["missed"] = len(regex_programs._missed) + len(regex_programs._built)
     return save(home)
 regex_programs.save = counting
 from lessons_core.cli.main import main
@@ -142,7 +159,7 @@ def test_the_next_scan_compiles_none_of_its_own_patterns(tmp_path: Path) -> None
         HOME=str(tmp_path),
     )
     sessions = claude_sessions(tmp_path)
-    assert _scan(env) > 20  # the first scan compiled its patterns with re, and kept them
+    assert _scan(env) > 20  # the first scan built its patterns' programs, and kept them
     kept = marshal.loads((tmp_path / "home" / regex_programs.MEMORY_NAME).read_bytes())
     import _sre
 

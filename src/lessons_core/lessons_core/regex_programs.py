@@ -13,7 +13,9 @@ flags and code). The file is keyed by the Python that wrote it and the engine's 
 (``_sre.MAGIC``), read only when it is ours and not a link; anything unreadable, foreign or
 refused by the engine (which checks every program it is given) means ``re.compile``, as before.
 Only fixed patterns of the project's own modules go through here, never a pattern built from
-what a transcript holds.
+what a transcript holds. A pattern with no kept program yet (a fresh ``LESSONS_HOME``) is built
+here the way ``re.compile`` builds it, once, and that program is what is kept: a first scan no
+longer parses and compiles each of its patterns twice.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ MAX_BYTES = 4 << 20
 _programs: dict[tuple[str, int], tuple[Any, ...]] = {}
 #: Patterns compiled by ``re`` in this process, to be kept by :func:`save`.
 _missed: dict[tuple[str, int], None] = {}
+#: Programs built in this process (not loaded), also to be kept by :func:`save`.
+_built: dict[tuple[str, int], None] = {}
 
 
 def _key() -> str:
@@ -51,14 +55,32 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     key = (pattern, int(flags))
     program = _programs.get(key)
     if program is not None:
-        try:
-            compiled: re.Pattern[str] = _sre.compile(pattern, *program)
-        except Exception:  # refused by the engine: compile it as re does
-            del _programs[key]
-        else:
+        compiled = _engine(pattern, program)
+        if compiled is not None:
             return compiled
-    _missed[key] = None
+        del _programs[key]  # refused by the engine: compile it as re does
+    else:
+        # Not kept yet: build the program the way ``re.compile`` does, once, so that keeping
+        # it (:func:`save`) does not parse and compile the pattern a second time.
+        from lessons_core.compiler.programs import program as build
+
+        built = build(pattern, int(flags))
+        fresh = _engine(pattern, built) if built is not None else None
+        if built is not None and fresh is not None:
+            _programs[key] = built
+            _built[key] = None
+            return fresh
+    _missed[key] = None  # (a pattern the parser refused: re.compile raises its error)
     return re.compile(pattern, flags)
+
+
+def _engine(pattern: str, program: tuple[Any, ...]) -> re.Pattern[str] | None:
+    """The pattern ``_sre`` builds from ``program``, or ``None`` when it refuses it."""
+    try:
+        built: re.Pattern[str] = _sre.compile(pattern, *program)
+    except Exception:  # refused: the caller compiles the pattern as re does
+        return None
+    return built
 
 
 def load(home: Path | str) -> None:
@@ -88,7 +110,7 @@ def load(home: Path | str) -> None:
 def save(home: Path | str) -> bool:
     """Keep, with what was loaded, the programs of the patterns ``re`` compiled in this process;
     False when nothing needed writing or it could not be written (nothing is lost)."""
-    if not _missed:
+    if not _missed and not _built:
         return False
     from lessons_core.compiler.programs import program  # the build's, for the hook's patterns
 
@@ -97,6 +119,7 @@ def save(home: Path | str) -> bool:
         if built is not None:
             _programs[key] = built
     _missed.clear()
+    _built.clear()
     kept = dict(list(_programs.items())[-LIMIT:])
     body = marshal.dumps({"key": _key(), "programs": kept})
     try:
@@ -110,3 +133,4 @@ def forget() -> None:
     """Drop what this process holds (tests)."""
     _programs.clear()
     _missed.clear()
+    _built.clear()
