@@ -52,6 +52,24 @@ def test_quality_checks_reject(change, why):
     assert why in reason
 
 
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [
+        ("Run the tests and then...", True),
+        ("Run the tests and then…  \n", True),
+        ("Run the tests and then....", True),
+        ("Run go test ./...", False),
+        ("Run go test ./... \u00a0\n", False),
+        ("Run it... then check", False),
+        ("Ends with two dots..", False),
+    ],
+)
+def test_an_ellipsis_is_judged_at_the_very_end(text, cut):
+    """Only a text that ends (but for whitespace) in an ellipsis is cut off; Go's ``./...``
+    package pattern is not one."""
+    assert intake._ends_with_ellipsis(text) is cut
+
+
 def test_a_good_candidate_passes():
     """The shape a detector produces passes the checks."""
     assert intake.rejection(_candidate()) is None

@@ -561,6 +561,19 @@ def normalize_home(text: str, home: str | Path | None = None) -> str:
     ``/home/<name>``, ``C:\\Users\\<name>``) catch paths recorded on other machines.
     """
     home_text = str(home if home is not None else Path.home()).rstrip("/\\")
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _normalized(text, home_text)
+    return _normalize(text, home_text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str, home_text: str) -> str:
+    """:func:`_normalize`, remembered: a scan replaces the home in the same transcript paths
+    and the same repeated mistakes over and over, and the answer depends on these two alone."""
+    return _normalize(text, home_text)
+
+
+def _normalize(text: str, home_text: str) -> str:
     if home_text and home_text not in ("/", "~") and home_text in text:
         text = _home_pattern(home_text).sub("~", text)
     return _GENERIC_HOMES.compiled.sub("~", text)

@@ -12,6 +12,7 @@ purpose); everything else waits for ``lessons review``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -52,10 +53,26 @@ _PLACEHOLDER = regex_programs.compile(
     r"\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
-_TRAILING_ELLIPSIS = regex_programs.compile(r"(?<!/)(?:\.\.\.|…)\s*$")  # not Go's ``./...``
 _GERUND = regex_programs.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
 _WORD = regex_programs.compile(r"[a-z0-9_]+")
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _holds_placeholder(text: str) -> bool:
+    """Remembered per text: a scan meets the same mistake and fix in repeat after repeat, and
+    the search walks the whole text (its alternatives share no literal to skip ahead by)."""
+    return _PLACEHOLDER.search(text) is not None
+
+
+def _ends_with_ellipsis(text: str) -> bool:
+    """Whether ``text`` ends, but for whitespace, with ``...`` or ``…`` not after a slash (Go's
+    ``./...`` is a package pattern, not a cut-off sentence)."""
+    end = text.rstrip()
+    for mark in ("...", "…"):
+        if end.endswith(mark):
+            return not end[: -len(mark)].endswith("/")
+    return False
 
 
 def rejection(candidate: Candidate) -> str | None:
@@ -69,10 +86,10 @@ def rejection(candidate: Candidate) -> str | None:
         text: str = getattr(candidate, name).strip()
         if len(text) < MIN_TEXT:
             return f"{name} shorter than {MIN_TEXT} characters"
-        if candidate.tier != 1 and _PLACEHOLDER.search(text):
+        if candidate.tier != 1 and _holds_placeholder(text):
             # (Tier 1 checks its own: only a value that is nothing but a placeholder is one.)
             return f"{name} holds a template placeholder"
-        if _TRAILING_ELLIPSIS.search(text):
+        if _ends_with_ellipsis(text):
             return f"{name} ends with an ellipsis"
     trigger = (candidate.trigger or "").strip()
     if trigger and prose_trigger(trigger):
@@ -172,6 +189,13 @@ def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
     def clean(text: str) -> str:
         return normalize_home(text, home)
 
+    evidence = candidate.evidence
+    files = [clean(e.file) for e in evidence]
+    if any(file != e.file for file, e in zip(files, evidence, strict=True)):
+        evidence = tuple(
+            e if file == e.file else attrs.evolve(e, file=file)
+            for file, e in zip(files, evidence, strict=True)
+        )
     return attrs.evolve(
         candidate,
         mistake=clean(candidate.mistake),
@@ -180,9 +204,7 @@ def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
         trigger=clean(candidate.trigger) if candidate.trigger else candidate.trigger,
         error_lines=tuple(clean(line) for line in candidate.error_lines),
         project=clean(candidate.project) if candidate.project else candidate.project,
-        evidence=tuple(
-            attrs.evolve(e, file=normalize_home(e.file, home)) for e in candidate.evidence
-        ),
+        evidence=evidence,
     )
 
 

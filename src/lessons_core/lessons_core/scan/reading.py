@@ -89,6 +89,9 @@ def _detect(
             if not isinstance(candidate, Candidate):
                 log.warning("scan.detector_bad_result", detector=spec.name)
                 continue
+            if candidate.agent and candidate.detector and candidate.tier:
+                yield candidate  # (the built-in detectors fill all three)
+                continue
             yield attrs.evolve(
                 candidate,
                 agent=candidate.agent or agent,
