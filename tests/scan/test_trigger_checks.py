@@ -1,7 +1,8 @@
 """Intake remembers the triggers the compiler's safety check accepted, from one scan to the next.
 
 The check times each pattern (milliseconds to tens of milliseconds), and the same triggers come
-back in every scan: a scan of a few new lines must not time them again.
+back in every scan: a scan of a few new lines must not time them again. Tier 2's own triggers
+are not timed by intake at all, only when a build takes them into a manifest.
 """
 
 from __future__ import annotations
@@ -132,8 +133,40 @@ def _transcript(path: Path) -> None:
     )
 
 
-def test_a_scan_of_new_lines_does_not_time_known_triggers_again(checked, tmp_path):
-    """The second scan meets the same mistake in new lines: merged as a repeat, no timing."""
+def test_a_heuristic_trigger_is_timed_when_promoted_not_when_found(checked, tmp_path):
+    """Tier 2 triggers wait for review: intake judges them by the structural rules only, and
+    the build that takes one into a manifest (the one place a pattern runs) times it."""
+    session = tmp_path / "s.jsonl"
+    _transcript(session)
+    with services.session() as sess:
+        report = engine.run_scan(sess, paths=[session], workers=1)
+    found = [c for c in report.new if c.trigger and c.tier == 2]
+    assert found
+    assert checked == []  # nothing timed by the scan
+    assert not trigger_checks.accepted(found[0].trigger)  # nor remembered as timed
+    from lessons_core.cli.scan_cmds import _promote
+
+    with services.open_store() as store:
+        with store.transaction():
+            _promote(store, [found[0].id])
+        services.rebuild_manifest(store)
+    assert checked == [found[0].trigger]
+
+
+def test_a_structurally_unsafe_heuristic_trigger_is_still_refused_at_intake(checked):
+    """Untimed is not unchecked: the structural rules refuse what they can prove slow."""
+    unsafe = r"\bnpm\b\s+(?:\S+\s+)*?\btest\b"
+    assert intake.pattern_problem(unsafe, measure=False) is not None
+    assert checked == []
+
+
+def test_a_scan_of_new_lines_does_not_time_known_triggers_again(checked, tmp_path, monkeypatch):
+    """The second scan meets the same mistake in new lines: merged as a repeat, no timing.
+
+    (Timed as a plugin's findings are: the transcript's finding is Tier 2, which intake leaves
+    to the build otherwise.)
+    """
+    monkeypatch.setattr(intake, "UNTIMED_TIERS", frozenset())
     session = tmp_path / "s.jsonl"
     _transcript(session)
     with services.session() as sess:
@@ -154,8 +187,11 @@ def test_what_helpers_accepted_is_remembered_by_the_scanning_process(
     checked, tmp_path, monkeypatch
 ):
     """Read in forked helpers (a pool: the scanning process reads nothing itself), the
-    candidates come back checked; their triggers are remembered all the same."""
+    candidates come back checked; their triggers are remembered all the same. (Timed as a
+    plugin's findings are, like the test above.)"""
     from lessons_core.scan import planning
+
+    monkeypatch.setattr(intake, "UNTIMED_TIERS", frozenset())
 
     if not planning.can_fork():
         pytest.skip("worker processes need fork")

@@ -99,7 +99,7 @@ def rejection(candidate: Candidate) -> str | None:
             re.compile(trigger)
         except re.error as exc:
             return f"trigger is not a valid regular expression ({exc})"
-        unsafe = pattern_problem(trigger)
+        unsafe = pattern_problem(trigger, measure=candidate.tier not in UNTIMED_TIERS)
         if unsafe and candidate.tier != 1:
             return f"trigger would be refused by the manifest compiler: {unsafe}"
     return None
@@ -130,14 +130,26 @@ def unsafe_trigger(candidate: Candidate) -> str | None:
     return pattern_problem(trigger)
 
 
-def pattern_problem(pattern: str) -> str | None:
-    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed.
+#: Tiers whose triggers intake judges by the structural rules alone, leaving the timing probe
+#: to the build that takes them into a manifest (the one place a pattern runs): Tier 2's, which
+#: the scanner builds from its own shapes and which wait for review. The probe costs tens of
+#: milliseconds a pattern, and most candidates are never promoted. Every other tier is timed
+#: here too: a Tier 1 block can go live at once, and a plugin's or a model's triggers are not
+#: built by the scanner.
+UNTIMED_TIERS = frozenset({2})
+
+
+def pattern_problem(pattern: str, *, measure: bool = True) -> str | None:
+    """The compiler's regex-safety verdict (nested repeats and the like), when it is installed;
+    without ``measure``, the structural rules only (see :data:`UNTIMED_TIERS`).
 
     An accepted pattern is remembered (:mod:`lessons_core.scan.trigger_checks`): the check
     times the pattern, and the same triggers recur in every scan.
     """
     if trigger_checks.accepted(pattern):
         return None
+    if not measure:
+        return _structural_problem(pattern)
     try:
         from lessons_core.compiler.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
@@ -148,15 +160,25 @@ def pattern_problem(pattern: str) -> str | None:
     return reason
 
 
+@functools.lru_cache(maxsize=1024)
+def _structural_problem(pattern: str) -> str | None:
+    try:
+        from lessons_core.compiler.regex_safety import check_pattern
+    except ImportError:  # pragma: no cover - the compiler ships with the core
+        return None
+    return check_pattern(pattern, measure=False)
+
+
 def note_accepted(prepared: Candidate) -> None:
     """Remember the trigger of a candidate :func:`prepare` passed, as its check accepted it.
 
     For the scanner's commit: a candidate read in a forked helper was checked there, and what
     the helper's memory learnt ends with it. (A Tier 1 trigger may pass unchecked-for-safety,
-    and a path glob is not a pattern: neither is noted.)
+    an untimed tier's was not timed, and a path glob is not a pattern: none is noted.)
     """
     trigger = prepared.trigger
-    if trigger and prepared.tier != 1 and prepared.tool not in _FILE_TOOLS:
+    timed = prepared.tier != 1 and prepared.tier not in UNTIMED_TIERS
+    if trigger and timed and prepared.tool not in _FILE_TOOLS:
         trigger_checks.accept(trigger)
 
 
@@ -174,7 +196,7 @@ def scrubbed_or_refused(candidate: Candidate, home: str | None = None) -> Candid
     except ValidationError as exc:
         return f"trigger held a secret: {exc}"
     if clean.trigger != candidate.trigger and clean.trigger and clean.tool not in _FILE_TOOLS:
-        unsafe = pattern_problem(clean.trigger)
+        unsafe = pattern_problem(clean.trigger, measure=candidate.tier not in UNTIMED_TIERS)
         if unsafe:
             return f"trigger held a secret, and once redacted would be refused: {unsafe}"
     return clean

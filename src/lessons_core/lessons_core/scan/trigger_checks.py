@@ -1,8 +1,9 @@
 """Remember which triggers the manifest compiler's safety check accepted, between scans.
 
 Intake asks of every detected trigger whether the compiler would refuse it
-(:func:`lessons_core.compiler.regex_safety.check_pattern`): the structural rules, and then a
-timing of the pattern on subjects made to be hard for it, which costs from a few to tens of
+(:func:`lessons_core.compiler.regex_safety.check_pattern`): the structural rules, and then (for
+every tier but the scanner's own heuristics, see :data:`lessons_core.scan.intake.UNTIMED_TIERS`)
+a timing of the pattern on subjects made to be hard for it, which costs from a few to tens of
 milliseconds a pattern. The same mistakes recur from scan to scan, and with them the same
 triggers, so a scan of a few new lines spent most of its time timing patterns it had timed the
 hour before. The verdict depends on the pattern alone (and on the rules and the Python that

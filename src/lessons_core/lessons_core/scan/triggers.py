@@ -562,9 +562,10 @@ def compiler_accepts(pattern: str) -> bool:
     """Whether the manifest compiler's structural safety check accepts ``pattern``: some
     combinations of the shapes above (a subcommand, then a flag's absence) are polynomial.
 
-    The timing probe is left to intake, which runs it once per candidate: here it would run
-    for every detection of a scan. A pattern intake accepted (timing included) in this scan or
-    an earlier one (:mod:`~lessons_core.scan.trigger_checks`) passes the structural rules too.
+    The timing probe is left to the build that takes a promoted lesson's pattern into a
+    manifest (intake does not time Tier 2's triggers either: they wait for review). A pattern
+    accepted with its timing, in this scan or an earlier one
+    (:mod:`~lessons_core.scan.trigger_checks`), passes the structural rules too.
     """
     from lessons_core.scan import trigger_checks
 
