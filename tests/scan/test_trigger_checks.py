@@ -153,6 +153,35 @@ def test_a_heuristic_trigger_is_timed_when_promoted_not_when_found(checked, tmp_
     assert checked == [found[0].trigger]
 
 
+def test_an_acceptance_by_the_structural_rules_is_kept_apart(checked, monkeypatch):
+    """Accepted without its timing, a pattern counts as accepted only for what needs no timing;
+    an acceptance with its timing counts for both. Both are remembered between scans."""
+    calls: list[str] = []
+    real = regex_safety.check_pattern
+
+    def structural(source: str, *, measure: bool = True) -> str | None:
+        calls.append(source)
+        return real(source, measure=measure)
+
+    monkeypatch.setattr(regex_safety, "check_pattern", structural)
+    intake._structural_problem.cache_clear()
+    assert intake.pattern_problem(TRIGGER, measure=False) is None
+    assert trigger_checks.accepted(TRIGGER, timed=False)
+    assert not trigger_checks.accepted(TRIGGER)
+    home = _home()
+    home.mkdir(parents=True, exist_ok=True)
+    with trigger_checks.remembered(home):
+        trigger_checks.accept(TRIGGER, timed=False)
+        trigger_checks.accept(SECRET_TRIGGER)
+    trigger_checks.forget()  # as a new process starts
+    intake._structural_problem.cache_clear()
+    with trigger_checks.remembered(home):
+        assert intake.pattern_problem(TRIGGER, measure=False) is None
+        assert intake.pattern_problem(SECRET_TRIGGER, measure=False) is None
+        assert not trigger_checks.accepted(TRIGGER)
+    assert calls == [TRIGGER]  # the later process judged nothing
+
+
 def test_a_structurally_unsafe_heuristic_trigger_is_still_refused_at_intake(checked):
     """Untimed is not unchecked: the structural rules refuse what they can prove slow."""
     unsafe = r"\bnpm\b\s+(?:\S+\s+)*?\btest\b"

@@ -146,10 +146,13 @@ def pattern_problem(pattern: str, *, measure: bool = True) -> str | None:
     An accepted pattern is remembered (:mod:`lessons_core.scan.trigger_checks`): the check
     times the pattern, and the same triggers recur in every scan.
     """
-    if trigger_checks.accepted(pattern):
+    if trigger_checks.accepted(pattern, timed=measure):
         return None
     if not measure:
-        return _structural_problem(pattern)
+        reason = _structural_problem(pattern)
+        if reason is None:
+            trigger_checks.accept(pattern, timed=False)
+        return reason
     try:
         from lessons_core.compiler.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
@@ -174,12 +177,12 @@ def note_accepted(prepared: Candidate) -> None:
 
     For the scanner's commit: a candidate read in a forked helper was checked there, and what
     the helper's memory learnt ends with it. (A Tier 1 trigger may pass unchecked-for-safety,
-    an untimed tier's was not timed, and a path glob is not a pattern: none is noted.)
+    and a path glob is not a pattern: neither is noted. An untimed tier's is noted as accepted
+    by the structural rules.)
     """
     trigger = prepared.trigger
-    timed = prepared.tier != 1 and prepared.tier not in UNTIMED_TIERS
-    if trigger and timed and prepared.tool not in _FILE_TOOLS:
-        trigger_checks.accept(trigger)
+    if trigger and prepared.tier != 1 and prepared.tool not in _FILE_TOOLS:
+        trigger_checks.accept(trigger, timed=prepared.tier not in UNTIMED_TIERS)
 
 
 def prepare(candidate: Candidate, home: str | None = None) -> Candidate | str:

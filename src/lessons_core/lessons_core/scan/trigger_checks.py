@@ -8,7 +8,9 @@ milliseconds a pattern. The same mistakes recur from scan to scan, and with them
 triggers, so a scan of a few new lines spent most of its time timing patterns it had timed the
 hour before. The verdict depends on the pattern alone (and on the rules and the Python that
 judged it), so an accepted pattern is remembered: in this process, and in ``LESSONS_HOME``
-(:data:`MEMORY_NAME`) from one scan to the next.
+(:data:`MEMORY_NAME`) from one scan to the next. A Tier 2 trigger accepted by the structural
+rules alone is remembered as such, apart: a scan of a few new lines then does not even import
+the rules.
 
 Only acceptances are kept; a refusal is judged again every time, so a busy moment that made a
 timing slow is never kept. The file holds digests, never the patterns: a trigger is checked
@@ -39,8 +41,11 @@ _accepted: dict[str, None] = {}
 _grown = False
 
 
-def _digest(pattern: str) -> str:
-    return hex_blake2b(pattern.encode("utf-8", "surrogatepass"), 16)
+def _digest(pattern: str, timed: bool = True) -> str:
+    # An acceptance by the structural rules alone (a Tier 2 trigger) is told apart by a prefix
+    # the pattern itself cannot supply: a pattern holds no NUL byte.
+    text = pattern if timed else "structural\0" + pattern
+    return hex_blake2b(text.encode("utf-8", "surrogatepass"), 16)
 
 
 def _key() -> str:
@@ -48,15 +53,19 @@ def _key() -> str:
     return f"{FORMAT}:{sys.implementation.name}:{sys.version_info[:3]}"
 
 
-def accepted(pattern: str) -> bool:
-    """Whether ``pattern`` was accepted before (in this process or a remembered scan)."""
-    return _digest(pattern) in _accepted
+def accepted(pattern: str, *, timed: bool = True) -> bool:
+    """Whether ``pattern`` was accepted before (in this process or a remembered scan): with its
+    timing, or (``timed=False``) at least by the structural rules."""
+    if _digest(pattern) in _accepted:
+        return True
+    return not timed and _digest(pattern, timed=False) in _accepted
 
 
-def accept(pattern: str) -> None:
-    """Remember that the check accepted ``pattern``."""
+def accept(pattern: str, *, timed: bool = True) -> None:
+    """Remember that the check accepted ``pattern``: with its timing, or (``timed=False``) by
+    the structural rules alone."""
     global _grown
-    digest = _digest(pattern)
+    digest = _digest(pattern, timed)
     if digest not in _accepted:
         _accepted[digest] = None
         _grown = True

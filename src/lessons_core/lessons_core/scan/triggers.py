@@ -563,14 +563,17 @@ def compiler_accepts(pattern: str) -> bool:
     combinations of the shapes above (a subcommand, then a flag's absence) are polynomial.
 
     The timing probe is left to the build that takes a promoted lesson's pattern into a
-    manifest (intake does not time Tier 2's triggers either: they wait for review). A pattern
-    accepted with its timing, in this scan or an earlier one
-    (:mod:`~lessons_core.scan.trigger_checks`), passes the structural rules too.
+    manifest (intake does not time Tier 2's triggers either: they wait for review). An
+    acceptance is remembered (:mod:`~lessons_core.scan.trigger_checks`), and one with its
+    timing, in this scan or an earlier one, passes the structural rules too.
     """
     from lessons_core.scan import trigger_checks
 
-    if trigger_checks.accepted(pattern):
+    if trigger_checks.accepted(pattern, timed=False):
         return True
     from lessons_core.compiler.regex_safety import check_pattern
 
-    return check_pattern(pattern, measure=False) is None
+    if check_pattern(pattern, measure=False) is not None:
+        return False
+    trigger_checks.accept(pattern, timed=False)
+    return True
