@@ -284,3 +284,34 @@ def test_alike_lessons_about_other_executables_are_not_folded(store, with_plugin
     assert sink.admit(npm).status == PROMOTED
     assert sink.admit(yarn).status == PROMOTED
     assert sink.admit(again).status == DUPLICATE  # the same executable still folds
+
+
+@pytest.mark.parametrize("defer", [False, True])
+def test_repeats_add_their_evidence_once_and_count_their_sessions(store, defer):
+    """Hundreds of repeats merge into one candidate as they come (its evidence's keys and
+    sessions kept between merges): each place is added once, and the bonus for a second
+    session is given once, whether the merges are written at once or at the flush."""
+    intake_ = Intake(store, Config(), defer_merges=defer)
+    assert intake_.admit(_candidate()).status == NEW  # seen at line 5, call c1, session s1
+    places = [
+        (5, "c1", "s1"),
+        (9, "c9", "s1"),
+        (12, "c12", "s2"),
+        (12, "c12", "s2"),
+        (20, "c20", "s3"),
+    ]
+    for line, call, session in places:
+        repeat = _candidate(evidence=(Evidence("/t/a.jsonl", line, call, session),))
+        assert intake_.admit(repeat).status == DUPLICATE
+    intake_.flush()
+    (merged,) = store.list_candidates(status="pending")
+    assert [(e.line, e.session_id) for e in merged.evidence] == [
+        (5, "s1"),
+        (9, "s1"),
+        (12, "s2"),
+        (20, "s3"),
+    ]
+    weights = Config().scoring
+    assert merged.confidence == round(
+        min(0.5 + weights.multi_session_bonus, weights.max_confidence), 3
+    )

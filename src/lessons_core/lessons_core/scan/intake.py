@@ -362,6 +362,8 @@ class Intake:
         #: each repeat, a candidate's growing evidence was serialised again every time.
         self.defer_merges = defer_merges
         self._dirty: set[int] = set()
+        #: Per pending candidate: the evidence tuple, its (file, line, call) keys and sessions.
+        self._evidence: dict[int, tuple[tuple[Evidence, ...], set[tuple[Any, ...]], set[str]]] = {}
         self.promoted = 0
         self._loaded = False
         self.lessons: list[Lesson] = []
@@ -469,12 +471,30 @@ class Intake:
         self.lessons[index] = stored
         return stored
 
+    def _evidence_of(self, index: int) -> tuple[set[tuple[Any, ...]], set[str]]:
+        """Where a pending candidate was seen, and in which sessions: kept between its merges
+        (a scan merges hundreds of repeats into one candidate, and walking its whole evidence
+        at each repeat made the merges quadratic), and made again when its evidence is another
+        tuple than the one they were made from (the store gave back a candidate of its own)."""
+        old = self.pending[index]
+        kept = self._evidence.get(index)
+        if kept is not None and kept[0] is old.evidence:
+            return kept[1], kept[2]
+        seen = {(e.file, e.line, e.call_id) for e in old.evidence}
+        sessions = {e.session_id for e in old.evidence if e.session_id}
+        self._evidence[index] = (old.evidence, seen, sessions)
+        return seen, sessions
+
     def _merge_candidate(self, index: int, candidate: Candidate) -> Candidate:
         old = self.pending[index]
-        seen = {(e.file, e.line, e.call_id) for e in old.evidence}
+        seen, known = self._evidence_of(index)
         extra = tuple(e for e in candidate.evidence if (e.file, e.line, e.call_id) not in seen)
         evidence = old.evidence + extra
-        sessions = len(sessions_of(evidence))
+        before = len(known)  # sessions of the old evidence
+        seen.update((e.file, e.line, e.call_id) for e in extra)
+        known.update(e.session_id for e in extra if e.session_id)
+        self._evidence[index] = (evidence, seen, known)  # for the next repeat
+        sessions = len(known)
         projects = len({p for p in (old.project, candidate.project) if p})
         weights = self.config.scoring
         bonus = 0.0
@@ -483,7 +503,7 @@ class Intake:
         if projects >= 2:
             bonus += weights.multi_project_bonus
         base = max(old.confidence, candidate.confidence)
-        if bonus and sessions_of(old.evidence) and len(sessions_of(old.evidence)) < 2:
+        if bonus and before == 1:
             base += bonus
         merged = attrs.evolve(
             old,
