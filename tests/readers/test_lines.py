@@ -116,6 +116,12 @@ def test_loads_counts_what_neither_parser_takes():
     assert prog.bad_lines == 2
 
 
+def _copied(runs):
+    """Each run copied out as it comes: the read buffer is reused, so a run is valid only
+    until the next one is asked for."""
+    return [(offset, bytes(buf[s:e]), 0, e - s) for offset, buf, s, e in runs]
+
+
 @pytest.mark.parametrize("chunk", [1, 5, 1 << 20])
 def test_runs_hold_every_whole_line_once(tmp_path, chunk):
     """Runs are whole lines with their newlines, in order, nothing twice and nothing of the
@@ -127,7 +133,7 @@ def test_runs_hold_every_whole_line_once(tmp_path, chunk):
     original = lines.MAX_LINE
     lines.MAX_LINE = 30
     try:
-        runs = list(lines.iter_runs(path, prog, chunk_size=chunk))
+        runs = _copied(lines.iter_runs(path, prog, chunk_size=chunk))
     finally:
         lines.MAX_LINE = original
     joined = b"".join(buf[s:e] for _, buf, s, e in runs)
@@ -151,7 +157,7 @@ def test_a_run_stops_before_the_end_of_a_piece(tmp_path):
     for end, kept in [(1, b"one\n"), (4, b"one\n"), (5, b"one\ntwo\n"), (8, b"one\ntwo\n")]:
         prog = ev.Progress()
         prog.end = end
-        runs = list(lines.iter_runs(path, prog))
+        runs = _copied(lines.iter_runs(path, prog))
         assert b"".join(buf[s:e] for _, buf, s, e in runs) == kept, end
         assert prog.offset == len(kept)
 
@@ -162,7 +168,7 @@ def test_runs_of_a_bounded_size_are_cut_at_newlines(tmp_path):
     data = b"".join(b"%d:" % i + b"x" * (i % 7) + b"\n" for i in range(200))
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    runs = list(lines.iter_runs(path, ev.Progress(), run_bytes=50))
+    runs = _copied(lines.iter_runs(path, ev.Progress(), run_bytes=50))
     assert b"".join(buf[s:e] for _, buf, s, e in runs) == data
     assert len(runs) > 20
     for offset, buf, s, e in runs:
@@ -172,3 +178,34 @@ def test_runs_of_a_bounded_size_are_cut_at_newlines(tmp_path):
     prog.end = 500
     kept = b"".join(buf[s:e] for _, buf, s, e in lines.iter_runs(path, prog, run_bytes=50))
     assert kept == data[: data.index(b"\n", 499) + 1] and prog.offset == len(kept)
+
+
+def test_files_read_at_once_or_in_turn_keep_their_own_bytes(tmp_path):
+    """The read buffer is reused from file to file, never shared by two files being read at
+    the same time: runs of two files taken in turn, and of a third read after them, are each
+    their own file's bytes."""
+
+    def data(tag: bytes) -> bytes:
+        return b"".join(
+            b'{"%s":%d,"pad":"%s"}\n' % (tag, i, b"y" * (i % 300)) for i in range(15000)
+        )
+
+    paths = {}
+    for tag in (b"a", b"b", b"c"):
+        paths[tag] = tmp_path / f"{tag.decode()}.jsonl"
+        paths[tag].write_bytes(data(tag))
+    assert paths[b"a"].stat().st_size > 2 * lines.CHUNK
+    got: dict[bytes, list[bytes]] = {b"a": [], b"b": []}
+    runs = {tag: lines.iter_runs(paths[tag], ev.Progress()) for tag in (b"a", b"b")}
+    while runs:
+        for tag in list(runs):
+            item = next(runs[tag], None)
+            if item is None:
+                del runs[tag]
+                continue
+            _, buf, s, e = item
+            got[tag].append(bytes(buf[s:e]))
+    assert b"".join(got[b"a"]) == data(b"a")
+    assert b"".join(got[b"b"]) == data(b"b")
+    third = b"".join(run[1] for run in _copied(lines.iter_runs(paths[b"c"], ev.Progress())))
+    assert third == data(b"c")

@@ -28,7 +28,7 @@ from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
 from lessons_core.scan import events as ev
 from lessons_core.scan.events import Event
-from lessons_core.scan.lines import as_text, iter_runs, loads
+from lessons_core.scan.lines import Buffer, as_text, iter_runs, loads
 
 AGENT = "claude"
 
@@ -216,7 +216,7 @@ class _Reading:
     def line(
         self,
         record: records.Record | None,
-        buf: bytes,
+        buf: Buffer,
         start: int,
         end: int,
         line_no: int,
@@ -239,7 +239,7 @@ class _Reading:
         self.parsed(buf, start, end, line_no, offset, out)
 
     def parsed(
-        self, buf: bytes, start: int, end: int, line_no: int, offset: int, out: list[ev.Event]
+        self, buf: Buffer, start: int, end: int, line_no: int, offset: int, out: list[ev.Event]
     ) -> None:
         """Append the events of the line ``buf[start:end]`` parsed whole (copied out of ``buf``
         for it); a line that is not JSON is counted as bad."""
@@ -370,7 +370,13 @@ def read(
 
 
 def _read_run(
-    reading: _Reading, buf: bytes, start: int, end: int, line: int, offset: int, out: list[ev.Event]
+    reading: _Reading,
+    buf: Buffer,
+    start: int,
+    end: int,
+    line: int,
+    offset: int,
+    out: list[ev.Event],
 ) -> int:
     """Decode a run of lines in one call and append their events to ``out``; the number of
     lines, or -1 when the run must be read line by line.
@@ -412,7 +418,13 @@ def _read_run(
 
 
 def _read_lines(
-    reading: _Reading, buf: bytes, start: int, end: int, line: int, offset: int, out: list[ev.Event]
+    reading: _Reading,
+    buf: Buffer,
+    start: int,
+    end: int,
+    line: int,
+    offset: int,
+    out: list[ev.Event],
 ) -> int:
     """Read a run line by line: a line that is not one object of the expected shape is parsed
     whole (and counted as bad when it is not JSON at all). Returns the number of lines."""

@@ -20,6 +20,9 @@ from msgspec.json import Decoder as _Decoder
 
 from lessons_core.scan.events import Progress
 
+#: What a run's bytes are handed out in: the reused read buffer, or a line joined from chunks.
+Buffer = bytes | bytearray
+
 CHUNK = 1 << 20  # must stay below MAX_LINE
 #: Lines above this size are skipped (a tool result this large holds no lesson worth the memory).
 MAX_LINE = 16 << 20
@@ -31,7 +34,7 @@ def iter_runs(
     *,
     chunk_size: int = CHUNK,
     run_bytes: int | None = None,
-) -> Iterator[tuple[int, bytes, int, int]]:
+) -> Iterator[tuple[int, Buffer, int, int]]:
     """Yield ``(start_offset, buffer, start, end)`` for each run of complete lines.
 
     ``buffer[start:end]`` holds whole lines, each ending in its newline: all the complete lines
@@ -47,83 +50,116 @@ def iter_runs(
     :data:`MAX_LINE` is never handed out: it is counted in ``progress.line`` and
     ``progress.bad_lines``. A run stops before the first line starting at or after
     ``progress.end`` when that is set.
+
+    The buffer is reused: a run's bytes are valid until the next run is asked for, so a caller
+    copies out what it keeps (a slice is a copy).
     """
     offset = progress.offset
     stop = sys.maxsize if progress.end is None else progress.end
-    with open(path, "rb") as fh:
+    # Unbuffered, read into a buffer reused from file to file: a new 1 MiB object per chunk
+    # was fresh memory every time, which the kernel had to fault in page by page (a sixth of
+    # a full scan's CPU time went to the system).
+    with open(path, "rb", buffering=0) as fh:
         if offset:
             fh.seek(offset)
-        parts: list[bytes] = []
-        pending = 0  # bytes held in ``parts``
-        skipping = False  # inside an oversized line, dropping bytes until its newline
-        while True:
-            chunk = fh.read(chunk_size)
-            if not chunk:
-                return
-            start = 0
-            nl = chunk.find(b"\n")
-            if nl < 0:
-                if skipping:
-                    pending += len(chunk)
-                    continue
-                parts.append(chunk)
-                pending += len(chunk)
-                if pending > MAX_LINE:
-                    parts.clear()
-                    skipping = True
+        chunk = _take_buffer(chunk_size)
+        try:
+            yield from _runs(fh, chunk, progress, offset, stop, run_bytes)
+        finally:
+            _give_buffer(chunk)
+
+
+def _runs(
+    fh: Any, chunk: bytearray, progress: Progress, offset: int, stop: int, run_bytes: int | None
+) -> Iterator[tuple[int, Buffer, int, int]]:
+    parts: list[Buffer] = []
+    pending = 0  # bytes held in ``parts``
+    skipping = False  # inside an oversized line, dropping bytes until its newline
+    while True:
+        size = fh.readinto(chunk)
+        if not size:
+            return
+        start = 0
+        nl = chunk.find(b"\n", 0, size)
+        if nl < 0:
+            if skipping:
+                pending += size
                 continue
-            # Finish the line carried over from earlier chunks.
-            if parts or skipping:
-                if offset >= stop:
-                    return
-                line_start = offset
-                offset += pending + nl + 1
-                progress.offset = offset
-                if skipping:
-                    progress.line += 1
-                    progress.bad_lines += 1
-                    skipping = False
-                else:
-                    parts.append(chunk[: nl + 1])
-                    line = b"".join(parts)
-                    yield line_start, line, 0, len(line)
+            parts.append(chunk[:size])
+            pending += size
+            if pending > MAX_LINE:
                 parts.clear()
-                pending = 0
-                start = nl + 1
-            # The whole lines inside this chunk, as one run (each line is smaller than the
-            # chunk, so below MAX_LINE as long as chunks are).
-            last = chunk.rfind(b"\n")
-            if last >= start:
-                if offset >= stop:
-                    return
-                end = last + 1
-                if stop - offset < end - start:
-                    # The piece ends inside the run: keep the lines that start before it.
-                    end = chunk.find(b"\n", start + (stop - offset) - 1, end) + 1
-                while start < end:
-                    cut = end
-                    if run_bytes is not None and end - start > run_bytes:
-                        cut = chunk.find(b"\n", start + run_bytes - 1, end) + 1
-                    run_start = offset
-                    offset += cut - start
-                    progress.offset = offset
-                    yield run_start, chunk, start, cut
-                    start = cut
-                if offset >= stop:
-                    return
-                start = last + 1
-            tail = chunk[start:]
-            if tail:
-                parts.append(tail)
-                pending = len(tail)
+                skipping = True
+            continue
+        # Finish the line carried over from earlier chunks.
+        if parts or skipping:
+            if offset >= stop:
+                return
+            line_start = offset
+            offset += pending + nl + 1
+            progress.offset = offset
+            if skipping:
+                progress.line += 1
+                progress.bad_lines += 1
+                skipping = False
+            else:
+                parts.append(chunk[: nl + 1])
+                line = b"".join(parts)
+                yield line_start, line, 0, len(line)
+            parts.clear()
+            pending = 0
+            start = nl + 1
+        # The whole lines inside this chunk, as one run (each line is smaller than the
+        # chunk, so below MAX_LINE as long as chunks are).
+        last = chunk.rfind(b"\n", 0, size)
+        if last >= start:
+            if offset >= stop:
+                return
+            end = last + 1
+            if stop - offset < end - start:
+                # The piece ends inside the run: keep the lines that start before it.
+                end = chunk.find(b"\n", start + (stop - offset) - 1, end) + 1
+            while start < end:
+                cut = end
+                if run_bytes is not None and end - start > run_bytes:
+                    cut = chunk.find(b"\n", start + run_bytes - 1, end) + 1
+                run_start = offset
+                offset += cut - start
+                progress.offset = offset
+                yield run_start, chunk, start, cut
+                start = cut
+            if offset >= stop:
+                return
+            start = last + 1
+        if start < size:
+            parts.append(chunk[start:size])
+            pending = size - start
+
+
+#: Read buffers of :data:`CHUNK` bytes no run is using, kept for the next file (a few at most:
+#: one per file being read at once).
+_free: list[bytearray] = []
+_FREE_MAX = 2
+
+
+def _take_buffer(size: int) -> bytearray:
+    if size == CHUNK and _free:
+        return _free.pop()
+    return bytearray(size)
+
+
+def _give_buffer(buffer: bytearray) -> None:
+    if len(buffer) == CHUNK and len(_free) < _FREE_MAX:
+        _free.append(buffer)
 
 
 def iter_spans(
     path: str | Path, progress: Progress, *, chunk_size: int = CHUNK
-) -> Iterator[tuple[int, int, bytes, int, int]]:
+) -> Iterator[tuple[int, int, Buffer, int, int]]:
     """Yield ``(line_number, start_offset, buffer, start, end)`` for each complete line.
 
-    The line is ``buffer[start:end]`` (its newline, and a ``\\r`` before it, left out). Lines
+    The line is ``buffer[start:end]`` (its newline, and a ``\\r`` before it, left out), valid
+    until the next line is asked for. Lines
     are not copied out of the chunk they were read in: most of a transcript's bytes sit in
     lines a reader decides to skip from a few searches (``buffer.find(needle, start, end)``),
     and slicing each of them would copy them all once more.
@@ -152,13 +188,13 @@ def iter_lines(
     """Yield ``(line_number, start_offset, line_bytes)`` for each complete line, as
     :func:`iter_spans` finds them (for readers that look at every line whole)."""
     for line_no, offset, buf, start, end in iter_spans(path, progress, chunk_size=chunk_size):
-        yield line_no, offset, buf[start:end]  # (a whole buffer's slice is the buffer itself)
+        yield line_no, offset, bytes(memoryview(buf)[start:end])  # (the buffer is reused)
 
 
 _FAST = _Decoder().decode
 
 
-def loads(raw: bytes, progress: Progress) -> Any:
+def loads(raw: Buffer, progress: Progress) -> Any:
     """Parse one line; a malformed line is counted and yields ``None``.
 
     msgspec parses a transcript line two to three times faster than the standard library (it
