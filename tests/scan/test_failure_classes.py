@@ -46,3 +46,40 @@ def test_a_caseless_fold_outside_ascii_takes_the_slow_path():
     caselessly, so it is still classified."""
     text = "\u017fandbox denied this write"
     assert failures.class_of(text) == ev.DENIED
+
+
+_ERROR_TEXTS = [
+    "<tool_use_error>File has not been read yet. Read it first.</tool_use_error>",
+    "Found 3 matches of the string to replace, but replace_all is false.",
+    "ERROR: String To Replace Not Found in file.",
+    "bash: line 1: pytest: command not found",
+    "zsh:1: COMMAND NOT FOUND: npm",
+    "npm: not found",
+    "Traceback (most recent call last):\nModuleNotFoundError: No module named 'yaml'",
+    "error: externally-managed-environment\n× This environment is externally managed",
+    "cp: cannot stat '/tmp/x': No such file or directory",
+    "EISDIR: illegal operation on a directory, read",
+    "Fichier → Path does not exist: /tmp/é",
+    "Erreur — rien trouvé",
+    "error: unrecognized arguments: --fast",
+    "make: *** No rule to make target 'tset'.  Stop.",
+    "InputValidationError: required parameter `file_path` is missing",
+    "open /etc/shadow: PERMISSION DENIED",
+    "all good: 3 passed in 0.2s",
+]
+
+
+@pytest.mark.parametrize("text", _ERROR_TEXTS)
+def test_a_mistake_class_is_found_alike_on_the_lowered_text(text):
+    """The lowered patterns on the lowered text pick the class the caseless patterns pick."""
+    caseless = next((c for c in failures.MISTAKE_CLASSES if c.pattern.search(text)), None)
+    assert failures.mistake_class(text) is caseless
+    for cls in failures.MISTAKE_CLASSES:
+        assert bool(cls.lowered.search(text.lower())) == bool(cls.pattern.search(text)), cls.name
+
+
+def test_a_mistake_class_behind_a_caseless_fold_is_still_found():
+    """The long s matches ``s`` caselessly: such a text is searched with the caseless
+    patterns, so its class is found all the same."""
+    text = "bash: pytest: command not found (\u017fee above)"
+    assert failures.mistake_class(text) is failures.mistake_class_named("command_not_found")

@@ -171,7 +171,7 @@ class MistakeClass:
     several milliseconds.
     """
 
-    __slots__ = ("_compiled", "fix", "mistake", "name", "reusable", "source", "title")
+    __slots__ = ("_compiled", "_lowered", "fix", "mistake", "name", "reusable", "source", "title")
 
     def __init__(
         self, name: str, pattern: str, title: str, mistake: str, fix: str, *, reusable: bool = True
@@ -179,6 +179,7 @@ class MistakeClass:
         self.name = name
         self.source = pattern
         self._compiled: re.Pattern[str] | None = None
+        self._lowered: re.Pattern[str] | None = None
         self.title = title
         self.mistake = mistake
         self.fix = fix
@@ -190,6 +191,17 @@ class MistakeClass:
         compiled = self._compiled
         if compiled is None:
             compiled = self._compiled = regex_programs.compile(self.source, re.IGNORECASE)
+        return compiled
+
+    @property
+    def lowered(self) -> re.Pattern[str]:
+        """The pattern with its letters lowercased, case-sensitive: on a lowercased text that
+        holds none of :data:`_FOLDS`, it matches where :attr:`pattern` matches the text, and
+        runs several times faster (the engine skips ahead by first characters only when it
+        need not fold case)."""
+        compiled = self._lowered
+        if compiled is None:
+            compiled = self._lowered = regex_programs.compile(_lower_literals(self.source))
         return compiled
 
 
@@ -349,6 +361,12 @@ def mistake_class(text: str) -> MistakeClass | None:
 def _mistake_class(head: str) -> MistakeClass | None:
     """Remembered per head: Tier 2 asks about every failure, and again about each later failure
     in its window, and a scan meets the same error texts over and over."""
+    if head.isascii() or _FOLDS.isdisjoint(head):
+        low = head.lower()
+        for cls in MISTAKE_CLASSES:
+            if cls.lowered.search(low):
+                return cls
+        return None
     for cls in MISTAKE_CLASSES:
         if cls.pattern.search(head):
             return cls
