@@ -353,7 +353,70 @@ def test_the_load_of_others_is_the_larger_of_the_average_and_the_instant(
     path = tmp_path / "loadavg"
     path.write_text(loadavg + "\n", encoding="ascii")
     monkeypatch.setattr(os, "cpu_count", lambda: machine)
+    monkeypatch.setattr(planning, "_mark", None)  # no window: the one-minute average stands in
     assert planning.others_load(cpus, str(path)) == pytest.approx(busy)
+
+
+def _stat(path, busy: int, idle: int) -> str:
+    """A ``/proc/stat`` whose CPUs have spent ``busy`` and ``idle`` ticks since boot."""
+    user, system = busy // 2, busy - busy // 2
+    path.write_text(
+        f"cpu  {user} 0 {system} {idle} 0 0 0 0 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\n", encoding="ascii"
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("loadavg", "ticks", "own", "busy"),
+    [
+        # Idle but for this scan's start-up (10 of 20 ticks, its own 0.1 s), after an install
+        # that left the one-minute average at 1.3: the window sees no one else.
+        ("1.30 0.90 0.40 1/300 4242", (10, 10), 0.10, 0.0),
+        # A neighbour kept the other CPU busy through the window.
+        ("0.20 0.10 0.00 1/300 4242", (20, 0), 0.10, 1.0),
+        # A neighbour running at this instant, the window quiet: the instant counts.
+        ("0.00 0.00 0.00 2/300 4242", (10, 10), 0.10, 1.0),
+        # Half a neighbour through the window (bursts): half a CPU.
+        ("0.00 0.00 0.00 1/300 4242", (15, 5), 0.10, 0.5),
+    ],
+)
+def test_the_load_of_others_is_seen_over_the_scans_start_up(
+    monkeypatch, tmp_path, loadavg, ticks, own, busy
+):
+    """With the counters noted when the scan command started, the CPUs' use since then, less
+    this process's own, stands for the load of others (with the running tasks): the one-minute
+    average would still report a build that finished a minute ago."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sysconf", lambda name: 100)
+    clock = iter([1.0, 1.0 + own])
+    monkeypatch.setattr(planning.time, "process_time", lambda: next(clock))
+    planning.mark_start(_stat(tmp_path / "stat0", 1000, 1000))
+    later = _stat(tmp_path / "stat1", 1000 + ticks[0], 1000 + ticks[1])
+    path = tmp_path / "loadavg"
+    path.write_text(loadavg + "\n", encoding="ascii")
+    try:
+        assert planning.others_load(2, str(path), later) == pytest.approx(busy)
+    finally:
+        planning._mark = None
+
+
+def test_a_window_too_short_to_tell_leaves_the_average(monkeypatch, tmp_path):
+    """Under two ticks per CPU the counters cannot tell a busy CPU from a tick: the one-minute
+    average is used, as where the counters cannot be read at all."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sysconf", lambda name: 100)
+    clock = iter([1.0, 1.01])
+    monkeypatch.setattr(planning.time, "process_time", lambda: next(clock))
+    planning.mark_start(_stat(tmp_path / "stat0", 1000, 1000))
+    later = _stat(tmp_path / "stat1", 1002, 1002)  # 20 ms of two CPUs
+    path = tmp_path / "loadavg"
+    path.write_text("1.20 0.50 0.20 1/300 4242\n", encoding="ascii")
+    try:
+        assert planning.others_load(2, str(path), later) == pytest.approx(1.2)
+        planning.mark_start(str(tmp_path / "missing"))
+        assert planning.others_load(2, str(path), later) == pytest.approx(1.2)
+    finally:
+        planning._mark = None
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -317,19 +318,74 @@ BYTES_PER_HELPER = 8 << 20
 
 #: The kernel's load figures: the load averages, then running/all tasks.
 LOADAVG = "/proc/loadavg"
+#: The kernel's CPU time counters; the first line sums every CPU.
+STAT = "/proc/stat"
+#: The shortest window, in seconds, over which the CPUs' use is trusted: the counters move by
+#: ticks of 10 ms, so a shorter one would mistake a tick for a busy CPU.
+MIN_WINDOW = 0.04
+
+#: The CPUs' counters when the scan command started (:func:`mark_start`), or ``None``.
+_mark: tuple[float, float, float] | None = None
 
 
-def others_load(cpus: int, path: str = LOADAVG) -> float:
-    """How many of this process's ``cpus`` other processes keep busy now: the larger of the
-    one-minute load average and the tasks running at this instant (``/proc/loadavg``, this
+def _cpu_seconds(path: str = STAT) -> tuple[float, float, float] | None:
+    """(busy, elapsed) CPU-seconds summed over the machine's CPUs since boot, and the CPU
+    seconds of this process; ``None`` where the counters cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            fields = fh.readline().split()
+        # user nice system idle iowait irq softirq steal (guest time is counted in user)
+        ticks = [int(value) for value in fields[1:9]]
+        hertz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    if len(ticks) < 5 or hertz <= 0:
+        return None
+    total = sum(ticks)
+    idle = ticks[3] + ticks[4]
+    return (total - idle) / hertz, total / hertz, time.process_time()
+
+
+def mark_start(path: str = STAT) -> None:
+    """Note the CPUs' counters now: the scan command does it first thing, and the start-up
+    that follows (imports, plugins, the store, planning) is the window over which
+    :func:`others_load` sees what other processes keep the CPUs doing."""
+    global _mark
+    _mark = _cpu_seconds(path)
+
+
+def _recent_use(path: str) -> float | None:
+    """How many CPUs other processes kept busy since :func:`mark_start` (this process's own
+    CPU time taken out), or ``None`` without a window long enough to tell."""
+    if _mark is None:
+        return None
+    now = _cpu_seconds(path)
+    if now is None:
+        return None
+    machine = os.cpu_count() or 1
+    window = (now[1] - _mark[1]) / machine  # the seconds that passed, from the counters
+    if window < MIN_WINDOW:
+        return None
+    others = (now[0] - _mark[0]) - (now[2] - _mark[2])
+    return max(0.0, others / window)
+
+
+def others_load(cpus: int, path: str = LOADAVG, stat: str = STAT) -> float:
+    """How many of this process's ``cpus`` other processes keep busy now: the larger of their
+    use of the CPUs while this scan started up (:func:`mark_start`; without that window, the
+    one-minute load average) and the tasks running at this instant (``/proc/loadavg``, this
     process left out), spread over the machine's CPUs.
 
     The larger, because a helper forked onto a CPU that turns out busy makes the scan slower
     than one process would, while a helper not forked only leaves it as fast as one: the
-    average lags a minute behind a neighbour that just started, the instant misses one
-    between two bursts, and each sees what the other misses. Where neither is known, the
-    machine is taken as idle.
+    instant misses a neighbour between two bursts, the window one that starts just now, and
+    each sees what the other misses. The window replaces the one-minute average, which lags:
+    for a minute after a build, an install or an earlier scan has finished, it reports a busy
+    CPU that is idle, and a large scan then read alone. Where nothing is known, the machine is
+    taken as idle.
     """
+    average: float | None = None
+    running = 0.0
     try:
         with open(path, "rb") as fh:
             fields = fh.read().split()
@@ -339,9 +395,12 @@ def others_load(cpus: int, path: str = LOADAVG) -> float:
         try:
             average = os.getloadavg()[0]
         except (AttributeError, OSError):
-            return 0.0
-        running = 0.0
-    busy = max(average, running)
+            average = None
+    recent = _recent_use(stat)
+    seen = recent if recent is not None else average
+    if seen is None and running == 0.0:
+        return 0.0
+    busy = max(seen or 0.0, running)
     machine = os.cpu_count() or cpus
     if machine > cpus:
         busy = busy * cpus / machine  # the load is the whole machine's; ours is a share of it
