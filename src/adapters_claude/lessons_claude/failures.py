@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import re
 
+from lessons_core import regex_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan.failures import HEAD, class_of
 
 #: Words that make a short is_error text an error report rather than the user's typed feedback.
-_ERRORISH = re.compile(
+_ERRORISH = regex_programs.compile(
     r"error|fail|not found|no such|denied|exit|traceback|exception|cannot|can't|invalid|"
     r"undefined|fatal|missing|refused|unable|status code|illegal|unknown|ERR!",
     re.IGNORECASE,
 )
 
-_CLAUDE_EXIT = re.compile(r"\AExit code (\d+)")
+_CLAUDE_EXIT = regex_programs.compile(r"\AExit code (\d+)")
 
 
 def classify_claude(text: str) -> tuple[str, int | None]:

@@ -26,6 +26,7 @@ from lessons_claude import records
 from lessons_claude.failures import classify_claude
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
+from lessons_core import regex_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan.events import Event
 from lessons_core.scan.lines import Buffer, as_text, iter_runs, loads
@@ -43,7 +44,7 @@ _SKIP_USER_PREFIXES = (
 )
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 #: The feedback a user typed when rejecting a call ("…the user said:\n<feedback>").
-_FEEDBACK = re.compile(r"the user said:\s*(.+)", re.DOTALL | re.IGNORECASE)
+_FEEDBACK = regex_programs.compile(r"the user said:\s*(.+)", re.DOTALL | re.IGNORECASE)
 
 
 def canonical(name: str) -> str:

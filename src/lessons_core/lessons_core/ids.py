@@ -9,15 +9,16 @@ distinct slugs.
 from __future__ import annotations
 
 import os
-import re
 import time
 import unicodedata
+
+from lessons_core import regex_programs
 
 #: Slugs are cut at a word boundary at or below this length (the suffix comes on top).
 SLUG_MAX = 50
 _SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
-_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+_NON_ALNUM = regex_programs.compile(r"[^a-z0-9]+")
+_ULID = regex_programs.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
 #: Crockford's base32 alphabet, the one ULIDs are written in (no I, L, O or U).

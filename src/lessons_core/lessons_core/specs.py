@@ -6,11 +6,12 @@ A spec names its contribution and points at the code (a callable in the cold pat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
+
+from lessons_core import regex_programs
 
 if TYPE_CHECKING:
     from lessons_core.seams import (
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
         TranscriptRoots,
     )
 
-_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_TARGET = regex_programs.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 def _check_target(_inst: object, attribute: attrs.Attribute[str], value: str) -> None:

@@ -9,9 +9,9 @@ an embedding-based backend instead.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable
 
+from lessons_core import regex_programs
 from lessons_core.models import Candidate, Lesson, content_hash
 from lessons_core.plugin import hookimpl
 from lessons_core.specs import DedupSpec
@@ -28,7 +28,7 @@ STOP_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as prose)
 )
 
-_WORD = re.compile(r"[a-z0-9_]+")
+_WORD = regex_programs.compile(r"[a-z0-9_]+")
 
 
 @functools.lru_cache(maxsize=8192)

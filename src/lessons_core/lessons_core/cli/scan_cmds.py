@@ -86,14 +86,14 @@ def scan(
     if plain and _nothing_new():
         return
     hold_collector()  # until settle_heap(), once the store, plugins and scanner are imported
-    from lessons_core.scan import planning
-
-    planning.mark_start()  # the start-up is the window over which the load of others is seen
     from lessons_core import regex_programs
     from lessons_core.hot.paths import lessons_home
 
     home = lessons_home(os.environ)
     regex_programs.load(home)  # before the detectors' modules compile their patterns
+    from lessons_core.scan import planning
+
+    planning.mark_start()  # the start-up is the window over which the load of others is seen
     import attrs
 
     from lessons_core import services

@@ -179,13 +179,23 @@ def _one_line(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: Where a sentence ends (:func:`_first_sentence`).
+_SENTENCE_END = regex_programs.compile(r"(?<=[.!?])\s")
+#: A word a fix added that can name a subcommand or a flag.
+_ADDED_WORD = regex_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
+#: The harness's own words when a call was declined (what follows them is the user's).
+_REJECTION_HEAD = regex_programs.compile(
+    r"\W*(?:The user doesn't want|User rejected|\[Operation Cancel|patch rejected)"
+)
+
+
 def _first_sentence(text: str) -> str:
     m = SELF_DIAGNOSIS.search(text)
     start = 0
     if m:
         start = max(text.rfind(c, 0, m.start()) for c in ".!?\n") + 1
     chunk = text[start:].lstrip()
-    sentence = re.split(r"(?<=[.!?])\s", chunk, maxsplit=1)[0]
+    sentence = _SENTENCE_END.split(chunk, maxsplit=1)[0]
     return _one_line(sentence, 240)
 
 
@@ -585,9 +595,7 @@ def _rejection_reason(events: list[ev.Event], i: int, text: str) -> str | None:
     m = _REJECTION_REASON.search(text)
     if m:
         return m.group("reason").strip()
-    if not re.match(
-        r"\W*(?:The user doesn't want|User rejected|\[Operation Cancel|patch rejected)", text
-    ):
+    if not _REJECTION_HEAD.match(text):
         return text.strip() or None  # the typed feedback is the whole result
     for j in range(i + 1, min(len(events), i + 4)):
         other = events[j]
@@ -737,7 +745,7 @@ def _trigger(finding: Finding) -> str | None:
             w
             for seg in triggers.segments(fixed)
             for w in seg
-            if w not in own and re.fullmatch(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*", w)
+            if w not in own and _ADDED_WORD.fullmatch(w)
         ]
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:

@@ -265,6 +265,15 @@ class Shape:
         return f"Shape({self.exe!r}, {self.sub!r}, {self.flags!r})"
 
 
+#: A script an interpreter runs (``python build.py``), a subcommand's name, a flag.
+_SCRIPT = regex_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|sh)$")
+_SUBCOMMAND = regex_programs.compile(r"[A-Za-z][\w:.-]*")
+_FLAG = regex_programs.compile(r"^--?[A-Za-z]")
+#: Whether a text starts and ends with a word character (:func:`_word`).
+_WORD_START = regex_programs.compile(r"\w")
+_WORD_END = regex_programs.compile(r"\w$")
+
+
 def shape_of(tokens: list[str]) -> Shape | None:
     """Executable, subcommand and flags of one simple command, after prefixes and runners."""
     i = 0
@@ -284,7 +293,7 @@ def shape_of(tokens: list[str]) -> Shape | None:
         exe, rest = rest[1], rest[2:]
     script = False
     interpreter = _PYTHONS.match(exe) or exe in ("node", "ruby", "php", "bash", "sh")
-    if interpreter and rest and re.search(r"\.(?:py|js|mjs|cjs|rb|php|sh)$", rest[0]):
+    if interpreter and rest and _SCRIPT.search(rest[0]):
         exe, rest, script = PurePosixPath(rest[0]).name, rest[1:], True
     sub = None
     if exe in SUBCOMMAND_TOOLS or script:
@@ -297,14 +306,14 @@ def shape_of(tokens: list[str]) -> Shape | None:
                 takes_value = True
                 continue
             if not tok.startswith("-"):
-                sub = tok if re.fullmatch(r"[A-Za-z][\w:.-]*", tok) else None
+                sub = tok if _SUBCOMMAND.fullmatch(tok) else None
                 break
         if sub in ("run", "run-script", "exec") and exe in SCRIPT_RUNNERS:
             # ``npm run lint`` and ``npm run build`` are different commands.
             after = [t for t in rest[rest.index(sub) + 1 :] if not t.startswith("-")]
-            if after and re.fullmatch(r"[A-Za-z][\w:.-]*", after[0]):
+            if after and _SUBCOMMAND.fullmatch(after[0]):
                 sub = f"{sub} {after[0]}"
-    flags = tuple(dict.fromkeys(t.split("=", 1)[0] for t in rest if re.match(r"^--?[A-Za-z]", t)))
+    flags = tuple(dict.fromkeys(t.split("=", 1)[0] for t in rest if _FLAG.match(t)))
     return Shape(exe, sub, flags)
 
 
@@ -336,8 +345,8 @@ def _escape(text: str) -> str:
 def _word(text: str) -> str:
     """``\\bword\\b`` where the ends are word characters, look-arounds otherwise."""
     esc = _escape(text)
-    left = r"\b" if re.match(r"\w", text) else r"(?<![\w./-])"
-    right = r"\b" if re.search(r"\w$", text) else r"(?![\w-])"
+    left = r"\b" if _WORD_START.match(text) else r"(?<![\w./-])"
+    right = r"\b" if _WORD_END.search(text) else r"(?![\w-])"
     return f"{left}{esc}{right}"
 
 
