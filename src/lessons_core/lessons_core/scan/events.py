@@ -6,17 +6,22 @@ tool result, assistant text, user text, compaction), each stamped with the sessi
 directory, the agent, the time and the exact source position, so a candidate can cite the line it
 came from.
 
-Events are plain ``__slots__`` objects rather than attrs classes on purpose: a full scan creates
-millions of them, and a hand-written ``__init__`` is several times cheaper than a frozen attrs
-one. Its parameters may be passed by position, in the order of :data:`_FIELDS`: with eighteen of
-them, a call by keyword costs three times one by position, and a reader's busiest lines make an
-event per tool call. They are treated as immutable by convention; nothing in the scanner
+Events are msgspec structs rather than attrs classes on purpose: a full scan creates millions
+of them. A struct is built in C (about 130 ns with eighteen fields, against 430 ns for the
+hand-written ``__init__`` it replaced and several times that for a frozen attrs class), its
+fields are read faster, and it is not tracked by the garbage collector (``gc=False``: an event
+holds strings, numbers and a tuple of strings, so it never closes a cycle), so the events of a
+scan no longer set off a young collection every few hundred. Fields may be passed by position,
+in the order of :data:`_FIELDS`, which reads better than eighteen keywords in a reader's busiest
+lines and costs less. Events are treated as immutable by convention; nothing in the scanner
 mutates one after the reader yielded it.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import msgspec
 
 #: Event kinds.
 TOOL_CALL = "tool_call"
@@ -61,7 +66,7 @@ _FIELDS = (
 )
 
 
-class Event:
+class Event(msgspec.Struct, gc=False):
     """One normalized transcript event.
 
     ``line`` is the 1-based line of the record (for a legacy single-document Gemini session, the
@@ -74,66 +79,24 @@ class Event:
     knows its agent's shell; some start every command in the project directory).
     """
 
-    __slots__ = _FIELDS
-
     kind: str
     agent: str
-    session_id: str | None
-    project: str | None
-    time: str | None
-    file: str
-    line: int
-    offset: int
-    tool: str | None
-    native_tool: str | None
-    command: str | None
-    paths: tuple[str, ...]
-    call_id: str | None
-    failure: str | None
-    exit_code: int | None
-    text: str
-    sidechain: bool
-    persistent_shell: bool
-
-    def __init__(
-        self,
-        kind: str,
-        agent: str,
-        session_id: str | None = None,
-        project: str | None = None,
-        time: str | None = None,
-        file: str = "",
-        line: int = 0,
-        offset: int = 0,
-        tool: str | None = None,
-        native_tool: str | None = None,
-        command: str | None = None,
-        paths: tuple[str, ...] = (),
-        call_id: str | None = None,
-        failure: str | None = None,
-        exit_code: int | None = None,
-        text: str = "",
-        sidechain: bool = False,
-        persistent_shell: bool = False,
-    ) -> None:
-        self.kind = kind
-        self.agent = agent
-        self.session_id = session_id
-        self.project = project
-        self.time = time
-        self.file = file
-        self.line = line
-        self.offset = offset
-        self.tool = tool
-        self.native_tool = native_tool
-        self.command = command
-        self.paths = paths
-        self.call_id = call_id
-        self.failure = failure
-        self.exit_code = exit_code
-        self.text = text
-        self.sidechain = sidechain
-        self.persistent_shell = persistent_shell
+    session_id: str | None = None
+    project: str | None = None
+    time: str | None = None
+    file: str = ""
+    line: int = 0
+    offset: int = 0
+    tool: str | None = None
+    native_tool: str | None = None
+    command: str | None = None
+    paths: tuple[str, ...] = ()
+    call_id: str | None = None
+    failure: str | None = None
+    exit_code: int | None = None
+    text: str = ""
+    sidechain: bool = False
+    persistent_shell: bool = False
 
     @property
     def ok(self) -> bool:
@@ -158,13 +121,6 @@ class Event:
         if self.failure:
             bits.append(f"failure={self.failure}")
         return f"Event({', '.join(bits)})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Event):
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class Progress:
