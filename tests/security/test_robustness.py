@@ -6,6 +6,7 @@ output captured), against real SQLite stores in scratch homes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -955,3 +956,47 @@ def test_two_transcript_roots_naming_one_folder_read_it_once(tmp_path: Path) -> 
     out = _run(env, "scan", "--agent", "claude")
     assert out.returncode == 0, out.stderr
     assert "Scanned 1 of 1 transcript(s)" in out.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_second_ctrl_c_after_the_line_still_leaves_exit_code_130(
+    corpus: tuple[Path, list[Path]], tmp_path: Path
+) -> None:
+    """Once the scan has said ``Interrupted.`` it ends at once: a second Ctrl-C right after the
+    line cannot land in the interpreter's shutdown (which gives SIGINT back to the system's
+    default, whose action kills the process without its exit code)."""
+    import select
+
+    base, _ = corpus
+    env = _env(base, f"store-twice-{tmp_path.name}", LESSONS_SCAN_WORKERS="1")
+    scan = subprocess.Popen(
+        [LESSONS, "scan"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    assert scan.stderr is not None
+    said = b""
+    try:
+        deadline = time.monotonic() + 60
+        while not _reading(_group(scan.pid), base / "home"):
+            if scan.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the scan ended before it could be interrupted: {scan.returncode}")
+            time.sleep(0.01)
+        os.killpg(scan.pid, signal.SIGINT)
+        fd = scan.stderr.fileno()
+        while b"Interrupted." not in said and time.monotonic() < deadline:
+            if select.select([fd], [], [], 1.0)[0]:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                said += chunk
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(scan.pid, signal.SIGINT)  # the moment the line is out
+        said += scan.stderr.read()
+        scan.wait(timeout=30)
+    finally:
+        if scan.poll() is None:
+            os.killpg(scan.pid, signal.SIGKILL)
+            scan.wait()
+        scan.stderr.close()
+    assert scan.returncode == 130, (scan.returncode, said[-2000:])
+    assert said.decode().strip().splitlines() == ["Interrupted."]

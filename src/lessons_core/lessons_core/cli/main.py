@@ -7,6 +7,7 @@ demand. ``lessons --help`` therefore imports click and nothing of the cold core.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> Any:
     from lessons_core.errors import LessonsError
 
     common.OWN_PROCESS = True
-    previous = _INTERRUPTS.install()
+    previous = _INTERRUPTS.install(process=argv is None)
     try:
         return cli.main(args=argv, prog_name="lessons", standalone_mode=False)
     except click.exceptions.Abort as exc:
@@ -155,15 +156,19 @@ class _Interrupts:
     def __init__(self) -> None:
         self.seen = False
         self.said = False
+        self.owned = False  # whether SIGINT is ours (not a host's)
 
-    def install(self) -> Any:
+    def install(self, *, process: bool) -> Any:
         """Take over SIGINT unless someone else handles it (a host, or ``SIG_IGN`` for a
-        background job); returns what to restore."""
+        background job); returns what to restore. ``process``: the command is the whole
+        process (the console script), which :meth:`report` may then end at once."""
         import signal
 
         if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            self.owned = False
             return None
         self.seen = self.said = False
+        self.owned = process
         return signal.signal(signal.SIGINT, self)
 
     def restore(self, previous: Any) -> None:
@@ -183,9 +188,20 @@ class _Interrupts:
         raise KeyboardInterrupt
 
     def report(self) -> None:
-        """The one line, and the exit code; never a traceback."""
+        """The one line, and the exit code; never a traceback.
+
+        When SIGINT is ours the process ends here, at once: the command has unwound (its
+        clean-up ran on the way), and the interpreter's own shutdown gives SIGINT back to the
+        system's default before it is done, so a second Ctrl-C landing then killed the process
+        without its exit code.
+        """
         self.said = True
         click.echo("Interrupted.", err=True)
+        if self.owned:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):  # a closed or broken pipe: nothing to say
+                    stream.flush()
+            os._exit(INTERRUPTED)
         sys.exit(INTERRUPTED)
 
 
