@@ -16,6 +16,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -174,6 +175,17 @@ def _reading(pids: list[int], corpus: Path) -> bool:
     return False
 
 
+def _wait_until_reading(scan: subprocess.Popen[Any], base: Path) -> float:
+    """Wait until the scan (or one of its helpers) has a transcript open; returns the deadline
+    the test keeps to."""
+    deadline = time.monotonic() + 60
+    while not _reading(_group(scan.pid), base / "home"):
+        if scan.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"the scan ended before it could be interrupted: {scan.returncode}")
+        time.sleep(0.01)
+    return deadline
+
+
 def _candidates(env: dict[str, str]) -> list[tuple[object, ...]]:
     """Every candidate, without what differs between two runs (ids, times, reading order)."""
     out = _run(env, "candidates", "--status", "all", "--json")
@@ -224,11 +236,7 @@ def test_one_ctrl_c_stops_any_scan_and_the_next_scan_is_right(
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not _reading(_group(scan.pid), base / "home"):
-            if scan.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the scan ended before it could be interrupted: {scan.returncode}")
-            time.sleep(0.01)
+        _wait_until_reading(scan, base)
         time.sleep(0.1)  # into it: helpers forked, reading under way
         os.killpg(scan.pid, signal.SIGINT)
         started = time.monotonic()
@@ -976,11 +984,7 @@ def test_a_second_ctrl_c_after_the_line_still_leaves_exit_code_130(
     assert scan.stderr is not None
     said = b""
     try:
-        deadline = time.monotonic() + 60
-        while not _reading(_group(scan.pid), base / "home"):
-            if scan.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the scan ended before it could be interrupted: {scan.returncode}")
-            time.sleep(0.01)
+        deadline = _wait_until_reading(scan, base)
         os.killpg(scan.pid, signal.SIGINT)
         fd = scan.stderr.fileno()
         while b"Interrupted." not in said and time.monotonic() < deadline:
