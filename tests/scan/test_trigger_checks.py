@@ -164,7 +164,6 @@ def test_an_acceptance_by_the_structural_rules_is_kept_apart(checked, monkeypatc
         return real(source, measure=measure)
 
     monkeypatch.setattr(regex_safety, "check_pattern", structural)
-    intake._structural_problem.cache_clear()
     assert intake.pattern_problem(TRIGGER, measure=False) is None
     assert trigger_checks.accepted(TRIGGER, timed=False)
     assert not trigger_checks.accepted(TRIGGER)
@@ -174,7 +173,6 @@ def test_an_acceptance_by_the_structural_rules_is_kept_apart(checked, monkeypatc
         trigger_checks.accept(TRIGGER, timed=False)
         trigger_checks.accept(SECRET_TRIGGER)
     trigger_checks.forget()  # as a new process starts
-    intake._structural_problem.cache_clear()
     with trigger_checks.remembered(home):
         assert intake.pattern_problem(TRIGGER, measure=False) is None
         assert intake.pattern_problem(SECRET_TRIGGER, measure=False) is None

@@ -146,13 +146,10 @@ def pattern_problem(pattern: str, *, measure: bool = True) -> str | None:
     An accepted pattern is remembered (:mod:`lessons_core.scan.trigger_checks`): the check
     times the pattern, and the same triggers recur in every scan.
     """
-    if trigger_checks.accepted(pattern, timed=measure):
-        return None
     if not measure:
-        reason = _structural_problem(pattern)
-        if reason is None:
-            trigger_checks.accept(pattern, timed=False)
-        return reason
+        return trigger_checks.structural_problem(pattern)
+    if trigger_checks.accepted(pattern):
+        return None
     try:
         from lessons_core.compiler.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
@@ -161,15 +158,6 @@ def pattern_problem(pattern: str, *, measure: bool = True) -> str | None:
     if reason is None:
         trigger_checks.accept(pattern)
     return reason
-
-
-@functools.lru_cache(maxsize=1024)
-def _structural_problem(pattern: str) -> str | None:
-    try:
-        from lessons_core.compiler.regex_safety import check_pattern
-    except ImportError:  # pragma: no cover - the compiler ships with the core
-        return None
-    return check_pattern(pattern, measure=False)
 
 
 def note_accepted(prepared: Candidate) -> None:

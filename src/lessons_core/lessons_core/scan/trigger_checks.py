@@ -21,6 +21,7 @@ Python, is ignored, and the file is replaced atomically, private like the rest o
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,10 +72,31 @@ def accept(pattern: str, *, timed: bool = True) -> None:
         _grown = True
 
 
+def structural_problem(pattern: str) -> str | None:
+    """Why the manifest compiler's structural rules refuse ``pattern``, or ``None`` when they
+    accept it (no timing: :func:`lessons_core.compiler.regex_safety.check_pattern` with
+    ``measure=False``). An acceptance is remembered, and one with its timing counts too, so a
+    scan that meets only known triggers does not import the rules."""
+    if accepted(pattern, timed=False):
+        return None
+    reason = _judged(pattern)
+    if reason is None:
+        accept(pattern, timed=False)
+    return reason
+
+
+@functools.lru_cache(maxsize=1024)
+def _judged(pattern: str) -> str | None:
+    from lessons_core.compiler.regex_safety import check_pattern
+
+    return check_pattern(pattern, measure=False)
+
+
 def forget() -> None:
     """Drop what this process remembers (tests, and a benchmark standing for fresh processes)."""
     global _grown
     _accepted.clear()
+    _judged.cache_clear()
     _grown = False
 
 

@@ -578,11 +578,4 @@ def compiler_accepts(pattern: str) -> bool:
     """
     from lessons_core.scan import trigger_checks
 
-    if trigger_checks.accepted(pattern, timed=False):
-        return True
-    from lessons_core.compiler.regex_safety import check_pattern
-
-    if check_pattern(pattern, measure=False) is not None:
-        return False
-    trigger_checks.accept(pattern, timed=False)
-    return True
+    return trigger_checks.structural_problem(pattern) is None
