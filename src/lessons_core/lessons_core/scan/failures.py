@@ -103,6 +103,14 @@ _LITERALS = (
 _FOLDS = frozenset("\u0130\u0131\u017f\u212a")
 
 
+def _lowered_exactly(text: str) -> str | None:
+    """``text.lower()`` when a case-sensitive match of lowercased patterns on it is a caseless
+    match on ``text`` (no character of :data:`_FOLDS` in it), else ``None``."""
+    if text.isascii() or _FOLDS.isdisjoint(text):
+        return text.lower()
+    return None
+
+
 @functools.lru_cache(maxsize=2048)
 def class_of(head: str) -> str | None:
     """The failure class the first characters of a failure text name, if any.
@@ -111,8 +119,8 @@ def class_of(head: str) -> str | None:
     edited before it was read, a command not found), and a text that names a class runs the
     whole alternation.
     """
-    if head.isascii() or _FOLDS.isdisjoint(head):
-        low = head.lower()
+    low = _lowered_exactly(head)
+    if low is not None:
         for literal in _LITERALS:
             if literal in low:
                 break
@@ -361,8 +369,8 @@ def mistake_class(text: str) -> MistakeClass | None:
 def _mistake_class(head: str) -> MistakeClass | None:
     """Remembered per head: Tier 2 asks about every failure, and again about each later failure
     in its window, and a scan meets the same error texts over and over."""
-    if head.isascii() or _FOLDS.isdisjoint(head):
-        low = head.lower()
+    low = _lowered_exactly(head)
+    if low is not None:
         for cls in MISTAKE_CLASSES:
             if cls.lowered.search(low):
                 return cls
