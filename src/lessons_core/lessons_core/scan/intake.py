@@ -202,13 +202,10 @@ def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
     def clean(text: str) -> str:
         return normalize_home(text, home)
 
-    evidence = candidate.evidence
-    files = [clean(e.file) for e in evidence]
-    if any(file != e.file for file, e in zip(files, evidence, strict=True)):
-        evidence = tuple(
-            e if file == e.file else attrs.evolve(e, file=file)
-            for file, e in zip(files, evidence, strict=True)
-        )
+    evidence = tuple(  # (an evidence whose file holds no home is kept, not copied)
+        e if (file := clean(e.file)) == e.file else attrs.evolve(e, file=file)
+        for e in candidate.evidence
+    )
     return attrs.evolve(
         candidate,
         mistake=clean(candidate.mistake),
