@@ -398,8 +398,6 @@ def others_load(cpus: int, path: str = LOADAVG, stat: str = STAT) -> float:
             average = None
     recent = _recent_use(stat)
     seen = recent if recent is not None else average
-    if seen is None and running == 0.0:
-        return 0.0
     busy = max(seen or 0.0, running)
     machine = os.cpu_count() or cpus
     if machine > cpus:
