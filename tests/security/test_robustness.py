@@ -783,6 +783,7 @@ def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, str]:
     Anything escaping ``main`` other than ``SystemExit`` is what would print a traceback.
     """
     import contextlib
+    import gc
     import io
     from unittest import mock
 
@@ -791,6 +792,7 @@ def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, str]:
 
     out, err = io.StringIO(), io.StringIO()
     fake_stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    collecting = gc.isenabled()
     with (
         mock.patch.object(common, "settle_heap", lambda: None),  # no gc.freeze in the runner
         mock.patch.object(sys, "stdin", fake_stdin),
@@ -806,6 +808,9 @@ def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, str]:
             pytest.fail(f"lessons {' '.join(argv)}: {type(exc).__name__} escaped: {exc!r:.300}")
         finally:
             common.OWN_PROCESS = False
+            common._HELD = False  # the collector a command held off is not settled here: on again
+            if collecting:
+                gc.enable()
     return code, err.getvalue()
 
 
