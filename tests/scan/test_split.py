@@ -55,20 +55,54 @@ def test_every_job_is_read_once_and_the_helper_does_part_of_the_work():
     assert here and len(here) < len(results)
 
 
-def test_own_results_come_first_then_the_callback_then_the_helpers():
+def test_the_helpers_results_arrive_while_this_process_still_reads():
     parent = os.getpid()
     seen: list[str] = []
 
     def read(job: Job) -> str:
-        time.sleep(0.002)
+        time.sleep(0.01)
         return "here" if os.getpid() == parent else "helper"
 
-    for result in read_split(_jobs(), read, 2, on_own_done=lambda: seen.append("done")):
+    for result in read_split(_jobs(16), read, 2, on_own_done=lambda: seen.append("done")):
         seen.append(result)
     cut = seen.index("done")
-    assert set(seen[:cut]) <= {"here"}
-    assert set(seen[cut + 1 :]) <= {"helper"}
-    assert len(seen) == len(_jobs()) + 1
+    assert seen.count("done") == 1
+    assert len(seen) == 16 + 1
+    assert "here" not in seen[cut + 1 :]  # the callback comes once this process's share is read
+    # Not one batch at the end: a helper's result comes before this process's last one.
+    last_here = max(i for i, r in enumerate(seen) if r == "here")
+    assert seen.index("helper") < last_here
+
+
+def test_work_alongside_runs_once_while_the_helpers_read():
+    parent = os.getpid()
+    calls: list[float] = []
+
+    def alongside() -> None:
+        calls.append(time.monotonic())
+        time.sleep(0.15)
+        calls.append(time.monotonic())
+
+    def read(job: Job) -> tuple[str, bool, float]:
+        time.sleep(0.01)
+        return job.name, os.getpid() == parent, time.monotonic()
+
+    results = list(read_split(_jobs(12), read, 2, on_forked=alongside))
+    assert sorted(name for name, *_ in results) == _names(_jobs(12))
+    assert len(calls) == 2
+    _started, ended = calls
+    # The helper read while this process did the other work; this process read after it.
+    assert any(not local and at < ended for _, local, at in results)
+    assert all(at > ended for _, local, at in results if local)
+
+
+def test_work_alongside_runs_once_when_reading_alone_too():
+    calls: list[str] = []
+    assert list(read_split(_jobs(3), lambda job: job.name, 1, on_forked=lambda: calls.append("x")))
+    assert list(read_split(_jobs(1), lambda job: job.name, 3, on_forked=lambda: calls.append("y")))
+    pooled = split.read_pooled([], lambda job: job, 2, on_forked=lambda: calls.append("z"))
+    assert list(pooled) == []
+    assert calls == ["x", "y", "z"]
 
 
 @pytest.mark.parametrize("failure", ["raise", "exit", "kill"])

@@ -6,23 +6,25 @@ as reading a few megabytes. A medium scan (from ``planning.SPLIT_MIN_BYTES``; th
 megabytes a session start usually brings are read by this process alone, since a helper starts
 cold) gains more from a cheaper split: fork one helper per spare core and let every process,
 this one included, take the next job from a shared queue until none are left. The queue is a
-pipe filled before the fork with job numbers, largest job first; each helper sends back its
-results, numbered, as one pickle through its own pipe.
+pipe filled before the fork with job numbers, largest job first. Each helper sends every result
+as soon as it is read, numbered, as a length-prefixed pickle through its own pipe, and this
+process picks up what has arrived between its own jobs: the helpers' results are committed while
+they go on reading, not all at once after the last one is read, when every other process would
+be idle.
 
 Taking jobs from a queue rather than a fixed share matters: a file's reading cost follows its
 content more than its size (tool output is skimmed, the agent's own messages are parsed), so
 equal bytes are not equal work.
 
 Large scans use :func:`read_pooled` instead: the same queue and helpers, but this process reads
-nothing itself and each helper sends every result as soon as it is read (a length-prefixed
-pickle), so results are committed while the helpers go on. It takes the place of a
-``multiprocessing`` pool, which cannot be stopped cleanly: on Ctrl-C its workers die holding the
-queue's lock and ``Pool.join`` (or ``terminate``) waits on them for ever.
+nothing itself, and only collects and commits. It takes the place of a ``multiprocessing``
+pool, which cannot be stopped cleanly: on Ctrl-C its workers die holding the queue's lock and
+``Pool.join`` (or ``terminate``) waits on them for ever.
 
 The helpers only read and detect; they never touch the store (this process commits everything),
 never flush this process's buffers and leave with ``os._exit``. Nothing is lost when a helper
-fails: a job whose result does not arrive (the fork failed, the helper died or was killed, the
-pickle was cut short) is read again here.
+fails: a job whose result does not arrive (the fork failed, the helper died or was killed, a
+result would not pickle) is read again here.
 
 Interrupts: a helper dies at once on SIGINT (the default action, no Python handler: Ctrl-C
 reaches the whole process group), and leaves by itself when this process is gone. This process
@@ -37,7 +39,7 @@ import os
 import pickle
 import signal
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
 R = TypeVar("R")
@@ -71,98 +73,141 @@ def read_split(
     read: Callable[[J], R],
     processes: int,
     *,
+    on_forked: Callable[[], None] | None = None,
     on_own_done: Callable[[], None] | None = None,
 ) -> Iterator[R]:
     """``read(job)`` for every job, spread over ``processes`` processes (this one included).
 
-    This process's own results come as they are read (so a caller can commit and report
-    progress), the helpers' once the queue is empty; ``on_own_done`` is called in between,
-    while the helpers may still be busy with their last job. ``read`` must not raise (wrap
-    errors into its result) and its results must pickle.
+    This process's own results come as they are read, and between them whatever the helpers
+    have sent meanwhile, so a caller commits the helpers' work while they go on reading instead
+    of all of it once they are done. ``on_forked`` is called once the helpers are started,
+    before this process takes a job: work that does not depend on what is read runs while they
+    read. ``on_own_done`` is called when the queue is empty, while the helpers may still be busy
+    with their last job. ``read`` must not raise (wrap errors into its result) and its results
+    must pickle.
     """
     if processes < 2 or len(jobs) < 2:
+        if on_forked is not None:
+            on_forked()
         yield from map(read, jobs)
         return
     entries = queue_entries(jobs)
     queue_r = _queue(entries)
     helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
     done: set[int] = set()
+    inbox: _Inbox | None = None
     try:
         for _ in range(processes - 1):
             started = _fork(jobs, entries, queue_r, read)
             if started is not None:
                 helpers.append(started)
+        forked = bool(helpers)
+        inbox = _Inbox(helpers)
+        if on_forked is not None:
+            on_forked()
         for number in _take(queue_r, entries):
             done.add(number)
             yield read(jobs[number])
-        if on_own_done is not None and helpers:
+            yield from _unseen(inbox.arrived(wait=False), done)
+        if on_own_done is not None and forked:
             on_own_done()
-        while helpers:
-            pid, fd = helpers[0]
-            helpers[0] = (pid, -1)  # from here ``_collect`` owns (and closes) the pipe
-            got = _collect(pid, fd)
-            helpers.pop(0)
-            for number, result in got:
-                if number not in done:
-                    done.add(number)
-                    yield result
-        for number in range(len(jobs)):  # taken by a helper that failed: read here
-            if number not in done:
-                done.add(number)
-                yield read(jobs[number])
-    finally:
+        yield from _unseen(inbox.arrived(wait=True), done)
+        yield from _unseen(((n, read(jobs[n])) for n in range(len(jobs)) if n not in done), done)
+    finally:  # left early (an error, an interrupt, or the caller stopped): no helper stays
+        if inbox is not None:
+            inbox.close()
         os.close(queue_r)
-        _stop(helpers)  # left early (an error, an interrupt, or the caller stopped)
+        _stop(helpers)
 
 
-def read_pooled(jobs: Sequence[J], read: Callable[[J], R], processes: int) -> Iterator[R]:
+def read_pooled(
+    jobs: Sequence[J],
+    read: Callable[[J], R],
+    processes: int,
+    *,
+    on_forked: Callable[[], None] | None = None,
+) -> Iterator[R]:
     """``read(job)`` for every job, in ``processes`` forked helpers, each result as soon as it
     is read (in no set order); this process only collects. Same contract as :func:`read_split`.
     """
     if processes < 1 or not jobs:
+        if on_forked is not None:
+            on_forked()
         yield from map(read, jobs)
         return
-    import selectors
-
     entries = queue_entries(jobs)
     queue_r = _queue(entries)
     helpers: list[tuple[int, int]] = []
     done: set[int] = set()
+    inbox: _Inbox | None = None
     try:
         for _ in range(processes):
-            started = _fork(jobs, entries, queue_r, read, stream=True)
+            started = _fork(jobs, entries, queue_r, read)
             if started is not None:
                 helpers.append(started)
-        with selectors.DefaultSelector() as selector:
-            buffers: dict[int, bytearray] = {}
-            for pid, fd in helpers:
-                selector.register(fd, selectors.EVENT_READ, pid)
-                buffers[fd] = bytearray()
-            while buffers:
-                for key, _mask in selector.select():
-                    fd, buffer = key.fd, buffers[key.fd]
-                    chunk = os.read(fd, 1 << 20)
-                    if not chunk:  # the helper is done (or died): reap it
-                        selector.unregister(fd)
-                        del buffers[fd]
-                        at = helpers.index((key.data, fd))
-                        helpers[at] = (key.data, -1)
-                        os.close(fd)
-                        _reap(key.data)
-                        helpers.remove((key.data, -1))
-                        continue
-                    buffer += chunk
-                    for number, result in _frames(buffer):
-                        if number not in done:
-                            done.add(number)
-                            yield result
-        for number in range(len(jobs)):  # taken by a helper that failed: read here
-            if number not in done:
-                done.add(number)
-                yield read(jobs[number])
+        inbox = _Inbox(helpers)
+        if on_forked is not None:
+            on_forked()
+        yield from _unseen(inbox.arrived(wait=True), done)
+        # Taken by a helper that failed (or none could be forked): read here.
+        yield from _unseen(((n, read(jobs[n])) for n in range(len(jobs)) if n not in done), done)
     finally:
+        if inbox is not None:
+            inbox.close()
         os.close(queue_r)
         _stop(helpers)
+
+
+def _unseen(results: Iterable[tuple[int, R]], done: set[int]) -> Iterator[R]:
+    """The results of jobs not yielded yet (a job a helper read may also be read here)."""
+    for number, result in results:
+        if number not in done:
+            done.add(number)
+            yield result
+
+
+class _Inbox:
+    """The helpers' result pipes, read as frames arrive.
+
+    A helper that is done (or died) is reaped when its pipe ends, and taken off ``helpers``
+    (the list :func:`_stop` cleans up after), so nothing is waited for twice.
+    """
+
+    def __init__(self, helpers: list[tuple[int, int]]) -> None:
+        import selectors
+
+        self.helpers = helpers
+        self.selector = selectors.DefaultSelector()
+        self.buffers: dict[int, bytearray] = {}
+        for pid, fd in helpers:
+            self.selector.register(fd, selectors.EVENT_READ, pid)
+            self.buffers[fd] = bytearray()
+
+    def arrived(self, *, wait: bool) -> Iterator[tuple[int, Any]]:
+        """The numbered results the helpers have sent; with ``wait``, every one still to come
+        (until each helper is done), else only those already in the pipes."""
+        while self.buffers:
+            ready = self.selector.select(None if wait else 0)
+            if not ready:
+                return
+            for key, _mask in ready:
+                fd, pid = key.fd, key.data
+                buffer = self.buffers[fd]
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:  # the helper is done (or died): reap it
+                    self.selector.unregister(fd)
+                    del self.buffers[fd]
+                    at = self.helpers.index((pid, fd))
+                    self.helpers[at] = (pid, -1)  # closed here, from now on
+                    os.close(fd)
+                    _reap(pid)
+                    self.helpers.remove((pid, -1))
+                    continue
+                buffer += chunk
+                yield from _frames(buffer)
+
+    def close(self) -> None:
+        self.selector.close()
 
 
 _FRAME = struct.Struct("<Q")
@@ -217,8 +262,6 @@ def _fork(
     entries: list[list[int]],
     queue: int,
     read: Callable[[J], R],
-    *,
-    stream: bool = False,
 ) -> tuple[int, int] | None:
     try:
         rfd, wfd = os.pipe()
@@ -239,37 +282,12 @@ def _fork(
             if interruptible:  # Ctrl-C ends a helper at once, without a traceback
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.close(rfd)
-            if stream:
-                _stream(wfd, ((n, read(jobs[n])) for n in _take(queue, entries, parent)))
-            else:
-                out = [(n, read(jobs[n])) for n in _take(queue, entries, parent)]
-                with os.fdopen(wfd, "wb") as pipe:
-                    pipe.write(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+            _stream(wfd, ((n, read(jobs[n])) for n in _take(queue, entries, parent)))
             code = 0
         finally:
             os._exit(code)
     os.close(wfd)
     return pid, rfd
-
-
-def _collect(pid: int, fd: int) -> list[tuple[int, Any]]:
-    """The helper's numbered results; none when they did not arrive whole."""
-    try:
-        with os.fdopen(fd, "rb") as pipe:
-            data = pipe.read()
-    except OSError:
-        data = b""
-    try:
-        _pid, status = os.waitpid(pid, 0)
-    except ChildProcessError:
-        status = -1
-    if status != 0 or not data:
-        return []
-    try:
-        results = pickle.loads(data)  # noqa: S301 - written by our own fork a moment ago
-    except Exception:  # a truncated or garbled pickle: its jobs are read again instead
-        return []
-    return results if isinstance(results, list) else []
 
 
 def _stream(fd: int, results: Iterator[tuple[int, Any]]) -> None:
