@@ -260,6 +260,63 @@ def test_worker_processes_give_the_same_result(claude_home, monkeypatch, pool):
     assert parallel.events == serial.events
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_new_homes_first_manifest_is_built_once_while_the_scan_reads(
+    tmp_path, monkeypatch, workers
+):
+    """A new home has no manifest, so its first scan builds one. The build does not depend on
+    what is read: it runs before the scanning process takes its first file (while a helper,
+    when there is one, reads), and not a second time at the end when nothing was promoted."""
+    if workers > 1 and not planning.can_fork():
+        pytest.skip("worker processes need fork")
+    for n in range(4):
+        (tmp_path / f"s{n}.jsonl").write_text(
+            "".join(_bash(f"c{n}-{i}", f"ls dir{i}", "listing") for i in range(50)),
+            encoding="utf-8",
+        )
+    order: list[str] = []
+    read_one = engine.Scanner._read_one
+
+    def reading(self, job):
+        order.append("read")
+        return read_one(self, job)
+
+    monkeypatch.setattr(engine.Scanner, "_read_one", reading)
+    with services.session() as sess:
+        build = sess.rebuild_manifest
+        monkeypatch.setattr(sess, "rebuild_manifest", lambda: (order.append("build"), build())[1])
+        report = engine.run_scan(sess, paths=[tmp_path], workers=workers)
+        assert report.files_read == 4 and report.promoted == 0
+        assert order.count("build") == 1
+        assert order.index("build") == 0  # before this process read anything
+        assert (Path(os.environ["LESSONS_HOME"]) / "lesson-manifest.json").is_file()
+        order.clear()
+        engine.run_scan(sess, paths=[tmp_path], workers=workers)  # nothing new: no build
+        assert "build" not in order
+
+
+def test_a_first_build_that_fails_leaves_the_scan_whole_and_is_tried_again(
+    claude_home, monkeypatch
+):
+    """When the early build fails, reading goes on; the build is tried again at the end,
+    where its error reaches the caller as it always did."""
+    calls: list[str] = []
+    with services.session() as sess:
+        build = sess.rebuild_manifest
+
+        def flaky():
+            calls.append("build")
+            if len(calls) == 1:
+                raise OSError("disk full")
+            return build()
+
+        monkeypatch.setattr(sess, "rebuild_manifest", flaky)
+        report = engine.run_scan(sess, workers=1)
+    assert report.files_read == 7
+    assert calls == ["build", "build"]
+    assert (Path(os.environ["LESSONS_HOME"]) / "lesson-manifest.json").is_file()
+
+
 def test_medium_scans_are_split_large_ones_pooled_small_ones_read_here(monkeypatch):
     """Forking pays only past a size and as far as the bytes pay for each helper, a pool only
     for large scans read by two helpers or more."""

@@ -109,11 +109,16 @@ class Scanner:
         *,
         on_file: Callable[[str, int], None] | None = None,
         on_plan: Callable[[int], None] | None = None,
+        alongside: Callable[[], None] | None = None,
     ) -> committing.Report:
         """Plan every file (``on_plan`` hears how many bytes are to be read), read the changed
         ones (in worker processes when there is a lot to read), and commit the results in
         groups: one transaction per file would cost more than reading a small transcript, and a
-        group is still atomic (offsets move with their candidates)."""
+        group is still atomic (offsets move with their candidates).
+
+        ``alongside`` is work that does not depend on what is read (the first manifest of a new
+        home): it is done once, while the helpers read when there are any, else before reading.
+        """
         jobs: list[planning.Job] = []
         for agent, path in files:
             self.report.files_seen += 1
@@ -137,6 +142,8 @@ class Scanner:
         if on_plan is not None:
             on_plan(sum(j.todo for j in jobs))
         if not jobs:
+            if alongside is not None:
+                alongside()
             return self.report
         size, use_pool = self._processes(jobs)
         if size > 1:
@@ -153,11 +160,15 @@ class Scanner:
 
             _ = self.detectors  # collected (and imported) once, before the helpers fork
             if use_pool:
-                results = split.read_pooled(jobs, self._read_one, size)
+                results = split.read_pooled(jobs, self._read_one, size, on_forked=alongside)
             else:
-                # This process's share is committed while the helpers may still be reading.
-                results = split.read_split(jobs, self._read_one, size, on_own_done=pending.flush)
+                # What is read is committed while the helpers may still be reading.
+                results = split.read_split(
+                    jobs, self._read_one, size, on_forked=alongside, on_own_done=pending.flush
+                )
         else:
+            if alongside is not None:
+                alongside()
             results = (self._read_one(job) for job in jobs)
         try:
             for part in results:
@@ -258,15 +269,35 @@ def run_scan(
         )
         if session.config.deep.enabled:
             _ = scanner.detectors  # a deep scan that cannot run says so before reading anything
-        report = scanner.scan_files(todo, on_file=on_file, on_plan=on_plan)
+        early = _EarlyBuild(session) if _sources_changed(session) else None
+        report = scanner.scan_files(todo, on_file=on_file, on_plan=on_plan, alongside=early)
         committing.hold_back(session.store, report, session.config.max_candidates_per_scan)
         for spec in scanner.prepared:
             line = spec.summary() if spec.summary is not None else ""
             if line:
                 report.notes.append(line)
-        if report.promoted or _sources_changed(session):
+        if report.promoted or (early is not None and not early.built):
             session.rebuild_manifest()
     return report
+
+
+class _EarlyBuild:
+    """The rebuild a changed lesson source calls for, done while the scan reads: it does not
+    depend on what is read, and a first scan (a new home has no manifest) would otherwise end
+    with it while every helper sits idle. When it fails, the scan goes on and the rebuild is
+    tried again at the end, where its error is reported as before."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.built = False
+
+    def __call__(self) -> None:
+        try:
+            self.session.rebuild_manifest()
+        except Exception:
+            log.warning("scan.early_build_failed", exc_info=True)
+            return
+        self.built = True
 
 
 def _sources_changed(session: Any) -> bool:
