@@ -792,9 +792,10 @@ def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, str]:
 
     out, err = io.StringIO(), io.StringIO()
     fake_stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    collecting = gc.isenabled()
     with (
-        mock.patch.object(common, "settle_heap", lambda: None),  # no gc.freeze in the runner
+        # The command's own hold and settle of the collector run (settling switches it back
+        # on), all but the freeze, which would hide the test runner's heap from it for good.
+        mock.patch.object(gc, "freeze", lambda: None),
         mock.patch.object(sys, "stdin", fake_stdin),
         contextlib.redirect_stdout(out),
         contextlib.redirect_stderr(err),
@@ -808,9 +809,6 @@ def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, str]:
             pytest.fail(f"lessons {' '.join(argv)}: {type(exc).__name__} escaped: {exc!r:.300}")
         finally:
             common.OWN_PROCESS = False
-            common._HELD = False  # the collector a command held off is not settled here: on again
-            if collecting:
-                gc.enable()
     return code, err.getvalue()
 
 
