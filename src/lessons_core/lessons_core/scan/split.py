@@ -87,37 +87,8 @@ def read_split(
     must pickle.
     """
     if processes < 2 or len(jobs) < 2:
-        if on_forked is not None:
-            on_forked()
-        yield from map(read, jobs)
-        return
-    entries = queue_entries(jobs)
-    queue_r = _queue(entries)
-    helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
-    done: set[int] = set()
-    inbox: _Inbox | None = None
-    try:
-        for _ in range(processes - 1):
-            started = _fork(jobs, entries, queue_r, read)
-            if started is not None:
-                helpers.append(started)
-        forked = bool(helpers)
-        inbox = _Inbox(helpers)
-        if on_forked is not None:
-            on_forked()
-        for number in _take(queue_r, entries):
-            done.add(number)
-            yield read(jobs[number])
-            yield from _unseen(inbox.arrived(wait=False), done)
-        if on_own_done is not None and forked:
-            on_own_done()
-        yield from _unseen(inbox.arrived(wait=True), done)
-        yield from _unseen(((n, read(jobs[n])) for n in range(len(jobs)) if n not in done), done)
-    finally:  # left early (an error, an interrupt, or the caller stopped): no helper stays
-        if inbox is not None:
-            inbox.close()
-        os.close(queue_r)
-        _stop(helpers)
+        return _here(jobs, read, on_forked)
+    return _shared(jobs, read, processes - 1, on_forked, reads_here=True, on_own_done=on_own_done)
 
 
 def read_pooled(
@@ -131,27 +102,55 @@ def read_pooled(
     is read (in no set order); this process only collects. Same contract as :func:`read_split`.
     """
     if processes < 1 or not jobs:
-        if on_forked is not None:
-            on_forked()
-        yield from map(read, jobs)
-        return
+        return _here(jobs, read, on_forked)
+    return _shared(jobs, read, processes, on_forked, reads_here=False)
+
+
+def _here(
+    jobs: Sequence[J], read: Callable[[J], R], on_forked: Callable[[], None] | None
+) -> Iterator[R]:
+    """Every job read by this process (no helper would pay)."""
+    if on_forked is not None:
+        on_forked()
+    yield from map(read, jobs)
+
+
+def _shared(
+    jobs: Sequence[J],
+    read: Callable[[J], R],
+    helpers_wanted: int,
+    on_forked: Callable[[], None] | None,
+    *,
+    reads_here: bool,
+    on_own_done: Callable[[], None] | None = None,
+) -> Iterator[R]:
+    """The jobs shared through the queue by ``helpers_wanted`` forked helpers and, when
+    ``reads_here``, this process too (see :func:`read_split`)."""
     entries = queue_entries(jobs)
     queue_r = _queue(entries)
-    helpers: list[tuple[int, int]] = []
+    helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
     done: set[int] = set()
     inbox: _Inbox | None = None
     try:
-        for _ in range(processes):
+        for _ in range(helpers_wanted):
             started = _fork(jobs, entries, queue_r, read)
             if started is not None:
                 helpers.append(started)
+        forked = bool(helpers)
         inbox = _Inbox(helpers)
         if on_forked is not None:
             on_forked()
+        if reads_here:
+            for number in _take(queue_r, entries):
+                done.add(number)
+                yield read(jobs[number])
+                yield from _unseen(inbox.arrived(wait=False), done)
+            if on_own_done is not None and forked:
+                on_own_done()
         yield from _unseen(inbox.arrived(wait=True), done)
         # Taken by a helper that failed (or none could be forked): read here.
         yield from _unseen(((n, read(jobs[n])) for n in range(len(jobs)) if n not in done), done)
-    finally:
+    finally:  # left early (an error, an interrupt, or the caller stopped): no helper stays
         if inbox is not None:
             inbox.close()
         os.close(queue_r)
