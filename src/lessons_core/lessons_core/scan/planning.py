@@ -14,6 +14,7 @@ larger than a fair share is cut into pieces (see :mod:`lessons_core.scan.pieces`
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -392,10 +393,8 @@ def others_load(cpus: int, path: str = LOADAVG, stat: str = STAT) -> float:
         average = float(fields[0])
         running = float(max(0, int(fields[3].split(b"/")[0]) - 1))
     except (OSError, ValueError, IndexError):
-        try:
+        with contextlib.suppress(AttributeError, OSError):  # else nothing is known of it
             average = os.getloadavg()[0]
-        except (AttributeError, OSError):
-            average = None
     recent = _recent_use(stat)
     seen = recent if recent is not None else average
     busy = max(seen or 0.0, running)
