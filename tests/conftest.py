@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,45 @@ from lessons_core.hot import manifest as manifest_mod
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: The shared material (real transcripts, the Node catalogue) lives beside the checkout.
 SHARED = REPO_ROOT.parent / "shared"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Under ``LESSONS_STRICT_SKIPS=1`` (CI), a skipped test fails the run, saying why.
+
+    A skip in CI means a dependency the project claims (an interpreter, an agent CLI,
+    PostgreSQL, Chromium, the shared corpus) was not installed, and a green run would hide
+    that the test never ran. ``xfail`` is not a skip and is left alone.
+    """
+    report = yield
+    _fail_a_strict_skip(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A module skipped whole (``importorskip`` at its top) fails under strict skips too."""
+    report = yield
+    _fail_a_strict_skip(report)
+    return report
+
+
+def _fail_a_strict_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if (
+        os.environ.get("LESSONS_STRICT_SKIPS") == "1"
+        and report.skipped
+        and not hasattr(report, "wasxfail")
+    ):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = (
+            f"skipped under LESSONS_STRICT_SKIPS=1: {reason}\n"
+            "CI must install what this test needs (see .ci/run), or the test must not need it."
+        )
 
 
 def bin_path(name: str) -> str:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from privileges import bound_by_permissions
+
 LESSONS = str(Path(sys.executable).parent / "lessons")
-NOBODY = 65534
 
 
 def lessons(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -69,8 +70,8 @@ def _clean(out: subprocess.CompletedProcess[str]) -> None:
 def fixture_read_only_home() -> Iterator[tuple[Path, tuple[str, ...]]]:
     """A lessons home with one lesson that the CLI process may read but not write.
 
-    As root, permissions do not bind, so the command runs as nobody in a home owned by root;
-    otherwise the home is made 0555.
+    The home is made 0555; as root, the command runs without the capabilities that ignore
+    permissions (``privileges.bound_by_permissions``), so the mode binds it as it binds a user.
     """
     base = Path(tempfile.mkdtemp(prefix="lessons-ro-"))
     base.chmod(0o755)
@@ -79,25 +80,10 @@ def fixture_read_only_home() -> Iterator[tuple[Path, tuple[str, ...]]]:
     source = base / "one.json"
     source.write_text(json.dumps(_lesson(1)))
     assert lessons("add", str(source), **env).returncode == 0
-    prefix: tuple[str, ...] = ()
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv to drop privileges")
-        prefix = (setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
-        probe = subprocess.run(
-            [*prefix, LESSONS, "--version"], capture_output=True, text=True, check=False
-        )
-        if probe.returncode != 0:
-            # The environment itself (a tox env in a private folder, say) is closed to nobody.
-            shutil.rmtree(base, ignore_errors=True)
-            pytest.skip(f"the lessons command cannot run as nobody here: {probe.stderr.strip()}")
-        for path in [base, *base.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    else:
-        for path in home.iterdir():
-            path.chmod(0o444)
-        home.chmod(0o555)
+    prefix = bound_by_permissions()
+    for path in home.iterdir():
+        path.chmod(0o444)
+    home.chmod(0o555)
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:

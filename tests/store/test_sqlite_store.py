@@ -6,6 +6,8 @@ import os
 import re
 import sqlite3
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import attrs
@@ -16,6 +18,7 @@ from lessons_core.errors import LessonsError, NotFound, StoreError
 from lessons_core.models import Evidence, LessonType, Provenance, Status, Triggers
 from lessons_core.store.base import Store
 from lessons_core.store.sqlite import SQLiteStore, candidate_key, open_sqlite_store
+from privileges import bound_by_permissions
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -397,17 +400,39 @@ def test_directory_in_the_way_is_a_clear_error(home: Path) -> None:
         open_sqlite_store(home)
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions")
+@pytest.mark.skipif(os.name != "posix", reason="needs POSIX permissions")
 def test_unwritable_home_is_a_store_error(tmp_path: Path) -> None:
-    """A store that cannot be created names the path instead of raising sqlite3's error."""
+    """A store that cannot be created names the path instead of raising sqlite3's error.
+
+    It runs in a child bound by file permissions, so the check holds when the suite runs as
+    root too.
+    """
     locked = tmp_path / "ro"
     locked.mkdir()
     locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    probe = (
+        "import sys\n"
+        "from lessons_core.errors import StoreError\n"
+        "from lessons_core.store.sqlite import open_sqlite_store\n"
+        "try:\n"
+        "    open_sqlite_store(sys.argv[1])\n"
+        "except StoreError as exc:\n"
+        "    print(exc)\n"
+        "else:\n"
+        "    sys.exit('opened a store in a read-only folder')\n"
+    )
     try:
-        with pytest.raises(StoreError, match="ro"):
-            open_sqlite_store(locked)
+        done = subprocess.run(
+            [*bound_by_permissions(), sys.executable, "-c", probe, str(locked)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     finally:
         locked.chmod(stat.S_IRWXU)
+    assert done.returncode == 0, done.stderr
+    assert str(locked) in done.stdout
 
 
 def test_prefix_is_literal_not_a_pattern(store: SQLiteStore) -> None:
