@@ -1,30 +1,62 @@
-"""Capture evaluation: the scanner's candidates against hand-labelled events.
+"""Capture evaluation: the scanner's candidates against hand-labelled events, on a locked split.
 
-Tier 2 (heuristics) is measured on the real transcript corpus (``shared/corpus/real`` beside the
-checkout, or ``--corpus``) against the labels in ``benchmarks/labels/`` (one JSONL file per agent;
-the rules are in ``benchmarks/labels/RULES.md``). The scanner runs as a user would run it, over
-the corpus into a scratch ``LESSONS_HOME`` — in-process through the scan engine by default, or as
-``lessons scan`` + ``lessons candidates --json`` processes with ``--cli`` — and every stored
-candidate is read back with its evidence (file, line, call id).
+Tier 2 (heuristics) is measured on the real transcript corpora under ``shared/corpus`` beside the
+checkout (``--corpora``): ``real`` and ``real2``, each labelled in its own folder
+``benchmarks/labels/<corpus>/`` (any number of ``*.jsonl`` files; the rules are in
+``benchmarks/labels/RULES.md``). Each corpus is scanned as a user would scan it, into its own
+scratch ``LESSONS_HOME`` — in-process through the scan engine by default, or as ``lessons scan``
++ ``lessons candidates --json`` processes with ``--cli`` — and every stored candidate is read
+back with its evidence (file, line, call id).
+
+Every labelled event is on the **dev** or the **test** side of the split committed in
+``benchmarks/labels/split.json`` (by its session; see ``benchmarks/labels/split.py``). Rules are
+tuned on dev; the test side is the headline, printed first and under ``"test"`` in ``--json``:
+a figure measured on the events that informed the rules would only say how well they fit them.
+Each figure is given for both sides, both corpora and both together, per agent and per kind:
 
 * **recall** — of the labelled events that are reusable *and* were fixed in the transcript, the
   share some Tier 2 candidate points at;
-* **precision** — of all Tier 2 candidates, the share that point at a reusable labelled event.
-  The rest are split into those that point at a labelled one-off (noise the labels know about)
-  and those that point at nothing labelled.
+* **lesson recall** — of those, the share some pointing candidate also says the label's lesson,
+  by the rule below (a candidate on the right event may still teach the wrong thing);
+* **precision** — of the Tier 2 candidates with evidence on that side, the share that point at
+  a reusable labelled event. The rest are split into those that point at a labelled one-off
+  (noise the labels know about) and those that point at nothing labelled.
+
+The ``user-correction`` kind (a user saying the agent was wrong, without a failing call) is
+also reported on its own: its recall and the precision of the candidates on such events. Per
+kind, a candidate counts under the kind of the event it points at; one on nothing labelled is
+``unlabelled``.
 
 A candidate points at a label when one of its evidence entries names the same transcript and
-either the same call id (when both have one) or, without a call id, the same line. Figures are
-given per agent and per failure kind.
+either the same call id (when both have one) or, without a call id, the same line. A candidate
+counts for the agent whose folder holds its evidence (a file another agent's reader claimed
+counts for the agent that wrote it). An agent whose transcripts no installed reader reads
+(Copilot CLI today; OpenCode's exported JSON sessions, which its reader, made for OpenCode's
+SQLite database, does not take) is reported as *no reader*; its events stay in the totals,
+unfound.
+
+**The lesson rule.** A candidate says a label's lesson when its words (summary, trigger with
+the regular expression's escapes removed, mistake and fix) share at least one *key word* with
+the label's trigger and at least one with the label's fix: the candidate names something of
+when the lesson applies and something of what to do. Key words are the words of three or more
+letters or digits (split at anything else, underscores included; a plural ``s`` dropped) that
+are not in :data:`COMMON_WORDS` — English function words, the vocabulary every lesson uses
+("run", "instead", "failed", "file") and the words of an edit's arguments ("old", "string") —
+nor a word of the failing call's tool name: a candidate on the same event shares those with its
+label whatever it teaches. Another tool's name does count ("Read the file first").
+
+``--sample N --seed S`` writes a seeded random sample of N test-side candidates that point at a
+reusable event, each beside the labels it points at and the rule's verdict, to a JSON file
+(``--sample-out``) for judging by hand; the sample is the same for the same N, seed and scan.
 
 Tier 1 (``#lesson`` blocks) is measured on authored transcripts under ``tests/fixtures/transcripts``
 (or ``--fixtures``) that have an ``<file>.expected.json`` sidecar listing the blocks they hold:
 blocks captured / expected, stray captures and duplicates.
 
-    python benchmarks/capture_eval.py [--corpus DIR] [--labels DIR] [--fixtures DIR] [--cli]
-                                      [--json] [--details]
+    python benchmarks/capture_eval.py [--corpora DIR] [--labels DIR] [--fixtures DIR] [--cli]
+                                      [--json] [--details] [--sample N --seed S]
 
-Without the corpus the Tier 2 part is skipped with a message (exit 0); Tier 1 still runs.
+A corpus that is absent is skipped with a message (exit 0); Tier 1 still runs.
 """
 
 from __future__ import annotations
@@ -32,6 +64,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -42,10 +75,14 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus" / "real"
+CORPORA = REPO.parent / "shared" / "corpus"
 LABELS = REPO / "benchmarks" / "labels"
+SPLIT = LABELS / "split.json"
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
-AGENTS = ("claude", "codex", "gemini")
+#: The labelled corpora, in the order they are reported (each one a folder of ``--corpora``).
+CORPUS_NAMES = ("real", "real2")
+SIDES = ("test", "dev")
+AGENTS = ("claude", "codex", "gemini", "opencode", "copilot")
 KINDS = (
     "error",
     "validation",
@@ -58,6 +95,8 @@ KINDS = (
     "cwd-drift",
 )
 KEYS = ("file", "line", "call_id", "tool", "kind", "reusable", "fixed_by", "lesson", "note")
+OPTIONAL_KEYS = ("scope",)
+SCOPES = ("global", "project")
 LESSON_KEYS = ("mistake", "fix", "trigger")
 SIDECAR = ".expected.json"
 
@@ -79,11 +118,18 @@ class Label:
     fixed_by: Mapping[str, Any] | None
     lesson: Mapping[str, str] | None
     note: str
+    corpus: str = "real"
+    scope: str | None = None
 
     @property
     def expected(self) -> bool:
         """Whether recall counts this event: reusable, and fixed later in its transcript."""
         return self.reusable and self.fixed_by is not None
+
+    @property
+    def key(self) -> str:
+        """The transcript as the split and the candidates' evidence name it: corpus/file."""
+        return f"{self.corpus}/{self.file}"
 
 
 def record_problems(record: Any) -> list[str]:
@@ -92,7 +138,7 @@ def record_problems(record: Any) -> list[str]:
         return ["not a JSON object"]
     problems = []
     missing = [k for k in KEYS if k not in record]
-    extra = [k for k in record if k not in KEYS]
+    extra = [k for k in record if k not in KEYS + OPTIONAL_KEYS]
     if missing:
         problems.append(f"missing keys {missing}")
     if extra:
@@ -101,7 +147,10 @@ def record_problems(record: Any) -> list[str]:
         return problems
     file, line, call_id = record["file"], record["line"], record["call_id"]
     if not isinstance(file, str) or file.split("/", 1)[0] not in AGENTS or file.startswith("/"):
-        problems.append("file must be a path relative to the corpus root, under an agent folder")
+        problems.append(
+            "file must be a path relative to the corpus root, under an agent folder "
+            f"({', '.join(AGENTS)})"
+        )
     if not isinstance(line, int) or isinstance(line, bool) or line < 1:
         problems.append("line must be a positive integer")
     if call_id is not None and not (isinstance(call_id, str) and call_id):
@@ -130,64 +179,84 @@ def record_problems(record: Any) -> list[str]:
             problems.append("a reusable event needs a lesson {mistake, fix, trigger}")
     elif lesson is not None:
         problems.append("a one-off event has no lesson (null)")
+    if "scope" in record:
+        if record["reusable"] is not True:
+            problems.append("scope belongs to a reusable event only (leave it out of a one-off)")
+        elif record["scope"] not in SCOPES:
+            problems.append(f"scope must be one of {list(SCOPES)}, or left out")
     if not isinstance(record["note"], str) or not record["note"].strip():
         problems.append("note must say why")
     return problems
 
 
+def label_folders(labels_dir: Path) -> list[Path]:
+    """The folders of ``labels_dir`` that hold label files, one per corpus (known corpora first,
+    in their order, then any other)."""
+    found = [d for d in labels_dir.iterdir() if d.is_dir() and any(d.glob("*.jsonl"))]
+    rank = {name: i for i, name in enumerate(CORPUS_NAMES)}
+    return sorted(found, key=lambda d: (rank.get(d.name, len(rank)), d.name))
+
+
 def load_labels(labels_dir: Path) -> list[Label]:
-    """Every label in ``labels_dir/*.jsonl``; a malformed record is an error naming its line."""
+    """Every label in ``labels_dir/<corpus>/*.jsonl``, each naming its corpus (the folder) and
+    its agent (the first folder of its file); a malformed record is an error naming its line."""
     labels: list[Label] = []
-    files = sorted(labels_dir.glob("*.jsonl"))
-    if not files:
-        raise ValueError(f"no label files (*.jsonl) in {labels_dir}")
-    for path in files:
-        for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError as exc:
-                raise ValueError(f"{path.name}:{n}: not JSON ({exc})") from None
-            problems = record_problems(record)
-            if problems:
-                raise ValueError(f"{path.name}:{n}: " + "; ".join(problems))
-            labels.append(
-                Label(
-                    agent=record["file"].split("/", 1)[0],
-                    file=record["file"],
-                    line=record["line"],
-                    call_id=record["call_id"],
-                    tool=record["tool"],
-                    kind=record["kind"],
-                    reusable=record["reusable"],
-                    fixed_by=record["fixed_by"],
-                    lesson=record["lesson"],
-                    note=record["note"],
+    folders = label_folders(labels_dir) if labels_dir.is_dir() else []
+    if not folders:
+        raise ValueError(
+            f"no label files in {labels_dir}: expected <corpus>/*.jsonl, e.g. real/claude.jsonl"
+        )
+    for folder in folders:
+        for path in sorted(folder.glob("*.jsonl")):
+            where = f"{folder.name}/{path.name}"
+            for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw)
+                except ValueError as exc:
+                    raise ValueError(f"{where}:{n}: not JSON ({exc})") from None
+                problems = record_problems(record)
+                if problems:
+                    raise ValueError(f"{where}:{n}: " + "; ".join(problems))
+                labels.append(
+                    Label(
+                        agent=record["file"].split("/", 1)[0],
+                        file=record["file"],
+                        line=record["line"],
+                        call_id=record["call_id"],
+                        tool=record["tool"],
+                        kind=record["kind"],
+                        reusable=record["reusable"],
+                        fixed_by=record["fixed_by"],
+                        lesson=record["lesson"],
+                        note=record["note"],
+                        corpus=folder.name,
+                        scope=record.get("scope"),
+                    )
                 )
-            )
-    keys = [(lb.file, lb.line, lb.call_id) for lb in labels]
+    keys = [(lb.corpus, lb.file, lb.line, lb.call_id) for lb in labels]
     if len(set(keys)) != len(keys):
         dupes = sorted({k for k in keys if keys.count(k) > 1}, key=str)
         raise ValueError(f"events labelled twice: {dupes[:5]}")
     return labels
 
 
-def corpus_problems(labels: Iterable[Label], corpus: Path) -> list[str]:
-    """Labels that no longer fit the corpus: a missing file, a line past its end, or a line
-    (or a fix's line) that does not hold the call id it should."""
+def corpus_problems(labels: Iterable[Label], corpora: Path) -> list[str]:
+    """Labels that no longer fit their corpus (``corpora/<corpus>``): a missing file, a line
+    past its end, or a line (or a fix's line) that does not hold the call id it should."""
     problems: list[str] = []
     cache: dict[str, list[str]] = {}
     for label in labels:
-        where = f"{label.file}:{label.line}"
-        if label.file not in cache:
-            path = corpus / label.file
+        where = f"{label.key}:{label.line}"
+        if label.key not in cache:
+            path = corpora / label.corpus / label.file
             if not path.is_file():
                 problems.append(f"{where}: no such transcript")
-                cache[label.file] = []
+                cache[label.key] = []
                 continue
-            cache[label.file] = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        lines = cache[label.file]
+            cache[label.key] = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = cache[label.key]
         if not lines:
             continue
         checks = [(label.line, label.call_id, "event")]
@@ -202,6 +271,46 @@ def corpus_problems(labels: Iterable[Label], corpus: Path) -> list[str]:
                 if f'"{call_id}"' not in before:
                     problems.append(f"{where}: {what} line {line} does not hold call id {call_id}")
     return problems
+
+
+# -- the split ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Split:
+    """The committed dev/test split: each transcript's session, and each session's side."""
+
+    files: Mapping[str, str]
+    sessions: Mapping[str, str]
+
+    def side_of(self, key: str) -> str | None:
+        """``"test"`` or ``"dev"`` for a transcript (``corpus/file``), None when unknown."""
+        session = self.files.get(key)
+        return self.sessions.get(session) if session is not None else None
+
+
+def load_split(path: Path = SPLIT) -> Split:
+    """``split.json``; an error that says what to do when it is missing or broken."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(
+            f"no split at {path}: run python benchmarks/labels/split.py to write it"
+        ) from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc}); restore it from version control") from None
+    if not (
+        isinstance(data, dict)
+        and isinstance(data.get("files"), dict)
+        and isinstance(data.get("sessions"), dict)
+    ):
+        raise ValueError(f"{path}: not a split (files, sessions); restore it")
+    return Split(data["files"], data["sessions"])
+
+
+def unsplit(labels: Iterable[Label], split: Split) -> list[str]:
+    """Labelled transcripts the split does not know (a corpus grew after it was written)."""
+    return sorted({lb.key for lb in labels if split.side_of(lb.key) is None})
 
 
 # -- candidates --------------------------------------------------------------------------------
@@ -253,7 +362,7 @@ def points_at(pointer: Pointer, label: Label) -> bool:
     holds several tool calls, and in a legacy single-document session the evidence line is
     the message's index, not a line of the file.
     """
-    if pointer.file != label.file:
+    if pointer.file != label.key:
         return False
     if pointer.call_id is not None and pointer.call_id == label.call_id:
         return True
@@ -265,6 +374,66 @@ def points_at(pointer: Pointer, label: Label) -> bool:
 def heuristic(candidates: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Tier 2 and higher candidates a user would review (intake rejections are not counted)."""
     return [c for c in candidates if c.get("tier") != 1 and c.get("status") != "rejected"]
+
+
+def agent_of(candidate: Mapping[str, Any], ptrs: Sequence[Pointer]) -> str | None:
+    """The agent whose folder holds the candidate's evidence (``corpus/agent/…``), else the
+    agent the scanner named."""
+    for ptr in ptrs:
+        parts = ptr.file.split("/")
+        if len(parts) > 2 and parts[1] in AGENTS:
+            return parts[1]
+    agent = candidate.get("agent")
+    return agent if isinstance(agent, str) else None
+
+
+# -- the lesson rule ---------------------------------------------------------------------------
+
+#: Words that say nothing of one lesson in particular: English function words, what every
+#: lesson says ("run", "instead", "failed", "file"), and the words of an edit's arguments
+#: ("old", "new", "string", "text"), which a candidate on an edit shares with its label whatever
+#: lesson it draws. The failing call's own tool name is dropped too, by :func:`says_lesson`.
+_COMMON = """
+about above after again all also and another any are because been before being both but
+can cannot could did does doing done each either else even every for from had has have
+here how into its itself just least less let like may might more most much must never
+not now off once one only onto other our out over own same should since some such
+than that the their them then there these they this those though through too under until
+upon very was way were what when where whether which while who whose why will with within
+without would yet you your
+agent always answer call called case check command correct error fail failed failing
+failure first fix fixed get got instead later make made mistake need needed new next old
+problem ran run running said say session string text thing time tool try tried use used
+user using want wanted work worked wrong file replace
+"""
+COMMON_WORDS = frozenset(_COMMON.split())
+_WORD = re.compile(r"[a-z0-9]+")
+_ESCAPE = re.compile(r"\\[A-Za-z]")
+
+
+def key_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that can tell one lesson from another (see the module's docs)."""
+    out = set()
+    for word in _WORD.findall(_ESCAPE.sub(" ", text).casefold()):
+        if word in COMMON_WORDS:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        if len(word) >= 3 and not word.isdigit() and word not in COMMON_WORDS:
+            out.add(word)
+    return frozenset(out)
+
+
+def says_lesson(
+    candidate: Mapping[str, Any], lesson: Mapping[str, str], tool: str | None = None
+) -> bool:
+    """Whether the candidate's words share a key word with the lesson's trigger and one with
+    its fix (the rule in the module's docs). The words of ``tool``, the failing call's tool,
+    do not count: a candidate on the event names it whatever it teaches."""
+    said = key_words(
+        " ".join(str(candidate.get(k) or "") for k in ("summary", "trigger", "mistake", "fix"))
+    ) - key_words(tool or "")
+    return bool(said & key_words(lesson["trigger"])) and bool(said & key_words(lesson["fix"]))
 
 
 # -- Tier 2 evaluation -------------------------------------------------------------------------
@@ -279,21 +448,42 @@ def evaluate(
     candidates: Iterable[Mapping[str, Any]],
     root: Path,
     home: str | None = None,
+    where: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
-    """Recall and precision of the heuristic candidates against ``labels``, overall, per agent
-    and per kind. ``root`` is the folder the label paths are relative to."""
-    cands = heuristic(candidates)
-    hits: list[list[Label]] = []
-    for cand in cands:
+    """Recall, lesson recall and precision of the heuristic candidates against ``labels``,
+    overall, per agent and per kind. ``root`` is the folder the labels' keys (corpus/file) are
+    relative to; ``where``, when given, keeps only the evidence in the transcripts it accepts
+    (a candidate with none left is not counted)."""
+    cands: list[Mapping[str, Any]] = []
+    ptrs_of: list[list[Pointer]] = []
+    for cand in heuristic(candidates):
         ptrs = pointers(cand, root, home)
-        hits.append([lb for lb in labels if any(points_at(p, lb) for p in ptrs)])
+        if where is not None:
+            ptrs = [p for p in ptrs if where(p.file)]
+            if not ptrs:
+                continue
+        cands.append(cand)
+        ptrs_of.append(ptrs)
+    hits = [[lb for lb in labels if any(points_at(p, lb) for p in ptrs)] for ptrs in ptrs_of]
     found = {id(lb) for hit in hits for lb in hit}
+    said = {
+        id(lb)
+        for cand, hit in zip(cands, hits, strict=True)
+        for lb in hit
+        if lb.lesson is not None and says_lesson(cand, lb.lesson, lb.tool)
+    }
 
     def recall(subset: Sequence[Label]) -> dict[str, Any]:
         expected = [lb for lb in subset if lb.expected]
         got = [lb for lb in expected if id(lb) in found]
-        ratio = _ratio(len(got), len(expected))
-        return {"expected": len(expected), "found": len(got), "recall": ratio}
+        right = [lb for lb in got if id(lb) in said]
+        return {
+            "expected": len(expected),
+            "found": len(got),
+            "recall": _ratio(len(got), len(expected)),
+            "lesson_found": len(right),
+            "lesson_recall": _ratio(len(right), len(expected)),
+        }
 
     def precision(indices: Sequence[int]) -> dict[str, Any]:
         good = [i for i in indices if any(lb.reusable for lb in hits[i])]
@@ -310,10 +500,11 @@ def evaluate(
         reusable = [lb.kind for lb in hits[i] if lb.reusable]
         return (reusable or [lb.kind for lb in hits[i]] or ["unlabelled"])[0]
 
+    agents = [agent_of(c, p) for c, p in zip(cands, ptrs_of, strict=True)]
     by_agent = {}
     for agent in AGENTS:
         mine = [lb for lb in labels if lb.agent == agent]
-        idx = [i for i, c in enumerate(cands) if c.get("agent") == agent]
+        idx = [i for i, a in enumerate(agents) if a == agent]
         by_agent[agent] = {"labels": len(mine), **recall(mine), **precision(idx)}
     by_kind = {}
     for kind in KINDS:
@@ -324,29 +515,86 @@ def evaluate(
     unlabelled = [i for i in range(len(cands)) if not hits[i]]
     if unlabelled:
         by_kind["unlabelled"] = {"labels": 0, **precision(unlabelled)}
+    correction = [lb for lb in labels if lb.kind == "user-correction"]
     missed = [lb for lb in labels if lb.expected and id(lb) not in found]
     return {
         "labels": len(labels),
         "reusable_labels": sum(lb.reusable for lb in labels),
         **recall(labels),
         **precision(range(len(cands))),
+        "user_correction": {
+            "labels": len(correction),
+            **recall(correction),
+            **precision([i for i in range(len(cands)) if kind_of(i) == "user-correction"]),
+        },
         "by_agent": by_agent,
         "by_kind": by_kind,
         "missed": [
-            {"file": lb.file, "line": lb.line, "call_id": lb.call_id, "kind": lb.kind}
+            {"file": lb.key, "line": lb.line, "call_id": lb.call_id, "kind": lb.kind}
             for lb in missed
+        ],
+        "wrong_lesson": [
+            {"file": lb.key, "line": lb.line, "kind": lb.kind, "trigger": lb.lesson["trigger"]}
+            for lb in labels
+            if lb.expected and lb.lesson and id(lb) in found and id(lb) not in said
         ],
         "false_positives": [
             {
-                "summary": cands[i].get("summary") or cands[i].get("mistake", "")[:100],
-                "agent": cands[i].get("agent"),
-                "pointer": [vars(p) for p in pointers(cands[i], root, home)][:1],
+                "summary": cands[i].get("summary") or str(cands[i].get("mistake", ""))[:100],
+                "agent": agents[i],
+                "pointer": [vars(p) for p in ptrs_of[i]][:1],
                 "labelled": [{"kind": lb.kind, "note": lb.note} for lb in hits[i]][:1],
             }
             for i in range(len(cands))
             if not any(lb.reusable for lb in hits[i])
         ],
     }
+
+
+def sample(
+    labels: Sequence[Label],
+    candidates: Iterable[Mapping[str, Any]],
+    root: Path,
+    size: int,
+    seed: int,
+    where: Callable[[str], bool],
+    home: str | None = None,
+) -> list[dict[str, Any]]:
+    """A seeded random sample of ``size`` candidates with evidence ``where`` that point at a
+    reusable label, each beside those labels and the lesson rule's verdict, for judging by
+    hand (``"judged"`` is left for the reader: true when the candidate's lesson is the label's).
+    """
+    found = []
+    for cand in heuristic(candidates):
+        ptrs = [p for p in pointers(cand, root, home) if where(p.file)]
+        hit = [lb for lb in labels if lb.reusable and any(points_at(p, lb) for p in ptrs)]
+        if hit:
+            found.append((cand, ptrs, hit))
+    found.sort(key=lambda f: (f[1][0].file, f[1][0].line, str(f[0].get("summary"))))
+    chosen = random.Random(seed).sample(found, min(size, len(found)))
+    return [
+        {
+            "candidate": {k: cand.get(k) for k in ("summary", "tool", "trigger", "mistake", "fix")}
+            | {"evidence": [vars(p) for p in ptrs]},
+            "labels": [
+                {
+                    "file": lb.key,
+                    "line": lb.line,
+                    "call_id": lb.call_id,
+                    "kind": lb.kind,
+                    "scope": lb.scope,
+                    "lesson": dict(lb.lesson or {}),
+                    "note": lb.note,
+                }
+                for lb in hit
+            ],
+            "lesson_rule": any(
+                lb.lesson is not None and says_lesson(cand, lb.lesson, lb.tool) for lb in hit
+            ),
+            "judged": None,
+        }
+        for cand, ptrs, hit in chosen
+    ]
 
 
 # -- Tier 1 evaluation -------------------------------------------------------------------------
@@ -536,6 +784,36 @@ def scan_cli(paths: Sequence[Path], home: Path) -> Scan:
     )
 
 
+def readers(corpus: Path, home: Path) -> dict[str, dict[str, Any]]:
+    """Per agent folder of ``corpus``: its transcripts, how many the installed readers take as
+    that agent's, how many another agent's reader claims, and what that makes of it: ``read``,
+    ``partly read`` or ``no reader``."""
+    from lessons_core import services
+    from lessons_core.scan import discovery
+
+    environ = {**os.environ, "LESSONS_HOME": str(home), "LESSONS_AUTO_SCAN": "0"}
+    with services.session(environ) as sess:
+        files = discovery.discover(sess.plugins.agents(), environ, [corpus])
+    claimed = {relative(path, corpus): agent for agent, path in files}
+    out: dict[str, dict[str, Any]] = {}
+    for folder in sorted(d for d in corpus.iterdir() if d.is_dir()):
+        names = [
+            p.relative_to(corpus).as_posix()
+            for p in folder.rglob("*")
+            if p.is_file() and p.suffix in (".jsonl", ".json") and not p.name.endswith(".meta.json")
+        ]
+        read = sum(claimed.get(n) == folder.name for n in names)
+        other = sum(claimed.get(n) not in (None, folder.name) for n in names)
+        status = "read" if read == len(names) else "partly read" if read else "no reader"
+        out[folder.name] = {
+            "transcripts": len(names),
+            "read": read,
+            "other": other,
+            "status": status,
+        }
+    return out
+
+
 # -- report ------------------------------------------------------------------------------------
 
 
@@ -543,52 +821,118 @@ def _pct(value: float | None) -> str:
     return "   -  " if value is None else f"{value * 100:5.1f}%"
 
 
-def _row(name: str, part: Mapping[str, Any]) -> str:
-    recall = (
-        f"{part['found']:>3}/{part['expected']:<3} {_pct(part['recall'])}"
-        if "expected" in part
-        else " " * 14
-    )
-    return (
-        f"  {name:<16} {part.get('labels', 0):>6}  {recall}   "
+def _row(name: str, part: Mapping[str, Any], note: str | None = None) -> str:
+    if "expected" in part:
+        recall = f"{part['found']:>3}/{part['expected']:<3} {_pct(part['recall'])}"
+        lesson = f"{part['lesson_found']:>3}/{part['expected']:<3} {_pct(part['lesson_recall'])}"
+    else:
+        recall = lesson = " " * 14
+    head = f"  {name:<16} {part.get('labels', 0):>6}  "
+    if note:
+        return head + f"{note} ({part['found']}/{part['expected']} found)"
+    return head + (
+        f"{recall}   {lesson}   "
         f"{part['on_reusable']:>3}/{part['candidates']:<3} {_pct(part['precision'])}"
         f"   {part['one_off']:>7} {part['unlabelled']:>10}"
     )
 
 
+HEAD = (
+    f"  {'':<16} {'labels':>6}  {'recall':<14}   {'lesson recall':<14}   {'precision':<14}"
+    f"   {'one-off':>7} {'unlabelled':>10}"
+)
+
+
+def _table(part: Mapping[str, Any], unread: Mapping[str, str], details: bool) -> list[str]:
+    out = [HEAD, _row("all", part), "", "  per agent"]
+    out += [
+        _row(a, p, "no reader" if unread.get(a) == "no reader" else None)
+        for a, p in part["by_agent"].items()
+        if p["labels"] or p["candidates"]
+    ]
+    out += ["", "  per kind (candidates counted under the kind of the event they point at)"]
+    out += [_row(k, p) for k, p in part["by_kind"].items()]
+    uc = part["user_correction"]
+    out += [
+        "",
+        f"  user corrections on their own: recall {uc['found']}/{uc['expected']} "
+        f"{_pct(uc['recall']).strip()}, lesson recall {uc['lesson_found']}/{uc['expected']}, "
+        f"precision {uc['on_reusable']}/{uc['candidates']} {_pct(uc['precision']).strip()} "
+        f"({uc['labels']} labelled)",
+    ]
+    if details:
+        out += ["", "  missed (reusable, fixed, no candidate):"]
+        out += [f"    {m['file']}:{m['line']} {m['kind']} {m['call_id']}" for m in part["missed"]]
+        out += ["", "  found, but no pointing candidate says the label's lesson:"]
+        out += [
+            f"    {m['file']}:{m['line']} {m['kind']} — {m['trigger']}"
+            for m in part["wrong_lesson"]
+        ]
+        out += ["", "  candidates not pointing at a reusable event:"]
+        for fp in part["false_positives"]:
+            why = fp["labelled"][0]["note"] if fp["labelled"] else "not labelled"
+            out.append(f"    [{fp['agent']}] {fp['summary']} — {why}")
+    return out
+
+
+def _unread(t2: Mapping[str, Any]) -> dict[str, str]:
+    """Agents that no installed reader reads in any evaluated corpus holding their files."""
+    seen: dict[str, set[str]] = {}
+    for info in t2["corpora"].values():
+        for agent, r in (info.get("readers") or {}).items():
+            seen.setdefault(agent, set()).add(r["status"])
+    return {
+        agent: "no reader" if statuses == {"no reader"} else "partly read"
+        for agent, statuses in seen.items()
+        if statuses != {"read"}
+    }
+
+
 def render(result: Mapping[str, Any], details: bool = False) -> str:
-    """The human-readable report."""
+    """The human-readable report: the test side first, then dev, each corpus, the readers."""
     out: list[str] = []
     t2 = result.get("tier2")
     if t2 is None:
         out.append(f"Tier 2: skipped — {result.get('tier2_skipped')}")
     else:
-        out.append(
-            f"Tier 2 (heuristics) on {result['corpus']}: {t2['labels']} labelled events, "
-            f"{t2['reusable_labels']} reusable, {t2['expected']} reusable and fixed "
-            "(the recall base)."
-        )
-        head = (
-            f"  {'':<16} {'labels':>6}  {'recall':<14}   {'precision':<14}"
-            f"   {'one-off':>7} {'unlabelled':>10}"
-        )
-        refused = t2.get("intake_rejected")
-        if refused is not None:
-            out.append(
-                f"{t2['transcripts_scanned']} transcripts scanned; the intake refused {refused} "
-                "detection(s) before they became candidates (not counted below)."
+        unread = _unread(t2)
+        names = ", ".join(t2["evaluated"])
+        for side in SIDES:
+            part = t2[side]
+            title = (
+                "TEST side (the headline: measured, never tuned on)"
+                if side == "test"
+                else "dev side (the events rules may be tuned on)"
             )
-        out += ["", head, _row("all", t2), "", "  per agent"]
-        out += [_row(a, p) for a, p in t2["by_agent"].items()]
-        out += ["", "  per kind (candidates counted under the kind of the event they point at)"]
-        out += [_row(k, p) for k, p in t2["by_kind"].items()]
-        if details:
-            out += ["", "  missed (reusable, fixed, no candidate):"]
-            out += [f"    {m['file']}:{m['line']} {m['kind']} {m['call_id']}" for m in t2["missed"]]
-            out += ["", "  candidates not pointing at a reusable event:"]
-            for fp in t2["false_positives"]:
-                why = fp["labelled"][0]["note"] if fp["labelled"] else "not labelled"
-                out.append(f"    [{fp['agent']}] {fp['summary']} — {why}")
+            out += [
+                f"Tier 2 (heuristics), {title}, corpora {names}: {part['labels']} labelled "
+                f"events, {part['reusable_labels']} reusable, {part['expected']} reusable and "
+                "fixed (the recall base).",
+                "",
+                *_table(part, unread, details),
+                "",
+            ]
+        out.append("Per corpus (both sides):")
+        out.append(HEAD)
+        for name, per in t2["by_corpus"].items():
+            for side in (*SIDES, "all"):
+                out.append(_row(f"{name} {side}", per[side]))
+        out += ["", "Corpora:"]
+        for name, info in t2["corpora"].items():
+            if "skipped" in info:
+                out.append(f"  {name}: skipped — {info['skipped']}")
+                continue
+            read = ", ".join(
+                f"{a} {r['read']}/{r['transcripts']}"
+                + (f" ({r['status']})" if r["status"] != "read" else "")
+                + (f", {r['other']} claimed by another reader" if r["other"] else "")
+                for a, r in info["readers"].items()
+            )
+            out.append(
+                f"  {name}: {info['transcripts_scanned']} transcripts scanned, the intake "
+                f"refused {info['intake_rejected']} detection(s); labelled agents: "
+                f"{', '.join(info['labelled_agents']) or 'none yet'}; read: {read}"
+            )
     out.append("")
     t1 = result.get("tier1")
     if not t1 or not t1["transcripts"]:
@@ -615,30 +959,94 @@ def render(result: Mapping[str, Any], details: bool = False) -> str:
 
 
 def run(
-    corpus: Path,
+    corpora: Path,
     labels_dir: Path = LABELS,
     fixtures: Path = FIXTURES,
     *,
     cli: bool = False,
     scratch: Path | None = None,
+    split_file: Path = SPLIT,
+    sample_size: int = 0,
+    seed: int = 0,
 ) -> dict[str, Any]:
-    """The whole evaluation; ``scratch`` holds the scan homes (a temporary folder if None)."""
+    """The whole evaluation of the corpora under ``corpora`` (one folder each, named as its
+    label folder); ``scratch`` holds the scan homes (a temporary folder if None)."""
     scan = scan_cli if cli else scan_in_process
-    result: dict[str, Any] = {"corpus": str(corpus), "fixtures": str(fixtures)}
+    result: dict[str, Any] = {"corpora": str(corpora), "fixtures": str(fixtures)}
     with tempfile.TemporaryDirectory(prefix="capture-eval-") as tmp:
         base = scratch or Path(tmp)
-        if corpus.is_dir():
-            labels = load_labels(labels_dir)
-            done = scan([corpus], base / "tier2-home")
-            result["tier2"] = evaluate(labels, done.candidates, corpus)
-            result["tier2"]["intake_rejected"] = done.intake_rejected
-            result["tier2"]["transcripts_scanned"] = done.files
+        labels = load_labels(labels_dir) if labels_dir.is_dir() else []
+        names = list(dict.fromkeys([*CORPUS_NAMES, *(lb.corpus for lb in labels)]))
+        info: dict[str, dict[str, Any]] = {}
+        candidates: list[dict[str, Any]] = []
+        for name in names:
+            folder = corpora / name
+            mine = [lb for lb in labels if lb.corpus == name]
+            if not folder.is_dir():
+                info[name] = {"skipped": f"no corpus at {folder} (pass --corpora DIR)"}
+            elif not mine:
+                info[name] = {"skipped": f"no labels yet in {labels_dir / name}"}
+            else:
+                done = scan([folder], base / f"tier2-{name}")
+                candidates += done.candidates
+                info[name] = {
+                    "dir": str(folder),
+                    "transcripts_scanned": done.files,
+                    "intake_rejected": done.intake_rejected,
+                    "labelled_agents": sorted({lb.agent for lb in mine}),
+                    "readers": readers(folder, base / f"readers-{name}"),
+                }
+        evaluated = [n for n in names if "skipped" not in info[n]]
+        if evaluated:
+            split = load_split(split_file)
+            kept = [lb for lb in labels if lb.corpus in evaluated]
+            unknown = unsplit(kept, split)
+            if unknown:
+                raise ValueError(
+                    f"{len(unknown)} labelled transcript(s) not in {split_file.name} "
+                    f"(first: {unknown[0]}): run python benchmarks/labels/split.py"
+                )
+            labelled = {(n, a) for n in evaluated for a in info[n]["labelled_agents"]}
+
+            def where(side: str | None, corpus: str | None = None) -> Callable[[str], bool]:
+                def keep(key: str) -> bool:
+                    parts = key.split("/", 2)
+                    return (
+                        len(parts) == 3
+                        and (parts[0], parts[1]) in labelled
+                        and (corpus is None or parts[0] == corpus)
+                        and (side is None or split.side_of(key) == side)
+                    )
+
+                return keep
+
+            def part(side: str | None, corpus: str | None = None) -> dict[str, Any]:
+                subset = [
+                    lb
+                    for lb in kept
+                    if (corpus is None or lb.corpus == corpus)
+                    and (side is None or split.side_of(lb.key) == side)
+                ]
+                return evaluate(subset, candidates, corpora, where=where(side, corpus))
+
+            result["tier2"] = {
+                "evaluated": evaluated,
+                "split_rule": "by session: benchmarks/labels/split.py, split.json",
+                "test": part("test"),
+                "dev": part("dev"),
+                "by_corpus": {
+                    n: {"test": part("test", n), "dev": part("dev", n), "all": part(None, n)}
+                    for n in evaluated
+                },
+                "corpora": info,
+            }
+            if sample_size:
+                result["sample"] = sample(
+                    kept, candidates, corpora, sample_size, seed, where("test")
+                )
         else:
             result["tier2"] = None
-            result["tier2_skipped"] = (
-                f"no corpus at {corpus} (it lives beside the checkout as shared/corpus/real; "
-                "pass --corpus DIR)"
-            )
+            result["tier2_skipped"] = "; ".join(f"{n}: {i['skipped']}" for n, i in info.items())
         expectations = load_expectations(fixtures) if fixtures.is_dir() else []
         if expectations:
             done = scan([e.transcript for e in expectations], base / "tier1-home")
@@ -650,25 +1058,56 @@ def run(
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=CORPUS, help="the real transcript corpus")
-    ap.add_argument("--labels", type=Path, default=LABELS, help="folder of label *.jsonl files")
+    ap.add_argument("--corpora", type=Path, default=CORPORA, help="folder of the corpora")
+    ap.add_argument("--labels", type=Path, default=LABELS, help="folder of <corpus>/*.jsonl")
+    ap.add_argument("--split", type=Path, default=SPLIT, help="the committed split.json")
     ap.add_argument("--fixtures", type=Path, default=FIXTURES, help="authored Tier 1 transcripts")
     ap.add_argument("--cli", action="store_true", help="run `lessons` processes, not in-process")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--details", action="store_true", help="list misses and false positives")
+    ap.add_argument("--sample", type=int, default=0, metavar="N", help="sample N test finds")
+    ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
+    ap.add_argument(
+        "--sample-out", type=Path, default=Path("capture-sample.json"), help="the sample's file"
+    )
     args = ap.parse_args(argv)
+    if args.sample < 0:
+        ap.error("--sample takes a positive number of candidates")
     from lessons_core.logs import configure_logging
 
     configure_logging(0)  # the scanner's debug events (each intake refusal) stay quiet
     try:
-        result = run(args.corpus, args.labels, args.fixtures, cli=args.cli)
+        result = run(
+            args.corpora,
+            args.labels,
+            args.fixtures,
+            cli=args.cli,
+            split_file=args.split,
+            sample_size=args.sample,
+            seed=args.seed,
+        )
     except (ValueError, OSError, subprocess.CalledProcessError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
+    drawn = result.pop("sample", None)
+    if drawn is not None:
+        args.sample_out.write_text(
+            json.dumps(
+                {"seed": args.seed, "asked": args.sample, "drawn": drawn},
+                indent=2,
+                ensure_ascii=False,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(render(result, details=args.details))
+    if args.sample and drawn is None:
+        print("No sample: no labelled corpus was evaluated.", file=sys.stderr)
+    if drawn is not None:
+        print(f"Wrote {len(drawn)} sampled test-side candidate(s) to {args.sample_out}.")
     return 0
 
 

@@ -21,8 +21,8 @@ sessions. ``--rounds`` says how often (default 3): the figures of each round sho
 learned. A lesson that fired on a failing call in the first round and no longer fires in the
 last is listed: the loop must not silence lessons that were right.
 
-When ``benchmarks/labels/`` holds labelled events (see its ``RULES.md``), the failures labelled
-reusable are counted separately: lessons firing on them are the relevant ones.
+When ``benchmarks/labels/real/`` holds labelled events of the corpus (see ``RULES.md``), the
+failures labelled reusable are counted separately: lessons firing on them are the relevant ones.
 
     python benchmarks/noise.py [--corpus DIR] [--rounds 3] [--catalogue seed|scanned|both] [--json]
 """
@@ -46,7 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "real"
 SEED = SHARED / "corpus" / "seed-lessons" / "lesson-manifest.json"
-LABELS = REPO / "benchmarks" / "labels"
+LABELS = REPO / "benchmarks" / "labels" / "real"
 BIN = Path(sys.executable).parent
 
 
@@ -506,7 +506,7 @@ def scanned_catalogue(base: Path, corpus: Path) -> dict[str, str]:
 
 
 def load_labels() -> set[tuple[str, str]]:
-    """(transcript, call id) of every failure labelled reusable in ``benchmarks/labels``."""
+    """(transcript, call id) of every failure labelled reusable in ``benchmarks/labels/real``."""
     out: set[tuple[str, str]] = set()
     for path in sorted(LABELS.glob("*.jsonl")) if LABELS.is_dir() else ():
         for record in _lines(path):
@@ -603,7 +603,7 @@ def print_report(results: list[dict[str, Any]]) -> None:
     print(
         "\ninj = context delivered (hints, failure recall); on fail = of those, on a call that"
         " failed;\ndeny ok = denials of calls that in fact succeeded; labelled = reusable"
-        " failures (benchmarks/labels) a lesson reached;\nreinject = standing directives"
+        " failures (benchmarks/labels/real) a lesson reached;\nreinject = standing directives"
         " delivered again as a session's transcript grew (per session, not per call)"
     )
 

@@ -34,7 +34,7 @@ ce = _load("capture_eval", REPO / "benchmarks" / "capture_eval.py")
 enum = _load("enumerate_events", LABELS / "enumerate_events.py")
 
 
-def _label(file, line, call_id, kind="validation", reusable=True, fixed=True):
+def _label(file, line, call_id, kind="validation", reusable=True, fixed=True, corpus="real"):
     return ce.Label(
         agent=file.split("/", 1)[0],
         file=file,
@@ -46,6 +46,7 @@ def _label(file, line, call_id, kind="validation", reusable=True, fixed=True):
         fixed_by={"call_id": "fix", "line": line + 2} if fixed else None,
         lesson={"mistake": "m", "fix": "f", "trigger": "t"} if reusable else None,
         note="n",
+        corpus=corpus,
     )
 
 
@@ -64,7 +65,8 @@ def _cand(agent, file, line, call_id, tier=2, status="pending", summary=""):
 
 def test_recall_and_precision_on_a_known_example(tmp_path):
     """Six labels, six candidates: every figure is known in advance."""
-    root = tmp_path / "corpus"
+    root = tmp_path / "corpora"
+    real = root / "real"
     a, b = "claude/p/a.jsonl", "codex/r.jsonl"
     g = "gemini/s.json"
     labels = [
@@ -77,14 +79,14 @@ def test_recall_and_precision_on_a_known_example(tmp_path):
         _label(g, 3, "shell-1", kind="error"),  # gemini: line alone does not match
     ]
     candidates = [
-        _cand("claude", str(root / a), 99, "toolu_1"),
-        _cand("claude", str(root / a), 20, None),
-        _cand("claude", str(root / a), 40, "toolu_4"),  # points at the one-off
-        _cand("claude", str(root / "claude/p/other.jsonl"), 1, "toolu_x"),  # unlabelled
-        _cand("codex", str(root / b), 5, "call_start"),
-        _cand("gemini", str(root / g), 3, "shell-2"),  # same line, other call: unlabelled
-        _cand("claude", str(root / a), 30, "toolu_3", status="rejected"),  # not counted
-        _cand("claude", str(root / a), 30, "toolu_3", tier=1),  # Tier 1: not counted
+        _cand("claude", str(real / a), 99, "toolu_1"),
+        _cand("claude", str(real / a), 20, None),
+        _cand("claude", str(real / a), 40, "toolu_4"),  # points at the one-off
+        _cand("claude", str(real / "claude/p/other.jsonl"), 1, "toolu_x"),  # unlabelled
+        _cand("codex", str(real / b), 5, "call_start"),
+        _cand("gemini", str(real / g), 3, "shell-2"),  # same line, other call: unlabelled
+        _cand("claude", str(real / a), 30, "toolu_3", status="rejected"),  # not counted
+        _cand("claude", str(real / a), 30, "toolu_3", tier=1),  # Tier 1: not counted
     ]
     result = ce.evaluate(labels, candidates, root)
     assert (result["expected"], result["found"], result["recall"]) == (5, 3, 0.6)
@@ -101,7 +103,10 @@ def test_recall_and_precision_on_a_known_example(tmp_path):
     assert (kinds["error"]["expected"], kinds["error"]["found"]) == (2, 1)
     assert (kinds["error"]["candidates"], kinds["error"]["one_off"]) == (2, 1)
     assert kinds["unlabelled"]["candidates"] == 2
-    assert [(m["file"], m["line"]) for m in result["missed"]] == [(a, 30), (g, 3)]
+    assert [(m["file"], m["line"]) for m in result["missed"]] == [
+        (f"real/{a}", 30),
+        (f"real/{g}", 3),
+    ]
     assert len(result["false_positives"]) == 3
 
 
@@ -116,10 +121,10 @@ def test_no_candidates_and_no_expected_events_give_no_ratio(tmp_path):
 def test_evidence_under_a_shortened_home_is_resolved(tmp_path):
     """The scanner may print the scanning user's home as ``~``; it still points at the label."""
     home = tmp_path / "me"
-    root = home / "corpus"
+    root = home / "corpora"
     label = _label("claude/a.jsonl", 4, "toolu_1")
     result = ce.evaluate(
-        [label], [_cand("claude", "~/corpus/claude/a.jsonl", 4, "toolu_1")], root, str(home)
+        [label], [_cand("claude", "~/corpora/real/claude/a.jsonl", 4, "toolu_1")], root, str(home)
     )
     assert result["found"] == 1
 
@@ -251,7 +256,7 @@ def test_tier1_end_to_end_through_the_scanner(tmp_path):
 def test_main_skips_tier2_with_a_message_when_the_corpus_is_absent(tmp_path, capsys, monkeypatch):
     # main() sets up logging on the stream it finds; keep it off pytest's captured one
     monkeypatch.setattr("lessons_core.logs.configure_logging", lambda *_a, **_k: None)
-    assert ce.main(["--corpus", str(tmp_path / "missing"), "--fixtures", str(tmp_path)]) == 0
+    assert ce.main(["--corpora", str(tmp_path / "missing"), "--fixtures", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Tier 2: skipped" in out and "no corpus at" in out
     assert "Tier 1 (#lesson blocks): no labelled transcripts" in out
@@ -261,15 +266,18 @@ def test_main_skips_tier2_with_a_message_when_the_corpus_is_absent(tmp_path, cap
 
 
 def test_the_label_files_are_well_formed():
-    """Every record has the stable keys and consistent values; no machine paths."""
+    """Every record has the stable keys and consistent values; no machine paths. Each file of
+    ``<corpus>/`` is named after the agent of its records (``claude.jsonl``,
+    ``claude-others.jsonl``)."""
     labels = ce.load_labels(LABELS)
-    assert {lb.agent for lb in labels} == {"claude", "codex", "gemini"}
-    for path in LABELS.glob("*.jsonl"):
+    assert {lb.agent for lb in labels if lb.corpus == "real"} == {"claude", "codex", "gemini"}
+    assert {lb.corpus for lb in labels} <= set(ce.CORPUS_NAMES)
+    for path in LABELS.glob("*/*.jsonl"):
         for raw in path.read_text(encoding="utf-8").splitlines():
             record = json.loads(raw)
             assert ce.record_problems(record) == [], raw[:200]
-            assert path.stem == record["file"].split("/", 1)[0]
-    text = "".join(p.read_text(encoding="utf-8") for p in LABELS.iterdir() if p.is_file())
+            assert path.stem.split("-", 1)[0] == record["file"].split("/", 1)[0]
+    text = "".join(p.read_text(encoding="utf-8") for p in LABELS.rglob("*") if p.is_file())
     assert str(REPO.parent) not in text and str(Path.home()) not in text  # no paths of this machine
 
 
@@ -284,6 +292,13 @@ def test_the_label_files_are_well_formed():
         ({"note": ""}, "note"),
         ({"tool": 3}, "tool"),
         ({"extra": 1}, "unknown keys"),
+        ({"file": "cursor/a.jsonl"}, "under an agent folder"),
+        ({"scope": "team"}, "scope must be one of"),
+        ({"scope": None}, "scope must be one of"),
+        (
+            {"scope": "project", "reusable": False, "lesson": None, "fixed_by": None},
+            "reusable event only",
+        ),
     ],
 )
 def test_a_malformed_record_is_named(change, problem):
@@ -306,17 +321,17 @@ def test_a_malformed_record_is_named(change, problem):
 @pytest.mark.corpus
 def test_every_label_still_sits_at_its_line_with_its_call_id(shared_dir):
     """Catches drift: a transcript replaced or edited under the labels."""
-    corpus = shared_dir / "corpus" / "real"
-    assert ce.corpus_problems(ce.load_labels(LABELS), corpus) == []
+    labels = ce.load_labels(LABELS)
+    present = [lb for lb in labels if (shared_dir / "corpus" / lb.corpus).is_dir()]
+    assert ce.corpus_problems(present, shared_dir / "corpus") == []
 
 
 @pytest.mark.corpus
 def test_drift_is_reported(shared_dir):
-    corpus = shared_dir / "corpus" / "real"
     label = next(lb for lb in ce.load_labels(LABELS) if lb.tool is not None)
     moved = ce.Label(**{**vars(label), "line": label.line + 1})
     gone = ce.Label(**{**vars(label), "file": "claude/none.jsonl"})
-    problems = ce.corpus_problems([moved, gone], corpus)
+    problems = ce.corpus_problems([moved, gone], shared_dir / "corpus")
     assert len(problems) == 2
     assert "does not hold call id" in problems[0] or "past the end" in problems[0]
     assert "no such transcript" in problems[1]
@@ -326,7 +341,9 @@ def test_drift_is_reported(shared_dir):
 def test_every_raw_failure_in_the_corpus_is_labelled(shared_dir):
     """The raw files, read without the scanner, hold no failing call the labels miss."""
     corpus = shared_dir / "corpus" / "real"
-    labelled = {(lb.file, lb.line, lb.call_id) for lb in ce.load_labels(LABELS)}
+    labelled = {
+        (lb.file, lb.line, lb.call_id) for lb in ce.load_labels(LABELS) if lb.corpus == "real"
+    }
     missing = []
     for agent, reader in enum.READERS.items():
         for path in sorted((corpus / agent).rglob("*")):
@@ -341,20 +358,31 @@ def test_every_raw_failure_in_the_corpus_is_labelled(shared_dir):
 
 @pytest.mark.corpus
 def test_the_evaluation_runs_on_the_corpus_in_process_and_as_processes(shared_dir, tmp_path):
-    """Consistent figures (no targets): parts add up, and both ways of scanning agree."""
-    corpus = shared_dir / "corpus" / "real"
-    result = ce.run(corpus, LABELS, tmp_path / "no-fixtures", scratch=tmp_path / "a")
+    """Consistent figures (no targets): parts add up, the two sides make the whole, and both
+    ways of scanning agree."""
+    corpora = shared_dir / "corpus"
+    result = ce.run(corpora, LABELS, tmp_path / "no-fixtures", scratch=tmp_path / "a")
     t2 = result["tier2"]
-    assert t2["labels"] == len(ce.load_labels(LABELS))
-    assert 0 <= t2["found"] <= t2["expected"] <= t2["reusable_labels"] <= t2["labels"]
-    assert t2["on_reusable"] + t2["one_off"] + t2["unlabelled"] == t2["candidates"]
-    assert sum(p["candidates"] for p in t2["by_agent"].values()) == t2["candidates"]
-    assert sum(p["expected"] for p in t2["by_agent"].values()) == t2["expected"]
-    assert sum(p["found"] for p in t2["by_agent"].values()) == t2["found"]
-    if t2["expected"]:
-        assert t2["recall"] == round(t2["found"] / t2["expected"], 3)
+    real = t2["by_corpus"]["real"]
+    whole = real["all"]
+    labels = ce.load_labels(LABELS)
+    assert whole["labels"] == sum(lb.corpus == "real" for lb in labels)
+    assert 0 <= whole["lesson_found"] <= whole["found"] <= whole["expected"]
+    assert whole["expected"] <= whole["reusable_labels"] <= whole["labels"]
+    assert whole["on_reusable"] + whole["one_off"] + whole["unlabelled"] == whole["candidates"]
+    for key in ("labels", "expected", "found", "lesson_found"):
+        assert real["test"][key] + real["dev"][key] == whole[key]
+    for side in ("test", "dev"):
+        part = t2[side]
+        assert sum(p["expected"] for p in part["by_agent"].values()) == part["expected"]
+        assert sum(p["found"] for p in part["by_agent"].values()) == part["found"]
+        assert sum(p["candidates"] for p in part["by_agent"].values()) == part["candidates"]
+        if part["expected"]:
+            assert part["recall"] == round(part["found"] / part["expected"], 3)
+    assert t2["corpora"]["real"]["readers"]["codex"]["status"] == "read"
     assert result["tier1"] == {"transcripts": 0}
-    via_cli = ce.run(corpus, LABELS, tmp_path / "no-fixtures", cli=True, scratch=tmp_path / "b")
-    keys = ("expected", "found", "candidates", "on_reusable", "one_off", "unlabelled")
-    assert {k: via_cli["tier2"][k] for k in keys} == {k: t2[k] for k in keys}
-    assert via_cli["tier2"]["by_agent"] == t2["by_agent"]
+    via_cli = ce.run(corpora, LABELS, tmp_path / "no-fixtures", cli=True, scratch=tmp_path / "b")
+    keys = ("expected", "found", "lesson_found", "candidates", "on_reusable", "one_off")
+    for side in ("test", "dev"):
+        assert {k: via_cli["tier2"][side][k] for k in keys} == {k: t2[side][k] for k in keys}
+        assert via_cli["tier2"][side]["by_agent"] == t2[side]["by_agent"]
