@@ -317,7 +317,148 @@ def gemini(path: Path) -> Iterator[dict[str, Any]]:
     yield from _emit("gemini", order, users)
 
 
-READERS = {"claude": claude, "codex": codex, "gemini": gemini}
+# --- OpenCode -----------------------------------------------------------------------------
+
+
+class _Cursor:
+    """Finds needles in a pretty-printed document's lines, in document order.
+
+    An OpenCode export is one JSON document spread over many lines, so a call has no line of
+    its own: its line is the one holding its ``"callID"`` (or, for a user message, its text
+    part's ``"id"``), searched forward from the line after the previous find, so that the parts
+    keep their order and two parts with the same ``callID`` (some providers number calls
+    ``functions.bash:0`` afresh in every step) get their own lines.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.at = 0
+
+    def find(self, needle: str) -> int | None:
+        for i in range(self.at, len(self.lines)):
+            if needle in self.lines[i]:
+                self.at = i + 1
+                return i + 1
+        return None
+
+
+def opencode(path: Path) -> Iterator[dict[str, Any]]:
+    """An OpenCode export document ``{info, messages: [{info, parts}]}``.
+
+    A failure is a ``tool`` part whose ``state.status`` is ``error``, a ``bash`` part whose
+    ``state.metadata.exit`` is non-zero, or a part of the ``invalid`` tool, OpenCode's stand-in
+    for a call whose arguments could not be parsed (OpenCode records the last two as
+    ``completed``).
+    """
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    if not isinstance(messages, list):
+        return
+    where = _Cursor(text)
+    order: list[dict[str, Any]] = []
+    users: list[dict[str, Any]] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        role = (m.get("info") or {}).get("role")
+        for part in m.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            if role == "user" and part.get("type") == "text" and not part.get("synthetic"):
+                line = where.find(f'"id": "{part.get("id")}"')
+                users.append({"line": line, "text": part.get("text", ""), "after": len(order)})
+            elif part.get("type") == "tool":
+                state = part.get("state") or {}
+                meta = state.get("metadata") or {}
+                code = meta.get("exit") if part.get("tool") == "bash" else None
+                bad = (
+                    state.get("status") == "error"
+                    or part.get("tool") == "invalid"
+                    or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
+                )
+                out = state.get("error") if state.get("status") == "error" else state.get("output")
+                order.append(
+                    {
+                        "call_id": part.get("callID"),
+                        "tool": part.get("tool"),
+                        "input": _short(state.get("input"), 400),
+                        "ok": not bad,
+                        "line": where.find(f'"callID": "{part.get("callID")}"'),
+                        "output": _text(out) + (f"\n[exit {code}]" if code else ""),
+                    }
+                )
+    yield from _emit("opencode", order, users)
+
+
+# --- GitHub Copilot CLI -------------------------------------------------------------------
+
+_SHELL_EXIT = re.compile(r"<shellId: \S+ completed with exit code (-?\d+)>\s*$")
+
+
+def copilot(path: Path) -> Iterator[dict[str, Any]]:
+    """A Copilot CLI ``events.jsonl`` session log, one ``{type, data, id, ...}`` per line.
+
+    A failure is a ``tool.execution_complete`` with ``success: false``, or a shell result whose
+    text ends ``<shellId: N completed with exit code N>`` with a non-zero code; its line is the
+    ``tool.execution_complete`` line, its id the ``toolCallId``. A user ``abort`` is listed with
+    the user messages, as Codex's ``turn_aborted`` is.
+    """
+    calls: dict[str, dict[str, Any]] = {}
+    order: list[dict[str, Any]] = []
+    users: list[dict[str, Any]] = []
+    for n, raw in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("data"), dict):
+            continue
+        t, d = rec.get("type"), rec["data"]
+        if t == "tool.execution_start":
+            call = {
+                "call_id": d.get("toolCallId"),
+                "tool": d.get("toolName"),
+                "input": _short(d.get("arguments"), 400),
+                "call_line": n,
+                "ok": None,
+            }
+            calls[str(d.get("toolCallId"))] = call
+            order.append(call)
+        elif t == "tool.execution_complete":
+            done = calls.get(str(d.get("toolCallId")))
+            if done is None:  # a result whose start is not in this file
+                done = {"call_id": d.get("toolCallId"), "tool": None, "input": ""}
+                order.append(done)
+            if d.get("success") is False:
+                err = d.get("error")
+                out = _text(err.get("message", err) if isinstance(err, dict) else err)
+                bad = True
+            else:
+                out = _text((d.get("result") or {}).get("content"))
+                m = _SHELL_EXIT.search(out)
+                bad = m is not None and int(m.group(1)) != 0
+            done["ok"] = not bad
+            done["line"] = n
+            done["output"] = out
+        elif t == "user.message":
+            users.append({"line": n, "text": _text(d.get("content")), "after": len(order)})
+        elif t == "abort":
+            text = "[abort " + str(d.get("reason")) + "]"
+            users.append({"line": n, "text": text, "after": len(order)})
+    yield from _emit("copilot", order, users)
+
+
+READERS = {
+    "claude": claude,
+    "codex": codex,
+    "gemini": gemini,
+    "opencode": opencode,
+    "copilot": copilot,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
