@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def active_lessons(home: Path) -> list[str]:
     db = home / "lessons.db"
     if not db.exists():
         return []
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         try:
             return [r[0] for r in conn.execute("SELECT summary FROM lessons WHERE status='active'")]
         except sqlite3.OperationalError:

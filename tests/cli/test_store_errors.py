@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ def _store() -> Path:
 
 def _checkpoint() -> None:
     """Fold the WAL into the main file, as a closed store would have it."""
-    with sqlite3.connect(_store()) as conn:
+    with closing(sqlite3.connect(_store())) as conn, conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -194,7 +195,7 @@ def test_lesson_block_in_a_session_is_captured_by_scan(scratch):
         run_opencode(scratch, server, "lint the project", install=False)
     database = scratch.home / ".local" / "share" / "opencode" / "opencode.db"
     assert database.is_file()
-    with sqlite3.connect(database) as db:
+    with closing(sqlite3.connect(database)) as db, db:
         texts = [row[0] for row in db.execute("SELECT data FROM part")]
     assert any("OPENCODE-SCAN-7585" in text for text in texts)
     found = run_lessons(scratch, "scan", "--json", "--agent", "opencode")

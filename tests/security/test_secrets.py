@@ -21,6 +21,7 @@ import string
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -493,7 +494,7 @@ def _lesson_json(i: int, fake: Fake) -> dict[str, Any]:
 
 
 def _store_dump(db: Path) -> str:
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         return "\n".join(conn.iterdump())
 
 
@@ -533,7 +534,7 @@ def test_scan_stores_no_secret(env: dict[str, str], tmp_path: Path):
     _lessons("scan", env=env)
     _lessons("build", env=env)
     db = Path(env["LESSONS_HOME"]) / "lessons.db"
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         tiers = dict(conn.execute("SELECT tier, count(*) FROM candidates GROUP BY tier"))
         lessons = conn.execute("SELECT count(*) FROM lessons").fetchone()[0]
     assert tiers.get(1, 0) >= len(FAKES) // 2, tiers  # the blocks came through ...
@@ -579,7 +580,7 @@ def test_add_import_export_manifest_and_delivery_log_hold_no_secret(
         source.write_text("\n".join(json.dumps(x) for x in imported) + "\n", encoding="utf-8")
         _lessons("import", str(source), env=env)
     home = Path(env["LESSONS_HOME"])
-    with sqlite3.connect(home / "lessons.db") as conn:
+    with closing(sqlite3.connect(home / "lessons.db")) as conn, conn:
         assert conn.execute("SELECT count(*) FROM lessons").fetchone()[0] == len(FAKES) + 1
     manifests = [p for p in home.rglob("*.json") if "manifest" in p.name]
     assert manifests, "the manifest was compiled"

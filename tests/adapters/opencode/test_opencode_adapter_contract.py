@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 def load_database(target: Path) -> Path:
     """``session_rows.json`` as the SQLite file OpenCode would have left."""
     dump = json.loads((HERE / "session_rows.json").read_text(encoding="utf-8"))
-    with sqlite3.connect(target) as db:
+    with closing(sqlite3.connect(target)) as db, db:
         for statement in dump["schema"]:
             db.execute(statement)
         for table in ("project", "session", "message", "part"):

@@ -9,8 +9,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from lessons_core.scan import events as ev
 from lessons_opencode import reader, roots
@@ -30,10 +34,22 @@ CREATE TABLE part (
 OLD = 1_700_000_000_000  # long ago: nothing is "still being written"
 
 
+#: Every database a test opened, closed after it (an unclosed connection warns on 3.13).
+_OPEN: list[sqlite3.Connection] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_databases() -> Iterator[None]:
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
 class Db:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.conn = sqlite3.connect(path)
+        _OPEN.append(self.conn)
         self.conn.executescript(SCHEMA)
         self.n = 0
 
@@ -178,7 +194,7 @@ def test_a_child_session_is_a_sidechain(tmp_path):
 
 def test_other_files_yield_nothing(tmp_path):
     other = tmp_path / "other.db"
-    with sqlite3.connect(other) as conn:
+    with closing(sqlite3.connect(other)) as conn, conn:
         conn.execute("CREATE TABLE t (x)")
     assert _read(other)[0] == []
     junk = tmp_path / "junk.db"
