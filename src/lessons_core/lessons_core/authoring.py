@@ -6,6 +6,12 @@ refused. Here is the whole judgement, in the order a user fixes things: the less
 (:func:`lessons_core.validate.check_lesson`: texts, ranges, patterns that compile, tool names,
 triggers that can fire), then whether the manifest compiler would keep it
 (:func:`refusal`, whose text is the compiler's, passed on unchanged).
+
+It judges the lesson as the store will keep it: with its secrets redacted
+(:func:`lessons_core.privacy.redact_lesson`), patterns included. A pattern that spelt a secret
+can become one the compiler refuses once redacted; judged before redaction it was stored, never
+delivered, and exported into a file ``import`` refused. Judged after, the message shows no
+secret either.
 """
 
 from __future__ import annotations
@@ -20,8 +26,19 @@ def check(
     lesson: Lesson, where: str | None = None, *, tools: ToolVocabulary | None = None
 ) -> list[str]:
     """Raise :class:`ValidationError` for what keeps ``lesson`` out; return the warnings."""
-    warnings = validate.check_lesson(lesson, where, tools=tools)
-    refused = refusal(lesson, where)
+    from lessons_core.privacy import redact_lesson
+
+    try:
+        stored = redact_lesson(lesson)
+    except ValidationError as exc:
+        raise ValidationError(str(exc), where=where) from None
+    try:
+        warnings = validate.check_lesson(stored, where, tools=tools)
+        refused = refusal(stored, where)
+    except ValidationError as exc:
+        refused = exc
+    if refused is not None and stored.triggers != lesson.triggers:
+        refused = ValidationError(f"{refused} (its patterns as stored: their secrets redacted)")
     if refused is not None:
         raise refused
     return warnings
