@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,7 +154,8 @@ def test_interactive_review_accepts_edits_and_rejects(homes, monkeypatch):
     lessons("scan")
     before = _json_lines(lessons("candidates", "--json").stdout)
     runner = CliRunner()
-    keys = "a\nr\ne\nA sharper summary\n\n\n\n\nq\n"
+    # accept (type and scope: the proposals), reject, edit (then the proposals), quit
+    keys = "a\n\n\nr\ne\nA sharper summary\n\n\n\n\n\n\nq\n"
     monkeypatch.setattr(scan_cmds, "_interactive", lambda: True)
     result = runner.invoke(cli, ["review"], input=keys, env=dict(os.environ))
     assert result.exit_code == 0, result.output
@@ -220,3 +222,67 @@ def test_review_takes_several_ids_after_one_flag(homes):
     bad = lessons("review", "--accept", ids[4], "--reject", ids[5], ids[6])
     assert bad.returncode == 1
     assert "flag before every ID" in bad.stderr
+
+
+def _pending() -> list[Any]:
+    from lessons_core import services
+
+    with services.open_store() as store:
+        return list(store.list_candidates(status="pending"))
+
+
+def test_review_scopes_a_one_project_candidate_to_its_project(homes):
+    """--accept makes a lesson for the project the evidence comes from; --scope global not."""
+    from lessons_core.hot.project import path_id, project_id
+
+    lessons("scan")
+    first, second = [c for c in _pending() if c.project][:2]
+    out = lessons("review", "--accept", first.id, "--json")
+    assert out.returncode == 0, out.stderr
+    shown = json.loads(lessons("show", json.loads(out.stdout)["id"], "--json").stdout)
+    directory = str(Path(first.project).expanduser())
+    assert shown["scope"] == (project_id(directory) or path_id(directory))
+    out = lessons("review", "--accept", second.id, "--scope", "global", "--json")
+    shown = json.loads(lessons("show", json.loads(out.stdout)["id"], "--json").stdout)
+    assert shown["scope"] is None
+
+
+def _review_only(keep: Any, keys: list[str], monkeypatch: Any) -> str:
+    """Reject every other pending candidate, then review ``keep`` answering ``keys``."""
+    from click.testing import CliRunner
+
+    from lessons_core.cli import scan_cmds
+    from lessons_core.cli.main import cli
+
+    others = [c.id for c in _pending() if c.id != keep.id]
+    if others:
+        assert lessons("review", "--reject", *others).returncode == 0
+    monkeypatch.setattr(scan_cmds, "_interactive", lambda: True)
+    result = CliRunner().invoke(cli, ["review"], input="\n".join(keys) + "\n", env=dict(os.environ))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_interactive_review_asks_type_and_proposes_the_project(homes, monkeypatch):
+    """An accepted candidate is asked its type and scope; its project is the proposal."""
+    from lessons_core.hot.project import path_id, project_id
+
+    lessons("scan")
+    target = next(c for c in _pending() if c.project and c.trigger)
+    output = _review_only(target, ["a", "nudge", ""], monkeypatch)
+    directory = str(Path(target.project).expanduser())
+    project = project_id(directory) or path_id(directory)
+    assert "type (hint, nudge, guard, protocol, directive)" in output
+    assert f"scope: (p)roject {project}, or (g)lobal" in output
+    assert f"(nudge, {project})" in output
+
+
+def test_interactive_review_refuses_a_guard_without_pattern(homes, monkeypatch):
+    """A guard with nothing to match is refused as `lessons add` refuses it; it stays pending."""
+    lessons("scan")
+    target = next(c for c in _pending() if not c.trigger)
+    keys = ["a", "guard"] + (["g"] if target.project else [])
+    output = _review_only(target, keys, monkeypatch)
+    assert "not saved:" in output
+    assert "a guard needs a command, path or content pattern" in output
+    assert [c.id for c in _pending()] == [target.id]

@@ -2,9 +2,12 @@
 
 A lesson with an empty remediation, a priority of 42 or a regex that does not compile would be
 stored fine and then fail quietly in the hook process (which must fail open). Catching it at
-``add`` / ``import`` time, with a message naming the lesson, the field and the pattern, is the
-only place the user can still be told. Unknown tool names are only a warning: plugins and MCP
-servers add tools we cannot know about.
+``add`` / ``edit`` / ``import`` time, with a message naming the lesson, the field and the
+pattern, is the only place the user can still be told. So is a lesson that can never fire: a
+tool name that is a known one misspelt (``bash``: "did you mean 'Bash'?", from the vocabulary of
+every installed adapter, :mod:`lessons_core.tool_names`), or a guard or nudge with no pattern
+(it would deny every call of its tools, or none). A tool name like no known one is only a
+warning: plugins and MCP servers add tools we cannot know about.
 
 Whether a regex can backtrack catastrophically is the compiler's question
 (``lessons_core.compiler.regex_safety``), not this module's.
@@ -18,28 +21,11 @@ from collections.abc import Iterable
 from lessons_core import regex_programs
 from lessons_core.errors import ValidationError
 from lessons_core.logs import get_logger
-from lessons_core.models import Candidate, Lesson
+from lessons_core.models import Candidate, Lesson, LessonType
+from lessons_core.tool_names import ToolVocabulary
 
 log = get_logger()
 
-#: Claude Code's tool names, which every adapter maps its agent's native names onto.
-CANONICAL_TOOLS = frozenset(
-    {
-        "Bash",
-        "Read",
-        "Edit",
-        "MultiEdit",
-        "Write",
-        "NotebookEdit",
-        "Glob",
-        "Grep",
-        "WebFetch",
-        "WebSearch",
-        "Agent",
-        "Task",
-        "TodoWrite",
-    }
-)
 PRIORITY_RANGE = (1, 10)
 #: The most text one lesson may hold, in UTF-8 bytes, counting every string it carries (texts,
 #: tags, error lines, tool names, patterns, scope). A lesson is delivered into an agent's context
@@ -59,7 +45,7 @@ _REGEX_FIELDS = (
 
 
 def is_canonical_tool(name: str) -> bool:
-    return name in CANONICAL_TOOLS or (name.startswith("mcp__") and len(name) > len("mcp__"))
+    return ToolVocabulary().knows(name)
 
 
 def describe(lesson: Lesson, where: str | None = None) -> str:
@@ -161,11 +147,14 @@ def size_problem(size: int) -> str | None:
     )
 
 
-def check_lesson(lesson: Lesson, where: str | None = None) -> list[str]:
+def check_lesson(
+    lesson: Lesson, where: str | None = None, *, tools: ToolVocabulary | None = None
+) -> list[str]:
     """Raise :class:`ValidationError` for the first real problem; return warnings (also logged).
 
     ``where`` names the lesson in messages (``"line 3"``, ``"lesson 2"``); without it the slug
-    does.
+    does. ``tools`` is the vocabulary tool names are checked against (default: the canonical
+    names alone; the commands pass every installed adapter's, :func:`tool_names.installed`).
     """
     name = describe(lesson, where)
     too_big = size_problem(lesson_text_bytes(lesson))
@@ -214,13 +203,48 @@ def check_lesson(lesson: Lesson, where: str | None = None) -> list[str]:
                 where=name,
                 field=f"triggers.pathPatterns[{index}]",
             )
+    problem = never_fires(lesson)
+    if problem is not None:
+        raise ValidationError(problem, where=name, field="triggers")
+    vocabulary = tools or ToolVocabulary()
     warnings = []
-    for tool in triggers.tool_names:
-        if not is_canonical_tool(tool):
-            message = (
-                f"{name}: tool name {tool!r} is not a canonical tool name; it only matches if an "
-                "adapter reports exactly that name"
+    for index, tool in enumerate(triggers.tool_names):
+        if vocabulary.knows(tool):
+            continue
+        meant = vocabulary.suggestion(tool)
+        if meant is not None:
+            raise ValidationError(
+                f"tool name {tool!r} is not one any agent reports; did you mean {meant}?",
+                where=name,
+                field=f"triggers.toolNames[{index}]",
             )
-            log.warning("unknown tool name", lesson=name, tool=tool)
-            warnings.append(message)
+        message = (
+            f"{name}: tool name {tool!r} is not a canonical tool name; it only matches if an "
+            "adapter reports exactly that name"
+        )
+        log.warning("unknown tool name", lesson=name, tool=tool)
+        warnings.append(message)
     return warnings
+
+
+#: Lesson types that deny the call they match.
+_DENYING = (LessonType.GUARD, LessonType.NUDGE)
+
+
+def never_fires(lesson: Lesson) -> str | None:
+    """Why a guard or nudge without a pattern cannot do its work, or ``None``.
+
+    Such a lesson denies on its tool names alone: every call of those tools (a guard for ever,
+    a nudge once a session), or, with no tool name either, nothing the user meant.
+    """
+    if lesson.type not in _DENYING:
+        return None
+    t = lesson.triggers
+    if t.command_patterns or t.path_patterns or t.path_regexes or t.content_patterns:
+        return None
+    tools = ", ".join(t.tool_names)
+    effect = f"it would deny every {tools} call" if tools else "it has nothing to match"
+    return (
+        f"a {lesson.type} needs a command, path or content pattern: without one {effect}; "
+        "add triggers.commandPatterns (or pathPatterns), or make it a hint"
+    )

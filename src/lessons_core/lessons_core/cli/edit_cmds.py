@@ -46,13 +46,17 @@ def find(store: Store, key: str, *, yes: bool, action: str) -> Lesson:
 
 
 def check(lesson: Lesson) -> None:
-    """Refuse a lesson the manifest compiler would leave out, with the compiler's reason."""
-    from lessons_core.compiler import entries
+    """Refuse what ``lessons add`` would refuse (:func:`lessons_core.authoring.check`), with its
+    reason; its warnings are printed."""
+    from lessons_core import authoring, tool_names
+    from lessons_core.errors import ValidationError
 
     try:
-        entries.compile_lesson(lesson)
-    except entries.Refused as exc:
+        warnings = authoring.check(lesson, "the edited lesson", tools=tool_names.installed())
+    except ValidationError as exc:
         raise LessonsError(f"not saved: {exc}") from None
+    for warning in warnings:
+        click.secho(f"warning: {warning}", err=True, fg="yellow")
 
 
 def _save(store: Store, lesson: Lesson) -> Lesson:

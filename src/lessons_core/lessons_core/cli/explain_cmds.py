@@ -158,10 +158,31 @@ def explain(
         "session_id": None,
     }
     report = explain_call(manifest, event)
+    report["unknownTool"] = _unknown_tool(str(event["tool"]))
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False))
         return
     _print_human(report, tool, show_all)
+    if report["unknownTool"]:
+        click.secho(f"Note: {report['unknownTool']}", fg="yellow")
+
+
+def _unknown_tool(tool: str) -> str | None:
+    """What to say about a tool name no installed adapter reports (``None``: a known one).
+
+    Without it, ``explain --tool bash`` shows nothing firing and the user blames the lesson.
+    """
+    from lessons_core import tool_names
+
+    vocabulary = tool_names.installed()
+    if vocabulary.knows(tool):
+        return None
+    meant = vocabulary.suggestion(tool)
+    hint = f"; did you mean {meant}?" if meant else "."
+    return (
+        f"no installed agent reports a tool named {tool!r}{hint} Lessons gated on a tool "
+        "name only fire for the names agents report."
+    )
 
 
 def _print_human(report: dict[str, Any], native_tool: str, show_all: bool) -> None:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import attrs
 import click
 
 from lessons_core.cli.common import json_line, rebuild, user_errors
@@ -30,14 +29,15 @@ if TYPE_CHECKING:
 @user_errors
 def add(source: str, as_json: bool, partial: bool) -> None:
     """Add lessons from FILE (or - for stdin): a JSON object, a JSON array or JSON Lines."""
-    from lessons_core import services
+    from lessons_core import services, tool_names
     from lessons_core.transfer import jsonl
 
     name = "<stdin>" if source == "-" else source
-    parsed = jsonl.parse_lessons(jsonl.read_text(source), source=name, partial=partial)
+    parsed = jsonl.parse_lessons(
+        jsonl.read_text(source), source=name, partial=partial, tools=tool_names.installed()
+    )
     for why in parsed.rejected:
         click.secho(f"skipped: {why}", err=True, fg="yellow")
-    parsed = _without_refused(parsed, partial)
     with services.open_store() as store:
         known = {
             lesson.content_hash
@@ -54,21 +54,6 @@ def add(source: str, as_json: bool, partial: bool) -> None:
             click.echo(f"merged into {lesson.slug} ({lesson.id}): same content")
         else:
             click.echo(f"added {lesson.slug} ({lesson.id})")
-
-
-def _without_refused(parsed: Any, partial: bool) -> Any:
-    """``parsed`` less the lessons ``build`` would refuse: an error unless ``partial``."""
-    from lessons_core.compiler.entries import refusal_error, refusals
-
-    found = refusals(lesson for _, lesson in parsed.lessons)
-    if not found:
-        return parsed
-    if not partial:
-        raise refusal_error(found)
-    for refusal in found:
-        click.secho(f"skipped: {refusal.message()}", err=True, fg="yellow")
-    bad = {r.lesson_id for r in found}
-    return attrs.evolve(parsed, lessons=[p for p in parsed.lessons if p[1].id not in bad])
 
 
 # -- list / show -------------------------------------------------------------------------------

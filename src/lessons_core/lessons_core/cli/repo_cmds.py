@@ -75,7 +75,8 @@ def _lesson_for(store: Any, key: str) -> Any:
     from lessons_core.cli.scan_cmds import _promote
 
     with store.transaction():
-        ((_, promoted),) = _promote(store, [key])
+        # The repository's file scopes it to the repository's project when it is read.
+        ((_, promoted),) = _promote(store, [key], scope="global")
     return promoted
 
 

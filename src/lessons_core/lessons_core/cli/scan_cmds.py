@@ -294,8 +294,42 @@ def _get(store: Any, key: str) -> Candidate:
     return candidate
 
 
-def _promote(store: Any, keys: Iterable[str]) -> list[tuple[Candidate, Any]]:
-    from lessons_core.models import Config
+def proposed_scope(candidate: Candidate) -> str | None:
+    """The scope a candidate's lesson gets by default: the project its evidence comes from
+    (``lessons project-id`` of that directory), or ``None`` (every project) when it has none.
+
+    A candidate keeps the project it was first seen in; repeats in other projects raise its
+    confidence but are not listed, so the proposal is that first project's.
+    """
+    if not candidate.project:
+        return None
+    from lessons_core.hot.project import path_id, project_id
+
+    directory = str(Path(candidate.project).expanduser())
+    # A directory gone from this machine is still one project: the id the hook gives it.
+    return project_id(directory) or path_id(directory)
+
+
+#: ``--scope`` of ``review`` and ``promote``: the candidate's own project, or every project.
+SCOPES = ("project", "global")
+
+
+def _checked(candidate: Candidate, lesson_type: str, scope: str | None) -> None:
+    """Refuse a promotion ``lessons add`` would refuse (a guard without a pattern, say)."""
+    from lessons_core import authoring, tool_names
+    from lessons_core.models import LessonType
+    from lessons_core.scan.intake import to_lesson
+
+    lesson = to_lesson(candidate, lesson_type=LessonType(lesson_type), scope=scope)
+    authoring.check(lesson, f"candidate {candidate.id}", tools=tool_names.installed())
+
+
+def _promote(
+    store: Any, keys: Iterable[str], *, lesson_type: str = "hint", scope: str = "project"
+) -> list[tuple[Candidate, Any]]:
+    """Promote each candidate as a ``lesson_type``, scoped to its project (``scope`` project,
+    when it has one) or to every project (``global``)."""
+    from lessons_core.models import Config, LessonType
     from lessons_core.scan.intake import Intake
 
     intake = Intake(store, Config())
@@ -304,8 +338,22 @@ def _promote(store: Any, keys: Iterable[str]) -> list[tuple[Candidate, Any]]:
         candidate = _get(store, key)
         if candidate.status == "promoted":
             raise LessonsError(f"candidate {candidate.id} is already promoted")
-        done.append((candidate, intake.promote(candidate)))
+        where = proposed_scope(candidate) if scope == "project" else None
+        _checked(candidate, lesson_type, where)
+        done.append(
+            (candidate, intake.promote(candidate, lesson_type=LessonType(lesson_type), scope=where))
+        )
     return done
+
+
+_SCOPE_OPTION = click.option(
+    "--scope",
+    type=click.Choice(SCOPES),
+    default="project",
+    show_default=True,
+    help="Scope each lesson to the project its evidence comes from (a candidate seen in no one "
+    "project is global), or to every project.",
+)
 
 
 @click.command()
@@ -323,8 +371,11 @@ def _promote(store: Any, keys: Iterable[str]) -> list[tuple[Candidate, Any]]:
     metavar="DIR",
     help="With --to-repo: the repository holding DIR (default: the current directory's).",
 )
+@_SCOPE_OPTION
 @user_errors
-def promote(ids: tuple[str, ...], as_json: bool, to_repo: bool, repo_dir: str | None) -> None:
+def promote(
+    ids: tuple[str, ...], as_json: bool, to_repo: bool, repo_dir: str | None, scope: str
+) -> None:
     """Promote candidates to active lessons (the manifest is rebuilt).
 
     With --to-repo, each ID (a lesson's id or slug, or a candidate, promoted first) is written
@@ -341,7 +392,7 @@ def promote(ids: tuple[str, ...], as_json: bool, to_repo: bool, repo_dir: str | 
         return
     with services.open_store() as store:
         with store.transaction():
-            done = _promote(store, ids)
+            done = _promote(store, ids, scope=scope)
         services.rebuild_manifest(store)
     for candidate, lesson in done:
         if as_json:
@@ -384,6 +435,26 @@ def _edit(candidate: Candidate) -> Candidate:
     )
 
 
+def _ask_type_and_scope(candidate: Candidate) -> tuple[str, str]:
+    """Ask what an accepted candidate becomes; the proposal is the default (Enter takes it)."""
+    lesson_type = click.prompt(
+        "type (hint, nudge, guard, protocol, directive)",
+        type=click.Choice(["hint", "nudge", "guard", "protocol", "directive"]),
+        default="hint",
+        show_choices=False,
+    )
+    project = proposed_scope(candidate)
+    if project is None:
+        return lesson_type, "global"
+    answer = click.prompt(
+        f"scope: (p)roject {project}, or (g)lobal",
+        type=click.Choice(["p", "g"]),
+        default="p",
+        show_choices=False,
+    )
+    return lesson_type, "project" if answer == "p" else "global"
+
+
 def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
     """``--accept A,B`` and ``--accept A --accept B`` alike."""
     return tuple(part for value in values for part in value.replace(",", " ").split())
@@ -396,15 +467,30 @@ def _split_ids(values: Iterable[str]) -> tuple[str, ...]:
 @click.option(
     "--json", "as_json", is_flag=True, help="With --accept/--reject: one JSON object per ID."
 )
+@click.option(
+    "--type",
+    "lesson_type",
+    type=click.Choice(["hint", "nudge", "guard", "protocol", "directive"]),
+    default="hint",
+    show_default=True,
+    help="With --accept: the type of the lessons made.",
+)
+@_SCOPE_OPTION
 @user_errors
 def review(
-    more: tuple[str, ...], accept: tuple[str, ...], reject: tuple[str, ...], as_json: bool
+    more: tuple[str, ...],
+    accept: tuple[str, ...],
+    reject: tuple[str, ...],
+    as_json: bool,
+    lesson_type: str,
+    scope: str,
 ) -> None:
     """Accept, edit or reject pending candidates.
 
-    In a terminal each pending candidate is shown in turn; with --accept/--reject the given
-    candidates are handled without questions (for scripts): `--accept ID ID …`,
-    `--reject ID,ID`, or both flags repeated.
+    In a terminal each pending candidate is shown in turn, and an accepted one is asked its type
+    and scope (proposed: a hint, for the project its evidence comes from). With --accept/--reject
+    the given candidates are handled without questions (for scripts): `--accept ID ID …`,
+    `--reject ID,ID`, or both flags repeated; --type and --scope say what the accepted become.
     """
     from lessons_core import services
     from lessons_core.scan.intake import rejection
@@ -422,7 +508,7 @@ def review(
     with services.open_store() as store:
         if accept or reject:
             with store.transaction():
-                promoted = _promote(store, accept)
+                promoted = _promote(store, accept, lesson_type=lesson_type, scope=scope)
                 rejected = _reject(store, reject)
             if promoted:
                 services.rebuild_manifest(store)
@@ -477,9 +563,17 @@ def review(
                     click.secho(f"not saved: {reason}", fg="yellow")
                     continue
                 candidate = store.update_candidate(edited)
-            ((_, lesson),) = _promote(store, [candidate.id])
+            chosen_type, chosen_scope = _ask_type_and_scope(candidate)
+            try:
+                ((_, lesson),) = _promote(
+                    store, [candidate.id], lesson_type=chosen_type, scope=chosen_scope
+                )
+            except LessonsError as exc:
+                click.secho(f"not saved: {exc}", fg="yellow")
+                continue
             changed = True
-            click.echo(f"promoted → {lesson.slug}")
+            where = lesson.scope or "every project"
+            click.echo(f"promoted → {lesson.slug} ({lesson.type}, {where})")
         if changed:
             services.rebuild_manifest(store)
 

@@ -27,6 +27,7 @@ from lessons_core.models import (
     Config,
     Evidence,
     Lesson,
+    LessonType,
     Provenance,
     Status,
     Triggers,
@@ -267,8 +268,15 @@ def sessions_of(evidence: Iterable[Evidence]) -> tuple[str, ...]:
 _AUTHORED_TIERS = frozenset({1, 5})
 
 
-def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
-    """The active lesson a candidate becomes when promoted.
+def to_lesson(
+    candidate: Candidate,
+    *,
+    now: str = "",
+    lesson_type: LessonType = LessonType.HINT,
+    scope: str | None = None,
+) -> Lesson:
+    """The active lesson a candidate becomes when promoted (a ``lesson_type`` and ``scope``
+    chosen in ``lessons review``; a hint for every project otherwise).
 
     A detected candidate (heuristics, plugins, a model) with no trigger and with error lines is
     a failure-time lesson: nothing in the call showed its mistake, so it gets no tool gate either
@@ -294,6 +302,8 @@ def to_lesson(candidate: Candidate, *, now: str = "") -> Lesson:
         summary=summary,
         mistake=candidate.mistake,
         remediation=candidate.fix,
+        type=lesson_type,
+        scope=scope,
         triggers=Triggers(
             tool_names=(tool,) if tool and gated else (),
             command_patterns=command_patterns,
@@ -550,10 +560,17 @@ class Intake:
         self._pending_tokens.append(_tokens(_candidate_text(stored)))
         return Outcome(NEW, stored)
 
-    def promote(self, candidate: Candidate) -> Lesson:
+    def promote(
+        self,
+        candidate: Candidate,
+        *,
+        lesson_type: LessonType = LessonType.HINT,
+        scope: str | None = None,
+    ) -> Lesson:
         """Turn a candidate into an active lesson and mark it promoted."""
         self._load()
-        lesson = self.store.add_lessons([to_lesson(candidate)])[0]
+        made = to_lesson(candidate, lesson_type=lesson_type, scope=scope)
+        lesson = self.store.add_lessons([made])[0]
         self.store.update_candidate(attrs.evolve(candidate, status="promoted"))
         self.lessons.append(lesson)
         self._lesson_tokens.append(_tokens(_lesson_text(lesson)))

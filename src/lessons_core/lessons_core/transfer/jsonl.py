@@ -13,7 +13,8 @@ Text fields are exported through :func:`lessons_core.privacy.scrub` (secrets red
 paths turned into ``~``); trigger patterns are not, because rewriting a regex changes what it
 matches. Each line's ``contentHash`` is that of the lesson as exported.
 
-Reading is all-or-nothing by default: if any line is invalid, nothing is imported and the error
+Export writes only what import takes back (:func:`export_lines`). Reading is all-or-nothing by
+default: if any line is invalid, nothing is imported and the error
 names every bad line. ``partial=True`` imports the good lines and reports the rest.
 """
 
@@ -27,13 +28,17 @@ from typing import IO, Any
 
 import attrs
 
-from lessons_core import jsoninput, privacy, serde, validate
+from lessons_core import authoring, jsoninput, privacy, serde
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.models import Lesson
+from lessons_core.tool_names import ToolVocabulary
 
 EXPORT_TYPE = "lessons-export"
 EXPORT_VERSION = 1
 EXPORT_SCHEMA_ID = "urn:lessons:schema:export:1"
+#: What an all-or-nothing error suggests (``import`` is all-or-nothing only with ``--strict``).
+PARTIAL_HINT = "use --partial to import the valid ones"
+STRICT_HINT = "leave out --strict to import the valid ones"
 #: How many bad lines an all-or-nothing error lists before summarising.
 MAX_LISTED_ERRORS = 10
 
@@ -87,9 +92,9 @@ def check_header(obj: dict[str, Any], where: str) -> None:
         )
 
 
-def _lesson(obj: Any, where: str, warnings: list[str]) -> Lesson:
+def _lesson(obj: Any, where: str, warnings: list[str], tools: ToolVocabulary | None) -> Lesson:
     lesson = serde.lesson_from_json(obj, where=where)
-    warnings.extend(validate.check_lesson(lesson, where=where))
+    warnings.extend(authoring.check(lesson, where, tools=tools))
     return lesson
 
 
@@ -101,6 +106,7 @@ def _finish(
     *,
     source: str,
     partial: bool,
+    hint: str = PARTIAL_HINT,
 ) -> Parsed:
     if errors and not partial:
         shown = errors[:MAX_LISTED_ERRORS]
@@ -108,14 +114,18 @@ def _finish(
         lines = "\n  ".join(shown)
         tail = f"\n  … and {more} more" if more else ""
         count = f"{len(errors)} invalid lesson(s)" if len(errors) > 1 else "an invalid lesson"
-        raise LessonsError(
-            f"{source}: {count}; nothing was imported (use --partial to import the valid ones):"
-            f"\n  {lines}{tail}"
-        )
+        raise LessonsError(f"{source}: {count}; nothing was imported ({hint}):\n  {lines}{tail}")
     return Parsed(tuple(found), tuple(errors), tuple(warnings), header)
 
 
-def parse_jsonl(text: str, *, source: str = "<input>", partial: bool = False) -> Parsed:
+def parse_jsonl(
+    text: str,
+    *,
+    source: str = "<input>",
+    partial: bool = False,
+    tools: ToolVocabulary | None = None,
+    hint: str = PARTIAL_HINT,
+) -> Parsed:
     """Parse JSON Lines (blank lines allowed, an optional export header first)."""
     found: list[tuple[str, Lesson]] = []
     errors: list[str] = []
@@ -143,14 +153,21 @@ def parse_jsonl(text: str, *, source: str = "<input>", partial: bool = False) ->
             elif is_statistics(obj):
                 pass  # delivery statistics: see statistics_lines()
             else:
-                found.append((where, _lesson(obj, where, warnings)))
+                found.append((where, _lesson(obj, where, warnings, tools)))
             seen_content = True
         except ValidationError as exc:
             errors.append(str(exc))
-    return _finish(found, errors, warnings, header, source=source, partial=partial)
+    return _finish(found, errors, warnings, header, source=source, partial=partial, hint=hint)
 
 
-def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) -> Parsed:
+def parse_lessons(
+    text: str,
+    *,
+    source: str = "<input>",
+    partial: bool = False,
+    tools: ToolVocabulary | None = None,
+    hint: str = PARTIAL_HINT,
+) -> Parsed:
     """``lessons add`` input: one JSON object, a JSON array of them, or JSON Lines."""
     stripped = text.strip()
     if not stripped:
@@ -159,7 +176,7 @@ def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) 
         whole = jsoninput.loads(text)  # the original text, so positions are the user's
     except json.JSONDecodeError as exc:
         if len([line for line in stripped.splitlines() if line.strip()]) > 1 and stripped[0] == "{":
-            return parse_jsonl(text, source=source, partial=partial)
+            return parse_jsonl(text, source=source, partial=partial, tools=tools, hint=hint)
         raise LessonsError(
             f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
@@ -170,18 +187,18 @@ def parse_lessons(text: str, *, source: str = "<input>", partial: bool = False) 
         for index, obj in enumerate(whole, start=1):
             where = f"lesson {index}"
             try:
-                found.append((where, _lesson(obj, where, warnings)))
+                found.append((where, _lesson(obj, where, warnings, tools)))
             except ValidationError as exc:
                 errors.append(str(exc))
-        return _finish(found, errors, warnings, None, source=source, partial=partial)
+        return _finish(found, errors, warnings, None, source=source, partial=partial, hint=hint)
     if is_header(whole):
         raise LessonsError(f"{source}: an export header but no lessons")
     warnings = []
     where = "lesson 1"
     try:
-        lesson = _lesson(whole, where, warnings)
+        lesson = _lesson(whole, where, warnings, tools)
     except ValidationError as exc:
-        return _finish([], [str(exc)], warnings, None, source=source, partial=partial)
+        return _finish([], [str(exc)], warnings, None, source=source, partial=partial, hint=hint)
     return Parsed(((where, lesson),), (), tuple(warnings))
 
 
@@ -243,14 +260,29 @@ def export_lines(
     lessons: Iterable[Lesson],
     home: str | Path | None = None,
     statistics: Iterable[dict[str, Any]] = (),
+    *,
+    tools: ToolVocabulary | None = None,
+    left_out: list[str] | None = None,
 ) -> list[str]:
-    """The export, line by line (header first, delivery statistics last), no trailing newlines."""
-    items = list(lessons)
-    out = [json.dumps(export_header(len(items)), ensure_ascii=False)]
-    out.extend(
-        json.dumps(serde.lesson_to_json(scrubbed(lesson, home)), ensure_ascii=False)
-        for lesson in items
-    )
+    """The export, line by line (header first, delivery statistics last), no trailing newlines.
+
+    A lesson is written only when ``import`` would take it back: each line is read back and
+    checked as ``import`` checks it (a lesson stored before a check existed, say a priority of
+    -3, would otherwise make a file ``import`` refuses). The others are left out and named in
+    ``left_out``, with why.
+    """
+    written: list[str] = []
+    for lesson in lessons:
+        where = f"lesson {lesson.slug or lesson.id}"
+        try:
+            line = json.dumps(serde.lesson_to_json(scrubbed(lesson, home)), ensure_ascii=False)
+            _lesson(json.loads(line), where, [], tools)
+        except ValidationError as exc:
+            if left_out is not None:
+                left_out.append(str(exc))
+            continue
+        written.append(line)
+    out = [json.dumps(export_header(len(written)), ensure_ascii=False), *written]
     out.extend(json.dumps(_redacted_row(row), ensure_ascii=False) for row in statistics)
     return out
 

@@ -48,6 +48,28 @@ class ImportReport:
     #: Things imported but not represented exactly (with why), e.g. regex dialect issues.
     notes: list[str] = attrs.Factory(list)
     warnings: list[str] = attrs.Factory(list)
+    #: Notes many lessons share, by what they say: each lesson's name and its own detail. The
+    #: report counts them under one heading instead of repeating the sentence per lesson.
+    groups: dict[str, list[tuple[str, str]]] = attrs.Factory(dict)
+    #: Whether nothing was written (``lessons import --dry-run``).
+    dry_run: bool = False
+
+    def note(self, heading: str, name: str, detail: str = "") -> None:
+        """Count lesson ``name`` under ``heading`` (``detail``: what it means for this one).
+
+        ``heading`` follows the count: "scoped to projects not on this machine" reads "19
+        lessons scoped to projects not on this machine: …".
+        """
+        self.groups.setdefault(heading, []).append((name, detail))
+
+    def grouped_notes(self) -> list[str]:
+        """One line per group: its count, its heading, and the lessons it names."""
+        out = []
+        for heading, members in self.groups.items():
+            names = ", ".join(f"{n} ({d})" if d else n for n, d in members)
+            count = f"{len(members)} lesson" if len(members) == 1 else f"{len(members)} lessons"
+            out.append(f"{count} {heading}: {names}")
+        return out
 
     @property
     def total(self) -> int:
@@ -67,7 +89,7 @@ class ImportReport:
 
     def lines(self) -> list[str]:
         """The human-readable report."""
-        head = f"Imported {self.total} lesson(s)"
+        head = f"{'Would import' if self.dry_run else 'Imported'} {self.total} lesson(s)"
         if self.source:
             head += f" from {self.source}"
         if self.format:
@@ -96,7 +118,13 @@ class ImportReport:
                     f"{stored.slug} ({stored.id})"
                 )
             out.extend(f"    {line}" for line in differences(incoming, stored, how))
-        out.extend(f"  rejected: {why}" for why in self.rejected)
+        if self.rejected:
+            out.append(
+                f"  {len(self.rejected)} lesson(s) {'would be' if self.dry_run else 'were'} "
+                "left out (fix them in the file and import again, or add them one by one):"
+            )
+        out.extend(f"    rejected: {why}" for why in self.rejected)
+        out.extend(f"  note: {line}" for line in self.grouped_notes())
         out.extend(f"  note: {why}" for why in self.notes)
         if self.warnings:
             out.append(f"  {len(self.warnings)} warning(s), logged on stderr")

@@ -20,11 +20,15 @@ What maps how, and why:
   them as ``command_patterns``, so on its other tools it fires on its path regexes alone (or,
   without any, not at all) — listed in the report;
 * ``scope`` is kept verbatim. Node derived project ids from the path (``Users-joe-src-app``);
-  ours come from the git remote, so such lessons are imported but reported, since they will
-  not fire until their scope is updated to what ``lessons project-id`` prints.
+  ours come from the git remote, so such a scope matches no project here: ``lessons import
+  --scope global|here`` re-scopes them on the way in (:mod:`lessons_core.transfer.scopes`),
+  otherwise the report counts them.
 
 Anything that cannot be represented (an unknown type, a regex that Python cannot compile even
-after translation) is left out and listed in the report with the reason.
+after translation, or what ``lessons add`` would refuse: :func:`lessons_core.validate.check_lesson`)
+is left out and listed in the report with the reason; ``lessons import`` then leaves out what
+the manifest compiler would refuse (:func:`lessons_core.authoring.refusal`), as for every
+format.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from lessons_core.models import (
     Provenance,
     Triggers,
 )
+from lessons_core.tool_names import ToolVocabulary
 from lessons_core.transfer.merge import ImportReport
 
 NODE_MANIFEST_TYPE = "lessons-learned-manifest"
@@ -50,6 +55,17 @@ _INLINE_FLAGS = {"i": "i", "m": "m", "s": "s"}
 #: patterns are Unicode already).
 _HARMLESS_FLAGS = frozenset("gdu")
 _NODE_PROJECT_SCOPE = re.compile(r"^(?:Users|home)-[^-]+(?:-|$)")
+#: The report's heading for lessons whose command regexes Node also checked on edited text.
+SPLIT_TOOLS_NOTE = (
+    "for Bash and other tools: their command regexes are checked on Bash commands only, where "
+    "Node also checked the text the other tools write"
+)
+
+
+def is_node_project_scope(scope: str | None) -> bool:
+    """Whether ``scope`` is a Node path-derived project id (``Users-joe-src-app``): no project
+    id computed here ever has that form."""
+    return bool(scope) and _NODE_PROJECT_SCOPE.match(scope or "") is not None
 
 
 class TranslationError(ValueError):
@@ -208,8 +224,14 @@ def _text(entry: dict[str, Any], key: str, where: str, *, required: bool = True)
     return value
 
 
-def lesson_from_node(lesson_id: str, entry: Any) -> Lesson:
-    """One Node manifest entry as a :class:`Lesson` (raises ValidationError if impossible)."""
+def lesson_from_node(
+    lesson_id: str,
+    entry: Any,
+    tools: ToolVocabulary | None = None,
+    warnings: list[str] | None = None,
+) -> Lesson:
+    """One Node manifest entry as a :class:`Lesson` (raises ValidationError if impossible);
+    what only warns is added to ``warnings``."""
     where = f"lesson {lesson_id}"
     if not isinstance(entry, dict):
         raise ValidationError("expected an object", where=where)
@@ -242,11 +264,11 @@ def lesson_from_node(lesson_id: str, entry: Any) -> Lesson:
     if scope is not None and not isinstance(scope, str):
         raise ValidationError(f"expected text or null, got {scope!r}", where=where, field="scope")
 
-    tools = _strings(entry, "toolNames", where)
+    named = _strings(entry, "toolNames", where)
     command_regexes = _regexes(entry, "commandRegexSources", where)
-    as_content = bool(tools) and "Bash" not in tools
+    as_content = bool(named) and "Bash" not in named
     triggers = Triggers(
-        tool_names=tools,
+        tool_names=named,
         command_patterns=() if as_content else command_regexes,
         content_patterns=command_regexes if as_content else (),
         path_regexes=_regexes(entry, "pathRegexSources", where),
@@ -270,11 +292,15 @@ def lesson_from_node(lesson_id: str, entry: Any) -> Lesson:
         created_at=serde.now_iso(),
         updated_at=serde.now_iso(),
     )
-    validate.check_lesson(lesson, where=where)
+    found = validate.check_lesson(lesson, where, tools=tools)
+    if warnings is not None:
+        warnings.extend(found)
     return lesson
 
 
-def parse_node_manifest(obj: Any, *, source: str = "<input>") -> tuple[list[Lesson], ImportReport]:
+def parse_node_manifest(
+    obj: Any, *, source: str = "<input>", tools: ToolVocabulary | None = None
+) -> tuple[list[Lesson], ImportReport]:
     """All representable lessons of a Node manifest, and a report listing what was not."""
     if not is_node_manifest(obj):
         raise LessonsError(f"{source}: not a Node lesson-manifest.json (no 'lessons' object)")
@@ -282,26 +308,18 @@ def parse_node_manifest(obj: Any, *, source: str = "<input>") -> tuple[list[Less
     lessons: list[Lesson] = []
     for lesson_id, entry in obj["lessons"].items():
         try:
-            lesson = lesson_from_node(str(lesson_id), entry)
+            lesson = lesson_from_node(str(lesson_id), entry, tools, report.warnings)
         except ValidationError as exc:
             report.rejected.append(str(exc))
             continue
-        if lesson.scope and _NODE_PROJECT_SCOPE.match(lesson.scope):
-            report.notes.append(
-                f"lesson {lesson.slug}: scope {lesson.scope!r} is a Node path-derived project id; "
-                "it will not match until set to what 'lessons project-id' prints"
-            )
-        tools = lesson.triggers.tool_names
-        if "Bash" in tools and len(tools) > 1 and lesson.triggers.command_patterns:
-            others = ", ".join(t for t in tools if t != "Bash")
+        tools_named = lesson.triggers.tool_names
+        if "Bash" in tools_named and len(tools_named) > 1 and lesson.triggers.command_patterns:
+            others = ", ".join(t for t in tools_named if t != "Bash")
             effect = (
-                "it fires on its path regexes alone"
+                "fires on its path regexes alone"
                 if lesson.triggers.path_regexes
-                else "it does not fire there"
+                else "does not fire"
             )
-            report.notes.append(
-                f"lesson {lesson.slug}: its command regexes are checked on Bash commands only; "
-                f"on {others} the edited text is not checked as Node did, so {effect}"
-            )
+            report.note(SPLIT_TOOLS_NOTE, lesson.slug, f"on {others} it {effect}")
         lessons.append(lesson)
     return lessons, report
