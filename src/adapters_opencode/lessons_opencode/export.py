@@ -37,6 +37,8 @@ _MESSAGES = re.compile(r'(?<!\\)"messages"\s*:\s*\[')
 _INFO = re.compile(r'\s*\{\s*"info"\s*:\s*')
 _WS = " \t\r\n,"
 _CHUNK = 1 << 20
+#: The part types that make events (see :func:`lessons_opencode.reader.part_events`).
+_EVENTFUL = frozenset({"text", "tool", "compaction"})
 
 
 class _Lines:
@@ -68,13 +70,16 @@ class _Lines:
 
 
 def _find(buf: str, key: str, value: Any, start: int, end: int) -> int:
-    """Where ``"key": value`` (or ``"key":value``) first appears in ``buf[start:end]``, or -1."""
+    """Where ``"key": value`` (as ``JSON.stringify`` indents it, or compact) first appears in
+    ``buf[start:end]``, or -1."""
     if not isinstance(value, str) or not value:
         return -1
-    text = json.dumps(value, ensure_ascii=False)
-    found = [buf.find(f'"{key}"{sep}{text}', start, end) for sep in (": ", ":")]
-    hits = [pos for pos in found if pos >= 0]
-    return min(hits) if hits else -1
+    if '"' in value or "\\" in value or not value.isprintable():
+        text = json.dumps(value, ensure_ascii=False)  # (ids are plain: this is rare)
+    else:
+        text = f'"{value}"'
+    at = buf.find(f'"{key}": {text}', start, end)
+    return at if at >= 0 else buf.find(f'"{key}":{text}', start, end)
 
 
 def read(file: str, prog: ev.Progress, now_ms: int) -> Iterator[ev.Event]:
@@ -205,9 +210,10 @@ def _message(
             prog.project = path["cwd"]
     out: list[ev.Event] = []
     cursor = start
+    when = reader.iso(created)
     for part in parts:
-        if not isinstance(part, dict):
-            continue
+        if not isinstance(part, dict) or part.get("type") not in _EVENTFUL:
+            continue  # (steps, reasoning, patches: no event, so no line to look for)
         at = -1
         if part.get("type") == "tool":
             at = _find(buf, "callID", part.get("callID"), cursor, end)
@@ -218,7 +224,7 @@ def _message(
         base: dict[str, Any] = {
             "session_id": prog.session_id,
             "project": prog.project,
-            "time": reader.iso(created),
+            "time": when,
             "file": file,
             "line": lines.of(buf, cursor),
             "offset": 0,
