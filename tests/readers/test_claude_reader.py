@@ -349,3 +349,29 @@ def test_a_chunk_is_decoded_in_runs_of_bounded_size(tmp_path, monkeypatch):
         == (90, len(path.read_bytes()))
     )
     assert len(sizes) > 10 and max(sizes) < 300 + max(map(len, lines)) + 1
+
+
+def test_only_claude_records_are_recognised_as_claude(tmp_path):
+    """Another agent's event log names a session inside its records, and a JSON document
+    saved as ``.jsonl`` opens with a lone brace: neither is taken for a Claude transcript,
+    while any record Claude Code writes first is (a summary names no session)."""
+    from lessons_claude import roots
+
+    def judge(name: str, text: str) -> int:
+        path = tmp_path / name
+        path.write_text(text)
+        return roots.recognize(path, path.read_bytes()[:8192])
+
+    events_log = json.dumps(
+        {"type": "session.start", "data": {"sessionId": "c3f0", "version": 1}, "id": "e1"}
+    )
+    assert judge("events.jsonl", events_log + "\n" + events_log + "\n") == 0
+    document = {"sessionId": "s1", "projectHash": "ab" * 32, "messages": []}
+    assert judge("full.jsonl", json.dumps(document, indent=2) + "\n") == 0
+    summary = {"type": "summary", "summary": "Cache fix", "leafUuid": "2369a617"}
+    assert judge("a.jsonl", json.dumps(summary) + "\n") == 1
+    snapshot = {"type": "file-history-snapshot", "messageId": "m1", "snapshot": {}}
+    assert judge("b.jsonl", json.dumps(snapshot) + "\n") == 1
+    user = {"type": "user", "sessionId": "s1", "parentUuid": None, "message": {}}
+    assert judge("c.jsonl", json.dumps(user) + "\n") == 1
+    assert judge("d.jsonl", json.dumps({**user, "message": {"content": "x" * 9000}})) == 1

@@ -11,6 +11,7 @@ from lessons_codex import reader as codex
 from lessons_core.scan import events as ev
 from lessons_core.scan import tier2
 from lessons_gemini import reader as gemini
+from lessons_opencode import reader as opencode
 
 pytestmark = pytest.mark.corpus
 
@@ -106,3 +107,63 @@ def test_heuristics_find_corrections_in_real_sessions(corpus):
     assert per_agent["claude"] >= 10
     assert per_agent["codex"] >= 5
     assert per_agent["gemini"] >= 1
+
+
+def _tool_parts(path):
+    doc = json.loads(path.read_bytes())
+    parts = [p for m in doc["messages"] for p in m["parts"] if p.get("type") == "tool"]
+    failed = [
+        p
+        for p in parts
+        if p["state"].get("status") == "error"
+        or p["tool"] == "invalid"
+        or (p["tool"] == "bash" and (p["state"].get("metadata") or {}).get("exit") not in (None, 0))
+    ]
+    return len(parts), len(failed)
+
+
+def test_opencode_exports_are_read_whole(corpus2):
+    """Every exported OpenCode session (saved as ``full.jsonl``) reads without a bad line: one
+    result per tool part, a failure for each failed part, every line within the file."""
+    files = sorted((corpus2 / "opencode").rglob("full.jsonl"))
+    assert len(files) >= 10
+    for path in files:
+        prog = ev.Progress()
+        events = list(opencode.read(path, progress=prog))
+        parts, failed = _tool_parts(path)
+        results = [e for e in events if e.kind == ev.TOOL_RESULT]
+        assert (prog.bad_lines, prog.document) == (0, True), path
+        assert len(results) == parts, path
+        assert sum(1 for e in results if e.failure) == failed, path
+        last = len(path.read_bytes().splitlines())
+        assert all(0 < e.line <= last and e.session_id for e in events), path
+        assert any(e.kind == ev.USER_TEXT for e in events), path
+
+
+def test_gemini_documents_under_jsonl_names_are_read_whole(corpus2):
+    """The Gemini sessions stored as ``full.jsonl`` are legacy documents: read whole, with the
+    cancelled shell commands one of them holds."""
+    files = sorted((corpus2 / "gemini").rglob("*.jsonl"))
+    assert files
+    cancelled = 0
+    for path in files:
+        prog = ev.Progress()
+        events = list(gemini.read(path, progress=prog))
+        messages = json.loads(path.read_bytes())["messages"]
+        assert (prog.bad_lines, prog.document, prog.messages) == (0, True, len(messages)), path
+        cancelled += sum(1 for e in events if e.kind == ev.TOOL_RESULT and e.failure)
+    assert cancelled == 2
+
+
+def test_no_file_of_an_agent_without_an_adapter_is_taken_for_another(corpus2):
+    """Copilot CLI's event logs name a session too: no installed reader claims them."""
+    from lessons_core import services
+    from lessons_core.scan import discovery
+
+    with services.session() as sess:
+        agents = sess.plugins.agents()
+    for path in sorted((corpus2 / "copilot").rglob("*.jsonl")):
+        assert discovery.sniff(path, agents) is None, path
+    for agent in ("opencode", "gemini"):
+        for path in sorted((corpus2 / agent).rglob("*.jsonl")):
+            assert discovery.sniff(path, agents) == agent, path

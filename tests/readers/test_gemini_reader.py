@@ -120,3 +120,34 @@ def test_transcript_roots_honour_gemini_cli_home(tmp_path):
     """``GEMINI_CLI_HOME`` replaces the home directory."""
     roots = reader.transcript_roots({"GEMINI_CLI_HOME": str(tmp_path), "HOME": "/nowhere"})
     assert roots == [tmp_path / ".gemini" / "tmp"]
+
+
+def _facts(events):
+    return [(e.kind, e.line, e.call_id, e.failure, e.exit_code, e.text) for e in events]
+
+
+def test_a_legacy_document_under_a_jsonl_name_is_read_as_the_document(fixtures, tmp_path):
+    """Tools that keep copies of sessions name them all ``.jsonl``: a legacy document, pretty
+    or on one line, is told by its content and read whole, not refused line by line."""
+    source = _chats(fixtures) / "session-2025-10-27T19-55-9a8b7c6d.json"
+    want, _ = _read(source)
+    doc = json.loads(source.read_text())
+    pretty = tmp_path / "pretty" / "full.jsonl"
+    pretty.parent.mkdir()
+    pretty.write_text(json.dumps(doc, indent=2) + "\n")
+    compact = tmp_path / "compact" / "full.jsonl"
+    compact.parent.mkdir()
+    compact.write_text(json.dumps(doc) + "\n")
+    for path in (pretty, compact):
+        events, prog = _read(path)
+        assert _facts(events) == _facts(want), path
+        assert (prog.bad_lines, prog.messages, prog.document) == (0, 9, True)
+        assert prog.session_id == "9a8b7c6d-0000-4000-8000-000000000003"
+
+
+def test_a_jsonl_log_is_still_read_line_by_line(fixtures):
+    """The v0.39 log's first line is its metadata, without messages: JSON Lines it stays."""
+    path = _chats(fixtures) / "session-2026-04-29T21-39-11112222.jsonl"
+    assert not reader.is_document(str(path))
+    _, prog = _read(path)
+    assert not prog.document

@@ -195,6 +195,31 @@ def test_gemini_document_rescans_by_message_count(fixtures, tmp_path):
     assert _scan(path, agent="gemini").files_read == 0
 
 
+def test_gemini_document_under_a_jsonl_name_rescans_by_message_count(fixtures, tmp_path):
+    """A legacy Gemini session saved as ``.jsonl`` is read as the document it is, and resumed
+    by messages like one named ``.json``: its scan state says so."""
+    src = next((fixtures / "gemini" / "tmp").iterdir()) / "chats"
+    doc = json.loads((src / "session-2025-10-27T19-55-9a8b7c6d.json").read_text())
+    whole = doc["messages"]
+    doc["messages"] = whole[:2]
+    path = tmp_path / "checkpoints" / "0" / "full.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(doc, indent=2))
+    assert _scan(path, agent="gemini").new == []
+    doc["messages"] = whole
+    path.write_text(json.dumps(doc, indent=2))
+    report = _scan(path, agent="gemini")
+    assert sorted((c.tier, c.summary) for c in report.new) == [
+        (1, "pip is not on PATH in this project, only inside the virtualenv"),
+        (2, "Glob: give the tool an absolute path"),
+    ]
+    with services.open_store() as store:
+        state = store.get_scan_state(str(path.resolve()))
+    assert state is not None
+    assert (state["document"], state["messages"], state["bad_lines"]) == (True, 9, 0)
+    assert _scan(path, agent="gemini").files_read == 0
+
+
 def test_busy_lock_makes_a_background_scan_leave(tmp_path):
     """With another scan holding the lock, a non-waiting scan raises ScanBusy at once."""
     home = Path(os.environ["LESSONS_HOME"])

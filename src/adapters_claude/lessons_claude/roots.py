@@ -6,6 +6,7 @@ failure patterns it compiles): a scan in which nothing changed never needs it.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,8 +35,11 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
 #: Claude Code writes JSON Lines only.
 EXTENSIONS = (".jsonl",)
 #: What ``recognize`` looks for, in words (for a file no adapter recognises).
-MARKS = "sessionId or parentUuid"
+MARKS = "JSON Lines whose records carry sessionId or parentUuid"
 _HEAD_MARKS = (b'"sessionId"', b'"parentUuid"', b'"type":"user"')
+#: Top-level fields of which every Claude Code record has one: the session, its place in the
+#: conversation, or (a snapshot of edited files, a title) the message it belongs to.
+_RECORD_MARKS = ("sessionId", "parentUuid", "leafUuid", "messageId")
 
 
 def is_transcript(path: str) -> bool:
@@ -46,14 +50,26 @@ def is_transcript(path: str) -> bool:
 def recognize(path: Path, head: bytes | None) -> int:
     """How sure we are that ``path`` is a Claude Code transcript (0: not at all).
 
-    From the path alone, a file under a ``.claude`` folder; from the first bytes, the fields
-    every record carries. The other agents' marks are more specific, so they win a tie.
+    From the path alone, a file under a ``.claude`` folder; from the first bytes, a first line
+    that is a JSON object with one of the top-level fields every record carries (the first
+    bytes' marks anywhere, when the first line is longer than they are). The other agents'
+    marks are more specific, so they win a tie.
     """
     if head is None:
         return 1 if ".claude" in path.parts else 0
     if path.suffix == ".json":
         return 0  # Claude Code writes JSONL only; a stray JSON file is not a transcript
-    return 1 if any(mark in head for mark in _HEAD_MARKS) else 0
+    first, newline, _ = head.lstrip().partition(b"\n")
+    if not newline:  # a first line longer than the head: its marks are all there is to go on
+        return 1 if any(mark in head for mark in _HEAD_MARKS) else 0
+    try:
+        record = json.loads(first)
+    except (ValueError, RecursionError):
+        return 0  # not JSON Lines (a pretty-printed document opens with a lone brace)
+    if not isinstance(record, dict):
+        return 0
+    # Another agent's event log names a session too, but inside its records (``data``).
+    return 1 if any(key in record for key in _RECORD_MARKS) else 0
 
 
 def session_names(session_id: str) -> tuple[str, ...]:

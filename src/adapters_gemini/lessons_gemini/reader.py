@@ -8,6 +8,10 @@ cuts history. A tool call and its result sit in one ``toolCalls[]`` entry; ``sta
 ``error`` or ``cancelled``, and a shell command that ran but failed still says ``success`` with
 ``Exit Code: N`` in its output.
 
+The layout is told by the content, not the name: a legacy document saved under a ``.jsonl`` name
+(tools that keep copies of sessions name every transcript so, Entire's checkpoints among them)
+is read as the document it is (see :func:`is_document`), not refused line by line.
+
 The legacy document is read as a stream: the ``messages`` array is decoded one element at a time
 from a bounded buffer, so a huge session never sits in memory whole. Its resume point is the
 number of finished messages, not a byte offset, because the file is rewritten in place.
@@ -64,10 +68,29 @@ def read(
     """
     prog = progress if progress is not None else ev.Progress(start_offset, messages=start_message)
     file = str(path)
-    if file.endswith(".jsonl"):
+    if file.endswith(".jsonl") and not is_document(file):
         yield from _read_jsonl(file, prog)
     else:
         yield from _read_document(file, prog)
+
+
+#: A ``messages`` key outside any string (a quote inside one is escaped).
+_MESSAGES_KEY = re.compile(rb'(?<!\\)"messages"\s*:\s*\[')
+_HEAD = 8192
+
+
+def is_document(file: str) -> bool:
+    """Whether ``file`` holds one JSON document rather than JSON Lines, from its first bytes: its
+    first line opens an object without closing it (a pretty-printed document), or is an object
+    with the ``messages`` array of a legacy session (a compact one). A JSONL session's first
+    line is its metadata, which never holds the messages."""
+    try:
+        with open(file, "rb") as fh:
+            head = fh.read(_HEAD)
+    except OSError:
+        return False
+    first = head.lstrip().partition(b"\n")[0].strip()
+    return first == b"{" or (first.startswith(b"{") and _MESSAGES_KEY.search(first) is not None)
 
 
 # -- shared -----------------------------------------------------------------------------------
@@ -264,6 +287,7 @@ def _read_jsonl(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
 
 def _read_document(file: str, prog: ev.Progress) -> Iterator[ev.Event]:
     """Stream the ``messages`` array of a legacy session, skipping ``prog.messages`` of them."""
+    prog.document = True  # (resumed by messages whatever its name)
     skip = prog.messages
     decoder = json.JSONDecoder()
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")

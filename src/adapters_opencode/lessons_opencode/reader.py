@@ -21,6 +21,15 @@ to be read whole by the next scan. A part left unfinished for longer than :data:
 agent was killed) is read as it is.
 
 The database is opened read-only, and a file that is not an OpenCode database yields nothing.
+
+An exported session (``opencode export``: one JSON document of the same messages and parts) is
+read by :mod:`lessons_opencode.export`, which this module hands any file that does not start as
+a SQLite database does; its events come from :func:`part_events` too.
+
+A part of the ``invalid`` tool is OpenCode's stand-in for a call whose arguments could not be
+parsed (or that named no tool it has): it is recorded ``completed``, with the tool the model
+meant and the parser's complaint as its input, and is read as that tool's call, refused as
+malformed (:data:`~lessons_core.scan.events.VALIDATION`).
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from urllib.parse import quote
 from lessons_core.scan import events as ev
 from lessons_core.scan.failures import classify_text
 from lessons_opencode.hot_opencode import canonical_tool
+from lessons_opencode.roots import SQLITE_MAGIC
 from lessons_opencode.roots import transcript_roots as transcript_roots
 
 AGENT = "opencode"
@@ -45,6 +55,8 @@ AGENT = "opencode"
 STALE_MS = 30 * 60 * 1000
 
 _PATH_KEYS = ("filePath", "file_path", "path")
+#: The tool OpenCode records in place of a call it could not parse.
+INVALID = "invalid"
 _QUERY = """
 SELECT p.rowid, p.session_id, p.message_id, p.time_created, p.data, s.directory, s.parent_id
 FROM part AS p JOIN session AS s ON s.id = p.session_id
@@ -62,6 +74,11 @@ def read(
     """Yield the events of every part added after ``progress.line`` (a part's rowid)."""
     prog = progress if progress is not None else ev.Progress(start_offset)
     file = str(path)
+    if not _is_database(file):
+        from lessons_opencode import export
+
+        yield from export.read(file, prog, int(time.time() * 1000))
+        return
     try:
         db = sqlite3.connect(f"file:{quote(file)}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error:
@@ -74,6 +91,15 @@ def read(
         prog.bad_lines += 1  # a database being rewritten under us: read again next time
     finally:
         db.close()
+
+
+def _is_database(file: str) -> bool:
+    """Whether ``file`` starts as every SQLite database does (else it may be an export)."""
+    try:
+        with open(file, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return True  # (the database's own reading finds that it cannot be opened)
 
 
 def _is_opencode(db: sqlite3.Connection) -> bool:
@@ -95,7 +121,7 @@ def _parts(db: sqlite3.Connection, file: str, prog: ev.Progress) -> Iterator[ev.
             message = _message(db, message_id)
             messages[message_id] = message
         fresh = isinstance(created, int) and now - created < STALE_MS
-        if fresh and not _final(part, message):
+        if fresh and not final(part, message):
             return  # the rest waits for the next scan, this part first
         prog.line = int(rowid)
         if part is None:
@@ -104,14 +130,14 @@ def _parts(db: sqlite3.Connection, file: str, prog: ev.Progress) -> Iterator[ev.
         base: dict[str, Any] = {
             "session_id": session_id,
             "project": directory if isinstance(directory, str) else None,
-            "time": _iso(created),
+            "time": iso(created),
             "file": file,
             "line": int(rowid),
             "offset": 0,
             "sidechain": bool(parent_id),
         }
         prog.session_id, prog.project = base["session_id"], base["project"]
-        yield from _events(part, message, base)
+        yield from part_events(part, message, base)
 
 
 def _message(db: sqlite3.Connection, message_id: str) -> dict[str, Any]:
@@ -128,7 +154,7 @@ def _loads(data: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _final(part: dict[str, Any] | None, message: dict[str, Any]) -> bool:
+def final(part: dict[str, Any] | None, message: dict[str, Any]) -> bool:
     """Whether a part will not change any more (a finished call, a finished answer)."""
     if part is None:
         return True
@@ -141,16 +167,18 @@ def _final(part: dict[str, Any] | None, message: dict[str, Any]) -> bool:
     return True
 
 
-def _iso(ms: Any) -> str | None:
+def iso(ms: Any) -> str | None:
     if not isinstance(ms, int):
         return None
     moment = datetime.fromtimestamp(ms / 1000, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def _events(
+def part_events(
     part: dict[str, Any], message: dict[str, Any], base: dict[str, Any]
 ) -> Iterator[ev.Event]:
+    """The events of one part of ``message`` (its ``data``, or its ``info`` in an export), each
+    stamped with ``base`` (session, project, time, file, line)."""
     kind = part.get("type")
     if kind == "text":
         text = part.get("text")
@@ -176,6 +204,11 @@ def _tool_events(part: dict[str, Any], base: dict[str, Any]) -> Iterator[ev.Even
     args = state.get("input") if isinstance(state.get("input"), dict) else {}
     assert isinstance(args, dict)
     call_id = part.get("callID") if isinstance(part.get("callID"), str) else None
+    invalid = name == INVALID
+    if invalid:  # the call the model meant, refused before it ran: no arguments to read
+        meant = args.get("tool")
+        name = meant if isinstance(meant, str) and meant else name
+        args = {}
     tool = canonical_tool(name)
     command = args.get("command") if tool == "Bash" else None
     paths = tuple(args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k])
@@ -198,6 +231,8 @@ def _tool_events(part: dict[str, Any], base: dict[str, Any]) -> Iterator[ev.Even
     elif status == "completed":
         output = state.get("output")
         text = output if isinstance(output, str) else ""
+        if invalid:
+            failure = ev.VALIDATION
         metadata = state.get("metadata")
         exit_code = metadata.get("exit") if isinstance(metadata, dict) else None
         if isinstance(exit_code, int) and not isinstance(exit_code, bool):

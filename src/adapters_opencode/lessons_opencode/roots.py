@@ -10,6 +10,7 @@ released channels, ``opencode-<channel>.db`` for the others. ``$OPENCODE_DB`` na
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -34,13 +35,21 @@ def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
     return roots
 
 
-# -- what tells OpenCode's session database ------------------------------------------------------
+# -- what tells OpenCode's session database, and an exported session ----------------------------
 
-#: Every session is in one SQLite file, not in JSON Lines.
+#: Every session is in one SQLite file, not in JSON Lines. (An exported session is a JSON file,
+#: but OpenCode keeps none in its data directory: one is read when named to ``lessons scan`` or
+#: listed in ``scanPaths``.)
 EXTENSIONS = (".db",)
-MARKS = "a SQLite database with OpenCode's session, message and part tables"
+MARKS = (
+    "a SQLite database with OpenCode's session, message and part tables, or an exported"
+    ' OpenCode session (a JSON document whose info has an id "ses_…" and a projectID)'
+)
 #: The first bytes of every SQLite 3 database file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
+#: An export opens with the session's ``info``: its ``ses_`` id and its ``projectID``.
+_EXPORT_OPEN = re.compile(rb'\A\s*\{\s*"info"\s*:\s*\{')
+_SESSION_ID = re.compile(rb'"id"\s*:\s*"ses_')
 
 
 def is_transcript(path: str) -> bool:
@@ -55,11 +64,24 @@ def recognize(path: Path, head: bytes | None) -> int:
 
     The name alone is a guess (``opencode*.db``); the file's head must then be a SQLite
     database's. The tables themselves are checked by the reader, which yields nothing for a
-    database that is not OpenCode's.
+    database that is not OpenCode's. A JSON file is an exported session when its head has the
+    marks of one (:func:`is_export`).
     """
     named = path.name.startswith("opencode") and path.suffix == ".db"
     if head is None:
         return 1 if named else 0
     if not head.startswith(SQLITE_MAGIC):
-        return 0
+        return 3 if is_export(head) else 0
     return 3 if named or b"CREATE TABLE `part`" in head else 1
+
+
+def is_export(head: bytes) -> bool:
+    """Whether a file's first bytes open an exported OpenCode session: a JSON document whose
+    first key is the session's ``info``, with a ``ses_`` id and a ``projectID`` (whatever the
+    file is named: checkpoint tools save exports as ``.jsonl``). More certain than the marks of
+    a Gemini CLI document, which has ``messages`` too."""
+    return (
+        _EXPORT_OPEN.match(head) is not None
+        and _SESSION_ID.search(head) is not None
+        and b'"projectID"' in head
+    )

@@ -182,6 +182,24 @@ def test_an_abandoned_call_is_read_as_interrupted(tmp_path):
     assert events[-1].failure == ev.INTERRUPTED
 
 
+def test_a_call_opencode_could_not_parse_is_refused_as_malformed(tmp_path):
+    """OpenCode records a call it could not parse as a ``completed`` part of its ``invalid``
+    tool: it is the meant tool's call, failed as malformed (not a success)."""
+    db = Db(tmp_path / "opencode.db")
+    db.session("ses_i")
+    db.message("msg_1", "ses_i", DONE)
+    state = {
+        "status": "completed",
+        "input": {"tool": "bash", "error": "Invalid input for tool bash: JSON parsing failed"},
+        "output": "The arguments provided to the tool are invalid: JSON parsing failed",
+    }
+    db.part("msg_1", "ses_i", {"type": "tool", "tool": "invalid", "callID": "c9", "state": state})
+    call, result = _read(db.path)[0]
+    assert (call.tool, call.native_tool, call.command, call.call_id) == ("Bash", "bash", None, "c9")
+    assert (result.failure, result.tool) == (ev.VALIDATION, "Bash")
+    assert result.text.startswith("The arguments provided to the tool are invalid")
+
+
 def test_a_child_session_is_a_sidechain(tmp_path):
     db = Db(tmp_path / "opencode.db")
     db.session("ses_p")

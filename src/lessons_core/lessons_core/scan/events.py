@@ -133,9 +133,22 @@ class Progress:
     lines of a file state (Codex ``session_meta``) into the next incremental read. ``end``, when
     set, stops a JSONL read before the first line starting at or after it (one piece of a read
     shared by several processes, see :mod:`lessons_core.scan.pieces`).
+
+    ``document`` is set by a reader that found a whole JSON document where its agent's files
+    are usually JSON Lines (a legacy Gemini session saved under a ``.jsonl`` name, an OpenCode
+    export): the file then resumes by ``messages``, as the agent's ``document_suffixes`` do.
     """
 
-    __slots__ = ("bad_lines", "end", "line", "messages", "offset", "project", "session_id")
+    __slots__ = (
+        "bad_lines",
+        "document",
+        "end",
+        "line",
+        "messages",
+        "offset",
+        "project",
+        "session_id",
+    )
 
     def __init__(
         self,
@@ -154,6 +167,7 @@ class Progress:
         self.session_id = session_id
         self.project = project
         self.end = end
+        self.document = False
 
 
 #: Characters no token holds: a cut there never splits a secret in two.

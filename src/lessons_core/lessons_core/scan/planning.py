@@ -5,8 +5,9 @@ the size, mtime and inode seen then, and a little context. A file whose size, mt
 unchanged is not even opened. A grown file is read from a short way before the old offset (the
 *context*: the last few dozen events, so that a failure read last time can still meet the fix
 written since). A file that shrank or was replaced (new inode) is read again from the start.
-Some agents keep whole JSON documents rewritten in place (``AgentSpec.document_suffixes``); their
-resume point is a message count instead of an offset.
+Some agents keep whole JSON documents rewritten in place (``AgentSpec.document_suffixes``, or a
+document a reader found under a JSON Lines name, see ``Progress.document``); their resume point
+is a message count instead of an offset.
 
 Large reads are shared with forked helpers (see :mod:`lessons_core.scan.split`), and a read much
 larger than a fair share is cut into pieces (see :mod:`lessons_core.scan.pieces`).
@@ -48,10 +49,15 @@ PIECE_MIN_BYTES = 1 << 20
 MESSAGE_CONTEXT = 12
 
 
-def whole_document(spec: AgentSpec | None, path: Path) -> bool:
-    """Whether the agent rewrites this transcript whole (``AgentSpec.document_suffixes``): its
+def whole_document(
+    spec: AgentSpec | None, path: Path, state: Mapping[str, Any] | None = None
+) -> bool:
+    """Whether the agent rewrites this transcript whole (``AgentSpec.document_suffixes``, or a
+    reader found a document under another name last time: ``document`` in its ``state``): its
     resume point is then a message count, not a byte offset."""
-    return spec is not None and path.suffix in spec.document_suffixes
+    if spec is None:
+        return False
+    return path.suffix in spec.document_suffixes or bool(state and state.get("document"))
 
 
 def plan_read(
@@ -67,7 +73,7 @@ def plan_read(
         and state.get("inode") == st.st_ino
     ):
         return None
-    if whole_document(spec, path):
+    if whole_document(spec, path, state):
         messages = int(state.get("messages", 0)) if state else 0
         start = max(0, messages - MESSAGE_CONTEXT)
         prog = ev.Progress(

@@ -167,7 +167,7 @@ def read_file(
                 result.found.append((ready, None, lines))
     size, mtime_ns, inode = job.stat
     context = tail[-CONTEXT:] if tail else []
-    if whole_document(spec, path):
+    if prog.document or whole_document(spec, path):
         state: dict[str, Any] = {
             "offset": size,
             "size": size,
@@ -176,6 +176,8 @@ def read_file(
             "messages": prog.messages,
             "line": prog.messages,
         }
+        if prog.document:
+            state["document"] = True  # (the next scan resumes it by messages too)
         floor = max(0, prog.messages - MESSAGE_CONTEXT)
         result.read = max(0, size - job.start_offset)
     else:
