@@ -60,20 +60,16 @@ def run(*args, input=None):
 
 
 def test_import_seed_reports_counts_and_is_idempotent(seed):
-    """Six lessons the build would refuse stop a plain import; with --partial the other 137 are
-    added with counts per type, and the second run changes nothing."""
-    refused = run("import", str(seed))
-    assert refused.exit_code == 1
-    assert "Error: 6 lesson(s) would be left out of the manifest" in refused.stderr
-    assert not (Path(os.environ["LESSONS_HOME"]) / "lesson-manifest.json").exists()
-    first = run("import", str(seed), "--partial")
+    """Every lesson of the catalogue is imported with counts per type, and the second run
+    changes nothing."""
+    first = run("import", str(seed))
     assert first.exit_code == 0, first.output
     lines = first.stdout.splitlines()
     assert lines[0].endswith("(Node lesson-manifest.json):")
-    assert lines[1] == "  added 137, merged 0, unchanged 0, conflicts 0, rejected 6"
-    assert lines[2] == "  by type: directive 18, guard 6, hint 100, protocol 13"
+    assert lines[1] == "  added 143, merged 0, unchanged 0, conflicts 0, rejected 0"
+    assert lines[2] == "  by type: directive 18, guard 8, hint 104, protocol 13"
     second = run("import", str(seed), "--partial").stdout.splitlines()
-    assert second[1] == "  added 0, merged 0, unchanged 137, conflicts 0, rejected 6"
+    assert second[1] == "  added 0, merged 0, unchanged 143, conflicts 0, rejected 0"
     manifest = json.loads((Path(os.environ["LESSONS_HOME"]) / "lesson-manifest.json").read_text())
     assert "01KNH2FRACBQMQWX29GPYE47D8" in json.dumps(manifest)
 
@@ -188,7 +184,7 @@ def test_real_console_script_import_export_round_trip(seed, tmp_path):
         check=False,
     )
     assert again.returncode == 0, again.stderr
-    assert "added 137, merged 0, unchanged 0, conflicts 0" in again.stdout
+    assert "added 143, merged 0, unchanged 0, conflicts 0" in again.stdout
     reexport = subprocess.run(
         [LESSONS, "export", "-"], capture_output=True, text=True, env=env, timeout=120, check=False
     )

@@ -52,7 +52,10 @@ def check(lesson: Lesson) -> None:
     try:
         entries.compile_lesson(lesson)
     except entries.Refused as exc:
-        raise LessonsError(f"not saved: {exc}") from None
+        raise LessonsError(
+            f"not saved, the stored lesson is unchanged: {exc}\n"
+            "Fix the pattern and run `lessons edit` again."
+        ) from None
 
 
 def _save(store: Store, lesson: Lesson) -> Lesson:

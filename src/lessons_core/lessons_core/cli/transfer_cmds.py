@@ -85,7 +85,7 @@ def import_(source: str, partial: bool, on_conflict: str | None, as_json: bool) 
 
     found = refusals(lessons)
     if found and not partial:
-        raise refusal_error(found)
+        raise refusal_error(found, "import")
     if found:
         bad = {r.lesson_id for r in found}
         lessons = [lesson for lesson in lessons if lesson.id not in bad]
