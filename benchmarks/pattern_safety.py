@@ -122,10 +122,15 @@ def call_cost(hooked: list[tuple[str, int]], text: str) -> float:
 
 
 def seed_patterns() -> list[str]:
+    return [source for source, _kind in seed_kinds()]
+
+
+def seed_kinds() -> list[tuple[str, str]]:
+    """Every distinct seed pattern with what it is matched against (``command`` or ``path``)."""
     if not SEED.is_file():
         return []
     data = json.loads(SEED.read_text("utf-8"))
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     for lesson in data["lessons"].values():
         for key in ("commandRegexSources", "pathRegexSources"):
             for entry in lesson[key]:
@@ -133,9 +138,15 @@ def seed_patterns() -> list[str]:
                 source = flags + entry["source"]
                 if key == "pathRegexSources":  # matched against the whole path, as imported
                     source = _anchored(source)
-                if source not in found:
-                    found.append(source)
+                kind = "path" if key == "pathRegexSources" else "command"
+                if (source, kind) not in found:
+                    found.append((source, kind))
     return found
+
+
+def _kind(source: str) -> str:
+    """A shape's kind: globs and whole-path regexes are matched against paths."""
+    return "path" if source.startswith(("(?:^|/)", "(?i)^.*/", "^")) else "command"
 
 
 def main() -> int:
@@ -149,9 +160,10 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     rows: list[tuple[str, str, float, float | None, int, str]] = []
     worst_texts: list[tuple[float, str]] = []
-    hooked: list[tuple[str, int]] = []
-    for group, sources in (("shape", SHAPES), ("seed", seed_patterns())):
-        for source in sources:
+    hooked: dict[str, list[tuple[str, int]]] = {"command": [], "path": []}
+    shapes = [(source, _kind(source)) for source in SHAPES]
+    for group, sources in (("shape", shapes), ("seed", seed_kinds())):
+        for source, kind in sources:
             texts = adversarial(source, sizes)
             baseline = worst(source, texts, args.cap, None)
             verdict = judge(source)
@@ -162,8 +174,8 @@ def main() -> int:
             hot, text = worst_with_subject(hot_form, texts, args.cap, verdict.limit)
             rows.append((group, source, baseline, hot, verdict.limit, ""))
             worst_texts.append((hot, text[:SUBJECT_LIMIT]))
-            if (hot_form, verdict.limit) not in hooked:
-                hooked.append((hot_form, verdict.limit))
+            if (hot_form, verdict.limit) not in hooked[kind]:
+                hooked[kind].append((hot_form, verdict.limit))
     print(f"subjects up to {max(sizes)} characters; the hook matches the first {SUBJECT_LIMIT}")
     print(f"{'kind':5}  {'written ms':>10}  {'hook ms':>8}  {'limit':>6}  pattern")
     for group, source, baseline, hot, limit, reason in rows:
@@ -183,13 +195,18 @@ def main() -> int:
     print(f"slowest accepted in the hook: {slowest[3]:.2f} ms ({slowest[1]})")
     print(f"slowest as written: {max(r[2] for r in rows):.2f} ms (capped at {args.cap:g})")
     calls = [text for _ms, text in sorted(worst_texts, reverse=True)[: args.calls]]
-    costs = [call_cost(hooked, text) for text in calls]
-    call = max(costs) if costs else 0.0
+    # A call runs the command patterns on its command, or the path patterns on its paths.
+    call = 0.0
+    for kind, patterns in hooked.items():
+        costs = [call_cost(patterns, text) for text in calls]
+        worst_kind = max(costs) if costs else 0.0
+        call = max(call, worst_kind)
+        print(
+            f"worst hook call, {kind} patterns: {worst_kind:.2f} ms for {len(patterns)} patterns"
+            f" on {len(calls)} hostile subjects"
+        )
     bound = sum(r[3] or 0.0 for r in accepted)
-    print(
-        f"worst hook call: {call:.2f} ms for {len(hooked)} patterns on {len(calls)} hostile"
-        f" subjects (sum of every pattern's own worst: {bound:.2f} ms)"
-    )
+    print(f"sum of every pattern's own worst case: {bound:.2f} ms")
     ok = (slowest[3] or 0.0) <= TARGET_MS and call <= CALL_TARGET_MS
     return 0 if ok else 1
 
