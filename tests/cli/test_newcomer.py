@@ -92,7 +92,6 @@ def test_install_import_explain(env: dict[str, str]) -> None:
     assert len(listed) > 100
 
 
-@pytest.mark.xfail(strict=True, reason="pattern safety: canonical force-push guard")
 def test_add_the_force_push_guard_and_explain(env: dict[str, str]) -> None:
     """The guard everyone writes first is accepted, and denies the call it names."""
     installed_and_imported(env)

@@ -94,14 +94,24 @@ def test_import_seed_as_the_readme_writes_it(seed):
     assert run("import", str(seed), "--partial").exit_code == 0  # the old spelling still works
 
 
-def test_import_strict_is_all_or_nothing(seed):
+def test_import_strict_is_all_or_nothing(tmp_path):
     """--strict: a lesson that cannot come in stops the import, nothing is stored."""
-    if not _seed_refused(seed):
-        pytest.skip("every seed lesson is accepted now")
-    result = run("import", str(seed), "--strict")
+    good = {
+        "summary": "Run pytest with a timeout",
+        "mistake": "pytest hung without a terminal",
+        "remediation": "pass --timeout",
+        "triggers": {"toolNames": ["Bash"], "commandPatterns": ["\\bpytest\\b"]},
+    }
+    exponential = {**good, "summary": "Nested repeats", "triggers": {
+        "toolNames": ["Bash"], "commandPatterns": ["(\\w+\\s?)+$"]}}  # fmt: skip
+    source = tmp_path / "two.jsonl"
+    source.write_text(json.dumps(good) + "\n" + json.dumps(exponential) + "\n")
+    result = run("import", str(source), "--strict")
     assert result.exit_code == 1
     assert "nothing was imported (leave out --strict to import the others)" in result.stderr
     assert run("list", "--json").stdout == ""
+    assert run("import", str(source)).exit_code == 0  # without --strict the good one comes in
+    assert "Run pytest with a timeout" in run("list", "--json").stdout
 
 
 def test_import_dry_run_reports_and_changes_nothing(seed):
@@ -253,7 +263,7 @@ def test_real_console_script_import_export_round_trip(seed, tmp_path):
         check=False,
     )
     assert again.returncode == 0, again.stderr
-    assert "added 137, merged 0, unchanged 0, conflicts 0" in again.stdout
+    assert "added 143, merged 0, unchanged 0, conflicts 0" in again.stdout
     reexport = subprocess.run(
         [LESSONS, "export", "-"], capture_output=True, text=True, env=env, timeout=120, check=False
     )

@@ -28,9 +28,9 @@ def measured(monkeypatch):
     seen: list[str] = []
     real = probe._measure.__wrapped__
 
-    def counting(source: str) -> str | None:
+    def counting(source: str, *limit: int) -> str | None:
         seen.append(source)
-        return real(source)
+        return real(source, *limit)
 
     monkeypatch.setattr(probe, "_measure", counting)
     return seen

@@ -42,7 +42,7 @@ def fixture_store():
         ({"fix": "Run the tests through the virtualenv and then..."}, "ellipsis"),
         ({"trigger": "running tests"}, "prose"),
         ({"trigger": r"\bpytest(\b"}, "regular expression"),
-        ({"trigger": r"\bnpm\b\s+(?:\S+\s+)*?\btest\b"}, "refused by the manifest compiler"),
+        ({"trigger": r"\bnpm\b\s+(?:\S+\s*)*?\btest\b"}, "refused by the manifest compiler"),
     ],
 )
 def test_quality_checks_reject(change, why):

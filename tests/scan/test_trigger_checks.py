@@ -26,14 +26,14 @@ def fixture_checked(monkeypatch):
     """Every pattern the compiler's check really judges, in order; nothing remembered yet."""
     trigger_checks.forget()
     seen: list[str] = []
-    real = regex_safety.check_pattern
+    real = regex_safety.judge
 
-    def counting(source: str, *, measure: bool = True) -> str | None:
+    def counting(source: str, *, measure: bool = True) -> regex_safety.Verdict:
         if measure:
             seen.append(source)
         return real(source, measure=measure)
 
-    monkeypatch.setattr(regex_safety, "check_pattern", counting)
+    monkeypatch.setattr(regex_safety, "judge", counting)
     yield seen
     trigger_checks.forget()
 
@@ -51,7 +51,7 @@ def test_an_accepted_trigger_is_checked_once_per_process(checked):
 
 def test_a_refused_trigger_is_judged_every_time(checked):
     """A refusal is never remembered (a busy moment may have made a timing slow)."""
-    unsafe = r"\bnpm\b\s+(?:\S+\s+)*?\btest\b"
+    unsafe = r"\bnpm\b\s+(?:\S+\s*)*?\btest\b"
     assert intake.pattern_problem(unsafe) is not None
     assert intake.pattern_problem(unsafe) is not None
     assert checked == [unsafe, unsafe]
@@ -182,7 +182,7 @@ def test_an_acceptance_by_the_structural_rules_is_kept_apart(checked, monkeypatc
 
 def test_a_structurally_unsafe_heuristic_trigger_is_still_refused_at_intake(checked):
     """Untimed is not unchecked: the structural rules refuse what they can prove slow."""
-    unsafe = r"\bnpm\b\s+(?:\S+\s+)*?\btest\b"
+    unsafe = r"\bnpm\b\s+(?:\S+\s*)*?\btest\b"
     assert intake.pattern_problem(unsafe, measure=False) is not None
     assert checked == []
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from lessons_core.cli.main import cli as lessons_cli
 from lessons_core.compiler.globs import glob_to_regex
 from lessons_core.compiler.probe import SUBJECT_LIMIT
-from lessons_core.compiler.regex_safety import check_pattern, hot_source
+from lessons_core.compiler.regex_safety import check_pattern, hot_source, judge
 
 BUDGET_MS = 5.0
 
@@ -48,11 +48,14 @@ def _adversarial(source: str) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_each_shape_is_refused_or_runs_in_bounded_time(name):
-    """Every shape of the report is refused, or what the hook runs is fast on 64 KB."""
+    """Every shape of the report is refused, or what the hook runs is fast on the subject it
+    sees (the whole 32 KB, or the shorter limit of a polynomial pattern)."""
     source = SHAPES[name]
-    if check_pattern(source) is not None:
+    verdict = judge(source)
+    if verdict.reason is not None:
         return
-    assert _worst_ms(hot_source(source), _adversarial(source)) <= BUDGET_MS * 4  # busy machine
+    subjects = [s[: verdict.limit] for s in _adversarial(source)]
+    assert _worst_ms(hot_source(source), subjects) <= BUDGET_MS * 4  # busy machine
 
 
 @pytest.mark.parametrize(
@@ -64,7 +67,6 @@ def test_each_shape_is_refused_or_runs_in_bounded_time(name):
             "nested bounded repeats",
             "optional repeated then required",
             "adjacent overlapping classes",
-            "quadratic email",
         )
     ],
 )
@@ -112,7 +114,10 @@ def test_accepted_seed_patterns_run_in_bounded_time(shared_dir):
     accepted = [s for s in sources if check_pattern(s) is None]
     assert len(accepted) >= len(sources) * 3 // 4
     assert check_pattern(r"\bjq\b.*\belse\s+empty\b") is None  # rewritten, not refused
-    slow = {s: _worst_ms(hot_source(s), _adversarial(s)) for s in accepted}
+    limits = {s: judge(s).limit for s in accepted}
+    slow = {
+        s: _worst_ms(hot_source(s), [t[: limits[s]] for t in _adversarial(s)]) for s in accepted
+    }
     assert max(slow.values()) <= BUDGET_MS * 4, max(slow.items(), key=lambda kv: kv[1])
 
 
@@ -169,7 +174,7 @@ def test_doctor_names_lessons_the_manifest_leaves_out(cli, home, store):
     findings = {f["check"]: f for f in json.loads(result.output)["findings"]}
     assert findings["patterns"]["status"] == "fail"
     assert bad.slug in findings["patterns"]["detail"]
-    assert repr(r"\s*\s*\s*\s*x") in findings["patterns"]["detail"]
+    assert "`\\s*\\s*\\s*\\s*x`" in findings["patterns"]["detail"]
 
 
 @pytest.mark.parametrize(
@@ -213,7 +218,7 @@ def test_an_unsafe_tier1_glob_waits_for_review(store):
         tier=1,
         agent="claude",
         tool="Edit",
-        trigger="{a/**/b,c}/**/x.py",
+        trigger="src/*a*a*a*a*.py",
         mistake="an edit under these folders broke the generated code",
         fix="regenerate the code instead of editing the generated files",
         summary="edits to generated code",

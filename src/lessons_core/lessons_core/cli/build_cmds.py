@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from lessons_core.compiler.build import BuildResult
+from lessons_core.compiler.build import BuildResult, Refusal
 
 
 def summarize(result: BuildResult) -> dict[str, Any]:
@@ -36,6 +36,8 @@ def summarize(result: BuildResult) -> dict[str, Any]:
                 "field": r.field,
                 "pattern": r.pattern,
                 "reason": r.reason,
+                "part": r.part,
+                "rewrite": r.rewrite,
             }
             for r in result.refused
         ],
@@ -76,14 +78,21 @@ def _print_human(summary: dict[str, Any]) -> None:
     for warning in summary["warnings"]:
         click.echo(f"  warning: {warning}", err=True)
     for refusal in summary["refused"]:
-        click.echo(
-            f"  refused {refusal['slug'] or refusal['id']}: {refusal['field']} pattern "
-            f"{refusal['pattern']!r}: {refusal['reason']}",
-            err=True,
+        shown = Refusal(
+            refusal["id"],
+            refusal["slug"],
+            refusal["field"],
+            refusal["pattern"],
+            refusal["reason"],
+            refusal["part"],
+            refusal["rewrite"],
         )
+        click.echo(f"  refused {shown.message()}", err=True)
     if summary["refused"]:
         click.echo(
-            f"{len(summary['refused'])} lesson(s) left out of the manifest; fix or remove them.",
+            f"{len(summary['refused'])} stored lesson(s) left out of the manifest: they never"
+            " fire until their pattern is fixed (`lessons edit`) or they are removed; every"
+            " other lesson was compiled.",
             err=True,
         )
     for problem in summary["sourceProblems"]:

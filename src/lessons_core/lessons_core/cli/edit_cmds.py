@@ -54,7 +54,10 @@ def check(lesson: Lesson) -> None:
     try:
         warnings = authoring.check(lesson, "the edited lesson", tools=tool_names.installed())
     except ValidationError as exc:
-        raise LessonsError(f"not saved: {exc}") from None
+        raise LessonsError(
+            f"not saved, the stored lesson is unchanged: {exc}\n"
+            "Fix it and run `lessons edit` again."
+        ) from None
     for warning in warnings:
         click.secho(f"warning: {warning}", err=True, fg="yellow")
 

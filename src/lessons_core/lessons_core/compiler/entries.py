@@ -22,18 +22,27 @@ LANG_PREFIXES = ("lang:", "language:")
 
 @attrs.frozen
 class Refusal:
-    """A lesson left out of the manifest: which one, which pattern, and why."""
+    """A lesson left out of the manifest: which one, which pattern, and why; with the part of
+    the pattern at fault and an accepted rewrite when they are known."""
 
     lesson_id: str
     slug: str
     field: str
     pattern: str
     reason: str
+    part: str | None = None
+    rewrite: str | None = None
 
     def message(self) -> str:
-        return (
-            f"{self.slug or self.lesson_id}: {self.field} pattern {self.pattern!r}: {self.reason}"
+        """One line, with the pattern as the user wrote it (backslashes not doubled)."""
+        text = (
+            f"{self.slug or self.lesson_id}: {self.field} pattern `{self.pattern}`: {self.reason}"
         )
+        if self.part and self.part != self.pattern:
+            text += f"; the problem is `{self.part}`"
+        if self.rewrite:
+            text += f"; accepted instead: `{self.rewrite}`"
+        return text
 
 
 def refusals(lessons: Iterable[Lesson]) -> list[Refusal]:
@@ -47,10 +56,16 @@ def refusals(lessons: Iterable[Lesson]) -> list[Refusal]:
     return found
 
 
-def refusal_error(found: Sequence[Refusal]) -> LessonsError:
-    """One error naming every refused lesson, for ``add`` and ``import``."""
-    shown = "; ".join(r.message() for r in found)
-    return LessonsError(f"{len(found)} lesson(s) would be left out of the manifest: {shown}")
+def refusal_error(found: Sequence[Refusal], command: str = "add") -> LessonsError:
+    """One error naming every refused lesson, for ``add`` and ``import``: nothing was stored,
+    what is wrong with each pattern, and what to run next."""
+    lines = [
+        f"nothing was stored: {len(found)} lesson(s) have a pattern the hook cannot run safely",
+        *(f"  {r.message()}" for r in found),
+        f"Fix the pattern and run `lessons {command}` again, or run `lessons {command} --partial`"
+        " to store the other lessons and skip these.",
+    ]
+    return LessonsError("\n".join(lines))
 
 
 class Refused(Exception):
@@ -105,14 +120,42 @@ def compile_lesson(lesson: Lesson) -> dict[str, Any]:
     return entry
 
 
+#: Lessons that act on a match (deny, or deny once): a pattern matching every call is refused.
+_BLOCKING = frozenset({LessonType.GUARD, LessonType.NUDGE})
+
+
 def _patterns(lesson: Lesson, field: str, sources: Sequence[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for source in sources:
-        reason = regex_safety.check_pattern(source)
-        if reason:
-            raise Refused(Refusal(lesson.id, lesson.slug, field, source, reason))
+        verdict = regex_safety.judge(source)
+        if verdict.reason:
+            raise Refused(
+                Refusal(
+                    lesson.id,
+                    lesson.slug,
+                    field,
+                    source,
+                    verdict.reason,
+                    verdict.part,
+                    verdict.rewrite,
+                )
+            )
+        blocking = lesson.type in _BLOCKING and field in ("command", "content")
+        if blocking and regex_safety.matches_everything(source):
+            raise Refused(
+                Refusal(
+                    lesson.id,
+                    lesson.slug,
+                    field,
+                    source,
+                    f"it matches every {field}, so this {lesson.type} would stop every call"
+                    " of its tools; make it require the text the lesson is about",
+                )
+            )
         hot = regex_safety.hot_source(source)
         pattern: dict[str, Any] = {"source": hot, "literal": prefilter.required_literal(source)}
+        if verdict.limit < regex_safety.DEGREE_LIMITS[1]:
+            pattern["limit"] = verdict.limit
         if hot != source:
             pattern["written"] = source
         if pattern["literal"] and prefilter.folds_case(source):

@@ -2,10 +2,14 @@
 
 The structural rules (:mod:`lessons_core.compiler.regex_safety`) prove most patterns linear
 without running them; this probe is the measurement behind that proof. It runs the form the
-hook will run on subjects as long as the hook ever matches (:data:`SUBJECT_LIMIT`), built from
-the pattern's own alphabet: every literal run of the pattern and a member of every character
-class, repeated, alone and together, with and without a character the pattern never takes. A
-pattern that needs more than :data:`BUDGET_MS` on any of them is refused.
+hook will run on subjects as long as the hook ever matches it against (:data:`SUBJECT_LIMIT`, or
+the shorter limit of a pattern whose search grows faster than linearly), built from the
+pattern's own alphabet: every literal run of the pattern and a member of every character class,
+repeated, alone and together, with and without a character the pattern never takes; and what
+the pattern matches up to each of its repeats, repeated (``git push git push …`` for
+``\\bgit\\s+push\\b.*--force``), which is what makes a search retry at every start. A pattern that
+needs more than :data:`BUDGET_MS` (:data:`LIMITED_BUDGET_MS` for a shorter limit) on any of them
+is refused.
 
 Sizes grow from 1 KB, so a pattern that explodes does so on a short subject; a timer interrupts
 a search that runs past the limit when the probe runs on the main thread (the regex engine
@@ -21,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,8 @@ from lessons_core.compiler.prefilter import sre_constants, sre_parse
 SUBJECT_LIMIT = 32768
 #: The longest one search may take on a subject of ``SUBJECT_LIMIT`` characters.
 BUDGET_MS = 5.0
+#: The longest one search of a polynomial pattern may take on a subject of its own limit.
+LIMITED_BUDGET_MS = 20.0
 _SIZES = (1024, 4096, SUBJECT_LIMIT)
 _BREAK = "\x01"
 _MAX_UNITS = 8
@@ -47,23 +53,24 @@ _fast: set[str] = set()
 _asked: set[str] = set()
 #: Name of the memory a build keeps in ``LESSONS_HOME``; bump the format when the probe changes.
 MEMORY_NAME = "pattern-probes.json"
-_MEMORY_FORMAT = 1
+_MEMORY_FORMAT = 2
 
 
-def probe(source: str) -> str | None:
+def probe(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
     """Why ``source`` (as the hook runs it) is too slow, or ``None`` when every probe is fast.
 
     A verdict of "fast" is remembered: a pattern's speed on its own subjects does not change
     between builds, and measuring it costs milliseconds, which ten thousand lessons turn into
     a minute. A refusal is measured again each time, so a busy moment is never kept.
     """
-    if source in _fast:
-        _asked.add(source)
+    key = source if limit == SUBJECT_LIMIT else f"{limit}:{source}"
+    if key in _fast:
+        _asked.add(key)
         return None
-    reason = _measure(source)
+    reason = _measure(source, limit)
     if reason is None:
-        _fast.add(source)
-        _asked.add(source)
+        _fast.add(key)
+        _asked.add(key)
     return reason
 
 
@@ -96,37 +103,50 @@ def remembered(home: Path, *, save: bool = True) -> Iterator[None]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _measure(source: str) -> str | None:
+def _measure(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
     try:
         rx = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"does not compile: {exc}"
     units = sorted(set(_units(source)), key=lambda u: (-len(u), u))[:_MAX_UNITS]
-    worst, subject = worst_case(rx, units)
-    if worst > BUDGET_MS:
+    worst, subject = worst_case(rx, units, limit, pumps(source))
+    budget = budget_ms(limit)
+    if worst > budget:
         return (
             f"too slow: {worst:.1f} ms on a {len(subject)}-character subject made of its own "
-            f"text (limit {BUDGET_MS:g} ms)"
+            f"text (limit {budget:g} ms)"
         )
     return None
 
 
-def worst_case(rx: re.Pattern[str], units: list[str]) -> tuple[float, str]:
-    """The slowest search of ``rx`` over the probe subjects, in ms, and that subject."""
+def budget_ms(limit: int) -> float:
+    """The longest one search may take on a subject of ``limit`` characters."""
+    return BUDGET_MS if limit >= SUBJECT_LIMIT else LIMITED_BUDGET_MS
+
+
+def worst_case(
+    rx: re.Pattern[str],
+    units: list[str],
+    limit: int = SUBJECT_LIMIT,
+    prefixes: list[str] | None = None,
+) -> tuple[float, str]:
+    """The slowest search of ``rx`` over the probe subjects of up to ``limit`` characters, in
+    ms, and that subject."""
     worst = 0.0
     worst_subject = ""
-    for size in _SIZES:
-        budget = BUDGET_MS * size / SUBJECT_LIMIT * 4 if size < SUBJECT_LIMIT else BUDGET_MS
-        for subject in subjects(units, size):
+    top = budget_ms(limit)
+    for size in sorted({min(s, limit) for s in _SIZES}):
+        budget = top * size / limit * 4 if size < limit else top
+        for subject in subjects(units, size, prefixes or ()):
             took = _time(rx, subject)
             if took > budget:  # twice more, to rule out a busy moment
                 took = min(took, _time(rx, subject), _time(rx, subject))
-            if took > budget and size == SUBJECT_LIMIT and _busy_not_slow(rx, subject, took):
+            if took > budget and size == limit and _busy_not_slow(rx, subject, took, top):
                 took = budget  # linear, and over the budget only by what the load added
             if took > worst:
                 worst, worst_subject = took, subject
             if took > budget:
-                return (took if size == SUBJECT_LIMIT else max(took, BUDGET_MS * 10)), subject
+                return (took if size == limit else max(took, top * 10)), subject
     return worst, worst_subject
 
 
@@ -135,24 +155,33 @@ def worst_case(rx: re.Pattern[str], units: list[str]) -> tuple[float, str]:
 LOAD_SLACK = 3.0
 
 
-def _busy_not_slow(rx: re.Pattern[str], subject: str, took: float) -> bool:
+def _busy_not_slow(
+    rx: re.Pattern[str], subject: str, took: float, budget: float = BUDGET_MS
+) -> bool:
     """Whether a search over the budget is linear in the subject and only a little slow.
 
     An eighth of the subject must take at least a sixteenth of the time (a quadratic search
     takes a sixty-fourth): the verdict then says the machine was busy, not the pattern
     super-linear, so a build does not refuse a pattern one day and accept it the next.
     """
-    if took > BUDGET_MS * LOAD_SLACK:
+    if took > budget * LOAD_SLACK:
         return False
     eighth = subject[: len(subject) // 8]
     small = min(_time(rx, eighth), _time(rx, eighth))
     return small * 16 >= took
 
 
-def subjects(units: list[str], size: int) -> Iterator[str]:
-    """Subjects of ``size`` characters from ``units``: each alone, all in turn, with a break."""
+def subjects(units: list[str], size: int, prefixes: Iterable[str] = ()) -> Iterator[str]:
+    """Subjects of ``size`` characters from ``units``: each alone, all in turn, with a break;
+    and each of ``prefixes`` (see :func:`pumps`) repeated, alone, spaced, and followed by one
+    unit repeated."""
     whole = "".join(units) or "a"
     shapes = [*units, whole, " ".join(units)]
+    for prefix in prefixes:
+        shapes += [prefix, prefix + " "]
+        for unit in units[:4]:
+            if size > len(prefix):
+                yield prefix + (unit * size)[: size - len(prefix)]
     for shape in shapes:
         if not shape:
             continue
@@ -183,6 +212,55 @@ def _time(rx: re.Pattern[str], subject: str) -> float:
 
 def _raise_timeout(_signum: int, _frame: Any) -> None:
     raise _Timeout
+
+
+#: How many of a pattern's matched prefixes :func:`pumps` returns.
+_MAX_PUMPS = 4
+
+
+def pumps(source: str) -> list[str]:
+    """Text the pattern matches up to each of its top-level repeats and look-arounds, longest
+    first: repeated, each copy is a new start from which the search runs on to the end."""
+    try:
+        items = list(sre_parse.parse(source))
+    except (re.error, RecursionError, OverflowError):
+        return []
+    c = sre_constants
+    while len(items) == 1 and items[0][0] is c.SUBPATTERN:
+        items = list(items[0][1][3])
+    found: list[str] = []
+    for k in range(1, len(items) + 1):
+        op = items[k][0] if k < len(items) else None
+        if op is None or op in (c.MAX_REPEAT, c.MIN_REPEAT, c.ASSERT, c.ASSERT_NOT):
+            text = _sample(items[:k])
+            if text and text not in found:
+                found.append(text)
+    return sorted(found, key=len, reverse=True)[:_MAX_PUMPS]
+
+
+def _sample(items: list[tuple[Any, Any]]) -> str:
+    """One text the items match (look-arounds and anchors aside): the first choice of each
+    alternation, each repeat taken as few times as it must, but at least once."""
+    c = sre_constants
+    out: list[str] = []
+    for op, arg in items:
+        if op is c.LITERAL:
+            out.append(chr(arg))
+        elif op is c.NOT_LITERAL:
+            out.append("a" if arg != ord("a") else "b")
+        elif op is c.ANY:
+            out.append("a")
+        elif op is c.IN:
+            out.append(next(_class_samples(arg), "a"))
+        elif op is c.SUBPATTERN:
+            out.append(_sample(list(arg[3])))
+        elif op is c.BRANCH:
+            out.append(_sample(list(arg[1][0])))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
+            out.append(_sample(list(arg[2])) * max(1, min(arg[0], 8)))
+        elif str(op) == "ATOMIC_GROUP":
+            out.append(_sample(list(arg)))
+    return "".join(out)
 
 
 def _units(source: str) -> Iterator[str]:

@@ -30,6 +30,8 @@ import itertools
 import re
 from typing import Any
 
+import attrs
+
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
 from lessons_core.errors import LessonsError
 
@@ -49,28 +51,63 @@ class UnsafePatternError(LessonsError):
     """A pattern refused by the safety rules; the message names lesson, pattern and rule."""
 
 
-def check_pattern(source: str, *, measure: bool = True) -> str | None:
-    """Return why ``source`` is refused (invalid or unsafe), or ``None`` when it is accepted.
+@attrs.frozen
+class Verdict:
+    """The judgement of one pattern: refused (``reason``) or accepted, and how much of a subject
+    the hook matches it against (``limit``).
 
-    Rules 1-3 judge the pattern as written; rules 4-6 judge :func:`hot_source` (the form the
-    hook runs); ``measure`` then times that form on subjects made from its own text
-    (:mod:`lessons_core.compiler.probe`).
+    A refusal names, when it can, the ``part`` of the pattern at fault as the user wrote it, and
+    an accepted ``rewrite`` of the whole pattern.
     """
+
+    reason: str | None
+    limit: int = 32768
+    degree: int = 1
+    part: str | None = None
+    rewrite: str | None = None
+
+
+def check_pattern(source: str, *, measure: bool = True) -> str | None:
+    """Return why ``source`` is refused (invalid or unsafe), or ``None`` when it is accepted."""
+    return judge(source, measure=measure).reason
+
+
+def judge(source: str, *, measure: bool = True) -> Verdict:
+    """Judge ``source``: rules 1-3 on the pattern as written, rules 4-6 on :func:`hot_source`
+    (the form the hook runs), which also give the power its search time grows with and so the
+    subject length it is matched against (:func:`subject_limit`); ``measure`` then times that
+    form on subjects of that length made from its own text
+    (:mod:`lessons_core.compiler.probe`)."""
     try:
         compiled = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
-        return f"does not compile: {exc}"
+        return Verdict(f"does not compile: {exc}")
     tree = sre_parse.parse(source)
-    reason = _walk(list(tree), counting=False) or _check_alternations(source, compiled.flags)
+    reason = _walk(list(tree), counting=False)
+    if reason is None:
+        reason = _check_alternations(source, compiled.flags)
     if reason:
-        return reason
-    hot = hot_source(source)
-    reason = check_ambiguity(hot)
-    if reason or not measure:
-        return reason
-    from lessons_core.compiler.probe import probe
+        from lessons_core.compiler import culprit
 
-    return probe(hot)
+        part, rewrite = culprit.locate(source, reason)
+        return Verdict(reason, part=part, rewrite=rewrite)
+    hot = hot_source(source)
+    reason, degree = ambiguity(hot)
+    if reason:
+        from lessons_core.compiler import culprit
+
+        part, rewrite = culprit.locate(source, reason)
+        return Verdict(reason, degree=degree, part=part, rewrite=rewrite)
+    limit = subject_limit(degree)
+    if measure:
+        from lessons_core.compiler.probe import probe
+
+        # Too slow on its limit: a quarter of the length, down to MIN_LIMIT, bounds it instead.
+        while (reason := probe(hot, limit)) and limit // 4 >= MIN_LIMIT:
+            limit //= 4
+        if reason:
+            return Verdict(reason, limit, degree)
+    return Verdict(None, limit, degree)
 
 
 def hot_source(source: str) -> str:
@@ -82,9 +119,20 @@ def hot_source(source: str) -> str:
 
 def ensure_safe(source: str, lesson: str, field: str) -> None:
     """Raise :class:`UnsafePatternError` naming ``lesson`` and ``field`` if it is refused."""
-    reason = check_pattern(source)
-    if reason:
-        raise UnsafePatternError(f"lesson {lesson}: {field} pattern {source!r} refused: {reason}")
+    verdict = judge(source)
+    if verdict.reason:
+        raise UnsafePatternError(f"lesson {lesson}: {field} {describe(source, verdict)}")
+
+
+def describe(source: str, verdict: Verdict) -> str:
+    """A refusal in the user's own notation: the pattern and the part at fault as written (no
+    doubled backslashes), the rule, and an accepted rewrite when there is one."""
+    text = f"pattern `{source}` is refused: {verdict.reason}"
+    if verdict.part and verdict.part != source:
+        text += f"; the problem is `{verdict.part}`"
+    if verdict.rewrite:
+        text += f"; accepted instead: `{verdict.rewrite}`"
+    return text
 
 
 # -- rules 1 and 3: walk the parsed tree --------------------------------------------------------
@@ -102,13 +150,26 @@ def _walk(items: list[tuple[Any, Any]], counting: bool) -> str | None:
     return None
 
 
+_NESTED = (
+    "nested quantifiers (a repeated group holds a repeat that can trade characters with the"
+    " group's next pass, so the time can double with every character)"
+)
+
+
 def _visit(op: Any, arg: Any, counting: bool) -> str | None:
     if op in _REPEATS:
         _low, high, body = arg
         if _counts(high):
             if counting:
-                return "nested quantifiers (a repeated group contains an unbounded repeat)"
-            return _walk(list(body), counting=True)
+                return _NESTED
+            if _walk(list(body), counting=True) is None:
+                return None
+            if _has_backref(list(body)):
+                return "back-reference inside a repeat"
+            if _passes_trade(list(body)):
+                return _NESTED
+            # Passes that cannot trade (``(?:[^/]+/)*``): each inner repeat is judged alone.
+            return _walk(list(body), counting=False)
         return _walk(list(body), counting)
     if (_POSSESSIVE is not None and op is _POSSESSIVE) or (_ATOMIC is not None and op is _ATOMIC):
         return None  # never backtracks into its body
@@ -130,6 +191,42 @@ def _visit(op: Any, arg: Any, counting: bool) -> str | None:
     if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
         return _walk(list(arg[1]), counting)
     return None
+
+
+def _has_backref(items: list[tuple[Any, Any]]) -> bool:
+    c = sre_constants
+    for op, arg in items:
+        if op is c.GROUPREF or op is c.GROUPREF_EXISTS:
+            return True
+        if op is c.SUBPATTERN and _has_backref(list(arg[3])):
+            return True
+        if op is c.BRANCH and any(_has_backref(list(b)) for b in arg[1]):
+            return True
+        if op in _REPEATS and _has_backref(list(arg[2])):
+            return True
+        if op in (c.ASSERT, c.ASSERT_NOT) and _has_backref(list(arg[1])):
+            return True
+    return False
+
+
+#: Added to the power of the repeats a first pass of a repeated body leaves behind, so that a
+#: repeat of the second pass they feed stands out.
+_LOOP = 1000
+
+
+def _passes_trade(body: list[tuple[Any, Any]]) -> bool:
+    """Whether a repeat in one pass of ``body`` can hand characters to a repeat in the next
+    (``(\\w+\\s?)+``: a run of word characters splits between passes in every way, which is
+    exponential), rather than every pass ending on characters the next cannot take
+    (``(?:[^/]+/)*``, ``(?:\\s\\w+)*``), which is at most polynomial and judged by rule 6."""
+    walker = _Ambiguity(False, False)
+    try:
+        first = walker.sequence(body, [], 1)
+        marked = [_Rep(r.chars, r.power + _LOOP, r.factor, r.mids) for r in first]
+        walker.sequence(body, marked, 1)
+    except (_Refuse, RecursionError):
+        return True
+    return walker.degree >= _LOOP
 
 
 # -- rule 2: repeated alternations, as written ---------------------------------------------------
@@ -385,18 +482,46 @@ class _Refuse(Exception):
 
 def check_ambiguity(source: str) -> str | None:
     """Rules 4-6 on ``source`` as the hook runs it: why it is refused, or ``None``."""
+    return ambiguity(source)[0]
+
+
+def ambiguity(source: str) -> tuple[str | None, int]:
+    """Rules 4-6 on ``source`` as the hook runs it: why it is refused (or ``None``), and the
+    power of the subject's length its search time grows with (1: linear)."""
     try:
         tree = sre_parse.parse(source)
     except (re.error, RecursionError, OverflowError) as exc:
-        return f"does not compile: {exc}"
+        return f"does not compile: {exc}", 1
     walker = _Ambiguity(bool(tree.state.flags & re.IGNORECASE), bool(tree.state.flags & re.M))
     try:
         walker.sequence(list(tree), [_SEARCH], 1, tail=True)
     except _Refuse as exc:
-        return str(exc)
+        return str(exc), walker.degree
     except RecursionError:
-        return "too deeply nested to analyse"
-    return None
+        return "too deeply nested to analyse", walker.degree
+    if walker.degree > MAX_DEGREE:
+        return (
+            f"{walker.degree} repeats in a row can trade characters: the search time grows with"
+            f" the subject's length to the power {walker.degree}, too fast to bound on a useful"
+            " length"
+        ), walker.degree
+    return None, walker.degree
+
+
+#: How many characters of a subject the hook matches a pattern against, by the power of the
+#: subject's length its search time grows with. A linear search sees the hook's whole subject;
+#: a polynomial one only its start, which holds every real command (the longest commands agents
+#: run are a few kilobytes of here-document), so its worst case stays bounded.
+DEGREE_LIMITS = {1: 32768, 2: 4096, 3: 256}
+#: The highest power accepted: beyond it no useful length keeps the search fast.
+MAX_DEGREE = max(DEGREE_LIMITS)
+#: The shortest limit a pattern measured too slow on its own may be given instead of a refusal.
+MIN_LIMIT = 256
+
+
+def subject_limit(degree: int) -> int:
+    """How many characters of a subject a pattern of this ``degree`` is matched against."""
+    return DEGREE_LIMITS.get(max(1, degree), 0)
 
 
 class _Ambiguity:
@@ -404,6 +529,8 @@ class _Ambiguity:
         self.fold = fold
         self.multiline = multiline
         self.max_factor = 1
+        #: The longest chain of repeats that trade characters, the search's loop included.
+        self.degree = 1
 
     def sequence(
         self, items: list[tuple[Any, Any]], active: list[_Rep], mult: int, tail: bool = False
@@ -507,11 +634,7 @@ class _Ambiguity:
             power += best.power
             factor *= best.factor
         if not tail:  # a repeat that ends the pattern is never backtracked into
-            if power >= 2:
-                raise _Refuse(
-                    f"polynomial backtracking: {power} repeats in a row can trade characters"
-                    f" (time grows with the subject's length to the power {power} or more)"
-                )
+            self.degree = max(self.degree, power)
             if factor > MAX_BOUNDED_FACTOR:
                 raise _Refuse(
                     f"bounded repeats that can trade characters multiply to {factor} ways"
@@ -584,3 +707,26 @@ def _nullable_only(items: list[tuple[Any, Any]]) -> bool:
     """True when ``items`` can match nothing but the empty string (``(?:|)`` after ``re``
     factors ``a|a`` into ``a(?:|)``)."""
     return not chars_in(items, False)
+
+
+# -- patterns that match every call -------------------------------------------------------------
+
+#: Everyday subjects: a pattern that matches every call matches each of these.
+_EVERYDAY = ("", "\n", " ", "a", "Z", "0", "-", "/", "\u00e9", "ls -la", "git status", "npm test")
+
+
+def matches_everything(source: str) -> bool:
+    """Whether ``source`` finds a match in any text (``""``, ``.*``, ``(?s)``, ``^``, ``x?``,
+    ``(?!.*y)``): it matches everyday subjects, the empty one included, and each literal run of
+    its own (so ``^(?!ls\\b)`` — everything but one command — is not counted).
+
+    A guard or a nudge with such a pattern would stop every call of its tools.
+    """
+    try:
+        rx = re.compile(source)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    from lessons_core.compiler.probe import _units
+
+    samples = [*_EVERYDAY, *_units(source)]
+    return all(rx.search(sample) is not None for sample in samples)

@@ -22,7 +22,9 @@ compiled at build time when the manifest's marshal copy has one, else with ``re`
 
 Patterns see at most the first ``SUBJECT_LIMIT`` characters of a command, a content or a path:
 the compiler proves or measures every accepted pattern fast on subjects that long
-(``lessons_core.compiler.probe``), and a longer subject would void that bound.
+(``lessons_core.compiler.probe``), and a longer subject would void that bound. A pattern whose
+search time grows faster than linearly carries a shorter ``limit`` of its own (4,096 characters
+when it grows with the square of the length), on which it was measured the same way.
 """
 
 import marshal
@@ -148,7 +150,8 @@ def _project_id(cwd, environ):
 
 
 def any_matches(patterns, text, low, is_ascii):
-    """True when one of ``patterns`` (``{"source", "literal", "fold"}`` dicts) matches ``text``.
+    """True when one of ``patterns`` (``{"source", "literal", "fold", "limit"}`` dicts) matches
+    ``text``, or its first ``limit`` characters when the pattern has one.
 
     The literal check is skipped for non-ASCII text when the pattern folds case: under
     ``re.IGNORECASE`` a few non-ASCII letters match ASCII ones that ``str.lower`` leaves alone.
@@ -161,7 +164,8 @@ def any_matches(patterns, text, low, is_ascii):
                     continue
             elif not any(part in low for part in literal):
                 continue
-        if compiled(pattern["source"]).search(text):
+        limit = pattern.get("limit")
+        if compiled(pattern["source"]).search(text[:limit] if limit else text):
             return True
     return False
 

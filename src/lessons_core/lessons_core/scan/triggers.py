@@ -364,7 +364,8 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
         # One bounded-by-segment gap, never a repeated group: the compiler refuses nested
         # repeats (they can backtrack for seconds in the hook).
         # The subcommand's words are joined by one space, a fixed width: a variable one right
-        # after the gap could trade characters with it (polynomial, refused by the compiler).
+        # after the gap could trade characters with it (polynomial: the hook would see only the
+        # start of a command).
         words = shape.sub.split()
         pattern += _GAP + " ".join(
             [_word(words[0]), *(_escape(w) + r"\b" for w in words[1:-1]), _word(words[-1])]
@@ -491,7 +492,8 @@ def without_flag(base: str, flag: str) -> str:
 
     Written with ``.*`` rather than the segment-bounded gap: the compiler rewrites a trailing
     ``(?!.*X)`` to be tried once, on the last match, while a gap before a negative look-ahead
-    would make the hook's search quadratic in the command's length (and is refused).
+    would make the hook's search quadratic in the command's length (and the hook would match
+    it against the start of a command only).
     """
     return rf"{base.replace(_GAP, '.*')}(?!.*\s{_escape(flag)}(?:[\s=]|$))"
 
