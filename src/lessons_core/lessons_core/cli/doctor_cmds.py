@@ -27,7 +27,7 @@ import click
 from lessons_core import installing
 from lessons_core.cli.common import user_errors
 from lessons_core.errors import LessonsError
-from lessons_core.hot import paths
+from lessons_core.hot import homecheck, paths
 from lessons_core.models import Status
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -313,6 +313,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
     home = Path(paths.lessons_home(env))
+    untrusted = homecheck.check(str(home))
+    if untrusted is not None:  # nothing in it is read: each check would only repeat this
+        return [Finding("home", FAIL, untrusted[0], untrusted[1])]
     findings = [_check_config(home)]
     if findings[0].status == FAIL:
         store, revision = Finding("store", WARN, "skipped: the configuration is broken"), None

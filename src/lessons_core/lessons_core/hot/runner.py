@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-from lessons_core.hot import fastjson
+from lessons_core.hot import fastjson, homecheck, paths
 from lessons_core.hot import log as hook_log
 from lessons_core.hot import manifest as manifest_mod
 from lessons_core.hot.decision import new_decision, trailer
@@ -139,6 +139,10 @@ def run(adapter, stdin=None, stdout=None, environ=None):
             stats["hook_event"] = payload.get("hook_event_name")
         event = adapter.normalize(payload)
         if not event:
+            return 0
+        untrusted = homecheck.problem(paths.lessons_home(env), ())
+        if untrusted is not None:  # deliver nothing rather than what someone else put there
+            stats["error"] = untrusted
             return 0
         stats["event"] = event.get("event")
         stats["agent"] = event.get("agent") or stats["agent"]
