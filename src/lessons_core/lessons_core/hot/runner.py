@@ -134,7 +134,7 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         if raw is None:
             stats["error"] = f"stdin larger than {MAX_STDIN_BYTES} bytes"
             return 0
-        payload = fastjson.loads(raw)
+        payload = fastjson.loads(_text_of(raw), lenient=True)
         if isinstance(payload, dict):
             stats["hook_event"] = payload.get("hook_event_name")
         event = adapter.normalize(payload)
@@ -177,6 +177,19 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         hook_log.write(env, stats)
     return 0
+
+
+def _text_of(raw):
+    """The payload as text: UTF-8, with a byte sequence that is not (a lone surrogate encoded
+    raw, a stray byte) read as U+FFFD instead of losing the whole call's lessons."""
+    if isinstance(raw, str):
+        return raw
+    if raw[:3] == b"\xef\xbb\xbf":
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
 
 
 def _read_bounded(stream):
