@@ -126,7 +126,7 @@ def add(directory: str | None) -> None:
     from lessons_core.repomem.repository import read_lessons
 
     root = _root(directory)
-    found = read_lessons(root)
+    found = read_lessons(root, _bounds())
     with services.session() as ctx:
         with registry.locked(ctx.home):
             reg = registry.load(ctx.home)
@@ -163,18 +163,27 @@ def _read(directory: str | None, every: bool) -> list[Any]:
     from lessons_core.repomem.repository import read_lessons
 
     if not every:
-        return [read_lessons(_root(directory))]
+        return [read_lessons(_root(directory), _bounds())]
     home = services.home_dir()
     roots = registry.load(home).repositories
     if not roots:
         raise LessonsError("no repository is included yet ('lessons repo add DIR')")
     out = []
+    bounds = _bounds()
     for root in roots:
         try:
-            out.append(read_lessons(Path(root)))
+            out.append(read_lessons(Path(root), bounds))
         except LessonsError as exc:
             click.secho(f"skipped {root}: {exc}", err=True, fg="yellow")
     return out
+
+
+def _bounds() -> Any:
+    """How much of a repository is read (``repoMaxFiles``, ``repoMaxBytes``)."""
+    from lessons_core import services
+    from lessons_core.repomem.repository import Bounds
+
+    return Bounds.of(services.load_config(services.home_dir()))
 
 
 def _show(found: list[Any], as_json: bool) -> None:
