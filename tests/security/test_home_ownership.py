@@ -98,6 +98,29 @@ def test_a_home_writable_by_others_is_refused(planted: Path) -> None:
     assert "Planted guard" in run_lessons(planted, "list").stdout  # the user's own: used
 
 
+@pytest.mark.parametrize("name", ["lessons.db", "config.json", "lesson-manifest.json"])
+def test_a_file_others_may_write_in_an_open_home_is_refused(planted: Path, name: str) -> None:
+    """A home others may enter (0755) holding a file others may write: refused, named."""
+    planted.chmod(0o755)
+    target = planted / name
+    if not target.exists():
+        target.write_text("{}\n")
+    target.chmod(0o666)
+    proc = run_lessons(planted, "list")
+    assert proc.returncode != 0
+    assert f"chmod go-w {target}" in proc.stderr
+
+
+def test_a_file_group_writable_in_a_private_home_is_used(planted: Path) -> None:
+    """In a 0700 home nobody else can reach a file to write it, whatever its mode (a umask of
+    002 makes files group-writable): the user's own files are used."""
+    (planted / "config.json").write_text("{}\n")
+    (planted / "config.json").chmod(0o664)
+    proc = run_lessons(planted, "list")
+    assert proc.returncode == 0, proc.stderr
+    assert "Planted guard" in proc.stdout
+
+
 @needs_chown
 @pytest.mark.parametrize("name", ["lessons.db", "config.json", "plugin-entry-points.json"])
 def test_a_steering_file_of_another_user_is_refused(planted: Path, name: str) -> None:

@@ -6,7 +6,8 @@ modules every command imports. A home that another user owns, or may write into,
 that to them: a planted store becomes guards that deny the agent's calls, a planted plugin
 cache makes each command import a module of their choice. So the home and each of those files
 must belong to this user and be writable by nobody else, the rule the state directory follows
-(:func:`lessons_core.hot.claims.check_state_dir`). Ownership and modes are only looked at, never
+(:func:`lessons_core.hot.claims.check_state_dir`); a file's group or other write bit counts
+only when the home lets that group or others in. Ownership and modes are only looked at, never
 repaired: what such a home holds cannot be told from what its owner meant, so the user decides
 (the message says how).
 
@@ -61,9 +62,12 @@ def check(home, names=STEERING):
         return f"LESSONS_HOME {home} cannot be examined ({exc.strerror})", _ELSEWHERE
     if not stat.S_ISDIR(st.st_mode):
         return f"LESSONS_HOME {home} is not a directory", _ELSEWHERE
-    found = _judge(home, st, "LESSONS_HOME ")
+    found = _judge(home, st, "LESSONS_HOME ", 0o022)
     if found is not None:
         return found
+    # A file's group or other write bit matters only to those who may enter the home: in a
+    # 0700 home (how lessons makes it) nobody else can reach a file to write it.
+    reach = (0o020 if st.st_mode & 0o010 else 0) | (0o002 if st.st_mode & 0o001 else 0)
     for name in names:
         path = os.path.join(home, name)
         try:
@@ -72,7 +76,7 @@ def check(home, names=STEERING):
             continue
         except OSError as exc:
             return f"{path} cannot be examined ({exc.strerror})", "Fix or remove it"
-        found = _judge(path, st, "")
+        found = _judge(path, st, "", reach)
         if found is not None:
             return found
     return None
@@ -81,7 +85,8 @@ def check(home, names=STEERING):
 _ELSEWHERE = "Set LESSONS_HOME to a directory of your own"
 
 
-def _judge(path, st, label):
+def _judge(path, st, label, writable):
+    """Refuse ``path`` owned by someone else, or with any of the ``writable`` bits set."""
     if _UID is not None and st.st_uid != _UID:
         return (
             f"{label}{path} belongs to another user (uid {st.st_uid}; you are uid {_UID}), so "
@@ -89,10 +94,9 @@ def _judge(path, st, label):
             f"If it is yours, take it back (chown {_UID} {path}); otherwise set LESSONS_HOME "
             "to a directory of your own",
         )
-    if st.st_mode & 0o022:
-        who = "its group" if st.st_mode & 0o022 == 0o020 else "others"
-        if st.st_mode & 0o022 == 0o022:
-            who = "its group and others"
+    bits = st.st_mode & writable
+    if bits:
+        who = {0o020: "its group", 0o002: "others"}.get(bits, "its group and others")
         return (
             f"{label}{path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o}), so "
             "someone else may have changed what it holds",
