@@ -69,7 +69,8 @@ def _clean(out: subprocess.CompletedProcess[str]) -> None:
 def fixture_read_only_home() -> Iterator[tuple[Path, tuple[str, ...]]]:
     """A lessons home with one lesson that the CLI process may read but not write.
 
-    As root, permissions do not bind, so the command runs as nobody in a home owned by root;
+    As root, permissions do not bind, so the command runs as nobody in a home of nobody's made
+    0555 (a home of another user is refused before anything is written: test_home_ownership);
     otherwise the home is made 0555.
     """
     base = Path(tempfile.mkdtemp(prefix="lessons-ro-"))
@@ -92,8 +93,11 @@ def fixture_read_only_home() -> Iterator[tuple[Path, tuple[str, ...]]]:
             # The environment itself (a tox env in a private folder, say) is closed to nobody.
             shutil.rmtree(base, ignore_errors=True)
             pytest.skip(f"the lessons command cannot run as nobody here: {probe.stderr.strip()}")
-        for path in [base, *base.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
+        for path in home.rglob("*"):
+            os.chown(path, NOBODY, NOBODY)
+            path.chmod(0o444)
+        os.chown(home, NOBODY, NOBODY)
+        home.chmod(0o555)
     else:
         for path in home.iterdir():
             path.chmod(0o444)

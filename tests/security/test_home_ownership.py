@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,37 @@ def test_a_steering_file_of_another_user_is_refused(planted: Path, name: str) ->
     assert str(target) in proc.stderr
     assert "chown" in proc.stderr
     assert "another user" in proc.stderr
+
+
+@needs_chown
+def test_a_home_of_another_user_is_refused_to_an_unprivileged_user() -> None:
+    """As an unprivileged user, over a home root owns (readable to all, writable by root
+    only): the planted guard is not listed, and the message names the owner."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("no setpriv to run the command as another user")
+    drop = [setpriv, f"--reuid={OTHER_UID}", f"--regid={OTHER_UID}", "--clear-groups"]
+    if subprocess.run([*drop, LESSONS, "--version"], capture_output=True).returncode != 0:
+        pytest.skip("the lessons command cannot run as an unprivileged user here")
+    base = Path(tempfile.mkdtemp(prefix="lessons-foreign-"))  # a place the other user reaches
+    try:
+        home = hook_support.build_lessons_home(base / "home", [GUARD])
+        for path in [base, *base.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        proc = subprocess.run(
+            [*drop, LESSONS, "list"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "LESSONS_HOME": str(home), "HOME": str(base)},
+            timeout=60,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert proc.returncode == 1
+    assert "Planted guard" not in proc.stdout
+    assert f"LESSONS_HOME {home} belongs to another user (uid 0" in proc.stderr
+    assert "set LESSONS_HOME to a directory of your own" in proc.stderr
 
 
 def test_doctor_names_the_untrusted_home(planted: Path) -> None:
