@@ -3,7 +3,7 @@
 A repository is anybody's: a clone may hold any number of lesson files. Each run makes a git
 repository with N lesson files (one distinct command pattern each) and a fresh LESSONS_HOME,
 then times the real ``lessons repo add`` process from spawn to exit, and ``lessons repo check``
-after it:
+after it (wall time, and the CPU time of the process, which a busy machine does not stretch):
 
 * N over ``repoMaxFiles`` (default 20,000, the folder that once took 396 s): refused before a
   file is read, so the time is the listing's;
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,32 +58,40 @@ def make_repository(base: Path, count: int) -> Path:
 
 def timed(
     args: list[str], root: Path, home: Path
-) -> tuple[float, subprocess.CompletedProcess[str]]:
+) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Wall seconds and CPU seconds (user + system) of one ``lessons`` process, and its result."""
     env = {**os.environ, "LESSONS_HOME": str(home), "HOME": str(home.parent)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.run(
         [LESSONS, *args], cwd=root, env=env, capture_output=True, text=True, check=False
     )
-    return time.perf_counter() - started, proc
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc
 
 
 def measure(base: Path, count: int, runs: int) -> None:
     root = make_repository(base, count)
     size = sum(p.stat().st_size for p in (root / ".lessons").iterdir())
-    adds, checks = [], []
+    figures: dict[str, list[tuple[float, float]]] = {"add": [], "check": []}
     outcome = ""
+    message: list[str] = []
     for run in range(runs):
         home = base / f"home-{count}-{run}"
-        took, proc = timed(["repo", "add", "."], root, home)
-        adds.append(took)
+        wall, cpu, proc = timed(["repo", "add", "."], root, home)
+        figures["add"].append((wall, cpu))
         outcome = "included" if proc.returncode == 0 else "refused"
         message = (proc.stdout if proc.returncode == 0 else proc.stderr).strip().splitlines()
-        took, _ = timed(["repo", "check"], root, home)
-        checks.append(took)
-    print(
-        f"{count:>6} files ({size / 1e6:.1f} MB): repo add {statistics.median(adds):7.2f} s, "
-        f"repo check {statistics.median(checks):6.2f} s (median of {runs}); {outcome}"
+        wall, cpu, _ = timed(["repo", "check"], root, home)
+        figures["check"].append((wall, cpu))
+    shown = ", ".join(
+        f"repo {name} {statistics.median(w for w, _ in pairs):6.2f} s "
+        f"({statistics.median(c for _, c in pairs):6.2f} s CPU)"
+        for name, pairs in figures.items()
     )
+    print(f"{count:>6} files ({size / 1e6:.1f} MB): {shown}; median of {runs}; {outcome}")
     print(f"       {message[0][:160] if message else ''}")
 
 
