@@ -64,29 +64,29 @@ def _detectors(home: Path) -> set[str]:
 def test_first_use_writes_the_cache_and_loads_the_plugin(
     home: Path, site: Path, fake_dist: Make
 ) -> None:
-    """A missing cache means a scan; the plugin loads and the cache lists its entry point."""
+    """A missing cache means a scan; the plugin loads and the cache lists its entry point,
+    with the metadata directory that declares it."""
     entry, module = _install(fake_dist, "first-detector")
     assert "first-detector" in _detectors(home)
     document = json.loads((home / plugin_cache.CACHE_NAME).read_text())
-    assert [entry, module, "", entry.replace("cached", "dist")] in document["entryPoints"]
+    dist = entry.replace("cached", "dist")
+    source = str(site / f"{dist.replace('-', '_')}-1.0.dist-info")
+    assert [entry, module, "", dist, source] in document["entryPoints"]
 
 
 def test_a_fresh_cache_is_believed(home: Path, site: Path, fake_dist: Make) -> None:
-    """While the fingerprint matches, the cached module is loaded, not the metadata's."""
-    entry, _ = _install(fake_dist, "from-metadata")
-    other = f"other_{uuid.uuid4().hex[:8]}"
-    (site / f"{other}.py").write_text(_SOURCE.format(name="from-cache"))
+    """While the fingerprint matches, the cached list is used as it is: an entry point left
+    out of it is not loaded (no rescan behind the cache's back)."""
+    entry, _ = _install(fake_dist, "left-out")
+    _install(fake_dist, "kept")
     _detectors(home)
     cache = home / plugin_cache.CACHE_NAME
     document = json.loads(cache.read_text())
-    document["entryPoints"] = [
-        [name, other if name == entry else module, attr, dist]
-        for name, module, attr, dist in document["entryPoints"]
-    ]
+    document["entryPoints"] = [item for item in document["entryPoints"] if item[0] != entry]
     cache.write_text(json.dumps(document))
     found = _detectors(home)
-    assert "from-cache" in found
-    assert "from-metadata" not in found
+    assert "kept" in found
+    assert "left-out" not in found
 
 
 def test_installing_a_distribution_invalidates_the_cache(
@@ -104,15 +104,17 @@ def test_installing_a_distribution_invalidates_the_cache(
 def test_a_broken_cache_entry_falls_back_to_the_real_scan(
     home: Path, site: Path, fake_dist: Make
 ) -> None:
-    """A cached module that no longer imports costs a rescan, not an error, and is dropped."""
+    """A cached entry point no installed distribution declares costs a rescan, not an error,
+    and is dropped from the cache."""
     _install(fake_dist, "still-here")
     _detectors(home)
     cache = home / plugin_cache.CACHE_NAME
     document = json.loads(cache.read_text())
-    document["entryPoints"].append(["gone", "no_such_module_anywhere", "", "gone-dist"])
+    source = document["entryPoints"][0][4]
+    document["entryPoints"].append(["gone", "no_such_module_anywhere", "", "gone-dist", source])
     cache.write_text(json.dumps(document))
     assert "still-here" in _detectors(home)
-    assert not cache.exists()
+    assert "no_such_module_anywhere" not in cache.read_text()
 
 
 def test_unreadable_or_foreign_cache_is_ignored(home: Path, site: Path, fake_dist: Make) -> None:

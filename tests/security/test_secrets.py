@@ -125,6 +125,7 @@ def _fakes() -> list[Fake]:
         "curl -X POST https://api.twilio.com/2010-04-01/Accounts -u {}",
     )
     labelled("twilio-env", "TWILIO_AUTH_TOKEN={}", r(32, HEX))
+    labelled("twilio-client", f'client = Client("AC{r(32, HEX)}", "{{}}")', r(32, HEX))
     add("mailgun", "key-", r(32, HEX), "curl -s --user 'api:{}' https://api.mailgun.net/v3")
     add("mailgun-private", "", f"{r(32, HEX)}-{r(8, HEX)}-{r(8, HEX)}", "MG={}")
     add("digitalocean", "dop_v1_", r(64, HEX))

@@ -95,6 +95,8 @@ _BOUNDS: tuple[tuple[str, str, float, float | None], ...] = (
     ("auto_scan_interval_hours", "autoScanIntervalHours", 0, None),
     ("max_candidates_per_scan", "maxCandidatesPerScan", 0, None),
     ("stop_reminder_bytes", "stopReminderBytes", 0, None),
+    ("repo_max_files", "repoMaxFiles", 1, None),
+    ("repo_max_bytes", "repoMaxBytes", 1, None),
     ("deep.max_calls", "deep.maxCalls", 0, None),
     ("deep.max_tokens", "deep.maxTokens", 0, None),
 )

@@ -153,8 +153,9 @@ def _load_cached(pm: pluggy.PluginManager, cache: Path) -> bool:
 
     entries = plugin_cache.read(cache, PROJECT)
     if entries is None:
-        entries = plugin_cache.scan(PROJECT)
-        plugin_cache.write(cache, PROJECT, entries)
+        sourced = plugin_cache.scan_sourced(PROJECT)
+        plugin_cache.write(cache, PROJECT, sourced)
+        entries = [entry for entry, _ in sourced]
     try:
         for ep_name, module, attr, _dist in entries:
             if pm.get_plugin(ep_name) is not None or pm.is_blocked(ep_name):

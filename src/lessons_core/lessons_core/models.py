@@ -279,6 +279,11 @@ class Config:
     directive_reinject_thresholds: tuple[int, ...] = (400_000, 800_000, 1_400_000)
     #: Transcript growth (bytes) of a session after which ``Stop`` arms the lesson reminder.
     stop_reminder_bytes: int = 150_000
+    #: The most lesson files, and bytes of them, read from one repository's ``.lessons``: a
+    #: repository over either is refused whole (a clone is anybody's; its reading must stay
+    #: short).
+    repo_max_files: int = 500
+    repo_max_bytes: int = 2 * 1024 * 1024
     #: Set by the MCP server's install: reminders name its ``record`` tool.
     mcp_installed: bool = False
     scoring: ScoringWeights = ScoringWeights()

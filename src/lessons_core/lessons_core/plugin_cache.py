@@ -9,6 +9,14 @@ modification time. Installing, upgrading or removing a distribution adds or remo
 path itself, and the next command rescans. Any doubt (no file, unreadable, other fingerprint)
 means a rescan, never a guess.
 
+The cache never decides on its own which module a command imports: each entry names the
+metadata directory it was read from, and reading the cache checks that this directory is still
+on the import path and still declares that very entry point (one small ``entry_points.txt`` per
+plugin distribution). A cache that names anything else (written by hand, planted, or left from
+another installation) is not used, and the installed metadata is read again. Where the
+metadata is not in such a directory (a zip file, an egg), entries cannot be checked so and the
+list is read afresh each time.
+
 The rescan itself (:func:`scan`) reads the ``*.dist-info`` and ``*.egg-info`` directories of the
 import path directly, in the order and with the rules ``importlib.metadata`` follows: importing
 that module (which brings in the ``email`` package to parse each distribution's metadata) and
@@ -33,10 +41,12 @@ if TYPE_CHECKING:
 
 #: The cache file in LESSONS_HOME.
 CACHE_NAME = "plugin-entry-points.json"
-_FORMAT = 1
+_FORMAT = 2
 
 #: (entry-point name, module, attribute path or "", distribution name).
 Entry = tuple[str, str, str, str]
+#: An entry and the metadata directory that declares it ("" when unknown).
+Sourced = tuple[Entry, str]
 
 
 def fingerprint() -> list[Any]:
@@ -79,20 +89,52 @@ def read(path: Path, group: str) -> list[Entry] | None:
     found = data.get("entryPoints")
     if not isinstance(found, list):
         return None
-    out: list[Entry] = []
+    out: list[Sourced] = []
     for item in found:
         if not (
-            isinstance(item, list) and len(item) == 4 and all(isinstance(x, str) for x in item)
+            isinstance(item, list) and len(item) == 5 and all(isinstance(x, str) for x in item)
         ):
             return None
-        out.append((item[0], item[1], item[2], item[3]))
-    return out
+        out.append(((item[0], item[1], item[2], item[3]), item[4]))
+    return [entry for entry, _ in out] if _installed(out, group) else None
+
+
+def _installed(entries: list[Sourced], group: str) -> bool:
+    """Whether every entry is declared, as cached, by the metadata directory it names, and
+    that directory is a distribution's on the import path (so the cache names no module an
+    installed entry point does not)."""
+    import re
+
+    on_path = {str(Path(entry or ".")) for entry in sys.path}
+    declared: dict[str, set[tuple[str, str, str]]] = {}
+    for (name, module, attr, _dist), source in entries:
+        if source not in declared:
+            where = Path(source)
+            if not (
+                source
+                and where.name.lower().endswith((".dist-info", ".egg-info"))
+                and str(where.parent) in on_path
+            ):
+                return False
+            points = _entry_points_of(where, group, re.compile(_VALUE))
+            declared[source] = set(points or ())
+        if (name, module, attr) not in declared[source]:
+            return False
+    return True
 
 
 def scan(group: str) -> list[Entry]:
     """Read the entry points of ``group`` from the installed distributions' metadata."""
-    found = _read_metadata_dirs(group)
-    return found if found is not None else _scan_with_importlib(group)
+    return [entry for entry, _ in scan_sourced(group)]
+
+
+def scan_sourced(group: str) -> list[Sourced]:
+    """:func:`scan`, each entry with the metadata directory declaring it (for :func:`write`)."""
+    sources: list[str] = []
+    found = _read_metadata_dirs(group, sources)
+    if found is not None:
+        return list(zip(found, sources, strict=True))
+    return [(entry, "") for entry in _scan_with_importlib(group)]
 
 
 def _scan_with_importlib(group: str) -> list[Entry]:
@@ -110,10 +152,11 @@ def _scan_with_importlib(group: str) -> list[Entry]:
 _VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
 
-def _read_metadata_dirs(group: str) -> list[Entry] | None:
+def _read_metadata_dirs(group: str, sources: list[str] | None = None) -> list[Entry] | None:
     """The entry points of ``group`` as ``importlib.metadata.distributions()`` lists them, read
     straight from the metadata directories; ``None`` when the path holds something only
-    ``importlib.metadata`` reads (a zip file, an egg, another distribution finder)."""
+    ``importlib.metadata`` reads (a zip file, an egg, another distribution finder). The
+    directory of each entry is appended to ``sources`` when given."""
     import importlib.machinery
     import re
 
@@ -148,6 +191,8 @@ def _read_metadata_dirs(group: str) -> list[Entry] | None:
                 if points:
                     dist = _distribution_name(path)
                     found.extend((name, module, attr, dist) for name, module, attr in points)
+                    if sources is not None:
+                        sources.extend(str(path) for _ in points)
     return found
 
 
@@ -195,12 +240,12 @@ def _distribution_name(path: Path) -> str:
     return ""
 
 
-def write(path: Path, group: str, entries: list[Entry]) -> None:
+def write(path: Path, group: str, entries: list[Sourced]) -> None:
     """Store ``entries`` atomically; a failure to write only costs the next command a rescan."""
     document = {
         "group": group,
         "fingerprint": fingerprint(),
-        "entryPoints": [list(entry) for entry in entries],
+        "entryPoints": [[*entry, source] for entry, source in entries],
     }
     import tempfile  # only when writing: a read-only command skips its import
 

@@ -241,6 +241,13 @@ _RULES: list[_Rule] = [
     _Rule("twilio-key", r"\bSK[0-9a-f]{32}\b", ("SK",)),
     # An Account SID with its auth token (``-u AC…:token``, ``https://AC…:token@api…``).
     _Rule("twilio-auth-token", r"\bAC[0-9a-f]{32}:(?P<s>[0-9a-f]{32})\b", ("AC",)),
+    # The SDKs' clients take the Account SID, then the token: ``Client("AC…", "token")``,
+    # ``new Twilio('AC…', 'token')``, ``Client(username="AC…", password="token")``.
+    _Rule(
+        "twilio-auth-token",
+        r"\bAC[0-9a-f]{32}[\"']\s*,\s*(?:[A-Za-z_]\w*\s*[:=]\s*)?[\"'](?P<s>[0-9a-f]{32})\b",
+        ("AC",),
+    ),
     _Rule(
         "twilio-auth-token",
         r"(?i)\btwilio[\w.-]*?(?:auth[_-]?)?token[\"']?\s*[:=,]\s*[\"']?(?P<s>[0-9a-f]{32})\b",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core.errors import LessonsError
+from lessons_core.hot import homecheck
 from lessons_core.hot.paths import lessons_home
 from lessons_core.logs import get_logger
 from lessons_core.manager import Plugins
@@ -25,14 +26,31 @@ log = get_logger()
 
 
 def home_dir(environ: Mapping[str, str] | None = None, *, create: bool = True) -> Path:
-    """``LESSONS_HOME`` as a path, created private (0700) when missing."""
+    """``LESSONS_HOME`` as a path, created private (0700) when missing.
+
+    A home, or a file in it that steers what commands do, that belongs to another user or that
+    others may write is refused (:mod:`lessons_core.hot.homecheck`): its store, configuration
+    and plugin cache could be someone else's.
+    """
     home = Path(lessons_home(environ))
     if create and not home.is_dir():
         try:
             home.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise LessonsError(f"cannot create LESSONS_HOME {home}: {exc.strerror}") from exc
+    check_home(home)
     return home
+
+
+def check_home(home: Path) -> None:
+    """Raise :class:`UntrustedHome` unless ``home`` and its steering files are the user's own."""
+    found = homecheck.problem(str(home))
+    if found is not None:
+        raise UntrustedHome(found)
+
+
+class UntrustedHome(LessonsError):
+    """``LESSONS_HOME`` or a file in it that someone other than the user owns or may write."""
 
 
 def load_config(home: Path) -> Config:

@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from lessons_core.models import Candidate, Config
+from lessons_core.privacy import redact_head
 from lessons_core.scan import triggers
 from lessons_core.scan.intake import pattern_problem
 from lessons_core.scan.tier2 import Finding
@@ -88,7 +89,7 @@ def reusable(answer: dict[str, Any]) -> bool:
 def _text(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
-    text = " ".join(value.split())
+    text = " ".join(redact_head(value, TEXT_CHARS).split())  # redact, then cut
     return text[:TEXT_CHARS] if text else None
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Config
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import tier2
 
@@ -116,13 +117,15 @@ class Distiller:
         except Exception as exc:  # a model error costs this finding its lesson, not the scan
             scan.budget.settle(estimate, estimate)
             scan.budget.note(budgets.FAILED)
-            log.warning("llm.call_failed", model=scan.model_id, error=str(exc)[:300])
+            log.warning(
+                "llm.call_failed", model=scan.model_id, error=redact_head(str(exc), 300)[:300]
+            )
             return None
         scan.budget.settle(estimate, spent if spent is not None else models.estimate(text, reply))
         parsed = answer.parse(reply)
         if parsed is None:
             scan.budget.note(budgets.FAILED)
-            log.warning("llm.bad_answer", model=scan.model_id, answer=reply[:200])
+            log.warning("llm.bad_answer", model=scan.model_id, answer=redact_head(reply, 200)[:200])
             return None
         scan.cache.put(digest, parsed)
         return parsed

@@ -1,15 +1,16 @@
 """The excerpt a model sees: the few facts of one finding, redacted, and nothing else.
 
 What leaves the machine is exactly this text: the failing call, its error, what the user said,
-what the agent said about its mistake, and the call that fixed it — each cut short and passed
-through :func:`lessons_core.privacy.scrub` (secrets become ``[REDACTED:<kind>]``, home
-directories ``~``). The project's path, other messages, file contents and the rest of the
-transcript are never part of it.
+what the agent said about its mistake, and the call that fixed it — each passed through
+:func:`lessons_core.privacy.scrub` (secrets become ``[REDACTED:<kind>]``, home directories
+``~``) and only then cut short, so no cut can split a secret out of the rule that finds it.
+The project's path, other messages, file contents and the rest of the transcript are never
+part of it.
 """
 
 from __future__ import annotations
 
-from lessons_core.privacy import scrub
+from lessons_core.privacy import redact_head, scrub
 from lessons_core.scan import events as ev
 from lessons_core.scan.failures import error_lines
 from lessons_core.scan.tier2 import Finding
@@ -21,7 +22,9 @@ WORDS_CHARS = 400
 
 
 def _cut(text: str, limit: int) -> str:
-    text = text.strip()
+    """``text`` redacted, then cut to ``limit`` characters: in the other order a secret that
+    straddles the cut loses the end its rule needs and goes out nearly whole."""
+    text = scrub(redact_head(text.strip(), limit))
     if len(text) <= limit:
         return text
     return text[: limit - 12].rstrip() + " [… cut]"

@@ -27,7 +27,7 @@ import click
 from lessons_core import installing
 from lessons_core.cli.common import user_errors
 from lessons_core.errors import LessonsError
-from lessons_core.hot import paths
+from lessons_core.hot import homecheck, paths
 from lessons_core.models import Status
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -309,10 +309,41 @@ def _check_sources(env: Mapping[str, str], home: Path) -> Finding | None:
     )
 
 
+def _check_source_files(env: Mapping[str, str], home: Path) -> Finding | None:
+    """Lesson files a source leaves out (bad front matter, a link, a refused pattern): named
+    with what to fix, since rebuilding leaves them out again."""
+    from lessons_core.compiler.sources import read_sources
+    from lessons_core.repomem import registry
+    from lessons_core.services import load_config, load_plugins
+
+    if not (home / registry.NAME).is_file():
+        return None  # no repository included: nothing to read
+    try:
+        sourced = read_sources(load_plugins(env), load_config(home), home)
+    except Exception:  # the config and plugin checks report what is wrong
+        return None
+    if not sourced.problems:
+        return None
+    shown = "; ".join(sourced.problems[:3])
+    more = len(sourced.problems) - 3
+    return Finding(
+        "sources",
+        WARN,
+        f"{len(sourced.problems)} lesson file(s) left out: {shown}"
+        + (f" (and {more} more)" if more > 0 else ""),
+        "fix or remove each named file as its message says (`lessons repo check` lists them); "
+        "the rest are delivered",
+        {"leftOut": list(sourced.problems)},
+    )
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
     home = Path(paths.lessons_home(env))
+    untrusted = homecheck.check(str(home))
+    if untrusted is not None:  # nothing in it is read: each check would only repeat this
+        return [Finding("home", FAIL, untrusted[0], untrusted[1])]
     findings = [_check_config(home)]
     if findings[0].status == FAIL:
         store, revision = Finding("store", WARN, "skipped: the configuration is broken"), None
@@ -326,6 +357,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     sources = _check_sources(env, home)
     if sources is not None:
         findings.append(sources)
+    left_out = _check_source_files(env, home)
+    if left_out is not None:
+        findings.append(left_out)
     if revision is not None:
         findings.append(_check_left_out(env))
     findings.append(_check_state(env))

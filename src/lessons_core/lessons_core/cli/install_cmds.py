@@ -264,10 +264,8 @@ def _mcp_register() -> Any:
 def _note_mcp(*, installed: bool) -> None:
     """``mcpInstalled`` in config.json: the hooks' reminders then name the ``record`` tool."""
     from lessons_core import config, services
-    from lessons_core.hot import paths
 
-    home = Path(paths.lessons_home(os.environ))
-    home.mkdir(parents=True, exist_ok=True)
+    home = services.home_dir()
     config.set_key(home, "mcpInstalled", True if installed else None)
     with services.open_store() as store:
         services.rebuild_manifest(store)  # the hooks read the flag from the manifest

@@ -124,10 +124,9 @@ def add(directory: str | None) -> None:
     """Include DIR's repository's lessons in this user's manifest (trust it)."""
     from lessons_core import services
     from lessons_core.repomem import registry
-    from lessons_core.repomem.repository import read_lessons
 
     root = _root(directory)
-    found = read_lessons(root)
+    found = _read_one(root)
     with services.session() as ctx:
         with registry.locked(ctx.home):
             reg = registry.load(ctx.home)
@@ -160,22 +159,46 @@ def forget(directory: str | None) -> None:
 
 def _read(directory: str | None, every: bool) -> list[Any]:
     from lessons_core import services
+    from lessons_core.compiler import probe
     from lessons_core.repomem import registry
     from lessons_core.repomem.repository import read_lessons
 
     if not every:
-        return [read_lessons(_root(directory))]
+        return [_read_one(_root(directory))]
     home = services.home_dir()
     roots = registry.load(home).repositories
     if not roots:
         raise LessonsError("no repository is included yet ('lessons repo add DIR')")
     out = []
-    for root in roots:
-        try:
-            out.append(read_lessons(Path(root)))
-        except LessonsError as exc:
-            click.secho(f"skipped {root}: {exc}", err=True, fg="yellow")
+    bounds = _bounds()
+    with probe.remembered(home):
+        for root in roots:
+            try:
+                out.append(read_lessons(Path(root), bounds))
+            except LessonsError as exc:
+                click.secho(f"skipped {root}: {exc}", err=True, fg="yellow")
     return out
+
+
+def _read_one(root: Path) -> Any:
+    """The lessons of the repository at ``root``, read within this user's bounds; the probe's
+    verdicts on their patterns are those the builds keep (a pattern is timed once, not at
+    every check)."""
+    from lessons_core import services
+    from lessons_core.compiler import probe
+    from lessons_core.repomem.repository import read_lessons
+
+    home = services.home_dir(create=False)
+    with probe.remembered(home, save=home.is_dir()):
+        return read_lessons(root, _bounds())
+
+
+def _bounds() -> Any:
+    """How much of a repository is read (``repoMaxFiles``, ``repoMaxBytes``)."""
+    from lessons_core import services
+    from lessons_core.repomem.repository import Bounds
+
+    return Bounds.of(services.load_config(services.home_dir(create=False)))
 
 
 def _show(found: list[Any], as_json: bool) -> None:

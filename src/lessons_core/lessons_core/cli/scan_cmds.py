@@ -198,10 +198,15 @@ def scan(
 def _nothing_new() -> bool:
     """Answer a plain ``lessons scan`` that has nothing to read from the index the last one left
     (see :mod:`lessons_core.scan.unchanged`), printing what the full scan would print."""
+    from lessons_core.hot import homecheck
     from lessons_core.hot.paths import lessons_home
     from lessons_core.scan import unchanged
 
-    count = unchanged.unchanged(lessons_home(os.environ), os.environ)
+    home = lessons_home(os.environ)
+    untrusted = homecheck.problem(home)
+    if untrusted is not None:
+        raise LessonsError(untrusted)
+    count = unchanged.unchanged(home, os.environ)
     if count is None:
         return False
     click.echo(f"Scanned 0 of {count} transcript(s) (0.0 MB, 0 events; {count} unchanged).")

@@ -191,27 +191,45 @@ def subjects(units: list[str], size: int, prefixes: Iterable[str] = ()) -> Itera
 
 
 def _time(rx: re.Pattern[str], subject: str) -> float:
+    """CPU milliseconds one search of ``subject`` takes, stopped at the limit when a timer can
+    interrupt it.
+
+    The timer can fire a little late (a loaded machine delivers the signal whenever it gets to
+    it): after the search, in the clean-up, anywhere. So the handler only raises while
+    :data:`_searching` says the search is under way, everything between arming and disarming
+    is inside the ``try``, and a late signal does nothing at all; it can never escape into the
+    build and cost a source its lessons.
+    """
     limit = BUDGET_MS * 40 / 1000
     armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
     previous: Any = None
-    if armed:
-        previous = signal.signal(signal.SIGALRM, _raise_timeout)
-        signal.setitimer(signal.ITIMER_REAL, limit)
     start = time.thread_time()  # CPU time: a busy machine does not make a pattern slow
     try:
+        if armed:
+            previous = signal.signal(signal.SIGALRM, _raise_timeout)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        _searching[0] = True
         rx.search(subject)
+        _searching[0] = False
     except _Timeout:
         pass
     finally:
-        took = (time.thread_time() - start) * 1000
+        _searching[0] = False
         if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-    return took
+            if previous is not None:
+                signal.signal(signal.SIGALRM, previous)
+    return (time.thread_time() - start) * 1000
+
+
+#: Whether a timed search is running (the only time the timer may interrupt anything).
+_searching = [False]
 
 
 def _raise_timeout(_signum: int, _frame: Any) -> None:
-    raise _Timeout
+    if _searching[0]:
+        _searching[0] = False  # once: the clean-up that follows is never interrupted
+        raise _Timeout
 
 
 #: How many of a pattern's matched prefixes :func:`pumps` returns.

@@ -35,13 +35,24 @@ class _Context:
     memo = None
 
 
+class _LenientContext(_Context):
+    """Control characters (a raw NUL, a raw tab) taken inside strings, as ``strict=False``."""
+
+    strict = False
+
+
 _scanner = None
+_lenient_scanner = None
 _encoder = None
 
 
-def loads(data):
-    """Parse one JSON document from ``str`` or UTF-8 ``bytes``; raise ``ValueError`` if invalid."""
-    global _scanner
+def loads(data, lenient=False):
+    """Parse one JSON document from ``str`` or UTF-8 ``bytes``; raise ``ValueError`` if invalid.
+
+    ``lenient=True`` takes raw control characters inside strings (the hook's payloads: a NUL an
+    agent passed through unescaped must not cost the call its lessons).
+    """
+    global _scanner, _lenient_scanner
     if isinstance(data, (bytes, bytearray)):
         if data[:3] == b"\xef\xbb\xbf":
             data = data[3:]
@@ -49,14 +60,20 @@ def loads(data):
     if _json is None:
         import json  # type: ignore[unreachable]
 
-        return json.loads(data)
-    if _scanner is None:
-        _scanner = _json.make_scanner(_Context())  # type: ignore[arg-type]
+        return json.loads(data, strict=not lenient)
+    if lenient:
+        if _lenient_scanner is None:
+            _lenient_scanner = _json.make_scanner(_LenientContext())  # type: ignore[arg-type]
+        scanner = _lenient_scanner
+    else:
+        if _scanner is None:
+            _scanner = _json.make_scanner(_Context())  # type: ignore[arg-type]
+        scanner = _scanner
     text = data.strip(_WHITESPACE)
     if not text:
         raise JSONError("empty input")
     try:
-        value, end = _scanner(text, 0)
+        value, end = scanner(text, 0)
     except StopIteration as exc:
         raise JSONError(f"invalid JSON at {exc.value}") from None
     if end != len(text):

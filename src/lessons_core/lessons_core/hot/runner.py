@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-from lessons_core.hot import fastjson
+from lessons_core.hot import fastjson, homecheck, paths
 from lessons_core.hot import log as hook_log
 from lessons_core.hot import manifest as manifest_mod
 from lessons_core.hot.decision import new_decision, trailer
@@ -134,11 +134,15 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         if raw is None:
             stats["error"] = f"stdin larger than {MAX_STDIN_BYTES} bytes"
             return 0
-        payload = fastjson.loads(raw)
+        payload = fastjson.loads(_text_of(raw), lenient=True)
         if isinstance(payload, dict):
             stats["hook_event"] = payload.get("hook_event_name")
         event = adapter.normalize(payload)
         if not event:
+            return 0
+        untrusted = homecheck.problem(paths.lessons_home(env), ())
+        if untrusted is not None:  # deliver nothing rather than what someone else put there
+            stats["error"] = untrusted
             return 0
         stats["event"] = event.get("event")
         stats["agent"] = event.get("agent") or stats["agent"]
@@ -173,6 +177,19 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         hook_log.write(env, stats)
     return 0
+
+
+def _text_of(raw):
+    """The payload as text: UTF-8, with a byte sequence that is not (a lone surrogate encoded
+    raw, a stray byte) read as U+FFFD instead of losing the whole call's lessons."""
+    if isinstance(raw, str):
+        return raw
+    if raw[:3] == b"\xef\xbb\xbf":
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
 
 
 def _read_bounded(stream):

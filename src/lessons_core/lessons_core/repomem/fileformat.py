@@ -93,8 +93,18 @@ class FileError(ValidationError):
 # -- reading -------------------------------------------------------------------------------------
 
 
+#: The deepest nesting a front matter may have. A lesson needs three levels (``triggers`` →
+#: ``commandPatterns`` → a pattern); PyYAML composes and constructs nested values by recursion,
+#: so a file of a few kilobytes nested thousands of levels deep would otherwise end the whole
+#: read with ``RecursionError`` instead of being named and left out.
+MAX_DEPTH = 16
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, stricter: no duplicate keys, no aliases, no timestamps."""
+    """PyYAML's safe loader, stricter: no duplicate keys, no aliases, no timestamps, no
+    nesting deeper than :data:`MAX_DEPTH`."""
+
+    _depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -102,7 +112,20 @@ class _StrictLoader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(
                 None, None, "aliases (*name) are not allowed in a lesson file", event.start_mark
             )
-        return super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"values nested more than {MAX_DEPTH} levels deep; a lesson needs three "
+                "(triggers, a list of patterns, a pattern): flatten it",
+                event.start_mark,
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -194,6 +217,10 @@ def _load_front(front: str, path: str) -> tuple[dict[str, Any], dict[str, int]]:
         raise FileError(path, line, f"front matter: {problem}") from None
     except yaml.YAMLError as exc:
         raise FileError(path, None, f"front matter: {exc}") from None
+    except RecursionError:  # a shape the depth bound does not see; the file is still named
+        raise FileError(
+            path, None, f"front matter: nested too deeply to read; flatten it ({MAX_DEPTH} levels)"
+        ) from None
     finally:
         loader.dispose()
     if data is None:

@@ -53,6 +53,8 @@ class Entry:
     name: str
     slug: str
     problem: str | None = None
+    #: Its size when listed (0 for what is not a regular file).
+    size: int = 0
 
 
 def digest(data: bytes) -> str:
@@ -121,6 +123,7 @@ class Folder:
                     continue
                 slug = name[: -len(SUFFIX)]
                 problem = None
+                size = 0
                 if item.is_symlink():
                     problem = "is a symbolic link; refused (a lesson file must be a real file)"
                 elif not item.is_file(follow_symlinks=False):
@@ -130,7 +133,9 @@ class Folder:
                         "the file name is not a slug (lower-case letters, digits and '-'); "
                         "rename it"
                     )
-                found.append(Entry(name, slug, problem))
+                else:
+                    size = item.stat(follow_symlinks=False).st_size
+                found.append(Entry(name, slug, problem, size))
         return sorted(found, key=lambda e: e.name)
 
     def read(self, name: str) -> bytes:

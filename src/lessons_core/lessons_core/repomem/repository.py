@@ -21,9 +21,9 @@ from lessons_core import privacy
 from lessons_core.errors import LessonsError
 from lessons_core.hot.digest import hex_sha256
 from lessons_core.hot.project import find_git_root, project_id
-from lessons_core.models import Lesson, Provenance
+from lessons_core.models import Config, Lesson, Provenance
 from lessons_core.repomem import fileformat, registry
-from lessons_core.repomem.folder import Changed, Folder, FolderError, digest
+from lessons_core.repomem.folder import Changed, Entry, Folder, FolderError, digest
 
 
 def find_root(start: Path | str) -> Path:
@@ -60,11 +60,55 @@ class Found:
     problems: tuple[str, ...] = ()
 
 
-def read_lessons(root: Path) -> Found:
+@attrs.frozen
+class Bounds:
+    """How much of one repository is read: at most ``files`` lesson files and ``size`` bytes
+    of them (``repoMaxFiles`` and ``repoMaxBytes`` in ``config.json``)."""
+
+    files: int = Config().repo_max_files
+    size: int = Config().repo_max_bytes
+
+    @classmethod
+    def of(cls, config: Config | None) -> Bounds:
+        if config is None:
+            return cls()
+        return cls(config.repo_max_files, config.repo_max_bytes)
+
+
+class TooLarge(LessonsError):
+    """A repository with more lesson files, or bytes, than it may have; none of it was read."""
+
+
+def _check_bounds(folder: Folder, entries: list[Entry], bounds: Bounds) -> None:
+    """Refuse the whole folder before reading a file of it when it is over either bound: a
+    repository is anybody's, and a build must not spend minutes on one."""
+    if len(entries) > bounds.files:
+        raise TooLarge(
+            f"{folder.path} holds {len(entries)} lesson files, more than the {bounds.files} "
+            "read from one repository (repoMaxFiles in config.json); none of them was read. "
+            f"Keep fewer files there, or raise the limit: lessons config repoMaxFiles "
+            f"{len(entries)}"
+        )
+    total = sum(entry.size for entry in entries)
+    if total > bounds.size:
+        _too_many_bytes(folder, total, bounds)
+
+
+def _too_many_bytes(folder: Folder, total: int, bounds: Bounds) -> None:
+    raise TooLarge(
+        f"{folder.path} holds {total} bytes of lesson files, more than the {bounds.size} read "
+        "from one repository (repoMaxBytes in config.json); none of them was read. Keep its "
+        f"lessons shorter or fewer, or raise the limit: lessons config repoMaxBytes {total}"
+    )
+
+
+def read_lessons(root: Path, bounds: Bounds | None = None) -> Found:
     """Every lesson in ``root/.lessons``, scoped to the repository; problems named, not raised
-    (except for a folder that cannot be used at all)."""
+    (except for a folder that cannot be used at all, or one over ``bounds``:
+    :class:`TooLarge`)."""
     from lessons_core.compiler.build import refusals
 
+    bounds = bounds or Bounds()
     scope = scope_of(root)
     try:
         folder = Folder(root)
@@ -73,14 +117,21 @@ def read_lessons(root: Path) -> Found:
     lessons: list[tuple[Path, Lesson]] = []
     problems: list[str] = []
     ids: dict[str, Path] = {}
+    read = 0
     with folder:
-        for entry in folder.entries():
+        entries = folder.entries()
+        _check_bounds(folder, entries, bounds)
+        for entry in entries:
             path = folder.path / entry.name
             if entry.problem:
                 problems.append(f"{path}: {entry.problem}")
                 continue
             try:
-                lesson = parse_file(folder, entry.name, scope)
+                data = folder.read(entry.name)
+                read += len(data)
+                if read > bounds.size:  # grown since it was listed
+                    _too_many_bytes(folder, read, bounds)
+                lesson = parse_bytes(folder, entry.name, data, scope)
             except (FolderError, fileformat.FileError) as exc:
                 problems.append(str(exc))
                 continue
@@ -114,8 +165,12 @@ def read_lessons(root: Path) -> Found:
 
 def parse_file(folder: Folder, name: str, scope: str) -> Lesson:
     """The lesson in ``folder/name``, scoped to ``scope``."""
+    return parse_bytes(folder, name, folder.read(name), scope)
+
+
+def parse_bytes(folder: Folder, name: str, data: bytes, scope: str) -> Lesson:
+    """The lesson ``data`` (the bytes of ``folder/name``) holds, scoped to ``scope``."""
     path = str(folder.path / name)
-    data = folder.read(name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -32,7 +32,10 @@ def load(*, config: Any = None, home: Path) -> SourceLessons:
     reg = registry.load(home)
     if not reg.repositories:
         return SourceLessons((), revision(home), ())
-    from lessons_core.repomem.repository import read_lessons  # PyYAML: only with files to read
+    from lessons_core.models import Config
+    from lessons_core.repomem.repository import Bounds, read_lessons  # PyYAML: only now
+
+    bounds = Bounds.of(config if isinstance(config, Config) else None)
 
     lessons: list[Lesson] = []
     problems: list[str] = []
@@ -45,7 +48,7 @@ def load(*, config: Any = None, home: Path) -> SourceLessons:
             )
             continue
         try:
-            found = read_lessons(root)
+            found = read_lessons(root, bounds)
         except (LessonsError, OSError) as exc:
             problems.append(f"{root}: {exc}")
             continue
