@@ -309,6 +309,48 @@ def _check_sources(env: Mapping[str, str], home: Path) -> Finding | None:
     )
 
 
+def shared_report(env: Mapping[str, str], home: Path) -> dict[str, Any] | None:
+    """What the lesson sources contribute now, what waits, what they ask of the user's own
+    lessons, and what they left out; ``None`` without any source lesson or note."""
+    from lessons_core.compiler.sources import merge, read_sources
+    from lessons_core.services import load_config, load_plugins, open_store
+
+    plugins = load_plugins(env)
+    config = load_config(home)
+    sourced = read_sources(plugins, config, home)
+    if not (sourced.lessons or sourced.problems or sourced.waiting):
+        return None
+    with open_store(env) as store:
+        merged = merge(store.list_lessons(), sourced.lessons)
+    delivered = {lesson.id for lesson in merged.lessons}
+    return {
+        "contributed": sum(1 for lesson in sourced.lessons if lesson.id in delivered),
+        "waiting": list(sourced.waiting),
+        "suggestions": list(merged.suggestions),
+        "problems": list(sourced.problems),
+    }
+
+
+def _check_shared(env: Mapping[str, str], home: Path) -> Finding | None:
+    """What shared sources (included repositories) add, and what they asked to change."""
+    try:
+        report = shared_report(env, home)
+    except Exception as exc:
+        return Finding("shared", WARN, f"could not read the lesson sources: {exc}")
+    if report is None:
+        return None
+    notes = report["waiting"] + report["suggestions"] + report["problems"]
+    detail = f"{report['contributed']} lesson(s) from repositories delivered"
+    if not notes:
+        return Finding("shared", OK, detail, data=report)
+    detail += "; " + "; ".join(notes)
+    fix = (
+        "'lessons repo list DIR' shows a repository's files, 'lessons repo trust DIR' delivers "
+        "the new or changed ones; your own lessons are never changed by a repository"
+    )
+    return Finding("shared", WARN, detail, fix, report)
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
@@ -326,6 +368,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     sources = _check_sources(env, home)
     if sources is not None:
         findings.append(sources)
+    shared = _check_shared(env, home) if findings[0].status != FAIL else None
+    if shared is not None:
+        findings.append(shared)
     if revision is not None:
         findings.append(_check_left_out(env))
     findings.append(_check_state(env))

@@ -58,12 +58,14 @@ class Found:
     scope: str
     lessons: tuple[tuple[Path, Lesson], ...] = ()
     problems: tuple[str, ...] = ()
+    #: The SHA-256 of each usable file's bytes, by path: what ``lessons repo trust`` accepts.
+    digests: dict[Path, str] = attrs.field(factory=dict)
 
 
 def read_lessons(root: Path) -> Found:
     """Every lesson in ``root/.lessons``, scoped to the repository; problems named, not raised
     (except for a folder that cannot be used at all)."""
-    from lessons_core.compiler.build import refusals
+    from lessons_core import shared
 
     scope = scope_of(root)
     try:
@@ -73,6 +75,7 @@ def read_lessons(root: Path) -> Found:
     lessons: list[tuple[Path, Lesson]] = []
     problems: list[str] = []
     ids: dict[str, Path] = {}
+    digests: dict[Path, str] = {}
     with folder:
         for entry in folder.entries():
             path = folder.path / entry.name
@@ -80,7 +83,8 @@ def read_lessons(root: Path) -> Found:
                 problems.append(f"{path}: {entry.problem}")
                 continue
             try:
-                lesson = parse_file(folder, entry.name, scope)
+                data = folder.read(entry.name)
+                lesson = parse_data(str(path), entry.name, data, scope)
             except (FolderError, fileformat.FileError) as exc:
                 problems.append(str(exc))
                 continue
@@ -93,14 +97,13 @@ def read_lessons(root: Path) -> Found:
                     "one of them a new id, or remove its 'id' line"
                 )
                 continue
-            refused = refusals([lesson])
-            if refused:
-                problems.append(
-                    f"{path}: {refused[0].field} pattern {refused[0].pattern!r}: "
-                    f"{refused[0].reason}"
-                )
+            try:
+                shared.check(lesson, shared.REPO, where=str(path))
+            except shared.Refused as exc:
+                problems.append(str(exc))
                 continue
             ids[lesson.id] = path
+            digests[path] = digest(data)
             found_secrets = _secret_fields(lesson)
             if found_secrets:
                 problems.append(
@@ -109,13 +112,17 @@ def read_lessons(root: Path) -> Found:
                 )
                 lesson = privacy.redact_lesson(lesson)
             lessons.append((path, lesson))
-    return Found(root, scope, tuple(lessons), tuple(problems))
+    return Found(root, scope, tuple(lessons), tuple(problems), digests)
 
 
 def parse_file(folder: Folder, name: str, scope: str) -> Lesson:
     """The lesson in ``folder/name``, scoped to ``scope``."""
-    path = str(folder.path / name)
-    data = folder.read(name)
+    return parse_data(str(folder.path / name), name, folder.read(name), scope)
+
+
+def parse_data(path: str, name: str, data: bytes, scope: str) -> Lesson:
+    """The lesson in the bytes ``data`` of the file ``path`` (named ``name``), scoped to
+    ``scope``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
