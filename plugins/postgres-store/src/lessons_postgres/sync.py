@@ -17,6 +17,11 @@ One sync, on one machine, against the team database:
 4. **lessons in** — every team lesson whose revision is above this machine's cursor, and every
    removal (tombstone), in revision order; new active ones are added here, changed ones
    updated, removed ones removed. The local writes and the new cursor commit together.
+   A team row is a teammate's input: each is checked as ``lessons add`` checks its input
+   (:mod:`lessons_core.shared`); one that fails is quarantined (named in the report and in
+   ``team-quarantine.jsonl``, left on the team) and its neighbours are applied. A guard, nudge,
+   directive or protocol lesson the team adds or changes arrives as a ``candidate`` lesson:
+   it is delivered once the user accepts it (``lessons enable``).
 
 Each step records its progress in the local store (scan state ``lessons:team-sync``) when it
 is done, and every step is idempotent, so a sync cut off by the network (or a machine that was
@@ -39,17 +44,22 @@ from typing import Any
 
 import attrs
 
+from lessons_core import shared
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Evidence, Lesson, Status
+from lessons_core.store import rows as row_map
 from lessons_core.team import SyncReport, mask_url
 from lessons_postgres import settings
-from lessons_postgres.store import _LESSON_SELECT, PostgresStore, TeamUnreachable, row_to_lesson
+from lessons_postgres.store import _LESSON_SELECT, PostgresStore, TeamUnreachable
 
 log = get_logger()
 
 STATE_KEY = "lessons:team-sync"
 CONFLICTS_NAME = "team-conflicts.jsonl"
+#: Team rows this machine could not use: their id, revision and why (``lessons doctor`` reads
+#: it under the same name).
+QUARANTINE_NAME = "team-quarantine.jsonl"
 #: Team rows read per round trip while pulling.
 PAGE = 2000
 #: Key prefix of the advisory lock that keeps one machine's syncs from overlapping.
@@ -127,6 +137,8 @@ class _Tally:
     pushed_candidates: int = 0
     pushed_deliveries: int = 0
     conflicts: list[str] = attrs.Factory(list)
+    quarantined: list[str] = attrs.Factory(list)
+    waiting: list[str] = attrs.Factory(list)
 
 
 def sync(
@@ -163,6 +175,8 @@ def _report(where: str, tally: _Tally, started: float, offline: str = "") -> Syn
         pushed_candidates=tally.pushed_candidates,
         pushed_deliveries=tally.pushed_deliveries,
         conflicts=tuple(tally.conflicts),
+        quarantined=tuple(tally.quarantined),
+        waiting=tuple(tally.waiting),
         seconds=time.perf_counter() - started,
     )
 
@@ -187,7 +201,7 @@ def _exchange(local: Any, team: PostgresStore, home: Path, tally: _Tally) -> Non
     state.save(local)
     _push_deliveries(local, team, state, tally)
     state.save(local)
-    _pull(local, team, state, tally)
+    _pull(local, team, home, state, tally)
 
 
 # -- 1. lessons out ---------------------------------------------------------------------------
@@ -273,7 +287,11 @@ def _push_edit(
     team_id, base, _old = entry
     with team.transaction():
         rows = team._rows(f"{_LESSON_SELECT} WHERE id = %s FOR UPDATE", (team_id,))
-        current = row_to_lesson(rows[0]) if rows else None
+        try:
+            current = team_lesson(rows[0]) if rows else None
+        except shared.Refused as exc:
+            _quarantine(home, rows[0], str(exc), tally)
+            return
         revision = int(rows[0]["revision"]) if rows else 0
         if current is not None and (revision == int(base) or edit_digest(current) == digest):
             edited = attrs.evolve(
@@ -410,7 +428,33 @@ def _push_deliveries(local: Any, team: PostgresStore, state: _State, tally: _Tal
 # -- 4. lessons in ----------------------------------------------------------------------------
 
 
-def _pull(local: Any, team: PostgresStore, state: _State, tally: _Tally) -> None:
+def team_lesson(row: dict[str, Any]) -> Lesson:
+    """The lesson of a team row, checked as ``lessons add`` checks its input (plus the rules for
+    a shared source); :class:`lessons_core.shared.Refused` when it cannot be used."""
+    try:
+        data = row_map.lesson_json_from_row(row, lambda value: value)
+    except (KeyError, TypeError) as exc:  # pragma: no cover - the columns are ours
+        raise shared.Refused(f"team row {row.get('id')!r}: missing {exc}") from None
+    return shared.from_json(data, shared.TEAM, where=f"team lesson {_short_id(row.get('id'))}")
+
+
+def _short_id(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 70 else text[:69] + "\u2026"
+
+
+def _quarantine(home: Path, row: dict[str, Any], problem: str, tally: _Tally) -> None:
+    """Name a team row this machine cannot use; it stays on the team, its neighbours go on."""
+    team_id = _short_id(row.get("id"))
+    revision = row.get("revision")
+    tally.quarantined.append(f"{team_id} (revision {revision}): {problem}")
+    log.warning("team.row_quarantined", lesson=team_id, revision=revision, error=problem)
+    record = {"teamLessonId": team_id, "revision": revision, "problem": problem}
+    with (home / QUARANTINE_NAME).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+
+def _pull(local: Any, team: PostgresStore, home: Path, state: _State, tally: _Tally) -> None:
     while True:
         rows = team._rows(
             f"{_LESSON_SELECT} WHERE revision > %s ORDER BY revision LIMIT %s",
@@ -432,16 +476,27 @@ def _pull(local: Any, team: PostgresStore, state: _State, tally: _Tally) -> None
             key=lambda item: item[0],
         )
         with local.transaction():
-            _apply(local, changes, state, tally)
+            _apply(local, changes, home, state, tally)
             state.cursor = upto
             state.save(local)
 
 
 def _apply(
-    local: Any, changes: list[tuple[int, str, dict[str, Any]]], state: _State, tally: _Tally
+    local: Any,
+    changes: list[tuple[int, str, dict[str, Any]]],
+    home: Path,
+    state: _State,
+    tally: _Tally,
 ) -> None:
     to_local = {entry[0]: local_id for local_id, entry in state.lessons.items()}
     for revision, kind, row in changes:
+        theirs: Lesson | None = None
+        if kind == "row":
+            try:
+                theirs = team_lesson(row)
+            except shared.Refused as exc:
+                _quarantine(home, row, str(exc), tally)
+                continue
         team_id = row["id"]
         local_id = to_local.get(team_id, team_id)
         entry = state.lessons.get(local_id)
@@ -457,10 +512,11 @@ def _apply(
             state.lessons.pop(local_id, None)
             to_local.pop(team_id, None)
             continue
-        theirs = row_to_lesson(row)
+        assert theirs is not None
         if mine is None:
             if theirs.status != Status.ACTIVE:
                 continue
+            theirs = _held_back(theirs, None, tally)
             try:
                 (stored,) = local.add_lessons([theirs])
             except LessonsError as exc:
@@ -470,13 +526,36 @@ def _apply(
             to_local[team_id] = stored.id
             tally.pulled += 1
             continue
+
+        applied = theirs
         if edit_digest(mine) != edit_digest(theirs) or mine.provenance != theirs.provenance:
             updated = attrs.evolve(theirs, id=mine.id, slug=mine.slug, created_at=mine.created_at)
+            updated = applied = _held_back(updated, mine, tally)
             try:
                 local.update_lesson(updated)
             except LessonsError as exc:
                 log.warning("team.pull_refused", lesson=team_id, error=str(exc))
                 continue
             tally.updated += 1
-        state.lessons[mine.id] = [team_id, revision, edit_digest(theirs)]
+        state.lessons[mine.id] = [team_id, revision, edit_digest(applied)]
         to_local[team_id] = mine.id
+
+
+def _held_back(theirs: Lesson, mine: Lesson | None, tally: _Tally) -> Lesson:
+    """``theirs`` as this machine stores it: a lesson that acts on its own (a guard, a nudge, a
+    directive, a protocol) the team adds, or changes from what this user accepted, waits as a
+    ``candidate`` until the user enables it."""
+    if theirs.status is not Status.ACTIVE or not shared.waits_for_acceptance(theirs):
+        return theirs
+    if (
+        mine is not None
+        and mine.status is Status.ACTIVE
+        and mine.content_hash == theirs.content_hash
+        and mine.type == theirs.type
+    ):
+        return theirs  # accepted already, and the team changed nothing it says
+    tally.waiting.append(
+        f"{theirs.slug} ({theirs.type}): {' '.join(theirs.summary.split())[:80]}; it waits for "
+        f"you: 'lessons show {theirs.slug}', then 'lessons enable {theirs.slug}'"
+    )
+    return attrs.evolve(theirs, status=Status.CANDIDATE)

@@ -351,6 +351,46 @@ def _check_shared(env: Mapping[str, str], home: Path) -> Finding | None:
     return Finding("shared", WARN, detail, fix, report)
 
 
+#: Team rows a sync could not use (written by the team store plugin, see docs/team.md).
+TEAM_QUARANTINE_NAME = "team-quarantine.jsonl"
+
+
+def _check_waiting(env: Mapping[str, str], home: Path) -> Finding | None:
+    """Lessons a shared source brought that wait for the user (``candidate`` lessons), and team
+    rows a sync quarantined."""
+    from lessons_core.services import open_store
+
+    notes: list[str] = []
+    data: dict[str, Any] = {}
+    try:
+        with open_store(env) as store:
+            waiting = store.list_lessons(status=Status.CANDIDATE)
+    except Exception:  # the store check reports it
+        waiting = []
+    if waiting:
+        data["waiting"] = [lesson.slug for lesson in waiting]
+        shown = ", ".join(f"{lesson.slug} ({lesson.type})" for lesson in waiting[:5])
+        more = f" and {len(waiting) - 5} more" if len(waiting) > 5 else ""
+        notes.append(f"{len(waiting)} lesson(s) wait for you to accept them: {shown}{more}")
+    try:
+        quarantined = (home / TEAM_QUARANTINE_NAME).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        quarantined = []
+    if quarantined:
+        data["quarantined"] = len(quarantined)
+        notes.append(
+            f"{len(quarantined)} team row(s) could not be used and were left on the team store "
+            f"(named in {home / TEAM_QUARANTINE_NAME})"
+        )
+    if not notes:
+        return None
+    fix = (
+        "'lessons show SLUG' then 'lessons enable SLUG' to accept a lesson; ask a quarantined "
+        f"row's author to fix it, then remove {TEAM_QUARANTINE_NAME}"
+    )
+    return Finding("waiting", WARN, "; ".join(notes), fix, data)
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
@@ -371,6 +411,9 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     shared = _check_shared(env, home) if findings[0].status != FAIL else None
     if shared is not None:
         findings.append(shared)
+    waiting = _check_waiting(env, home) if revision is not None else None
+    if waiting is not None:
+        findings.append(waiting)
     if revision is not None:
         findings.append(_check_left_out(env))
     findings.append(_check_state(env))
