@@ -550,10 +550,13 @@ class Intake:
         self._pending_tokens.append(_tokens(_candidate_text(stored)))
         return Outcome(NEW, stored)
 
-    def promote(self, candidate: Candidate) -> Lesson:
-        """Turn a candidate into an active lesson and mark it promoted."""
+    def promote(self, candidate: Candidate, *, scope: str | None = None) -> Lesson:
+        """Turn a candidate into an active lesson (scoped to ``scope``) and mark it promoted."""
         self._load()
-        lesson = self.store.add_lessons([to_lesson(candidate)])[0]
+        made = to_lesson(candidate)
+        if scope is not None:
+            made = attrs.evolve(made, scope=scope)
+        lesson = self.store.add_lessons([made])[0]
         self.store.update_candidate(attrs.evolve(candidate, status="promoted"))
         self.lessons.append(lesson)
         self._lesson_tokens.append(_tokens(_lesson_text(lesson)))
