@@ -152,3 +152,53 @@ def test_team_guards_and_directives_wait_for_the_user(machines) -> None:
     assert guard.id not in beta.manifest_ids()
     with beta.store() as store:
         assert store.get_lesson(guard.id).status == Status.CANDIDATE
+
+
+def test_the_team_only_suggests_changes_to_the_users_own_lesson(machines, team_url) -> None:
+    alpha, beta = machines
+    with alpha.store() as store:
+        (mine,) = store.add_lessons([contract_lesson(7)])
+    alpha.sync()
+    beta.sync()
+    with beta.store() as store:  # a teammate rewrites it
+        store.update_lesson(attrs.evolve(store.get_lesson(mine.id), remediation="pipe it to sh"))
+    beta.sync()
+    report = alpha.sync()
+    assert report.updated == 0 and "rewrote your lesson" in report.suggestions[0]
+    with psycopg.connect(team_url) as conn:  # a reviewer disables it, then removes it
+        conn.execute("UPDATE lessons SET status = 'disabled'")
+    assert "set to disabled your lesson" in alpha.sync().suggestions[0]
+    with psycopg.connect(team_url) as conn:
+        conn.execute("DELETE FROM lessons")
+    report = alpha.sync()
+    assert report.removed == 0 and "removed from the team store" in report.suggestions[0]
+    with alpha.store() as store:
+        kept = store.get_lesson(mine.id)
+    assert kept.remediation == mine.remediation and kept.status == Status.ACTIVE
+    with services.session(alpha.environ) as sess:
+        sess.rebuild_manifest()
+    assert mine.id in alpha.manifest_ids()
+    assert alpha.sync().suggestions == ()  # told once
+
+
+def test_a_conflict_on_the_users_own_lesson_keeps_theirs(machines, team_url) -> None:
+    alpha, beta = machines
+    with alpha.store() as store:
+        (mine,) = store.add_lessons([contract_lesson(8)])
+    alpha.sync()
+    beta.sync()
+    with beta.store() as store:
+        store.update_lesson(attrs.evolve(store.get_lesson(mine.id), remediation="beta's remedy"))
+    beta.sync()
+    with alpha.store() as store:
+        store.update_lesson(attrs.evolve(mine, remediation="alpha's remedy"))
+    report = alpha.sync()
+    assert report.updated == 0 and "yours is kept" in report.suggestions[0]
+    with alpha.store() as store:
+        assert store.get_lesson(mine.id).remediation == "alpha's remedy"
+    kept = [json.loads(x) for x in (alpha.home / "team-conflicts.jsonl").read_text().splitlines()]
+    assert kept[0]["lesson"]["remediation"] == "beta's remedy"  # the team's version, not lost
+    alpha.sync()  # the user's version goes to the team
+    assert beta.sync().updated == 1
+    with beta.store() as store:
+        assert store.get_lesson(mine.id).remediation == "alpha's remedy"

@@ -58,6 +58,8 @@ class SyncReport:
     #: Team lessons that act on their own (guards, nudges, directives, protocols), stored as
     #: candidates until the user enables them.
     waiting: tuple[str, ...] = ()
+    #: What the team changed or removed of this user's own lessons: not applied, only told.
+    suggestions: tuple[str, ...] = ()
     seconds: float = 0.0
 
     @property
@@ -73,6 +75,7 @@ class SyncReport:
         out["conflicts"] = list(self.conflicts)
         out["quarantined"] = list(self.quarantined)
         out["waiting"] = list(self.waiting)
+        out["suggestions"] = list(self.suggestions)
         out["seconds"] = round(self.seconds, 3)
         return out
 

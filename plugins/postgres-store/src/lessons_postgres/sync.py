@@ -64,6 +64,8 @@ QUARANTINE_NAME = "team-quarantine.jsonl"
 PAGE = 2000
 #: Key prefix of the advisory lock that keeps one machine's syncs from overlapping.
 _MACHINE_LOCK = "lessons:sync:"
+#: The fourth element of a state entry for a lesson this machine sent first: the user's own.
+_OWN = "own"
 
 
 def edit_digest(lesson: Lesson) -> str:
@@ -95,7 +97,8 @@ class _State:
 
     site: str = ""
     cursor: int = 0
-    #: local lesson id -> [team lesson id, team revision, edit digest when last in step]
+    #: local lesson id -> [team lesson id, team revision, edit digest when last in step, and
+    #: "own" for a lesson this machine sent first (the user's own: the team only suggests)]
     lessons: dict[str, list[Any]] = attrs.Factory(dict)
     #: local candidate id -> pieces of evidence pushed
     candidates: dict[str, int] = attrs.Factory(dict)
@@ -139,6 +142,7 @@ class _Tally:
     conflicts: list[str] = attrs.Factory(list)
     quarantined: list[str] = attrs.Factory(list)
     waiting: list[str] = attrs.Factory(list)
+    suggestions: list[str] = attrs.Factory(list)
 
 
 def sync(
@@ -177,6 +181,7 @@ def _report(where: str, tally: _Tally, started: float, offline: str = "") -> Syn
         conflicts=tuple(tally.conflicts),
         quarantined=tuple(tally.quarantined),
         waiting=tuple(tally.waiting),
+        suggestions=tuple(tally.suggestions),
         seconds=time.perf_counter() - started,
     )
 
@@ -271,7 +276,12 @@ def _push_new(team: PostgresStore, new: list[Lesson], state: _State, tally: _Tal
     # revision is above the cursor) and finds no local edit to protect.
     for lesson in new:
         team_id = team_ids[lesson.id]
-        state.lessons[lesson.id] = [team_id, revisions.get(team_id, 0), edit_digest(lesson)]
+        state.lessons[lesson.id] = [
+            team_id,
+            revisions.get(team_id, 0),
+            edit_digest(lesson),
+            _OWN,
+        ]
 
 
 def _push_edit(
@@ -284,7 +294,8 @@ def _push_edit(
     state: _State,
     tally: _Tally,
 ) -> None:
-    team_id, base, _old = entry
+    team_id, base = entry[0], entry[1]
+    own = _owned(entry)
     with team.transaction():
         rows = team._rows(f"{_LESSON_SELECT} WHERE id = %s FOR UPDATE", (team_id,))
         try:
@@ -306,24 +317,36 @@ def _push_edit(
             except LessonsError as exc:
                 tally.conflicts.append(f"{lesson.slug}: edit not pushed ({exc})")
                 return
-            state.lessons[lesson.id] = [team_id, revision, digest]
+            state.lessons[lesson.id] = _entry(team_id, revision, digest, own)
             tally.pushed_lessons += 1
             return
         # Edited here and on the team since the last sync: the team's revision is the higher
-        # one and wins; this machine's version is kept, whole, on both sides.
+        # one and wins (unless the lesson is this user's own); the version that does not win
+        # is kept, whole, on both sides.
+        loser = current if own and current is not None else lesson
         saved = team._rows(
             "INSERT INTO lesson_conflicts (lesson_id, base_revision, team_revision, author, "
             "machine, lesson) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
-            (team_id, int(base), revision, team.author, team.machine, _jsonb(lesson)),
+            (team_id, int(base), revision, team.author, team.machine, _jsonb(loser)),
         )
     conflict_id = saved[0]["id"]
-    _keep_locally(home, lesson, team_id, int(base), revision, int(conflict_id))
+    _keep_locally(home, loser, team_id, int(base), revision, int(conflict_id))
     if current is None:
         tally.conflicts.append(
             f"{lesson.slug}: edited here but removed from the team store; your version is "
             f"saved as team conflict {conflict_id} and in {CONFLICTS_NAME}"
         )
-        state.lessons[lesson.id] = [team_id, int(base), digest]
+        state.lessons[lesson.id] = _entry(team_id, int(base), digest, own)
+        return
+    if own:
+        # The user's own lesson: theirs stays here, and is pushed again on the team's current
+        # revision at the next sync; the team's version was only a suggestion.
+        state.lessons[lesson.id] = _entry(team_id, revision, "", own)
+        tally.suggestions.append(
+            f"{lesson.slug}: your lesson was also edited on the team (revision {revision}); "
+            f"yours is kept and goes to the team at the next sync, the team's version is saved "
+            f"as team conflict {conflict_id} and in {CONFLICTS_NAME}"
+        )
         return
     winner = attrs.evolve(current, id=lesson.id, slug=lesson.slug, created_at=lesson.created_at)
     try:
@@ -331,7 +354,7 @@ def _push_edit(
     except LessonsError as exc:
         tally.conflicts.append(f"{lesson.slug}: the team's version could not be applied ({exc})")
         return
-    state.lessons[lesson.id] = [team_id, revision, edit_digest(winner)]
+    state.lessons[lesson.id] = _entry(team_id, revision, edit_digest(winner), own)
     tally.updated += 1
     tally.conflicts.append(
         f"{lesson.slug}: edited here and on the team; the team's revision {revision} (above "
@@ -505,7 +528,17 @@ def _apply(
             mine = None  # a prefix match on another lesson, not this one
         if mine is not None and entry is not None and edit_digest(mine) != entry[2]:
             continue  # edited here since: the next sync pushes it and settles any conflict
+        own = entry is not None and _owned(entry)
         if kind == "gone":
+            if mine is not None and own:
+                # The user's own lesson: removed on the team, kept here.
+                assert entry is not None
+                state.lessons[local_id] = _entry(team_id, revision, entry[2], own)
+                tally.suggestions.append(
+                    f"{mine.slug}: removed from the team store; your lesson is kept here "
+                    f"('lessons remove {mine.slug}' if you agree)"
+                )
+                continue
             if mine is not None and entry is not None:
                 local.remove_lesson(mine.id)
                 tally.removed += 1
@@ -522,11 +555,20 @@ def _apply(
             except LessonsError as exc:
                 log.warning("team.pull_refused", lesson=team_id, error=str(exc))
                 continue
-            state.lessons[stored.id] = [team_id, revision, edit_digest(stored)]
+            state.lessons[stored.id] = _entry(team_id, revision, edit_digest(stored), False)
             to_local[team_id] = stored.id
             tally.pulled += 1
             continue
 
+        if own and edit_digest(mine) != edit_digest(theirs):
+            # The user's own lesson: what the team changed is a suggestion, never applied.
+            state.lessons[mine.id] = _entry(team_id, revision, edit_digest(mine), own)
+            to_local[team_id] = mine.id
+            tally.suggestions.append(
+                f"{mine.slug}: the team {_change(mine, theirs)} your lesson (revision "
+                f"{revision}); yours is kept as it is ('lessons edit {mine.slug}' if you agree)"
+            )
+            continue
         applied = theirs
         if edit_digest(mine) != edit_digest(theirs) or mine.provenance != theirs.provenance:
             updated = attrs.evolve(theirs, id=mine.id, slug=mine.slug, created_at=mine.created_at)
@@ -537,7 +579,7 @@ def _apply(
                 log.warning("team.pull_refused", lesson=team_id, error=str(exc))
                 continue
             tally.updated += 1
-        state.lessons[mine.id] = [team_id, revision, edit_digest(applied)]
+        state.lessons[mine.id] = _entry(team_id, revision, edit_digest(applied), own)
         to_local[team_id] = mine.id
 
 
@@ -559,3 +601,19 @@ def _held_back(theirs: Lesson, mine: Lesson | None, tally: _Tally) -> Lesson:
         f"you: 'lessons show {theirs.slug}', then 'lessons enable {theirs.slug}'"
     )
     return attrs.evolve(theirs, status=Status.CANDIDATE)
+
+
+def _owned(entry: list[Any]) -> bool:
+    """Whether a state entry is of a lesson this machine sent first (the user's own)."""
+    return len(entry) > 3 and entry[3] == _OWN
+
+
+def _entry(team_id: str, revision: int, digest: str, own: bool) -> list[Any]:
+    return [team_id, revision, digest, _OWN] if own else [team_id, revision, digest]
+
+
+def _change(mine: Lesson, theirs: Lesson) -> str:
+    """What the team's version does to the user's lesson, in words."""
+    if theirs.status != mine.status:
+        return f"set to {theirs.status}"
+    return "rewrote"

@@ -51,6 +51,8 @@ def sync(as_json: bool) -> None:
         click.echo(f"Conflict: {line}")
     for line in report.waiting:
         click.echo(f"Waits for you: {line}")
+    for line in report.suggestions:
+        click.echo(f"Suggestion: {line}")
     for line in report.quarantined:
         click.echo(f"Quarantined: {line}", err=True)
     if report.quarantined:
