@@ -38,6 +38,28 @@ def manifest(home: Path) -> dict:
     return json.loads((home / "lesson-manifest.json").read_text())
 
 
+def session_start(cwd: Path) -> str:
+    """What the real Claude Code hook gives the model at a session start in ``cwd``."""
+    import os
+    import sys
+
+    payload = {
+        "session_id": f"start-{os.urandom(4).hex()}",
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "cwd": str(cwd),
+    }
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "lessons-claude-hook")],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def teammate(tmp_path: Path) -> Path:
     """Another person's LESSONS_HOME: what they write, this user never wrote."""
     return tmp_path / "teammate-home"
@@ -102,12 +124,16 @@ def test_files_a_later_pull_brings_wait_for_the_user(
         built.stderr
     )
     assert "waits" in run("repo", "list", str(repo)).stdout
+    # ... and at the next session start, through the real hook process.
+    told = session_start(repo)
+    assert "3 lesson file(s) added or changed" in told and "lessons repo trust" in told
 
     trusted = run("repo", "trust", str(repo))
     assert trusted.exit_code == 0, trusted.output
     assert "trusted 3 new or changed lesson file(s)" in trusted.stdout
     assert "directive (acts on its own)" in trusted.stdout
     assert sorted(manifest(home)["lessons"]) == ["DIR1", "GUARD1", "HINT1"]
+    assert "lessons repo trust" not in session_start(repo)
 
 
 @pytest.mark.parametrize("pattern", ["(?s)", ".*", "\\S", "\\w", "|x", "(?i)[^\\n]"])

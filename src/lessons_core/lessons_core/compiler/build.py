@@ -63,6 +63,8 @@ from lessons_core.store.base import Store
 log = get_logger()
 
 SCHEMA_ID = "urn:lessons:schema:manifest:1"
+#: The most of one source notice (what waits for the user) the session-start block carries.
+NOTICE_CHARS = 300
 GENERATOR = "lessons 0.1.0"
 
 
@@ -127,6 +129,10 @@ def build(
             )
         if sourced.revisions:
             manifest["sources"] = dict(sorted(sourced.revisions.items()))
+            manifest["fingerprint"] = fingerprint(manifest)
+        if sourced.waiting:
+            # Told at the next session start too, not only at the next command (hot.runner).
+            manifest["notices"] = [notice[:NOTICE_CHARS] for notice in sourced.waiting[:3]]
             manifest["fingerprint"] = fingerprint(manifest)
         if plugins is not None:
             pm = getattr(plugins, "pm", plugins)
