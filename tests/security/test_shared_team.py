@@ -31,6 +31,8 @@ BAD_ROWS = {
     "../../escape": "status = 'active'",
     "bad-huge": "summary = repeat('x', 20 * 1024 * 1024)",
     "bad-everything": 'triggers = \'{"toolNames": ["Bash"], "commandPatterns": ["(?s)"]}\'',
+    # Deeper than the interpreter's JSON reader goes: the fetch itself must not fail.
+    "bad-deep": "tags = (repeat('[', 5000) || repeat(']', 5000))::jsonb",
 }
 
 
@@ -77,7 +79,7 @@ def test_bad_team_rows_are_quarantined_and_their_neighbours_applied(machines, te
     assert len(report.quarantined) == len(BAD_ROWS)
     joined = "\n".join(report.quarantined)
     assert "matches every call" in joined and "not a usable id" in joined
-    assert "KiB" in joined and "weird" in joined
+    assert "KiB" in joined and "weird" in joined and "nested deeper" in joined
     assert max(len(line) for line in report.quarantined) < 2000  # no row echoed back whole
     assert beta.manifest_ids() == set(ids)
     with beta.store() as store:

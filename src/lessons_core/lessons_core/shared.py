@@ -24,23 +24,18 @@ A bad item is named and left out (``Refused`` carries the message); the others a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from lessons_core.errors import ValidationError
 from lessons_core.models import Lesson, LessonType
 
 #: The shared sources, as messages name them.
-REPO, TEAM, MCP, MODEL = "repository", "team store", "MCP server", "model"
+REPO, TEAM, MCP = "repository", "team store", "MCP server"
 
 #: Types whose lessons act without the model asking: denied calls, session-start text.
 ACTING_TYPES = frozenset(
     {LessonType.GUARD, LessonType.NUDGE, LessonType.DIRECTIVE, LessonType.PROTOCOL}
 )
-#: The most lessons one shared source contributes to one build or one sync page; what is past
-#: it is named and left out (a repository of 100,000 files is not a lesson collection).
-MAX_SHARED_LESSONS = 2000
-
 #: Unrelated inputs (commands, paths, text in several scripts): a pattern that matches all of
 #: them, or the empty string, matches every call in practice.
 _PROBES = ("ls", "git status", "x", "cd ..", "C:\\Windows", "echo 1", "\u65e5\u672c", "README.md")
@@ -165,23 +160,6 @@ def from_json(obj: Any, source: str, where: str) -> Lesson:
 def waits_for_acceptance(lesson: Lesson) -> bool:
     """Whether ``lesson``, from a shared source, must wait for the user before it is active."""
     return lesson.type in ACTING_TYPES
-
-
-def bounded(items: Iterable[Any], source: str, problems: list[str]) -> list[Any]:
-    """The first :data:`MAX_SHARED_LESSONS` of ``items``; a problem names what was left out."""
-    kept: list[Any] = []
-    extra = 0
-    for item in items:
-        if len(kept) < MAX_SHARED_LESSONS:
-            kept.append(item)
-        else:
-            extra += 1
-    if extra:
-        problems.append(
-            f"the {source} holds {len(kept) + extra} lessons, more than the "
-            f"{MAX_SHARED_LESSONS} one source may contribute; {extra} left out"
-        )
-    return kept
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -51,7 +51,12 @@ from lessons_core.models import Candidate, Evidence, Lesson, Status
 from lessons_core.store import rows as row_map
 from lessons_core.team import SyncReport, mask_url
 from lessons_postgres import settings
-from lessons_postgres.store import _LESSON_SELECT, PostgresStore, TeamUnreachable
+from lessons_postgres.store import (
+    _LESSON_SELECT,
+    UNREADABLE_KEY,
+    PostgresStore,
+    TeamUnreachable,
+)
 
 log = get_logger()
 
@@ -454,11 +459,18 @@ def _push_deliveries(local: Any, team: PostgresStore, state: _State, tally: _Tal
 def team_lesson(row: dict[str, Any]) -> Lesson:
     """The lesson of a team row, checked as ``lessons add`` checks its input (plus the rules for
     a shared source); :class:`lessons_core.shared.Refused` when it cannot be used."""
+    where = f"team lesson {_short_id(row.get('id'))}"
+    for column in ("triggers", "tags", "error_lines", "sessions", "projects"):
+        value = row.get(column)
+        if isinstance(value, dict) and UNREADABLE_KEY in value:
+            raise shared.Refused(
+                f"from the {shared.TEAM}: {value[UNREADABLE_KEY]}", where=where, field=column
+            )
     try:
         data = row_map.lesson_json_from_row(row, lambda value: value)
     except (KeyError, TypeError) as exc:  # pragma: no cover - the columns are ours
         raise shared.Refused(f"team row {row.get('id')!r}: missing {exc}") from None
-    return shared.from_json(data, shared.TEAM, where=f"team lesson {_short_id(row.get('id'))}")
+    return shared.from_json(data, shared.TEAM, where=where)
 
 
 def _short_id(value: Any) -> str:
