@@ -160,3 +160,12 @@ def _contract_json(lesson) -> dict:
     data = serde.lesson_to_json(lesson)
     data.pop("contentHash", None)
     return data
+
+
+def test_a_recall_only_lesson_from_a_repository_is_delivered(repo: Path, home: Path) -> None:
+    """No tools and no pattern fires on no call (failure-time recall finds it by its error
+    lines): not a match-everything trigger, so it is not refused."""
+    recall = contract_lesson(1, id="RECALL1", slug="recall-one-ab12", triggers=Triggers())
+    write_lesson(repo, recall, repo.parent / "teammate-home")
+    assert run("repo", "add", str(repo)).stderr == ""
+    assert list(manifest(home)["lessons"]) == ["RECALL1"]
