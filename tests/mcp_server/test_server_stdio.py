@@ -98,6 +98,26 @@ def text_of(result: Any) -> str:
     return "\n".join(c.text for c in result.content)
 
 
+def deliver(session: str, command: str = "git stash") -> None:
+    """Run the real Claude Code hook on a Bash call in ``session``: it delivers the lessons that
+    match and writes the delivery log ``feedback`` checks."""
+    payload = {
+        "session_id": session,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": os.environ["HOME"],
+    }
+    proc = subprocess.run(
+        [str(BIN / "lessons-claude-hook")],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and "additionalContext" in proc.stdout, proc.stderr
+
+
 def test_initialize_lists_every_tool_with_a_schema_and_instructions(home: Path) -> None:
     async def body(session: ClientSession) -> Any:
         return await session.list_tools()
@@ -235,10 +255,12 @@ def test_record_refuses_what_the_compiler_would_refuse(home: Path) -> None:
 def test_feedback_records_outcomes_and_wrong_costs_confidence(home: Path) -> None:
     (stash,) = add(STASH)
     before = json.loads((home / "lesson-manifest.json").read_text())["lessons"][stash]
-    helped = call("feedback", {"lesson": stash, "verdict": "helped"})
+    for session in ("s-0", "s-1", "s-2", "s-3"):
+        deliver(session)
+    helped = call("feedback", {"lesson": stash, "verdict": "helped", "session_id": "s-0"})
     assert not helped.is_error, text_of(helped)
-    for _ in range(3):
-        call("feedback", {"lesson": stash, "verdict": "wrong", "session_id": "s-1"})
+    for session in ("s-1", "s-2", "s-3"):
+        call("feedback", {"lesson": stash, "verdict": "wrong", "session_id": session})
     conn = sqlite3.connect(home / "lessons.db")
     rows = conn.execute("SELECT outcome, event, agent FROM deliveries").fetchall()
     conn.close()
@@ -288,6 +310,8 @@ def test_bad_input_gets_a_clear_error(
 
 def test_concurrent_calls_all_answer(home: Path) -> None:
     (stash,) = add(STASH)
+    for i in range(2, 12, 3):
+        deliver(f"s-{i}")
 
     async def body(session: ClientSession) -> list[Any]:
         results: list[Any] = [None] * 12
@@ -308,7 +332,7 @@ def test_concurrent_calls_all_answer(home: Path) -> None:
                 results[i] = await session.call_tool("search", {"text": "git stash untracked"})
             else:
                 results[i] = await session.call_tool(
-                    "feedback", {"lesson": stash, "verdict": "helped"}
+                    "feedback", {"lesson": stash, "verdict": "helped", "session_id": f"s-{i}"}
                 )
 
         async with anyio.create_task_group() as group:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from lessons_core.cli.main import cli
 from lessons_core.compiler.build import build
-from lessons_core.compiler.sources import read_sources, with_sources
+from lessons_core.compiler.sources import merge, read_sources, with_sources
 from lessons_core.manager import Plugins, get_plugin_manager
 from lessons_core.models import Config, Status
 from lessons_core.plugin import hookimpl
@@ -22,17 +22,21 @@ from lessons_core.specs import LessonSourceSpec, SourceLessons
 from lessons_core.testing import contract_lesson
 
 
-def test_a_source_lesson_stands_in_for_the_users_copy() -> None:
+def test_a_source_lesson_never_stands_in_for_the_users_copy() -> None:
     mine = contract_lesson(1, id="A1", slug="a")
     other = contract_lesson(2, id="B2", slug="b")
     shared = attrs.evolve(mine, scope="github.com/acme/widgets", remediation="the team's")
-    assert with_sources([mine, other], [shared]) == [other, shared]
+    merged = merge([mine, other], [shared])
+    assert merged.lessons == [mine, other]
+    assert len(merged.suggestions) == 1
+    assert "asks to rewrite your lesson a (A1)" in merged.suggestions[0]
 
 
-def test_same_content_under_another_id_is_delivered_once() -> None:
+def test_same_content_under_another_id_is_delivered_once_as_the_user_has_it() -> None:
     mine = contract_lesson(1, id="A1", slug="a")
     theirs = attrs.evolve(mine, id="R9", scope="github.com/acme/widgets")
-    assert with_sources([mine], [theirs]) == [theirs]
+    assert with_sources([mine], [theirs]) == [mine]
+    assert merge([mine], [theirs]).suggestions == ()
 
 
 def test_a_copy_scoped_to_another_project_is_kept() -> None:
@@ -84,9 +88,11 @@ def test_build_compiles_source_lessons_and_records_revisions(home: Path, store) 
     result = build(store, Config(), home, _plugins(_Source("team", (theirs, disabled))))
     manifest = result.manifest
     assert list(manifest["lessons"]) == [mine.id]
-    assert manifest["lessons"][mine.id]["scope"] == "github.com/acme/widgets"
+    assert "scope" not in manifest["lessons"][mine.id]  # the user's global copy, unchanged
     assert manifest["sources"]["team"] == "rev-team"
     assert result.source_problems == ("team: a note",)
+    assert len(result.source_notices) == 1
+    assert "asks to rewrite your lesson" in result.source_notices[0]
     written = json.loads((home / "lesson-manifest.json").read_text())
     assert written["fingerprint"] == manifest["fingerprint"]
 
@@ -231,7 +237,8 @@ def test_a_refused_write_leaves_the_earlier_ones_delivered(repo: Path, home: Pat
     assert result.exit_code == 1 and "someone else" in result.output
     assert (repo / ".lessons" / f"{first.slug}.md").is_file()
     manifest = json.loads((home / "lesson-manifest.json").read_text())
-    assert manifest["lessons"][first.id]["scope"]  # the repository's copy, scoped
+    assert "scope" not in manifest["lessons"][first.id]  # the user's own copy stays in place
+    assert "repo" in manifest["sources"]  # and the repository is included
     assert (repo / ".lessons" / f"{second.slug}.md").read_text() == "a teammate's file\n"
 
 
@@ -239,8 +246,13 @@ def test_a_scan_rebuilds_when_a_repository_changed(repo: Path, home: Path) -> No
     """The background scan (started by the session-start hook) catches up after a merge."""
     path = write_lesson(repo, contract_lesson(1, id="T1", slug="team-one-ab12"), home).path
     assert run("build").exit_code == 0
+    before = json.loads((home / "lesson-manifest.json").read_text())["sources"]["repo"]
     path.write_text(path.read_text().replace("do the right thing 1", "merged text"))
     result = run("scan")  # no transcripts at all: nothing promoted, the sources moved
     assert result.exit_code == 0, result.output
+    manifest = json.loads((home / "lesson-manifest.json").read_text())
+    assert manifest["sources"]["repo"] != before  # rebuilt ...
+    assert "T1" not in manifest["lessons"]  # ... and the changed file waits for the user
+    assert run("repo", "trust", str(repo)).exit_code == 0
     manifest = json.loads((home / "lesson-manifest.json").read_text())
     assert "merged text" in manifest["lessons"]["T1"]["text"]

@@ -192,10 +192,26 @@ def test_promote_branch_conflict_resolve_rebuild(tmp_path: Path) -> None:
 
     build = w.lessons("build", "--json")
     assert build.returncode == 0, build.stderr
-    assert json.loads(build.stdout)["sourceProblems"] == []
+    summary = json.loads(build.stdout)
+    assert summary["sourceProblems"] == []
+    # The merge changed the file since the user wrote it: it waits for the user.
+    assert any("wait" in n for n in summary["sourceNotices"])
+    trusted = w.lessons("repo", "trust")
+    assert trusted.returncode == 0, trusted.stderr
+    assert "trusted 1 new or changed lesson file(s)" in trusted.stdout
+    # Trusted, it still only suggests: the user's own lesson stays as the user keeps it.
+    summary = json.loads(w.lessons("build", "--json").stdout)
+    assert any("asks to rewrite your lesson" in n for n in summary["sourceNotices"])
+    manifest = w.manifest()
+    assert list(manifest["lessons"]) == [mine["id"]]  # delivered once, not beside the user's
+    entry = manifest["lessons"][mine["id"]]
+    assert entry.get("scope") is None and "teams A and B" not in entry["text"]
+
+    # The user takes the team's version by dropping their own copy.
+    assert w.lessons("remove", mine["slug"], "--yes").returncode == 0
     manifest = w.manifest()
     project = w.lessons("project-id").stdout.strip()
-    assert list(manifest["lessons"]) == [mine["id"]]  # delivered once, not beside the user's
+    assert list(manifest["lessons"]) == [mine["id"]]
     entry = manifest["lessons"][mine["id"]]
     assert entry["scope"] == project
     assert "-x -q (teams A and B)" in entry["text"]

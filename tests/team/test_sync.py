@@ -84,17 +84,17 @@ def test_candidates_and_deliveries_travel_without_transcripts(machines, team_url
 
 def test_an_edit_travels_and_a_team_removal_follows(machines, team_url):
     alpha, beta = machines
-    with alpha.store() as store:
+    with beta.store() as store:
         (lesson,) = store.add_lessons([contract_lesson(4)])
-    alpha.sync()
     beta.sync()
+    alpha.sync()  # alpha holds the team's lesson (beta's own)
     with beta.store() as store:
         store.update_lesson(attrs.evolve(store.get_lesson(lesson.id), priority=9))
     assert beta.sync().pushed_lessons == 1
     assert alpha.sync().updated == 1
     with alpha.store() as store:
         assert store.get_lesson(lesson.id).priority == 9
-    # Disabled on the team (a reviewer), then removed: both reach the machines.
+    # Disabled on the team (a reviewer), then removed: both reach the machines that pulled it.
     with psycopg.connect(team_url) as conn:
         conn.execute("UPDATE lessons SET status = 'disabled'")
     assert alpha.sync().updated == 1

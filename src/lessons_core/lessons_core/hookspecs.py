@@ -104,10 +104,15 @@ def lessons_register_lesson_sources(register: Callable[[LessonSourceSpec], None]
     building process; never in the hook. Each source's ``load(config=..., home=...)`` returns
     a :class:`~lessons_core.specs.SourceLessons`. How its lessons meet the store's:
 
-    * a source lesson stands in for a store lesson with the same id, or with the same content
-      (the content hash taken without the scope) whose scope is global or the source
-      lesson's own: the user's copy of a lesson a source also holds is delivered once, as the
-      source says it;
+    * a source is someone else's input: its lessons are checked as ``lessons add`` input
+      (:mod:`lessons_core.shared`), and it never overrides the user's own. A source lesson with
+      the id of a store lesson (whatever its status), or with its content (the content hash
+      taken without the scope) while the store's copy is global or of the source lesson's
+      project, is left out; the user's copy is delivered as the user keeps it, and what the
+      source's copy would change is named as a suggestion (``lessons build``, ``list``,
+      ``doctor``);
+    * ``SourceLessons.waiting`` names what a source holds that waits for the user (a
+      repository file changed since the user trusted it): told at every rebuild, not an error;
     * two sources (or one) giving the same id: the first is compiled, the other named as a
       problem;
     * a source that raises is named as a problem and the build goes on without it; problems

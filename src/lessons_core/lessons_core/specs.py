@@ -165,11 +165,14 @@ class SourceLessons:
     ``revision`` is any text that changes whenever the lessons do (the manifest records it, so
     ``lessons doctor`` can tell a manifest built before the source changed); ``problems`` name
     what the source left out and why (a file it could not read), for ``lessons build`` to show.
+    ``waiting`` names what the source holds that waits for the user's acceptance (a file
+    changed since the user trusted it): not an error, but told at the next command.
     """
 
     lessons: tuple[Any, ...] = ()
     revision: str = ""
     problems: tuple[str, ...] = ()
+    waiting: tuple[str, ...] = ()
 
 
 @attrs.frozen

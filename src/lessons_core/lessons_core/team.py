@@ -53,11 +53,18 @@ class SyncReport:
     #: One line per conflict (the same lesson edited here and on the team), and where the
     #: version that lost was kept.
     conflicts: tuple[str, ...] = ()
+    #: Team rows this machine could not use (why), left on the team; their neighbours applied.
+    quarantined: tuple[str, ...] = ()
+    #: Team lessons that act on their own (guards, nudges, directives, protocols), stored as
+    #: candidates until the user enables them.
+    waiting: tuple[str, ...] = ()
+    #: What the team changed or removed of this user's own lessons: not applied, only told.
+    suggestions: tuple[str, ...] = ()
     seconds: float = 0.0
 
     @property
     def changed_local(self) -> bool:
-        return bool(self.pulled or self.updated or self.removed or self.conflicts)
+        return bool(self.pulled or self.updated or self.removed or self.conflicts or self.waiting)
 
     def as_json(self) -> dict[str, Any]:
         """The report with the contract's camelCase keys (``lessons sync --json``)."""
@@ -66,6 +73,9 @@ class SyncReport:
             head, *rest = field.name.split("_")
             out[head + "".join(p.title() for p in rest)] = getattr(self, field.name)
         out["conflicts"] = list(self.conflicts)
+        out["quarantined"] = list(self.quarantined)
+        out["waiting"] = list(self.waiting)
+        out["suggestions"] = list(self.suggestions)
         out["seconds"] = round(self.seconds, 3)
         return out
 
@@ -96,7 +106,16 @@ def run_sync(sess: Session) -> SyncReport | None:
     spec = team_spec(sess)
     if spec is None or spec.sync is None:
         return None
-    report = spec.sync(sess.store, config=sess.config, home=sess.home, environ=sess.environ)
+    try:
+        report = spec.sync(sess.store, config=sess.config, home=sess.home, environ=sess.environ)
+    except LessonsError:
+        raise
+    except Exception as exc:  # a store plugin's bug is reported, never a traceback
+        raise LessonsError(
+            f"the team store {spec.name!r} failed: {type(exc).__name__}: "
+            f"{mask_url(str(exc))[:300]}; what was done so far is kept, the next sync goes on "
+            "from there (report this to the plugin's authors)"
+        ) from exc
     if not isinstance(report, SyncReport):
         raise LessonsError(f"the team store {spec.name!r} returned no sync report")
     if report.changed_local:

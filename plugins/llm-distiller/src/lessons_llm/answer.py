@@ -3,8 +3,9 @@
 The answer is untrusted input. It must parse as the JSON object of :data:`SCHEMA`; its texts
 are cut to a sane length; its trigger pattern is kept only if it is a valid, safe regular
 expression (the manifest compiler's own check) that matches the failing call it was written
-for, and its executable only if the failing call runs it — otherwise the heuristic trigger
-stands. The engine's intake then checks the candidate like any other, and it waits for review.
+for and not every call (:func:`lessons_core.shared.matches_everything`), and its executable
+only if the failing call runs it — otherwise the heuristic trigger stands. The engine's
+intake then checks the candidate like any other, and it waits for review.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from lessons_core import shared
 from lessons_core.models import Candidate, Config
 from lessons_core.privacy import redact_head
 from lessons_core.scan import triggers
@@ -111,6 +113,8 @@ def _trigger(answer: dict[str, Any], finding: Finding, heuristic: Candidate) -> 
     except re.error:
         return heuristic.trigger
     if pattern_problem(pattern) or not compiled.search(command) or exe not in pattern:
+        return heuristic.trigger
+    if shared.matches_everything(pattern):  # 'pytest|' fits the call, and every other one
         return heuristic.trigger
     return pattern
 

@@ -173,7 +173,9 @@ def check(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
 
     entry = TOOLS.get(name)
     if entry is None:
-        raise ArgumentError(f"unknown tool {name!r}; the tools are: {', '.join(TOOLS)}")
+        raise ArgumentError(
+            f"unknown tool {_bounded(name, 80)!r}; the tools are: {', '.join(TOOLS)}"
+        )
     schema = entry[0]
     args = dict(arguments or {})
     validator = jsonschema.Draft202012Validator(schema)
@@ -189,12 +191,27 @@ def check(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     return args
 
 
+#: The most of a caller's own text an error message repeats: jsonschema's messages quote the
+#: offending value whole, and a 10 MB argument must not come back as a 10 MB answer.
+ECHO_LIMIT = 200
+
+
+def _bounded(text: str, limit: int = ECHO_LIMIT) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
 def _explain(error: Any, schema: dict[str, Any]) -> str:
-    """One sentence for a jsonschema error, naming the argument."""
-    where = ".".join(str(p) for p in error.path)
+    """One sentence for a jsonschema error, naming the argument; the caller's value is never
+    repeated beyond :data:`ECHO_LIMIT` characters."""
+    where = _bounded(".".join(str(p) for p in error.path), 80)
     if error.validator == "additionalProperties":
         allowed = ", ".join(schema.get("properties", {}))
-        return f"{error.message} (the arguments are: {allowed})"
+        return f"{_bounded(error.message)} (the arguments are: {allowed})"
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is required")
-    return f"{where or 'arguments'}: {error.message}"
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        return (
+            f"{where}: {len(error.instance)} characters, more than the {error.validator_value} "
+            "allowed"
+        )
+    return f"{where or 'arguments'}: {_bounded(error.message)}"

@@ -83,7 +83,7 @@ def _message(exc: BaseException) -> str:
     from lessons_core.errors import LessonsError
 
     if isinstance(exc, schemas.ArgumentError | LessonsError):
-        return str(exc)
+        return str(exc)[:2000]
     return f"{type(exc).__name__}: {exc}"[:500]
 
 

@@ -12,16 +12,22 @@ scanner and several calls at once read and write side by side).
 * ``record`` builds a candidate the way a ``#lesson`` block becomes one, and admits it through
   intake: the length and placeholder checks, redaction of secrets and home paths, the
   pattern-safety check of the manifest compiler, and deduplication against known lessons and
-  candidates. It stays pending unless ``mcp.recordActive`` is set in ``config.json``.
+  candidates. It stays pending unless ``mcp.recordActive`` is set in ``config.json``; even
+  then it is a hint scoped to the project it was recorded in, and only with a trigger that
+  passes the checks for a shared source (:mod:`lessons_core.shared`): the calling agent may
+  have read a prompt injection, so what it records never becomes a global or standing lesson
+  on its own, and a trigger that matches every call is refused outright.
 * ``feedback`` writes a row into the store's ``deliveries`` table with an outcome, which the
-  outcome loop's figures (and so the next manifest build) count.
+  outcome loop's figures (and so the next manifest build) count: only for a session that was
+  really given the lesson (the hooks' delivery records, or this server's own ``search``), and
+  once per lesson and session.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -62,6 +68,8 @@ class Tools:
         self.environ = dict(os.environ if environ is None else environ)
         self.cwd = cwd or str(Path.cwd())
         self.session_id = f"mcp-{os.getpid()}-{_now_stamp()}"
+        #: Lessons this server's own ``search`` returned: what its own session was given.
+        self._shown: set[str] = set()
         # Intake reads the known lessons and candidates, then writes: two records at once
         # could each miss the other's candidate and store the same lesson twice.
         self._admitting = threading.Lock()
@@ -147,6 +155,7 @@ class Tools:
                 lessons.append((lesson, how))
                 if len(lessons) >= int(args["limit"]):
                     break
+        self._shown.update(lesson.id for lesson, _ in lessons)
         data = {
             "results": [
                 {**_brief(lesson), "remediation": lesson.remediation, "match": how}
@@ -215,13 +224,22 @@ class Tools:
             compile_lesson(preview)
         except Exception as exc:  # the compiler's refusal names the field and the rule
             raise ToolError(f"record: not stored: {exc}") from exc
+        everything = _matches_everything(preview)
+        if everything:
+            raise ToolError(
+                f"record: not stored: trigger {everything[:80]!r} matches every call; give a "
+                "pattern for the calls the lesson is about"
+            )
+        # What may become active at once: a hint of this project, with a trigger a shared
+        # source may carry. Anything else waits for the user, whatever mcp.recordActive says.
+        held = _why_held(preview, prepared.project)
         with self._admitting, self._session() as sess:
             gate = intake.Intake(sess.store, sess.config, home=self.environ.get("HOME"))
             outcome = gate.admit(prepared, prepared=True)
-            active = sess.config.mcp.record_active
+            active = sess.config.mcp.record_active and held is None
             lesson = outcome.lesson
             if outcome.status == intake.NEW and active:
-                lesson = gate.promote(outcome.candidate)
+                lesson = gate.promote(outcome.candidate, scope=prepared.project)
             if lesson is not None:
                 sess.rebuild_manifest()
         stored = outcome.candidate
@@ -235,9 +253,14 @@ class Tools:
             data["status"] = "active"
             data["lesson"] = _brief(lesson)
             return Answer(
-                f"Recorded as active lesson {lesson.slug} ({lesson.id}); the hooks deliver it "
-                "from the next matching call.",
+                f"Recorded as active lesson {lesson.slug} ({lesson.id}) for this project; the "
+                "hooks deliver it from the next matching call.",
                 data,
+            )
+        if held is not None:
+            data["held"] = held
+            return Answer(
+                f"Recorded as candidate {stored.id}; it waits for `lessons review` ({held}).", data
             )
         return Answer(
             f"Recorded as candidate {stored.id}; it waits for `lessons review` "
@@ -252,6 +275,18 @@ class Tools:
         session = args.get("session_id") or self.session_id
         with self._session() as sess:
             lesson = _find(sess.store, args["lesson"])
+            rows = sess.store.list_deliveries(lesson_id=lesson.id)
+            if any(r["session_id"] == session and r["event"] == FEEDBACK_EVENT for r in rows):
+                raise ToolError(
+                    f"feedback: {lesson.slug} was already judged for this session; one verdict "
+                    "per lesson and session counts"
+                )
+            if not self._received(lesson.id, session, rows):
+                raise ToolError(
+                    f"feedback: no record shows session {session[:80]!r} was given "
+                    f"{lesson.slug}; give the session_id of the session that received it (or "
+                    "judge a lesson this server's search returned)"
+                )
             sess.store.record_delivery(lesson.id, session, AGENT, FEEDBACK_EVENT, outcome=outcome)
             sess.rebuild_manifest()  # the figures move confidence and rank at build
         data = {"lesson": _brief(lesson), "verdict": args["verdict"], "outcome": outcome}
@@ -293,6 +328,65 @@ class Tools:
         )
         data = {"lessons": [_brief(x) for x in shown], "total": len(lessons)}
         return Answer("\n".join([head, *lines]), data)
+
+    def _received(self, lesson_id: str, session: str, rows: Sequence[dict[str, Any]]) -> bool:
+        """Whether ``session`` was given ``lesson_id``: by this server's ``search`` (its own
+        session), or by a hook (the store's delivery rows, or the hooks' delivery log not yet
+        read into the store)."""
+        if session == self.session_id:
+            return lesson_id in self._shown
+        if any(r["session_id"] == session and r["event"] != FEEDBACK_EVENT for r in rows):
+            return True
+        return _in_delivery_log(self.environ, lesson_id, session)
+
+
+def _in_delivery_log(environ: Mapping[str, str], lesson_id: str, session: str) -> bool:
+    """Whether the hooks' delivery log (``deliveries.jsonl``) names ``lesson_id`` delivered to
+    ``session``; read line by line, a damaged line skipped."""
+    import json
+
+    from lessons_core.hot import deliveries
+
+    try:
+        with Path(deliveries.log_path(environ)).open(encoding="utf-8", errors="replace") as log:
+            lines = [line for line in log if lesson_id in line and session in line]
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and [entry.get("id"), entry.get("session")] == [
+            lesson_id,
+            session,
+        ]:
+            return True
+    return False
+
+
+def _matches_everything(lesson: Lesson) -> str | None:
+    """The first trigger of ``lesson`` that matches every call, if any."""
+    from lessons_core import shared
+
+    found = shared.everything_in(lesson)
+    return None if found is None else found[1]
+
+
+def _why_held(lesson: Lesson, project: str | None) -> str | None:
+    """Why a recorded lesson may not be active at once, or ``None``: it must be a hint with a
+    trigger, of a known project (it is scoped there), passing the shared-source checks."""
+    from lessons_core import shared
+
+    if project is None:
+        return "no project id here, and a recorded lesson is never global"
+    try:
+        shared.check(attrs.evolve(lesson, scope=project), shared.MCP)
+    except shared.Refused as exc:
+        return str(exc)
+    if shared.waits_for_acceptance(lesson):
+        return f"a {lesson.type} acts on its own and waits for the user"
+    return None
 
 
 def _find(store: Any, key: str) -> Lesson:

@@ -30,6 +30,7 @@ from errors the driver raises.
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import threading
@@ -44,6 +45,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from lessons_core import jsoninput
 from lessons_core.errors import LessonsError, NotFound, StoreError
 from lessons_core.ids import make_slug as new_slug
 from lessons_core.ids import new_id
@@ -105,6 +107,28 @@ def _lesson_params(lesson: Lesson, digest: str) -> list[Any]:
 
 def _decoded(value: Any) -> Any:
     return value  # psycopg returns ``jsonb`` already decoded
+
+
+#: What a ``jsonb`` value that cannot be read stands as: a key no lesson field has, so the
+#: lesson checks refuse the row (and a sync quarantines it) instead of the fetch failing.
+UNREADABLE_KEY = "unreadableJson"
+
+
+def team_json(data: bytes | str) -> Any:
+    """A ``jsonb`` value as Python, read with the limits of user input
+    (:func:`lessons_core.jsoninput.loads`: depth, lone surrogates); one that breaks them is
+    ``{UNREADABLE_KEY: why}``, so one teammate's row cannot fail a whole page of rows."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes | bytearray) else data
+    try:
+        return jsoninput.loads(text)
+    except json.JSONDecodeError as exc:
+        return {UNREADABLE_KEY: exc.msg}
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    from psycopg.types.json import set_json_loads
+
+    set_json_loads(team_json, conn)
 
 
 def row_to_lesson(row: dict[str, Any]) -> Lesson:
@@ -196,6 +220,7 @@ class PostgresStore:
             min_size=1,
             max_size=max(1, pool_size),
             kwargs={**kwargs, "row_factory": dict_row},
+            configure=_configure,
             open=False,
             timeout=connect_timeout * 2,
             name="lessons-team",

@@ -17,6 +17,11 @@ One sync, on one machine, against the team database:
 4. **lessons in** — every team lesson whose revision is above this machine's cursor, and every
    removal (tombstone), in revision order; new active ones are added here, changed ones
    updated, removed ones removed. The local writes and the new cursor commit together.
+   A team row is a teammate's input: each is checked as ``lessons add`` checks its input
+   (:mod:`lessons_core.shared`); one that fails is quarantined (named in the report and in
+   ``team-quarantine.jsonl``, left on the team) and its neighbours are applied. A guard, nudge,
+   directive or protocol lesson the team adds or changes arrives as a ``candidate`` lesson:
+   it is delivered once the user accepts it (``lessons enable``).
 
 Each step records its progress in the local store (scan state ``lessons:team-sync``) when it
 is done, and every step is idempotent, so a sync cut off by the network (or a machine that was
@@ -39,21 +44,33 @@ from typing import Any
 
 import attrs
 
+from lessons_core import shared
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Evidence, Lesson, Status
+from lessons_core.store import rows as row_map
 from lessons_core.team import SyncReport, mask_url
 from lessons_postgres import settings
-from lessons_postgres.store import _LESSON_SELECT, PostgresStore, TeamUnreachable, row_to_lesson
+from lessons_postgres.store import (
+    _LESSON_SELECT,
+    UNREADABLE_KEY,
+    PostgresStore,
+    TeamUnreachable,
+)
 
 log = get_logger()
 
 STATE_KEY = "lessons:team-sync"
 CONFLICTS_NAME = "team-conflicts.jsonl"
+#: Team rows this machine could not use: their id, revision and why (``lessons doctor`` reads
+#: it under the same name).
+QUARANTINE_NAME = "team-quarantine.jsonl"
 #: Team rows read per round trip while pulling.
 PAGE = 2000
 #: Key prefix of the advisory lock that keeps one machine's syncs from overlapping.
 _MACHINE_LOCK = "lessons:sync:"
+#: The fourth element of a state entry for a lesson this machine sent first: the user's own.
+_OWN = "own"
 
 
 def edit_digest(lesson: Lesson) -> str:
@@ -85,7 +102,8 @@ class _State:
 
     site: str = ""
     cursor: int = 0
-    #: local lesson id -> [team lesson id, team revision, edit digest when last in step]
+    #: local lesson id -> [team lesson id, team revision, edit digest when last in step, and
+    #: "own" for a lesson this machine sent first (the user's own: the team only suggests)]
     lessons: dict[str, list[Any]] = attrs.Factory(dict)
     #: local candidate id -> pieces of evidence pushed
     candidates: dict[str, int] = attrs.Factory(dict)
@@ -127,6 +145,9 @@ class _Tally:
     pushed_candidates: int = 0
     pushed_deliveries: int = 0
     conflicts: list[str] = attrs.Factory(list)
+    quarantined: list[str] = attrs.Factory(list)
+    waiting: list[str] = attrs.Factory(list)
+    suggestions: list[str] = attrs.Factory(list)
 
 
 def sync(
@@ -163,6 +184,9 @@ def _report(where: str, tally: _Tally, started: float, offline: str = "") -> Syn
         pushed_candidates=tally.pushed_candidates,
         pushed_deliveries=tally.pushed_deliveries,
         conflicts=tuple(tally.conflicts),
+        quarantined=tuple(tally.quarantined),
+        waiting=tuple(tally.waiting),
+        suggestions=tuple(tally.suggestions),
         seconds=time.perf_counter() - started,
     )
 
@@ -187,7 +211,7 @@ def _exchange(local: Any, team: PostgresStore, home: Path, tally: _Tally) -> Non
     state.save(local)
     _push_deliveries(local, team, state, tally)
     state.save(local)
-    _pull(local, team, state, tally)
+    _pull(local, team, home, state, tally)
 
 
 # -- 1. lessons out ---------------------------------------------------------------------------
@@ -257,7 +281,12 @@ def _push_new(team: PostgresStore, new: list[Lesson], state: _State, tally: _Tal
     # revision is above the cursor) and finds no local edit to protect.
     for lesson in new:
         team_id = team_ids[lesson.id]
-        state.lessons[lesson.id] = [team_id, revisions.get(team_id, 0), edit_digest(lesson)]
+        state.lessons[lesson.id] = [
+            team_id,
+            revisions.get(team_id, 0),
+            edit_digest(lesson),
+            _OWN,
+        ]
 
 
 def _push_edit(
@@ -270,10 +299,15 @@ def _push_edit(
     state: _State,
     tally: _Tally,
 ) -> None:
-    team_id, base, _old = entry
+    team_id, base = entry[0], entry[1]
+    own = _owned(entry)
     with team.transaction():
         rows = team._rows(f"{_LESSON_SELECT} WHERE id = %s FOR UPDATE", (team_id,))
-        current = row_to_lesson(rows[0]) if rows else None
+        try:
+            current = team_lesson(rows[0]) if rows else None
+        except shared.Refused as exc:
+            _quarantine(home, rows[0], str(exc), tally)
+            return
         revision = int(rows[0]["revision"]) if rows else 0
         if current is not None and (revision == int(base) or edit_digest(current) == digest):
             edited = attrs.evolve(
@@ -288,24 +322,36 @@ def _push_edit(
             except LessonsError as exc:
                 tally.conflicts.append(f"{lesson.slug}: edit not pushed ({exc})")
                 return
-            state.lessons[lesson.id] = [team_id, revision, digest]
+            state.lessons[lesson.id] = _entry(team_id, revision, digest, own)
             tally.pushed_lessons += 1
             return
         # Edited here and on the team since the last sync: the team's revision is the higher
-        # one and wins; this machine's version is kept, whole, on both sides.
+        # one and wins (unless the lesson is this user's own); the version that does not win
+        # is kept, whole, on both sides.
+        loser = current if own and current is not None else lesson
         saved = team._rows(
             "INSERT INTO lesson_conflicts (lesson_id, base_revision, team_revision, author, "
             "machine, lesson) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
-            (team_id, int(base), revision, team.author, team.machine, _jsonb(lesson)),
+            (team_id, int(base), revision, team.author, team.machine, _jsonb(loser)),
         )
     conflict_id = saved[0]["id"]
-    _keep_locally(home, lesson, team_id, int(base), revision, int(conflict_id))
+    _keep_locally(home, loser, team_id, int(base), revision, int(conflict_id))
     if current is None:
         tally.conflicts.append(
             f"{lesson.slug}: edited here but removed from the team store; your version is "
             f"saved as team conflict {conflict_id} and in {CONFLICTS_NAME}"
         )
-        state.lessons[lesson.id] = [team_id, int(base), digest]
+        state.lessons[lesson.id] = _entry(team_id, int(base), digest, own)
+        return
+    if own:
+        # The user's own lesson: theirs stays here, and is pushed again on the team's current
+        # revision at the next sync; the team's version was only a suggestion.
+        state.lessons[lesson.id] = _entry(team_id, revision, "", own)
+        tally.suggestions.append(
+            f"{lesson.slug}: your lesson was also edited on the team (revision {revision}); "
+            f"yours is kept and goes to the team at the next sync, the team's version is saved "
+            f"as team conflict {conflict_id} and in {CONFLICTS_NAME}"
+        )
         return
     winner = attrs.evolve(current, id=lesson.id, slug=lesson.slug, created_at=lesson.created_at)
     try:
@@ -313,7 +359,7 @@ def _push_edit(
     except LessonsError as exc:
         tally.conflicts.append(f"{lesson.slug}: the team's version could not be applied ({exc})")
         return
-    state.lessons[lesson.id] = [team_id, revision, edit_digest(winner)]
+    state.lessons[lesson.id] = _entry(team_id, revision, edit_digest(winner), own)
     tally.updated += 1
     tally.conflicts.append(
         f"{lesson.slug}: edited here and on the team; the team's revision {revision} (above "
@@ -410,7 +456,40 @@ def _push_deliveries(local: Any, team: PostgresStore, state: _State, tally: _Tal
 # -- 4. lessons in ----------------------------------------------------------------------------
 
 
-def _pull(local: Any, team: PostgresStore, state: _State, tally: _Tally) -> None:
+def team_lesson(row: dict[str, Any]) -> Lesson:
+    """The lesson of a team row, checked as ``lessons add`` checks its input (plus the rules for
+    a shared source); :class:`lessons_core.shared.Refused` when it cannot be used."""
+    where = f"team lesson {_short_id(row.get('id'))}"
+    for column in ("triggers", "tags", "error_lines", "sessions", "projects"):
+        value = row.get(column)
+        if isinstance(value, dict) and UNREADABLE_KEY in value:
+            raise shared.Refused(
+                f"from the {shared.TEAM}: {value[UNREADABLE_KEY]}", where=where, field=column
+            )
+    try:
+        data = row_map.lesson_json_from_row(row, lambda value: value)
+    except (KeyError, TypeError) as exc:  # pragma: no cover - the columns are ours
+        raise shared.Refused(f"team row {row.get('id')!r}: missing {exc}") from None
+    return shared.from_json(data, shared.TEAM, where=where)
+
+
+def _short_id(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 70 else text[:69] + "\u2026"
+
+
+def _quarantine(home: Path, row: dict[str, Any], problem: str, tally: _Tally) -> None:
+    """Name a team row this machine cannot use; it stays on the team, its neighbours go on."""
+    team_id = _short_id(row.get("id"))
+    revision = row.get("revision")
+    tally.quarantined.append(f"{team_id} (revision {revision}): {problem}")
+    log.warning("team.row_quarantined", lesson=team_id, revision=revision, error=problem)
+    record = {"teamLessonId": team_id, "revision": revision, "problem": problem}
+    with (home / QUARANTINE_NAME).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+
+def _pull(local: Any, team: PostgresStore, home: Path, state: _State, tally: _Tally) -> None:
     while True:
         rows = team._rows(
             f"{_LESSON_SELECT} WHERE revision > %s ORDER BY revision LIMIT %s",
@@ -432,16 +511,27 @@ def _pull(local: Any, team: PostgresStore, state: _State, tally: _Tally) -> None
             key=lambda item: item[0],
         )
         with local.transaction():
-            _apply(local, changes, state, tally)
+            _apply(local, changes, home, state, tally)
             state.cursor = upto
             state.save(local)
 
 
 def _apply(
-    local: Any, changes: list[tuple[int, str, dict[str, Any]]], state: _State, tally: _Tally
+    local: Any,
+    changes: list[tuple[int, str, dict[str, Any]]],
+    home: Path,
+    state: _State,
+    tally: _Tally,
 ) -> None:
     to_local = {entry[0]: local_id for local_id, entry in state.lessons.items()}
     for revision, kind, row in changes:
+        theirs: Lesson | None = None
+        if kind == "row":
+            try:
+                theirs = team_lesson(row)
+            except shared.Refused as exc:
+                _quarantine(home, row, str(exc), tally)
+                continue
         team_id = row["id"]
         local_id = to_local.get(team_id, team_id)
         entry = state.lessons.get(local_id)
@@ -450,33 +540,92 @@ def _apply(
             mine = None  # a prefix match on another lesson, not this one
         if mine is not None and entry is not None and edit_digest(mine) != entry[2]:
             continue  # edited here since: the next sync pushes it and settles any conflict
+        own = entry is not None and _owned(entry)
         if kind == "gone":
+            if mine is not None and own:
+                # The user's own lesson: removed on the team, kept here.
+                assert entry is not None
+                state.lessons[local_id] = _entry(team_id, revision, entry[2], own)
+                tally.suggestions.append(
+                    f"{mine.slug}: removed from the team store; your lesson is kept here "
+                    f"('lessons remove {mine.slug}' if you agree)"
+                )
+                continue
             if mine is not None and entry is not None:
                 local.remove_lesson(mine.id)
                 tally.removed += 1
             state.lessons.pop(local_id, None)
             to_local.pop(team_id, None)
             continue
-        theirs = row_to_lesson(row)
+        assert theirs is not None
         if mine is None:
             if theirs.status != Status.ACTIVE:
                 continue
+            theirs = _held_back(theirs, None, tally)
             try:
                 (stored,) = local.add_lessons([theirs])
             except LessonsError as exc:
                 log.warning("team.pull_refused", lesson=team_id, error=str(exc))
                 continue
-            state.lessons[stored.id] = [team_id, revision, edit_digest(stored)]
+            state.lessons[stored.id] = _entry(team_id, revision, edit_digest(stored), False)
             to_local[team_id] = stored.id
             tally.pulled += 1
             continue
+
+        if own and edit_digest(mine) != edit_digest(theirs):
+            # The user's own lesson: what the team changed is a suggestion, never applied.
+            state.lessons[mine.id] = _entry(team_id, revision, edit_digest(mine), own)
+            to_local[team_id] = mine.id
+            tally.suggestions.append(
+                f"{mine.slug}: the team {_change(mine, theirs)} your lesson (revision "
+                f"{revision}); yours is kept as it is ('lessons edit {mine.slug}' if you agree)"
+            )
+            continue
+        applied = theirs
         if edit_digest(mine) != edit_digest(theirs) or mine.provenance != theirs.provenance:
             updated = attrs.evolve(theirs, id=mine.id, slug=mine.slug, created_at=mine.created_at)
+            updated = applied = _held_back(updated, mine, tally)
             try:
                 local.update_lesson(updated)
             except LessonsError as exc:
                 log.warning("team.pull_refused", lesson=team_id, error=str(exc))
                 continue
             tally.updated += 1
-        state.lessons[mine.id] = [team_id, revision, edit_digest(theirs)]
+        state.lessons[mine.id] = _entry(team_id, revision, edit_digest(applied), own)
         to_local[team_id] = mine.id
+
+
+def _held_back(theirs: Lesson, mine: Lesson | None, tally: _Tally) -> Lesson:
+    """``theirs`` as this machine stores it: a lesson that acts on its own (a guard, a nudge, a
+    directive, a protocol) the team adds, or changes from what this user accepted, waits as a
+    ``candidate`` until the user enables it."""
+    if theirs.status is not Status.ACTIVE or not shared.waits_for_acceptance(theirs):
+        return theirs
+    if (
+        mine is not None
+        and mine.status is Status.ACTIVE
+        and mine.content_hash == theirs.content_hash
+        and mine.type == theirs.type
+    ):
+        return theirs  # accepted already, and the team changed nothing it says
+    tally.waiting.append(
+        f"{theirs.slug} ({theirs.type}): {' '.join(theirs.summary.split())[:80]}; it waits for "
+        f"you: 'lessons show {theirs.slug}', then 'lessons enable {theirs.slug}'"
+    )
+    return attrs.evolve(theirs, status=Status.CANDIDATE)
+
+
+def _owned(entry: list[Any]) -> bool:
+    """Whether a state entry is of a lesson this machine sent first (the user's own)."""
+    return len(entry) > 3 and entry[3] == _OWN
+
+
+def _entry(team_id: str, revision: int, digest: str, own: bool) -> list[Any]:
+    return [team_id, revision, digest, _OWN] if own else [team_id, revision, digest]
+
+
+def _change(mine: Lesson, theirs: Lesson) -> str:
+    """What the team's version does to the user's lesson, in words."""
+    if theirs.status != mine.status:
+        return f"set to {theirs.status}"
+    return "rewrote"

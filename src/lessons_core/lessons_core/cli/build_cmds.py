@@ -44,6 +44,7 @@ def summarize(result: BuildResult) -> dict[str, Any]:
         "warnings": list(result.warnings),
         "sources": manifest.get("sources", {}),
         "sourceProblems": list(result.source_problems),
+        "sourceNotices": list(result.source_notices),
     }
 
 
@@ -97,3 +98,5 @@ def _print_human(summary: dict[str, Any]) -> None:
         )
     for problem in summary["sourceProblems"]:
         click.echo(f"  left out: {problem}", err=True)
+    for notice in summary["sourceNotices"]:
+        click.echo(f"  notice: {notice}", err=True)

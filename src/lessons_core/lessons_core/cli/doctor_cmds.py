@@ -337,6 +337,89 @@ def _check_source_files(env: Mapping[str, str], home: Path) -> Finding | None:
     )
 
 
+def shared_report(env: Mapping[str, str], home: Path) -> dict[str, Any] | None:
+    """What the lesson sources contribute now, what waits, what they ask of the user's own
+    lessons, and what they left out; ``None`` without any source lesson or note."""
+    from lessons_core.compiler.sources import merge, read_sources
+    from lessons_core.services import load_config, load_plugins, open_store
+
+    plugins = load_plugins(env)
+    config = load_config(home)
+    sourced = read_sources(plugins, config, home)
+    if not (sourced.lessons or sourced.problems or sourced.waiting):
+        return None
+    with open_store(env) as store:
+        merged = merge(store.list_lessons(), sourced.lessons)
+    delivered = {lesson.id for lesson in merged.lessons}
+    return {
+        "contributed": sum(1 for lesson in sourced.lessons if lesson.id in delivered),
+        "waiting": list(sourced.waiting),
+        "suggestions": list(merged.suggestions),
+        "problems": list(sourced.problems),
+    }
+
+
+def _check_shared(env: Mapping[str, str], home: Path) -> Finding | None:
+    """What shared sources (included repositories) add, and what they asked to change."""
+    try:
+        report = shared_report(env, home)
+    except Exception as exc:
+        return Finding("shared", WARN, f"could not read the lesson sources: {exc}")
+    if report is None:
+        return None
+    # Left-out files are the `sources` finding's, with what to fix in each.
+    notes = report["waiting"] + report["suggestions"]
+    detail = f"{report['contributed']} lesson(s) from repositories delivered"
+    if not notes:
+        return Finding("shared", OK, detail, data=report)
+    detail += "; " + "; ".join(notes)
+    fix = (
+        "'lessons repo list DIR' shows a repository's files, 'lessons repo trust DIR' delivers "
+        "the new or changed ones; your own lessons are never changed by a repository"
+    )
+    return Finding("shared", WARN, detail, fix, report)
+
+
+#: Team rows a sync could not use (written by the team store plugin, see docs/team.md).
+TEAM_QUARANTINE_NAME = "team-quarantine.jsonl"
+
+
+def _check_waiting(env: Mapping[str, str], home: Path) -> Finding | None:
+    """Lessons a shared source brought that wait for the user (``candidate`` lessons), and team
+    rows a sync quarantined."""
+    from lessons_core.services import open_store
+
+    notes: list[str] = []
+    data: dict[str, Any] = {}
+    try:
+        with open_store(env) as store:
+            waiting = store.list_lessons(status=Status.CANDIDATE)
+    except Exception:  # the store check reports it
+        waiting = []
+    if waiting:
+        data["waiting"] = [lesson.slug for lesson in waiting]
+        shown = ", ".join(f"{lesson.slug} ({lesson.type})" for lesson in waiting[:5])
+        more = f" and {len(waiting) - 5} more" if len(waiting) > 5 else ""
+        notes.append(f"{len(waiting)} lesson(s) wait for you to accept them: {shown}{more}")
+    try:
+        quarantined = (home / TEAM_QUARANTINE_NAME).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        quarantined = []
+    if quarantined:
+        data["quarantined"] = len(quarantined)
+        notes.append(
+            f"{len(quarantined)} team row(s) could not be used and were left on the team store "
+            f"(named in {home / TEAM_QUARANTINE_NAME})"
+        )
+    if not notes:
+        return None
+    fix = (
+        "'lessons show SLUG' then 'lessons enable SLUG' to accept a lesson; ask a quarantined "
+        f"row's author to fix it, then remove {TEAM_QUARANTINE_NAME}"
+    )
+    return Finding("waiting", WARN, "; ".join(notes), fix, data)
+
+
 def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every check, in order."""
     env = dict(os.environ if environ is None else environ)
@@ -360,6 +443,12 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     left_out = _check_source_files(env, home)
     if left_out is not None:
         findings.append(left_out)
+    shared = _check_shared(env, home) if findings[0].status != FAIL else None
+    if shared is not None:
+        findings.append(shared)
+    waiting = _check_waiting(env, home) if revision is not None else None
+    if waiting is not None:
+        findings.append(waiting)
     if revision is not None:
         findings.append(_check_left_out(env))
     findings.append(_check_state(env))

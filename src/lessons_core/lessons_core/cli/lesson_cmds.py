@@ -6,6 +6,7 @@ hook call sees the change; there is no "remember to run build" step to forget.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -126,6 +127,29 @@ def list_(as_json: bool, status: str | None, types: tuple[str, ...]) -> None:
         width = None
     for line in format_table(lessons, width):
         click.echo(line)
+    _shared_notes()
+
+
+def _shared_notes() -> None:
+    """After the user's own lessons: what included repositories add and ask (stderr)."""
+    from lessons_core import services
+    from lessons_core.repomem import registry
+
+    home = services.home_dir()
+    if not (home / registry.NAME).exists():
+        return  # no repository was ever included: nothing to read
+    from lessons_core.cli.doctor_cmds import shared_report
+
+    try:
+        report = shared_report(dict(os.environ), home)
+    except Exception as exc:
+        click.secho(f"lesson sources: not read ({exc})", err=True, fg="yellow")
+        return
+    if report is None:
+        return
+    click.echo(f"From repositories: {report['contributed']} lesson(s) delivered", err=True)
+    for note in report["waiting"] + report["suggestions"] + report["problems"]:
+        click.secho(f"  {note}", err=True, fg="yellow")
 
 
 def _find(store: Store, key: str) -> Lesson:

@@ -121,20 +121,72 @@ def check(directory: str | None, as_json: bool) -> None:
 @_DIR
 @user_errors
 def add(directory: str | None) -> None:
-    """Include DIR's repository's lessons in this user's manifest (trust it)."""
+    """Include DIR's repository's lessons in this user's manifest (trust them as they are now)."""
+    root = _root(directory)
+    found, accepted = _trust(root, include=True)
+    click.echo(f"included {root}: {len(found.lessons)} lesson(s), delivered in that project")
+    _tell_accepted(found, accepted)
+    for problem in found.problems:
+        click.secho(f"left out: {problem}", err=True, fg="yellow")
+
+
+@repo.command()
+@_DIR
+@user_errors
+def trust(directory: str | None) -> None:
+    """Deliver DIR's repository's lesson files as they are now, new and changed ones included.
+
+    A file added or changed after 'lessons repo add' (a pull, a merge, a checkout) waits until
+    this command; a file changed again later waits again.
+    """
     from lessons_core import services
     from lessons_core.repomem import registry
 
     root = _root(directory)
-    found = _read_one(root)
-    with services.session() as ctx:
-        with registry.locked(ctx.home):
-            reg = registry.load(ctx.home)
-            registry.save(ctx.home, reg.with_repository(root))
-        ctx.rebuild_manifest()
-    click.echo(f"included {root}: {len(found.lessons)} lesson(s), delivered in that project")
+    if str(root) not in registry.load(services.home_dir()).repositories:
+        raise LessonsError(f"{root} is not included; 'lessons repo add {root}' includes it")
+    found, accepted = _trust(root, include=False)
+    if not accepted:
+        click.echo(f"nothing new in {root}: every lesson file was already trusted")
+    else:
+        click.echo(f"trusted {len(accepted)} new or changed lesson file(s) in {root}")
+    _tell_accepted(found, accepted)
     for problem in found.problems:
         click.secho(f"left out: {problem}", err=True, fg="yellow")
+
+
+def _trust(root: Path, *, include: bool) -> tuple[Any, list[Path]]:
+    """Trust every usable lesson file of ``root`` at its current bytes (and include the
+    repository when ``include``); rebuild. Returns what was read and the files newly trusted."""
+    from lessons_core import services
+    from lessons_core.repomem import registry
+    from lessons_core.repomem.repository import read_lessons
+
+    with services.session() as ctx:
+        with registry.locked(ctx.home):
+            found = read_lessons(root, _bounds())  # under the lock: the digests saved are shown
+            reg = registry.load(ctx.home)
+            accepted = [p for p, _ in found.lessons if not reg.accepts(p, found.digests[p])]
+            files = {str(p): d for p, d in found.digests.items()}
+            reg = reg.with_repository(root) if include else reg
+            registry.save(ctx.home, reg.with_trusted(files, root))
+        ctx.rebuild_manifest()
+    return found, accepted
+
+
+def _tell_accepted(found: Any, accepted: list[Path]) -> None:
+    """Name each newly trusted file; those that deny calls or speak at session start first."""
+    from lessons_core.shared import ACTING_TYPES
+
+    chosen = set(accepted)
+    for path, lesson in sorted(
+        found.lessons, key=lambda item: (item[1].type not in ACTING_TYPES, str(item[0]))
+    ):
+        if path not in chosen:
+            continue
+        acts = " (acts on its own)" if lesson.type in ACTING_TYPES else ""
+        summary = " ".join(lesson.summary.split())
+        click.echo(f"  trusted {path.name}: {lesson.type}{acts}: {summary}")
 
 
 @repo.command()
@@ -203,13 +255,18 @@ def _bounds() -> Any:
 
 def _show(found: list[Any], as_json: bool) -> None:
     from lessons_core import serde
+    from lessons_core.repomem import registry
+    from lessons_core.services import home_dir
 
-    rows: list[tuple[str, ...]] = [("FILE", "TYPE", "PRIORITY", "STATUS", "SUMMARY")]
+    reg = registry.load(home_dir())
+    rows: list[tuple[str, ...]] = [("FILE", "TYPE", "PRIORITY", "STATUS", "TRUST", "SUMMARY")]
     for item in found:
         for path, lesson in item.lessons:
+            trusted = "trusted" if reg.accepts(path, item.digests[path]) else "waits"
             if as_json:
                 data = serde.lesson_to_json(lesson)
                 data["file"] = str(path)
+                data["trust"] = trusted
                 click.echo(json_line(data))
                 continue
             rows.append(
@@ -218,6 +275,7 @@ def _show(found: list[Any], as_json: bool) -> None:
                     str(lesson.type),
                     str(lesson.priority),
                     str(lesson.status),
+                    trusted,
                     " ".join(lesson.summary.split()),
                 )
             )

@@ -49,3 +49,16 @@ def sync(as_json: bool) -> None:
     )
     for line in report.conflicts:
         click.echo(f"Conflict: {line}")
+    for line in report.waiting:
+        click.echo(f"Waits for you: {line}")
+    for line in report.suggestions:
+        click.echo(f"Suggestion: {line}")
+    for line in report.quarantined:
+        click.echo(f"Quarantined: {line}", err=True)
+    if report.quarantined:
+        click.echo(
+            f"{len(report.quarantined)} team lesson(s) could not be used and were left on the "
+            "team store (listed in team-quarantine.jsonl); the others were applied. Ask their "
+            "author to fix them.",
+            err=True,
+        )

@@ -48,7 +48,7 @@ from lessons_core.compiler.entries import compile_lesson as compile_lesson
 from lessons_core.compiler.entries import refusal_error as refusal_error
 from lessons_core.compiler.entries import refusals as refusals
 from lessons_core.compiler.entries import trigger_warning
-from lessons_core.compiler.sources import read_sources, with_sources
+from lessons_core.compiler.sources import merge, read_sources
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
 from lessons_core.hot import recall
@@ -63,6 +63,8 @@ from lessons_core.store.base import Store
 log = get_logger()
 
 SCHEMA_ID = "urn:lessons:schema:manifest:1"
+#: The most of one source notice (what waits for the user) the session-start block carries.
+NOTICE_CHARS = 300
 GENERATOR = "lessons 0.1.0"
 
 
@@ -77,6 +79,9 @@ class BuildResult:
     skipped_floor: int = 0
     #: What lesson sources left out, and why (``lessons_register_lesson_sources``).
     source_problems: tuple[str, ...] = ()
+    #: What lesson sources hold that waits for the user, and what they asked of the user's
+    #: own lessons (told, not failed: see ``compiler.sources.merge``).
+    source_notices: tuple[str, ...] = ()
 
 
 def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any = None) -> Path:
@@ -90,6 +95,8 @@ def build_manifest(store: Store, config: Config, home: Path | str, plugins: Any 
         log.warning("manifest.lesson_refused", lesson=refusal.lesson_id, detail=refusal.message())
     for problem in result.source_problems:
         log.warning("manifest.source_problem", detail=problem)
+    for notice in result.source_notices:
+        log.warning("manifest.source_notice", detail=notice)
     if result.path is None:  # pragma: no cover - build() writes unless told not to
         raise LessonsError("the manifest was not written")
     return result.path
@@ -102,9 +109,14 @@ def build(
     with build_lock(Path(home)) if write else contextlib.nullcontext():
         # The revision first: whatever is committed up to it is in the lessons read next.
         revision = store.revision()
-        lessons = store.list_lessons(status=Status.ACTIVE)
         sourced = read_sources(plugins, config, Path(home))
-        lessons = with_sources(lessons, sourced.lessons)
+        # Every lesson the user owns, whatever its status: a source may not re-arm one the
+        # user disabled any more than it may disable one the user keeps.
+        merged = merge(
+            store.list_lessons() if sourced.lessons else store.list_lessons(status=Status.ACTIVE),
+            sourced.lessons,
+        )
+        lessons = merged.lessons
         # What deliveries achieved: ranking, priority, type (the figures alone, not the loop).
         from lessons_core.outcomes import stats
 
@@ -118,6 +130,10 @@ def build(
         if sourced.revisions:
             manifest["sources"] = dict(sorted(sourced.revisions.items()))
             manifest["fingerprint"] = fingerprint(manifest)
+        if sourced.waiting:
+            # Told at the next session start too, not only at the next command (hot.runner).
+            manifest["notices"] = [notice[:NOTICE_CHARS] for notice in sourced.waiting[:3]]
+            manifest["fingerprint"] = fingerprint(manifest)
         if plugins is not None:
             pm = getattr(plugins, "pm", plugins)
             pm.hook.lessons_manifest_compiled(manifest=manifest, config=config)
@@ -129,7 +145,15 @@ def build(
 
             agents = plugins.agents() if hasattr(plugins, "agents") else None
             skills.after_build(lessons, Path(home), agents)
-    return BuildResult(path, manifest, tuple(refused), tuple(warnings), skipped, sourced.problems)
+    return BuildResult(
+        path,
+        manifest,
+        tuple(refused),
+        tuple(warnings),
+        skipped,
+        sourced.problems,
+        (*sourced.waiting, *merged.suggestions),
+    )
 
 
 BUILD_LOCK_NAME = "build.lock"

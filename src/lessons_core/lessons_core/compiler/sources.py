@@ -15,7 +15,7 @@ import attrs
 
 from lessons_core.errors import LessonsError
 from lessons_core.hot.paths import MANIFEST_NAME
-from lessons_core.models import Config, Lesson
+from lessons_core.models import Config, Lesson, Status
 
 
 @attrs.frozen
@@ -25,6 +25,8 @@ class Sourced:
     lessons: tuple[Lesson, ...] = ()
     revisions: dict[str, str] = attrs.field(factory=dict)
     problems: tuple[str, ...] = ()
+    #: What waits for the user's acceptance (not an error: told, not failed).
+    waiting: tuple[str, ...] = ()
 
 
 def read_sources(plugins: Any, config: Config, home: Path) -> Sourced:
@@ -37,6 +39,7 @@ def read_sources(plugins: Any, config: Config, home: Path) -> Sourced:
     lessons: list[Lesson] = []
     revisions: dict[str, str] = {}
     problems: list[str] = []
+    waiting: list[str] = []
     seen: dict[str, str] = {}
     try:
         specs = plugins.lesson_sources()
@@ -50,6 +53,7 @@ def read_sources(plugins: Any, config: Config, home: Path) -> Sourced:
             continue
         revisions[name] = got.revision
         problems.extend(got.problems)
+        waiting.extend(getattr(got, "waiting", ()))
         for lesson in got.lessons:
             if lesson.id in seen:
                 problems.append(
@@ -59,7 +63,7 @@ def read_sources(plugins: Any, config: Config, home: Path) -> Sourced:
                 continue
             seen[lesson.id] = name
             lessons.append(lesson)
-    return Sourced(tuple(lessons), revisions, tuple(problems))
+    return Sourced(tuple(lessons), revisions, tuple(problems), tuple(waiting))
 
 
 def sources_changed(plugins: Any, config: Config, home: Path) -> list[str]:
@@ -92,25 +96,73 @@ def unscoped_hash(lesson: Lesson) -> str:
     return attrs.evolve(lesson, scope=None).content_hash
 
 
-def with_sources(stored: Iterable[Lesson], sourced: Sequence[Lesson]) -> list[Lesson]:
-    """The store's lessons less those a source lesson stands in for, then the source's.
+@attrs.frozen
+class Merged:
+    """The lessons a build compiles, and what the sources asked of the user's own lessons."""
 
-    A store lesson gives way to a source lesson with its id, or with its content (scope aside)
-    when the store's copy is global or scoped to the source lesson's own project: the user's
-    own copy of a shared lesson is not delivered a second time beside it.
+    lessons: list[Lesson]
+    #: One line per source lesson left out because the user owns that lesson: what it asked.
+    suggestions: tuple[str, ...] = ()
+
+
+def with_sources(stored: Iterable[Lesson], sourced: Sequence[Lesson]) -> list[Lesson]:
+    """The active store lessons, then the source lessons that do not touch them."""
+    return merge(stored, sourced).lessons
+
+
+def merge(stored: Iterable[Lesson], sourced: Sequence[Lesson]) -> Merged:
+    """The store's active lessons, whole, then the source lessons that are not the user's.
+
+    A lesson source is someone else's input (a repository anyone with push access writes), so
+    it never overrides a lesson the user owns: a source lesson with the id of a store lesson
+    (whatever its status), or with its content (scope aside) while the store's copy is global
+    or scoped to the source lesson's own project, is left out. The user's copy is delivered as
+    the user keeps it; where the source's says something else (another text, ``disabled``),
+    that is a suggestion, named for ``lessons doctor`` and ``lessons list``, never applied.
     """
+    mine = list(stored)
     if not sourced:
-        return list(stored)
-    ids = {lesson.id for lesson in sourced}
-    scopes: dict[str, set[str | None]] = {}
+        return Merged([lesson for lesson in mine if lesson.status is Status.ACTIVE])
+    by_id = {lesson.id: lesson for lesson in mine}
+    by_content: dict[str, list[Lesson]] = {}
+    for lesson in mine:
+        by_content.setdefault(unscoped_hash(lesson), []).append(lesson)
+    kept: list[Lesson] = []
+    suggestions: list[str] = []
     for lesson in sourced:
-        scopes.setdefault(unscoped_hash(lesson), set()).add(lesson.scope)
-    kept = []
-    for lesson in stored:
-        if lesson.id in ids:
+        own = by_id.get(lesson.id)
+        if own is None:
+            own = next(
+                (
+                    m
+                    for m in by_content.get(unscoped_hash(lesson), ())
+                    if m.scope is None or m.scope == lesson.scope
+                ),
+                None,
+            )
+        if own is None:
+            kept.append(lesson)
             continue
-        shared = scopes.get(unscoped_hash(lesson))
-        if shared is not None and (lesson.scope is None or lesson.scope in shared):
-            continue
-        kept.append(lesson)
-    return [*kept, *sourced]
+        asked = _asked(own, lesson)
+        if asked:
+            suggestions.append(
+                f"{_origin(lesson)} asks to {asked} your lesson {own.slug} ({own.id}); yours "
+                "is kept as it is (change it yourself with 'lessons edit' or 'lessons "
+                "disable' if you agree)"
+            )
+    active = [lesson for lesson in mine if lesson.status is Status.ACTIVE]
+    return Merged([*active, *kept], tuple(suggestions))
+
+
+def _asked(own: Lesson, theirs: Lesson) -> str:
+    """What ``theirs`` would change about the user's ``own`` lesson, in words ('' for nothing)."""
+    if theirs.status is not Status.ACTIVE and own.status is Status.ACTIVE:
+        return f"set to {theirs.status}"
+    if unscoped_hash(own) != unscoped_hash(theirs):
+        return "rewrite"
+    return ""
+
+
+def _origin(lesson: Lesson) -> str:
+    where = lesson.provenance.projects[0] if lesson.provenance.projects else lesson.scope
+    return f"the {lesson.provenance.source} lesson of {where}" if where else "a lesson source"

@@ -631,6 +631,10 @@ def rearm(session, manifest):
     session.release(names)
 
 
+#: Heads the session-start line that tells the user what waits for them (``notices``).
+NOTICE_HEAD = "Tell the user (a notice from lessons, not a lesson to follow): "
+
+
 def session_block(event, manifest, environ, stats, carried=None):
     """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``.
 
@@ -659,6 +663,10 @@ def session_block(event, manifest, environ, stats, carried=None):
     if carried:
         parts.append(carried)
     parts.extend(text for _, text, _ in chosen)
+    notices = manifest.get("notices")
+    if isinstance(notices, list) and notices:
+        # Our own words about what waits (never a source's text): the user hears of it here.
+        parts.append(NOTICE_HEAD + " ".join(str(n) for n in notices[:3]))
     if parts:
         decision["context"] = select.SEPARATOR.join(parts)
     decision["delivered"] = [i for i, _, _ in chosen]

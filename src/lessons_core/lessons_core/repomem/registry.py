@@ -4,13 +4,17 @@ Kept in ``LESSONS_HOME/repo-memory.json``::
 
     {"type": "lessons-repo-memory", "version": 1,
      "repositories": ["/home/dev/widgets"],
-     "written": {"/home/dev/widgets/.lessons/pytest-hangs-k3f9.md": "<sha-256 of the bytes>"}}
+     "written": {"/home/dev/widgets/.lessons/pytest-hangs-k3f9.md": "<sha-256 of the bytes>"},
+     "trusted": {"/home/dev/widgets/.lessons/pytest-hangs-k3f9.md": "<sha-256 of the bytes>"}}
 
 A repository's lessons are text an agent is told, so a clone is never trusted by being present:
 its lessons reach the manifest once the user includes it (``lessons repo add``, or writing a
 lesson there with ``lessons promote --to-repo``). ``written`` is how a writer tells its own file
 from someone else's: a file is replaced only while it still holds exactly the bytes this user
-last wrote there. The file is replaced atomically, under ``repo-memory.lock``.
+last wrote there. ``trusted`` is what the user accepted: a file is delivered only while it
+holds the bytes it held when the user included the repository or last ran ``lessons repo
+trust`` (or bytes this user wrote); a file a later pull added or changed waits until then. The
+file is replaced atomically, under ``repo-memory.lock``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,18 @@ VERSION = 1
 class Registry:
     repositories: tuple[str, ...] = ()
     written: dict[str, str] = attrs.field(factory=dict)
+    trusted: dict[str, str] = attrs.field(factory=dict)
+
+    def accepts(self, path: Path, digest: str) -> bool:
+        """Whether the file at ``path`` holding bytes of ``digest`` is one the user accepted."""
+        key = str(path)
+        return digest in (self.trusted.get(key), self.written.get(key))
+
+    def with_trusted(self, files: dict[str, str], root: Path) -> Registry:
+        """The registry trusting exactly ``files`` (path -> digest) among ``root``'s files."""
+        prefix = str(root).rstrip(os.sep) + os.sep
+        kept = {p: d for p, d in self.trusted.items() if not p.startswith(prefix)}
+        return attrs.evolve(self, trusted={**kept, **files})
 
     def with_repository(self, root: Path) -> Registry:
         key = str(root)
@@ -50,6 +66,7 @@ class Registry:
         return Registry(
             tuple(r for r in self.repositories if r != key),
             {p: d for p, d in self.written.items() if not p.startswith(prefix)},
+            {p: d for p, d in self.trusted.items() if not p.startswith(prefix)},
         )
 
     def with_written(self, path: Path, digest: str) -> Registry:
@@ -78,11 +95,14 @@ def load(home: Path) -> Registry:
         raise LessonsError(f"{path}: written by a newer lessons (version {data.get('version')})")
     repositories = data.get("repositories", [])
     written = data.get("written", {})
+    trusted = data.get("trusted", {})
     if not (isinstance(repositories, list) and all(isinstance(r, str) for r in repositories)):
         raise LessonsError(f"{path}: 'repositories' must be a list of folders")
     if not (isinstance(written, dict) and all(isinstance(v, str) for v in written.values())):
         raise LessonsError(f"{path}: 'written' must map files to digests")
-    return Registry(tuple(repositories), dict(written))
+    if not (isinstance(trusted, dict) and all(isinstance(v, str) for v in trusted.values())):
+        raise LessonsError(f"{path}: 'trusted' must map files to digests")
+    return Registry(tuple(repositories), dict(written), dict(trusted))
 
 
 def save(home: Path, registry: Registry) -> None:
@@ -93,6 +113,7 @@ def save(home: Path, registry: Registry) -> None:
         "version": VERSION,
         "repositories": list(registry.repositories),
         "written": dict(sorted(registry.written.items())),
+        "trusted": dict(sorted(registry.trusted.items())),
     }
     import tempfile  # only to write: it imports shutil, which a scan's check need not pay for
 

@@ -58,6 +58,8 @@ class Found:
     scope: str
     lessons: tuple[tuple[Path, Lesson], ...] = ()
     problems: tuple[str, ...] = ()
+    #: The SHA-256 of each usable file's bytes, by path: what ``lessons repo trust`` accepts.
+    digests: dict[Path, str] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -106,7 +108,7 @@ def read_lessons(root: Path, bounds: Bounds | None = None) -> Found:
     """Every lesson in ``root/.lessons``, scoped to the repository; problems named, not raised
     (except for a folder that cannot be used at all, or one over ``bounds``:
     :class:`TooLarge`)."""
-    from lessons_core.compiler.build import refusals
+    from lessons_core import shared
 
     bounds = bounds or Bounds()
     scope = scope_of(root)
@@ -118,6 +120,7 @@ def read_lessons(root: Path, bounds: Bounds | None = None) -> Found:
     problems: list[str] = []
     ids: dict[str, Path] = {}
     read = 0
+    digests: dict[Path, str] = {}
     with folder:
         entries = folder.entries()
         _check_bounds(folder, entries, bounds)
@@ -131,7 +134,7 @@ def read_lessons(root: Path, bounds: Bounds | None = None) -> Found:
                 read += len(data)
                 if read > bounds.size:  # grown since it was listed
                     _too_many_bytes(folder, read, bounds)
-                lesson = parse_bytes(folder, entry.name, data, scope)
+                lesson = parse_data(str(path), entry.name, data, scope)
             except (FolderError, fileformat.FileError) as exc:
                 problems.append(str(exc))
                 continue
@@ -144,14 +147,13 @@ def read_lessons(root: Path, bounds: Bounds | None = None) -> Found:
                     "one of them a new id, or remove its 'id' line"
                 )
                 continue
-            refused = refusals([lesson])
-            if refused:
-                problems.append(
-                    f"{path}: {refused[0].field} pattern {refused[0].pattern!r}: "
-                    f"{refused[0].reason}"
-                )
+            try:
+                shared.check(lesson, shared.REPO, where=str(path))
+            except shared.Refused as exc:
+                problems.append(str(exc))
                 continue
             ids[lesson.id] = path
+            digests[path] = digest(data)
             found_secrets = _secret_fields(lesson)
             if found_secrets:
                 problems.append(
@@ -160,17 +162,17 @@ def read_lessons(root: Path, bounds: Bounds | None = None) -> Found:
                 )
                 lesson = privacy.redact_lesson(lesson)
             lessons.append((path, lesson))
-    return Found(root, scope, tuple(lessons), tuple(problems))
+    return Found(root, scope, tuple(lessons), tuple(problems), digests)
 
 
 def parse_file(folder: Folder, name: str, scope: str) -> Lesson:
     """The lesson in ``folder/name``, scoped to ``scope``."""
-    return parse_bytes(folder, name, folder.read(name), scope)
+    return parse_data(str(folder.path / name), name, folder.read(name), scope)
 
 
-def parse_bytes(folder: Folder, name: str, data: bytes, scope: str) -> Lesson:
-    """The lesson ``data`` (the bytes of ``folder/name``) holds, scoped to ``scope``."""
-    path = str(folder.path / name)
+def parse_data(path: str, name: str, data: bytes, scope: str) -> Lesson:
+    """The lesson in the bytes ``data`` of the file ``path`` (named ``name``), scoped to
+    ``scope``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -5,6 +5,10 @@ Every build reads the ``.lessons`` folder of each repository the user included; 
 a digest of those folders' listings (names, sizes, times, inodes), so anything that changes a
 file (a merge, a checkout, an edit) changes it and ``lessons doctor`` can tell the manifest is
 behind. Reading the files is left to the build: a stat per file is all the check costs.
+
+A file is delivered only at the bytes the user trusted (``lessons repo add`` or ``lessons repo
+trust``) or wrote; one a pull added or changed since waits, and the source names it among its
+``waiting``, which every rebuild tells the user.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ def load(*, config: Any = None, home: Path) -> SourceLessons:
 
     lessons: list[Lesson] = []
     problems: list[str] = []
+    waiting: list[str] = []
     for root_text in reg.repositories:
         root = Path(root_text)
         if not root.is_dir():
@@ -52,9 +57,20 @@ def load(*, config: Any = None, home: Path) -> SourceLessons:
         except (LessonsError, OSError) as exc:
             problems.append(f"{root}: {exc}")
             continue
-        lessons.extend(lesson for _, lesson in found.lessons)
         problems.extend(found.problems)
-    return SourceLessons(tuple(lessons), revision(home), tuple(problems))
+        new = 0
+        for path, lesson in found.lessons:
+            if reg.accepts(path, found.digests[path]):
+                lessons.append(lesson)
+            else:
+                new += 1
+        if new:
+            waiting.append(
+                f"{root}: {new} lesson file(s) added or changed since you trusted the "
+                f"repository wait; 'lessons repo list {root}' shows them, 'lessons repo trust "
+                f"{root}' delivers them"
+            )
+    return SourceLessons(tuple(lessons), revision(home), tuple(problems), tuple(waiting))
 
 
 def revision(home: Path, *, config: Any = None) -> str:

@@ -71,8 +71,8 @@ def _sync_team(sess: Session) -> None:
 
     try:
         report = team.run_sync(sess)
-    except LessonsError as exc:
-        log.warning("team.sync_failed", error=team.mask_url(str(exc)))
+    except Exception as exc:  # a plugin's bug or a row it did not foresee: never the scan's end
+        log.warning("team.sync_failed", error=team.mask_url(f"{type(exc).__name__}: {exc}"))
         return
     if report is not None:
         log.info("team.synced", **report.as_json())

@@ -129,6 +129,36 @@ def lesson_values(lesson: Lesson, digest: str, encode: Encode) -> dict[str, Any]
     }
 
 
+def lesson_json_from_row(row: Row, decode: Decode) -> dict[str, Any]:
+    """A row as contract JSON, untouched: for a row someone else wrote (a team store's), to be
+    checked as ``lessons add`` checks its input before it becomes a :class:`Lesson`."""
+    return {
+        "id": row["id"],
+        "slug": row["slug"],
+        "summary": row["summary"],
+        "mistake": row["mistake"],
+        "remediation": row["remediation"],
+        "type": row["type"],
+        "triggers": decode(row["triggers"]) or {},
+        "commandMatchTarget": row["command_match_target"],
+        "priority": row["priority"],
+        "confidence": row["confidence"],
+        "tags": decode(row["tags"]),
+        "scope": row["scope"],
+        "injection": row["injection"],
+        "status": row["status"],
+        "errorLines": decode(row["error_lines"]),
+        "provenance": {
+            "source": row["source"],
+            "sessions": decode(row["sessions"]),
+            "projects": decode(row["projects"]),
+            "occurrences": row["occurrences"],
+        },
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
+    }
+
+
 def lesson_from_row(row: Row, decode: Decode) -> Lesson:
     trig = decode(row["triggers"]) or {}
     return Lesson(
