@@ -88,7 +88,12 @@ def _available(target: str) -> bool:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="lessons")
-@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Structured logs on stderr from INFO (-vv: DEBUG); LESSONS_LOG=json|console|human.",
+)
 @click.pass_context
 def cli(ctx: click.Context, verbose: int) -> None:
     """A memory of their own mistakes for Claude Code, Codex CLI and Gemini CLI.
