@@ -80,11 +80,11 @@ class LazyGroup(click.Group):
             return super().resolve_command(ctx, args)
         except click.UsageError as exc:
             meant = _meant(args[0] if args else "", self.list_commands(ctx))
-            if meant:
-                quoted = [repr(command) for command in meant]
-                listed = ", ".join(quoted[:-1]) + " or " + quoted[-1] if meant[1:] else quoted[0]
-                exc.message += f" Did you mean {listed}?"
-            raise
+            if not meant:
+                raise
+            quoted = [repr(command) for command in meant]
+            listed = ", ".join(quoted[:-1]) + " or " + quoted[-1] if meant[1:] else quoted[0]
+            raise click.UsageError(f"{exc.message} Did you mean {listed}?", ctx) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List commands from the registry's help lines, without importing them."""
