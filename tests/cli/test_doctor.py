@@ -15,13 +15,14 @@ from lessons_core.services import open_store
 LESSONS = str(Path(sys.executable).parent / "lessons")
 
 
-def doctor(*args: str) -> tuple[int, dict]:
+def doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict]:
     proc = subprocess.run(
         [LESSONS, "doctor", "--json", *args],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env=env,
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
@@ -32,18 +33,55 @@ def finding(report: dict, check: str) -> dict:
     return found
 
 
+def _no_agent_binaries() -> dict[str, str]:
+    """This environment with a PATH holding none of the agents' binaries (only ours)."""
+    return {**os.environ, "PATH": str(Path(sys.executable).parent)}
+
+
+def _agent_checks(report: dict) -> list[str]:
+    return sorted(f["check"] for f in report["findings"] if f["check"].startswith("hooks:"))
+
+
 def test_fresh_home_is_healthy_but_warns_about_hooks():
-    """Nothing set up yet: no failure, but a warning that no agent has the hooks."""
-    code, report = doctor()
+    """Nothing set up yet: no failure, one warning that no agent has the hooks, and no
+    warning per agent, since none is used on this machine."""
+    code, report = doctor(env=_no_agent_binaries())
     assert code == 0 and report["ok"]
     assert finding(report, "config")["status"] == "ok"
     store = finding(report, "store")
     assert store["status"] == "ok"
     assert store["counts"]["lessons"] == 0
     assert store["schema_version"] is not None
-    claude = finding(report, "hooks:claude")
-    assert claude["status"] == "warn"
-    assert "lessons install claude" in claude["fix"]
+    assert _agent_checks(report) == []
+    hooks = finding(report, "hooks")
+    assert hooks["status"] == "warn"
+    assert "lessons install" in hooks["fix"]
+    unused = finding(report, "agents")
+    assert unused["status"] == "ok"
+    assert {"claude", "codex", "gemini"} <= set(unused["unused"])
+
+
+def test_an_agent_in_use_but_not_registered_warns_alone():
+    """Codex transcripts on the machine: codex is warned about, the other agents are not."""
+    (Path(os.environ["HOME"]) / ".codex" / "sessions").mkdir(parents=True)
+    code, report = doctor(env=_no_agent_binaries())
+    assert code == 0
+    assert _agent_checks(report) == ["hooks:codex"]
+    codex = finding(report, "hooks:codex")
+    assert codex["status"] == "warn"
+    assert "transcripts in" in codex["detail"]
+    assert "lessons install codex" in codex["fix"]
+    assert "codex" not in finding(report, "agents")["unused"]
+
+
+def test_only_the_registered_agent_is_checked():
+    """Claude registered, nothing else used: no warning about codex, gemini or opencode."""
+    install.install(os.environ)
+    code, report = doctor(env=_no_agent_binaries())
+    assert code == 0
+    assert _agent_checks(report) == ["hooks:claude"]
+    assert not [f for f in report["findings"] if f["check"] == "hooks"]
+    assert "claude" not in finding(report, "agents")["unused"]
 
 
 def test_installed_hook_is_timed():

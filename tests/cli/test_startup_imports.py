@@ -165,8 +165,10 @@ def test_list_json_needs_cattrs_but_not_structlog(env: dict[str, str]) -> None:
     assert _imported(env, "list", "--json") == ["cattrs"]
 
 
-def test_a_warning_still_reaches_stderr_as_json(env: dict[str, str], tmp_path: Path) -> None:
-    """Lazy logging still emits: an unknown tool name warns, as one JSON line on stderr."""
+def _add_unknown_tool(
+    env: dict[str, str], tmp_path: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    """``lessons [flags] add`` of a lesson whose tool name no adapter knows (a warning)."""
     lesson = tmp_path / "lesson.json"
     lesson.write_text(
         json.dumps(
@@ -180,7 +182,7 @@ def test_a_warning_still_reaches_stderr_as_json(env: dict[str, str], tmp_path: P
         encoding="utf-8",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "lessons_core", "add", str(lesson)],
+        [sys.executable, "-m", "lessons_core", *flags, "add", str(lesson)],
         env=env,
         capture_output=True,
         text=True,
@@ -188,10 +190,60 @@ def test_a_warning_still_reaches_stderr_as_json(env: dict[str, str], tmp_path: P
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_a_warning_reaches_stderr_as_one_human_line(env: dict[str, str], tmp_path: Path) -> None:
+    """Lazy logging still emits, and a person reads it: one short line, no JSON."""
+    env.pop("LESSONS_LOG", None)
+    proc = _add_unknown_tool(env, tmp_path)
+    assert proc.stderr.splitlines() == [
+        "Warning: unknown tool name (lesson=lesson 1, tool=Frobnicate)"
+    ], proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "value"), [((), "json"), (("-v",), None), (("-v",), "json")], ids=str
+)
+def test_json_logs_when_asked(
+    env: dict[str, str], tmp_path: Path, flags: tuple[str, ...], value: str | None
+) -> None:
+    """``LESSONS_LOG=json``, or ``-v`` off a terminal, gives one JSON object per line."""
+    env.pop("LESSONS_LOG", None)
+    if value is not None:
+        env["LESSONS_LOG"] = value
+    proc = _add_unknown_tool(env, tmp_path, *flags)
     records = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
     assert [(r["level"], r["event"], r["tool"]) for r in records] == [
         ("warning", "unknown tool name", "Frobnicate")
     ], proc.stderr
+    assert all(line.startswith("{") for line in proc.stderr.splitlines()), proc.stderr
+
+
+def test_an_unknown_log_format_is_named_and_the_command_runs(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A typo in LESSONS_LOG is said once; the command still runs, with human lines."""
+    env["LESSONS_LOG"] = "jsno"
+    proc = _add_unknown_tool(env, tmp_path)
+    assert proc.stderr.splitlines() == [
+        "Warning: LESSONS_LOG='jsno' is not one of json, console, human; logging short human lines",
+        "Warning: unknown tool name (lesson=lesson 1, tool=Frobnicate)",
+    ], proc.stderr
+
+
+def test_human_lines_name_the_area_and_the_error() -> None:
+    """A dotted event keeps its area as a prefix; an exception shows as type and message."""
+    from lessons_core.logs import render_human
+
+    try:
+        raise OSError("disk full")
+    except OSError:
+        line = render_human(
+            None, "warning", {"event": "scan.file_error", "path": "a.jsonl", "exc_info": True}
+        )
+    assert line == "Warning: scan: file error (path=a.jsonl, error=OSError: disk full)"
+    assert render_human(None, "exception", {"event": "x"}) == "Error: x"
 
 
 def test_verbosity_gates_what_is_emitted(monkeypatch: pytest.MonkeyPatch) -> None:

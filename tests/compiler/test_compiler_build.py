@@ -151,6 +151,20 @@ def test_own_injection_text_wins_and_short_is_bounded():
     assert entry["short"].endswith("…")
 
 
+@pytest.mark.parametrize("pad", range(8))
+def test_short_form_is_cut_between_words(pad):
+    """The summary the hooks fall back to never ends in half a word, wherever the cut falls."""
+    words = "use python -m pytest -p no:cacheprovider with the flags the project sets " * 4
+    summary = "pytest hangs" + "!" * pad
+    lesson = make_lesson(summary=summary, remediation=words, triggers={"tool_names": ["Bash"]})
+    short = compile_manifest([lesson], Config(), 1)[0]["lessons"][lesson.id]["short"]
+    assert short.endswith("…") and len(short.encode("utf-8")) <= 200
+    head = f"Lesson: {summary} — Fix: "
+    kept = short[len(head) : -len("…")]
+    assert short.startswith(head)
+    assert words.startswith(kept + " "), short
+
+
 def test_refused_patterns_skip_the_lesson_and_are_reported(store, home):
     """A catastrophic or invalid pattern keeps its lesson out; the others are still written."""
     good = make_lesson(triggers={"command_patterns": ["docker"]})

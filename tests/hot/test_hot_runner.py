@@ -103,7 +103,7 @@ def test_budget_drops_are_in_the_decision_and_trailer(home):
     ]
     assert decision["trailer"] == (
         f"<!-- lessons: injected={hints[0].id},{hints[1].id},{hints[3].id} "
-        f"dropped={hints[2].id}(budget),{hints[4].id}(limit) -->"
+        "dropped=budget:1,limit:1 -->"
     )
 
 
@@ -130,6 +130,54 @@ def test_session_start_protocol_and_directives_within_budget(home):
     assert len(context.encode()) <= 4096
     assert decision["delivered"][0] == directives[0].id
     assert decision["dropped"]
+
+
+@pytest.mark.parametrize("size", [60, 150, 333, 500, 777, 1200, 2000])
+def test_session_start_stays_in_budget_with_its_trailer(home, size):
+    """What the agent receives (context and trailer, as every adapter joins them) fits the
+    budget; each lesson is whole or its summary, and the dropped ones are only counted."""
+    from lessons_core.hot.payload import with_trailer
+
+    directives = [
+        make_lesson(
+            type=LessonType.DIRECTIVE,
+            priority=9 - n // 10,
+            summary=f"directive number {n}",
+            mistake=" ".join(["word"] * (size // 5 + n)),
+        )
+        for n in range(40)
+    ]
+    manifest = install_manifest(home, *directives, session_start_budget_bytes=4096)
+    decision = _decision({"event": "session_start", "source": "startup", "session_id": "s"})
+    received = with_trailer(decision["context"], decision["trailer"])
+    assert len(received.encode("utf-8")) <= 4096
+    lessons = manifest["lessons"]
+    assert decision["delivered"]
+    for lesson_id in decision["delivered"]:
+        entry = lessons[lesson_id]
+        assert entry["text"] in received or entry["short"] in received, lesson_id
+    dropped = decision["dropped"]
+    assert dropped
+    assert decision["trailer"].endswith(f" dropped=budget:{len(dropped)} -->")
+    assert not any(item["id"] in received for item in dropped)
+
+
+def test_session_start_counts_the_handoff_separator(home):
+    """The handoff after the protocol is joined by a separator, and that counts too."""
+    from lessons_core.hot.payload import with_trailer
+
+    directives = [
+        make_lesson(type=LessonType.DIRECTIVE, priority=9, mistake="m" * n) for n in range(1, 400)
+    ]
+    manifest = install_manifest(home, *directives, session_start_budget_bytes=4096)
+    protocol = manifest.get("protocol") or ""
+    for carried_size in range(0, 60, 7):
+        carried = "h" * (carried_size + 1)
+        stats: dict = {}
+        decision = runner.session_block({"cwd": "/nowhere"}, manifest, {}, stats, carried)
+        received = with_trailer(decision["context"], decision["trailer"])
+        assert received.startswith(protocol + "\n\n" + carried)
+        assert len(received.encode("utf-8")) <= 4096, carried_size
 
 
 def test_resume_does_not_repeat_the_block_but_clear_does(home):

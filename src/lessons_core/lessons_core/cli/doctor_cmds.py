@@ -5,9 +5,10 @@ opens (and at which schema version); the manifest the hooks read exists, parses,
 from the store's current revision and reads back whole (its indexes name only its lessons, and
 the marshal copy the hooks load agrees with the JSON, see ``lessons_core.compiler.verify``);
 the hooks' per-session state directory is private (the hooks refuse it otherwise); and, for
-every installed agent adapter, whether its hooks are registered, with which command, and how
-long that command takes on a no-op call (the median of five runs, measured as a whole process
-because that is what the agent waits for).
+every agent in use here (its binary, its transcripts, its settings or our hooks are found),
+whether its hooks are registered, with which command, and how long that command takes on a
+no-op call (the median of five runs, measured as a whole process because that is what the agent
+waits for). An adapter whose agent is not used here is named once, not warned about.
 
 Each finding is ``ok``, ``warn`` or ``fail``; any ``fail`` makes the exit status 1, and every
 non-``ok`` finding carries one line saying what to do.
@@ -199,7 +200,15 @@ def _check_state(environ: Mapping[str, str]) -> Finding:
     return Finding("state", OK, f"{root} is private")
 
 
-def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Finding:
+def _check_agent(
+    name: str, installer: Any, environ: Mapping[str, str], found: str | None = None
+) -> Finding | None:
+    """The agent's hooks, or ``None`` for an agent this machine does not use.
+
+    An adapter ships with ``lessons[all]`` whether or not its agent is here, so an agent earns
+    a finding only when it is in use: ``found`` (its binary on PATH or its transcripts, see
+    :func:`installing.detect_agents`), its settings file exists, or our hooks are in it.
+    """
     check = f"hooks:{name}"
     try:
         status: installing.InstallStatus = installer.status(environ)
@@ -209,8 +218,15 @@ def _check_agent(name: str, installer: Any, environ: Mapping[str, str]) -> Findi
     if status.error:
         return Finding(check, FAIL, status.error, f"fix {status.path}", data)
     if not status.registered:
+        if found is None and not status.exists:
+            return None
+        why = f" ({found})" if found else ""
         return Finding(
-            check, WARN, f"not registered in {status.path}", f"run `lessons install {name}`", data
+            check,
+            WARN,
+            f"{name} is used here{why} but its hooks are not registered in {status.path}",
+            f"run `lessons install {name}`",
+            data,
         )
     if status.missing:
         detail = f"partly registered in {status.path}: missing {', '.join(status.missing)}"
@@ -471,13 +487,31 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
                 "pip install 'lessons[<agent>]' for the agent you use (or 'lessons[all]')",
             )
         )
+    try:
+        found = installing.detect_agents(known, env)
+    except Exception:  # an adapter's transcript roots failed: its status still speaks
+        found = {}
+    unused: list[str] = []
     for name in sorted(known):
         spec = known[name]
         if spec.installer is None:
             continue
-        findings.append(_check_agent(name, spec.installer(), env))
+        agent = _check_agent(name, spec.installer(), env, found.get(name))
+        if agent is None:
+            unused.append(name)
+        else:
+            findings.append(agent)
+    if unused:
+        findings.append(
+            Finding(
+                "agents",
+                OK,
+                f"not used on this machine, not checked: {', '.join(unused)}",
+                data={"unused": unused},
+            )
+        )
     agent_findings = [f for f in findings if f.check.startswith("hooks:")]
-    if agent_findings and not any(f.data.get("registered") for f in agent_findings):
+    if known and not any(f.data.get("registered") for f in agent_findings):
         findings.append(
             Finding(
                 "hooks",

@@ -72,12 +72,38 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Click's lookup, with the commands a mistyped name may have meant added to its error."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            meant = _meant(args[0] if args else "", self.list_commands(ctx))
+            if not meant:
+                raise
+            quoted = [repr(command) for command in meant]
+            listed = ", ".join(quoted[:-1]) + " or " + quoted[-1] if meant[1:] else quoted[0]
+            raise click.UsageError(f"{exc.message} Did you mean {listed}?", ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List commands from the registry's help lines, without importing them."""
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def _meant(name: str, commands: list[str]) -> list[str]:
+    """The commands ``name`` may be the start of, else those it may be a typo of (at most 3)."""
+    if not name or name.startswith("-"):
+        return []
+    started = [command for command in commands if command.startswith(name)]
+    if started:
+        return started[:3]
+    import difflib
+
+    return difflib.get_close_matches(name, commands, n=3, cutoff=0.6)
 
 
 def _available(target: str) -> bool:
@@ -88,10 +114,15 @@ def _available(target: str) -> bool:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="lessons")
-@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Structured logs on stderr from INFO (-vv: DEBUG); LESSONS_LOG=json|console|human.",
+)
 @click.pass_context
 def cli(ctx: click.Context, verbose: int) -> None:
-    """A memory of their own mistakes for Claude Code, Codex CLI and Gemini CLI.
+    """A memory of their own mistakes for Claude Code, Codex CLI, Gemini CLI and OpenCode.
 
     Lessons are mined from session transcripts or added by hand, kept in a store
     (LESSONS_HOME), compiled into a manifest, and delivered by each agent's hooks.

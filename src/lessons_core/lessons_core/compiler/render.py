@@ -34,13 +34,22 @@ def short_text(lesson: Lesson) -> str:
 
 
 def truncate_bytes(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary, with an ellipsis."""
+    """``text`` cut to at most ``limit`` UTF-8 bytes, between words, with an ellipsis.
+
+    A word cut in half (``python -m pyt…``) reads as a different command; the cut falls on the
+    last space instead, unless that would throw away more than half of what fits (one very
+    long word), where a character boundary is all there is.
+    """
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text
     room = limit - len(ELLIPSIS.encode("utf-8"))
-    cut = data[:room].decode("utf-8", "ignore").rstrip()
-    return cut + ELLIPSIS
+    cut = data[:room].decode("utf-8", "ignore")
+    if not text[len(cut) : len(cut) + 1].isspace():
+        space = cut.rfind(" ")
+        if space > len(cut) // 2:
+            cut = cut[:space]
+    return cut.rstrip() + ELLIPSIS
 
 
 def _one_line(text: str) -> str:

@@ -12,8 +12,28 @@ def new_decision():
 
 
 def trailer(delivered, dropped):
-    """An HTML comment recording what was injected and what was dropped (and why)."""
+    """An HTML comment recording what was injected and how many were dropped, by reason.
+
+    It rides in the model's context, inside the byte budget, so the dropped lessons are
+    counted (``dropped=budget:24``), not listed: thirty ids cost more than a lesson. Which ones
+    were dropped is in the decision, ``LESSONS_HOOK_LOG`` and ``lessons explain``.
+    """
     parts = ["injected=" + ",".join(delivered)]
     if dropped:
-        parts.append("dropped=" + ",".join(f"{d['id']}({d['why']})" for d in dropped))
-    return "<!-- lessons: " + " ".join(parts) + " -->"
+        counts: dict[str, int] = {}
+        for item in dropped:
+            counts[item["why"]] = counts.get(item["why"], 0) + 1
+        parts.append("dropped=" + ",".join(f"{why}:{n}" for why, n in counts.items()))
+    return TRAILER_OPEN + " ".join(parts) + TRAILER_CLOSE
+
+
+TRAILER_OPEN = "<!-- lessons: "
+TRAILER_CLOSE = " -->"
+
+
+def trailer_reserve(count):
+    """Bytes a trailer takes, besides one id and a comma per injected lesson, for ``count``
+    ranked lessons at most: its frame, the newline that joins it to the context and the
+    longest drop counts it can carry."""
+    frame = len("\n" + TRAILER_OPEN + "injected=" + TRAILER_CLOSE)
+    return frame + len(f" dropped=budget:{count},limit:{count}")

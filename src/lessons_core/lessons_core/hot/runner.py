@@ -23,7 +23,7 @@ import time
 from lessons_core.hot import fastjson, homecheck, paths
 from lessons_core.hot import log as hook_log
 from lessons_core.hot import manifest as manifest_mod
-from lessons_core.hot.decision import new_decision, trailer
+from lessons_core.hot.decision import new_decision, trailer, trailer_reserve
 
 MAX_STDIN_BYTES = 4 * 1024 * 1024
 RETRY_NOTE = "If this does not apply here, run the same call again."
@@ -638,7 +638,8 @@ NOTICE_HEAD = "Tell the user (a notice from lessons, not a lesson to follow): "
 def session_block(event, manifest, environ, stats, carried=None):
     """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``.
 
-    ``carried`` (the compaction handoff) follows the protocol and counts in the budget.
+    ``carried`` (the compaction handoff) follows the protocol and counts in the budget, as does
+    the trailer. A lesson is delivered whole, or as its summary, or not at all: never cut.
     """
     from lessons_core.hot import match, select
 
@@ -656,9 +657,14 @@ def session_block(event, manifest, environ, stats, carried=None):
         ]
     stats["candidates"] = len(ids)
     ranked = select.rank(manifest, ids, event.get("cwd"))
-    used = len(protocol.encode("utf-8")) + (len(carried.encode("utf-8")) if carried else 0)
+    used = len(protocol.encode("utf-8"))
+    if carried:
+        used += (len(select.SEPARATOR) if protocol else 0) + len(carried.encode("utf-8"))
     items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in ranked]
-    chosen, dropped = select.fit_after(items, budget, used, len(items))
+    # The trailer the adapter appends counts too: its frame is set aside, and each chosen
+    # lesson pays for its id in it, so context plus trailer stay within the budget.
+    room = budget - trailer_reserve(len(items)) if items else budget
+    chosen, dropped = select.fit_after(items, room, used, len(items), with_ids=True)
     parts = [protocol] if protocol else []
     if carried:
         parts.append(carried)

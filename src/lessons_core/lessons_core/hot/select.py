@@ -65,15 +65,16 @@ def fit(items, budget, limit):
     return _fit(items, budget, limit, 0, True)
 
 
-def fit_after(items, budget, used, limit):
+def fit_after(items, budget, used, limit, with_ids=False):
     """Like :func:`fit`, after ``used`` bytes are taken, and with no first-lesson exception.
 
     The session-start block uses it: the protocol text comes first and the hard cap holds.
+    ``with_ids``: each chosen lesson also costs its id and a comma (the trailer's list).
     """
-    return _fit(items, budget, limit, used, False)
+    return _fit(items, budget, limit, used, False, with_ids)
 
 
-def _fit(items, budget, limit, used, first_always):
+def _fit(items, budget, limit, used, first_always, with_ids=False):
     chosen: list[tuple[str, str, bool]] = []
     dropped: list[dict[str, str]] = []
     separate = used > 0
@@ -82,6 +83,8 @@ def _fit(items, budget, limit, used, first_always):
             dropped.append({"id": lesson_id, "why": "limit"})
             continue
         sep = len(SEPARATOR) if (chosen or separate) else 0
+        if with_ids:
+            sep += len(lesson_id.encode("utf-8")) + 1
         size = len(full.encode("utf-8"))
         if (first_always and not chosen) or used + sep + size <= budget:
             chosen.append((lesson_id, full, False))
