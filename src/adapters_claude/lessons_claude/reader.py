@@ -44,7 +44,9 @@ _SKIP_USER_PREFIXES = (
 )
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 #: The feedback a user typed when rejecting a call ("…the user said:\n<feedback>").
-_FEEDBACK = regex_programs.compile(r"the user said:\s*(.+)", re.DOTALL | re.IGNORECASE)
+_FEEDBACK = regex_programs.compile(
+    r"(?:the user said|reason for the rejection):\s*(.+)", re.DOTALL | re.IGNORECASE
+)
 
 
 def canonical(name: str) -> str:

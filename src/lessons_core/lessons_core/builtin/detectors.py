@@ -14,7 +14,7 @@ from lessons_core.specs import DetectorSpec
 
 @hookimpl
 def lessons_register_detectors(register: Callable[[DetectorSpec], None]) -> None:
-    from lessons_core.scan import tier1, tier2
+    from lessons_core.scan import corrections, tier1, tier2
 
     register(
         DetectorSpec(
@@ -30,5 +30,13 @@ def lessons_register_detectors(register: Callable[[DetectorSpec], None]) -> None
             detect=tier2.detect,
             tier=2,
             description="failures followed by a corrected call, user corrections, retry loops",
+        )
+    )
+    register(
+        DetectorSpec(
+            name=corrections.NAME,
+            detect=corrections.detect,
+            tier=2,
+            description="user messages and rejection reasons that correct the agent",
         )
     )

@@ -473,7 +473,8 @@ def handle_post_tool(event, manifest, state, environ, stats):
 
 
 def handle_prompt(event, manifest, state, environ, stats):
-    """Recall on the prompt, plus a reminder armed at the last stop (and Gemini's handoff)."""
+    """Recall on the prompt, plus a reminder armed at the last stop (and Gemini's handoff),
+    and, when the prompt corrects the agent, a line asking for a lesson about it."""
     from lessons_core.hot import recall, reminders
 
     decision = recall.handle(event, manifest, state, environ, stats)
@@ -488,11 +489,28 @@ def handle_prompt(event, manifest, state, environ, stats):
     text = reminders.armed(session, stats)
     if text:
         texts.append(text)
+    text = _correction(event, manifest, session, stats)
+    if text:
+        texts.append(text)
     if not texts:
         return decision
     extra = new_decision()
     extra["context"] = "\n\n".join(texts)
     return merge_decisions(extra, decision)
+
+
+def _correction(event, manifest, session, stats):
+    """The line asking for a ``#lesson`` when the prompt corrects the agent, once per
+    correction (a claim on its words), never for a sub-agent's prompt."""
+    from lessons_core.hot import corrections
+
+    said = corrections.correction(event.get("prompt"))
+    if not said or session is None or event.get("agent_id"):
+        return None
+    if not session.claim("correct:" + " ".join(said.split())[:160]):
+        return None
+    stats["correction"] = True
+    return corrections.ask_text(manifest)
 
 
 def handle_stop(event, manifest, state, environ, stats):

@@ -39,6 +39,8 @@ from lessons_core.store.base import Store
 log = get_logger()
 
 MIN_TEXT = 20
+#: The tag prefix that carries a detected lesson's scope (a project id) into the lesson.
+SCOPE_TAG = "scope:"
 SIMILARITY = 0.5
 
 NEW = "new"
@@ -295,6 +297,8 @@ def to_lesson(
         candidate.trigger or candidate.tier in _AUTHORED_TIERS or not candidate.error_lines
     )
     summary = candidate.summary or redact_head(candidate.mistake, 100)[:100]
+    # A detector scopes a lesson to one project with a ``scope:<project id>`` tag.
+    scopes = [tag for tag in candidate.tags if tag.startswith(SCOPE_TAG)]
     source = f"scan:tier{candidate.tier}" if candidate.tier <= 2 else f"plugin:{candidate.detector}"
     return Lesson(
         id=ids.new_id(),
@@ -311,7 +315,8 @@ def to_lesson(
         ),
         priority=candidate.priority,
         confidence=candidate.confidence,
-        tags=candidate.tags,
+        tags=tuple(tag for tag in candidate.tags if tag not in scopes),
+        scope=scopes[0][len(SCOPE_TAG) :] if scopes else None,
         error_lines=candidate.error_lines,
         status=Status.ACTIVE,
         provenance=Provenance(

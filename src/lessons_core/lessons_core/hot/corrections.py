@@ -1,0 +1,324 @@
+"""Whether a user's message corrects the agent (standard library only, no ``re``).
+
+One judgement serves two places: the hook, which on a correcting prompt asks the model to write a
+``#lesson`` block if the correction is worth keeping, and the scanner's correction detector
+(:mod:`lessons_core.scan.corrections`), which turns such a message into a candidate. Both must
+agree, so the judgement lives here, on the hot side, and the cold detector imports it.
+
+A correction says the agent's last action or belief was wrong and, usually, what to do instead:
+"no, use pnpm", "don't push to main", "that's not the branch", "put it in AGENTS.md, not a
+skill", "it's better not to store PII there", "gh should work, ask for elevated permissions".
+A new task, a question, an approval, a pasted plan or log, or a report that something still
+does not work is not one: a report says *that* something is wrong, not what rule was broken,
+and teaches nothing another session could use. So the message needs a correcting cue and must
+not read as a report, a doubt or a decision for this moment only ("let's see", "for now").
+
+Only the head of a message is judged (its first lines, after the markup an IDE or the agent's
+harness puts in front): a correction leads with its point, while a long paste that happens to
+hold "don't" deep inside is not one. The work is a few ``str`` methods on at most
+``HEAD_CHARS`` characters; the hook pays microseconds for it on every prompt.
+"""
+
+#: How much of a message is judged, and kept as the correction's words.
+HEAD_CHARS = 400
+HEAD_LINES = 3
+#: Codex puts the IDE's context first and the user's words after this heading.
+_CODEX_REQUEST = "## my request for codex:"
+#: A message starting so is the harness's or a paste, not something the user typed at the agent.
+_NOT_TYPED = (
+    "caveat:",
+    "<command-",
+    "<local-command",
+    "[request interrupted",
+    "this session is being continued",
+    "implement the following plan",
+    "```",
+    "# ",
+    "## ",
+    "{",
+    "[",
+)
+#: Words a message may open with before its point ("hmm, no …", "wait, that's wrong").
+_FILLERS = frozenset(
+    (
+        "hmm", "hmmm", "hm", "um", "uh", "oh", "ah", "well", "wait", "ok", "okay", "so", "and",
+        "but", "also", "sorry", "actually", "hey", "ugh", "again", "still", "nah", "sec", "a",
+    )
+)  # fmt: skip
+#: Opening words that correct on their own ("no" is judged apart, see :func:`_opens`).
+_OPENERS = frozenset(
+    ("don't", "dont", "never", "stop", "wrong", "instead", "always", "avoid", "prefer", "use")
+)
+#: Phrases that correct wherever they stand in the head (padded with spaces when matched).
+_PHRASES = (
+    "that's wrong",
+    "thats wrong",
+    "that is wrong",
+    "this is wrong",
+    "that's not",
+    "thats not",
+    "that is not",
+    "this is not what",
+    "that's incorrect",
+    "not what i",
+    "dont use",
+    "never use",
+    "never run",
+    "instead of",
+    "rather than",
+    "should use",
+    "should be using",
+    "should have used",
+    "should not",
+    "shouldn't",
+    "better not",
+    "better to use",
+    "i told you",
+    "as i said",
+    "i already said",
+    "i thought we",
+    "i thought the",
+    "you forgot",
+    "you missed",
+    "you didn't",
+    "you broke",
+    "should work",
+    "check again",
+    "look again",
+    "the wrong",
+    "not like that",
+    "why did you",
+    "why are you",
+    "why would you",
+    "i asked you",
+    "i asked for",
+    "i said",
+    "you should have",
+    "you were supposed",
+    "you need to use",
+    "you have to use",
+    "just use",
+    "please use",
+    "we use",
+    "we don't use",
+    "we never",
+    "we always",
+    "it's called",
+    "its called",
+    "is called",
+    "undo that",
+    "undo this",
+    "revert that",
+    "revert this",
+    "put it back",
+    "why not",
+    "you can't",
+    "you cannot",
+    "it's not",
+    "its not",
+    "it is not",
+    "this isn't",
+    "that isn't",
+    "isn't right",
+    "not right",
+    "not correct",
+    "incorrect",
+    "you're wrong",
+    "you are wrong",
+    "didn't ask",
+    "remember to",
+    "remember that",
+)
+#: Words before a "don't" that make it a description, not an instruction.
+_SUBJECTS = frozenset(("i", "we", "they", "it", "he", "she", "that", "this", "which", "who"))
+#: Verbs that make an "… it yourself" a correction of the agent asking the user to do its work.
+_SELF_VERBS = frozenset(("test", "check", "verify", "run", "try", "look", "confirm", "debug"))
+#: A report, a doubt ("should we …?"), a one-time decision: not a rule another session could use.
+_ONE_OFF = (
+    "doesn't work",
+    "does not work",
+    "didn't work",
+    "not working",
+    "still not",
+    "still seeing",
+    "still getting",
+    "still doesn't",
+    "still broken",
+    "not showing",
+    "are you sure",
+    "are you confident",
+    "is that right",
+    "is that correct",
+    "let's see",
+    "lets see",
+    "just yet",
+    "for now",
+    "this time",
+    "in this branch",
+    "in this pr",
+    "should we",
+    "shouldn't we",
+    "shouldn't the",
+    "shouldn't it",
+    "shouldn't this",
+    "shouldn't that",
+)
+#: Words after ", not" that hedge ("not sure", "not yet") rather than set one thing against another.
+_NOT_CONTRAST = frozenset(("sure", "yet", "really", "quite", "only", "just", "always", "much"))
+#: Marks the "X, not Y" / "use X not Y" contrast.
+_USE = frozenset(("use", "using", "run", "call", "prefer", "put", "keep", "want"))
+#: When the user rejected a call, a bare instruction is the correction ("use pnpm").
+_IMPERATIVES = frozenset(
+    ("use", "try", "run", "call", "prefer", "avoid", "always", "only", "put", "keep", "switch")
+)
+#: Punctuation, read as a break between words.
+_BREAK = "|"
+_PUNCT = str.maketrans(dict.fromkeys('.,;:!?()[]{}"`*_<>=/\\|-', " | "))
+#: "No" opens a correction when a break or one of these follows it ("no, use …", "no don't"),
+#: not as a determiner ("no teams are loading").
+_AFTER_NO = frozenset(
+    (
+        "don't", "dont", "do", "not", "use", "that", "that's", "thats", "it", "it's", "its",
+        "you", "we", "stop", "wrong", "instead", "just", "please", "actually", "i", "never",
+    )
+)  # fmt: skip
+
+
+def head(text):
+    """The part of a message that is judged and quoted: its first lines, without leading
+    markup (``<ide_opened_file>…</ide_opened_file>``, Codex's IDE context), at most
+    ``HEAD_CHARS`` characters; ``""`` when the message is not typed text."""
+    if not isinstance(text, str):
+        return ""
+    text = text[:20000]
+    at = text.lower().find(_CODEX_REQUEST)
+    if at >= 0:
+        text = text[at + len(_CODEX_REQUEST) :]
+    text = text.lstrip()
+    for _ in range(8):  # leading <tag>…</tag> blocks the IDE or the harness added
+        end = text.find(">") if text.startswith("<") else -1
+        name = text[1:end].split()[0] if end > 1 else ""
+        close = text.find("</" + name + ">") if name else -1
+        if close < 0:
+            break
+        text = text[close + len(name) + 3 :].lstrip()
+    if text.lower().startswith(_NOT_TYPED):
+        return ""
+    kept: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            if kept:
+                break  # the first paragraph is the point; what follows is often a paste
+            continue
+        kept.append(line)
+        if len(kept) >= HEAD_LINES:
+            break
+    return " ".join(kept)[:HEAD_CHARS]
+
+
+def correction(text, rejected=False, answer=False):
+    """The correcting words of ``text`` (its head), or ``None`` when it corrects nothing.
+
+    ``rejected``: the text is the user's reason for declining a call; then a bare instruction
+    ("use pnpm", "run it with uv") corrects too, since the call it answers was refused.
+    ``answer``: the agent's last words asked the user something; then an opening "no" or
+    "don't" answers the question, and only what sets the agent right ("no, use …", "that's not
+    the branch", "check again on …", "X, not Y") still corrects.
+    """
+    said = head(text)
+    if not said:
+        return None
+    tokens = said.lower().replace("\u2019", "'").translate(_PUNCT).split()
+    words = [t for t in tokens if t != _BREAK]
+    if len(words) < 2 and not (rejected and words):
+        return None
+    padded = " " + " ".join(words) + " "
+    for phrase in _ONE_OFF:
+        if " " + phrase + " " in padded:
+            return None
+    if _opens(tokens, rejected, answer):
+        return said
+    for phrase in _PHRASES:
+        if " " + phrase + " " in padded:
+            return said
+    if not answer and _told_not(words):
+        return said
+    if _contrast(said.lower(), words):
+        return said
+    for i, word in enumerate(words):
+        if word == "yourself" and _SELF_VERBS.intersection(words[max(0, i - 4) : i]):
+            return said
+    return None
+
+
+#: Words after an answer's "no" that go on answering ("no, it's fine", "no, don't bother").
+_ANSWER_NO = frozenset(
+    (
+        "it", "it's", "its", "i", "just", "please", "do", "we", "you", "actually",
+        "don't", "dont", "not", "never", "stop",
+    )
+)  # fmt: skip
+
+
+#: Opening words that, replying to the agent's question, answer it.
+_ANSWER_OPENERS = frozenset(("don't", "dont", "never", "stop"))
+
+
+def _opens(tokens, rejected, answer):
+    """Whether the message opens with a correction: "no, …", "don't …", "stop …", "wrong …",
+    "please don't …", or, for a declined call's reason, any instruction ("use pnpm")."""
+    start = 0
+    while start < len(tokens) and (tokens[start] in _FILLERS or tokens[start] == _BREAK):
+        start += 1
+    rest = [t for t in tokens[start + 1 :] if t != _BREAK]
+    if start >= len(tokens) or not rest:
+        return False
+    first = tokens[start]
+    if first in ("no", "nope"):
+        after = tokens[start + 1]
+        if answer:  # "no" answers the question; "no, use …" still corrects
+            after = rest[0]
+            return after in _AFTER_NO and after not in _ANSWER_NO
+        return after == _BREAK or after in _AFTER_NO
+    if answer and first in _ANSWER_OPENERS:
+        return False  # "don't bother", "never mind": the question answered
+    if first in _OPENERS:
+        return True
+    if first == "please" and rest[0] in ("don't", "dont", "stop", "never"):
+        return True
+    return rejected and first in _IMPERATIVES
+
+
+def _told_not(words):
+    """ "… and don't touch the lockfile", "please do not …": a "don't" said to the agent, not
+    one that describes ("we don't handle it", "I don't want to assume …")."""
+    for i, word in enumerate(words):
+        said_not = word in ("don't", "dont") or (word == "do" and words[i + 1 : i + 2] == ["not"])
+        if said_not and (i == 0 or words[i - 1] not in _SUBJECTS):
+            return True
+    return False
+
+
+def _contrast(lowered, words):
+    """ "Put it in AGENTS.md, not a skill", "use bun run not a path": a choice set against
+    another one."""
+    if " instead" in " " + lowered:
+        return True
+    at = lowered.find(", not ")
+    while at >= 0:
+        after = lowered[at + 6 :].split(" ", 1)[0]
+        if after not in _NOT_CONTRAST:
+            return True
+        at = lowered.find(", not ", at + 6)
+    return any(word in _USE and "not" in words[i + 2 : i + 6] for i, word in enumerate(words))
+
+
+def ask_text(manifest):
+    """The one line the hook adds to a correcting prompt."""
+    from lessons_core.hot.reminders import how_to_record
+
+    return (
+        "The user is correcting you. If the correction states a rule a future session should "
+        f"follow, {how_to_record(manifest)}."
+    )

@@ -1,0 +1,180 @@
+"""The correction detector: a user telling the agent it was wrong, and what to do instead.
+
+A user who writes "no, use pnpm", "don't push to main", "that's not the branch, it's called …"
+or declines a call with "use the HTTPS URL, CI has no SSH key" has stated a rule the agent broke;
+the next session in the same place will break it again unless it is kept. Such a message needs
+no failing call before it, so this detector is apart from the failure → fix pairing of
+:mod:`lessons_core.scan.tier2`: every typed user message (and every reason given for a declined
+call) is judged by :func:`lessons_core.hot.corrections.correction`, the very function the hook
+uses at prompt time, so the scanner and the live prompt agree on what a correction is.
+
+The candidate carries the user's words (redacted) as the rule, what the agent did before as the
+mistake, and the agent's next call, when there is one before the user speaks again, as the fix.
+It has no trigger: nothing in a future call tells the broken rule from the many right calls, so
+the lesson comes back through prompt-time recall by its words. It is scoped to the project (a
+``scope:<project id>`` tag, lifted into the lesson's scope when it is promoted) when the words
+name a thing of the project — a path, a file, a branch, a host, a name in backticks — and the
+project's directory is there to give its id; global when they name none ("don't use sudo with
+pip").
+
+Not corrections: the first message of a session (there is nothing yet to correct) and a
+sub-agent's task (the parent agent wrote it). A reply to a question the agent just asked is
+judged as an answer: its opening "no" answers the question, and only words that set the agent
+right ("that's not the branch", "check again on …") make it a correction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from lessons_core.hot import corrections
+from lessons_core.hot.project import project_id
+from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.privacy import redact_head
+from lessons_core.scan import events as ev
+from lessons_core.scan import scoring
+from lessons_core.scan.intake import SCOPE_TAG
+
+NAME = "corrections"
+#: How many events after a correction are searched for the agent's next call.
+WINDOW = 20
+#: How far back the agent's last words are searched for a question it asked the user.
+_QUESTION_TAIL = 200
+
+
+def detect(
+    events: Sequence[ev.Event], *, config: Config | None = None, **_: Any
+) -> Iterable[Candidate]:
+    """A candidate for every user message, or reason for a declined call, that corrects the
+    agent."""
+    cfg = config or Config()
+    sessions: dict[str | None, list[ev.Event]] = {}
+    for event in events:
+        if not event.sidechain and event.kind != ev.COMPACTION:
+            sessions.setdefault(event.session_id, []).append(event)
+    for session in sessions.values():
+        yield from _session(session, cfg)
+
+
+def _session(events: list[ev.Event], cfg: Config) -> Iterator[Candidate]:
+    acted = False  # the agent did something since the session began
+    last_call: ev.Event | None = None
+    rejected: ev.Event | None = None  # a declined call no other call followed yet
+    last_said = ""  # the agent's words since the user last spoke
+    for i, event in enumerate(events):
+        kind = event.kind
+        if kind == ev.TOOL_CALL:
+            acted, last_call, rejected, last_said = True, event, None, ""
+        elif kind == ev.ASSISTANT_TEXT:
+            acted = True
+            last_said = event.text
+        elif kind == ev.TOOL_RESULT:
+            if event.failure == ev.REJECTED:
+                rejected = event
+        elif kind == ev.USER_TEXT:
+            if rejected is not None:
+                words = corrections.correction(event.text, rejected=True)
+                cited = rejected
+                rejected = None  # one reason per declined call
+            elif acted:
+                words = corrections.correction(event.text, answer=_asked(last_said))
+                cited = event
+            else:
+                words = None
+            if words:
+                yield _candidate(events, i, cited, last_call, words, cfg)
+            last_said = ""
+
+
+def _asked(said: str) -> bool:
+    """Whether the agent's last words end with a question to the user: the reply answers it."""
+    return "?" in said.rstrip()[-_QUESTION_TAIL:]
+
+
+def _next_call(events: list[ev.Event], i: int) -> ev.Event | None:
+    for other in events[i + 1 : i + 1 + WINDOW]:
+        if other.kind == ev.USER_TEXT:
+            return None
+        if other.kind == ev.TOOL_CALL:
+            return other
+    return None
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(redact_head(text, limit).split())  # redact, then cut: a cut token leaks
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe(call: ev.Event) -> str:
+    if call.command:
+        return f"`{_one_line(call.command, 120)}`"
+    target = f" on {PurePosixPath(call.paths[0]).name}" if call.paths else ""
+    return f"{call.tool or 'a tool call'}{target}"
+
+
+#: Characters that, inside a word, make it a thing of one project: a path, a file, a branch, a
+#: host, an identifier.
+_PROJECT_MARKS = "/._#:"
+#: Abbreviations that hold a dot and name nothing.
+_NOT_NAMES = frozenset(("e.g", "i.e", "etc", "vs"))
+
+
+def names_project_thing(words: str) -> bool:
+    """Whether the correction names something of this project (a path, a file name, a branch,
+    a host, a name in backticks) rather than a general rule ("don't use sudo with pip")."""
+    for word in words.split():
+        if "`" in word:
+            return True
+        word = word.strip("\"'()[]{},;!?").rstrip(".").lower()
+        if word in _NOT_NAMES:
+            continue
+        if any(mark in word[1:-1] for mark in _PROJECT_MARKS):
+            return True
+    return False
+
+
+def _candidate(
+    events: list[ev.Event],
+    i: int,
+    cited: ev.Event,
+    before: ev.Event | None,
+    words: str,
+    cfg: Config,
+) -> Candidate:
+    user = events[i]
+    said = _one_line(words, 240)
+    if cited.kind == ev.TOOL_RESULT and before is not None:
+        mistake = f"The user declined {_describe(before)} and said: “{said}”"
+    elif before is not None:
+        mistake = f"The user corrected the agent after {_describe(before)}: “{said}”"
+    else:
+        mistake = f"The user corrected the agent: “{said}”"
+    fix = f"Do as the user said: “{said}”"
+    nxt = _next_call(events, i)
+    if nxt is not None:
+        fix += f"; the agent then ran {_describe(nxt)}"
+    tags: list[str] = []
+    place = Path(user.project) if user.project else None
+    if place is not None and place.is_absolute() and names_project_thing(words):
+        scope = project_id(user.project) if place.is_dir() else None
+        if scope:
+            tags.append(SCOPE_TAG + scope)
+    signals = {scoring.USER_CORRECTION}
+    return Candidate(
+        id="",
+        tier=2,
+        agent=user.agent,
+        tool=None,
+        trigger=None,
+        mistake=mistake.rstrip(".") + ".",
+        fix=fix.rstrip(".") + ".",
+        summary=_one_line(words, 100).rstrip("…"),
+        tags=tuple(tags),
+        confidence=scoring.confidence(signals, cfg.scoring),
+        priority=scoring.priority(signals),
+        evidence=(Evidence(cited.file, cited.line, cited.call_id, cited.session_id),),
+        project=user.project,
+        detector=NAME,
+    )

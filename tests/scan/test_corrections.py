@@ -1,0 +1,388 @@
+"""The correction detector on small transcripts in each agent's own format (the content is ours;
+field names, nesting and the harness's wording copy what the agents write)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from lessons_core.builtin import detectors
+from lessons_core.hot.project import project_id
+from lessons_core.scan import corrections, intake
+from lessons_core.scan import events as ev
+from lessons_core.specs import DetectorSpec
+
+# -- Claude Code --------------------------------------------------------------------------------
+
+
+def _claude(tmp_path: Path, steps, cwd: str = "/w/app", sidechain: bool = False):
+    """A Claude Code session from steps: ``("bash", id, cmd)``, ``("result", id, text,
+    is_error)``, ``("say", text)`` (the assistant), ``("user", text)``."""
+    rows = []
+    base = {"isSidechain": sidechain, "userType": "external", "cwd": cwd, "sessionId": "s-1"}
+    base["version"] = "2.0.42"
+    for n, step in enumerate(steps):
+        stamp = {"uuid": f"u{n}", "timestamp": f"2025-11-18T00:00:{n:02d}.000Z"}
+        if step[0] == "bash":
+            block = {"type": "tool_use", "id": step[1], "name": "Bash"}
+            block["input"] = {"command": step[2], "description": "run"}
+            message = {"id": f"m{n}", "type": "message", "role": "assistant", "content": [block]}
+            rows.append({**base, **stamp, "type": "assistant", "message": message})
+        elif step[0] == "say":
+            content = [{"type": "text", "text": step[1]}]
+            message = {"id": f"m{n}", "type": "message", "role": "assistant", "content": content}
+            rows.append({**base, **stamp, "type": "assistant", "message": message})
+        elif step[0] == "result":
+            block = {"type": "tool_result", "content": step[2], "tool_use_id": step[1]}
+            if step[3]:
+                block["is_error"] = True
+            message = {"role": "user", "content": [block]}
+            rows.append({**base, **stamp, "type": "user", "message": message})
+        elif step[0] == "user":
+            message = {"role": "user", "content": step[1]}
+            rows.append({**base, **stamp, "type": "user", "message": message})
+    path = tmp_path / "s-1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from lessons_claude import reader
+
+    return list(reader.read(path, progress=ev.Progress()))
+
+
+INSTALL = [
+    ("user", "set up the project"),
+    ("bash", "t1", "npm install"),
+    ("result", "t1", "added 120 packages", False),
+    ("say", "Dependencies are installed."),
+]
+
+
+def test_claude_user_correction_is_a_candidate(tmp_path):
+    events = _claude(
+        tmp_path,
+        [
+            *INSTALL,
+            ("user", "no, use pnpm here, we don't use npm"),
+            ("bash", "t2", "pnpm install"),
+            ("result", "t2", "Done in 2.1s", False),
+        ],
+    )
+    (candidate,) = corrections.detect(events)
+    assert candidate.detector == "corrections" and candidate.tier == 2
+    assert candidate.summary == "no, use pnpm here, we don't use npm"
+    assert "`npm install`" in candidate.mistake and "“no, use pnpm here" in candidate.mistake
+    assert candidate.fix.endswith("the agent then ran `pnpm install`.")
+    assert candidate.trigger is None and candidate.tool is None
+    assert candidate.tags == ()  # names nothing of the project: global
+    (evidence,) = candidate.evidence
+    assert (evidence.line, evidence.call_id) == (5, None)  # the user's message
+    assert intake.rejection(candidate) is None
+
+
+def test_claude_ordinary_messages_are_not_candidates(tmp_path):
+    """The first message, a new task, a question, an approval, a report, a pasted plan, and
+    an answer to the agent's own question."""
+    events = _claude(
+        tmp_path,
+        [
+            ("user", "Don't touch the lockfile; add a test for parse()"),
+            ("bash", "t1", "pytest -q"),
+            ("result", "t1", "3 passed", False),
+            ("say", "Tests pass."),
+            ("user", "Now add a test for the empty input"),
+            ("say", "Added."),
+            ("user", "What does parse() return on None?"),
+            ("say", "It returns an empty list."),
+            ("user", "Looks good, commit it"),
+            ("say", "Committed."),
+            ("user", "the build still doesn't work"),
+            ("say", "Shall I also update the changelog?"),
+            ("user", "no, don't bother"),
+            ("say", "Okay."),
+            ("user", "Implement the following plan:\n\n- never break the API\n- add a cache"),
+        ],
+    )
+    assert list(corrections.detect(events)) == []
+
+
+def test_claude_rejection_reason_is_cited_at_the_declined_call(tmp_path):
+    reason = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). The user provided the "
+        "following reason for the rejection:  use pnpm"
+    )
+    events = _claude(
+        tmp_path,
+        [
+            ("user", "set up the project"),
+            ("bash", "t1", "npm install"),
+            ("result", "t1", reason, True),
+            ("bash", "t2", "pnpm install"),
+            ("result", "t2", "Done in 2.1s", False),
+        ],
+    )
+    assert [e.text for e in events if e.kind == ev.USER_TEXT][-1] == "use pnpm"
+    (candidate,) = corrections.detect(events)
+    assert candidate.mistake == "The user declined `npm install` and said: “use pnpm”."
+    (evidence,) = candidate.evidence
+    assert (evidence.line, evidence.call_id) == (3, "t1")
+
+
+def test_a_rejection_reason_that_asks_a_question_is_not_a_candidate(tmp_path):
+    reason = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected. "
+        "To tell you how to proceed, the user said: do we even need this helper?"
+    )
+    events = _claude(
+        tmp_path,
+        [
+            ("user", "set up the project"),
+            ("bash", "t1", "npm install left-pad"),
+            ("result", "t1", reason, True),
+        ],
+    )
+    assert list(corrections.detect(events)) == []
+
+
+def test_a_sub_agents_task_is_not_a_correction(tmp_path):
+    events = _claude(
+        tmp_path,
+        [*INSTALL, ("user", "Don't edit files, only report what the tests print")],
+        sidechain=True,
+    )
+    assert list(corrections.detect(events)) == []
+
+
+def test_a_correction_naming_a_project_thing_is_scoped_to_the_project(tmp_path):
+    """ "it's called feat/login" names a branch of this repository: a ``scope:<project id>``
+    tag, which promotion turns into the lesson's scope."""
+    project = tmp_path / "app"
+    project.mkdir()
+    events = _claude(
+        tmp_path,
+        [
+            *INSTALL,
+            ("user", "that's not the branch I meant - it's called feat/login"),
+            ("bash", "t2", "git switch feat/login"),
+            ("result", "t2", "Switched to branch 'feat/login'", False),
+        ],
+        cwd=str(project),
+    )
+    (candidate,) = corrections.detect(events)
+    scope = project_id(str(project))
+    assert scope and candidate.tags == (intake.SCOPE_TAG + scope,)
+    lesson = intake.to_lesson(candidate)
+    assert lesson.scope == scope and lesson.tags == ()
+    assert lesson.triggers.tool_names == ()
+
+
+def test_names_project_thing():
+    assert corrections.names_project_thing("put it in AGENTS.md, not a skill")
+    assert corrections.names_project_thing("check again on 192.168.1.4")
+    assert corrections.names_project_thing("run `make check` first")
+    assert not corrections.names_project_thing("don't use sudo with pip.")
+    assert not corrections.names_project_thing("use pnpm, e.g. for installs")
+
+
+def test_the_detector_is_registered_beside_tier1_and_tier2():
+    found: list[DetectorSpec] = []
+    detectors.lessons_register_detectors(found.append)
+    assert [d.name for d in found] == ["tier1", "tier2", "corrections"]
+    assert found[2].detect is corrections.detect and found[2].tier == 2
+
+
+# -- Codex CLI ----------------------------------------------------------------------------------
+
+
+def _codex(tmp_path: Path, rows):
+    path = tmp_path / "rollout-2026-01-01T00-00-00-x.jsonl"
+    head = {"type": "session_meta", "payload": {"id": "s", "cwd": "/w/app"}}
+    path.write_text("".join(json.dumps({"timestamp": "t", **r}) + "\n" for r in [head, *rows]))
+    from lessons_codex import reader
+
+    return list(reader.read(path, progress=ev.Progress()))
+
+
+def _codex_call(call_id: str, cmd: str, code: int):
+    call = {"type": "function_call", "name": "exec_command", "call_id": call_id}
+    call["arguments"] = json.dumps({"cmd": cmd})
+    output = {"type": "function_call_output", "call_id": call_id}
+    output["output"] = f"Process exited with code {code}\nOutput:\nok\n"
+    return [
+        {"type": "response_item", "payload": call},
+        {"type": "response_item", "payload": output},
+    ]
+
+
+def _codex_user(text: str):
+    return {"type": "event_msg", "payload": {"type": "user_message", "message": text}}
+
+
+def _codex_say(text: str):
+    content = [{"type": "output_text", "text": text}]
+    return {
+        "type": "response_item",
+        "payload": {"type": "message", "role": "assistant", "content": content},
+    }
+
+
+def test_codex_correction_after_the_ide_context(tmp_path):
+    events = _codex(
+        tmp_path,
+        [
+            _codex_user("run the docs example"),
+            *_codex_call("c1", "node ./scripts/example.js", 0),
+            _codex_say("The example ran."),
+            _codex_user(
+                "# Context from my IDE setup:\n\n## Active file: docs/a.md\n\n"
+                "## My request for Codex:\nthe pattern is to use bun run, not a path to the script"
+            ),
+            *_codex_call("c2", "bun run example", 0),
+        ],
+    )
+    (candidate,) = corrections.detect(events)
+    assert candidate.agent == "codex"
+    assert candidate.summary.startswith("the pattern is to use bun run, not a path")
+    assert "`node ./scripts/example.js`" in candidate.mistake
+    assert candidate.fix.endswith("the agent then ran `bun run example`.")
+    assert candidate.evidence[0].line == 6
+
+
+def test_codex_new_tasks_are_not_candidates(tmp_path):
+    events = _codex(
+        tmp_path,
+        [
+            _codex_user("run the docs example"),
+            *_codex_call("c1", "node ./scripts/example.js", 0),
+            _codex_say("The example ran."),
+            _codex_user("Now add the example to the README"),
+        ],
+    )
+    assert list(corrections.detect(events)) == []
+
+
+# -- Gemini CLI ---------------------------------------------------------------------------------
+
+
+def _gemini(tmp_path: Path, messages):
+    head = {"sessionId": "g-1", "projectHash": "ab" * 32, "startTime": "2026-04-30T08:00:00Z"}
+    head |= {"lastUpdated": "2026-04-30T08:00:00Z", "kind": "main", "directories": ["/w/app"]}
+    chats = tmp_path / "tmp" / "app" / "chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2026-04-30T08-00-g1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [head, *messages]))
+    from lessons_gemini import reader
+
+    return list(reader.read(path, progress=ev.Progress()))
+
+
+def _gemini_user(mid: str, text: str):
+    return {
+        "id": mid,
+        "timestamp": "2026-04-30T08:00:01Z",
+        "type": "user",
+        "content": [{"text": text}],
+    }
+
+
+def _gemini_shell(mid: str, call_id: str, cmd: str):
+    response = {"output": f"Command: {cmd}\nOutput: ok\nExit Code: 0"}
+    call = {
+        "id": call_id,
+        "name": "run_shell_command",
+        "args": {"command": cmd},
+        "status": "success",
+        "result": [
+            {"functionResponse": {"id": call_id, "name": "run_shell_command", "response": response}}
+        ],
+    }
+    return {
+        "id": mid,
+        "timestamp": "2026-04-30T08:00:02Z",
+        "type": "gemini",
+        "content": "",
+        "toolCalls": [call],
+    }
+
+
+def test_gemini_correction_is_a_candidate(tmp_path):
+    events = _gemini(
+        tmp_path,
+        [
+            _gemini_user("u1", "show me the config"),
+            _gemini_shell("g1", "s1", "cat config.toml"),
+            _gemini_user("u2", "stop using cat to read files, use read_file"),
+            _gemini_shell("g2", "s2", "ls"),
+        ],
+    )
+    (candidate,) = corrections.detect(events)
+    assert candidate.agent == "gemini"
+    assert candidate.summary == "stop using cat to read files, use read_file"
+    assert "`cat config.toml`" in candidate.mistake
+    assert candidate.evidence[0].line == 4
+
+
+def test_gemini_a_question_is_not_a_candidate(tmp_path):
+    events = _gemini(
+        tmp_path,
+        [
+            _gemini_user("u1", "show me the config"),
+            _gemini_shell("g1", "s1", "cat config.toml"),
+            _gemini_user("u2", "what does the timeout setting do?"),
+        ],
+    )
+    assert list(corrections.detect(events)) == []
+
+
+# -- OpenCode -----------------------------------------------------------------------------------
+
+OPENCODE_SCHEMA = """
+CREATE TABLE session (
+  id text PRIMARY KEY, project_id text NOT NULL, workspace_id text, parent_id text,
+  slug text NOT NULL, directory text NOT NULL, path text, title text NOT NULL,
+  version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
+CREATE TABLE message (
+  id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
+  time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE part (
+  id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+"""
+OLD = 1_700_000_000_000
+
+
+def test_opencode_correction_is_a_candidate(tmp_path):
+    db = tmp_path / "opencode.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(OPENCODE_SCHEMA)
+    conn.execute(
+        "INSERT INTO session VALUES ('ses', 'g', NULL, NULL, 's', '/w/app', NULL, 't', '1.18', "
+        "?, ?)",
+        (OLD, OLD),
+    )
+    done = {"role": "assistant", "time": {"created": OLD, "completed": OLD + 5}}
+    user = {"role": "user", "time": {"created": OLD}}
+    parts = [
+        ("m1", user, {"type": "text", "text": "install deps"}),
+        ("m2", done, {"type": "tool", "tool": "bash", "callID": "c1", "state": {
+            "status": "completed", "input": {"command": "npm install"}, "output": "ok",
+            "metadata": {"exit": 0}}}),
+        ("m3", user, {"type": "text", "text": "no, use pnpm"}),
+    ]  # fmt: skip
+    for n, (mid, message, part) in enumerate(parts):
+        conn.execute(
+            "INSERT OR IGNORE INTO message VALUES (?, 'ses', ?, ?, ?)",
+            (mid, OLD, OLD, json.dumps(message)),
+        )
+        conn.execute(
+            "INSERT INTO part VALUES (?, ?, 'ses', ?, ?, ?)",
+            (f"prt_{n}", mid, OLD, OLD, json.dumps(part)),
+        )
+    conn.commit()
+    conn.close()
+    from lessons_opencode import reader
+
+    events = list(reader.read(db, 0, progress=ev.Progress(0, 0)))
+    (candidate,) = corrections.detect(events)
+    assert candidate.agent == "opencode" and candidate.summary == "no, use pnpm"
+    assert "`npm install`" in candidate.mistake
