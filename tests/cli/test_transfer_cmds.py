@@ -108,7 +108,7 @@ def test_import_strict_is_all_or_nothing(tmp_path):
     source.write_text(json.dumps(good) + "\n" + json.dumps(exponential) + "\n")
     result = run("import", str(source), "--strict")
     assert result.exit_code == 1
-    assert "nothing was imported (leave out --strict to import the others)" in result.stderr
+    assert "nothing was stored (leave out --strict to import the valid ones)" in result.stderr
     assert run("list", "--json").stdout == ""
     assert run("import", str(source)).exit_code == 0  # without --strict the good one comes in
     assert "Run pytest with a timeout" in run("list", "--json").stdout
@@ -204,7 +204,7 @@ def test_import_bad_line_is_named_and_the_rest_comes_in(tmp_path):
     strict = run("import", str(path), "--strict")
     assert strict.exit_code == 1
     assert "line 2 field 'priority': expected an integer, got 'high'" in strict.stderr
-    assert "nothing was imported (leave out --strict" in strict.stderr
+    assert "nothing was stored (leave out --strict" in strict.stderr
     assert run("list", "--json").stdout == ""
     result = run("import", str(path))
     assert result.exit_code == 0

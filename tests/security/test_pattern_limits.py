@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from lesson_factory import lesson_factory
 from lessons_core.cli.main import cli as lessons_cli
-from lessons_core.compiler import entries
+from lessons_core.compiler import entries, probe
 from lessons_core.compiler.probe import SUBJECT_LIMIT
 from lessons_core.compiler.regex_safety import judge, matches_everything
 from lessons_core.hot import match
@@ -158,6 +158,18 @@ def test_a_linear_pattern_still_sees_the_whole_subject(monkeypatch):
     assert seen == [SUBJECT_LIMIT]
 
 
+def test_the_probe_feeds_a_repeat_a_run_that_a_word_boundary_then_refuses():
+    """``set -eeee…e_`` is the quadratic subject of the common ``set -e`` check (each start of
+    the first ``[a-zA-Z]*`` tries every split before the ``\\b`` fails at ``_``); the probe
+    makes it, so the pattern is given a subject shorter than its degree's 4 KB."""
+    source = r"\bset\s+-[a-zA-Z]*e[a-zA-Z]*\b"
+    made = list(probe.runs(list(probe._units(source)), 4096))
+    assert any(s.startswith("set") and s.endswith("e_") and s.count("e") > 4000 for s in made)
+    verdict = judge(source)
+    assert verdict.reason is None
+    assert verdict.limit is not None and verdict.limit < 4096
+
+
 @pytest.mark.parametrize(
     ("source", "part"),
     [(r"(a+)+$", "(a+)+"), (r"(\w+\s?)+$", r"(\w+\s?)+"), (r"^(\w|\d)+!", r"(\w|\d)+")],
@@ -246,16 +258,20 @@ def test_a_refusal_in_add_speaks_the_users_notation_and_says_what_next(cli, tmp_
     assert "stall" not in cli("list", "--json").output
 
 
-def test_a_refusal_in_import_names_import_partial(cli, tmp_path):
+def test_a_refusal_in_import_is_listed_and_strict_stores_nothing(cli, tmp_path):
+    """Import takes what can work and names the refused lesson in the user's notation;
+    ``--strict`` stores nothing and says how to get the valid ones."""
     src = tmp_path / "bad.jsonl"
     good = _lesson_json(r"\bnpm\s+test\b", "run the tests with npm")
     src.write_text(_lesson_json(r"(a+)+$") + "\n" + good + "\n", encoding="utf-8")
+    strict = cli("import", str(src), "--strict")
+    assert strict.exit_code == 1
+    assert "nothing was stored (leave out --strict" in strict.stderr
+    assert "`(a+)+$`" in strict.stderr
+    assert "npm" not in cli("list", "--json").output
     result = cli("import", str(src))
-    assert result.exit_code == 1
-    assert "nothing was stored" in result.stderr
-    assert "lessons import --partial" in result.stderr
-    partial = cli("import", str(src), "--partial")
-    assert partial.exit_code == 0, partial.output
+    assert result.exit_code == 0, result.output
+    assert "`(a+)+$`" in result.output
     listed = cli("list", "--json").output
     assert "npm" in listed and "stall" not in listed
 

@@ -37,7 +37,7 @@ def test_a_bad_line_is_named_and_nothing_is_returned():
     with pytest.raises(LessonsError) as info:
         jsonl.parse_jsonl(text, source="team.jsonl")
     assert str(info.value) == (
-        "team.jsonl: 3 invalid lesson(s); nothing was imported (use --partial to import the "
+        "team.jsonl: 3 invalid lesson(s); nothing was stored (`lessons add --partial` adds the "
         "valid ones):\n"
         "  line 2 field 'priority': must be between 1 and 10, got 42\n"
         "  line 3: not valid JSON (column 2: Expecting property name enclosed in double quotes)\n"

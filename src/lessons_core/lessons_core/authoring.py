@@ -57,7 +57,5 @@ def refusal(lesson: Lesson, where: str | None = None) -> ValidationError | None:
     except entries.Refused as exc:
         # The refusal names the lesson itself; a position (``line 3``) is worth adding to it.
         position = where if where and not (lesson.slug and lesson.slug in where) else None
-        return ValidationError(
-            f"{exc.refusal.message()} (the manifest would leave it out)", where=position
-        )
+        return ValidationError(exc.refusal.message(), where=position)
     return None

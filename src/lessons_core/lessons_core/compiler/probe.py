@@ -53,7 +53,7 @@ _fast: set[str] = set()
 _asked: set[str] = set()
 #: Name of the memory a build keeps in ``LESSONS_HOME``; bump the format when the probe changes.
 MEMORY_NAME = "pattern-probes.json"
-_MEMORY_FORMAT = 2
+_MEMORY_FORMAT = 3
 
 
 def probe(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
@@ -109,7 +109,7 @@ def _measure(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
     except (re.error, RecursionError, OverflowError) as exc:
         return f"does not compile: {exc}"
     units = sorted(set(_units(source)), key=lambda u: (-len(u), u))[:_MAX_UNITS]
-    worst, subject = worst_case(rx, units, limit, pumps(source))
+    worst, subject = worst_case(rx, units, limit, pumps(source), list(_units(source)))
     budget = budget_ms(limit)
     if worst > budget:
         return (
@@ -129,15 +129,19 @@ def worst_case(
     units: list[str],
     limit: int = SUBJECT_LIMIT,
     prefixes: list[str] | None = None,
+    ordered: list[str] | None = None,
 ) -> tuple[float, str]:
     """The slowest search of ``rx`` over the probe subjects of up to ``limit`` characters, in
-    ms, and that subject."""
+    ms, and that subject (``ordered``: the pattern's units in order, for :func:`runs`)."""
     worst = 0.0
     worst_subject = ""
     top = budget_ms(limit)
     for size in sorted({min(s, limit) for s in _SIZES}):
         budget = top * size / limit * 4 if size < limit else top
-        for subject in subjects(units, size, prefixes or ()):
+        made = list(subjects(units, size, prefixes or ()))
+        if ordered:
+            made += runs(ordered, size)
+        for subject in made:
             took = _time(rx, subject)
             if took > budget:  # twice more, to rule out a busy moment
                 took = min(took, _time(rx, subject), _time(rx, subject))
@@ -188,6 +192,30 @@ def subjects(units: list[str], size: int, prefixes: Iterable[str] = ()) -> Itera
         count = max(1, size // len(shape))
         yield (shape * count)[:size]
         yield (shape * count)[: size - 1] + _BREAK
+
+
+#: What ends a long run in :func:`runs`: a character the pattern may never take, a word
+#: character (a ``\b`` fails before it), a slash and a newline (a ``[^/]*`` or a ``.*`` stops).
+_RUN_ENDS = (_BREAK, "_", "/", "\n")
+
+
+def runs(ordered: list[str], size: int) -> Iterator[str]:
+    """Subjects that reach a repeat once and then feed it a long run: the units before one
+    unit, in the pattern's order, then that unit repeated, then one of :data:`_RUN_ENDS`.
+
+    ``\\bset\\s+-[a-zA-Z]*e[a-zA-Z]*\\b`` is quadratic on ``set -eeee…e_`` only (165 ms on 4 KB),
+    which neither the repetitions of :func:`subjects` nor its pumped prefixes, which end on
+    the repeated unit, ever make.
+    """
+    seen: set[str] = set()
+    for index, unit in enumerate(ordered[: _MAX_UNITS * 2]):
+        if not unit or unit in seen:
+            continue
+        seen.add(unit)
+        head = "".join(ordered[:index])[: size // 4]
+        count = max(1, (size - len(head) - 1) // len(unit))
+        for end in _RUN_ENDS:
+            yield (head + unit * count)[: size - 1] + end
 
 
 def _time(rx: re.Pattern[str], subject: str) -> float:

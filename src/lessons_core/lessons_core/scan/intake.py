@@ -270,15 +270,21 @@ def sessions_of(evidence: Iterable[Evidence]) -> tuple[str, ...]:
 _AUTHORED_TIERS = frozenset({1, 5})
 
 
+#: ``to_lesson``'s scope when none is chosen: the project a detector's ``scope:`` tag names, or
+#: every project without one. (No project id is empty, so it cannot be a choice.)
+FROM_TAGS = ""
+
+
 def to_lesson(
     candidate: Candidate,
     *,
     now: str = "",
     lesson_type: LessonType = LessonType.HINT,
-    scope: str | None = None,
+    scope: str | None = FROM_TAGS,
 ) -> Lesson:
     """The active lesson a candidate becomes when promoted (a ``lesson_type`` and ``scope``
-    chosen in ``lessons review``; a hint for every project otherwise).
+    chosen in ``lessons review``, ``None`` for every project; a hint scoped as its detector
+    tagged it otherwise).
 
     A detected candidate (heuristics, plugins, a model) with no trigger and with error lines is
     a failure-time lesson: nothing in the call showed its mistake, so it gets no tool gate either
@@ -307,7 +313,6 @@ def to_lesson(
         mistake=candidate.mistake,
         remediation=candidate.fix,
         type=lesson_type,
-        scope=scope,
         triggers=Triggers(
             tool_names=(tool,) if tool and gated else (),
             command_patterns=command_patterns,
@@ -316,7 +321,7 @@ def to_lesson(
         priority=candidate.priority,
         confidence=candidate.confidence,
         tags=tuple(tag for tag in candidate.tags if tag not in scopes),
-        scope=scopes[0][len(SCOPE_TAG) :] if scopes else None,
+        scope=(scopes[0][len(SCOPE_TAG) :] if scopes else None) if scope == FROM_TAGS else scope,
         error_lines=candidate.error_lines,
         status=Status.ACTIVE,
         provenance=Provenance(
@@ -570,9 +575,10 @@ class Intake:
         candidate: Candidate,
         *,
         lesson_type: LessonType = LessonType.HINT,
-        scope: str | None = None,
+        scope: str | None = FROM_TAGS,
     ) -> Lesson:
-        """Turn a candidate into an active lesson and mark it promoted."""
+        """Turn a candidate into an active lesson and mark it promoted (see :func:`to_lesson`
+        for ``scope``)."""
         self._load()
         made = to_lesson(candidate, lesson_type=lesson_type, scope=scope)
         lesson = self.store.add_lessons([made])[0]

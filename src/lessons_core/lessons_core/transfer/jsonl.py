@@ -37,7 +37,7 @@ EXPORT_TYPE = "lessons-export"
 EXPORT_VERSION = 1
 EXPORT_SCHEMA_ID = "urn:lessons:schema:export:1"
 #: What an all-or-nothing error suggests (``import`` is all-or-nothing only with ``--strict``).
-PARTIAL_HINT = "use --partial to import the valid ones"
+PARTIAL_HINT = "`lessons add --partial` adds the valid ones"
 STRICT_HINT = "leave out --strict to import the valid ones"
 #: How many bad lines an all-or-nothing error lists before summarising.
 MAX_LISTED_ERRORS = 10
@@ -114,7 +114,7 @@ def _finish(
         lines = "\n  ".join(shown)
         tail = f"\n  … and {more} more" if more else ""
         count = f"{len(errors)} invalid lesson(s)" if len(errors) > 1 else "an invalid lesson"
-        raise LessonsError(f"{source}: {count}; nothing was imported ({hint}):\n  {lines}{tail}")
+        raise LessonsError(f"{source}: {count}; nothing was stored ({hint}):\n  {lines}{tail}")
     return Parsed(tuple(found), tuple(errors), tuple(warnings), header)
 
 
