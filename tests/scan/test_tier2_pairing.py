@@ -309,3 +309,75 @@ def test_codex_path_that_repeats_the_workdir(tmp_path):
     )  # fmt: skip
     (candidate,) = tier2.detect(events)
     assert candidate.summary == "sed: run it from the folder its paths are relative to"
+
+
+def test_a_fix_that_then_failed_for_its_own_reason_still_fixed_the_mistake(script):
+    """``bun run test`` ran the tests where ``rtk bun run test`` could not start them; a test
+    failing then is another matter, and the wrapper is still the lesson."""
+    bad, good = "rtk bun run test", "bun run test"
+    script.run(bad, "error: unrecognized subcommand 'bun'", failure=ERR, code=2)
+    script.run(good, "src/a.test.ts:\n(fail) parses\n 1 fail", failure=ERR, code=1)
+    candidate = _one(script)
+    assert candidate.summary == "bun: run it without `rtk`"
+    _fires(candidate, bad, good)
+
+
+def test_drift_after_an_absolute_cd_into_a_subdirectory(script):
+    """``cd /w/app/web && …`` stayed too; the fix went back to ``/w/app``. Nothing in the
+    command line tells the drifted call from a right one, so the lesson has no trigger and
+    comes back with the failure; its project is the repository."""
+    script.run("cd /w/app/web && bun run build:css", "done", persistent_shell=True)
+    script.run(
+        "bun run lint",
+        'error: Script not found "lint"',
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app/web",
+    )
+    script.run(
+        "cd /w/app && bun run lint",
+        "Checked 40 files\nFound 1 error.",
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app",
+    )
+    candidate = _one(script)
+    assert candidate.summary.endswith("the working directory stayed where an earlier cd left it")
+    assert candidate.trigger is None
+    assert candidate.project == "/w/app"
+
+    # An absolute ``cd`` to an unrelated folder, then a missing script fixed by another one:
+    # no drift of this shell.
+    other = type(script)(session="s2")
+    other.run("cd /w/other && ls", "x", persistent_shell=True)
+    other.run("cd /w/app && bun run lint", 'error: Script not found "lint"', failure=ERR, code=1,
+              persistent_shell=True)  # fmt: skip
+    other.run("cd /w/app && bun run check", "ok", persistent_shell=True)
+    assert all("earlier cd" not in c.summary for c in _detect(other))
+
+
+def test_the_same_difference_in_two_sessions_is_one_candidate(home, script):
+    """Two sessions that make the same mistake and fix it the same way give one candidate,
+    seen in both, more confident than either."""
+    from lessons_core import services
+    from lessons_core.models import Config
+    from lessons_core.scan.intake import Intake
+
+    found = []
+    for session, args in (("s1", "run test"), ("s2", "test src/")):
+        one = type(script)(session=session, project=f"/w/{session}")
+        if session == "s2":
+            one.say("Running the tests.")  # (both scripts write one file name)
+        one.run(f"rtk bun {args}", "error: unrecognized subcommand 'bun'", failure=ERR, code=2)
+        one.run(f"bun {args}", "3 pass")
+        found += tier2.detect(one.events)
+    assert len(found) == 2
+    with services.open_store() as store:
+        intake = Intake(store, Config())
+        outcomes = [intake.admit(c) for c in found]
+        assert [o.status for o in outcomes] == ["new", "duplicate"]
+        (stored,) = [c for c in store.list_candidates(status=None) if c.tier == 2]
+    assert {e.session_id for e in stored.evidence} == {"s1", "s2"}
+    assert stored.confidence > max(c.confidence for c in found)

@@ -458,7 +458,7 @@ def _follow(
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
     first = failures.mistake_class(failed.text)
-    missing_path = first is not None and first.name == failures.MISSING_PATH
+    got_past = first is not None and first.name in _GOT_PAST_CLASSES
     edited_at: list[int] = []
     read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
@@ -514,12 +514,13 @@ def _follow(
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
-            if missing_path and res.is_mistake and not _same_input(other, call):
+            if got_past and res.is_mistake and not _same_input(other, call):
                 later = failures.mistake_class(res.text)
-                if later is None or later.name != failures.MISSING_PATH:
-                    # The path is found now; what failed next (the tests it ran) is another
-                    # matter. Whether the path was the lesson is for the judge to say.
-                    finding.fix, fix_at = other, j
+                if later is None or later is not first:
+                    # The path is found now (the script, the command, the option); what failed
+                    # next (the tests it ran) is another matter. Whether the first failure was
+                    # the lesson is for the judge to say.
+                    finding.fix, fix_at, finding.wrapper = other, j, wrap
                     finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                     break
             if res.is_mistake:
@@ -547,6 +548,18 @@ def _follow(
     return finding
 
 
+#: Failures whose fix may itself fail for a reason of its own: a later call of the same kind
+#: that no longer fails this way got past the mistake (``rtk bun run test`` refused, then
+#: ``bun run test`` ran the tests, and some failed).
+_GOT_PAST_CLASSES = frozenset(
+    {
+        failures.MISSING_PATH,
+        failures.COMMAND_NOT_FOUND,
+        failures.UNKNOWN_OPTION,
+        failures.UNKNOWN_SUBCOMMAND,
+        failures.SHELL_SYNTAX,
+    }
+)
 #: Classes whose fix is running the command through the project's environment.
 _ENVIRONMENT_CLASSES = frozenset(
     {failures.COMMAND_NOT_FOUND, failures.MANAGED_ENVIRONMENT, failures.MODULE_NOT_FOUND}
@@ -652,6 +665,17 @@ def _cd_to_root(fix: ev.Event) -> bool:
     return bool(segs) and len(segs[0]) >= 2 and segs[0][0] == "cd" and segs[0][1][:1] in "/~"
 
 
+def _cd_target(command: str) -> str | None:
+    """Where a command line ``cd``s for good: the first ``cd`` of its top level (none inside
+    a subshell ``( … )``), relative or absolute."""
+    if command.lstrip().startswith("("):
+        return None
+    for seg in triggers.segments(command):
+        if len(seg) >= 2 and seg[0] == "cd":
+            return seg[1]
+    return None
+
+
 def _workdir_drift(call: ev.Event, fix: ev.Event) -> str | None:
     """The working directory a call ran in when its relative paths belonged to another one:
     the fix ran the same command in another ``workdir``, or gave the paths without the part
@@ -683,11 +707,13 @@ def _drift(
 
     It is when the agent's shell keeps its directory, an earlier successful call of the session
     ``cd``-ed into a relative directory for good, and the fix reached the same thing by an
-    absolute path or without the ``cd``.
+    absolute path or without the ``cd``; or the earlier ``cd`` went to a subdirectory by its
+    absolute path and the fix went back to the folder above it.
     """
     if not call.persistent_shell or not call.command or not fix.command:
         return None
     moved = None
+    root = _cd_to_root(fix) and triggers.segments(fix.command)[0][1].rstrip("/")
     for j in range(i - 1, -1, -1):
         other = events[j]
         if other.kind != ev.TOOL_CALL or not other.command or other.sidechain != call.sidechain:
@@ -695,9 +721,15 @@ def _drift(
         res = results.get(other.call_id or "")
         if res is None or res.failure is not None:
             continue
-        moved = triggers.top_level_cd(other.command)
-        if moved is not None:
-            break
+        target = _cd_target(other.command)
+        if target is None:
+            continue
+        if target.startswith(("/", "~", "$", "-")):
+            if root and target.rstrip("/").startswith(root + "/"):
+                moved = target  # an absolute cd into a subdirectory of where the fix went
+            break  # an absolute cd put the shell where it meant: an older cd no longer counts
+        moved = target
+        break
     if moved is None:
         return None
     own_cd = triggers.top_level_cd(call.command)
@@ -862,7 +894,9 @@ def _trigger(finding: Finding) -> str | None:
     failing, fixed = call.command, fix.command or ""
     name = cls.name if cls is not None else None
     if name == CWD_DRIFT.name:
-        return triggers.RELATIVE_CD
+        # An absolute ``cd`` into a subdirectory looks like the fix's own ``cd``: such a drift
+        # is recalled when the failure happens (:func:`_failure_time`).
+        return None if (finding.drift_dir or "").startswith("/") else triggers.RELATIVE_CD
     wrapper = _wrapper_trigger(finding)
     if wrapper is not None:
         return wrapper
@@ -974,7 +1008,8 @@ def _failure_time(finding: Finding) -> bool:
     if cls is None:
         return False
     if finding.call.command:
-        return cls.name in _COMMAND_FAILURE_TIME
+        absolute_drift = cls is CWD_DRIFT and (finding.drift_dir or "").startswith("/")
+        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift
     return cls.name in FAILURE_TIME_CLASSES
 
 
@@ -1059,11 +1094,17 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
 def _project(finding: Finding) -> str | None:
     """The project of the lesson: the call's, except that a call made from the subdirectory an
     earlier ``cd`` left the shell in belongs to the repository it drifted from."""
-    project, moved = finding.call.project, finding.drift_dir
-    if project and moved and finding.cls is CWD_DRIFT:
-        tail = "/" + moved.strip("/")
-        if not moved.startswith((".", "/")) and project.rstrip("/").endswith(tail):
-            return project.rstrip("/")[: -len(tail)] or project
+    project, moved, fix = finding.call.project, finding.drift_dir, finding.fix
+    if not project or not moved or finding.cls is not CWD_DRIFT:
+        return project
+    project = project.rstrip("/") or project
+    if fix is not None and _cd_to_root(fix):
+        root = triggers.segments(fix.command or "")[0][1].rstrip("/")
+        if project.startswith(root + "/"):
+            return root  # the fix went back to the repository the shell had drifted from
+    tail = "/" + moved.strip("/")
+    if not moved.startswith((".", "/")) and project.endswith(tail):
+        return project[: -len(tail)] or project
     return project
 
 
