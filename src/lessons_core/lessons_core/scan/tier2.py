@@ -232,22 +232,37 @@ def _same_input(a: ev.Event, b: ev.Event) -> bool:
     return False
 
 
-def _wrapping(call: ev.Event, key: tuple[str, ...], other: ev.Event) -> tuple[str, str, str] | None:
-    """How ``other`` runs the failing call's command through a wrapper, or without the one it
-    had: ``("added", "pnpm", "vitest")`` for ``vitest`` fixed by ``pnpm exec vitest``,
-    ``("dropped", "rtk", "bun")`` for ``rtk bun run test`` fixed by ``bun run test``."""
-    if not call.command or not other.command or len(key) != 3:
+def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
+    """What the failing call ran through a wrapper: ``(executable, subcommand)`` → ``(wrapper,
+    executable as written)`` (empty for a call without one, the usual case)."""
+    if not call.command:
+        return {}
+    return {
+        (_exe(shape.exe), shape.sub or ""): (wrapper, shape.exe)
+        for wrapper, shape in triggers.wrapped(call.command)
+    }
+
+
+def _wrapping(
+    key: tuple[str, ...], inside: dict[tuple[str, str], tuple[str, str]], other: ev.Event
+) -> tuple[str, str, str] | None:
+    """How ``other`` runs the failing call's command (``key``) through a wrapper, or without
+    the one it had (``inside``, from :func:`_wrapped_inside`): ``("added", "pnpm", "vitest")``
+    for ``vitest`` fixed by ``pnpm exec vitest``, ``("dropped", "rtk", "bun")`` for ``rtk bun
+    run test`` fixed by ``bun run test``."""
+    command = other.command
+    if not command or len(key) != 3:
         return None
-    tool = call.tool or "?"
-    for wrapper, shape in triggers.wrapped(other.command):
-        if (tool, _exe(shape.exe), shape.sub or "") == key:
-            return ("added", wrapper, shape.exe)
-    main = triggers.main_shape(other.command)
-    if main is None:
-        return None
-    for wrapper, shape in triggers.wrapped(call.command):
-        if _exe(shape.exe) == _exe(main.exe) and (shape.sub or "") == (main.sub or ""):
-            return ("dropped", wrapper, shape.exe)
+    if key[1] in command:  # (a substring test first: most calls hold no such word)
+        for wrapper, shape in triggers.wrapped(command):
+            if (key[0], _exe(shape.exe), shape.sub or "") == key:
+                return ("added", wrapper, shape.exe)
+    if inside:
+        main = triggers.main_shape(command)
+        if main is not None:
+            found = inside.get((_exe(main.exe), main.sub or ""))
+            if found is not None:
+                return ("dropped", found[0], found[1])
     return None  # file tools: a retry of the same edit usually differs in its strings
 
 
@@ -459,6 +474,7 @@ def _follow(
     fallback_at = fix_at = -1
     first = failures.mistake_class(failed.text)
     got_past = first is not None and first.name in _GOT_PAST_CLASSES
+    inside = _wrapped_inside(call)
     edited_at: list[int] = []
     read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
@@ -490,7 +506,7 @@ def _follow(
             keys = _keys(other)
             if other.tool == "Read" and other.paths:
                 read_paths.update(other.paths)
-            wrap = None if key in keys else _wrapping(call, key, other)
+            wrap = None if key in keys else _wrapping(key, inside, other)
             same = key in keys or wrap is not None
             if not same and _remedies(first, call, other, read_paths, results):
                 finding.fix, fix_at = other, j

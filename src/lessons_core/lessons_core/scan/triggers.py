@@ -382,6 +382,7 @@ def wrapped(command: str) -> tuple[tuple[str, Shape], ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def segment_of(command: str, exe: str, sub: str | None) -> str | None:
     """The last simple command of ``command`` whose executable and subcommand are ``exe`` and
     ``sub``, its words joined by spaces: in ``a && b && c`` the later parts ran only when the
@@ -438,6 +439,8 @@ _DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-(?!-)"""
 def dash_argument_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for a quoted argument starting with ``-`` (``rg "- name"``, ``grep '-x'``),
     which the command parsed as an option, when the fix has none."""
+    if "'-" not in failing and '"-' not in failing:
+        return None  # (most commands hold no such argument: no pattern to build)
     shape = main_shape(failing)
     if shape is None:
         return None
