@@ -381,3 +381,24 @@ def test_the_same_difference_in_two_sessions_is_one_candidate(home, script):
         (stored,) = [c for c in store.list_candidates(status=None) if c.tier == 2]
     assert {e.session_id for e in stored.evidence} == {"s1", "s2"}
     assert stored.confidence > max(c.confidence for c in found)
+
+
+def test_a_step_the_error_named_then_the_same_command(script):
+    """``pnpm run typecheck`` refused until ``pnpm install`` ran, as its error said; then the
+    same command worked. Nothing in the command line tells the early call from the later one:
+    the lesson comes back with the failure. The same command working again without any step
+    between is still a passing failure, not a mistake."""
+    script.run("git fetch origin", "Could not resolve host", failure=ERR, code=128)
+    script.run("git fetch origin", "ok")
+    error = (
+        "ERR_PNPM_VERIFY_DEPS_BEFORE_RUN The installed dependencies in the modules directory "
+        'is not up-to-date with the lockfile in /w/app.\n\nRun "pnpm install" to update them.'
+    )
+    script.run("corepack pnpm run typecheck", error, failure=ERR, code=1)
+    script.run("corepack pnpm install --frozen-lockfile", "Done in 2.1s")
+    script.run("corepack pnpm run typecheck", "")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm run typecheck: run the step its error names first"
+    assert candidate.trigger is None
+    assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
+    assert candidate.error_lines and "pnpm install" in " ".join(candidate.error_lines)

@@ -164,9 +164,24 @@ DASH_ARGUMENT = failures.MistakeClass(
     "a pattern or text argument starting with `-` was read as an option",
     "Put `--` (or `-e`) before a pattern argument that starts with `-`",
 )
+#: The pseudo-class of a command that needed another step first, which its error named
+#: (``Run "pnpm install"``): the step ran, and the same command then worked.
+PREREQUISITE = failures.MistakeClass(
+    "prerequisite",
+    r"(?!)",
+    "run the step its error names first",
+    "the command needed `{step}` to run first, as its error said",
+    "Run `{step}` first, then the command again",
+)
+#: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
+_NAMED_STEP = regex_programs.compile(
+    r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
+    re.IGNORECASE,
+)
 #: Pseudo-classes whose lesson is recalled when the failure happens: nothing in the command
-#: line tells the wrong working directory from the right one.
-_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name})
+#: line tells the wrong working directory from the right one, nor a command run too early
+#: from the same command run after its step.
+_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name})
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command.
@@ -230,6 +245,28 @@ def _same_input(a: ev.Event, b: ev.Event) -> bool:
             and a.escalated == b.escalated
         )
     return False
+
+
+def _step_taken(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[str, ev.Event]
+) -> str | None:
+    """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
+    between the failure (``i``) and the same command working (``j``) ran it and worked."""
+    named = [" ".join(m.group(1).split()) for m in _NAMED_STEP.finditer(error[:2000])]
+    if not named:
+        return None
+    for k in range(i + 1, j):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command:
+            continue
+        res = results.get(other.call_id or "")
+        if res is None or res.failure is not None:
+            continue
+        command = " ".join(other.command.split())
+        for step in named:
+            if step in command:
+                return step
+    return None
 
 
 def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
@@ -309,6 +346,7 @@ class Finding:
         "result",
         "retries",
         "signals",
+        "step",
         "user_at",
         "user_text",
         "wrapper",
@@ -334,6 +372,8 @@ class Finding:
         self.wrapper: tuple[str, str, str] | None = None
         #: A failure no class knows, kept for what its fix changed (see :func:`_judge`).
         self.generic = False
+        #: The step the error named that ran between the failure and the same command working.
+        self.step: str | None = None
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
@@ -526,7 +566,10 @@ def _follow(
                 continue
             if res.failure is None:
                 if _same_input(other, call):
-                    return None  # the same call worked on a second try: flaky, not a mistake
+                    step = _step_taken(failed.text, events, i, j, results)
+                    if step is None:
+                        return None  # the same call worked on a second try: flaky
+                    finding.step = step  # it worked once the step its error named had run
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
@@ -621,6 +664,9 @@ def _judge(
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
     cls = failures.mistake_class(result.text)
+    if finding.step is not None:
+        finding.cls = PREREQUISITE
+        return finding
     if call.command and fix.escalated and not call.escalated and not finding.edited:
         finding.cls = SANDBOX  # the same command, once it could leave the sandbox, worked
         return finding
@@ -1050,9 +1096,15 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
-    if _failure_time(finding):
+    if _failure_time(finding) and not call.command:
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines
+    if finding.step is not None and not lines:
+        lines = tuple(
+            redact_head(line, 200)[:200]
+            for line in (" ".join(raw.split()) for raw in result.text.splitlines())
+            if finding.step in line
+        )[:1]  # the line that names the step: what failure-time recall matches
     head = _head(call)
     tool_name = call.tool or "call"
     wrapper = finding.wrapper
@@ -1069,7 +1121,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             mistake = f"{_describe_call(call)} failed run bare (“{gist}”)"
             summary = f"{exe}: run it through `{name}`"
     elif cls is not None:
-        general = cls.mistake.format(tool=tool_name, dir=finding.drift_dir or "")
+        general = cls.mistake.format(
+            tool=tool_name, dir=finding.drift_dir or "", step=finding.step or ""
+        )
         mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
     elif result.failure in ev.MISTAKES:
@@ -1138,7 +1192,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         elif cls is None:
             worked = f"Run `{_one_line(fix.command, 160)}` instead"
         else:
-            worked = f"{cls.fix.format(tool=tool_name)}: {did}"
+            worked = f"{cls.fix.format(tool=tool_name, step=finding.step or '')}: {did}"
     else:
         target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
         on = f" on {target}" if target else ""
