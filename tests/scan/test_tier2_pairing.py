@@ -140,12 +140,17 @@ def test_zsh_unmatched_glob_fixed_by_listing_the_folder(script):
     script.run("ls ~/Library/Agents/*git* 2>&1", "zsh: no matches found: ~/Library/Agents/*git*",
                failure=ERR, code=1)  # fmt: skip
     script.run("ls /p/.git/objects/pack/", "pack-1.idx")
+    # A glob in another folder failed just before the mistake: the listing of ``plans`` is no
+    # fix of it, and dropping it leaves the next failure to be judged on its own.
+    script.run("ls /p/debug/*.md 2>/dev/null", "zsh: no matches found: /p/debug/*.md",
+               failure=ERR, code=1)  # fmt: skip
     bad = "ls -1 /p/plans/*-PLAN.md 2>/dev/null | wc -l"
     good = "ls /p/plans/"
     script.run(bad, "(eval):1: no matches found: /p/plans/*-PLAN.md\n0", failure=ERR, code=1)
     script.run(good, "README.md")
     candidate = _one(script)
     assert candidate.summary == "ls: quote words the shell would read as syntax"
+    assert [e.call_id for e in candidate.evidence] == ["c7"]
     _fires(candidate, bad, good)
     assert not triggers.matches(candidate.trigger, "ls -la /p")
 

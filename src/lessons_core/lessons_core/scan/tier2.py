@@ -448,6 +448,9 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 candidate = _candidate(finding, cfg)
                 if candidate is not None:
                     corrected.add(id(finding.fix))
+                    # The repeats it cites are its evidence; a finding dropped leaves them to be
+                    # judged on their own (a probe in one folder, then the mistake in another).
+                    consumed.update(id(r) for r in finding.retries)
                     yield finding, candidate
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
@@ -525,7 +528,6 @@ def _follow(
                 # a parallel call of the same kind, sent before this failure came back (a
                 # later call's failure was counted, and consumed, when the call was met)
                 finding.retries.append(other)
-                consumed.add(id(other))
         elif (
             other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text)
         ):
@@ -584,7 +586,6 @@ def _follow(
                     break
             if res.is_mistake:
                 finding.retries.append(res)
-                consumed.add(id(res))
             elif other.tool in _EDIT_TOOLS:
                 edited_at.append(j)
     if len(finding.retries) >= RETRY_THRESHOLD:
@@ -969,8 +970,9 @@ def _trigger(finding: Finding) -> str | None:
         if "no matches found" in finding.result.text[:1500]:
             found = triggers.glob_trigger(failing, fixed)  # zsh: an unmatched glob
         found = found or triggers.unquoted_path_trigger(failing)
-        if found is not None:
-            return found if not triggers.matches(found, fixed) else None
+        if found is None or triggers.matches(found, fixed):
+            return None  # no word the shell misread that the fix wrote otherwise: no lesson
+        return found
     base = triggers.base_trigger(failing)
     if base is None:
         return None
