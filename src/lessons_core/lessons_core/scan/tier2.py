@@ -518,16 +518,23 @@ def _follow(
     first = failures.mistake_class(failed.text)
     got_past = first is not None and first.name in _GOT_PAST_CLASSES
     inside = _wrapped_inside(call)
+    taken = {id(failed)}  # the failures counted as this one's repeats
     edited_at: list[int] = []
     read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
         other = events[j]
-        if other.kind == ev.TOOL_RESULT and other.is_mistake and id(other) not in consumed:
+        if (
+            other.kind == ev.TOOL_RESULT
+            and other.is_mistake
+            and id(other) not in consumed
+            and id(other) not in taken
+        ):
             sibling = calls.get(other.call_id or "")
             if sibling is not None and sibling is not call and _key(sibling) == key:
                 # a parallel call of the same kind, sent before this failure came back (a
                 # later call's failure was counted, and consumed, when the call was met)
                 finding.retries.append(other)
+                taken.add(id(other))
         elif (
             other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text)
         ):
@@ -586,6 +593,7 @@ def _follow(
                     break
             if res.is_mistake:
                 finding.retries.append(res)
+                taken.add(id(res))
             elif other.tool in _EDIT_TOOLS:
                 edited_at.append(j)
     if len(finding.retries) >= RETRY_THRESHOLD:
