@@ -437,21 +437,28 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
             ):
                 if event.exit_code == 1 and not event.text.strip():
                     continue  # a probe that found nothing (grep, rg, test): not a mistake
-                finding = _follow(events, i, call, calls, results, consumed)
+                finding = dropped = _follow(events, i, call, calls, results, consumed)
                 if finding is not None:
                     finding = _judge(finding, events, i, results)
             elif event.failure == ev.REJECTED:
-                finding = _rejection(events, i, call, results)
+                finding, dropped = _rejection(events, i, call, results), None
             else:
                 continue
             if finding is not None and finding.fix is not None:
                 candidate = _candidate(finding, cfg)
                 if candidate is not None:
                     corrected.add(id(finding.fix))
-                    # The repeats it cites are its evidence; a finding dropped leaves them to be
-                    # judged on their own (a probe in one folder, then the mistake in another).
-                    consumed.update(id(r) for r in finding.retries)
                     yield finding, candidate
+                    continue
+            if dropped is not None and dropped.fix is not None:
+                # A finding dropped once its fix was known leaves the repeats that were another
+                # command to be judged on their own (a probe in one folder, then the mistake in
+                # another); the same command again stays counted.
+                own = " ".join((call.command or "").split())
+                for repeat in dropped.retries[1:]:
+                    other = calls.get(repeat.call_id or "")
+                    if other is not None and " ".join((other.command or "").split()) != own:
+                        consumed.discard(id(repeat))
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
             if finding is not None and finding.fix is not None and _actionable(finding.call):
@@ -535,6 +542,7 @@ def _follow(
                 # later call's failure was counted, and consumed, when the call was met)
                 finding.retries.append(other)
                 taken.add(id(other))
+                consumed.add(id(other))
         elif (
             other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text)
         ):
@@ -594,6 +602,7 @@ def _follow(
             if res.is_mistake:
                 finding.retries.append(res)
                 taken.add(id(res))
+                consumed.add(id(res))
             elif other.tool in _EDIT_TOOLS:
                 edited_at.append(j)
     if len(finding.retries) >= RETRY_THRESHOLD:
