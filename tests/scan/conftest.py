@@ -25,11 +25,11 @@ class Script:
 
     def _add(self, kind: str, **kw) -> ev.Event:
         self.n += 1
+        kw.setdefault("project", self.project)
         event = ev.Event(
             kind,
             self.agent,
             session_id=self.session,
-            project=self.project,
             file="/t/session.jsonl",
             line=self.n,
             offset=self.n * 100,
@@ -44,9 +44,11 @@ class Script:
     def user(self, text: str) -> None:
         self._add(ev.USER_TEXT, text=text)
 
-    def run(self, command: str, output: str = "", *, failure=None, code=None, tool="Bash"):
+    def run(self, command: str, output: str = "", *, failure=None, code=None, tool="Bash", **call):
+        """A call and its result; ``call`` sets more fields of the call (``cwd``, ``escalated``,
+        ``persistent_shell``, ``project``)."""
         cid = f"c{self.n + 1}"
-        self._add(ev.TOOL_CALL, tool=tool, command=command, call_id=cid)
+        self._add(ev.TOOL_CALL, tool=tool, command=command, call_id=cid, **call)
         self._add(
             ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, exit_code=code, text=output
         )

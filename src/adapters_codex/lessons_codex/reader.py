@@ -107,6 +107,21 @@ def _command(name: str, args: Any) -> str | None:
     return None
 
 
+def _where(args: Any) -> tuple[str | None, bool]:
+    """The working directory a command names for itself (``workdir``) and whether it asked to
+    run outside the sandbox (``sandbox_permissions: require_escalated``, or the older
+    ``with_escalated_permissions``): the same command run elsewhere, or escalated, is another
+    call, and often the one that fixed a failure."""
+    if not isinstance(args, dict):
+        return None, False
+    workdir = args.get("workdir")
+    escalated = (
+        args.get("sandbox_permissions") == "require_escalated"
+        or args.get("with_escalated_permissions") is True
+    )
+    return (workdir if isinstance(workdir, str) and workdir else None), escalated
+
+
 def _parse_args(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
@@ -348,6 +363,7 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
                     paths = (args[key],)
         if call_id:
             st.calls[call_id] = (tool, command)
+        cwd, escalated = _where(args) if command else (None, False)
         yield ev.Event(
             ev.TOOL_CALL,
             AGENT,
@@ -356,6 +372,8 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
             command=command,
             paths=paths,
             call_id=call_id,
+            cwd=cwd,
+            escalated=escalated,
             **base,
         )
         return

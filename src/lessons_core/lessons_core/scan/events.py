@@ -63,6 +63,8 @@ _FIELDS = (
     "text",
     "sidechain",
     "persistent_shell",
+    "cwd",
+    "escalated",
 )
 
 
@@ -76,7 +78,10 @@ class Event(msgspec.Struct, gc=False):
     ``exit_code`` is set when the agent reported one. ``text`` holds the message text, the
     result output (possibly shortened) or the compaction summary. ``persistent_shell`` marks a
     tool call whose shell keeps the working directory an earlier ``cd`` left it in (the reader
-    knows its agent's shell; some start every command in the project directory).
+    knows its agent's shell; some start every command in the project directory). ``cwd`` is
+    the working directory a call named for itself (Codex's ``workdir``), and ``escalated``
+    marks a call that asked to run outside the agent's sandbox: a call that failed and the same
+    command run elsewhere, or with more permissions, are two different calls.
     """
 
     kind: str
@@ -97,6 +102,8 @@ class Event(msgspec.Struct, gc=False):
     text: str = ""
     sidechain: bool = False
     persistent_shell: bool = False
+    cwd: str | None = None
+    escalated: bool = False
 
     @property
     def ok(self) -> bool:

@@ -226,6 +226,7 @@ UNKNOWN_SUBCOMMAND = "unknown_subcommand"
 SHELL_SYNTAX = "shell_syntax"
 MANAGED_ENVIRONMENT = "managed_environment"
 MISSING_PATH = "missing_path"
+TOO_LARGE = "too_large"
 NOT_PERMITTED = "not_permitted"
 MODULE_NOT_FOUND = "module_not_found"
 
@@ -272,6 +273,14 @@ MISTAKE_CLASSES = (
         "List the directory (ls or a glob) and read the files in it",
     ),
     MistakeClass(
+        TOO_LARGE,
+        r"exceeds maximum allowed (?:tokens|size)|File content \(\d[\d,.]* ?\w*\) exceeds|"
+        r"file is too large to read|use offset and limit parameters",
+        "read a large file in parts",
+        "the {tool} was refused: the file is larger than the tool reads at once",
+        "Read it in parts with offset and limit (or search it for the lines needed first)",
+    ),
+    MistakeClass(
         UNKNOWN_TOOL,
         r"not found in registry|No such tool available|Unknown tool\b",
         "call tools by their registered names",
@@ -300,7 +309,7 @@ MISTAKE_CLASSES = (
         UNKNOWN_OPTION,
         r"unknown option|unrecognized (?:option|arguments?)|no such option|invalid option|"
         r"unknown (?:shorthand )?flag|flag provided but not defined|unexpected argument|"
-        r"illegal option|unknown argument",
+        r"illegal option|unknown argument|unrecognized flag",
         "an option the command does not have",
         "the command was given an option it does not have",
         "Drop or replace the option",
@@ -308,8 +317,9 @@ MISTAKE_CLASSES = (
     MistakeClass(
         UNKNOWN_SUBCOMMAND,
         r"missing script|unknown (?:command|subcommand|script|target)|"
-        r"no rule to make target|no such (?:command|subcommand|task)|is not a task|"
-        r"not a valid command|is not a \S+ command",
+        r"no rule to make target|no such (?:command|subcommand|task|script)|is not a task|"
+        r"not a valid command|is not a \S+ command|unrecognized (?:sub)?command|"
+        r"script not found|invalid choice",
         "a subcommand or script that does not exist",
         "the command named a subcommand or script that does not exist here",
         "Use one that exists",

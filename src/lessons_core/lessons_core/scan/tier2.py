@@ -92,6 +92,7 @@ _TOOL_REFUSALS = frozenset(
         failures.IS_DIRECTORY,
         failures.UNKNOWN_TOOL,
         failures.BAD_PARAMETERS,
+        failures.TOO_LARGE,
     }
 )
 #: Refusals whose cause the call itself does not show: the file was not read yet in this
@@ -103,7 +104,13 @@ _TOOL_REFUSALS = frozenset(
 #: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
 #: lesson without a trigger no tool gate either).
 FAILURE_TIME_CLASSES = frozenset(
-    {failures.NOT_READ, failures.STALE_TEXT, failures.AMBIGUOUS_TEXT, failures.RELATIVE_PATH}
+    {
+        failures.NOT_READ,
+        failures.STALE_TEXT,
+        failures.AMBIGUOUS_TEXT,
+        failures.RELATIVE_PATH,
+        failures.TOO_LARGE,
+    }
 )
 #: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
 #: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
@@ -128,6 +135,65 @@ CWD_DRIFT = failures.MistakeClass(
     "the shell was still in the directory an earlier `cd {dir}` moved it to, so a relative"
     " path or `cd` no longer pointed where the agent meant",
     "Use absolute paths (or `cd` inside a subshell) instead of relying on the working directory",
+)
+#: The pseudo-class of a command the sandbox kept from what it needed, fixed by the same
+#: command run with escalated permissions (Codex's ``sandbox_permissions``).
+SANDBOX = failures.MistakeClass(
+    "sandbox",
+    r"(?!)",
+    "ask for escalated permissions",
+    "the agent's sandbox kept the command from what it needed (the network, a port, files"
+    " outside the workspace), so it failed until it ran with escalated permissions",
+    "Run it with escalated sandbox permissions (`sandbox_permissions: require_escalated`)",
+)
+#: The pseudo-class of relative paths given from the wrong working directory: the call's
+#: ``workdir`` was another folder than the one its paths are relative to.
+WORKDIR_DRIFT = failures.MistakeClass(
+    "workdir_drift",
+    r"(?!)",
+    "run it from the folder its paths are relative to",
+    "the call ran in `{dir}`, where its relative paths do not exist",
+    "Set the working directory the paths are relative to, or give paths from the one set",
+)
+#: The pseudo-class of a quoted argument starting with ``-`` that the command took for an
+#: option (``rg "- name"``): the class of an unknown option, said of what really went wrong.
+DASH_ARGUMENT = failures.MistakeClass(
+    "dash_argument",
+    r"(?!)",
+    "a pattern starting with `-` is read as an option",
+    "a pattern or text argument starting with `-` was read as an option",
+    "Put `--` (or `-e`) before a pattern argument that starts with `-`",
+)
+#: The pseudo-class of a command that needed another step first, which its error named
+#: (``Run "pnpm install"``): the step ran, and the same command then worked.
+PREREQUISITE = failures.MistakeClass(
+    "prerequisite",
+    r"(?!)",
+    "run the step its error names first",
+    "the command needed `{step}` to run first, as its error said",
+    "Run `{step}` first, then the command again",
+)
+#: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
+_NAMED_STEP = regex_programs.compile(
+    r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
+    re.IGNORECASE,
+)
+#: Pseudo-classes whose lesson is recalled when the failure happens: nothing in the command
+#: line tells the wrong working directory from the right one, nor a command run too early
+#: from the same command run after its step.
+_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name})
+#: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
+#: worked with other arguments ran other code (fewer tests, another file), it did not fix a
+#: misuse of the command.
+_WORK_FAILURE = regex_programs.compile(
+    r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
+    r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|SyntaxError|TypeError|ReferenceError|"
+    r"NameError|AttributeError|panic:|Traceback \(most recent call last\)",
+)
+#: A shell command that rewrites a file in place (``sed -i``, ``perl -pi``, a script that
+#: writes it): what an edit the edit tool kept refusing was done with instead.
+_REWRITES = regex_programs.compile(
+    r"\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|\.write(?:_text)?\(|writeFileSync|>\s*\S"
 )
 _REJECTION_REASON = regex_programs.compile(
     r"(?:reason for the rejection|the user said):\s*(?P<reason>\S.*)", re.IGNORECASE | re.DOTALL
@@ -169,9 +235,72 @@ def _keys(call: ev.Event) -> set[tuple[str, ...]]:
 
 
 def _same_input(a: ev.Event, b: ev.Event) -> bool:
+    """Whether two calls are one call repeated: the same command, run in the same directory
+    with the same permissions (the same command escalated, or in another ``workdir``, is the
+    fix of a sandbox refusal or of a wrong directory)."""
     if a.command or b.command:
-        return " ".join((a.command or "").split()) == " ".join((b.command or "").split())
-    return False  # file tools: a retry of the same edit usually differs in its strings
+        return (
+            " ".join((a.command or "").split()) == " ".join((b.command or "").split())
+            and a.cwd == b.cwd
+            and a.escalated == b.escalated
+        )
+    return False
+
+
+def _step_taken(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[str, ev.Event]
+) -> str | None:
+    """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
+    between the failure (``i``) and the same command working (``j``) ran it and worked."""
+    named = [" ".join(m.group(1).split()) for m in _NAMED_STEP.finditer(error[:2000])]
+    if not named:
+        return None
+    for k in range(i + 1, j):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command:
+            continue
+        res = results.get(other.call_id or "")
+        if res is None or res.failure is not None:
+            continue
+        command = " ".join(other.command.split())
+        for step in named:
+            if step in command:
+                return step
+    return None
+
+
+def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
+    """What the failing call ran through a wrapper: ``(executable, subcommand)`` → ``(wrapper,
+    executable as written)`` (empty for a call without one, the usual case)."""
+    if not call.command:
+        return {}
+    return {
+        (_exe(shape.exe), shape.sub or ""): (wrapper, shape.exe)
+        for wrapper, shape in triggers.wrapped(call.command)
+    }
+
+
+def _wrapping(
+    key: tuple[str, ...], inside: dict[tuple[str, str], tuple[str, str]], other: ev.Event
+) -> tuple[str, str, str] | None:
+    """How ``other`` runs the failing call's command (``key``) through a wrapper, or without
+    the one it had (``inside``, from :func:`_wrapped_inside`): ``("added", "pnpm", "vitest")``
+    for ``vitest`` fixed by ``pnpm exec vitest``, ``("dropped", "rtk", "bun")`` for ``rtk bun
+    run test`` fixed by ``bun run test``."""
+    command = other.command
+    if not command or len(key) != 3:
+        return None
+    if key[1] in command:  # (a substring test first: most calls hold no such word)
+        for wrapper, shape in triggers.wrapped(command):
+            if (key[0], _exe(shape.exe), shape.sub or "") == key:
+                return ("added", wrapper, shape.exe)
+    if inside:
+        main = triggers.main_shape(command)
+        if main is not None:
+            found = inside.get((_exe(main.exe), main.sub or ""))
+            if found is not None:
+                return ("dropped", found[0], found[1])
+    return None  # file tools: a retry of the same edit usually differs in its strings
 
 
 def _one_line(text: str, limit: int = 160) -> str:
@@ -211,13 +340,16 @@ class Finding:
         "drift_dir",
         "edited",
         "fix",
+        "generic",
         "read_between",
         "rejected",
         "result",
         "retries",
         "signals",
+        "step",
         "user_at",
         "user_text",
+        "wrapper",
     )
 
     def __init__(self, call: ev.Event, result: ev.Event) -> None:
@@ -236,6 +368,12 @@ class Finding:
         self.edited = False  # a file was edited between the failure and the fix
         self.read_between = False
         self.rejected = False
+        #: ``(how, wrapper, executable)`` when the fix added or dropped a wrapper.
+        self.wrapper: tuple[str, str, str] | None = None
+        #: A failure no class knows, kept for what its fix changed (see :func:`_judge`).
+        self.generic = False
+        #: The step the error named that ran between the failure and the same command working.
+        self.step: str | None = None
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
@@ -294,14 +432,16 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
             call = calls.get(event.call_id or "")
             if call is None or call.sidechain != event.sidechain or not _actionable(call):
                 continue
-            if event.is_mistake:
+            if event.is_mistake or (
+                event.failure == ev.DENIED and call.command and not call.escalated
+            ):
                 if event.exit_code == 1 and not event.text.strip():
                     continue  # a probe that found nothing (grep, rg, test): not a mistake
-                finding = _follow(events, i, call, calls, results, consumed)
+                finding = dropped = _follow(events, i, call, calls, results, consumed)
                 if finding is not None:
                     finding = _judge(finding, events, i, results)
             elif event.failure == ev.REJECTED:
-                finding = _rejection(events, i, call, results)
+                finding, dropped = _rejection(events, i, call, results), None
             else:
                 continue
             if finding is not None and finding.fix is not None:
@@ -309,6 +449,16 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 if candidate is not None:
                     corrected.add(id(finding.fix))
                     yield finding, candidate
+                    continue
+            if dropped is not None and dropped.fix is not None:
+                # A finding dropped once its fix was known leaves the repeats that were another
+                # command to be judged on their own (a probe in one folder, then the mistake in
+                # another); the same command again stays counted.
+                own = " ".join((call.command or "").split())
+                for repeat in dropped.retries[1:]:
+                    other = calls.get(repeat.call_id or "")
+                    if other is not None and " ".join((other.command or "").split()) != own:
+                        consumed.discard(id(repeat))
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
             if finding is not None and finding.fix is not None and _actionable(finding.call):
@@ -373,17 +523,25 @@ def _follow(
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
     first = failures.mistake_class(failed.text)
-    missing_path = first is not None and first.name == failures.MISSING_PATH
+    got_past = first is not None and first.name in _GOT_PAST_CLASSES
+    inside = _wrapped_inside(call)
+    taken = {id(failed)}  # the failures counted as this one's repeats
     edited_at: list[int] = []
     read_paths: set[str] = set()
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
         other = events[j]
-        if other.kind == ev.TOOL_RESULT and other.is_mistake and id(other) not in consumed:
+        if (
+            other.kind == ev.TOOL_RESULT
+            and other.is_mistake
+            and id(other) not in consumed
+            and id(other) not in taken
+        ):
             sibling = calls.get(other.call_id or "")
             if sibling is not None and sibling is not call and _key(sibling) == key:
                 # a parallel call of the same kind, sent before this failure came back (a
                 # later call's failure was counted, and consumed, when the call was met)
                 finding.retries.append(other)
+                taken.add(id(other))
                 consumed.add(id(other))
         elif (
             other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text)
@@ -405,11 +563,13 @@ def _follow(
             keys = _keys(other)
             if other.tool == "Read" and other.paths:
                 read_paths.update(other.paths)
-            if key not in keys and _remedies(first, call, other, read_paths, results):
+            wrap = None if key in keys else _wrapping(key, inside, other)
+            same = key in keys or wrap is not None
+            if not same and _remedies(first, call, other, read_paths, results):
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
-            if key not in keys:
+            if not same:
                 if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
                     edited_at.append(j)
                 if exe_key is not None and fallback is None:
@@ -423,20 +583,25 @@ def _follow(
                 continue
             if res.failure is None:
                 if _same_input(other, call):
-                    return None  # the same call worked on a second try: flaky, not a mistake
-                finding.fix, fix_at = other, j
+                    step = _step_taken(failed.text, events, i, j, results)
+                    if step is None:
+                        return None  # the same call worked on a second try: flaky
+                    finding.step = step  # it worked once the step its error named had run
+                finding.fix, fix_at, finding.wrapper = other, j, wrap
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
-            if missing_path and res.is_mistake and not _same_input(other, call):
+            if got_past and res.is_mistake and not _same_input(other, call):
                 later = failures.mistake_class(res.text)
-                if later is None or later.name != failures.MISSING_PATH:
-                    # The path is found now; what failed next (the tests it ran) is another
-                    # matter. Whether the path was the lesson is for the judge to say.
-                    finding.fix, fix_at = other, j
+                if later is None or later is not first:
+                    # The path is found now (the script, the command, the option); what failed
+                    # next (the tests it ran) is another matter. Whether the first failure was
+                    # the lesson is for the judge to say.
+                    finding.fix, fix_at, finding.wrapper = other, j, wrap
                     finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                     break
             if res.is_mistake:
                 finding.retries.append(res)
+                taken.add(id(res))
                 consumed.add(id(res))
             elif other.tool in _EDIT_TOOLS:
                 edited_at.append(j)
@@ -460,6 +625,18 @@ def _follow(
     return finding
 
 
+#: Failures whose fix may itself fail for a reason of its own: a later call of the same kind
+#: that no longer fails this way got past the mistake (``rtk bun run test`` refused, then
+#: ``bun run test`` ran the tests, and some failed).
+_GOT_PAST_CLASSES = frozenset(
+    {
+        failures.MISSING_PATH,
+        failures.COMMAND_NOT_FOUND,
+        failures.UNKNOWN_OPTION,
+        failures.UNKNOWN_SUBCOMMAND,
+        failures.SHELL_SYNTAX,
+    }
+)
 #: Classes whose fix is running the command through the project's environment.
 _ENVIRONMENT_CLASSES = frozenset(
     {failures.COMMAND_NOT_FOUND, failures.MANAGED_ENVIRONMENT, failures.MODULE_NOT_FOUND}
@@ -490,6 +667,11 @@ def _remedies(
         return shape is not None and shape.exe in _LISTING_COMMANDS
     if cls.name == failures.NOT_READ:
         return other.tool in _EDIT_TOOLS and bool(other.paths) and other.paths[0] in read_paths
+    if cls.name in (failures.STALE_TEXT, failures.AMBIGUOUS_TEXT) and other.command and call.paths:
+        # The edit the tool kept refusing, made by a command that rewrites the same file.
+        name = PurePosixPath(call.paths[0]).name
+        named = call.paths[0] in other.command or ("." in name and name in other.command)
+        return named and _REWRITES.search(other.command) is not None
     return False
 
 
@@ -500,22 +682,52 @@ def _judge(
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
     cls = failures.mistake_class(result.text)
-    setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
-    if setup_failed or (cls is not None and cls.name == failures.MISSING_PATH):
-        drift = _drift(events, i, call, fix, results)
-        if drift is None:
-            return None  # a file that was not where the agent looked: a one-off fact
-        finding.cls, finding.drift_dir = CWD_DRIFT, drift
+    if finding.step is not None:
+        finding.cls = PREREQUISITE
         return finding
+    if call.command and fix.escalated and not call.escalated and not finding.edited:
+        finding.cls = SANDBOX  # the same command, once it could leave the sandbox, worked
+        return finding
+    if result.failure == ev.DENIED:
+        return None  # refused, and not resolved by asking for the permission
+    setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
+    missing = cls is not None and cls.name == failures.MISSING_PATH
+    if setup_failed or missing or _cd_to_root(fix):
+        drift = _drift(events, i, call, fix, results)
+        if drift is not None:
+            finding.cls, finding.drift_dir = CWD_DRIFT, drift
+            return finding
+        workdir = _workdir_drift(call, fix) if missing else None
+        if workdir is not None:
+            finding.cls, finding.drift_dir = WORKDIR_DRIFT, workdir
+            return finding
+        if setup_failed or missing:
+            return None  # a file that was not where the agent looked: a one-off fact
     if cls is not None and cls.name in _TOOL_REFUSALS and call.command:
         cls = None  # the words came from the command's output, not from the tool refusing it
+    if (
+        (cls is None or cls.name == failures.UNKNOWN_OPTION)
+        and call.command
+        and fix.command
+        and not finding.edited
+        and triggers.dash_argument_trigger(call.command, fix.command) is not None
+    ):
+        finding.cls = DASH_ARGUMENT
+        return finding
     if cls is None:
         if result.failure == ev.TIMEOUT:
             return finding if not finding.edited else None
-        # A test, build or lint run that failed: what fixed it was (nearly always) a change
-        # to the code. Only the user saying what was wrong makes it a lesson about the call.
-        if scoring.USER_CORRECTION not in finding.signals or finding.edited:
+        if finding.edited:
+            # A test, build or lint run that failed: what fixed it was (nearly always) a
+            # change to the code.
             return None
+        if scoring.USER_CORRECTION in finding.signals:
+            return finding
+        if not call.command or _WORK_FAILURE.search(result.text[:3000]):
+            return None
+        # A failure no class knows, fixed by the same command with something changed: a
+        # mistake when what changed can be named (:func:`_generic_trigger`).
+        finding.generic = True
         return finding
     if not cls.reusable:
         return None
@@ -525,6 +737,49 @@ def _judge(
     return finding
 
 
+def _cd_to_root(fix: ev.Event) -> bool:
+    """Whether the fix starts by changing to an absolute directory (``cd /repo && …``)."""
+    if not fix.persistent_shell or not fix.command:
+        return False
+    segs = triggers.segments(fix.command)
+    return bool(segs) and len(segs[0]) >= 2 and segs[0][0] == "cd" and segs[0][1][:1] in "/~"
+
+
+def _cd_target(command: str) -> str | None:
+    """Where a command line ``cd``s for good: the first ``cd`` of its top level (none inside
+    a subshell ``( … )``), relative or absolute."""
+    if command.lstrip().startswith("("):
+        return None
+    for seg in triggers.segments(command):
+        if len(seg) >= 2 and seg[0] == "cd":
+            return seg[1]
+    return None
+
+
+def _workdir_drift(call: ev.Event, fix: ev.Event) -> str | None:
+    """The working directory a call ran in when its relative paths belonged to another one:
+    the fix ran the same command in another ``workdir``, or gave the paths without the part
+    of them the working directory already was (``packages/api/src/x.ts`` run in
+    ``packages/api/src``, fixed by ``x.ts``)."""
+    if not call.command or not fix.command:
+        return None
+    if call.cwd and fix.cwd and call.cwd != fix.cwd:
+        return call.cwd
+    where = call.cwd or call.project
+    if not where:
+        return None
+    parts = set(PurePosixPath(where).parts)
+    fix_words = {w for seg in triggers.segments(fix.command) for w in seg}
+    for seg in triggers.segments(call.command):
+        for word in seg[1:]:
+            if "/" not in word or word.startswith(("/", "~", "$", "-")):
+                continue
+            head = word.split("/", 1)[0]
+            if head in parts and any(word.endswith("/" + f) for f in fix_words if f):
+                return where
+    return None
+
+
 def _drift(
     events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[str, ev.Event]
 ) -> str | None:
@@ -532,11 +787,13 @@ def _drift(
 
     It is when the agent's shell keeps its directory, an earlier successful call of the session
     ``cd``-ed into a relative directory for good, and the fix reached the same thing by an
-    absolute path or without the ``cd``.
+    absolute path or without the ``cd``; or the earlier ``cd`` went to a subdirectory by its
+    absolute path and the fix went back to the folder above it.
     """
     if not call.persistent_shell or not call.command or not fix.command:
         return None
     moved = None
+    root = _cd_to_root(fix) and triggers.segments(fix.command)[0][1].rstrip("/")
     for j in range(i - 1, -1, -1):
         other = events[j]
         if other.kind != ev.TOOL_CALL or not other.command or other.sidechain != call.sidechain:
@@ -544,14 +801,22 @@ def _drift(
         res = results.get(other.call_id or "")
         if res is None or res.failure is not None:
             continue
-        moved = triggers.top_level_cd(other.command)
-        if moved is not None:
-            break
+        target = _cd_target(other.command)
+        if target is None:
+            continue
+        if target.startswith(("/", "~", "$", "-")):
+            if root and target.rstrip("/").startswith(root + "/"):
+                moved = target  # an absolute cd into a subdirectory of where the fix went
+            break  # an absolute cd put the shell where it meant: an older cd no longer counts
+        moved = target
+        break
     if moved is None:
         return None
     own_cd = triggers.top_level_cd(call.command)
     if own_cd is not None and triggers.top_level_cd(fix.command) is None:
         return moved  # ``cd test && …`` failed where the same work without the ``cd`` worked
+    if own_cd is None and _cd_to_root(fix):
+        return moved  # the same work worked once the fix went back to an absolute directory
     fix_words = [w for seg in triggers.segments(fix.command) for w in seg]
     for seg in triggers.segments(call.command):
         for word in seg[1:]:
@@ -709,14 +974,30 @@ def _trigger(finding: Finding) -> str | None:
     failing, fixed = call.command, fix.command or ""
     name = cls.name if cls is not None else None
     if name == CWD_DRIFT.name:
-        return triggers.RELATIVE_CD
+        # An absolute ``cd`` into a subdirectory looks like the fix's own ``cd``: such a drift
+        # is recalled when the failure happens (:func:`_failure_time`).
+        return None if (finding.drift_dir or "").startswith("/") else triggers.RELATIVE_CD
+    wrapper = _wrapper_trigger(finding)
+    if wrapper is not None:
+        return wrapper
+    if finding.generic:
+        return _generic_trigger(finding)
     if name == failures.SHELL_SYNTAX:
-        found = triggers.unquoted_path_trigger(failing)
-        if found is not None:
-            return found if not triggers.matches(found, fixed) else None
+        found = None
+        if "no matches found" in finding.result.text[:1500]:
+            found = triggers.glob_trigger(failing, fixed)  # zsh: an unmatched glob
+        found = found or triggers.unquoted_path_trigger(failing)
+        if found is None or triggers.matches(found, fixed):
+            return None  # no word the shell misread that the fix wrote otherwise: no lesson
+        return found
     base = triggers.base_trigger(failing)
     if base is None:
         return None
+    if name == SANDBOX.name:
+        shape = triggers.main_shape(failing)
+        return base if shape is not None and shape.sub else None
+    if name == DASH_ARGUMENT.name:
+        return triggers.dash_argument_trigger(failing, fixed)
     if name == failures.UNKNOWN_OPTION:
         flag = triggers.option_named(finding.result.text, failing)
         if flag is not None:
@@ -756,11 +1037,61 @@ def _trigger(finding: Finding) -> str | None:
     return None
 
 
+def _wrapper_trigger(finding: Finding) -> str | None:
+    """The wrapper the fix dropped, around the executable it wrapped (``rtk`` … ``bun``); or,
+    for a fix that added one, the executable run bare (``vitest`` first in its command)."""
+    if finding.wrapper is None or finding.call.command is None or finding.fix is None:
+        return None
+    how, wrapper, exe = finding.wrapper
+    failing, fixed = finding.call.command, finding.fix.command or ""
+    if how == "dropped":
+        pattern = triggers.wrapper_trigger(wrapper, exe)
+    else:
+        pattern = triggers.leading_trigger(exe)
+    if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
+        return pattern
+    return None
+
+
+def _generic_trigger(finding: Finding) -> str | None:
+    """For a failure no class knows, a pattern for what the failing call had and its fix did
+    not: the piece of syntax the error quotes, an argument starting with ``-``, or a flag the
+    fix dropped. Never the mere absence of what the fix added: that fires on every plain call
+    of the command (every ``go build`` without ``-tags``)."""
+    call, fix = finding.call, finding.fix
+    assert call.command is not None and fix is not None
+    failing, fixed = call.command, fix.command or ""
+    found = triggers.culprit_trigger(finding.result.text, failing, fixed)
+    if found is None:
+        shape = triggers.main_shape(fixed)
+        if shape is None:
+            return None
+        segment = triggers.segment_of(failing, shape.exe, shape.sub)
+        own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
+        if segment is None:
+            return None
+        words = {w for w in segment.split() if not w.startswith("-")}
+        if any(w not in words for w in own.split() if not w.startswith("-")):
+            return None  # the fix changed what it worked on too: the flag may be innocent
+        pattern = triggers.command_trigger(segment, own)
+        base = triggers.base_trigger(segment)
+        found = pattern if pattern != base else None  # only with a flag the fix dropped
+    if found is not None and triggers.matches(found, failing):
+        return found if not triggers.matches(found, fixed) else None
+    return None
+
+
 def _failure_time(finding: Finding) -> bool:
     """Whether the finding is a tool's refusal the call does not show (see
-    :data:`FAILURE_TIME_CLASSES`): its lesson is recalled at the refusal, never before a call."""
+    :data:`FAILURE_TIME_CLASSES`), or a wrong working directory the command line does not
+    show: its lesson is recalled at the failure, never before a call."""
     cls = finding.cls
-    return not finding.call.command and cls is not None and cls.name in FAILURE_TIME_CLASSES
+    if cls is None:
+        return False
+    if finding.call.command:
+        absolute_drift = cls is CWD_DRIFT and (finding.drift_dir or "").startswith("/")
+        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift
+    return cls.name in FAILURE_TIME_CLASSES
 
 
 def _refusal_lines(cls: MistakeClass, text: str) -> tuple[str, ...]:
@@ -779,20 +1110,39 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     trigger = _trigger(finding)
     if trigger is not None and call.command and not triggers.compiler_accepts(trigger):
         trigger = None  # a shape the manifest compiler would refuse is no trigger at all
-    if call.command and (trigger is None or triggers.is_bare_executable(trigger)):
+    bare = trigger is None or triggers.is_bare_executable(trigger)
+    if call.command and bare and not _failure_time(finding):
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
-    if _failure_time(finding):
+    if _failure_time(finding) and not call.command:
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines
+    if finding.step is not None and not lines:
+        lines = tuple(
+            redact_head(line, 200)[:200]
+            for line in (" ".join(raw.split()) for raw in result.text.splitlines())
+            if finding.step in line
+        )[:1]  # the line that names the step: what failure-time recall matches
     head = _head(call)
     tool_name = call.tool or "call"
+    wrapper = finding.wrapper
     if finding.rejected:
         mistake = f"{_describe_call(call)} was rejected by the user"
         summary = f"{head}: the user wanted another way"
+    elif wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
+        how, name, exe = wrapper
+        gist = _gist(result, lines)
+        if how == "dropped":
+            mistake = f"{_describe_call(call)} failed: `{name}` could not run `{exe}` (“{gist}”)"
+            summary = f"{exe}: run it without `{name}`"
+        else:
+            mistake = f"{_describe_call(call)} failed run bare (“{gist}”)"
+            summary = f"{exe}: run it through `{name}`"
     elif cls is not None:
-        general = cls.mistake.format(tool=tool_name, dir=finding.drift_dir or "")
+        general = cls.mistake.format(
+            tool=tool_name, dir=finding.drift_dir or "", step=finding.step or ""
+        )
         mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
     elif result.failure in ev.MISTAKES:
@@ -825,9 +1175,26 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             for r in finding.retries
         ),
         error_lines=lines,
-        project=call.project,
+        project=_project(finding),
         detector=NAME,
     )
+
+
+def _project(finding: Finding) -> str | None:
+    """The project of the lesson: the call's, except that a call made from the subdirectory an
+    earlier ``cd`` left the shell in belongs to the repository it drifted from."""
+    project, moved, fix = finding.call.project, finding.drift_dir, finding.fix
+    if not project or not moved or finding.cls is not CWD_DRIFT:
+        return project
+    project = project.rstrip("/") or project
+    if fix is not None and _cd_to_root(fix):
+        root = triggers.segments(fix.command or "")[0][1].rstrip("/")
+        if project.startswith(root + "/"):
+            return root  # the fix went back to the repository the shell had drifted from
+    tail = "/" + moved.strip("/")
+    if not moved.startswith((".", "/")) and project.endswith(tail):
+        return project[: -len(tail)] or project
+    return project
 
 
 def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str:
@@ -836,16 +1203,25 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
     assert fix is not None
     if fix.command:
         did = f"`{_one_line(fix.command, 160)}` worked"
-        if cls is None:
+        wrapper = finding.wrapper
+        if wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
+            how, name, exe = wrapper
+            way = f"without `{name}`" if how == "dropped" else f"through `{name}`"
+            worked = f"Run `{exe}` {way}: {did}"
+        elif cls is None:
             worked = f"Run `{_one_line(fix.command, 160)}` instead"
         else:
-            worked = f"{cls.fix.format(tool=tool_name)}: {did}"
+            worked = f"{cls.fix.format(tool=tool_name, step=finding.step or '')}: {did}"
     else:
         target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
         on = f" on {target}" if target else ""
         generic = f"the {fix.tool or 'tool'} call{on} then worked"
         worked = f"{cls.fix.format(tool=tool_name)}; {generic}" if cls is not None else generic
-        if finding.read_between and (cls is None or cls.name != failures.NOT_READ):
+        if (
+            finding.read_between
+            and finding.call.tool in _EDIT_TOOLS
+            and (cls is None or cls.name != failures.NOT_READ)
+        ):
             worked = f"Read the file again before the {tool_name}; {generic}"
         worked = worked[:1].upper() + worked[1:]
     if finding.diagnosis:

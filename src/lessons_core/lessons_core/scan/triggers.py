@@ -63,7 +63,7 @@ SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "mise", "deno", "pixi"
 #: Words in front of the real executable.
 _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice", "doas"})
 #: Runners whose next word is the real executable.
-_RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx"})
+_RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx", "corepack"})
 #: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
 _RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch", "bundle", "pixi"})
 #: Segments that set up rather than do the work.
@@ -331,6 +331,145 @@ def main_shape(command: str) -> Shape | None:
         if shape.exe not in _SETUP:
             return shape
     return found[0] if found else None
+
+
+#: Words between a wrapper and the command it runs (``mise exec --``, ``pnpm exec``, ``uv run``).
+_WRAPPER_WORDS = frozenset({"exec", "run", "x", "dlx", "--"})
+#: Shells whose ``-c`` argument is a command line of its own.
+_SHELLS = frozenset({"bash", "sh", "zsh"})
+_EXE_NAME = regex_programs.compile(r"[A-Za-z][\w.+-]*")
+#: Commands whose arguments name other commands without running them (``which bash``).
+_NAMES_COMMANDS = frozenset(
+    {"which", "type", "whereis", "whatis", "man", "help", "hash", "apropos", "info", "tldr",
+     "alias", "unalias", "kill", "pkill", "pgrep", "killall", "ps", "brew", "apt", "apt-get"}
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4096)
+def wrapped(command: str) -> tuple[tuple[str, Shape], ...]:
+    """Each simple command of ``command`` that runs another through a wrapper, as the wrapper's
+    name and the shape of what it runs.
+
+    A wrapper is a first word followed only by options and ``exec``/``run``/``--`` before the
+    command it runs: ``rtk bun run test``, ``mise exec -- pytest``, ``fnm exec --using=20 pnpm
+    test``, ``pnpm exec vitest``, and ``bash -lc 'pytest -x'``. The command inside counts when
+    it has words of its own or is a known tool (``npm test`` does not wrap a ``test``): a
+    failing call and one that adds or drops a wrapper around the same command are the same
+    kind of call, and the wrapper is what changed.
+    """
+    out: list[tuple[str, Shape]] = []
+    for seg in _segments(command):
+        if len(seg) < 2:
+            continue
+        first = PurePosixPath(seg[0]).name
+        if first in _SETUP or first in _NAMES_COMMANDS or _ASSIGNMENT.match(first):
+            continue
+        if first in _SHELLS and len(seg) >= 3 and seg[1] in ("-c", "-lc", "-ic"):
+            out.extend((first, shape) for shape in shapes(seg[2]))
+            continue
+        i = 1
+        while i < len(seg) and (seg[i] in _WRAPPER_WORDS or _FLAG.match(seg[i])):
+            i += 1
+        inner = list(seg[i:])
+        if not inner or not _EXE_NAME.fullmatch(PurePosixPath(inner[0]).name):
+            continue
+        name = PurePosixPath(inner[0]).name
+        if len(inner) < 2 and name not in COMMON_EXECUTABLES and name not in LANG_BY_EXE:
+            continue
+        shape = shape_of(inner)
+        if shape is not None and shape.exe != first:
+            out.append((first, shape))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def segment_of(command: str, exe: str, sub: str | None) -> str | None:
+    """The last simple command of ``command`` whose executable and subcommand are ``exe`` and
+    ``sub``, its words joined by spaces: in ``a && b && c`` the later parts ran only when the
+    earlier ones worked, so the last one of a kind is the one that failed."""
+    found = None
+    for seg in _segments(command):
+        shape = shape_of(list(seg))
+        if shape is not None and shape.exe == exe and (shape.sub or "") == (sub or ""):
+            found = " ".join(seg)
+    return found
+
+
+def wrapper_trigger(wrapper: str, exe: str) -> str:
+    """A pattern for ``exe`` run through ``wrapper`` in one simple command."""
+    return _word(wrapper) + _GAP + _word(exe)
+
+
+def leading_trigger(exe: str) -> str:
+    """A pattern for ``exe`` as the first word of a simple command: run bare, not through a
+    wrapper or runner (``vitest`` but not ``pnpm exec vitest``)."""
+    return rf"(?:^|[;&|(])\s*{_word(exe)}"
+
+
+#: A short fragment an error message quotes (``the literal "\\n" is not allowed``).
+_QUOTED = regex_programs.compile(
+    r"""["'`\u2018\u201c]([^"'`\u2019\u201d\s]{2,8})["'`\u2019\u201d]"""
+)
+#: What makes a quoted fragment syntax rather than a name: anything but letters, digits,
+#: ``_``, ``.``, ``/``, ``-`` and spaces (a misspelt branch or path is a one-off fact).
+_SYNTAX_CHAR = regex_programs.compile(r"[^\w./\s-]")
+
+
+def culprit_trigger(error: str, failing: str, fixed: str) -> str | None:
+    r"""A pattern for the piece of syntax the error quotes, when the failing command holds it and
+    its fix does not: ``rg`` told ``the literal "\n" is not allowed`` gives ``\brg\b.*\\n``.
+    The fragment is short and not a name (a misspelt branch or file is a one-off fact), and the
+    executable is that of the simple command holding it."""
+    for m in _QUOTED.finditer(error[:1500]):
+        fragment = m.group(1)
+        if not _SYNTAX_CHAR.search(fragment) or fragment not in failing or fragment in fixed:
+            continue
+        for seg in _segments(failing):
+            shape = shape_of(list(seg))
+            if shape is not None and shape.exe not in _SETUP and any(fragment in w for w in seg):
+                return _word(shape.exe) + ".*" + _escape(fragment)
+    return None
+
+
+#: A quoted argument that starts with a dash, not after ``-e`` or ``--``: a pattern or text the
+#: command reads as an option.
+_DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-(?!-)"""
+
+
+def dash_argument_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for a quoted argument starting with ``-`` (``rg "- name"``, ``grep '-x'``),
+    which the command parsed as an option, when the fix has none."""
+    if "'-" not in failing and '"-' not in failing:
+        return None  # (most commands hold no such argument: no pattern to build)
+    shape = main_shape(failing)
+    if shape is None:
+        return None
+    pattern = _word(shape.exe) + _GAP + _DASH_ARGUMENT
+    if matches(pattern, failing) and not matches(pattern, fixed):
+        return pattern
+    return None
+
+
+#: An unquoted word holding a glob character (zsh stops at one that matches nothing).
+_GLOB_WORD = r"""\s[^\s'"|;&]*[*?]"""
+
+
+def glob_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for an unquoted glob in the command the shell refused (``no matches found``),
+    when the fix looked in the same folder without one: a fix that went to look elsewhere
+    says the glob was a probe that found nothing, not a mistake."""
+    for seg in _segments(failing):
+        shape = shape_of(list(seg))
+        if shape is None:
+            continue
+        globbed = [w for w in seg[1:] if ("*" in w or "?" in w) and not w.startswith("-")]
+        folders = [w.rsplit("/", 1)[0] for w in globbed if "/" in w]
+        if not globbed or (folders and not any(f and f in fixed for f in folders)):
+            continue
+        pattern = _word(shape.exe) + _GAP + _GLOB_WORD
+        if matches(pattern, failing) and not matches(pattern, fixed):
+            return pattern
+    return None
 
 
 #: Anything up to the end of the simple command (``|``, ``;``, ``&`` or a newline end it).

@@ -1,0 +1,409 @@
+"""Tier 2's backbone: a failing call paired with the later call of the same command that worked,
+and the lesson drawn from what changed between them (a flag, a wrapper, the quoting, the
+working directory, the sandbox's permissions), whether or not a failure class knows the error.
+
+Every transcript here is written for the test: the shapes are the agents', the words ours.
+"""
+
+from __future__ import annotations
+
+import json
+
+from lessons_core.scan import events as ev
+from lessons_core.scan import tier2, triggers
+
+ERR = ev.ERROR
+
+
+def _detect(script):
+    return list(tier2.detect(script.events))
+
+
+def _one(script):
+    found = _detect(script)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _fires(candidate, failing: str, fixed: str) -> None:
+    """The trigger fires on the wrong call and not on its fix."""
+    assert candidate.trigger is not None
+    assert triggers.matches(candidate.trigger, failing), candidate.trigger
+    assert not triggers.matches(candidate.trigger, fixed), candidate.trigger
+
+
+# -- wrappers -----------------------------------------------------------------------------------
+
+
+def test_a_wrapper_that_cannot_run_the_command_is_dropped_by_the_fix(script):
+    """``rtk bun …`` refused (the wrapper has no ``bun``), ``bun …`` alone worked: the lesson
+    names the wrapper around the command, and never fires on the command alone. ``which bash
+    zsh`` names commands without running them: a later ``bash`` is no fix of it."""
+    script.run("which bash zsh", "/bin/bash\nzsh not found", failure=ERR, code=1)
+    script.run("bash -c 'echo $SHELL'", "/bin/bash")
+    bad, good = "rtk bun run test 2>&1", "bun run test 2>&1"
+    script.run(
+        bad, "error: unrecognized subcommand 'bun'\nUsage: rtk [OPTIONS]", failure=ERR, code=2
+    )
+    script.run(good, "12 pass\n0 fail")
+    candidate = _one(script)
+    assert candidate.summary == "bun: run it without `rtk`"
+    assert "`rtk` could not run `bun`" in candidate.mistake
+    assert candidate.fix.startswith("Run `bun` without `rtk`")
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "bun test")
+
+
+def test_a_tool_only_reachable_through_a_wrapper(script):
+    """A failure no class knows (npm's placeholder ``tsc``), fixed by the same command through
+    ``pnpm exec``: the trigger is the tool run bare, first in its command."""
+    bad, good = "tsc --noEmit", "pnpm exec tsc --noEmit"
+    script.run(bad, "This is not the tsc command you are looking for", failure=ERR, code=1)
+    script.run(good, "")
+    candidate = _one(script)
+    assert candidate.summary == "tsc: run it through `pnpm`"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "cd web && tsc -p .")
+
+
+def test_command_not_found_fixed_by_mise_exec(script):
+    """``mise exec --`` is a wrapper: the fix of a command that is not on PATH."""
+    bad, good = "pytest -q", "mise exec -- pytest -q"
+    script.run(bad, "bash: pytest: command not found", failure=ERR, code=127)
+    script.run(good, "3 passed")
+    candidate = _one(script)
+    assert candidate.summary == "pytest: the command is not on PATH"
+    _fires(candidate, bad, good)
+
+
+# -- failures no class knows ---------------------------------------------------------------------
+
+
+def test_an_unknown_failure_fixed_by_dropping_a_flag(script):
+    """``git checkout -b`` of a branch that exists, then ``git checkout`` of it: no class knows
+    the error, the flag the fix dropped is the lesson. A rerun on other files, another URL or
+    another name changed what it worked on: that failure was a fact of its target (a failing
+    test, a missing branch), not a misuse, and yields nothing."""
+    script.run("pytest -x tests/test_a.py", "1 failed, 3 passed", failure=ERR, code=1)
+    script.run("pytest tests/test_b.py", "4 passed")
+    script.run("curl -fsSL -o /tmp/l.zip https://h/x/logs", "curl: (56) 403", failure=ERR, code=56)
+    script.run("curl -fsSL https://h/y/raw", "ok")
+    script.run(
+        "git checkout feat/tpyo",
+        "error: pathspec 'feat/tpyo' did not match any file(s) known to git",
+        failure=ERR,
+        code=1,
+    )
+    script.run("git checkout feat/typo", "Switched to branch 'feat/typo'")
+    bad = "git checkout main && git checkout -b feat/mfa"
+    good = "git checkout feat/mfa"
+    script.run(bad, "fatal: a branch named 'feat/mfa' already exists", failure=ERR, code=128)
+    script.run(good, "Switched to branch 'feat/mfa'")
+    candidate = _one(script)
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "git checkout main")
+    assert "git checkout feat/mfa" in candidate.fix
+
+
+def test_an_unknown_failure_fixed_by_dropping_the_syntax_the_error_quotes(script):
+    r"""``rg`` refuses a literal ``\n``; the fix searched without it. A fix that only added a
+    flag would give a trigger firing on every plain call of its command (every ``go build``
+    without ``-tags``): that one yields nothing."""
+    script.run("go build ./...", "build constraints exclude all Go files", failure=ERR, code=1)
+    script.run("go build -tags dev ./...", "")
+    bad = r'rg -n "aggregator:\n\s*type" docs'
+    good = r'rg -n "type:\s*code" docs'
+    script.run(bad, 'rg: the literal "\\n" is not allowed in a regex', failure=ERR, code=2)
+    script.run(good, "docs/a.md:3:type: code")
+    candidate = _one(script)
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "rg -n foo docs")
+
+
+# -- the classes of the misses ----------------------------------------------------------------
+
+
+def test_a_pattern_starting_with_a_dash_is_read_as_an_option(script):
+    bad = 'rg -n "- name: mock" .agentv'
+    good = 'rg -n -e "- name: mock" .agentv'
+    script.run(bad, "rg: unrecognized flag -", failure=ERR, code=2)
+    script.run(good, ".agentv/a.yaml:4:- name: mock")
+    candidate = _one(script)
+    assert candidate.summary == "rg: a pattern starting with `-` is read as an option"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, 'rg -n -- "- name" .')
+
+
+def test_zsh_unmatched_glob_fixed_by_listing_the_folder(script):
+    """zsh stops at a glob that matches nothing; listing the folder worked. A glob that found
+    nothing, followed by a look in another folder, was a probe: nothing was fixed."""
+    script.run("ls ~/Library/Agents/*git* 2>&1", "zsh: no matches found: ~/Library/Agents/*git*",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("ls /p/.git/objects/pack/", "pack-1.idx")
+    # A glob in another folder failed just before the mistake: the listing of ``plans`` is no
+    # fix of it, and dropping it leaves the next failure to be judged on its own.
+    script.run("ls /p/debug/*.md 2>/dev/null", "zsh: no matches found: /p/debug/*.md",
+               failure=ERR, code=1)  # fmt: skip
+    bad = "ls -1 /p/plans/*-PLAN.md 2>/dev/null | wc -l"
+    good = "ls /p/plans/"
+    script.run(bad, "(eval):1: no matches found: /p/plans/*-PLAN.md\n0", failure=ERR, code=1)
+    script.run(good, "README.md")
+    candidate = _one(script)
+    assert candidate.summary == "ls: quote words the shell would read as syntax"
+    assert [e.call_id for e in candidate.evidence] == ["c7"]
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "ls -la /p")
+
+
+def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
+    """Read refused for its size, then read in parts: a failure-time lesson without trigger."""
+    script.file(
+        "Read",
+        "/p/src/big.ts",
+        "<tool_use_error>File content (41234 tokens) exceeds maximum allowed tokens (25000). "
+        "Please use offset and limit parameters to read specific portions of the file, or use "
+        "the GrepTool to search for specific content.</tool_use_error>",
+        failure=ev.VALIDATION,
+    )
+    script.file("Read", "/p/src/big.ts", "1\texport const a = 1")
+    candidate = _one(script)
+    assert candidate.summary == "Read: read a large file in parts"
+    assert candidate.trigger is None
+    assert "offset and limit" in candidate.fix
+    assert candidate.error_lines and "exceeds maximum allowed tokens" in candidate.error_lines[0]
+
+
+def test_an_edit_the_tool_refused_made_by_a_script_on_the_same_file(script):
+    """The text to replace never matched (tabs), and a script rewrote the file instead. A
+    command that only read the file is no fix."""
+    script.file(
+        "Edit",
+        "/p/src/List.tsx",
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        failure=ev.VALIDATION,
+    )
+    script.run("cat -A /p/src/List.tsx | head", "\t\tA$")
+    script.file(
+        "Edit",
+        "/p/src/Card.tsx",
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        failure=ev.VALIDATION,
+    )
+    script.run(
+        "python3 - <<'EOF'\np = '/p/src/Card.tsx'\ns = open(p).read()\n"
+        "open(p, 'w').write(s.replace('\\t\\tA', '\\t\\tB'))\nEOF",
+        "",
+    )
+    candidate = _one(script)
+    assert candidate.summary == "Edit: copy the text to replace from the file as it is now"
+    assert candidate.trigger is None
+    assert "open(p, 'w')" in candidate.fix
+
+
+# -- working directories ---------------------------------------------------------------------
+
+
+def test_drift_fixed_by_going_back_to_the_root_is_a_lesson_of_the_root(script):
+    """An earlier ``cd web`` stayed; ``npm run lint`` then ran in ``web``. The fix went back
+    to the repository by its absolute path. The lesson is the drift, and its project is the
+    repository, not the folder the shell drifted into."""
+    script.run("cd web && npm run build", "built", persistent_shell=True)
+    script.run(
+        "npm run lint",
+        'npm ERR! Missing script: "lint"',
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app/web",
+    )
+    script.run("cd /w/app && npm run lint", "ok", persistent_shell=True, project="/w/app")
+    candidate = _one(script)
+    assert (
+        candidate.summary
+        == "npm run lint: the working directory stayed where an earlier cd left it"
+    )
+    assert candidate.project == "/w/app"
+    assert candidate.trigger == triggers.RELATIVE_CD
+
+
+def _codex(tmp_path, calls):
+    """A Codex rollout from ``(call id, command, arguments, output, exit code)``."""
+    from lessons_codex import reader
+
+    rows = [{"type": "session_meta", "payload": {"id": "s", "cwd": "/w/app"}}]
+    for cid, cmd, extra, text, code in calls:
+        args = json.dumps({"cmd": cmd, **extra})
+        rows.append(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": args,
+                    "call_id": cid,
+                },
+            }
+        )
+        rows.append(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": cid,
+                    "output": f"Process exited with code {code}\nOutput:\n{text}",
+                },
+            }
+        )
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_text("".join(json.dumps({"timestamp": "t", **r}) + "\n" for r in rows))
+    return list(reader.read(path, progress=ev.Progress()))
+
+
+def test_codex_sandbox_refusal_fixed_by_escalating(tmp_path):
+    """The same command failed in the sandbox and worked once it asked for escalated
+    permissions: the lesson is the escalation, on that command's kind. The same command with
+    the same permissions working later was a passing failure, not a mistake."""
+    events = _codex(
+        tmp_path,
+        [
+            ("f1", "gh pr view 7", {}, "error connecting to api.github.com", 1),
+            ("f2", "gh pr view 7", {}, "ok", 0),
+            ("a", "gh run view 42 --log", {}, "error connecting to api.github.com", 1),
+            ("b", "gh run view 42 --log", {"sandbox_permissions": "require_escalated"}, "ok", 0),
+        ],
+    )
+    call = next(e for e in events if e.kind == ev.TOOL_CALL and e.call_id == "b")
+    assert call.escalated and call.cwd is None
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "gh run: ask for escalated permissions"
+    assert "escalated" in candidate.fix
+    assert triggers.matches(candidate.trigger, "gh run view 42 --log")
+    assert not triggers.matches(candidate.trigger, "gh pr view 7")
+
+
+def test_codex_paths_given_from_the_wrong_workdir(tmp_path):
+    """Relative paths of one repository searched from another's ``workdir``; the same search in
+    the right ``workdir`` worked. Nothing in the command line tells them apart, so the lesson
+    comes back when the failure does (no trigger). A missing file fixed by another name in the
+    same ``workdir`` is a one-off."""
+    events = _codex(
+        tmp_path,
+        [
+            ("m1", "sed -n 1,40p src/apps.ts", {"workdir": "/w/app"},
+             "sed: src/apps.ts: No such file or directory", 1),
+            ("m2", "sed -n 1,40p src/app.ts", {"workdir": "/w/app"}, "x", 0),
+            ("a", "rg -n audience src test", {"workdir": "/w/app"},
+             "rg: src: No such file or directory (os error 2)", 2),
+            ("b", "rg -n audience src test", {"workdir": "/w/action"}, "src/a.ts:1:audience", 0),
+        ],
+    )  # fmt: skip
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "rg: run it from the folder its paths are relative to"
+    assert candidate.trigger is None
+    assert "`/w/app`" in candidate.mistake
+
+
+def test_codex_path_that_repeats_the_workdir(tmp_path):
+    events = _codex(
+        tmp_path,
+        [
+            ("a", "sed -n 1,40p packages/api/src/app.test.ts", {"workdir": "/w/packages/api/src"},
+             "sed: packages/api/src/app.test.ts: No such file or directory", 1),
+            ("b", "sed -n 1,40p app.test.ts", {"workdir": "/w/packages/api/src"}, "x", 0),
+        ],
+    )  # fmt: skip
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "sed: run it from the folder its paths are relative to"
+
+
+def test_a_fix_that_then_failed_for_its_own_reason_still_fixed_the_mistake(script):
+    """``bun run test`` ran the tests where ``rtk bun run test`` could not start them; a test
+    failing then is another matter, and the wrapper is still the lesson."""
+    bad, good = "rtk bun run test", "bun run test"
+    script.run(bad, "error: unrecognized subcommand 'bun'", failure=ERR, code=2)
+    script.run(good, "src/a.test.ts:\n(fail) parses\n 1 fail", failure=ERR, code=1)
+    candidate = _one(script)
+    assert candidate.summary == "bun: run it without `rtk`"
+    _fires(candidate, bad, good)
+
+
+def test_drift_after_an_absolute_cd_into_a_subdirectory(script):
+    """``cd /w/app/web && …`` stayed too; the fix went back to ``/w/app``. Nothing in the
+    command line tells the drifted call from a right one, so the lesson has no trigger and
+    comes back with the failure; its project is the repository."""
+    script.run("cd /w/app/web && bun run build:css", "done", persistent_shell=True)
+    script.run(
+        "bun run lint",
+        'error: Script not found "lint"',
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app/web",
+    )
+    script.run(
+        "cd /w/app && bun run lint",
+        "Checked 40 files\nFound 1 error.",
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app",
+    )
+    candidate = _one(script)
+    assert candidate.summary.endswith("the working directory stayed where an earlier cd left it")
+    assert candidate.trigger is None
+    assert candidate.project == "/w/app"
+
+    # An absolute ``cd`` to an unrelated folder, then a missing script fixed by another one:
+    # no drift of this shell.
+    other = type(script)(session="s2")
+    other.run("cd /w/other && ls", "x", persistent_shell=True)
+    other.run("cd /w/app && bun run lint", 'error: Script not found "lint"', failure=ERR, code=1,
+              persistent_shell=True)  # fmt: skip
+    other.run("cd /w/app && bun run check", "ok", persistent_shell=True)
+    assert all("earlier cd" not in c.summary for c in _detect(other))
+
+
+def test_the_same_difference_in_two_sessions_is_one_candidate(home, script):
+    """Two sessions that make the same mistake and fix it the same way give one candidate,
+    seen in both, more confident than either."""
+    from lessons_core import services
+    from lessons_core.models import Config
+    from lessons_core.scan.intake import Intake
+
+    found = []
+    for session, args in (("s1", "run test"), ("s2", "test src/")):
+        one = type(script)(session=session, project=f"/w/{session}")
+        if session == "s2":
+            one.say("Running the tests.")  # (both scripts write one file name)
+        one.run(f"rtk bun {args}", "error: unrecognized subcommand 'bun'", failure=ERR, code=2)
+        one.run(f"bun {args}", "3 pass")
+        found += tier2.detect(one.events)
+    assert len(found) == 2
+    with services.open_store() as store:
+        intake = Intake(store, Config())
+        outcomes = [intake.admit(c) for c in found]
+        assert [o.status for o in outcomes] == ["new", "duplicate"]
+        (stored,) = [c for c in store.list_candidates(status=None) if c.tier == 2]
+    assert {e.session_id for e in stored.evidence} == {"s1", "s2"}
+    assert stored.confidence > max(c.confidence for c in found)
+
+
+def test_a_step_the_error_named_then_the_same_command(script):
+    """``pnpm run typecheck`` refused until ``pnpm install`` ran, as its error said; then the
+    same command worked. Nothing in the command line tells the early call from the later one:
+    the lesson comes back with the failure. The same command working again without any step
+    between is still a passing failure, not a mistake."""
+    script.run("git fetch origin", "Could not resolve host", failure=ERR, code=128)
+    script.run("git fetch origin", "ok")
+    error = (
+        "ERR_PNPM_VERIFY_DEPS_BEFORE_RUN The installed dependencies in the modules directory "
+        'is not up-to-date with the lockfile in /w/app.\n\nRun "pnpm install" to update them.'
+    )
+    script.run("corepack pnpm run typecheck", error, failure=ERR, code=1)
+    script.run("corepack pnpm install --frozen-lockfile", "Done in 2.1s")
+    script.run("corepack pnpm run typecheck", "")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm run typecheck: run the step its error names first"
+    assert candidate.trigger is None
+    assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
+    assert candidate.error_lines and "pnpm install" in " ".join(candidate.error_lines)
