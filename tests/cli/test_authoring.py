@@ -113,13 +113,12 @@ def test_explain_says_when_a_tool_name_is_unknown() -> None:
 
 
 def test_a_pattern_is_judged_as_stored_with_its_secret_redacted() -> None:
-    """`.*ghp_… --now` is stored as `.*\\S+\\s+--now`, which the compiler refuses (accepted as
-    written): refused at add (the stored
-    form would never be delivered, and export would write what import refuses), and the
-    message shows the redacted pattern, not the token."""
+    """`(?:ghp_…\\s*)*` is stored as `(?:\\S+\\s*)*`, which the compiler refuses (accepted as
+    written): refused at add (the stored form would never be delivered, and export would write
+    what import refuses), and the message shows the redacted pattern, not the token."""
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     lesson = with_triggers(
-        triggers={"toolNames": ["Bash"], "commandPatterns": [r"\bdeploy\b.*" + token + r"\s+--now"]}
+        triggers={"toolNames": ["Bash"], "commandPatterns": [r"\bdeploy\s+(?:" + token + r"\s*)*$"]}
     )
     result = run("add", "-", input=json.dumps(lesson))
     assert result.exit_code == 1

@@ -386,3 +386,22 @@ def test_opencode_correction_is_a_candidate(tmp_path):
     (candidate,) = corrections.detect(events)
     assert candidate.agent == "opencode" and candidate.summary == "no, use pnpm"
     assert "`npm install`" in candidate.mistake
+
+
+def test_the_corrections_detector_is_off_until_the_user_turns_it_on():
+    """Its precision on sessions it was not tuned on is below what review time is worth, so a
+    scan leaves it out by default; ``offDetectors`` without it brings it back."""
+    import attrs
+
+    from lessons_core.models import Config
+    from lessons_core.scan.engine import active_detectors
+    from lessons_core.specs import DetectorSpec
+
+    specs = {
+        name: DetectorSpec(name=name, detect=lambda events: iter(()))
+        for name in ("tier1", "tier2", corrections.NAME)
+    }
+    default = [spec.name for spec in active_detectors(specs, Config())]
+    assert default == ["tier1", "tier2"]
+    on = [spec.name for spec in active_detectors(specs, attrs.evolve(Config(), off_detectors=()))]
+    assert corrections.NAME in on

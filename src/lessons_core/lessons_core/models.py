@@ -272,6 +272,9 @@ class Config:
     #: Extra transcript roots or files ``lessons scan`` reads besides the agents' own (``~``
     #: expanded), as the Node original's ``scanPaths`` did.
     scan_paths: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    #: Detectors a scan leaves out, by name. The user-correction detector is off until its
+    #: precision on sessions it was not tuned on is worth the review time (docs/scanner.md).
+    off_detectors: tuple[str, ...] = attrs.field(default=("corrections",), converter=_tuple_of_str)
     #: At most this many new pending candidates per scan, highest-scored first; the rest are
     #: held back (status ``held``) for later scans. 0: no limit.
     max_candidates_per_scan: int = 0

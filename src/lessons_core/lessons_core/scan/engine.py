@@ -25,13 +25,13 @@ log = get_logger()
 
 
 def active_detectors(detectors: Mapping[str, DetectorSpec], config: Config) -> list[DetectorSpec]:
-    """The detectors a scan runs: ``deep`` ones only in a deep scan, and then instead of the
-    detectors they replace.
+    """The detectors a scan runs: none named in ``offDetectors``; ``deep`` ones only in a deep
+    scan, and then instead of the detectors they replace.
 
     A deep scan without any deep detector is refused: the user asked for something that is
     not installed, and a plain scan in its place would look as if it had worked.
     """
-    specs = list(detectors.values())
+    specs = [spec for spec in detectors.values() if spec.name not in config.off_detectors]
     if not config.deep.enabled:
         return [spec for spec in specs if not spec.deep]
     deep = [spec for spec in specs if spec.deep]
