@@ -12,6 +12,7 @@ a slower benchmark.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +21,8 @@ import pytest
 
 from transcript_support import claude_sessions
 
-#: Runs the CLI, then prints which of the watched modules ended up imported and how many objects
-#: the command froze out of the garbage collector.
+#: Runs the CLI, then prints its exit code, which of the watched modules ended up imported and how
+#: many objects the command froze out of the garbage collector.
 _WRAPPER = """
 import json, sys
 from lessons_core.cli.main import main
@@ -31,11 +32,13 @@ watched = ("structlog", "cattrs", "asyncio", "hashlib", "shutil", "multiprocessi
            "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder",
            "lessons_core.outcomes.loop", "lessons_core.outcomes.records", "importlib.metadata",
            "email")
+code = 0
 try:
     main(sys.argv[1:])
-except SystemExit:
-    pass
+except SystemExit as exc:
+    code = 0 if exc.code is None else exc.code
 sys.stdout.flush()
+print("EXIT=" + json.dumps(code))
 print("\\nIMPORTED=" + json.dumps(sorted(m for m in watched if m in sys.modules)))
 import gc
 print("FROZEN=" + str(gc.get_freeze_count()))
@@ -65,12 +68,15 @@ def _imported(env: dict[str, str], *args: str) -> list[str]:
 
 def _run(env: dict[str, str], *args: str) -> tuple[list[str], int]:
     """(watched modules imported, objects frozen out of the collector) after one command."""
-    imported, frozen, _ = _run_all(env, *args)
+    imported, frozen, _, _ = _run_all(env, *args)
     return imported, frozen
 
 
-def _run_all(env: dict[str, str], *args: str) -> tuple[list[str], int, tuple[bool, int]]:
-    """Also whether the collector is on at the end, and how many collections it ran."""
+def _run_all(
+    env: dict[str, str], *args: str
+) -> tuple[list[str], int, tuple[bool, int], subprocess.CompletedProcess[str]]:
+    """Also whether the collector is on at the end, and how many collections it ran; and the
+    process itself, for its output (the command's exit code is its ``EXIT=`` line)."""
     proc = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *args],
         env=env,
@@ -85,7 +91,7 @@ def _run_all(env: dict[str, str], *args: str) -> tuple[list[str], int, tuple[boo
     frozen = [line for line in proc.stdout.splitlines() if line.startswith("FROZEN=")]
     collector = [line for line in proc.stdout.splitlines() if line.startswith("COLLECTOR=")]
     enabled, collections = json.loads(collector[-1].removeprefix("COLLECTOR="))
-    return imported, int(frozen[-1].removeprefix("FROZEN=")), (enabled, collections)
+    return imported, int(frozen[-1].removeprefix("FROZEN=")), (enabled, collections), proc
 
 
 def test_help_imports_none_of_the_heavy_libraries(env: dict[str, str]) -> None:
@@ -111,7 +117,15 @@ def test_an_incremental_scan_imports_none_of_them(env: dict[str, str]) -> None:
     for source, copy in sessions:
         with copy.open("ab") as out:
             out.write(source.read_bytes())
-    imported, frozen, (enabled, collections) = _run_all(env, "scan")
+    imported, frozen, (enabled, collections), proc = _run_all(env, "scan")
+    assert "EXIT=0" in proc.stdout.splitlines(), (proc.stdout, proc.stderr)
+    # The new lines were read (every copy had grown), and their mistakes were met again.
+    read = re.search(r"Scanned (\d+) of (\d+) transcript\(s\) \(.*?, (\d+) events;", proc.stdout)
+    assert read, proc.stdout
+    assert int(read[1]) == int(read[2]) == len(sessions)
+    assert int(read[3]) > 0
+    merged = re.search(r"(\d+) repeat\(s\) merged", proc.stdout)
+    assert merged and int(merged[1]) > 0, proc.stdout
     assert imported == []
     assert frozen > 1000  # what the command imported was frozen out of the collector's walks
     # The collector stayed off while the scanner was imported, and is on again for the work.

@@ -344,19 +344,30 @@ def test_deep_enabled_in_config_is_a_deep_scan(setup, model):
     assert len(model.requests) == 2
 
 
-def test_an_unsafe_or_unfitting_trigger_from_the_model_is_not_used(setup, model):
-    answers = iter([r"(a+)+$", r"\bnpm\b"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        # Names pytest and fits the failing call, but nested repeats: the safety check refuses it.
+        pytest.param(r"\bpytest\b(?:[^\n]+)+$", id="unsafe"),
+        # Names pytest and is safe, but the failing call has no --maxfail: it does not fit.
+        pytest.param(r"\bpytest\b.*\s--maxfail\b", id="unfitting"),
+    ],
+)
+def test_an_unsafe_or_unfitting_trigger_from_the_model_is_not_used(setup, model, pattern):
+    """Each pattern fails one check only, so each check is needed to keep it out."""
 
-    def unsafe(user: str) -> str:
+    def answer(user: str) -> str:
         if "--timeout" not in user:
             return json.dumps(NOT_REUSABLE)
-        lesson = dict(PYTEST_LESSON, trigger={"executable": "pytest", "pattern": next(answers)})
+        lesson = dict(PYTEST_LESSON, trigger={"executable": "pytest", "pattern": pattern})
         return json.dumps(lesson)
 
-    model.script = unsafe
+    model.script = answer
     configure(setup, model="fake-distiller")
     assert lessons(setup, "scan", "--deep").returncode == 0
+    assert sum("--timeout" in text for text in model.user_texts()) == 1  # the answer was asked
     (made,) = candidates(setup)
+    assert made["mistake"] == PYTEST_LESSON["mistake"]  # the model's lesson, its trigger refused
     assert made["tier"] == 4
     assert made["trigger"] == r"\bpytest\b(?=[^|;&\n]*?\s--timeout(?:[\s=]|$))"  # the heuristic's
 

@@ -78,8 +78,18 @@ def test_a_mistake_class_is_found_alike_on_the_lowered_text(text):
         assert bool(cls.lowered.search(text.lower())) == bool(cls.pattern.search(text)), cls.name
 
 
-def test_a_mistake_class_behind_a_caseless_fold_is_still_found():
-    """The long s matches ``s`` caselessly: such a text is searched with the caseless
-    patterns, so its class is found all the same."""
-    text = "bash: pytest: command not found (\u017fee above)"
-    assert failures.mistake_class(text) is failures.mistake_class_named("command_not_found")
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("open /etc/shadow: permi\u017f\u017fion denied", failures.NOT_PERMITTED),  # long s
+        ("git: unknown opt\u0131on --fast", failures.UNKNOWN_OPTION),  # dotless i
+        ("git: \u0130nvalid option --fast", failures.UNKNOWN_OPTION),  # dotted capital I
+    ],
+)
+def test_a_mistake_class_behind_a_caseless_fold_is_still_found(text, name):
+    """The long s matches ``s`` caselessly (and the Turkish i's match ``i``) but ``str.lower``
+    gives no ASCII letter for them: a text with one inside the words its class matches is
+    searched with the caseless patterns, so its class is found all the same."""
+    low = text.lower()
+    assert not any(cls.lowered.search(low) for cls in failures.MISTAKE_CLASSES)  # the fold matters
+    assert failures.mistake_class(text) is failures.mistake_class_named(name)

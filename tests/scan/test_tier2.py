@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from lessons_codex import failures as codex_failures
@@ -115,15 +116,24 @@ def test_self_diagnosis_is_quoted_in_the_fix(script):
 
 
 def test_weights_come_from_the_configuration(script):
-    """``Config.scoring`` drives the formula, capped at ``max_confidence``."""
+    """``Config.scoring`` drives the formula, capped at ``max_confidence``: every weight differs
+    from its default, so a default used in place of any one of them changes the sum."""
     script.run("cargo build", "timed out", failure=ev.TIMEOUT)
     script.say("The problem was the blocked network.")
     script.run("cargo build --offline", "Finished")
     weights = ScoringWeights(
-        base=0.5, error_then_success=0.3, hang_or_timeout=0.3, max_confidence=0.9
+        base=0.2,
+        error_then_success=0.05,
+        hang_or_timeout=0.2,
+        self_diagnosis=0.15,
+        user_correction=0.02,  # the signals this finding lacks add nothing
+        retry_loop=0.02,
+        known_mistake=0.02,
     )
     candidate = _one(script, Config(scoring=weights))
-    assert candidate.confidence == 0.9
+    assert candidate.confidence == pytest.approx(0.2 + 0.05 + 0.2 + 0.15)
+    capped = _one(script, Config(scoring=attrs.evolve(weights, max_confidence=0.5)))
+    assert capped.confidence == 0.5
 
 
 def test_edit_before_read_suggests_reading_first(script):

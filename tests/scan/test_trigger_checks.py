@@ -98,15 +98,20 @@ def test_a_memory_of_other_rules_or_a_broken_one_is_ignored(checked):
 
 def test_a_link_in_place_of_the_memory_is_not_followed(checked, tmp_path):
     """The memory is opened without following a link, and replaced rather than written
-    through one."""
+    through one. The link's target is a memory that accepted the trigger: read through the
+    link, it would spare the trigger its check."""
     home = _home()
     home.mkdir(parents=True, exist_ok=True)
     target = tmp_path / "elsewhere.json"
-    target.write_text(json.dumps({"key": trigger_checks._key(), "accepted": []}))
+    planted = json.dumps(
+        {"key": trigger_checks._key(), "accepted": [trigger_checks._digest(TRIGGER)]}
+    )
+    target.write_text(planted)
     (home / trigger_checks.MEMORY_NAME).symlink_to(target)
     with trigger_checks.remembered(home):
         intake.pattern_problem(TRIGGER)
-    assert json.loads(target.read_text())["accepted"] == []
+    assert checked == [TRIGGER]  # judged: the planted memory was not read
+    assert target.read_text() == planted  # nor written through
     assert not (home / trigger_checks.MEMORY_NAME).is_symlink()
 
 
