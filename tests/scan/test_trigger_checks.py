@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import services
-from lessons_core.compiler import regex_safety
+from lessons_core.compiler import probe, regex_safety
 from lessons_core.scan import engine, intake, trigger_checks
 
 TRIGGER = r"\bpytest\b[^|;&\n]*?\s--lf\b"
@@ -139,8 +139,8 @@ def _transcript(path: Path) -> None:
 
 
 def test_a_heuristic_trigger_is_timed_when_promoted_not_when_found(checked, tmp_path):
-    """Tier 2 triggers wait for review: intake judges them by the structural rules only, and
-    the build that takes one into a manifest (the one place a pattern runs) times it."""
+    """Tier 2 triggers wait for review: intake judges them by the structural rules only; the
+    promotion that makes one a lesson, and the build that takes it into a manifest, time it."""
     session = tmp_path / "s.jsonl"
     _transcript(session)
     with services.session() as sess:
@@ -151,11 +151,17 @@ def test_a_heuristic_trigger_is_timed_when_promoted_not_when_found(checked, tmp_
     assert not trigger_checks.accepted(found[0].trigger)  # nor remembered as timed
     from lessons_core.cli.scan_cmds import _promote
 
+    probe.forget()
+    probe._measure.cache_clear()  # as a new process: nothing measured yet
+    timed = probe._measure.cache_info().misses
     with services.open_store() as store:
         with store.transaction():
-            _promote(store, [found[0].id])
+            _promote(store, [found[0].id])  # checked as `lessons add` checks a lesson
         services.rebuild_manifest(store)
-    assert checked == [found[0].trigger]
+    # Judged with its timing only once promoted (the promotion's check and the build), and
+    # timed once: the build takes the promotion's measurement.
+    assert checked and set(checked) == {found[0].trigger}
+    assert probe._measure.cache_info().misses - timed == 1
 
 
 def test_an_acceptance_by_the_structural_rules_is_kept_apart(checked, monkeypatch):
