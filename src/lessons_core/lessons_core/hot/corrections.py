@@ -22,8 +22,9 @@ hold "don't" deep inside is not one. The work is a few ``str`` methods on at mos
 #: How much of a message is judged, and kept as the correction's words.
 HEAD_CHARS = 400
 HEAD_LINES = 3
-#: Codex puts the IDE's context first and the user's words after this heading.
-_CODEX_REQUEST = "## my request for codex:"
+#: An IDE extension may put its context first and the user's words after a heading of this
+#: form ("## My request for <the agent>:").
+_REQUEST_HEADING = "## my request for "
 #: A message starting so is the harness's or a paste, not something the user typed at the agent.
 _NOT_TYPED = (
     "caveat:",
@@ -191,9 +192,10 @@ def head(text):
     if not isinstance(text, str):
         return ""
     text = text[:20000]
-    at = text.lower().find(_CODEX_REQUEST)
-    if at >= 0:
-        text = text[at + len(_CODEX_REQUEST) :]
+    at = text.lower().find(_REQUEST_HEADING)
+    colon = text.find(":", at, text.find("\n", at) if at >= 0 else at) if at >= 0 else -1
+    if colon >= 0:
+        text = text[colon + 1 :]
     text = text.lstrip()
     for _ in range(8):  # leading <tag>…</tag> blocks the IDE or the harness added
         end = text.find(">") if text.startswith("<") else -1
