@@ -149,7 +149,7 @@ def test_a_match_everything_trigger_is_refused_from_a_repository(
     )
     write_lesson(repo, guard, teammate(tmp_path))
     added = run("repo", "add", str(repo))
-    assert "matches every call" in added.stderr
+    assert "every call" in added.stderr  # the refusal: it would stop every call of its tools
     assert manifest(home)["lessons"] == {}
     assert run("repo", "check", str(repo)).exit_code == 1
 
