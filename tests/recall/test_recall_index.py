@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -123,11 +124,11 @@ PROMPT_WEIGHTS = recall._PROMPT_WEIGHTS
 
 
 def fts5_stems(words: list[str]) -> dict[str, str]:
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61')")
-    conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(words))
-    conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-    got = dict(conn.execute("SELECT doc, term FROM v"))
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61')")
+        conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(words))
+        conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        got = dict(conn.execute("SELECT doc, term FROM v"))
     return {w: got[i] for i, w in enumerate(words)}
 
 
