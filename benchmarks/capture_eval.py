@@ -288,21 +288,15 @@ class Split:
 
 
 def load_split(path: Path = SPLIT) -> Split:
-    """``split.json``; an error that says what to do when it is missing or broken."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(
-            f"no split at {path}: run python benchmarks/labels/split.py to write it"
-        ) from None
-    except ValueError as exc:
-        raise ValueError(f"{path}: not JSON ({exc}); restore it from version control") from None
-    if not (
-        isinstance(data, dict)
-        and isinstance(data.get("files"), dict)
-        and isinstance(data.get("sessions"), dict)
-    ):
-        raise ValueError(f"{path}: not a split (files, sessions); restore it")
+    """``split.json``, read and checked by ``labels/split.py`` (an error that says what to do
+    when it is missing or broken)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("labels_split", LABELS / "split.py")
+    assert spec is not None and spec.loader is not None
+    split = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(split)
+    data = split.load(path)
     return Split(data["files"], data["sessions"])
 
 
