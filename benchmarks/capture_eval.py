@@ -43,8 +43,8 @@ are not in :data:`COMMON_WORDS` — English function words, the vocabulary every
 nor a word of the failing call's tool name: a candidate on the same event shares those with its
 label whatever it teaches. Another tool's name does count ("Read the file first").
 
-``--sample N --seed S`` writes a seeded random sample of N test-side candidates that point at a
-reusable event, each beside the labels it points at and the rule's verdict, to a JSON file
+``--sample N --seed S`` writes a seeded random sample of N test-side candidates (false finds
+included), each beside the reusable labels it points at and the rule's verdict, to a JSON file
 (``--sample-out``) for judging by hand; the sample is the same for the same N, seed and scan.
 
 Tier 1 (``#lesson`` blocks) is measured on authored transcripts under ``tests/fixtures/transcripts``
@@ -77,6 +77,9 @@ CORPORA = REPO.parent / "shared" / "corpus"
 LABELS = REPO / "benchmarks" / "labels"
 SPLIT = LABELS / "split.json"
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
+JUDGED = LABELS / "judged" / "test-sample.json"
+#: What a judge decides about each sampled candidate (issue: the lesson must be right).
+VERDICTS = ("cause", "fix", "trigger")
 #: The labelled corpora, in the order they are reported (each one a folder of ``--corpora``).
 CORPUS_NAMES = ("real", "real2")
 SIDES = ("test", "dev")
@@ -552,16 +555,18 @@ def sample(
     where: Callable[[str], bool],
     home: str | None = None,
 ) -> list[dict[str, Any]]:
-    """A seeded random sample of ``size`` candidates with evidence ``where`` that point at a
-    reusable label, each beside those labels and the lesson rule's verdict, for judging by
-    hand (``"judged"`` is left for the reader: true when the candidate's lesson is the label's).
+    """A seeded random sample of ``size`` candidates with evidence ``where``, each beside the
+    reusable labels it points at (none for a false find) and the lesson rule's verdict, for
+    judging by hand (``"judged"`` is left for the reader). False finds are drawn too, so the
+    judged share is of what a user would be shown, not of what the labels already agree with.
     """
     found = []
     for cand in heuristic(candidates):
         ptrs = [p for p in pointers(cand, root, home) if where(p.file)]
+        if not ptrs:
+            continue
         hit = [lb for lb in labels if lb.reusable and any(points_at(p, lb) for p in ptrs)]
-        if hit:
-            found.append((cand, ptrs, hit))
+        found.append((cand, ptrs, hit))
     found.sort(key=lambda f: (f[1][0].file, f[1][0].line, str(f[0].get("summary"))))
     chosen = random.Random(seed).sample(found, min(size, len(found)))
     return [
@@ -587,6 +592,52 @@ def sample(
         }
         for cand, ptrs, hit in chosen
     ]
+
+
+def judged(path: Path) -> dict[str, Any] | None:
+    """The figures of a sample judged by hand (``--sample`` output with each ``"judged"``
+    filled in as ``{"cause": bool, "fix": bool, "trigger": bool, "why": str}``), or None when
+    there is no such file. An entry left unjudged is an error: a half-judged sample would
+    report a share of the entries someone found easy.
+    """
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    drawn = data.get("drawn") or []
+    for n, entry in enumerate(drawn):
+        verdict = entry.get("judged")
+        if not isinstance(verdict, dict) or not all(
+            isinstance(verdict.get(k), bool) for k in VERDICTS
+        ):
+            raise ValueError(
+                f"{path.name}: entry {n} is not judged: give it "
+                + ", ".join(f'"{k}": true|false' for k in VERDICTS)
+                + ' and a "why"'
+            )
+        if not str(verdict.get("why") or "").strip():
+            raise ValueError(f'{path.name}: entry {n} has verdicts but no "why"')
+    counts = {k: sum(e["judged"][k] for e in drawn) for k in VERDICTS}
+    right = sum(all(e["judged"][k] for k in VERDICTS) for e in drawn)
+    return {
+        "file": path.name,
+        "seed": data.get("seed"),
+        "judged": len(drawn),
+        "population": data.get("population"),
+        **counts,
+        "all_three": right,
+    }
+
+
+def _judged_line(figures: Mapping[str, Any]) -> str:
+    n = figures["judged"]
+    said = {"cause": "cause right", "fix": "fix right", "trigger": "trigger narrow"}
+    parts = ", ".join(f"{said[k]} {figures[k]}/{n}" for k in VERDICTS)
+    of = f" of {figures['population']}" if figures.get("population") else ""
+    return (
+        f"Judged by hand ({figures['file']}, seed {figures['seed']}, {n}{of} test-side "
+        f"candidates): {parts}; all three right {figures['all_three']}/{n} "
+        f"({_pct(figures['all_three'] / n if n else None).strip()})."
+    )
 
 
 # -- Tier 1 evaluation -------------------------------------------------------------------------
@@ -904,6 +955,8 @@ def render(result: Mapping[str, Any], details: bool = False) -> str:
                 *_table(part, unread, details),
                 "",
             ]
+        if result.get("judged"):
+            out += [_judged_line(result["judged"]), ""]
         out.append("Per corpus (both sides):")
         out.append(HEAD)
         for name, per in t2["by_corpus"].items():
@@ -960,6 +1013,7 @@ def run(
     split_file: Path = SPLIT,
     sample_size: int = 0,
     seed: int = 0,
+    judged_file: Path = JUDGED,
 ) -> dict[str, Any]:
     """The whole evaluation of the corpora under ``corpora`` (one folder each, named as its
     label folder); ``scratch`` holds the scan homes (a temporary folder if None)."""
@@ -1032,6 +1086,7 @@ def run(
                 },
                 "corpora": info,
             }
+            result["judged"] = judged(judged_file)
             if sample_size:
                 result["sample"] = sample(
                     kept, candidates, corpora, sample_size, seed, where("test")
@@ -1057,7 +1112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cli", action="store_true", help="run `lessons` processes, not in-process")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--details", action="store_true", help="list misses and false positives")
-    ap.add_argument("--sample", type=int, default=0, metavar="N", help="sample N test finds")
+    ap.add_argument("--sample", type=int, default=0, metavar="N", help="sample N test candidates")
     ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
     ap.add_argument(
         "--sample-out", type=Path, default=Path("capture-sample.json"), help="the sample's file"

@@ -397,3 +397,78 @@ def test_the_evaluation_runs_on_the_corpus_in_process_and_as_processes(shared_di
             assert abs(via_cli["tier2"][side][key] - t2[side][key]) <= 1, key
         for agent, part in t2[side]["by_agent"].items():
             assert via_cli["tier2"][side]["by_agent"][agent]["found"] == part["found"], agent
+
+
+# -- the sample judged by hand ------------------------------------------------------------------
+
+
+def _judged_file(tmp_path: Path, verdicts: list[dict[str, object] | None]) -> Path:
+    path = tmp_path / "sample.json"
+    drawn = [{"candidate": {"summary": f"c{i}"}, "judged": v} for i, v in enumerate(verdicts)]
+    path.write_text(json.dumps({"seed": 7, "population": 9, "drawn": drawn}), encoding="utf-8")
+    return path
+
+
+def test_judged_counts_each_verdict_and_the_entries_right_on_all_three(tmp_path: Path) -> None:
+    path = _judged_file(
+        tmp_path,
+        [
+            {"cause": True, "fix": True, "trigger": True, "why": "all right"},
+            {"cause": True, "fix": False, "trigger": True, "why": "fix from a later call"},
+            {"cause": False, "fix": True, "trigger": False, "why": "wrong command"},
+        ],
+    )
+    figures = ce.judged(path)
+    assert figures is not None
+    assert (figures["cause"], figures["fix"], figures["trigger"]) == (2, 2, 2)
+    assert figures["all_three"] == 1
+    assert (figures["judged"], figures["population"], figures["seed"]) == (3, 9, 7)
+    line = ce._judged_line(figures)
+    assert "fix right 2/3" in line and "all three right 1/3 (33.3%)" in line
+
+
+@pytest.mark.parametrize(
+    "verdict",
+    [
+        None,
+        {"cause": True, "fix": True},
+        {"cause": True, "fix": True, "trigger": "yes", "why": "x"},
+    ],
+)
+def test_a_half_judged_sample_is_refused_not_counted(tmp_path: Path, verdict: object) -> None:
+    ok = {"cause": True, "fix": True, "trigger": True, "why": "right"}
+    path = _judged_file(tmp_path, [ok, verdict])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="entry 1 is not judged"):
+        ce.judged(path)
+
+
+def test_a_verdict_without_its_reason_is_refused(tmp_path: Path) -> None:
+    path = _judged_file(tmp_path, [{"cause": True, "fix": True, "trigger": True, "why": " "}])
+    with pytest.raises(ValueError, match='no "why"'):
+        ce.judged(path)
+
+
+def test_the_committed_judged_sample_is_whole() -> None:
+    """Every candidate of the committed sample carries three verdicts and a reason."""
+    figures = ce.judged(ce.JUDGED)
+    assert figures is not None, "benchmarks/labels/judged/test-sample.json is missing"
+    assert figures["judged"] == figures["population"] or figures["judged"] >= 30
+
+
+def test_the_sample_draws_false_finds_too(tmp_path):
+    """A sample of only the candidates the labels agree with would flatter the judged share."""
+    root = tmp_path / "corpora"
+    real = root / "real"
+    a = "claude/p/a.jsonl"
+    labels = [_label(a, 10, "toolu_1")]
+    candidates = [
+        _cand("claude", str(real / a), 10, "toolu_1", summary="on a label"),
+        _cand("claude", str(real / a), 50, "toolu_9", summary="a false find"),
+        _cand("claude", str(real / a), 60, "toolu_8", summary="rejected", status="rejected"),
+    ]
+    drawn = ce.sample(labels, candidates, root, 10, 1, lambda key: True)
+    by_summary = {d["candidate"]["summary"]: d for d in drawn}
+    assert set(by_summary) == {"on a label", "a false find"}
+    assert by_summary["a false find"]["labels"] == []
+    assert len(by_summary["on a label"]["labels"]) == 1
+    assert all(d["judged"] is None for d in drawn)
