@@ -7,22 +7,40 @@ AfterTool for Gemini, and the failure event when the call failed — session by 
 the real hook runner with its own once-per-session dedup, against a catalogue:
 
 * ``seed`` — the Node original's 143-lesson catalogue (``lessons import`` of its manifest);
-* ``scanned`` — what ``lessons scan`` proposes from the same corpus, every candidate promoted
-  (what a reviewer who accepts everything would end up with: the worst case).
+* ``scanned`` — what ``lessons scan`` proposes from the learning half of the corpus (below),
+  every candidate promoted (what a reviewer who accepts everything would end up with: the
+  worst case).
 
-It prints, per catalogue, injections and denials per 100 tool calls, how many of them came on a
-call that in fact failed (the only automatic sign of relevance a replay has), denials of calls
-that went on to succeed, and the distinct lessons that fired.
+**Learning half, reported half.** The outcome loop learns from the deliveries it judges; a figure
+measured on the calls it learned from says how well it fits them, not what it does on work it
+has not seen. So the sessions are split by the locked, seeded split of the labelled corpora
+(``benchmarks/labels/split.py``: a session is on the test side when the first 8 hex digits of
+``sha256("lessons-split-v1:" + session id)`` over ``2**32`` are below 0.45; a transcript
+``split.json`` does not list gets the same rule): the dev side is the **learning half**, the test
+side the **reported half**. Each round replays the reported half and reports it, then replays the
+learning half, lets the outcome loop judge those deliveries (a denial whose call then ran fine
+is *needless*; see ``lessons_core.outcomes``) and rebuilds the manifest. Nothing of the learning
+half is counted: its replay only feeds the loop, and the scanned catalogue is scanned from it
+alone. ``--rounds`` says how many rounds the loop learns (default 3, the figures the README and
+``docs/outcomes.md`` quote): round 0 is the catalogue as imported, round N after N rounds.
 
-Then the outcome loop runs as it does after a real scan: the replay's deliveries are judged
-against the same transcripts (a denial whose call then ran fine is *needless*; see
-``lessons_core.outcomes``), the manifest is rebuilt, and the replay runs again with fresh
-sessions. ``--rounds`` says how often (default 3): the figures of each round show what the loop
-learned. A lesson that fired on a failing call in the first round and no longer fires in the
-last is listed: the loop must not silence lessons that were right.
+Per round it prints injections and denials per 100 tool calls, how many came on a call that in
+fact failed, denials of calls that went on to succeed, and the distinct lessons that fired.
 
-When ``benchmarks/labels/real/`` holds labelled events of the corpus (see ``RULES.md``), the
-failures labelled reusable are counted separately: lessons firing on them are the relevant ones.
+**Labelled failures** (``benchmarks/labels/real/``, see ``RULES.md``): the failures labelled
+reusable, each with the lesson a reviewer would write (mistake, fix, trigger). A delivery
+**reaches** a labelled failure when the lesson was delivered on that very call (its trigger
+matched the call before it ran, or failure-time recall matched its result) **and** the lesson is
+about that failure by the capture evaluation's lesson rule (``capture_eval.says_lesson``): the
+lesson's words (summary, trigger patterns, mistake, remediation) share a key word with the
+label's trigger and one with its fix, the words of the call's tool names left out. A lesson
+that merely rides along with a labelled failure is counted apart, as *any lesson delivered*.
+
+**Went silent**, counted two ways side by side (first round against the last):
+
+* strict — (lesson, labelled failure) pairs the lesson reached in round 0 and no longer reaches
+  in the last round;
+* lenient — lessons that reached a labelled failure in round 0 and fire nowhere in the last.
 
     python benchmarks/noise.py [--corpus DIR] [--rounds 3] [--catalogue seed|scanned|both] [--json]
 """
@@ -31,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -38,8 +57,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,7 +67,35 @@ SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "real"
 SEED = SHARED / "corpus" / "seed-lessons" / "lesson-manifest.json"
 LABELS = REPO / "benchmarks" / "labels" / "real"
+SPLIT_FILE = REPO / "benchmarks" / "labels" / "split.json"
 BIN = Path(sys.executable).parent
+#: The sides of the locked split, as this script uses them.
+LEARN, REPORT = "learn", "report"
+SPLIT_USE = {"dev": LEARN, "test": REPORT}
+SPLIT_RULE = (
+    "the outcome loop learns on the dev side of the locked split (benchmarks/labels/split.json,"
+    ' by session: test when sha256("lessons-split-v1:" + session id)[:8] / 2**32 < 0.45) and'
+    " every figure is the test side; nothing of the learning half is counted"
+)
+
+
+def _sibling(name: str, path: Path) -> ModuleType:
+    """A script beside this one, loaded once (``benchmarks/`` is no package)."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def capture_eval() -> ModuleType:
+    return _sibling("capture_eval", REPO / "benchmarks" / "capture_eval.py")
+
+
+def split_module() -> ModuleType:
+    return _sibling("labels_split", REPO / "benchmarks" / "labels" / "split.py")
 
 
 class Call:
@@ -330,11 +378,14 @@ class Round:
         self.denials_of_working_calls = 0
         self.fired: dict[str, int] = {}
         self.on_failures: set[tuple[str, str]] = set()  # (lesson, call id) pairs
-        self.on_labelled: set[tuple[str, str]] = set()  # (lesson, labelled call) pairs
-        self.labelled_reached: set[str] = set()
+        #: (lesson, labelled call) pairs where the lesson reached the failure: it is about it.
+        self.on_labelled: set[tuple[str, str]] = set()
+        self.labelled = 0  # labelled reusable failures among the replayed calls
+        self.labelled_reached: set[str] = set()  # a delivered lesson was about the failure
+        self.labelled_delivered: set[str] = set()  # any lesson was delivered on the failure
         self.per_agent: dict[str, dict[str, int]] = {}
 
-    def as_json(self, labelled: int) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:
         per100 = 100.0 / self.calls if self.calls else 0.0
         return {
             "calls": self.calls,
@@ -348,19 +399,45 @@ class Round:
             "denialsPer100": round(self.denials * per100, 2),
             "denialsOfCallsThatSucceeded": self.denials_of_working_calls,
             "distinctLessons": len(self.fired),
-            "labelledReusableFailures": labelled,
+            "labelledReusableFailures": self.labelled,
             "labelledFailuresReached": len(self.labelled_reached),
+            "labelledFailuresWithAnyLesson": len(self.labelled_delivered),
             "perAgent": self.per_agent,
         }
+
+
+def lesson_words(lesson: Any) -> dict[str, str]:
+    """What a stored lesson says, in the fields the lesson rule reads (``says_lesson``)."""
+    t = lesson.triggers
+    patterns = (*t.command_patterns, *t.path_patterns, *t.content_patterns, *t.path_regexes)
+    return {
+        "summary": lesson.summary,
+        "trigger": " ".join(patterns),
+        "mistake": lesson.mistake,
+        "fix": lesson.remediation,
+    }
+
+
+def is_about(words: Mapping[str, str] | None, label: Mapping[str, Any], call: Call) -> bool:
+    """Whether a lesson (its :func:`lesson_words`) is about a labelled failure: the lesson rule
+    of ``capture_eval``, the label's tool and the call's tool name left out of the words."""
+    if words is None:
+        return False
+    tools = f"{label.get('tool') or ''} {call.name}"
+    return bool(capture_eval().says_lesson(words, label["lesson"], tools))
 
 
 def replay(
     transcripts: list[tuple[Path, list[Call]]],
     env: dict[str, str],
-    round_no: int,
-    labelled: set[tuple[str, str]],
+    tag: str,
+    labels: Mapping[tuple[str, str], Mapping[str, Any]],
     corpus: Path,
+    lessons: Mapping[str, Mapping[str, str]],
 ) -> Round:
+    """Replay ``transcripts`` through the hook; ``tag`` names the round (fresh sessions, its own
+    copies of the transcripts). ``labels`` are the labelled reusable failures by (transcript,
+    call id); ``lessons`` the catalogue's :func:`lesson_words` by id."""
     from lessons_claude import hot_claude
     from lessons_codex import hot_codex
     from lessons_core.hot import manifest as manifest_mod
@@ -374,7 +451,9 @@ def replay(
         i for i, entry in compiled.items() if entry.get("type") in ("directive", "protocol")
     }
     figures = Round()
-    grown = Path(env["LESSONS_HOME"]).parent / "replayed" / f"round-{round_no}"
+    replayed = {t.relative_to(corpus).as_posix() for t, _ in transcripts}
+    figures.labelled = sum(1 for file, _ in labels if file in replayed)
+    grown = Path(env["LESSONS_HOME"]).parent / "replayed" / tag
     grown.mkdir(parents=True, exist_ok=True)
     for number, (transcript, calls) in enumerate(transcripts):
         relative = transcript.relative_to(corpus).as_posix()
@@ -390,7 +469,7 @@ def replay(
                     fh.write(data[written : call.end])
                 written = call.end
             seen_as = copy if call.end is not None else transcript
-            call.session = f"{call.session}~r{round_no}"  # fresh sessions: dedup starts over
+            call.session = f"{call.session}~{tag}"  # fresh sessions: dedup starts over
             figures.calls += 1
             figures.failing_calls += call.failed
             agent = figures.per_agent.setdefault(
@@ -413,11 +492,14 @@ def replay(
                     figures.fired[lesson_id] = figures.fired.get(lesson_id, 0) + 1
                     if call.failed:
                         figures.on_failures.add((lesson_id, f"{relative}#{call.call_id}"))
-                if (relative, call.call_id) in labelled:
-                    figures.labelled_reached.add(f"{relative}#{call.call_id}")
-                    figures.on_labelled.update(
-                        (lesson_id, f"{relative}#{call.call_id}") for lesson_id in delivered
-                    )
+                label = labels.get((relative, call.call_id))
+                if label is not None:
+                    where = f"{relative}#{call.call_id}"
+                    figures.labelled_delivered.add(where)
+                    about = [i for i in delivered if is_about(lessons.get(i), label, call)]
+                    if about:
+                        figures.labelled_reached.add(where)
+                        figures.on_labelled.update((i, where) for i in about)
                 if decision.get("deny") and phase == "before":
                     figures.denials += 1
                     agent["denials"] += 1
@@ -432,7 +514,7 @@ def replay(
                 agent["injections"] += 1
                 figures.injections_on_failures += call.failed
                 figures.recall += phase == "after" and call.failed
-            call.session = call.session.rsplit("~r", 1)[0]
+            call.session = call.session.rsplit(f"~{tag}", 1)[0]
         with copy.open("ab") as fh:
             fh.write(data[written:])  # whole again: the outcome loop judges against it
     return figures
@@ -494,9 +576,20 @@ def seed_catalogue(base: Path) -> dict[str, str]:
     return env
 
 
-def scanned_catalogue(base: Path, corpus: Path) -> dict[str, str]:
+def scanned_catalogue(base: Path, corpus: Path, learning: Iterable[Path]) -> dict[str, str]:
+    """What the scanner proposes from the learning half alone, every candidate promoted: the
+    transcripts are copied to their own folder (same relative paths, with Claude's sidecars)."""
     env = make_home(base, "scanned")
-    lessons_cli(env, "scan", str(corpus))
+    half = base / "learning-half"
+    for path in learning:
+        rel = path.relative_to(corpus)
+        for source in (path, path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")):
+            if source.is_file():
+                target = half / rel.parent / source.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(source.read_bytes())
+    half.mkdir(exist_ok=True)
+    lessons_cli(env, "scan", str(half))
     out = lessons_cli(env, "candidates", "--json")
     found = [json.loads(line) for line in out.splitlines() if line.strip()]
     ids = [c["id"] for c in found if c.get("status", "pending") == "pending"]
@@ -505,67 +598,150 @@ def scanned_catalogue(base: Path, corpus: Path) -> dict[str, str]:
     return env
 
 
-def load_labels() -> set[tuple[str, str]]:
-    """(transcript, call id) of every failure labelled reusable in ``benchmarks/labels/real``."""
-    out: set[tuple[str, str]] = set()
-    for path in sorted(LABELS.glob("*.jsonl")) if LABELS.is_dir() else ():
+def load_labels(folder: Path = LABELS) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every failure labelled reusable in ``folder`` (``benchmarks/labels/real``), by
+    (transcript, call id): its record, whose ``lesson`` says what a lesson about it teaches."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
         for record in _lines(path):
             call_id = record.get("call_id")
-            if record.get("reusable") and call_id:
-                out.add((str(record.get("file")), str(call_id)))
+            if record.get("reusable") and call_id and isinstance(record.get("lesson"), dict):
+                out[(str(record.get("file")), str(call_id))] = record
+    return out
+
+
+def sides(corpus: Path, files: Iterable[tuple[str, Path]]) -> dict[str, str]:
+    """Transcript (relative to ``corpus``) → :data:`LEARN` or :data:`REPORT`: the dev and test
+    sides of the locked split (``split.json``, keyed by the corpus folder's name), and for a
+    transcript it does not list, the split's own rule on the session the transcript names."""
+    split = split_module()
+    known = split.load(SPLIT_FILE) if SPLIT_FILE.is_file() else {"files": {}, "sessions": {}}
+    out = {}
+    for agent, path in files:
+        rel = path.relative_to(corpus).as_posix()
+        session = known["files"].get(f"{corpus.name}/{rel}")
+        side = known["sessions"].get(session) if session is not None else None
+        if side is None:
+            side = split.side(split.session_of(path, agent) or f"{corpus.name}/{rel}")
+        out[rel] = SPLIT_USE[side]
     return out
 
 
 # -- the run ------------------------------------------------------------------------------------
 
 
+def silenced(first: Round, last: Round) -> dict[str, Any]:
+    """What the loop silenced between the first and the last reported round (see the module's
+    docs: strict and lenient)."""
+    strict = sorted(f"{lesson} @ {where}" for lesson, where in first.on_labelled - last.on_labelled)
+    lenient = sorted({lesson for lesson, _ in first.on_labelled} - set(last.fired))
+    return {
+        "labelledPairsFirst": len(first.on_labelled),
+        "silencedStrict": strict,
+        "silencedLenient": lenient,
+        "silencedLessonsThatFiredOnFailures": sorted(
+            {lesson for lesson, _ in first.on_failures} - set(last.fired)
+        ),
+    }
+
+
+def clear_state(env: Mapping[str, str]) -> None:
+    """Forget the hook's per-session claims and the logged deliveries: each replay starts bare,
+    and the loop judges only the replay just before it."""
+    state = Path(env["LESSONS_STATE_DIR"])
+    for child in state.iterdir():
+        if child.is_dir():
+            for item in child.iterdir():
+                item.unlink()
+            child.rmdir()
+        else:
+            child.unlink()
+
+
+def unlog(env: Mapping[str, str], size: int | None) -> None:
+    """Cut the delivery log back to ``size`` bytes (``None``: there was none): the deliveries of
+    a reported replay are never read by the outcome loop, so it cannot learn from them."""
+    from lessons_core.hot.deliveries import LOG_NAME
+
+    log = Path(env["LESSONS_HOME"]) / LOG_NAME
+    if size is None:
+        log.unlink(missing_ok=True)
+    elif log.is_file():
+        with log.open("r+b") as fh:
+            fh.truncate(size)
+
+
+def logged(env: Mapping[str, str]) -> int | None:
+    """The delivery log's size now (``None`` when there is none yet)."""
+    from lessons_core.hot.deliveries import LOG_NAME
+
+    log = Path(env["LESSONS_HOME"]) / LOG_NAME
+    return log.stat().st_size if log.is_file() else None
+
+
 def run_catalogue(
-    name: str, env: dict[str, str], corpus: Path, rounds: int, labelled: set[tuple[str, str]]
+    name: str,
+    env: dict[str, str],
+    corpus: Path,
+    rounds: int,
+    labels: Mapping[tuple[str, str], Mapping[str, Any]],
+    side_of: Mapping[str, str],
 ) -> dict[str, Any]:
+    """Round 0 .. ``rounds`` on the reported half; between two, the loop learns on the other."""
     from lessons_core import services
 
     with services.session(env) as sess:
         transcripts = load_corpus(corpus, sess.plugins.agents())
-        size = len(sess.store.list_lessons())
-    result: dict[str, Any] = {"catalogue": name, "lessons": size, "rounds": []}
+        stored = sess.store.list_lessons()
+    lessons = {lesson.id: lesson_words(lesson) for lesson in stored}
+    halves: dict[str, list[tuple[Path, list[Call]]]] = {LEARN: [], REPORT: []}
+    for transcript, calls in transcripts:
+        halves[side_of[transcript.relative_to(corpus).as_posix()]].append((transcript, calls))
+    reported = {t.relative_to(corpus).as_posix() for t, _ in halves[REPORT]}
+    result: dict[str, Any] = {
+        "catalogue": name,
+        "lessons": len(stored),
+        "splitRule": SPLIT_RULE,
+        "split": {
+            half: {"transcripts": len(ts), "calls": sum(len(c) for _, c in ts)}
+            for half, ts in halves.items()
+        },
+        "rounds": [],
+    }
     first: Round | None = None
     last: Round | None = None
-    for n in range(rounds):
-        state = Path(env["LESSONS_STATE_DIR"])
-        for child in state.iterdir():
-            if child.is_dir():
-                for item in child.iterdir():
-                    item.unlink()
-                child.rmdir()
-            else:
-                child.unlink()
-        figures = replay(transcripts, env, n, labelled, corpus)
-        entry = figures.as_json(len(labelled))
+    for n in range(rounds + 1):
+        clear_state(env)
+        size = logged(env)
+        figures = replay(halves[REPORT], env, f"report-{n}", labels, corpus, lessons)
+        unlog(env, size)
+        entry = figures.as_json()
         first = first or figures
         last = figures
-        if n + 1 < rounds:
+        if n < rounds:
+            clear_state(env)
+            replay(halves[LEARN], env, f"learn-{n}", {}, corpus, lessons)  # counted nowhere
             entry["learned"] = learn(env)
         result["rounds"].append(entry)
-    if first is not None and last is not None:
-        lost = sorted({lesson for lesson, _ in first.on_failures} - set(last.fired))
-        result["silencedLessonsThatFiredOnFailures"] = lost
-        result["labelledPairsLost"] = sorted(
-            f"{lesson} @ {where}" for lesson, where in first.on_labelled - last.on_labelled
-        )
-        result["labelledPairsFirst"] = len(first.on_labelled)
-        result["labelledLessonsSilenced"] = sorted(
-            {lesson for lesson, _ in first.on_labelled} - set(last.fired)
-        )
+    assert first is not None and last is not None
+    result.update(silenced(first, last))
+    result["reportedTranscripts"] = sorted(reported)
     return result
 
 
 def print_report(results: list[dict[str, Any]]) -> None:
+    print(f"split: {SPLIT_RULE}")
     for res in results:
-        print(f"\n== catalogue {res['catalogue']}: {res['lessons']} lessons")
+        learn_half, report_half = res["split"][LEARN], res["split"][REPORT]
+        print(
+            f"\n== catalogue {res['catalogue']}: {res['lessons']} lessons; reported half"
+            f" {report_half['transcripts']} transcripts, {report_half['calls']} calls; learning"
+            f" half {learn_half['transcripts']} transcripts, {learn_half['calls']} calls"
+        )
         print(
             f"{'round':>5} {'calls':>6} {'inj':>5} {'inj/100':>8} {'on fail':>8} "
             f"{'recall':>6} {'deny':>5} {'deny/100':>8} {'deny ok':>8} {'lessons':>8} "
-            f"{'labelled':>9} {'reinject':>8}"
+            f"{'reached':>8} {'any':>4} {'reinject':>8}"
         )
         for n, r in enumerate(res["rounds"]):
             print(
@@ -573,64 +749,78 @@ def print_report(results: list[dict[str, Any]]) -> None:
                 f"{r['injectionsOnFailingCalls']:>8} {r['recallInjections']:>6} "
                 f"{r['denials']:>5} {r['denialsPer100']:>8.2f} "
                 f"{r['denialsOfCallsThatSucceeded']:>8} {r['distinctLessons']:>8} "
-                f"{r['labelledFailuresReached']:>4}/{r['labelledReusableFailures']:<4} "
-                f"{r['directiveReinjections']:>8}"
+                f"{r['labelledFailuresReached']:>3}/{r['labelledReusableFailures']:<4} "
+                f"{r['labelledFailuresWithAnyLesson']:>4} {r['directiveReinjections']:>8}"
             )
             learned = r.get("learned")
             if learned:
                 print(
-                    f"      outcome loop: judged {learned['judged']}; compiled softer: "
-                    f"{learned['demoted'] or 'none'}; noisy: {len(learned['noisy'])}"
+                    f"      outcome loop on the learning half: judged {learned['judged']};"
+                    f" compiled softer: {learned['demoted'] or 'none'};"
+                    f" noisy: {len(learned['noisy'])}"
                 )
-        pairs = res.get("labelledPairsLost") or []
+        strict = res["silencedStrict"]
+        lenient = res["silencedLenient"]
         print(
-            f"lessons that fired on a labelled reusable failure in round 0: "
-            f"{res.get('labelledPairsFirst', 0)}; no longer firing there in the last round: "
-            f"{len(pairs)}"
+            f"(lesson, labelled failure) pairs reached in round 0: {res['labelledPairsFirst']};"
+            f" went silent: strict {len(strict)}, lenient {len(lenient)}"
         )
-        for pair in pairs:
-            print(f"  {pair}")
-        silenced = res.get("labelledLessonsSilenced") or []
-        print(
-            "lessons that fired on a labelled reusable failure in round 0 and no longer fire at "
-            f"all: {len(silenced)}" + (f" ({', '.join(silenced)})" if silenced else "")
-        )
-        lost = res.get("silencedLessonsThatFiredOnFailures") or []
+        for pair in strict:
+            print(f"  strict: {pair}")
+        for lesson in lenient:
+            print(f"  lenient: {lesson}")
+        lost = res["silencedLessonsThatFiredOnFailures"]
         print(
             f"lessons that fired on a failing call in round 0 and no longer fire: {len(lost)}"
             + (f" ({', '.join(lost)})" if lost else "")
         )
     print(
         "\ninj = context delivered (hints, failure recall); on fail = of those, on a call that"
-        " failed;\ndeny ok = denials of calls that in fact succeeded; labelled = reusable"
-        " failures (benchmarks/labels/real) a lesson reached;\nreinject = standing directives"
-        " delivered again as a session's transcript grew (per session, not per call)"
+        " failed;\ndeny ok = denials of calls that in fact succeeded;\nreached = labelled"
+        " reusable failures (benchmarks/labels/real) a delivered lesson was about (delivered on"
+        " that call and the capture evaluation's lesson rule holds), of those on the reported"
+        " half;\nany = labelled reusable failures some lesson was delivered on, about it or not;"
+        "\nreinject = standing directives delivered again as a session's transcript grew (per"
+        " session, not per call);\nwent silent, strict = (lesson, labelled failure) pairs"
+        " reached in round 0 and not in the last round;\nwent silent, lenient = lessons that"
+        " reached a labelled failure in round 0 and fire nowhere in the last round"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds the outcome loop learns (default 3)"
+    )
     parser.add_argument("--catalogue", choices=["seed", "scanned", "both"], default="both")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.rounds < 0:
+        parser.error(f"--rounds {args.rounds}: give how many rounds the loop learns, 0 or more")
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}: nothing to replay", file=sys.stderr)
         return 0
-    labelled = load_labels()
+    labels = load_labels()
+    files = corpus_files(args.corpus)
+    side_of = sides(args.corpus, files)
+    learning = [
+        path for _, path in files if side_of[path.relative_to(args.corpus).as_posix()] == LEARN
+    ]
     results = []
     with tempfile.TemporaryDirectory(prefix="lessons-noise-") as tmp:
         base = Path(tmp)
         if args.catalogue in ("seed", "both"):
             if SEED.is_file():
                 env = seed_catalogue(base)
-                results.append(run_catalogue("seed", env, args.corpus, args.rounds, labelled))
+                results.append(
+                    run_catalogue("seed", env, args.corpus, args.rounds, labels, side_of)
+                )
             else:
                 print(f"no seed catalogue at {SEED}", file=sys.stderr)
         if args.catalogue in ("scanned", "both"):
-            env = scanned_catalogue(base, args.corpus)
-            results.append(run_catalogue("scanned", env, args.corpus, args.rounds, labelled))
+            env = scanned_catalogue(base, args.corpus, learning)
+            results.append(run_catalogue("scanned", env, args.corpus, args.rounds, labels, side_of))
     if args.json:
         print(json.dumps(results, indent=2))
     else:
