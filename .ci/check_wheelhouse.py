@@ -8,8 +8,9 @@ this fails. Finally it smoke-tests the installed commands.
 The opt-in ``lessons-llm`` plugin depends on ``llm`` and its own dependencies; they are fetched
 from the index by the plugin's requirements (not by its wheel, whose ``lessons-core``
 requirement must come from this wheelhouse), so the offline install has all of them. The MCP
-server (``lessons-mcp``: the MCP SDK and jsonschema) and the team store (``lessons-postgres``:
-psycopg and its pool, which ``lessons[all]`` pulls in) are handled the same way.
+server (``lessons-mcp``: the MCP SDK and jsonschema), the team store (``lessons-postgres``:
+psycopg and its pool, which ``lessons[all]`` pulls in) and the report's charts (the core's
+``report`` extra: matplotlib, also in ``[all]``) are handled the same way.
 
 Usage: python .ci/check_wheelhouse.py WORKDIR
 """
@@ -53,6 +54,15 @@ def plugin_requirements(pyproject: Path) -> list[str]:
     return [r for r in declared if not re.match(r"lessons(?:-[a-z]+)?\b", r)]
 
 
+def report_requirements(pyproject: Path) -> list[str]:
+    """The core's ``report`` extra (the charts' plotting library), which ``lessons[all]``
+    pulls in and the core wheel's own requirements leave out."""
+    import tomllib
+
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    return list(project["optional-dependencies"]["report"])
+
+
 def main(workdir: Path) -> int:
     wheelhouse = workdir / "wheelhouse"
     wheelhouse.mkdir(parents=True, exist_ok=True)
@@ -65,6 +75,7 @@ def main(workdir: Path) -> int:
         for plugin in PLUGINS
         for req in plugin_requirements(ROOT / "plugins" / plugin / "pyproject.toml")
     ]
+    third_party += report_requirements(ROOT / "src" / "lessons_core" / "pyproject.toml")
     run(sys.executable, "-m", "pip", "download", "--quiet", "--dest", wheelhouse, *third_party)
 
     env_dir = workdir / "fresh-venv"

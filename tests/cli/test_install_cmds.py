@@ -103,3 +103,41 @@ def test_two_names_of_one_interpreter_start_the_same_hook(tmp_path):
     assert not same_command(f"{other}/python {hook}", f"{bin_dir}/python {hook}")
     assert not same_command(f"{bin_dir}/python3 {hook} /extra", f"{bin_dir}/python {hook}")
     assert not same_command("'unbalanced", f"{bin_dir}/python {hook}")
+
+
+def test_install_offers_the_starter_lessons_while_the_store_is_empty():
+    """A printed next step, never a question: the install must not wait in a script."""
+    first = lessons("install", "claude", "--no-scan")
+    assert first.returncode == 0, first.stderr
+    assert "`lessons add --starter` adds the starter lessons" in first.stdout
+    added = lessons("add", "--starter")
+    assert added.returncode == 0, added.stderr
+    again = lessons("install", "claude", "--no-scan")
+    assert again.returncode == 0, again.stderr
+    assert "--starter" not in again.stdout
+
+
+def test_install_prints_the_path_line_when_lessons_is_not_on_path():
+    """Run by its full path from a shell whose PATH lacks its folder, `install` prints the
+    exact line that puts this `lessons` on PATH; with the folder on PATH it says nothing."""
+    folder = str(Path(LESSONS).parent)
+    away = lessons("install", "claude", "--no-scan", env={"PATH": "/usr/bin:/bin"})
+    assert away.returncode == 0, away.stderr
+    assert f'export PATH="{Path(LESSONS).resolve().parent}:$PATH"' in away.stdout
+    near = lessons("install", "claude", "--no-scan", env={"PATH": f"{folder}:/usr/bin:/bin"})
+    assert near.returncode == 0, near.stderr
+    assert "export PATH" not in near.stdout
+
+
+def test_path_hint_names_the_folder_of_the_command_that_ran(tmp_path):
+    from lessons_core.cli.install_cmds import path_hint
+
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    command = bin_dir / "lessons"
+    command.write_text("#!/bin/sh\n")
+    command.chmod(0o755)
+    hint = path_hint(str(command), path="/usr/bin:/bin")
+    assert hint is not None and f'export PATH="{bin_dir.resolve()}:$PATH"' in hint
+    assert path_hint(str(command), path=f"{bin_dir}:/usr/bin") is None
+    assert path_hint("-m", path="/usr/bin") is None  # `python -m lessons_core`

@@ -218,3 +218,33 @@ def test_real_console_script_reports_bad_json_without_traceback():
     assert result.returncode == 1
     assert "<stdin>: not valid JSON at line 1, column 13" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_add_starter_adds_the_demo_catalogue_once():
+    """`add --starter` stores the catalogue the demo adds; a second run adds nothing, and an
+    edited starter lesson is not added again beside its edit."""
+    from importlib import resources
+
+    catalogue = resources.files("lessons_core").joinpath("data", "starter-lessons.jsonl")
+    summaries = {json.loads(line)["summary"] for line in catalogue.read_text().splitlines()}
+    first = run("add", "--starter")
+    assert first.exit_code == 0, first.output
+    assert f"{len(summaries)} starter lessons added" in first.output
+    listed = [json.loads(line) for line in run("list", "--json").output.splitlines()]
+    assert {x["summary"] for x in listed} == summaries
+    slug = next(x["slug"] for x in listed if x["type"] == "guard")
+    edited = run("edit", slug, "--fix", "Push with --force-with-lease to a branch of your own.")
+    assert edited.exit_code == 0, edited.output
+    again = run("add", "--starter", "--json")
+    assert again.exit_code == 0, again.output
+    assert again.output == ""
+    assert len(run("list", "--json").output.splitlines()) == len(summaries)
+    said = run("add", "--starter").output
+    assert "already in the store; nothing added" in said
+
+
+def test_add_needs_a_file_or_starter():
+    for args in (["add"], ["add", "lessons.json", "--starter"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2
+        assert "--starter" in result.output

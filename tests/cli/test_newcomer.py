@@ -3,7 +3,8 @@
 Installed (the README's ``pip install``: the console scripts beside this interpreter), then
 ``lessons install claude`` into a scratch home, ``lessons import`` of the Node original's
 catalogue exactly as the README writes it, ``lessons add`` of the canonical force-push guard,
-and ``lessons explain`` of a call each should answer.
+and ``lessons explain`` of a call each should answer; and the README's install lines, run by a
+shell whose PATH holds only the system folders, with the PATH line they give.
 """
 
 from __future__ import annotations
@@ -108,5 +109,57 @@ def test_add_the_force_push_guard_and_explain(env: dict[str, str]) -> None:
         "git push --force origin main",
         "--json",
     )
+    assert explained.returncode == 0, explained.stderr
+    assert json.loads(explained.stdout)["effect"] == "deny"
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_install_block() -> list[str]:
+    """The README's install commands: the first shell block of its Install section, with the
+    continuation lines joined and the comments cut."""
+    section = README.read_text(encoding="utf-8").split("\n## Install\n", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    joined = block.replace("\\\n", " ")
+    return [line.split("  #", 1)[0].strip() for line in joined.splitlines() if line.strip()]
+
+
+def test_the_readme_install_puts_lessons_on_path(env: dict[str, str]) -> None:
+    """From a fresh shell, the README's install lines after `pip install` run as written: the
+    PATH line it gives finds `lessons` in the folder `pip` installed into (here: this
+    interpreter's), then the newcomer's path goes on with bare `lessons` commands."""
+    lines = readme_install_block()
+    pip = next(i for i, line in enumerate(lines) if " install " in line and "/bin/pip" in line)
+    venv_bin = lines[pip].split()[0].rsplit("/", 1)[0]  # ~/.lessons-venv/bin
+    after = lines[pip + 1 :]
+    assert after[0].startswith("export PATH="), after
+    assert venv_bin.replace("~", "$HOME") in after[0]
+    here = str(Path(sys.executable).parent)
+    script = "\n".join(
+        ["set -e", *(line.replace(venv_bin.replace("~", "$HOME"), here) for line in after)]
+    )
+    shell = subprocess.run(
+        ["/bin/sh", "-c", script],
+        env={**env, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        cwd=env["HOME"],
+    )
+    assert shell.returncode == 0, (script, shell.stdout, shell.stderr)
+    assert "hooks installed" in shell.stdout
+    assert "starter lessons added" in shell.stdout
+    assert "not on PATH" not in shell.stdout
+    # ... and on: the Node catalogue, the force-push guard, the explanation.
+    imported = lessons(env, "import", str(SEED))
+    assert imported.returncode == 0, imported.stderr
+    added = lessons(env, "add", "-", "--json", stdin=json.dumps(FORCE_PUSH))
+    assert added.returncode == 0, added.stderr
+    explained = lessons(
+        env, "explain", "--agent", "claude", "--tool", "Bash", "--command", "git push --force",
+        "--json",
+    )  # fmt: skip
     assert explained.returncode == 0, explained.stderr
     assert json.loads(explained.stdout)["effect"] == "deny"

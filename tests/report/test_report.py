@@ -204,3 +204,72 @@ def test_open_hands_the_file_to_the_browser(
     assert result.exit_code == 0, result.output
     assert opened == [target.resolve().as_uri()]
     assert "No browser found" in result.output
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_plotting_is_an_extra_not_a_core_dependency() -> None:
+    """The hook's environment stays small: matplotlib (numpy, Pillow) comes with
+    `lessons[report]` (part of `[all]`), never with the core; the test runs install it."""
+    import tomllib
+
+    core = tomllib.loads((ROOT / "src/lessons_core/pyproject.toml").read_text())["project"]
+    heavy = ("matplotlib", "numpy", "pillow")
+    assert not [d for d in core["dependencies"] if d.lower().startswith(heavy)]
+    assert [d for d in core["optional-dependencies"]["report"] if d.startswith("matplotlib")]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert extras["report"] == ["lessons-core[report]==0.1.0"]
+    assert "lessons-core[report]==0.1.0" in extras["all"]
+    assert "src/lessons_core[report]" in (ROOT / "tox.ini").read_text()
+
+
+def test_without_matplotlib_the_page_has_its_tables_and_says_how_to_add_charts(
+    history_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
+    target = tmp_path / "plain.html"
+    result = invoke("report", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    assert "Note: no charts on the page" in result.output
+    assert "pip install 'lessons[report]'" in result.output
+    page = target.read_text(encoding="utf-8")
+    assert "<svg" not in page
+    assert "This page has no charts" in page and "pip install &#39;lessons[report]&#39;" in page
+    assert "Run the tests with the project&#39;s virtualenv" in page  # the tables are all there
+    assert "No deliveries recorded yet" not in page  # the period table, without its chart
+
+
+def test_an_empty_report_names_the_next_command(home: Path, tmp_path: Path) -> None:
+    result = invoke("report", "-o", str(tmp_path / "empty.html"))
+    assert result.exit_code == 0, result.output
+    assert "No lessons yet. Next: `lessons add --starter`" in result.output
+    from report_support import add_lessons
+
+    add_lessons()
+    result = invoke("report", "-o", str(tmp_path / "empty.html"))
+    assert "No sessions yet" in result.output and "`lessons install claude`" in result.output
+
+
+def test_no_compliance_rate_before_any_session(home: Path, tmp_path: Path) -> None:
+    """Transcripts scanned before the hooks reached a session give detections, never a rate."""
+    from report_support import candidates
+
+    candidates()
+    found = figures()
+    assert found["agents"]["claude"]["tier2"] == 2
+    assert found["agents"]["claude"]["sessions"] == 0
+    assert found["agents"]["claude"]["complianceRate"] is None
+    target = tmp_path / "early.html"
+    assert invoke("report", "-o", str(target)).exit_code == 0
+    page = target.read_text(encoding="utf-8")
+    assert "no sessions yet" in page
+    assert not re.search(r'<td class="n">\d+%</td>', page)
+
+
+def test_a_compliance_rate_once_sessions_ran(history_home: Path, tmp_path: Path) -> None:
+    found = figures()
+    assert found["agents"]["claude"]["sessions"] > 0
+    assert found["agents"]["claude"]["complianceRate"] == round(1 / 3, 3)

@@ -135,6 +135,29 @@ def install(
             click.echo(f"  pinned in the command: {shown}")
         _prepare(name, scan=not no_scan)
         click.echo("  check it with: lessons doctor")
+    if not as_json and not dry_run:
+        hint = path_hint()
+        if hint:
+            click.secho(hint, fg="yellow")
+
+
+def path_hint(argv0: str | None = None, path: str | None = None) -> str | None:
+    """How to put ``lessons`` on PATH when it was run by its full path and a bare ``lessons``
+    would not find this one (a virtualenv's ``bin`` not on PATH); ``None`` when it would."""
+    import shutil
+
+    here = Path(argv0 if argv0 is not None else sys.argv[0])
+    if here.name != "lessons" or not here.parent.name:
+        return None  # run as a module or by a test runner: nothing to say about the command
+    found = shutil.which("lessons", path=path)
+    if found and Path(found).resolve() == here.resolve():
+        return None
+    folder = here.resolve().parent
+    return (
+        f"Note: `lessons` is not on PATH, so the commands above need its full path. Add it for "
+        f'this shell with: export PATH="{folder}:$PATH" (and put that line in your shell\'s '
+        "startup file, e.g. ~/.bashrc or ~/.zshrc)."
+    )
 
 
 def _choose(yes: bool) -> list[str]:
@@ -181,8 +204,12 @@ def _prepare(agent: str, *, scan: bool, quiet: bool = False) -> dict[str, Any]:
     with services.session() as sess:
         sess.rebuild_manifest()
         home, auto = sess.home, sess.config.auto_scan
+        empty = not sess.store.list_lessons()
     say(f"  lessons home: {home} (store and manifest ready: the next session starts")
     say("    with the #lesson protocol)")
+    if empty:
+        # Offered, never asked: an install must not wait for an answer in a script.
+        say("  the store holds no lesson yet: `lessons add --starter` adds the starter lessons")
     if not scan:
         return {"home": str(home), "scan": "skipped"}
     if not auto or os.environ.get("LESSONS_AUTO_SCAN", "").lower() in ("0", "false", "no", "off"):

@@ -24,14 +24,30 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument("source", metavar="FILE|-")
+@click.argument("source", metavar="FILE|-", required=False)
 @click.option("--json", "as_json", is_flag=True, help='Print {"id", "slug"} per lesson.')
 @click.option("--partial", is_flag=True, help="Add the valid lessons even if some are invalid.")
+@click.option(
+    "--starter",
+    is_flag=True,
+    help="Add the starter lessons the demo shows (those already stored are left as they are).",
+)
 @user_errors
-def add(source: str, as_json: bool, partial: bool) -> None:
-    """Add lessons from FILE (or - for stdin): a JSON object, a JSON array or JSON Lines."""
+def add(source: str | None, as_json: bool, partial: bool, starter: bool = False) -> None:
+    """Add lessons from FILE (or - for stdin): a JSON object, a JSON array or JSON Lines; or,
+    with --starter, the starter lessons (running it again adds nothing)."""
     from lessons_core import services, tool_names
     from lessons_core.transfer import jsonl
+
+    if starter:
+        if source is not None:
+            raise click.UsageError("give FILE or --starter, not both")
+        _add_starter(as_json)
+        return
+    if source is None:
+        raise click.UsageError(
+            "give the FILE to add lessons from (- for stdin), or --starter for the starter lessons"
+        )
 
     name = "<stdin>" if source == "-" else source
     parsed = jsonl.parse_lessons(
@@ -55,6 +71,41 @@ def add(source: str, as_json: bool, partial: bool) -> None:
             click.echo(f"merged into {lesson.slug} ({lesson.id}): same content")
         else:
             click.echo(f"added {lesson.slug} ({lesson.id})")
+
+
+def _add_starter(as_json: bool) -> None:
+    """Add the starter lessons the store does not hold yet (by content, or by summary once
+    edited), so a second run adds nothing and an edited starter lesson is not added again."""
+    from lessons_core import services, starter, tool_names
+    from lessons_core.transfer import jsonl
+
+    parsed = jsonl.parse_lessons(
+        starter.text(), source=starter.SOURCE, partial=False, tools=tool_names.installed()
+    )
+    incoming = [lesson for _, lesson in parsed.lessons]
+    with services.open_store() as store:
+        held = {lesson.summary for lesson in store.list_lessons()}
+        fresh = [
+            lesson
+            for lesson in incoming
+            if lesson.summary not in held and not store.find_by_hash(lesson.content_hash)
+        ]
+        stored = store.add_lessons(fresh) if fresh else []
+        if stored:
+            rebuild(store)
+    for lesson in stored:
+        if as_json:
+            click.echo(json_line({"id": lesson.id, "slug": lesson.slug}))
+        else:
+            click.echo(f"added {lesson.slug} ({lesson.id})")
+    if as_json:
+        return
+    kept = len(incoming) - len(stored)
+    if not stored:
+        click.echo(f"The {len(incoming)} starter lessons are already in the store; nothing added.")
+        return
+    also = f"; {kept} already in the store" if kept else ""
+    click.echo(f"{len(stored)} starter lessons added{also}. `lessons list` shows them.")
 
 
 # -- list / show -------------------------------------------------------------------------------

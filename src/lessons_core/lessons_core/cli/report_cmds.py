@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
@@ -36,6 +37,27 @@ def write_page(target: Path, text: str) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise LessonsError(f"cannot write {target}: {exc.strerror}") from exc
+
+
+def next_step(totals: Mapping[str, int], agents: Sequence[str]) -> str | None:
+    """The command that gets an empty report going, or ``None`` once lessons were delivered.
+
+    Before any session there is nothing to judge, so the report names the next command rather
+    than leaving a page of zeros to be read as a result.
+    """
+    if totals["fired"]:
+        return None
+    if not totals["active"]:
+        return (
+            "No lessons yet. Next: `lessons add --starter` adds the starter lessons; "
+            "`lessons scan` finds lessons in past sessions."
+        )
+    agent = sorted(agents)[0] if agents else "<agent>"
+    return (
+        "No sessions yet: no lesson has been delivered. Next: `lessons install "
+        f"{agent}` registers the hooks (`lessons doctor` checks them); work as usual, then run "
+        "`lessons report` again."
+    )
 
 
 @click.command()
@@ -69,13 +91,22 @@ def report(output: Path, open_page: bool, as_json: bool) -> None:
         return
     from lessons_core.report import charts, page
 
-    text = page.render(figures, charts.draw(figures), home=home, agents=agents)
+    missing = charts.wanted(figures) and not charts.available()
+    drawn = {} if missing else charts.draw(figures)
+    text = page.render(
+        figures, drawn, home=home, agents=agents, missing=charts.MISSING if missing else None
+    )
     write_page(output, text)
     totals = figures["totals"]
     click.echo(
         f"Wrote {output} ({totals['active']} active lessons, {totals['fired']} deliveries, "
         f"{len(text) / 1024:.0f} KB)."
     )
+    if missing:
+        click.secho(f"Note: no charts on the page: {charts.MISSING}.", err=True, fg="yellow")
+    step = next_step(totals, agents)
+    if step:
+        click.echo(step)
     if open_page:
         import webbrowser
 

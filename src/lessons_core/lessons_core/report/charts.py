@@ -2,7 +2,10 @@
 
 matplotlib is imported here and nowhere else, and only when a page is written (about half a
 second to a second of import on a small machine: a cold command can afford it, the other
-commands never pay it). No pyplot and no GUI backend: each chart is a bare
+commands never pay it). It is an extra (``lessons[report]``), not a dependency of the core: it
+brings numpy and Pillow, which the hook's environment does not need. Without it the page is
+written with its tables and no charts, and says how to add them (:data:`MISSING`). No pyplot
+and no GUI backend: each chart is a bare
 :class:`matplotlib.figure.Figure` saved through the SVG backend, so it works headless. Text stays
 text (``svg.fonttype: none``), so the page's own fonts draw it and it can be selected; lesson
 names are plain text to matplotlib (``text.parse_math`` off: a ``$`` in a slug is no formula),
@@ -87,6 +90,27 @@ def _style(salt: str) -> Iterator[None]:
     settings: Any = {**_STYLE, "svg.hashsalt": salt}  # (its stubs list every key as a literal)
     with matplotlib.rc_context(settings):
         yield
+
+
+#: What the page and the command say when matplotlib is not installed.
+MISSING = (
+    "the charts need matplotlib, which is not installed; add it with "
+    "pip install 'lessons[report]' (from a checkout: pip install './src/lessons_core[report]')"
+)
+
+
+def wanted(data: Mapping[str, Any]) -> bool:
+    """Whether the data has anything to draw (an empty store draws no chart)."""
+    return bool(data["timeline"]["periods"] or data["agents"])
+
+
+def available() -> bool:
+    """Whether matplotlib can be imported (the ``report`` extra is installed)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _figure(width: float, height: float) -> Figure:

@@ -162,11 +162,14 @@ def collect(store: Any, *, now: datetime | None = None) -> dict[str, Any]:
     items: list[tuple[str, str, datetime]] = []
     agents: dict[str, dict[str, int]] = {}
     seen: dict[str, dict[str, Any]] = {}
-    rows = [(r["lesson_id"], r["agent"], r["delivered_at"], _outcome(r)) for r in
-            store.list_deliveries()]  # fmt: skip
-    rows += [(d.lesson_id, d.agent, d.at, "waiting") for d in outcomes.pending_deliveries(store)]
-    for lesson_id, agent, at, outcome in rows:
+    sessions: dict[str, set[str]] = {}
+    rows = [(r["lesson_id"], r["agent"], r["delivered_at"], _outcome(r), r["session_id"]) for r
+            in store.list_deliveries()]  # fmt: skip
+    rows += [(d.lesson_id, d.agent, d.at, "waiting", d.session_id) for d in
+             outcomes.pending_deliveries(store)]  # fmt: skip
+    for lesson_id, agent, at, outcome, session_id in rows:
         _count(agents.setdefault(agent or "(unknown)", _zero()), outcome)
+        sessions.setdefault(agent or "(unknown)", set()).add(session_id)
         mark = seen.setdefault(lesson_id, {"agents": {}})
         mark["agents"][agent or "(unknown)"] = mark["agents"].get(agent or "(unknown)", 0) + 1
         when = parse_time(at)
@@ -190,6 +193,12 @@ def collect(store: Any, *, now: datetime | None = None) -> dict[str, Any]:
         fresh = {"tier1": 0, "tier2": 0, "plugins": 0, "detections": 0, "candidates": {},
                  "complianceRate": None}  # fmt: skip
         capture["agents"].setdefault(name, fresh)["deliveries"] = counts
+    for name, figures in capture["agents"].items():
+        # The protocol asks for #lesson blocks only in sessions the hooks reached: before any
+        # such session a rate would judge transcripts that never saw it (a "0%" of nothing).
+        figures["sessions"] = len(sessions.get(name, ()))
+        if not figures["sessions"]:
+            figures["complianceRate"] = None
     by_type: dict[str, int] = {}
     for lesson in active:
         by_type[str(lesson.type)] = by_type.get(str(lesson.type), 0) + 1

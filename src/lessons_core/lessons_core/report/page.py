@@ -35,9 +35,11 @@ def render(
     *,
     home: str,
     agents: Sequence[str] = (),
+    missing: str | None = None,
 ) -> str:
     """The whole page as one string (no external file, script or fetch); ``agents`` are the
-    installed adapters' names, for the "to get going" steps."""
+    installed adapters' names, for the "to get going" steps; ``missing`` says why the charts
+    are left out (the tables carry every figure without them)."""
     import jinja2
     from markupsafe import Markup
 
@@ -63,6 +65,7 @@ def render(
         agents=sorted(agents) or ["<agent>"],
         # Only the charts module's SVG is marked safe; a chart the data did not allow is "".
         charts={name: Markup(charts.get(name, "")) for name in CHARTS},  # noqa: S704
+        missing=missing,
         outcome_colours=COLOURS,
         tier_colours=TIERS,
         status_colours=STATUS_COLOURS,
