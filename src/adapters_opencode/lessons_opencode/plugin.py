@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lessons_core.adapters import agent_spec_for
-from lessons_core.plugin import hookimpl
-from lessons_core.specs import AgentSpec
+from lessons_core.api import AgentSpec, agent_spec_for, hookimpl
 
 NAME = "opencode"
 
 if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
-    from lessons_core.seams import HotAdapter
+    from lessons_core.api import HotAdapter
     from lessons_opencode import hot_opencode
 
     _HOT: HotAdapter = hot_opencode

@@ -16,12 +16,15 @@ from typing import Any
 
 import attrs
 
-from lessons_core import shared
-from lessons_core.models import Candidate, Config
-from lessons_core.privacy import redact_head
-from lessons_core.scan import triggers
-from lessons_core.scan.intake import pattern_problem
-from lessons_core.scan.tier2 import Finding
+from lessons_core.api import (
+    Candidate,
+    Config,
+    Finding,
+    command_shapes,
+    pattern_problem,
+    redact_head,
+    shared,
+)
 
 TEXT_CHARS = 500
 PATTERN_CHARS = 200
@@ -102,7 +105,7 @@ def _trigger(answer: dict[str, Any], finding: Finding, heuristic: Candidate) -> 
     if not command or not isinstance(given, dict):
         return heuristic.trigger  # file tools keep the heuristic's (a glob, or none: recalled)
     exe = given.get("executable")
-    runs = {shape.exe for shape in triggers.shapes(command)}
+    runs = {shape.exe for shape in command_shapes(command)}
     if not isinstance(exe, str) or not _EXECUTABLE.match(exe) or exe not in runs:
         return heuristic.trigger
     pattern = given.get("pattern")

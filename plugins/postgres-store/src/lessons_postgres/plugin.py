@@ -14,8 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lessons_core.plugin import hookimpl
-from lessons_core.specs import StoreSpec
+from lessons_core.api import StoreSpec, hookimpl
 
 NAME = "postgres"
 

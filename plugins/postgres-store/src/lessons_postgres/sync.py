@@ -44,12 +44,18 @@ from typing import Any
 
 import attrs
 
-from lessons_core import shared
-from lessons_core.errors import LessonsError
-from lessons_core.logs import get_logger
-from lessons_core.models import Candidate, Evidence, Lesson, Status
-from lessons_core.store import rows as row_map
-from lessons_core.team import SyncReport, mask_url
+from lessons_core.api import (
+    Candidate,
+    Evidence,
+    Lesson,
+    LessonsError,
+    Status,
+    SyncReport,
+    get_logger,
+    mask_url,
+    shared,
+)
+from lessons_core.api import rows as row_map
 from lessons_postgres import settings
 from lessons_postgres.store import (
     _LESSON_SELECT,
@@ -371,22 +377,22 @@ def _push_edit(
 def _jsonb(lesson: Lesson) -> Any:
     from psycopg.types.json import Jsonb
 
-    from lessons_core import serde
+    from lessons_core.api import lesson_to_json
 
-    return Jsonb(serde.lesson_to_json(lesson))
+    return Jsonb(lesson_to_json(lesson))
 
 
 def _keep_locally(
     home: Path, lesson: Lesson, team_id: str, base: int, revision: int, conflict_id: int
 ) -> None:
-    from lessons_core import serde
+    from lessons_core.api import lesson_to_json
 
     record = {
         "conflict": conflict_id,
         "teamLessonId": team_id,
         "baseRevision": base,
         "teamRevision": revision,
-        "lesson": serde.lesson_to_json(lesson),
+        "lesson": lesson_to_json(lesson),
     }
     with (home / CONFLICTS_NAME).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
