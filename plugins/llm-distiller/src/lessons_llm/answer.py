@@ -20,10 +20,10 @@ from lessons_core.api import (
     Candidate,
     Config,
     Finding,
-    command_shapes,
     pattern_problem,
     redact_head,
     shared,
+    triggers,
 )
 
 TEXT_CHARS = 500
@@ -105,7 +105,7 @@ def _trigger(answer: dict[str, Any], finding: Finding, heuristic: Candidate) -> 
     if not command or not isinstance(given, dict):
         return heuristic.trigger  # file tools keep the heuristic's (a glob, or none: recalled)
     exe = given.get("executable")
-    runs = {shape.exe for shape in command_shapes(command)}
+    runs = {shape.exe for shape in triggers.shapes(command)}
     if not isinstance(exe, str) or not _EXECUTABLE.match(exe) or exe not in runs:
         return heuristic.trigger
     pattern = given.get("pattern")

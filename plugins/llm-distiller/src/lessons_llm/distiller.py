@@ -45,7 +45,7 @@ class Distiller:
 
     def prepare(self, *, config: Config, home: Path | None = None, **_: Any) -> None:
         """Find the model (or refuse the scan with what to do) and start a fresh budget."""
-        from lessons_core.hot.paths import lessons_home
+        from lessons_core.api import lessons_home
         from lessons_llm import model as models
         from lessons_llm.budget import Budget
         from lessons_llm.cache import Cache

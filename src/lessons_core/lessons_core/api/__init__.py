@@ -3,7 +3,7 @@
 An agent adapter, a store, a detector, a lesson source or a command plugin imports what it
 needs from here (and, in a hook process, from :mod:`lessons_core.hot`, which holds only the
 standard library). Every other module of ``lessons_core`` is private and free to move; the
-import contract (``tests/test_import_contract.py``) keeps the adapters and plugins of this
+import contract (``tests/plugins/test_import_contract.py``) keeps the adapters and plugins of this
 repository to that rule. ``docs/plugins/api.md`` says what each name is for.
 
 The names are re-exported lazily (a module ``__getattr__``): a plugin module that imports
@@ -13,7 +13,8 @@ compiler, which the plugin manager's start-up would otherwise import on every co
 Namespaces kept whole, as submodules: :mod:`lessons_core.api.events` (the normalized events a
 reader yields), :mod:`lessons_core.api.installing` (helpers for an agent's settings installer),
 :mod:`lessons_core.api.rows` (lesson and candidate rows for a store), :mod:`lessons_core.api.shared`
-(the rules for lessons that come from outside the user's own store) and
+(the rules for lessons that come from outside the user's own store),
+:mod:`lessons_core.api.triggers` (trigger helpers for a detector) and
 :mod:`lessons_core.api.testing` (the contract kits; it imports pytest, this module does not).
 """
 
@@ -48,13 +49,18 @@ if TYPE_CHECKING:
     from lessons_core.plugin import hookimpl
     from lessons_core.privacy import redact_candidate, redact_head, redact_lesson, scrub
     from lessons_core.regex_programs import compile as compile_regex
-    from lessons_core.scan.failures import HEAD, class_of, classify_text, error_lines
+    from lessons_core.scan.failures import (
+        HEAD,
+        MistakeClass,
+        class_of,
+        classify_text,
+        error_lines,
+        mistake_class,
+    )
     from lessons_core.scan.intake import pattern_problem
     from lessons_core.scan.lines import Buffer, as_text, iter_lines, iter_runs, iter_spans, loads
     from lessons_core.scan.tier2 import Finding
     from lessons_core.scan.tier2 import findings as heuristic_findings
-    from lessons_core.scan.triggers import Shape
-    from lessons_core.scan.triggers import shapes as command_shapes
     from lessons_core.seams import (
         Detect,
         FindDuplicate,
@@ -146,11 +152,18 @@ _add("lessons_core.serde", "lesson_to_json")
 _add(
     "lessons_core.scan.lines", "Buffer", "as_text", "iter_lines", "iter_runs", "iter_spans", "loads"
 )
-_add("lessons_core.scan.failures", "HEAD", "class_of", "classify_text", "error_lines")
+_add(
+    "lessons_core.scan.failures",
+    "HEAD",
+    "class_of",
+    "classify_text",
+    "error_lines",
+    "MistakeClass",
+    "mistake_class",
+)
 _add("lessons_core.regex_programs", compile_regex="compile")
 # Detectors.
 _add("lessons_core.scan.tier2", "Finding", heuristic_findings="findings")
-_add("lessons_core.scan.triggers", "Shape", command_shapes="shapes")
 _add("lessons_core.scan.intake", "pattern_problem")
 # Privacy, logging, where the data lives.
 _add("lessons_core.privacy", "redact_head", "scrub", "redact_lesson", "redact_candidate")
@@ -177,6 +190,7 @@ __all__ = [
     "LessonSourceSpec",
     "LessonType",
     "LessonsError",
+    "MistakeClass",
     "NotFound",
     "PluginError",
     "Plugins",
@@ -185,7 +199,6 @@ __all__ = [
     "RecallSource",
     "Recognize",
     "ScanStateListing",
-    "Shape",
     "SourceLessons",
     "Status",
     "Store",
@@ -205,7 +218,6 @@ __all__ = [
     "check_lesson",
     "class_of",
     "classify_text",
-    "command_shapes",
     "compile_regex",
     "content_hash",
     "error_lines",
@@ -221,6 +233,7 @@ __all__ = [
     "loads",
     "make_slug",
     "mask_url",
+    "mistake_class",
     "new_id",
     "pattern_problem",
     "redact_candidate",
