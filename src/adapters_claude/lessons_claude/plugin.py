@@ -15,11 +15,15 @@ from lessons_core.api import AgentSpec, agent_spec_for, hookimpl
 
 NAME = "claude"
 
-if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
-    from lessons_claude import hot_claude
-    from lessons_core.api import HotAdapter
+if TYPE_CHECKING:  # both sides of the seam, checked and never run
+    from lessons_claude import hot_claude, install, reader, roots
+    from lessons_core.api import HotAdapter, Installer, TranscriptReader, TranscriptRoots
 
     _HOT: HotAdapter = hot_claude
+    # The reader and installer the spec reaches lazily, checked against what it promises.
+    _READ: TranscriptReader = reader.read
+    _INSTALLER: Installer = install
+    _ROOTS: TranscriptRoots = roots.transcript_roots
 
 
 def agent_spec() -> AgentSpec:

@@ -15,11 +15,15 @@ from lessons_core.api import AgentSpec, agent_spec_for, hookimpl
 
 NAME = "gemini"
 
-if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
-    from lessons_core.api import HotAdapter
-    from lessons_gemini import hot_gemini
+if TYPE_CHECKING:  # both sides of the seam, checked and never run
+    from lessons_core.api import HotAdapter, Installer, TranscriptReader, TranscriptRoots
+    from lessons_gemini import hot_gemini, install, reader, roots
 
     _HOT: HotAdapter = hot_gemini
+    # The reader and installer the spec reaches lazily, checked against what it promises.
+    _READ: TranscriptReader = reader.read
+    _INSTALLER: Installer = install
+    _ROOTS: TranscriptRoots = roots.transcript_roots
 
 
 def agent_spec() -> AgentSpec:

@@ -32,12 +32,14 @@ class TranscriptRoots(Protocol):
 
 class TranscriptReader(Protocol):
     """One transcript file from ``offset`` (or message ``start_message`` of a whole-document
-    transcript) as normalized events; ``progress`` is updated as lines are consumed."""
+    transcript) as normalized events; ``progress`` is updated as lines are consumed. ``path``
+    and ``offset`` are passed by position, so a reader may name them as it likes."""
 
     def __call__(
         self,
         path: Path,
         offset: int = 0,
+        /,
         *,
         progress: Progress | None = None,
         start_message: int = 0,
