@@ -18,7 +18,6 @@ import click
 
 from lessons_core.cli.common import hold_collector, json_line, settle_heap, user_errors
 from lessons_core.errors import LessonsError
-from lessons_core.report.capture import compute_stats as compute_stats
 from lessons_core.scan.promotion import SCOPES, proposed_scope
 from lessons_core.scan.promotion import get_candidate as _get
 from lessons_core.scan.promotion import promote as _promote
@@ -537,6 +536,7 @@ def review(
 def stats(as_json: bool) -> None:
     """Detections per agent (Tier 1 #lesson blocks vs Tier 2 heuristics), candidates, lessons."""
     from lessons_core import outcomes, services
+    from lessons_core.report.capture import compute_stats
 
     with services.session() as sess:
         outcomes.run(sess)
