@@ -46,10 +46,12 @@ import attrs
 
 from lessons_core.api import (
     Candidate,
+    Config,
     Evidence,
     Lesson,
     LessonsError,
     Status,
+    Store,
     SyncReport,
     get_logger,
     mask_url,
@@ -157,7 +159,7 @@ class _Tally:
 
 
 def sync(
-    local: Any, *, config: Any, home: Path, environ: Mapping[str, str] | None = None
+    local: Store, *, config: Config, home: Path, environ: Mapping[str, str] | None = None
 ) -> SyncReport:
     """Exchange lessons between ``local`` and the team store; an unreachable team is reported
     as ``offline`` (nothing lost: the next sync catches up)."""

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         PrepareDetector,
         Recognize,
         StoreFactory,
+        TeamSync,
         TranscriptReader,
         TranscriptRoots,
     )
@@ -121,6 +122,7 @@ _add(
     "PrepareDetector",
     "FindDuplicate",
     "StoreFactory",
+    "TeamSync",
     "HotEvent",
     "HotDecision",
     "HotAdapter",
@@ -207,6 +209,7 @@ __all__ = [
     "StoreFactory",
     "StoreSpec",
     "SyncReport",
+    "TeamSync",
     "TranscriptReader",
     "TranscriptRoots",
     "Triggers",
