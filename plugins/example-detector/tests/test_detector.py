@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from lessons_example_detector import detector, plugin
 
-from lessons_core.scan import events as ev
-from lessons_core.specs import DetectorSpec
-from lessons_core.testing import DetectorContract
+from lessons_core.api import DetectorSpec
+from lessons_core.api import events as ev
+from lessons_core.api.testing import DetectorContract
 
 
 def _call(command: str, session: str = "s1", line: int = 1) -> ev.Event:
@@ -74,7 +74,7 @@ def test_triggers_match_what_was_flagged():
 
 def test_lessons_loads_it_through_the_entry_point():
     """Installed, it shows up among the detectors of a fresh plugin manager."""
-    from lessons_core.manager import Plugins
+    from lessons_core.api import Plugins
 
     detectors = Plugins.load({}).detectors()
     assert "risky-commands" in detectors

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import re
 
-from lessons_core import regex_programs
-from lessons_core.scan import events as ev
-from lessons_core.scan.failures import HEAD, class_of
+from lessons_core.api import HEAD, class_of, compile_regex
+from lessons_core.api import events as ev
 
 #: Words that make a short is_error text an error report rather than the user's typed feedback.
-_ERRORISH = regex_programs.compile(
+_ERRORISH = compile_regex(
     r"error|fail|not found|no such|denied|exit|traceback|exception|cannot|can't|invalid|"
     r"undefined|fatal|missing|refused|unable|status code|illegal|unknown|ERR!",
     re.IGNORECASE,
 )
 
-_CLAUDE_EXIT = regex_programs.compile(r"\AExit code (\d+)")
+_CLAUDE_EXIT = compile_regex(r"\AExit code (\d+)")
 
 
 def classify_claude(text: str) -> tuple[str, int | None]:

@@ -26,10 +26,9 @@ from lessons_claude import records
 from lessons_claude.failures import classify_claude
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
 from lessons_claude.roots import transcript_roots as transcript_roots
-from lessons_core import regex_programs
-from lessons_core.scan import events as ev
-from lessons_core.scan.events import Event
-from lessons_core.scan.lines import Buffer, as_text, iter_runs, loads
+from lessons_core.api import Buffer, as_text, compile_regex, iter_runs, loads
+from lessons_core.api import events as ev
+from lessons_core.api.events import Event
 
 AGENT = "claude"
 
@@ -44,7 +43,7 @@ _SKIP_USER_PREFIXES = (
 )
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 #: The feedback a user typed when rejecting a call ("…the user said:\n<feedback>").
-_FEEDBACK = regex_programs.compile(
+_FEEDBACK = compile_regex(
     r"(?:the user said|reason for the rejection):\s*(.+)", re.DOTALL | re.IGNORECASE
 )
 

@@ -24,9 +24,8 @@ from lessons_codex.failures import codex_exit_code, unwrap_sandbox
 from lessons_codex.hot_codex import patch_header
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL
 from lessons_codex.roots import transcript_roots as transcript_roots
-from lessons_core.scan import events as ev
-from lessons_core.scan.failures import classify_text
-from lessons_core.scan.lines import as_text, iter_spans, loads
+from lessons_core.api import as_text, classify_text, iter_spans, loads
+from lessons_core.api import events as ev
 
 AGENT = "codex"
 

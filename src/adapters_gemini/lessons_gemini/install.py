@@ -28,9 +28,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core import installing
-from lessons_core.errors import LessonsError
-from lessons_core.specs import AgentSpec
+from lessons_core.api import AgentSpec, LessonsError, installing
 
 AGENT = "gemini"
 

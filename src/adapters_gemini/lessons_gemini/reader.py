@@ -26,9 +26,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from lessons_core.scan import events as ev
-from lessons_core.scan.failures import classify_text
-from lessons_core.scan.lines import as_text, iter_lines, loads
+from lessons_core.api import as_text, classify_text, iter_lines, loads
+from lessons_core.api import events as ev
 from lessons_gemini.failures import gemini_exit_code
 from lessons_gemini.hot_names import NATIVE_TO_CANONICAL
 from lessons_gemini.roots import transcript_roots as transcript_roots

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lessons_core.scan import events as ev
+from lessons_core.api import events as ev
 from lessons_opencode import reader
 
 _MESSAGES = re.compile(r'(?<!\\)"messages"\s*:\s*\[')

@@ -25,9 +25,7 @@ from pathlib import Path
 
 import attrs
 
-from lessons_core import installing
-from lessons_core.errors import LessonsError
-from lessons_core.specs import AgentSpec
+from lessons_core.api import AgentSpec, LessonsError, installing
 
 AGENT = "opencode"
 FILE_NAME = "lessons.js"

@@ -11,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lessons_core.adapters import agent_spec_for
-from lessons_core.plugin import hookimpl
-from lessons_core.specs import AgentSpec
+from lessons_core.api import AgentSpec, agent_spec_for, hookimpl
 
 NAME = "opencode"
 
-if TYPE_CHECKING:  # the hook process's side of the seam, checked and never run
-    from lessons_core.seams import HotAdapter
-    from lessons_opencode import hot_opencode
+if TYPE_CHECKING:  # both sides of the seam, checked and never run
+    from lessons_core.api import HotAdapter, Installer, TranscriptReader, TranscriptRoots
+    from lessons_opencode import hot_opencode, install, reader, roots
 
     _HOT: HotAdapter = hot_opencode
+    # The reader and installer the spec reaches lazily, checked against what it promises.
+    _READ: TranscriptReader = reader.read
+    _INSTALLER: Installer = install
+    _ROOTS: TranscriptRoots = roots.transcript_roots
 
 
 def agent_spec() -> AgentSpec:

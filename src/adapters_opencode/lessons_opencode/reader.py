@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from lessons_core.scan import events as ev
-from lessons_core.scan.failures import classify_text
+from lessons_core.api import classify_text
+from lessons_core.api import events as ev
 from lessons_opencode.hot_opencode import canonical_tool
 from lessons_opencode.roots import SQLITE_MAGIC
 from lessons_opencode.roots import transcript_roots as transcript_roots

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from lessons_core.models import Candidate, Config, Lesson
     from lessons_core.scan.events import Event, Progress
     from lessons_core.store.base import Store
+    from lessons_core.team import SyncReport
 
 # -- cold path --------------------------------------------------------------------------------
 
@@ -32,12 +33,14 @@ class TranscriptRoots(Protocol):
 
 class TranscriptReader(Protocol):
     """One transcript file from ``offset`` (or message ``start_message`` of a whole-document
-    transcript) as normalized events; ``progress`` is updated as lines are consumed."""
+    transcript) as normalized events; ``progress`` is updated as lines are consumed. ``path``
+    and ``offset`` are passed by position, so a reader may name them as it likes."""
 
     def __call__(
         self,
         path: Path,
         offset: int = 0,
+        /,
         *,
         progress: Progress | None = None,
         start_message: int = 0,
@@ -95,6 +98,20 @@ class StoreFactory(Protocol):
 
 
 # -- the hook process (for type checkers only) -------------------------------------------------
+
+
+class TeamSync(Protocol):
+    """A team store's exchange with the local store (``lessons sync``, and after a background
+    scan): lessons, candidates and deliveries both ways, and what happened."""
+
+    def __call__(
+        self,
+        local: Store,
+        *,
+        config: Config,
+        home: Path,
+        environ: Mapping[str, str] | None = ...,
+    ) -> SyncReport: ...
 
 
 class HotEvent(TypedDict, total=False):

@@ -14,6 +14,7 @@ import attrs
 from lessons_core import regex_programs
 
 if TYPE_CHECKING:
+    from lessons_core.models import Lesson
     from lessons_core.seams import (
         Detect,
         FindDuplicate,
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
         PrepareDetector,
         Recognize,
         StoreFactory,
+        TeamSync,
         TranscriptReader,
         TranscriptRoots,
     )
@@ -143,7 +145,7 @@ class StoreSpec:
     name: str
     factory: StoreFactory
     description: str = ""
-    sync: Callable[..., Any] | None = None
+    sync: TeamSync | None = None
 
 
 @attrs.frozen
@@ -169,7 +171,7 @@ class SourceLessons:
     changed since the user trusted it): not an error, but told at the next command.
     """
 
-    lessons: tuple[Any, ...] = ()
+    lessons: tuple[Lesson, ...] = ()
     revision: str = ""
     problems: tuple[str, ...] = ()
     waiting: tuple[str, ...] = ()

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from lessons_core.models import Candidate, Config, Evidence
-from lessons_core.scan import events as ev
+from lessons_core.api import Candidate, Config, Evidence
+from lessons_core.api import events as ev
 
 NAME = "risky-commands"
 TIER = 3

@@ -16,12 +16,15 @@ from typing import Any
 
 import attrs
 
-from lessons_core import shared
-from lessons_core.models import Candidate, Config
-from lessons_core.privacy import redact_head
-from lessons_core.scan import triggers
-from lessons_core.scan.intake import pattern_problem
-from lessons_core.scan.tier2 import Finding
+from lessons_core.api import (
+    Candidate,
+    Config,
+    Finding,
+    pattern_problem,
+    redact_head,
+    shared,
+    triggers,
+)
 
 TEXT_CHARS = 500
 PATTERN_CHARS = 200

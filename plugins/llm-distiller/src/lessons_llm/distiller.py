@@ -16,11 +16,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lessons_core.logs import get_logger
-from lessons_core.models import Candidate, Config
-from lessons_core.privacy import redact_head
-from lessons_core.scan import events as ev
-from lessons_core.scan import tier2
+from lessons_core.api import Candidate, Config, Finding, get_logger, heuristic_findings, redact_head
+from lessons_core.api import events as ev
 
 if TYPE_CHECKING:  # imported by a deep scan only: a plain scan registers, and never runs, this
     from lessons_llm.budget import Budget
@@ -48,7 +45,7 @@ class Distiller:
 
     def prepare(self, *, config: Config, home: Path | None = None, **_: Any) -> None:
         """Find the model (or refuse the scan with what to do) and start a fresh budget."""
-        from lessons_core.hot.paths import lessons_home
+        from lessons_core.api import lessons_home
         from lessons_llm import model as models
         from lessons_llm.budget import Budget
         from lessons_llm.cache import Cache
@@ -87,7 +84,7 @@ class Distiller:
         from lessons_llm import answer
 
         scan = self.scan
-        for finding, heuristic in tier2.findings(events, config=config):
+        for finding, heuristic in heuristic_findings(events, config=config):
             reply = self._answer(scan, finding)
             if reply is None:
                 yield heuristic  # not asked or no usable reply: the heuristic stands
@@ -96,7 +93,7 @@ class Distiller:
                 yield made if made is not None else heuristic
             # else: the model judged it a one-off; nothing is proposed
 
-    def _answer(self, scan: _Scan, finding: tier2.Finding) -> dict[str, Any] | None:
+    def _answer(self, scan: _Scan, finding: Finding) -> dict[str, Any] | None:
         from lessons_llm import answer, excerpt
         from lessons_llm import budget as budgets
         from lessons_llm import cache as caches

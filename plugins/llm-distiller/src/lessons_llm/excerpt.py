@@ -10,10 +10,8 @@ part of it.
 
 from __future__ import annotations
 
-from lessons_core.privacy import redact_head, scrub
-from lessons_core.scan import events as ev
-from lessons_core.scan.failures import error_lines
-from lessons_core.scan.tier2 import Finding
+from lessons_core.api import Finding, error_lines, redact_head, scrub
+from lessons_core.api import events as ev
 
 #: Characters kept of each part (a command, an error, a remark).
 COMMAND_CHARS = 600

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lessons_core.errors import LessonsError
+from lessons_core.api import LessonsError
 
 #: Tokens a call is assumed to spend beyond its prompt, until the model says.
 ANSWER_TOKENS = 400

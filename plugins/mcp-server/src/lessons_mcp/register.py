@@ -31,8 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lessons_core import installing
-from lessons_core.errors import LessonsError
+from lessons_core.api import LessonsError, installing
 
 NAME = "lessons"
 AGENTS = ("claude", "codex", "gemini")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lessons_core.models import LessonType, Status
+from lessons_core.api import LessonType, Status
 
 #: Verdicts of the ``feedback`` tool (mapped onto the outcome loop's outcomes in tools.py).
 VERDICTS = ("helped", "not_helpful", "wrong")

@@ -80,7 +80,7 @@ def build_server(tools: Tools | None = None) -> Any:
 
 def _message(exc: BaseException) -> str:
     """What the model is told: our errors as they are, anything else with its type."""
-    from lessons_core.errors import LessonsError
+    from lessons_core.api import LessonsError
 
     if isinstance(exc, schemas.ArgumentError | LessonsError):
         return str(exc)[:2000]

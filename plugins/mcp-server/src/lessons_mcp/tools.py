@@ -34,8 +34,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core.errors import LessonsError
-from lessons_core.models import Candidate, Lesson, Status
+from lessons_core.api import Candidate, Lesson, LessonsError, Status
 
 #: The ``deliveries.event`` value of a feedback row, and its ``agent`` column.
 FEEDBACK_EVENT = "mcp:feedback"
@@ -175,12 +174,11 @@ class Tools:
     # -- record ---------------------------------------------------------------------------------
 
     def record(self, args: dict[str, Any]) -> Answer:
+        from lessons_core.api import check_glob, check_lesson, error_lines
         from lessons_core.compiler import regex_safety
         from lessons_core.compiler.entries import compile_lesson
         from lessons_core.hot.project import project_id
         from lessons_core.scan import intake, scoring, tier1
-        from lessons_core.scan.failures import error_lines
-        from lessons_core.validate import check_glob, check_lesson
 
         tool = tier1.canonical_tool(args.get("tool"))
         raw = (args.get("trigger") or "").strip() or None
@@ -367,7 +365,7 @@ def _in_delivery_log(environ: Mapping[str, str], lesson_id: str, session: str) -
 
 def _matches_everything(lesson: Lesson) -> str | None:
     """The first trigger of ``lesson`` that matches every call, if any."""
-    from lessons_core import shared
+    from lessons_core.api import shared
 
     found = shared.everything_in(lesson)
     return None if found is None else found[1]
@@ -376,7 +374,7 @@ def _matches_everything(lesson: Lesson) -> str | None:
 def _why_held(lesson: Lesson, project: str | None) -> str | None:
     """Why a recorded lesson may not be active at once, or ``None``: it must be a hint with a
     trigger, of a known project (it is scoped there), passing the shared-source checks."""
-    from lessons_core import shared
+    from lessons_core.api import shared
 
     if project is None:
         return "no project id here, and a recorded lesson is never global"

@@ -2,7 +2,7 @@
 
 The store is registered with a ``sync``: set ``team.store`` to ``postgres`` and ``lessons sync``
 (and every background scan) exchanges lessons with it while the local SQLite store stays what
-the hooks read. The store itself is a full :class:`~lessons_core.store.base.Store` (it passes
+the hooks read. The store itself is a full :class:`~lessons_core.api.Store` (it passes
 the contract kit), so a tool or a plugin that selects it by name through
 ``lessons_select_store`` can work on the team's lessons directly.
 """
@@ -12,15 +12,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from lessons_core.plugin import hookimpl
-from lessons_core.specs import StoreSpec
+from lessons_core.api import StoreSpec, hookimpl
+
+if TYPE_CHECKING:  # the store and its sync are imported on use, not at registration
+    from lessons_core.api import Config, Store, SyncReport
 
 NAME = "postgres"
 
 
-def _factory(config: Any, home: Path) -> Any:
+def _factory(config: Config, home: Path) -> Store:
     from lessons_postgres import settings
     from lessons_postgres.store import PostgresStore
 
@@ -31,7 +33,9 @@ def _factory(config: Any, home: Path) -> Any:
     )
 
 
-def _sync(local: Any, *, config: Any, home: Path, environ: Mapping[str, str] | None = None) -> Any:
+def _sync(
+    local: Store, *, config: Config, home: Path, environ: Mapping[str, str] | None = None
+) -> SyncReport:
     from lessons_postgres.sync import sync
 
     return sync(local, config=config, home=home, environ=environ)

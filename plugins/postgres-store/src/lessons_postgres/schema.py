@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lessons_core.errors import StoreError
+from lessons_core.api import StoreError
 
 #: Key of the advisory lock taken while migrating (any fixed 64-bit number of ours).
 MIGRATION_LOCK = 0x6C6573736F6E73  # "lessons"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lessons_core.errors import LessonsError
+from lessons_core.api import LessonsError
 
 ENV_URL = "LESSONS_DATABASE_URL"
 #: Kept in LESSONS_HOME: tells two machines with the same host name (or two homes) apart.

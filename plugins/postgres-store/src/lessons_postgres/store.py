@@ -45,21 +45,24 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from lessons_core import jsoninput
-from lessons_core.errors import LessonsError, NotFound, StoreError
-from lessons_core.ids import make_slug as new_slug
-from lessons_core.ids import new_id
-from lessons_core.logs import get_logger
-from lessons_core.models import (
+from lessons_core.api import (
     Candidate,
     Lesson,
+    LessonsError,
+    NotFound,
     Status,
+    StoreError,
+    candidate_key,
     content_hash,
+    get_logger,
+    json_loads,
+    mask_url,
+    new_id,
+    utc_now,
 )
-from lessons_core.store import rows as row_map
-from lessons_core.store.rows import union
-from lessons_core.store.sqlite import candidate_key, utc_now
-from lessons_core.team import mask_url
+from lessons_core.api import make_slug as new_slug
+from lessons_core.api import rows as row_map
+from lessons_core.api.rows import union
 from lessons_postgres import schema
 
 log = get_logger()
@@ -116,11 +119,11 @@ UNREADABLE_KEY = "unreadableJson"
 
 def team_json(data: bytes | str) -> Any:
     """A ``jsonb`` value as Python, read with the limits of user input
-    (:func:`lessons_core.jsoninput.loads`: depth, lone surrogates); one that breaks them is
+    (:func:`lessons_core.api.json_loads`: depth, lone surrogates); one that breaks them is
     ``{UNREADABLE_KEY: why}``, so one teammate's row cannot fail a whole page of rows."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes | bytearray) else data
     try:
-        return jsoninput.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError as exc:
         return {UNREADABLE_KEY: exc.msg}
 
@@ -158,13 +161,13 @@ def _lock_key(kind: str, value: str) -> str:
 
 
 def _redacted_lesson(lesson: Lesson) -> Lesson:
-    from lessons_core.privacy import redact_lesson
+    from lessons_core.api import redact_lesson
 
     return redact_lesson(lesson)
 
 
 def _redacted_candidate(candidate: Candidate) -> Candidate:
-    from lessons_core.privacy import redact_candidate
+    from lessons_core.api import redact_candidate
 
     return redact_candidate(candidate)
 

@@ -44,12 +44,20 @@ from typing import Any
 
 import attrs
 
-from lessons_core import shared
-from lessons_core.errors import LessonsError
-from lessons_core.logs import get_logger
-from lessons_core.models import Candidate, Evidence, Lesson, Status
-from lessons_core.store import rows as row_map
-from lessons_core.team import SyncReport, mask_url
+from lessons_core.api import (
+    Candidate,
+    Config,
+    Evidence,
+    Lesson,
+    LessonsError,
+    Status,
+    Store,
+    SyncReport,
+    get_logger,
+    mask_url,
+    shared,
+)
+from lessons_core.api import rows as row_map
 from lessons_postgres import settings
 from lessons_postgres.store import (
     _LESSON_SELECT,
@@ -151,7 +159,7 @@ class _Tally:
 
 
 def sync(
-    local: Any, *, config: Any, home: Path, environ: Mapping[str, str] | None = None
+    local: Store, *, config: Config, home: Path, environ: Mapping[str, str] | None = None
 ) -> SyncReport:
     """Exchange lessons between ``local`` and the team store; an unreachable team is reported
     as ``offline`` (nothing lost: the next sync catches up)."""
@@ -371,22 +379,22 @@ def _push_edit(
 def _jsonb(lesson: Lesson) -> Any:
     from psycopg.types.json import Jsonb
 
-    from lessons_core import serde
+    from lessons_core.api import lesson_to_json
 
-    return Jsonb(serde.lesson_to_json(lesson))
+    return Jsonb(lesson_to_json(lesson))
 
 
 def _keep_locally(
     home: Path, lesson: Lesson, team_id: str, base: int, revision: int, conflict_id: int
 ) -> None:
-    from lessons_core import serde
+    from lessons_core.api import lesson_to_json
 
     record = {
         "conflict": conflict_id,
         "teamLessonId": team_id,
         "baseRevision": base,
         "teamRevision": revision,
-        "lesson": serde.lesson_to_json(lesson),
+        "lesson": lesson_to_json(lesson),
     }
     with (home / CONFLICTS_NAME).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -72,11 +72,11 @@ def _lesson_for(store: Any, key: str) -> Any:
         raise NotFound(
             f"no lesson or candidate {key!r} (see 'lessons list' and 'lessons candidates')"
         )
-    from lessons_core.cli.scan_cmds import _promote
+    from lessons_core.scan.promotion import promote
 
     with store.transaction():
         # The repository's file scopes it to the repository's project when it is read.
-        ((_, promoted),) = _promote(store, [key], scope="global")
+        ((_, promoted),) = promote(store, [key], scope="global")
     return promoted
 
 

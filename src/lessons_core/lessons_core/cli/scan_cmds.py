@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lessons_core.cli.common import hold_collector, json_line, settle_heap, user_errors
-from lessons_core.errors import LessonsError, NotFound
+from lessons_core.errors import LessonsError
+from lessons_core.scan.promotion import SCOPES, proposed_scope
+from lessons_core.scan.promotion import get_candidate as _get
+from lessons_core.scan.promotion import promote as _promote
 
 if TYPE_CHECKING:
     from lessons_core.models import Candidate
@@ -292,65 +295,6 @@ def candidates(as_json: bool, status: str) -> None:
 # -- promote / review --------------------------------------------------------------------------
 
 
-def _get(store: Any, key: str) -> Candidate:
-    candidate: Candidate | None = store.get_candidate(key)
-    if candidate is None:
-        raise NotFound(f"no candidate {key!r} (see `lessons candidates --status all`)")
-    return candidate
-
-
-def proposed_scope(candidate: Candidate) -> str | None:
-    """The scope a candidate's lesson gets by default: the project its evidence comes from
-    (``lessons project-id`` of that directory), or ``None`` (every project) when it has none.
-
-    A candidate keeps the project it was first seen in; repeats in other projects raise its
-    confidence but are not listed, so the proposal is that first project's.
-    """
-    if not candidate.project:
-        return None
-    from lessons_core.hot.project import path_id, project_id
-
-    directory = str(Path(candidate.project).expanduser())
-    # A directory gone from this machine is still one project: the id the hook gives it.
-    return project_id(directory) or path_id(directory)
-
-
-#: ``--scope`` of ``review`` and ``promote``: the candidate's own project, or every project.
-SCOPES = ("project", "global")
-
-
-def _checked(candidate: Candidate, lesson_type: str, scope: str | None) -> None:
-    """Refuse a promotion ``lessons add`` would refuse (a guard without a pattern, say)."""
-    from lessons_core import authoring, tool_names
-    from lessons_core.models import LessonType
-    from lessons_core.scan.intake import to_lesson
-
-    lesson = to_lesson(candidate, lesson_type=LessonType(lesson_type), scope=scope)
-    authoring.check(lesson, f"candidate {candidate.id}", tools=tool_names.installed())
-
-
-def _promote(
-    store: Any, keys: Iterable[str], *, lesson_type: str = "hint", scope: str = "project"
-) -> list[tuple[Candidate, Any]]:
-    """Promote each candidate as a ``lesson_type``, scoped to its project (``scope`` project,
-    when it has one) or to every project (``global``)."""
-    from lessons_core.models import Config, LessonType
-    from lessons_core.scan.intake import Intake
-
-    intake = Intake(store, Config())
-    done = []
-    for key in keys:
-        candidate = _get(store, key)
-        if candidate.status == "promoted":
-            raise LessonsError(f"candidate {candidate.id} is already promoted")
-        where = proposed_scope(candidate) if scope == "project" else None
-        _checked(candidate, lesson_type, where)
-        done.append(
-            (candidate, intake.promote(candidate, lesson_type=LessonType(lesson_type), scope=where))
-        )
-    return done
-
-
 _SCOPE_OPTION = click.option(
     "--scope",
     type=click.Choice(SCOPES),
@@ -586,46 +530,13 @@ def review(
 # -- stats -------------------------------------------------------------------------------------
 
 
-def compute_stats(store: Any) -> dict[str, Any]:
-    """Per agent: Tier 1 vs Tier 2 (and plugin) detections, the protocol-compliance rate
-    tier1 / (tier1 + tier2), candidate counts by status; and lesson counts by source."""
-    per_agent: dict[str, dict[str, Any]] = {}
-    for candidate in store.list_candidates():
-        agent = per_agent.setdefault(
-            candidate.agent,
-            {"tier1": 0, "tier2": 0, "plugins": 0, "candidates": {}, "detections": 0},
-        )
-        weight = max(1, len(candidate.evidence))
-        if candidate.tier == 1:
-            agent["tier1"] += weight
-        elif candidate.tier == 2:
-            agent["tier2"] += weight
-        else:
-            agent["plugins"] += weight
-        agent["detections"] += weight
-        counts = agent["candidates"]
-        counts[candidate.status] = counts.get(candidate.status, 0) + 1
-    for agent in per_agent.values():
-        both = agent["tier1"] + agent["tier2"]
-        agent["complianceRate"] = round(agent["tier1"] / both, 3) if both else None
-    lessons = store.list_lessons()
-    by_source: dict[str, int] = {}
-    by_status: dict[str, int] = {}
-    for lesson in lessons:
-        by_source[lesson.provenance.source] = by_source.get(lesson.provenance.source, 0) + 1
-        by_status[str(lesson.status)] = by_status.get(str(lesson.status), 0) + 1
-    return {
-        "agents": per_agent,
-        "lessons": {"total": len(lessons), "bySource": by_source, "byStatus": by_status},
-    }
-
-
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @user_errors
 def stats(as_json: bool) -> None:
     """Detections per agent (Tier 1 #lesson blocks vs Tier 2 heuristics), candidates, lessons."""
     from lessons_core import outcomes, services
+    from lessons_core.report.capture import compute_stats
 
     with services.session() as sess:
         outcomes.run(sess)

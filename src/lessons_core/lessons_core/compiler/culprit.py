@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lessons_core.compiler import regex_safety
+from lessons_core.compiler import charsets, regex_safety
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
 
 #: A quantifier as written, with its laziness or possessiveness.
@@ -76,7 +76,7 @@ def _repeated_groups(source: str) -> Iterator[tuple[int, int, str, str]]:
             i += 2
             continue
         if c == "[":
-            i = regex_safety.skip_class(source, i)
+            i = charsets.skip_class(source, i)
             continue
         if c == "(":
             body_start, _kind = regex_safety._group_prefix(source, i)
@@ -187,7 +187,7 @@ def _chars(atom: str) -> frozenset[str]:
     try:
         items: list[tuple[Any, Any]] = list(sre_parse.parse(atom))
     except (re.error, RecursionError, OverflowError):
-        return regex_safety._ALL
+        return charsets.ALL
     if not items or items[0][0] is sre_constants.AT:
-        return regex_safety._ALL
-    return regex_safety.chars_in(items, False)
+        return charsets.ALL
+    return charsets.chars_in(items, False)

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lessons_core.compiler.charsets import chars_in, skip_class
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
-from lessons_core.compiler.regex_safety import skip_class
 
 #: Prepended to every rewritten branch: the search may start only where a line starts.
 LINE_START = r"(?<![^\n])"
@@ -249,8 +249,6 @@ def _non_overlapping(segment: str, fold: bool) -> bool:
     """No match of ``segment`` can begin inside another: it starts with a literal character that
     nothing after it can take. Then matches are ordered by their starts, so the first start
     also has the first end and the last start the last end."""
-    from lessons_core.compiler import regex_safety  # imports this module lazily
-
     try:
         items = list(sre_parse.parse(segment))
     except (re.error, RecursionError, OverflowError):
@@ -263,7 +261,7 @@ def _non_overlapping(segment: str, fold: bool) -> bool:
     first = {chr(items[0][1])}
     if fold:
         first |= {ch.lower() for ch in first} | {ch.upper() for ch in first}
-    return not (first & regex_safety.chars_in(items[1:], fold))
+    return not (first & chars_in(items[1:], fold))
 
 
 #: Every ``\s`` character but the newline, for use inside a character class.
@@ -303,11 +301,9 @@ def _within(segment: str, cls: str, fold: bool) -> bool:
     """Every character ``segment`` can take is one the gap takes too. Otherwise two matches of
     the segment that overlap can end on different sides of a character the gap cannot cross,
     and the first match is no longer the one that leaves the most room."""
-    from lessons_core.compiler import regex_safety  # imports this module lazily
-
     try:
-        taken = regex_safety.chars_in(list(sre_parse.parse(segment)), fold)
-        gap = regex_safety.chars_in(list(sre_parse.parse(cls)), fold)
+        taken = chars_in(list(sre_parse.parse(segment)), fold)
+        gap = chars_in(list(sre_parse.parse(cls)), fold)
     except (re.error, RecursionError, OverflowError):
         return False
     return taken <= gap

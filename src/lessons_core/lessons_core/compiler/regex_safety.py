@@ -32,19 +32,21 @@ from typing import Any
 
 import attrs
 
+from lessons_core.compiler.charsets import ALL as _ALL
+from lessons_core.compiler.charsets import ATOMIC as _ATOMIC
+from lessons_core.compiler.charsets import POSSESSIVE as _POSSESSIVE
+from lessons_core.compiler.charsets import PROBES as _PROBES
+from lessons_core.compiler.charsets import REPEATS as _REPEATS
+from lessons_core.compiler.charsets import chars_in, skip_class
+from lessons_core.compiler.charsets import chars_of as _chars_of
+from lessons_core.compiler.charsets import class_members as _class_members
+from lessons_core.compiler.charsets import folded as _fold
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
 from lessons_core.errors import LessonsError
 
 LARGE_REPEAT = 10
 
-_REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT}
-_POSSESSIVE = getattr(sre_constants, "POSSESSIVE_REPEAT", None)
-_ATOMIC = getattr(sre_constants, "ATOMIC_GROUP", None)
 _MAXREPEAT = sre_constants.MAXREPEAT
-
-#: Characters the first-character analysis tries: ASCII, Latin-1, and a few others.
-_PROBES = [chr(c) for c in range(256)] + ["\u0100", "\u03b1", "\u0416", "\u2028", "\u4e00"]
-_ALL = frozenset(_PROBES)
 
 
 class UnsafePatternError(LessonsError):
@@ -285,18 +287,6 @@ def _repeated_alternations(source: str) -> list[tuple[list[str], int]]:
     return found
 
 
-def skip_class(source: str, i: int) -> int:
-    """The index just past the character class that opens at ``source[i]`` (``[``)."""
-    j = i + 1
-    if j < len(source) and source[j] == "^":
-        j += 1
-    if j < len(source) and source[j] == "]":
-        j += 1
-    while j < len(source) and source[j] != "]":
-        j += 2 if source[j] == "\\" else 1
-    return j + 1
-
-
 _GROUP_PREFIX = re.compile(r"\(\?(?:P<\w+>|<\w+>|'\w+'|[:=!>]|<[=!]|[aiLmsux-]+:)")
 _SKIPPED_GROUP = re.compile(r"\(\?(?:#[^)]*\)|[aiLmsux]+\))")
 
@@ -377,46 +367,6 @@ def _first_of(op: Any, arg: Any, fold: bool) -> tuple[frozenset[str], bool]:
     if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
         return frozenset(), True  # zero-width: look at what follows
     return _ALL, False  # back-references and anything unusual: assume the worst
-
-
-_CATEGORY_RX = {
-    "CATEGORY_DIGIT": r"\d",
-    "CATEGORY_NOT_DIGIT": r"\D",
-    "CATEGORY_SPACE": r"\s",
-    "CATEGORY_NOT_SPACE": r"\S",
-    "CATEGORY_WORD": r"\w",
-    "CATEGORY_NOT_WORD": r"\W",
-}
-
-
-def _class_members(items: list[tuple[Any, Any]]) -> frozenset[str]:
-    c = sre_constants
-    members: set[str] = set()
-    negate = False
-    for op, arg in items:
-        if op is c.NEGATE:
-            negate = True
-        elif op is c.LITERAL:
-            members.add(chr(arg))
-        elif op is c.RANGE or str(op).startswith("RANGE"):
-            low, high = arg
-            members.update(p for p in _PROBES if low <= ord(p) <= high)
-        elif op is c.CATEGORY:
-            rx = re.compile(_CATEGORY_RX.get(str(arg), r"[\s\S]"))
-            members.update(p for p in _PROBES if rx.match(p))
-        else:
-            members.update(_ALL)
-    return _ALL - members if negate else frozenset(members)
-
-
-def _fold(chars: set[str] | frozenset[str], fold: bool) -> frozenset[str]:
-    if not fold:
-        return frozenset(chars)
-    out = set(chars)
-    for ch in chars:
-        out.add(ch.lower())
-        out.add(ch.upper())
-    return frozenset(out)
 
 
 # -- rules 4 to 6: ambiguity computed on the form the hook runs ----------------------------------
@@ -665,38 +615,6 @@ def _not_preceded_by(
     if kind not in (c.LITERAL, c.NOT_LITERAL, c.IN):
         return None
     return _ALL - _chars_of(kind, arg, fold)
-
-
-def _chars_of(op: Any, arg: Any, fold: bool) -> frozenset[str]:
-    c = sre_constants
-    if op is c.LITERAL:
-        return _fold({chr(arg)}, fold)
-    if op is c.NOT_LITERAL:
-        return _ALL - _fold({chr(arg)}, fold)
-    if op is c.ANY:
-        return _ALL - {"\n"}
-    return _fold(_class_members(arg), fold)
-
-
-def chars_in(items: list[tuple[Any, Any]], fold: bool) -> frozenset[str]:
-    """Every character a match of ``items`` can consume (an over-estimate is safe)."""
-    c = sre_constants
-    out: set[str] = set()
-    for op, arg in items:
-        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
-            out |= _chars_of(op, arg, fold)
-        elif op is c.SUBPATTERN:
-            out |= chars_in(list(arg[3]), fold or bool(arg[1] & re.IGNORECASE))
-        elif op is c.BRANCH:
-            for branch in arg[1]:
-                out |= chars_in(list(branch), fold)
-        elif op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
-            out |= chars_in(list(arg[2]), fold)
-        elif _ATOMIC is not None and op is _ATOMIC:
-            out |= chars_in(list(arg), fold)
-        elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
-            out |= _ALL
-    return frozenset(out)
 
 
 def _nullable(items: list[tuple[Any, Any]]) -> bool:

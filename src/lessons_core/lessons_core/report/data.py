@@ -144,7 +144,7 @@ def _projects(store: Any, lessons: Iterable[Lesson]) -> list[dict[str, Any]]:
 
 def collect(store: Any, *, now: datetime | None = None) -> dict[str, Any]:
     """Every figure the page shows, JSON-ready (``lessons report --json`` prints it)."""
-    from lessons_core.cli.scan_cmds import compute_stats
+    from lessons_core.report.capture import compute_stats
 
     now = now or datetime.now(UTC)
     every = store.list_lessons()
