@@ -171,7 +171,7 @@ def _generated_catalogue(home: Path, count: int) -> bool:
     return True
 
 
-AGENTS = ("claude", "codex", "gemini")
+AGENTS = ("claude", "codex", "gemini", "qwen")
 
 
 def _codex_call(tool: str, tool_input: dict[str, object]) -> tuple[str, dict[str, object]]:
@@ -194,6 +194,15 @@ def _gemini_call(
     return event, "run_shell_command", tool_input
 
 
+def _qwen_call(
+    kind: str, tool: str, tool_input: dict[str, object]
+) -> tuple[str, str, dict[str, object]]:
+    """Qwen Code's native names; its PreToolUse context never reaches the model, so hints are
+    timed at PostToolUse, where they are delivered."""
+    event = "PostToolUse" if kind in ("hint", "edit-path") else "PreToolUse"
+    return event, "edit" if tool == "Edit" else "run_shell_command", tool_input
+
+
 def _payload(
     tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
 ) -> bytes:
@@ -210,6 +219,12 @@ def _payload(
     elif agent == "codex":
         body["tool_name"], body["tool_input"] = _codex_call(tool, tool_input)
         body.update(model="gpt-5", tool_use_id="call_bench")
+    elif agent == "qwen":
+        event, native, native_input = _qwen_call(kind, tool, tool_input)
+        body.update(hook_event_name=event, tool_name=native, tool_input=native_input)
+        body.update(permission_mode="yolo", tool_use_id="toolu_bench", tool_call_id="call_bench")
+        if event == "PostToolUse":
+            body["tool_response"] = {"llmContent": "done", "returnDisplay": "done"}
     else:
         event, native, native_input = _gemini_call(kind, tool, tool_input)
         body.update(hook_event_name=event, tool_name=native, tool_input=native_input)

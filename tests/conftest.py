@@ -72,6 +72,8 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
         "CLAUDE_CONFIG_DIR",
         "CODEX_HOME",
         "GEMINI_CLI_HOME",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
         "XDG_DATA_HOME",
         "XDG_RUNTIME_DIR",
         "LESSONS_HOOK_LOG",

@@ -49,6 +49,7 @@ _DROPPED_PREFIXES = (
     "GEMINI_",
     "GOOGLE_",
     "OPENCODE",
+    "QWEN_",
     "LESSONS_",
 )
 _DROPPED_SUFFIXES = ("_PROXY", "_proxy")

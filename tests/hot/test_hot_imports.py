@@ -122,6 +122,12 @@ SHELL_CALLS = {
         "tool": "bash",
         "args": {"command": "pytest -q"},
     },
+    "lessons_qwen": {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "pytest -q"},
+        "tool_response": {"llmContent": "Command: pytest -q\nExit Code: 0"},
+    },
 }
 
 
