@@ -63,7 +63,11 @@ def bin_path(name: str) -> str:
 
 @pytest.fixture(autouse=True)
 def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
-    """Point LESSONS_HOME, LESSONS_STATE_DIR and the agents' homes at fresh directories."""
+    """Point LESSONS_HOME, LESSONS_STATE_DIR and the agents' homes at fresh directories.
+
+    Every test runs under it: a test module needs no home fixture of its own to keep the
+    user's store out of reach (one that needs the home inside ``tmp_path`` asks for ``home``).
+    """
     base = tmp_path_factory.mktemp("homes")
     monkeypatch.setenv("LESSONS_HOME", str(base / "lessons-home"))
     monkeypatch.setenv("LESSONS_STATE_DIR", str(base / "state"))

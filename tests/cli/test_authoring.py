@@ -18,14 +18,6 @@ PYTEST: dict[str, Any] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _private_homes(tmp_path, monkeypatch):
-    monkeypatch.setenv("LESSONS_HOME", str(tmp_path / "lessons-home"))
-    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "home").mkdir()
-
-
 def run(*args: str, input: str | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
 

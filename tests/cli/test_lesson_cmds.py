@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from lessons_core.cli.main import cli
@@ -32,14 +31,6 @@ GIT = {
     "type": "guard",
     "triggers": {"toolNames": ["Bash"], "commandPatterns": [r"\bgit\s+stash\b"]},
 }
-
-
-@pytest.fixture(autouse=True)
-def _private_homes(tmp_path, monkeypatch):
-    monkeypatch.setenv("LESSONS_HOME", str(tmp_path / "lessons-home"))
-    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "home").mkdir()
 
 
 def run(*args, input=None):

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 #: The console script of the interpreter running the tests (venv or tox env).
 LESSONS = str(Path(sys.executable).parent / "lessons")
 
@@ -19,15 +17,6 @@ BUILTINS = {
     "lessons_core.builtin.dedup",
 }
 ADAPTERS = {"claude", "codex", "gemini"}
-
-
-@pytest.fixture(autouse=True)
-def _private_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LESSONS_HOME", str(tmp_path / "lessons-home"))
-    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for var in ("LESSONS_PLUGINS", "LESSONS_DISABLED_PLUGINS", "LESSONS_DISABLE_PLUGIN_AUTOLOAD"):
-        monkeypatch.delenv(var, raising=False)
 
 
 def lessons(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -40,14 +40,6 @@ LESSON = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _private_homes(tmp_path, monkeypatch):
-    monkeypatch.setenv("LESSONS_HOME", str(tmp_path / "lessons-home"))
-    monkeypatch.setenv("LESSONS_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "home").mkdir()
-
-
 @pytest.fixture
 def seed() -> Path:
     if not SEED.is_file():

@@ -198,10 +198,10 @@ def test_failed_write_keeps_the_old_manifest(store, home, monkeypatch):
     before = path.read_bytes()
     store.add_lessons([make_lesson(triggers={"command_patterns": ["second"]})])
 
-    def broken_replace(self: Path, target: Any) -> Path:
+    def broken_replace(source: Any, target: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "replace", broken_replace)
+    monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(LessonsError, match="previous manifest is left in place"):
         build_manifest(store, Config(), home)
     assert path.read_bytes() == before

@@ -315,3 +315,25 @@ def test_repeats_add_their_evidence_once_and_count_their_sessions(store, defer):
     assert merged.confidence == round(
         min(0.5 + weights.multi_session_bonus, weights.max_confidence), 3
     )
+
+
+def test_texts_without_words_are_never_folded_by_the_built_in_similarity(store):
+    """Two findings whose texts hold no word the measure reads (here, Japanese) are alike to
+    nothing: two empty word sets are equal, but they give no evidence of the same lesson."""
+    first = _candidate(
+        summary="テストが見つからない",
+        mistake="テストを実行したがコマンドが見つからなかった。仮想環境を使うこと。",
+        fix="仮想環境の中から実行する。グローバルなコマンドは使わない。",
+    )
+    other = attrs.evolve(
+        first,
+        summary="依存関係が壊れている",
+        mistake="ビルドが依存関係の不一致で失敗した。ロックファイルを更新すること。",
+        fix="ロックファイルを作り直してから、もう一度ビルドする。",
+        evidence=(Evidence("/t/b.jsonl", 9, "c7", "s2"),),
+    )
+    sink = Intake(store, Config())
+    assert intake.rejection(first) is None and intake.rejection(other) is None
+    assert sink.admit(first).status == NEW
+    assert sink.admit(other).status == NEW
+    assert len(store.list_candidates(status="pending")) == 2

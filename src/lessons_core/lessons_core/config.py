@@ -9,7 +9,6 @@ user wondering why their setting has no effect. Every file we write says what it
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import attrs
 
 from lessons_core.errors import LessonsError, ValidationError
+from lessons_core.hot import safefile
 from lessons_core.hot.paths import CONFIG_NAME
 from lessons_core.models import Config
 
@@ -188,27 +188,18 @@ def save_config(home: Path, config: Config) -> Path:
 
 def write_document(home: Path, document: dict[str, Any]) -> Path:
     """Write ``document`` as ``config.json`` atomically (a reader never sees half a file)."""
-    import tempfile  # only when writing: a read-only command skips its import
-
     home.mkdir(parents=True, exist_ok=True)
     path = config_file(home)
     if path.is_symlink():  # a config.json kept elsewhere (dotfiles) is written where it lives
         path = path.resolve()
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=path.parent)
+        safefile.replace(path, text.encode("utf-8"))
     except OSError as exc:
         raise LessonsError(
             f"cannot write {path}: {exc.strerror}; make {path.parent} writable "
             "or set LESSONS_HOME to a writable directory"
         ) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 

@@ -41,7 +41,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -50,6 +49,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from lessons_core.errors import LessonsError
+from lessons_core.hot import safefile
 from lessons_core.logs import get_logger
 from lessons_core.specs import AgentSpec
 
@@ -454,22 +454,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     if path.is_symlink():
         path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            Path(tmp).unlink()
-        raise
+    safefile.replace(path, data.encode("utf-8") if isinstance(data, str) else data, keep_mode=True)
 
 
 def backup_path(path: Path) -> Path:

@@ -36,7 +36,7 @@ def save(path: Path, key: str, field: str, items: Iterable[str]) -> bool:
     """Replace the memory at ``path``; False when it could not be written (nothing is lost)."""
     body = json.dumps({"key": key, field: list(items)}, separators=(",", ":"))
     try:
-        safefile.replace(path, body.encode("utf-8"))
+        safefile.replace(path, body.encode("utf-8"), durable=False)
     except OSError:
         return False
     return True

@@ -247,17 +247,10 @@ def write(path: Path, group: str, entries: list[Sourced]) -> None:
         "fingerprint": fingerprint(),
         "entryPoints": [[*entry, source] for entry, source in entries],
     }
-    import tempfile  # only when writing: a read-only command skips its import
+    from lessons_core.hot import safefile
 
-    with contextlib.suppress(OSError):
-        fd, tmp = tempfile.mkstemp(prefix=".plugin-cache-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(document))  # the C encoder: ``dump`` is pure Python
-            Path(tmp).replace(path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    with contextlib.suppress(OSError):  # the C encoder: ``dump`` is pure Python
+        safefile.replace(path, json.dumps(document).encode("utf-8"), durable=False)
 
 
 def load_object(module: str, attr: str) -> object:

@@ -123,7 +123,7 @@ def save(home: Path | str) -> bool:
     kept = dict(list(_programs.items())[-LIMIT:])
     body = marshal.dumps({"key": _key(), "programs": kept})
     try:
-        safefile.replace(Path(home) / MEMORY_NAME, body)
+        safefile.replace(Path(home) / MEMORY_NAME, body, durable=False)
     except OSError:
         return False
     return True

@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from lessons_core.hot import safefile
 from lessons_core.hot.digest import sha256
 from lessons_core.models import Lesson, LessonType, Status
 from lessons_core.specs import AgentSpec
@@ -36,6 +37,8 @@ MIN_LESSONS = 5
 RECORD_NAME = "skills.json"
 RECORD_TYPE = "lessons-skills"
 PREFIX = "lessons-"
+#: Skill files and their record are read like the agent's other files beside them.
+SKILL_MODE = 0o644
 
 #: The first word of a command pattern: ``^pnpm``, ``\bdocker\b``, ``(?:^|\s)alembic``.
 _PATTERN_HEAD = re.compile(
@@ -187,9 +190,8 @@ def load_record(home: Path) -> dict[str, Any] | None:
 
 def _save_record(home: Path, record: dict[str, Any]) -> None:
     target = record_path(home)
-    tmp = target.with_name(target.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(target)
+    text = json.dumps(record, indent=2, sort_keys=True) + "\n"
+    safefile.replace(target, text.encode("utf-8"), mode=SKILL_MODE)
 
 
 def fingerprint(groups: Mapping[str, Sequence[Lesson]], roots: Sequence[Path]) -> str:
@@ -260,9 +262,7 @@ def _write_one(
     if dry_run:
         return SkillFile(tool, path, "would-write", ids)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_bytes(text)
-    tmp.replace(path)
+    safefile.replace(path, text, mode=SKILL_MODE)
     files[key] = _digest(text)
     return SkillFile(tool, path, "written", ids)
 

@@ -8,13 +8,12 @@ answer, written atomically, so the scan's helper processes can write side by sid
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from lessons_core.hot import safefile
 
 DIRECTORY = "llm-cache"
 
@@ -43,10 +42,7 @@ class Cache:
         path = self._path(digest)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".answer-", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(answer, handle, ensure_ascii=False)
-            Path(tmp).replace(path)
+            data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+            safefile.replace(path, data, durable=False)
         except OSError:  # a cache that cannot be written costs the next scan a call, no more
-            with contextlib.suppress(NameError, OSError):
-                Path(tmp).unlink(missing_ok=True)
+            pass

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from lessons_core import regex_programs
 from lessons_core.models import Candidate, Lesson, content_hash
 from lessons_core.plugin import hookimpl
+from lessons_core.similarity import jaccard as jaccard
 from lessons_core.specs import DedupSpec
 
 NAME = "jaccard"
@@ -40,12 +41,6 @@ def tokens(text: str) -> frozenset[str]:
     splits of the same 143 texts).
     """
     return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)
 
 
 def _text(item: Lesson | Candidate) -> str:

@@ -8,8 +8,6 @@ and :mod:`lessons_core.report.page`, and written atomically next to its final na
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import click
 
 from lessons_core.cli.common import user_errors
 from lessons_core.errors import LessonsError
+from lessons_core.hot import safefile
 
 DEFAULT_OUTPUT = "lessons-report.html"
 
@@ -28,14 +27,9 @@ def write_page(target: Path, text: str) -> None:
     parent = target.parent if str(target.parent) else Path()
     if not parent.is_dir():
         raise LessonsError(f"{parent}: no such directory")
-    fd, tmp = tempfile.mkstemp(prefix=".lessons-report-", suffix=".html", dir=parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        Path(tmp).chmod(0o644)  # a report is for reading; mkstemp makes it private
-        Path(tmp).replace(target)
+        safefile.replace(target, text.encode("utf-8"), mode=0o644)  # a report is for reading
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise LessonsError(f"cannot write {target}: {exc.strerror}") from exc
 
 

@@ -8,8 +8,6 @@ in one transaction and prints a report. Export writes redacted JSONL with a head
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +15,7 @@ import click
 
 from lessons_core.cli.common import rebuild, user_errors
 from lessons_core.errors import LessonsError
+from lessons_core.hot import safefile
 from lessons_core.models import Lesson
 from lessons_core.transfer.merge import ImportReport
 
@@ -223,15 +222,7 @@ def _report_json(report: ImportReport, statistics: int) -> dict[str, Any]:
 
 def _write_atomic(path: Path, lines: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(line + "\n")
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    safefile.replace(path, "".join(line + "\n" for line in lines).encode("utf-8"))
 
 
 @click.command()

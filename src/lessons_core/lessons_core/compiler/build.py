@@ -32,7 +32,6 @@ import json
 import marshal
 import os
 import sys
-import tempfile
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -51,7 +50,7 @@ from lessons_core.compiler.entries import trigger_warning
 from lessons_core.compiler.sources import merge, read_sources
 from lessons_core.errors import LessonsError
 from lessons_core.hot import manifest as hot_manifest
-from lessons_core.hot import recall
+from lessons_core.hot import recall, safefile
 from lessons_core.hot.digest import hex_sha256
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
@@ -366,9 +365,9 @@ def write_manifest(manifest: dict[str, Any], home: Path) -> Path:
     data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     try:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
-        written = _atomic_write(target, data)
-        _atomic_write(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
-        _atomic_write(home / recall.PROGRAMS_NAME, recall_programs())
+        written = safefile.replace(target, data)
+        safefile.replace(home / STAMP_NAME, f"{manifest.get('storeRevision', 0)}\n".encode())
+        safefile.replace(home / recall.PROGRAMS_NAME, recall_programs())
         _write_cache(target, manifest, written)
     except OSError as exc:
         raise LessonsError(
@@ -416,33 +415,8 @@ def _write_cache(target: Path, manifest: dict[str, Any], written: os.stat_result
     try:
         header = hot_manifest.cache_header(written)
         data = hot_manifest.pack_cache(header, head, manifest["lessons"], compiled)
-        _atomic_write(cache, data)
+        safefile.replace(cache, data)
     except (OSError, ValueError) as exc:
         log.warning("manifest.cache_not_written", path=str(cache), error=str(exc))
         with contextlib.suppress(OSError):
             cache.unlink()
-
-
-def _atomic_write(target: Path, data: bytes) -> os.stat_result:
-    """Replace ``target`` with ``data``; returns the written file's status (size, mtime and
-    inode survive the rename)."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-            written = os.fstat(fh.fileno())
-        Path(tmp).chmod(0o600)
-        Path(tmp).replace(target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp).unlink()
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    return written

@@ -196,7 +196,7 @@ class SessionState:
         from lessons_core.hot import fastjson
 
         data = fastjson.dumps(value).encode("utf-8", "replace")
-        safefile.replace(self.note_path(kind), data)
+        safefile.replace(self.note_path(kind), data, durable=False)
 
     def drop_note(self, kind):
         safefile.unlink(self.note_path(kind))
@@ -322,7 +322,9 @@ class SessionState:
         kept = [n for n in sorted(self.seen()) if n not in names]
         try:
             safefile.replace(
-                self.seen_path, "".join(n + "\n" for n in kept).encode("utf-8", "replace")
+                self.seen_path,
+                "".join(n + "\n" for n in kept).encode("utf-8", "replace"),
+                durable=False,
             )
         except OSError:
             safefile.unlink(self.seen_path)

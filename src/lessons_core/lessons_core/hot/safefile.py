@@ -14,7 +14,8 @@ of rules holds everywhere:
 * a file appended to must belong to this user and have a single name (``st_nlink == 1``): a
   hard link to another file of this user would otherwise receive the appended lines (its mode
   is the user's business: a log made group-writable on purpose is still written);
-* reads are bounded: at most ``limit`` bytes, from the start or from the end.
+* reads are bounded: at most ``limit`` bytes, from the start or from the end;
+* a file is replaced at once (:func:`replace`), by the hook and by every command alike.
 
 A refused file raises :class:`UnsafeFile`, an ``OSError``, so callers that already fail open on
 ``OSError`` stay as they are.
@@ -110,12 +111,34 @@ def create(path, dir_fd=None):
     return os.open(path, CREATE_FLAGS, 0o600, dir_fd=dir_fd)
 
 
-def replace(path, data):
-    """Put the bytes ``data`` in place of ``path`` at once, private to the user (0600): written
-    to a new scratch file beside it (:func:`create`: never an existing file, never through a
-    link), then renamed over it. Raises ``OSError``, with the scratch file gone.
+def replace(path, data, mode=0o600, keep_mode=False, durable=True):
+    """Put the bytes ``data`` in place of ``path`` at once; the one atomic writer of the project.
+
+    A reader sees the old file or the new one, never half of one, and a writer that dies at any
+    point leaves the old file whole, because the bytes go to a scratch file beside ``path``
+    (same directory, so the rename cannot cross a file system) that is renamed over it only
+    once it is complete:
+
+    * the scratch file is new (:func:`create`: never an existing file, never through a link); a
+      leftover one of this process, or a link planted under its name, is removed, not followed
+      (it is named for the process: each process writes from one thread);
+    * its mode is ``mode`` (0600: most files hold the user's lessons), or with ``keep_mode`` the
+      mode of the file it replaces, so a settings file someone made readable stays readable;
+    * with ``durable`` the file is flushed to disk before the rename and the directory after
+      it, so after a power cut the name holds the old bytes or the new ones, not an empty file.
+      Caches and a session's notes pass ``durable=False``: they are checked when read and
+      rebuilt when lost, and the hook must not wait for a disk.
+
+    Returns the written file's ``stat`` (size, mtime and inode survive the rename). Raises
+    ``OSError``, with the scratch file gone.
     """
-    scratch = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    path = os.fspath(path)
+    scratch = f"{path}.{os.getpid()}.tmp"
+    if keep_mode:
+        try:  # noqa: SIM105 - contextlib is not imported on the hot path
+            mode = stat.S_IMODE(os.stat(path).st_mode)  # noqa: PTH116 - nor pathlib
+        except FileNotFoundError:
+            pass
     try:
         try:
             out = create(scratch)
@@ -123,13 +146,37 @@ def replace(path, data):
             unlink(scratch)
             out = create(scratch)
         try:
-            os.write(out, data)
+            if mode != 0o600:
+                os.fchmod(out, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+            if durable:
+                os.fsync(out)
+            written = os.fstat(out)
         finally:
             os.close(out)
         os.replace(scratch, path)  # noqa: PTH105 - no pathlib on the hot path
-    except OSError:
+    except BaseException:
         unlink(scratch)
         raise
+    if durable:
+        _sync_directory(os.path.dirname(path) or ".")  # noqa: PTH120 - no pathlib here
+    return written
+
+
+def _sync_directory(directory):
+    """Flush a directory's entries (the rename) to disk; a file system that cannot is no error."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | DIRECTORY | CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def unlink(path, dir_fd=None):

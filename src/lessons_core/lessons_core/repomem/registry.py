@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from lessons_core.errors import LessonsError
+from lessons_core.hot import safefile
 
 NAME = "repo-memory.json"
 LOCK_NAME = "repo-memory.lock"
@@ -115,20 +116,8 @@ def save(home: Path, registry: Registry) -> None:
         "written": dict(sorted(registry.written.items())),
         "trusted": dict(sorted(registry.trusted.items())),
     }
-    import tempfile  # only to write: it imports shutil, which a scan's check need not pay for
-
-    fd, temp = tempfile.mkstemp(prefix=f".{NAME}.", suffix=".tmp", dir=home)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(body, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        Path(temp).replace(home / NAME)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temp).unlink()
-        raise
+    text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+    safefile.replace(home / NAME, text.encode("utf-8"))
 
 
 @contextlib.contextmanager

@@ -34,6 +34,7 @@ from lessons_core.models import (
 )
 from lessons_core.privacy import normalize_home, redact_candidate, redact_head
 from lessons_core.scan import scoring, trigger_checks
+from lessons_core.similarity import jaccard
 from lessons_core.store.base import Store
 
 log = get_logger()
@@ -225,12 +226,6 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
-
-
 def _candidate_text(c: Candidate) -> str:
     return f"{c.summary} {c.mistake} {c.fix}"
 
@@ -406,11 +401,13 @@ class Intake:
                     return None if _other_command(candidate, lesson) else i
             return None
         mine = _tokens(_candidate_text(candidate))
+        if not mine:  # a text without words is alike to nothing: it gives no evidence
+            return None
         best, best_score = None, SIMILARITY
         for i, theirs in enumerate(self._lesson_tokens):
             if _other_command(candidate, self.lessons[i]):
                 continue
-            score = _jaccard(mine, theirs)
+            score = jaccard(mine, theirs)
             if score >= best_score:
                 best, best_score = i, score
         return best
@@ -436,13 +433,15 @@ class Intake:
 
     def _duplicate_candidate(self, candidate: Candidate) -> int | None:
         mine = _tokens(_candidate_text(candidate))
+        if not mine:  # a text without words is alike to nothing: it gives no evidence
+            return None
         best, best_score = None, SIMILARITY
         for i, other in enumerate(self.pending):
             if other.tool != candidate.tool or (
                 other.trigger and candidate.trigger and other.trigger != candidate.trigger
             ):
                 continue
-            score = _jaccard(mine, self._pending_tokens[i])
+            score = jaccard(mine, self._pending_tokens[i])
             if score >= best_score:
                 best, best_score = i, score
         return best

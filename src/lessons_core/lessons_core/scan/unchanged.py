@@ -93,7 +93,8 @@ def record(
         # Private like the rest of LESSONS_HOME (the index names every transcript), and the
         # scratch file never one planted there. ``dumps``, not ``dump``: only the one-shot
         # encoder is the C one (about 2 ms less for the index of 150 transcripts).
-        safefile.replace(path, json.dumps(index, separators=(",", ":")).encode("utf-8"))
+        data = json.dumps(index, separators=(",", ":")).encode("utf-8")
+        safefile.replace(path, data, durable=False)
     except OSError:
         forget(home)
         return False

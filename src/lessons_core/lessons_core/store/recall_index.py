@@ -48,10 +48,8 @@ import contextlib
 import json
 import marshal
 import math
-import os
 import re
 import sys
-import tempfile
 import unicodedata
 from array import array
 from collections import Counter, defaultdict
@@ -59,7 +57,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from lessons_core.hot import errnorm, porter
+from lessons_core.hot import errnorm, porter, safefile
 from lessons_core.hot import recall as hot_recall
 from lessons_core.hot.digest import sha256
 from lessons_core.models import Lesson, Status
@@ -478,22 +476,7 @@ def publish(store: Any, manifest: Mapping[str, Any], home: Path) -> Path:
         failure_hints=int(manifest.get("failureHints") or 0),
     )
     target = home / INDEX_NAME
-    _atomic_write(target, data)
+    safefile.replace(target, data)
     with contextlib.suppress(OSError):
         (home / LEGACY_INDEX_NAME).unlink()  # the text index of earlier versions
     return target
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).chmod(0o600)
-        Path(tmp).replace(target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp).unlink()
-        raise
