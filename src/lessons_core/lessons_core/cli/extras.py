@@ -42,4 +42,6 @@ def missing(name: str, what: str = "") -> str | None:
         installed = importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         installed = False
-    return NOT_LOADED.format(what=what or f"`lessons {name}`", module=module) if installed else message
+    if not installed:
+        return message
+    return NOT_LOADED.format(what=what or f"`lessons {name}`", module=module)
