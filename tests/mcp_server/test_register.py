@@ -147,20 +147,32 @@ def test_the_registered_command_starts_a_working_server(home: Path) -> None:
 
 
 _WITHOUT_MCP = """
-import sys
+import os, sys
 sys.modules["mcp"] = None  # as if the SDK were not installed
 sys.modules["lessons_mcp"] = None
+os.environ["LESSONS_DISABLED_PLUGINS"] = "mcp"  # and the distribution's entry point with it
+from lessons_core.cli.main import main
+main(sys.argv[1:])
+"""
+
+#: The distribution (and so its plugin) is installed, the SDK it needs is not.
+_WITHOUT_SDK = """
+import sys
+sys.modules["mcp"] = None
 from lessons_core.cli.main import main
 main(sys.argv[1:])
 """
 
 
+@pytest.mark.parametrize("missing", [_WITHOUT_MCP, _WITHOUT_SDK], ids=["extra", "sdk"])
 @pytest.mark.parametrize(
     "args", [["mcp"], ["install", "claude", "--mcp", "--no-scan"], ["uninstall", "codex", "--mcp"]]
 )
-def test_without_the_extra_the_commands_say_how_to_get_it(home: Path, args: list[str]) -> None:
+def test_without_the_extra_the_commands_say_how_to_get_it(
+    home: Path, args: list[str], missing: str
+) -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", _WITHOUT_MCP, *args], capture_output=True, text=True, check=False
+        [sys.executable, "-c", missing, *args], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 1
     assert proc.stderr.startswith(
@@ -177,7 +189,11 @@ try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print("\\nMCP=" + str(sorted(m for m in ("mcp", "lessons_mcp", "pydantic") if m in sys.modules)))
+# The distribution's plugin module loads with every plugin (it adds ``lessons mcp``); the SDK,
+# the server and what only the server or ``install --mcp`` needs must not.
+watched = ("mcp", "pydantic", "jsonschema", "lessons_mcp.server", "lessons_mcp.tools",
+           "lessons_mcp.schemas", "lessons_mcp.register")
+print("\\nMCP=" + str(sorted(m for m in watched if m in sys.modules)))
 """
 
 

@@ -55,15 +55,7 @@ OUTSIDE_EXCEPTIONS: dict[tuple[str, str], str] = {
 }
 
 #: (core file relative to the repository, imported distribution module) -> why.
-CORE_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("src/lessons_core/lessons_core/cli/install_cmds.py", "lessons_mcp.register"): (
-        "`lessons install` registers the MCP server beside the hooks; this moves into the MCP "
-        "plugin with the commands plugins register"
-    ),
-    ("src/lessons_core/lessons_core/cli/mcp_cmds.py", "lessons_mcp.server"): (
-        "`lessons mcp` serves the MCP plugin; the command moves into that plugin"
-    ),
-}
+CORE_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 #: Core modules that may stand in one circle -> why.
 CIRCLE_EXCEPTIONS: dict[frozenset[str], str] = {

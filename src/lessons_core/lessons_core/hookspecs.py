@@ -21,11 +21,14 @@ from lessons_core.plugin import PROJECT
 if TYPE_CHECKING:
     from pathlib import Path
 
+    import click
+
     from lessons_core.models import Config
     from lessons_core.specs import (
         AgentSpec,
         DedupSpec,
         DetectorSpec,
+        InstallExtraSpec,
         LessonSourceSpec,
         MatcherSpec,
         StoreSpec,
@@ -119,6 +122,31 @@ def lessons_register_lesson_sources(register: Callable[[LessonSourceSpec], None]
       make ``lessons build`` exit 1 after writing the manifest, as refused patterns do.
 
     The manifest records each source's ``revision`` under ``sources``.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_commands(cli: click.Group) -> None:
+    """Contribute ``lessons`` subcommands: add click commands or groups to ``cli``
+    (``@cli.command()``, ``cli.add_command(...)``).
+
+    ``cli`` is a click group of the plugin's own, made for this call: only the commands added
+    to it count, under the names they were added with. Called only when the command line needs
+    them (a name that is not one of the core's own commands, or ``lessons --help``), so a plugin
+    should import its heavy libraries inside the command, not at registration. A name the core
+    uses, or one that two plugins add, is a plugin error naming the plugins.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def lessons_register_install_extras(register: Callable[[InstallExtraSpec], None]) -> None:
+    """Contribute what ``lessons install AGENT`` writes into the agent's configuration besides
+    the hooks when asked, and ``lessons uninstall AGENT`` takes out: ``--mcp`` asks for the
+    extra named ``mcp`` (the MCP server's entry, from the ``lessons-mcp`` distribution).
 
     .. versionadded:: 0.1
     """

@@ -35,12 +35,15 @@ from lessons_core.specs import (
     AgentSpec,
     DedupSpec,
     DetectorSpec,
+    InstallExtraSpec,
     LessonSourceSpec,
     MatcherSpec,
     StoreSpec,
 )
 
 if TYPE_CHECKING:
+    import click
+
     from lessons_core.models import Config
     from lessons_core.store.base import Store
 
@@ -50,12 +53,20 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "lessons_core.builtin.detectors",
     "lessons_core.builtin.dedup",
     "lessons_core.builtin.repo_memory",
+    "lessons_core.cli.builtin_commands",
 )
 
 _TRUE = {"1", "true", "yes", "on"}
 
 SpecT = TypeVar(
-    "SpecT", AgentSpec, DetectorSpec, MatcherSpec, StoreSpec, DedupSpec, LessonSourceSpec
+    "SpecT",
+    AgentSpec,
+    DetectorSpec,
+    MatcherSpec,
+    StoreSpec,
+    DedupSpec,
+    LessonSourceSpec,
+    InstallExtraSpec,
 )
 
 
@@ -274,6 +285,49 @@ class Plugins:
     def lesson_sources(self) -> dict[str, LessonSourceSpec]:
         return self._collect("lessons_register_lesson_sources", LessonSourceSpec)
 
+    def install_extras(self) -> dict[str, InstallExtraSpec]:
+        return self._collect("lessons_register_install_extras", InstallExtraSpec)
+
+    def commands(self) -> dict[str, click.Command]:
+        """The subcommands plugins add (``lessons_register_commands``), by name.
+
+        Each implementation fills a click group of its own, so a name two plugins add can say
+        which two, and an exception which plugin raised it.
+        """
+        hook_name = "lessons_register_commands"
+        cached = self._cache.get(hook_name)
+        if cached is not None:
+            return dict(cached)
+        import click
+
+        found: dict[str, click.Command] = {}
+        owner: dict[str, str] = {}
+        for plugin_name, function in self._impls(hook_name):
+            group = click.Group("lessons")
+            try:
+                function(cli=group)
+            except PluginError:
+                raise
+            except Exception as exc:
+                raise PluginError(
+                    f"plugin {plugin_name!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
+                ) from exc
+            for name, command in group.commands.items():
+                if name in found:
+                    raise PluginError(
+                        f"two plugins register the command {name!r}: {owner[name]!r} and "
+                        f"{plugin_name!r}; uninstall or block one (LESSONS_DISABLED_PLUGINS)"
+                    )
+                found[name] = command
+                owner[name] = plugin_name
+        self._cache[hook_name] = found
+        self._owners.update({(hook_name, name): plugin for name, plugin in owner.items()})
+        return dict(found)
+
+    def command_owner(self, name: str) -> str:
+        """The plugin that registered the command ``name`` (after :meth:`commands`)."""
+        return self._owners.get(("lessons_register_commands", name), "")
+
     def registered_by(self, plugin_name: str) -> dict[str, list[str]]:
         """What one plugin contributes, by kind (``agents``, ``detectors`` …), for ``plugins``."""
         kinds = {
@@ -283,6 +337,8 @@ class Plugins:
             "stores": ("lessons_register_stores", self.stores),
             "dedup": ("lessons_register_dedup", self.dedup),
             "lesson sources": ("lessons_register_lesson_sources", self.lesson_sources),
+            "install extras": ("lessons_register_install_extras", self.install_extras),
+            "commands": ("lessons_register_commands", self.commands),
         }
         out: dict[str, list[str]] = {}
         for kind, (hook_name, collect) in kinds.items():

@@ -14,6 +14,7 @@ import attrs
 from lessons_core import regex_programs
 
 if TYPE_CHECKING:
+    from lessons_core.installing import InstallResult
     from lessons_core.models import Lesson
     from lessons_core.seams import (
         Detect,
@@ -175,6 +176,27 @@ class SourceLessons:
     revision: str = ""
     problems: tuple[str, ...] = ()
     waiting: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class InstallExtraSpec:
+    """Something ``lessons install AGENT`` writes into the agent's configuration besides the
+    hooks when asked (``--mcp``: the MCP server's entry), and ``lessons uninstall AGENT`` takes
+    out again.
+
+    ``install(agent, environ, *, project=None, dry_run=False)`` and ``uninstall`` (same
+    arguments) return an :class:`~lessons_core.installing.InstallResult`. ``check()``, when
+    given, is called before anything is written (the hooks included) and raises a
+    :class:`~lessons_core.errors.LessonsError` saying what to do when the step cannot work (a
+    library of its own is missing), so nothing is left half-installed.
+    """
+
+    name: str
+    install: Callable[..., InstallResult]
+    uninstall: Callable[..., InstallResult]
+    #: What was written, as the install line names it ("MCP server 'lessons'").
+    description: str = ""
+    check: Callable[[], None] | None = None
 
 
 @attrs.frozen

@@ -80,6 +80,7 @@ if TYPE_CHECKING:
         AgentSpec,
         DedupSpec,
         DetectorSpec,
+        InstallExtraSpec,
         LessonSourceSpec,
         SourceLessons,
         StoreSpec,
@@ -111,6 +112,7 @@ _add(
     "DedupSpec",
     "LessonSourceSpec",
     "SourceLessons",
+    "InstallExtraSpec",
 )
 _add(
     "lessons_core.seams",
@@ -187,6 +189,7 @@ __all__ = [
     "HotAdapter",
     "HotDecision",
     "HotEvent",
+    "InstallExtraSpec",
     "Installer",
     "Lesson",
     "LessonSourceSpec",

@@ -10,12 +10,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lessons_core import installing
 from lessons_core.cli.common import json_line
+
+if TYPE_CHECKING:
+    from lessons_core.specs import InstallExtraSpec
 
 
 def _project(value: str | None) -> Path | None:
@@ -278,14 +281,20 @@ def uninstall(
         _mcp(agent, project, dry_run=dry_run, remove=True)
 
 
-def _mcp_register() -> Any:
-    """``lessons_mcp.register``, or a clear error when the MCP extra is not installed."""
-    from lessons_core.cli.mcp_cmds import require_server
+def _mcp_register() -> InstallExtraSpec:
+    """The MCP server's install step, which its distribution registers
+    (``lessons_register_install_extras``), checked; or a clear error saying which extra to
+    install."""
+    from lessons_core import services
+    from lessons_core.cli import extras
+    from lessons_core.errors import LessonsError
 
-    require_server()
-    import lessons_mcp.register
-
-    return lessons_mcp.register
+    step = services.load_plugins().install_extras().get("mcp")
+    if step is None:
+        raise LessonsError(extras.missing("mcp", "`--mcp`") or "no plugin registers `--mcp`")
+    if step.check is not None:
+        step.check()
+    return step
 
 
 def _note_mcp(*, installed: bool) -> None:
@@ -305,8 +314,8 @@ def _mcp(
 
     Returns what changed, for ``--json``; ``quiet`` prints nothing.
     """
-    register = _mcp_register()
-    change = register.uninstall if remove else register.install
+    step = _mcp_register()
+    change = step.uninstall if remove else step.install
     result = change(agent, os.environ, project=_project(project), dry_run=dry_run)
     summary = {"path": str(result.path), "changed": bool(result.changed)}
     if not dry_run:
@@ -321,7 +330,7 @@ def _mcp(
     if not result.changed:
         click.echo(f"{result.path}: MCP server already {verb}, nothing changed")
         return summary
-    click.echo(f"{result.path}: MCP server {register.NAME!r} {verb}")
+    click.echo(f"{result.path}: {step.description or 'MCP server'} {verb}")
     if result.backup is not None:
         click.echo(f"  original saved as {result.backup}")
     if result.restored_backup:

@@ -1,8 +1,12 @@
 """The ``lessons`` command line.
 
 Start-up matters (agents and scripts call this often), so subcommands are imported only when
-invoked: ``COMMANDS`` maps each name to ``"module:attribute"`` and :class:`LazyGroup` loads it on
-demand. ``lessons --help`` therefore imports click and nothing of the cold core.
+invoked: ``COMMANDS`` maps each of the core's own commands to ``"module:attribute"`` and
+:class:`LazyGroup` loads it on demand. Every other command comes from a plugin
+(``lessons_register_commands``: ``mcp`` from the lessons-mcp distribution, ``repo`` and ``sync``
+from the core's built-in plugin ``lessons_core.cli.builtin_commands``); the plugins are loaded only
+for a name that is not a core command, or when ``lessons --help`` lists the commands. A core
+command therefore never pays for loading them.
 """
 
 from __future__ import annotations
@@ -43,34 +47,52 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "candidates": ("lessons_core.cli.scan_cmds:candidates", "List candidates awaiting review."),
     "review": ("lessons_core.cli.scan_cmds:review", "Accept, edit or reject candidates."),
     "promote": ("lessons_core.cli.scan_cmds:promote", "Promote candidates to active lessons."),
-    "repo": ("lessons_core.cli.repo_cmds:repo", "Lessons kept in a repository's .lessons."),
     "stats": ("lessons_core.cli.scan_cmds:stats", "Detections, counts and delivery figures."),
     "report": ("lessons_core.cli.report_cmds:report", "Write an HTML page of what lessons did."),
     "install": ("lessons_core.cli.install_cmds:install", "Register the hooks with an agent."),
     "uninstall": ("lessons_core.cli.install_cmds:uninstall", "Remove our hooks from an agent."),
     "doctor": ("lessons_core.cli.doctor_cmds:doctor", "Check config, manifest and hooks."),
-    "sync": ("lessons_core.cli.sync_cmds:sync", "Exchange lessons with the team store."),
     "config": ("lessons_core.cli.config_cmds:config", "Show or set config.json keys."),
     "project-id": ("lessons_core.cli.lesson_cmds:project_id", "Print the project id of a dir."),
     "plugins": ("lessons_core.cli.plugin_cmds:plugins", "List loaded plugins."),
-    "mcp": ("lessons_core.cli.mcp_cmds:mcp", "Run the MCP server over stdio (lessons[mcp])."),
 }
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
+    """A group whose subcommands are imported on first use, and whose plugins' commands are
+    looked for only when a name is not one of its own (or when ``--help`` lists them all)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name, (target, _) in COMMANDS.items() if _available(target)]
+        own = [name for name, (target, _) in COMMANDS.items() if _available(target)]
+        return own + sorted(_plugin_commands(ctx, listing=True))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = COMMANDS.get(cmd_name)
-        if entry is None or not _available(entry[0]):
+        if entry is None:
+            return self._plugin_command(ctx, cmd_name)
+        if not _available(entry[0]):
             return None
         module_name, attr = entry[0].split(":")
         command = getattr(importlib.import_module(module_name), attr)
         assert isinstance(command, click.Command)
         return command
+
+    def _plugin_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """A plugin's command; for an extra's command that is not installed, say which extra
+        brings it (a :class:`LessonsError`) instead of click's "No such command"."""
+        if cmd_name.startswith("-"):
+            return None
+        found = _plugin_commands(ctx, listing=ctx.resilient_parsing).get(cmd_name)
+        if found is not None or ctx.resilient_parsing:
+            return found
+        from lessons_core.cli import extras
+
+        why = extras.missing(cmd_name)
+        if why is not None:
+            from lessons_core.errors import LessonsError
+
+            raise LessonsError(why)
+        return None
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -87,11 +109,66 @@ class LazyGroup(click.Group):
             raise click.UsageError(f"{exc.message} Did you mean {listed}?", ctx) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """List commands from the registry's help lines, without importing them."""
-        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        """List the core's commands from the registry's help lines, without importing them,
+        then the plugins' commands with their own short help."""
+        plugins = _plugin_commands(ctx, listing=True)
+        rows = [
+            (name, COMMANDS[name][1] if name in COMMANDS else _short_help(plugins[name]))
+            for name in self.list_commands(ctx)
+        ]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+#: Where a context keeps the plugins' commands it loaded (one load per command line).
+_LOADED = "lessons.plugin_commands"
+
+
+def _plugin_commands(ctx: click.Context, *, listing: bool) -> dict[str, click.Command]:
+    """The commands the plugins register, loaded once per command line.
+
+    A plugin that fails to load is an error naming it (``PluginError``) when a command of a
+    plugin is asked for; when ``--help`` only lists the commands, it is one line on stderr and
+    the core's commands are still listed. A plugin command that takes a core command's name is
+    such an error too: the core's command always wins, so the plugin's could never run.
+    """
+    root = ctx.find_root()
+    loaded: dict[str, click.Command] | None = root.meta.get(_LOADED)
+    if loaded is not None:
+        return loaded
+    from lessons_core.errors import LessonsError
+
+    try:
+        loaded = _load_plugin_commands()
+    except LessonsError as exc:
+        if not listing:
+            raise
+        click.echo(f"Warning: plugin commands not listed: {exc}", err=True)
+        loaded = {}
+    root.meta[_LOADED] = loaded
+    return loaded
+
+
+def _load_plugin_commands() -> dict[str, click.Command]:
+    from lessons_core import services
+    from lessons_core.manager import PluginError
+
+    plugins = services.load_plugins()
+    commands = plugins.commands()
+    for name in commands:
+        if name in COMMANDS:
+            raise PluginError(
+                f"plugin {plugins.command_owner(name)!r} registers the command {name!r}, which "
+                f"is one of lessons' own; rename it, or uninstall or block the plugin "
+                f"(LESSONS_DISABLED_PLUGINS)"
+            )
+    return commands
+
+
+def _short_help(command: click.Command) -> str:
+    """A plugin command's line in ``lessons --help``: the width the core's lines keep to."""
+    return command.get_short_help_str(limit=60)
 
 
 def _meant(name: str, commands: list[str]) -> list[str]:

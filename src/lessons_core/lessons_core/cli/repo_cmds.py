@@ -80,7 +80,7 @@ def _lesson_for(store: Any, key: str) -> Any:
     return promoted
 
 
-@click.group()
+@click.group(short_help="Lessons kept in a repository's .lessons.")
 def repo() -> None:
     """Lessons kept in a repository's .lessons folder, reviewed in pull requests."""
 

@@ -20,7 +20,7 @@ NOT_CONFIGURED = (
 )
 
 
-@click.command()
+@click.command(short_help="Exchange lessons with the team store.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @user_errors
 def sync(as_json: bool) -> None:

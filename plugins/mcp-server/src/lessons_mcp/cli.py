@@ -1,8 +1,8 @@
-"""``lessons mcp``: run the MCP server (distribution ``lessons-mcp``, extra ``lessons[mcp]``).
+"""``lessons mcp``: run the MCP server, a command this distribution adds to ``lessons``
+(registered by :mod:`lessons_mcp.plugin`).
 
-The server and the SDK it is built on live in their own distribution: the core never imports
-``mcp`` (it is heavy, and most users never run the server). Without it this command says how
-to install it instead of failing with an import error.
+The SDK the server is built on is heavy and imported only when the server runs; without it
+the command says how to install it instead of failing with an import error.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import importlib.util
 
 import click
 
-from lessons_core.errors import LessonsError
+from lessons_core.api import LessonsError
 
 MISSING = (
     "the MCP server is not installed: pip install 'lessons[mcp]' "
@@ -20,7 +20,7 @@ MISSING = (
 
 
 def require_server() -> None:
-    """Raise a clear :class:`LessonsError` when ``lessons_mcp`` or the SDK is missing."""
+    """Raise a clear :class:`LessonsError` when this distribution or the MCP SDK is missing."""
     for module in ("lessons_mcp", "mcp"):
         try:
             found = importlib.util.find_spec(module) is not None
@@ -30,7 +30,7 @@ def require_server() -> None:
             raise LessonsError(MISSING)
 
 
-@click.command()
+@click.command(short_help="Run the MCP server over stdio (lessons[mcp]).")
 @click.option("--tools", "show_tools", is_flag=True, help="Print the tools' schemas and exit.")
 def mcp(show_tools: bool) -> None:
     """Run the lessons MCP server over stdio (what an MCP host starts)."""
