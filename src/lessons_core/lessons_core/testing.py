@@ -122,7 +122,7 @@ class StoreContract:
         first = Sighting("/transcripts/a.jsonl", 4, None, "session-a", "/work/alpha")
         second = Sighting("/transcripts/b.jsonl", 9, "call-9", "session-b", "/work/beta")
         (stored,) = store.add_lessons(
-            [contract_lesson(1, provenance=Provenance(sessions=["session-a"], evidence=[first]))]
+            [contract_lesson(1, provenance=Provenance(sessions=["session-a"], evidence=(first,)))]
         )
         assert store.get_lesson(stored.id) == stored
         assert stored.provenance.evidence == (first,)
@@ -131,7 +131,7 @@ class StoreContract:
         assert store.get_lesson(stored.id) == updated
         assert updated.provenance.evidence == (first, second)
         third = Sighting("/transcripts/c.jsonl", 2, None, "session-c", "/work/gamma")
-        again = contract_lesson(1, provenance=Provenance(evidence=[second, third]))
+        again = contract_lesson(1, provenance=Provenance(evidence=(second, third)))
         (merged,) = store.add_lessons([again])
         assert merged.provenance.evidence == (first, second, third)
         assert store.get_lesson(stored.id) == merged
