@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from lessons_core import services
+from lessons_core import scope_offers, services
 from lessons_core.models import Candidate, Config, Evidence, Status
 from lessons_core.scan import intake
 from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake
@@ -337,3 +337,90 @@ def test_texts_without_words_are_never_folded_by_the_built_in_similarity(store):
     assert sink.admit(first).status == NEW
     assert sink.admit(other).status == NEW
     assert len(store.list_candidates(status="pending")) == 2
+
+
+def test_a_repeat_adds_where_it_was_seen_to_the_lesson(store):
+    """A #lesson block seen again in another session and project: the lesson keeps both places
+    (file, line, call, session, project), and a store opened again reads them back."""
+    gate = Intake(store, Config())
+    first = _candidate(tier=1, confidence=0.85, detector="tier1")
+    assert gate.admit(first).status == PROMOTED
+    repeat = _candidate(
+        tier=1,
+        confidence=0.85,
+        detector="tier1",
+        evidence=(Evidence("/t/b.jsonl", 7, None, "s2"),),
+        project="/home/dev/other",
+    )
+    outcome = gate.admit(repeat)
+    assert outcome.status == DUPLICATE
+    (lesson,) = store.list_lessons()
+    assert [
+        (s.file, s.line, s.call_id, s.session_id, s.project) for s in lesson.provenance.evidence
+    ] == [
+        ("/t/a.jsonl", 5, "c1", "s1", "~/app"),
+        ("/t/b.jsonl", 7, None, "s2", "~/other"),
+    ]
+    assert lesson.provenance.occurrences == 2
+    assert outcome.lesson == lesson
+
+
+def test_the_same_block_again_in_one_session_adds_no_place_and_no_offer(store):
+    """A sub-agent replaying its parent (the same session, here from another directory) is not
+    the mistake happening again: no count, no place, no project, no offer of every project."""
+    gate = Intake(store, Config())
+    assert gate.admit(_candidate(tier=1, confidence=0.85, detector="tier1")).status == PROMOTED
+    (lesson,) = store.list_lessons()
+    store.update_lesson(attrs.evolve(lesson, scope="app-1a2b3c4d"))
+    replay = _candidate(
+        tier=1,
+        confidence=0.85,
+        detector="tier1",
+        evidence=(Evidence("/t/a/subagents/agent-1.jsonl", 3, None, "s1"),),
+        project="/home/dev/app/docs",
+    )
+    outcome = Intake(store, Config()).admit(replay)
+    assert outcome.status == DUPLICATE
+    assert not outcome.offer
+    (after,) = store.list_lessons()
+    assert after.provenance.occurrences == 1
+    assert after.provenance.projects == ("~/app",)
+    assert [(s.file, s.line) for s in after.provenance.evidence] == [("/t/a.jsonl", 5)]
+
+
+def test_a_scoped_lesson_seen_in_a_second_project_is_offered_for_every_project(store, tmp_path):
+    """Scoped to one project and seen in another, the lesson is offered for every project; a
+    repeat from the project it is scoped to offers nothing. Nothing is rescoped."""
+    alpha, beta = tmp_path / "alpha", tmp_path / "beta"
+    alpha.mkdir()
+    beta.mkdir()
+    gate = Intake(store, Config())
+    first = _candidate(tier=1, confidence=0.85, detector="tier1", project=str(alpha))
+    assert gate.admit(first).status == PROMOTED
+    (lesson,) = store.list_lessons()
+    from lessons_core.hot.project import project_id
+
+    scope = project_id(str(alpha))
+    store.update_lesson(attrs.evolve(lesson, scope=scope))
+    gate = Intake(store, Config())
+    same_project = _candidate(
+        tier=1,
+        detector="tier1",
+        evidence=(Evidence("/t/c.jsonl", 2, None, "s3"),),
+        project=str(alpha),
+    )
+    assert not gate.admit(same_project).offer
+    other = _candidate(
+        tier=1,
+        detector="tier1",
+        evidence=(Evidence("/t/b.jsonl", 7, None, "s2"),),
+        project=str(beta),
+    )
+    outcome = gate.admit(other)
+    assert outcome.status == DUPLICATE
+    assert outcome.offer
+    assert outcome.lesson is not None
+    assert scope_offers.command(outcome.lesson) == f"lessons rescope {lesson.id} --global"
+    (after,) = store.list_lessons()
+    assert after.scope == scope
+    assert scope_offers.offers(store.list_lessons()) == [after]

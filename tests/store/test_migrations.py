@@ -54,21 +54,23 @@ def _v2_add_notes(conn: sqlite3.Connection) -> None:
 
 
 def test_older_store_is_migrated_keeping_its_rows(home: Path) -> None:
-    """A store at schema 1 goes through a later step; its rows survive and gain the column."""
+    """A store at the latest schema goes through a later step; its rows survive and gain the
+    column."""
     path = home / "lessons.db"
     with SQLiteStore(path) as store:
         (stored,) = store.add_lessons([make_lesson()])
     conn = sqlite3.connect(path, isolation_level=None)
     try:
-        assert migrations.migrate(conn, path, [*migrations.MIGRATIONS, _v2_add_notes]) == 2
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        later = migrations.LATEST + 1
+        assert migrations.migrate(conn, path, [*migrations.MIGRATIONS, _v2_add_notes]) == later
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == later
         notes = conn.execute("SELECT notes FROM lessons").fetchone()[0]
         assert notes == f"migrated {stored.slug}"
         # running it again is a no-op
-        assert migrations.migrate(conn, path, [*migrations.MIGRATIONS, _v2_add_notes]) == 2
+        assert migrations.migrate(conn, path, [*migrations.MIGRATIONS, _v2_add_notes]) == later
     finally:
         conn.close()
-    assert _versions(path) == (2, "2")
+    assert _versions(path) == (later, str(later))
 
 
 def test_failing_step_rolls_back_every_step(home: Path) -> None:
@@ -85,7 +87,7 @@ def test_failing_step_rolls_back_every_step(home: Path) -> None:
     try:
         with pytest.raises(RuntimeError):
             migrations.migrate(conn, path, [*migrations.MIGRATIONS, _v2_add_notes, broken])
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == migrations.LATEST
         columns = {row[1] for row in conn.execute("PRAGMA table_info(lessons)")}
         assert "notes" not in columns
         assert "half_done" not in columns
@@ -125,3 +127,33 @@ def test_statement_splitter_keeps_trigger_bodies_whole() -> None:
     )
     assert len(parts) == 2
     assert parts[1].startswith("CREATE TRIGGER") and parts[1].endswith("END;")
+
+
+def test_a_store_from_before_sightings_keeps_its_lessons_and_learns_where_they_are_seen(
+    home: Path,
+) -> None:
+    """A store at schema 1 (lessons without the places they were seen) opens at the latest
+    schema: its lessons read back seen nowhere yet, and a sighting is stored from then on."""
+    import attrs
+
+    from lessons_core.models import Sighting
+
+    path = home / "lessons.db"
+    with SQLiteStore(path) as store:
+        (stored,) = store.add_lessons([make_lesson()])
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("ALTER TABLE lessons DROP COLUMN evidence")
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.close()
+    with SQLiteStore(path) as store:
+        assert store.schema_version == migrations.LATEST
+        (old,) = store.list_lessons()
+        assert old == stored
+        assert old.provenance.evidence == ()
+        seen = Sighting("/t/a.jsonl", 3, None, "s1", "/work/alpha")
+        store.update_lesson(
+            attrs.evolve(old, provenance=attrs.evolve(old.provenance, evidence=(seen,)))
+        )
+    with SQLiteStore(path) as store:
+        assert store.get_lesson(stored.id).provenance.evidence == (seen,)

@@ -9,7 +9,7 @@ import attrs
 import pytest
 from tests.team.team_support import Machine
 
-from lessons_core.models import Status
+from lessons_core.models import Sighting, Status
 from lessons_core.testing import contract_candidate, contract_lesson
 
 psycopg = pytest.importorskip("psycopg")
@@ -80,6 +80,31 @@ def test_candidates_and_deliveries_travel_without_transcripts(machines, team_url
     again = alpha.sync()
     assert (again.pushed_candidates, again.pushed_deliveries) == (0, 0)
     assert len(_team_rows(team_url, "SELECT 1 FROM deliveries")) == 1
+
+
+def test_where_a_lesson_was_seen_stays_on_the_machine(machines, team_url):
+    """The places a lesson was seen name transcripts and project directories: they stay in the
+    local store, the team row has none, and the pull that brings the team's row back (and a
+    second sync) leaves them as they were."""
+    alpha, beta = machines
+    seen = (
+        Sighting(
+            "/home/al/.claude/projects/-home-al-shop/s1.jsonl", 4, None, "s1", "/home/al/shop"
+        ),
+    )
+    base = contract_lesson(5)
+    with alpha.store() as store:
+        (lesson,) = store.add_lessons(
+            [attrs.evolve(base, provenance=attrs.evolve(base.provenance, evidence=seen))]
+        )
+    assert alpha.sync().pushed_lessons == 1
+    assert _team_rows(team_url, "SELECT evidence FROM lessons") == [([],)]
+    alpha.sync()
+    with alpha.store() as store:
+        assert store.get_lesson(lesson.id).provenance.evidence == seen
+    assert beta.sync().pulled == 1
+    with beta.store() as store:
+        assert store.get_lesson(lesson.id).provenance.evidence == ()
 
 
 def test_an_edit_travels_and_a_team_removal_follows(machines, team_url):

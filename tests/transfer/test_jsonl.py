@@ -156,3 +156,41 @@ def test_export_round_trips_through_the_parser():
     lessons = [lesson_with("a"), lesson_with("b")]
     parsed = jsonl.parse_jsonl("\n".join(jsonl.export_lines(lessons, home="/nowhere")))
     assert [lesson for _, lesson in parsed.lessons] == lessons
+
+
+def test_where_a_lesson_was_seen_is_exported_valid_and_read_back(tmp_path):
+    """The places a lesson was seen travel in its export (home paths made machine-independent),
+    satisfy the schema, and the parser reads them back."""
+    import attrs
+
+    from lessons_core.models import Sighting
+
+    home = str(tmp_path / "alice")
+    seen = (
+        Sighting(f"{home}/.claude/projects/p/s1.jsonl", 4, None, "s1", f"{home}/work/alpha"),
+        Sighting("/srv/t/s2.jsonl", 9, "call-9", "s2", None),
+    )
+    lesson = lesson_with("seen")
+    lesson = attrs.evolve(lesson, provenance=attrs.evolve(lesson.provenance, evidence=seen))
+    (_, text) = jsonl.export_lines([lesson], home=home)
+    body = json.loads(text)
+    assert body["provenance"]["evidence"] == [
+        {
+            "file": "~/.claude/projects/p/s1.jsonl",
+            "line": 4,
+            "call_id": None,
+            "session_id": "s1",
+            "project": "~/work/alpha",
+        },
+        {
+            "file": "/srv/t/s2.jsonl",
+            "line": 9,
+            "call_id": "call-9",
+            "session_id": "s2",
+            "project": None,
+        },
+    ]
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(body)
+    ((_, parsed),) = jsonl.parse_jsonl(text).lessons
+    assert parsed.provenance.evidence[1] == seen[1]
+    assert parsed.provenance.evidence[0].project == "~/work/alpha"

@@ -92,16 +92,51 @@ class Triggers:
 
 
 @attrs.frozen
+class Sighting:
+    """One place a lesson's mistake was seen: the contract's evidence shape plus the project of
+    the session (a lesson gathers sightings from many projects, a candidate has one)."""
+
+    file: str
+    line: int
+    call_id: str | None = None
+    session_id: str | None = None
+    project: str | None = None
+
+
+@attrs.frozen
 class Provenance:
     """Where a lesson came from and how often its mistake was seen.
 
     The counts feed the scoring bonuses (seen in several sessions, in several projects).
+    ``evidence`` lists where it was seen, the first :data:`MAX_SIGHTINGS` places (the counts
+    go on past them): a scan that folds a repeat into the lesson adds the repeat's place, so a
+    user can open the transcripts behind it.
     """
 
     source: str = "manual"  # manual | import | scan:tier1 | scan:tier2 | plugin:<name>
     sessions: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     projects: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     occurrences: int = 1
+    evidence: tuple[Sighting, ...] = ()
+
+
+#: The most sightings a lesson keeps (its row is written again at every repeat).
+MAX_SIGHTINGS = 50
+
+
+def add_sightings(kept: Iterable[Sighting], new: Iterable[Sighting]) -> tuple[Sighting, ...]:
+    """``kept`` and then those of ``new`` at another place (file, line, call), up to
+    :data:`MAX_SIGHTINGS`: the first places are kept, a later one only raises the counts."""
+    out = dict.fromkeys(kept)
+    places = {(s.file, s.line, s.call_id) for s in out}
+    for sighting in new:
+        if len(out) >= MAX_SIGHTINGS:
+            break
+        place = (sighting.file, sighting.line, sighting.call_id)
+        if place not in places:
+            places.add(place)
+            out[sighting] = None
+    return tuple(out)[:MAX_SIGHTINGS]
 
 
 @attrs.frozen

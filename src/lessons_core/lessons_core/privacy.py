@@ -660,7 +660,7 @@ if TYPE_CHECKING:
 
 def redact_lesson(lesson: Lesson) -> Lesson:
     """``lesson`` with a secret in any field redacted: texts, error lines, tags, scope, projects,
-    sessions, the slug (made anew when it spelled a secret) and the triggers (see
+    sessions, where it was seen, the slug (made anew when it spelled a secret) and the triggers (see
     :func:`redact_pattern`). Raises :class:`~lessons_core.errors.ValidationError` when a
     redacted regular expression no longer compiles."""
     import attrs
@@ -694,7 +694,18 @@ def redact_lesson(lesson: Lesson) -> Lesson:
         error_lines=_strings(lesson.error_lines),
         triggers=triggers,
         provenance=attrs.evolve(
-            prov, sessions=_strings(prov.sessions), projects=_strings(prov.projects)
+            prov,
+            sessions=_strings(prov.sessions),
+            projects=_strings(prov.projects),
+            evidence=tuple(
+                attrs.evolve(
+                    s,
+                    file=redact(s.file),
+                    session_id=None if s.session_id is None else redact(s.session_id),
+                    project=None if s.project is None else redact(s.project),
+                )
+                for s in prov.evidence
+            ),
         ),
     )
     return lesson if cleaned == lesson else cleaned

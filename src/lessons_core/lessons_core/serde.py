@@ -37,6 +37,7 @@ from lessons_core.models import (
     McpSettings,
     Provenance,
     ScoringWeights,
+    Sighting,
     Status,
     TeamSettings,
     Triggers,
@@ -131,9 +132,10 @@ def _structure_enum(value: Any, tp: type[enum.Enum]) -> enum.Enum:
 # -- the converter ------------------------------------------------------------------------------
 
 #: Classes whose JSON spelling keeps the Python (snake_case) names: the contract's evidence shape.
-_SNAKE_CLASSES: tuple[type, ...] = (Evidence,)
+_SNAKE_CLASSES: tuple[type, ...] = (Evidence, Sighting)
 _CLASSES: tuple[type, ...] = (
     Triggers,
+    Sighting,
     Provenance,
     Lesson,
     Evidence,
@@ -241,7 +243,8 @@ class _Shape:
 
 
 _TRIGGERS = _Shape(Triggers)
-_PROVENANCE = _Shape(Provenance)
+_SIGHTING = _Shape(Sighting)
+_PROVENANCE = _Shape(Provenance, nested={"evidence": (_SIGHTING, True)})
 _LESSON = _Shape(
     Lesson,
     aliases=LESSON_ALIASES,

@@ -33,7 +33,15 @@ from lessons_core.contracts.adapter import AdapterContract as AdapterContract
 from lessons_core.contracts.adapter import HookPayloads as HookPayloads
 from lessons_core.contracts.detector import DetectorContract as DetectorContract
 from lessons_core.errors import LessonsError
-from lessons_core.models import Candidate, Evidence, Lesson, Provenance, Status, Triggers
+from lessons_core.models import (
+    Candidate,
+    Evidence,
+    Lesson,
+    Provenance,
+    Sighting,
+    Status,
+    Triggers,
+)
 from lessons_core.store.base import Store
 
 
@@ -107,6 +115,26 @@ class StoreContract:
         assert merged.provenance.occurrences == first.provenance.occurrences + 2
         assert set(merged.provenance.sessions) == {"session-1", "other"}
         assert len(store.list_lessons()) == 1
+
+    def test_where_a_lesson_was_seen_is_kept(self, store: Store) -> None:
+        """Its sightings (file, line, call, session, project) read back as written, after an
+        update too, and a second copy of its content adds the places the first did not have."""
+        first = Sighting("/transcripts/a.jsonl", 4, None, "session-a", "/work/alpha")
+        second = Sighting("/transcripts/b.jsonl", 9, "call-9", "session-b", "/work/beta")
+        (stored,) = store.add_lessons(
+            [contract_lesson(1, provenance=Provenance(sessions=["session-a"], evidence=(first,)))]
+        )
+        assert store.get_lesson(stored.id) == stored
+        assert stored.provenance.evidence == (first,)
+        seen = attrs.evolve(stored.provenance, evidence=(first, second), occurrences=2)
+        updated = store.update_lesson(attrs.evolve(stored, provenance=seen))
+        assert store.get_lesson(stored.id) == updated
+        assert updated.provenance.evidence == (first, second)
+        third = Sighting("/transcripts/c.jsonl", 2, None, "session-c", "/work/gamma")
+        again = contract_lesson(1, provenance=Provenance(evidence=(second, third)))
+        (merged,) = store.add_lessons([again])
+        assert merged.provenance.evidence == (first, second, third)
+        assert store.get_lesson(stored.id) == merged
 
     def test_prefix_lookup_and_ambiguity(self, store: Store) -> None:
         """Unique prefixes resolve; ambiguous ones raise a LessonsError."""

@@ -195,8 +195,11 @@ _V1 = [
     "CREATE INDEX deliveries_lesson ON deliveries (lesson_id)",
 ]
 
+#: Where each lesson was seen (its provenance's ``evidence``), not only how often.
+_V2 = ["ALTER TABLE lessons ADD COLUMN evidence jsonb NOT NULL DEFAULT '[]'"]
+
 #: The migration steps, oldest first; the schema version is the length of this list.
-MIGRATIONS: list[list[str]] = [_V1]
+MIGRATIONS: list[list[str]] = [_V1, _V2]
 LATEST = len(MIGRATIONS)
 
 

@@ -52,6 +52,7 @@ from lessons_core.api import (
     NotFound,
     Status,
     StoreError,
+    add_sightings,
     candidate_key,
     content_hash,
     get_logger,
@@ -406,6 +407,9 @@ class PostgresStore:
                     sessions=union(existing.provenance.sessions, lesson.provenance.sessions),
                     projects=union(existing.provenance.projects, lesson.provenance.projects),
                     occurrences=existing.provenance.occurrences + lesson.provenance.occurrences,
+                    evidence=add_sightings(
+                        existing.provenance.evidence, lesson.provenance.evidence
+                    ),
                 ),
                 error_lines=union(existing.error_lines, lesson.error_lines),
                 tags=union(existing.tags, lesson.tags),

@@ -8,7 +8,9 @@ One sync, on one machine, against the team database:
    its revision compared. When the team's row moved on meanwhile (edited elsewhere), that is a
    conflict: the higher revision — the team's — wins and is written back here at once, and the
    local edit is kept whole in the team's ``lesson_conflicts`` table and in
-   ``team-conflicts.jsonl`` in ``LESSONS_HOME``. Nothing is lost, and the report names it.
+   ``team-conflicts.jsonl`` in ``LESSONS_HOME``. Nothing is lost, and the report names it. The
+   places a lesson was seen (its provenance's ``evidence``: transcript paths, project
+   directories) stay here, like the transcripts: a lesson leaves without them.
 2. **candidates out** — pending candidates, merged on the team by content (the same finding on
    two machines is one candidate with both pieces of evidence). Evidence travels as the
    transcript's file name and a line number; the transcript itself never leaves the machine.
@@ -53,6 +55,7 @@ from lessons_core.api import (
     Status,
     Store,
     SyncReport,
+    add_sightings,
     get_logger,
     mask_url,
     shared,
@@ -275,7 +278,7 @@ def _push_new(team: PostgresStore, new: list[Lesson], state: _State, tally: _Tal
                 team_ids[lesson.id] = row["id"]  # pushed already (a sync cut short)
             else:
                 send.append(lesson)
-        for lesson, stored in zip(send, team.add_lessons(send), strict=True):
+        for lesson, stored in zip(send, team.add_lessons(map(_leaving, send)), strict=True):
             team_ids[lesson.id] = stored.id
         revisions = {
             r["id"]: int(r["revision"])
@@ -361,7 +364,9 @@ def _push_edit(
             f"as team conflict {conflict_id} and in {CONFLICTS_NAME}"
         )
         return
-    winner = attrs.evolve(current, id=lesson.id, slug=lesson.slug, created_at=lesson.created_at)
+    winner = attrs.evolve(
+        _staying(current, lesson), id=lesson.id, slug=lesson.slug, created_at=lesson.created_at
+    )
     try:
         local.update_lesson(winner)
     except LessonsError as exc:
@@ -376,12 +381,26 @@ def _push_edit(
     )
 
 
+def _leaving(lesson: Lesson) -> Lesson:
+    """The lesson as it leaves the machine: without the places it was seen (transcript paths,
+    project directories), which stay in the local store like the transcripts themselves."""
+    if not lesson.provenance.evidence:
+        return lesson
+    return attrs.evolve(lesson, provenance=attrs.evolve(lesson.provenance, evidence=()))
+
+
+def _staying(theirs: Lesson, mine: Lesson) -> Lesson:
+    """The team's version of a local lesson, keeping the places it was seen here."""
+    seen = add_sightings(mine.provenance.evidence, theirs.provenance.evidence)
+    return attrs.evolve(theirs, provenance=attrs.evolve(theirs.provenance, evidence=seen))
+
+
 def _jsonb(lesson: Lesson) -> Any:
     from psycopg.types.json import Jsonb
 
     from lessons_core.api import lesson_to_json
 
-    return Jsonb(lesson_to_json(lesson))
+    return Jsonb(lesson_to_json(_leaving(lesson)))
 
 
 def _keep_locally(
@@ -589,7 +608,7 @@ def _apply(
                 f"{revision}); yours is kept as it is ('lessons edit {mine.slug}' if you agree)"
             )
             continue
-        applied = theirs
+        applied = theirs = _staying(theirs, mine)
         if edit_digest(mine) != edit_digest(theirs) or mine.provenance != theirs.provenance:
             updated = attrs.evolve(theirs, id=mine.id, slug=mine.slug, created_at=mine.created_at)
             updated = applied = _held_back(updated, mine, tally)

@@ -42,8 +42,10 @@ if TYPE_CHECKING:
         Lesson,
         LessonType,
         Provenance,
+        Sighting,
         Status,
         Triggers,
+        add_sightings,
         content_hash,
     )
     from lessons_core.plugin import hookimpl
@@ -142,6 +144,8 @@ _add(
     "Status",
     "Config",
     "content_hash",
+    "Sighting",
+    "add_sightings",
 )
 _add("lessons_core.errors", "LessonsError", "ValidationError", "StoreError", "NotFound")
 _add("lessons_core.ids", "new_id", "make_slug")
@@ -204,6 +208,7 @@ __all__ = [
     "RecallSource",
     "Recognize",
     "ScanStateListing",
+    "Sighting",
     "SourceLessons",
     "Status",
     "Store",
@@ -217,6 +222,7 @@ __all__ = [
     "TranscriptRoots",
     "Triggers",
     "ValidationError",
+    "add_sightings",
     "agent_spec_for",
     "as_text",
     "candidate_key",

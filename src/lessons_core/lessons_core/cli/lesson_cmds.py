@@ -244,8 +244,47 @@ def describe(lesson: Lesson) -> list[str]:
         f"  provenance:   {p.source}, seen {p.occurrences}x in {len(p.sessions)} session(s), "
         f"{len(p.projects)} project(s)"
     )
+    out += seen_lines(lesson)
     out.append(f"  created:      {lesson.created_at}    updated: {lesson.updated_at}")
     out.append(f"  content hash: {lesson.content_hash}")
+    return out
+
+
+#: Places and projects ``lessons show`` lists of a lesson (``--json`` gives every one kept).
+SHOWN = 5
+
+
+def seen_lines(lesson: Lesson) -> list[str]:
+    """Where ``lesson`` was seen: the transcript places and projects, counted, the first few
+    listed; and, for a lesson of one project seen in several, the command that opens it to all.
+    """
+    from lessons_core import scope_offers
+    from lessons_core.models import MAX_SIGHTINGS
+
+    p = lesson.provenance
+    out: list[str] = []
+    if p.evidence:
+        files = len({s.file for s in p.evidence})
+        kept = f" (the first {MAX_SIGHTINGS} kept)" if len(p.evidence) >= MAX_SIGHTINGS else ""
+        out.append(f"  seen at:      {len(p.evidence)} place(s) in {files} file(s){kept}")
+        for s in p.evidence[:SHOWN]:
+            where = ", ".join(
+                f"{label} {value}"
+                for label, value in (("session", s.session_id), ("call", s.call_id))
+                if value
+            )
+            out.append(f"    {s.file}:{s.line}" + (f" ({where})" if where else ""))
+        if len(p.evidence) > SHOWN:
+            out.append(f"    … {len(p.evidence) - SHOWN} more (lessons show --json lists them)")
+    if p.projects:
+        more = f", … {len(p.projects) - SHOWN} more" if len(p.projects) > SHOWN else ""
+        out.append(f"  projects:     {', '.join(p.projects[:SHOWN])}{more}")
+    if scope_offers.offered(lesson):
+        count = len(scope_offers.projects_seen(lesson))
+        out.append(
+            f"  offer:        seen in {count} projects; for every project run: "
+            f"{scope_offers.command(lesson)}"
+        )
     return out
 
 

@@ -171,6 +171,7 @@ def scan(
             click.echo(note, err=True)
         if report.held:
             click.echo(f"{report.held} candidate(s) held back by maxCandidatesPerScan.", err=True)
+        _echo_offers(report.offers, err=True)
         return
     pending = sum(1 for c in report.new if c.status == "pending") - report.released
     click.echo(
@@ -184,6 +185,7 @@ def scan(
     )
     for note in report.notes:
         click.echo(note)
+    _echo_offers(report.offers)
     if report.held:
         click.echo(
             f"{report.held} more candidate(s) held back by maxCandidatesPerScan "
@@ -196,6 +198,15 @@ def scan(
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
     if pending or report.released:
         click.echo("Review them with: lessons review")
+
+
+def _echo_offers(lessons: Iterable[Any], *, err: bool = False) -> None:
+    """One line per lesson scoped to one project and seen in more, with the command that opens
+    it to every project (the user decides; nothing is rescoped here)."""
+    from lessons_core import scope_offers
+
+    for lesson in lessons:
+        click.echo(scope_offers.describe(lesson), err=err)
 
 
 def _nothing_new() -> bool:
@@ -280,16 +291,33 @@ def candidates(as_json: bool, status: str) -> None:
 
     with services.open_store() as store:
         found = store.list_candidates(status=None if status == "all" else status)
+        offers = [] if as_json else _offers(store)
     if as_json:
         for candidate in found:
             click.echo(json_line(candidate_json(candidate)))
         return
     if not found:
         click.echo(f"No {status if status != 'all' else ''} candidates.".replace("  ", " "))
-        return
     for candidate in found:
         click.echo(_describe(candidate))
         click.echo("")
+    _list_offers(offers)
+
+
+def _offers(store: Any) -> list[Any]:
+    """The active lessons of ``store`` offered for every project."""
+    from lessons_core import scope_offers
+    from lessons_core.models import Status
+
+    return scope_offers.offers(store.list_lessons(status=Status.ACTIVE))
+
+
+def _list_offers(offers: list[Any]) -> None:
+    """The lessons offered for every project, after the candidates a user reviews."""
+    if not offers:
+        return
+    click.echo(f"{len(offers)} lesson(s) scoped to one project were seen in several:")
+    _echo_offers(offers)
 
 
 # -- promote / review --------------------------------------------------------------------------
@@ -483,6 +511,7 @@ def review(
                 "review is interactive; in scripts use --accept ID / --reject ID "
                 "(see `lessons candidates --json`)"
             )
+        _list_offers(_offers(store))
         pending = store.list_candidates(status="pending")
         if not pending:
             click.echo("No pending candidates.")

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from lessons_core.logs import get_logger
-from lessons_core.models import Candidate
+from lessons_core.models import Candidate, Lesson
 from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake, note_accepted
 from lessons_core.scan.reading import FileResult
 
@@ -47,6 +47,8 @@ class Report:
     #: New candidates held back by ``maxCandidatesPerScan``, and held ones offered again.
     held: int = 0
     released: int = 0
+    #: Lessons scoped to one project that this scan saw in another: offered for every project.
+    offers: list[Lesson] = attrs.field(factory=list)
 
     def count(self, agent: str, key: str) -> None:
         bucket = self.by_agent.setdefault(agent, {})
@@ -145,6 +147,10 @@ class Committer:
             self.report.new.append(outcome.candidate)
             if outcome.status == PROMOTED:
                 self.report.promoted += 1
+        elif outcome.offer and outcome.lesson is not None:
+            lesson = outcome.lesson  # (seen in a third project too: its latest counts shown)
+            offers = [o for o in self.report.offers if o.id != lesson.id]
+            self.report.offers = [*offers, lesson]
 
     def _count(self, candidate: Candidate, status: str, reason: str) -> None:
         self.report.count(candidate.agent, f"tier{candidate.tier}")

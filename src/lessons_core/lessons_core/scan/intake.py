@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core import ids, regex_programs
+from lessons_core import ids, regex_programs, scope_offers
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.logs import get_logger
 from lessons_core.models import (
@@ -29,8 +29,10 @@ from lessons_core.models import (
     Lesson,
     LessonType,
     Provenance,
+    Sighting,
     Status,
     Triggers,
+    add_sightings,
 )
 from lessons_core.privacy import normalize_home, redact_candidate, redact_head
 from lessons_core.scan import scoring, trigger_checks
@@ -260,6 +262,14 @@ def sessions_of(evidence: Iterable[Evidence]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(e.session_id for e in evidence if e.session_id))
 
 
+def sightings_of(candidate: Candidate) -> tuple[Sighting, ...]:
+    """Where ``candidate`` was seen, as a lesson keeps it: its evidence with its project."""
+    return tuple(
+        Sighting(e.file, e.line, e.call_id, e.session_id, candidate.project)
+        for e in candidate.evidence
+    )
+
+
 #: Tiers whose lessons the agent wrote itself (``#lesson`` blocks, the MCP server's ``record``):
 #: their tool gate is the author's choice.
 _AUTHORED_TIERS = frozenset({1, 5})
@@ -324,6 +334,7 @@ def to_lesson(
             sessions=sessions_of(candidate.evidence),
             projects=(candidate.project,) if candidate.project else (),
             occurrences=max(1, len(candidate.evidence)),
+            evidence=add_sightings((), sightings_of(candidate)),
         ),
         created_at=now,
         updated_at=now,
@@ -338,6 +349,9 @@ class Outcome:
     candidate: Candidate
     reason: str = ""
     lesson: Lesson | None = None
+    #: A repeat from another project made the lesson, scoped to one project, one seen in two
+    #: or more: it is offered for every project (see :mod:`lessons_core.scope_offers`).
+    offer: bool = False
 
 
 class Intake:
@@ -447,6 +461,7 @@ class Intake:
         return best
 
     def _bump_lesson(self, index: int, candidate: Candidate) -> Lesson:
+        """Fold a repeat into a known lesson: its counts, bonuses and where it was seen."""
         lesson = self.lessons[index]
         prov = lesson.provenance
         new_sessions = set(sessions_of(candidate.evidence)) - set(prov.sessions)
@@ -468,7 +483,11 @@ class Intake:
             lesson,
             confidence=round(min(max(confidence, lesson.confidence), weights.max_confidence), 3),
             provenance=attrs.evolve(
-                prov, sessions=sessions, projects=projects, occurrences=prov.occurrences + 1
+                prov,
+                sessions=sessions,
+                projects=projects,
+                occurrences=prov.occurrences + 1,
+                evidence=add_sightings(prov.evidence, sightings_of(candidate)),
             ),
         )
         stored = self.store.update_lesson(updated)
@@ -549,8 +568,11 @@ class Intake:
         self._load()
         hit = self._duplicate_lesson(candidate)
         if hit is not None:
+            before = self.lessons[hit].provenance.projects
             lesson = self._bump_lesson(hit, candidate)
-            return Outcome(DUPLICATE, candidate, f"repeats lesson {lesson.slug}", lesson)
+            offer = lesson.provenance.projects != before and scope_offers.offered(lesson)
+            reason = f"repeats lesson {lesson.slug}"
+            return Outcome(DUPLICATE, candidate, reason, lesson, offer=offer)
         hit = self._duplicate_candidate(candidate)
         if hit is not None:
             merged = self._merge_candidate(hit, candidate)

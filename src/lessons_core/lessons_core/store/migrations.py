@@ -176,8 +176,14 @@ def _split(script: str) -> list[str]:
     return statements
 
 
+def _v2_lesson_evidence(conn: sqlite3.Connection) -> None:
+    """Where each lesson was seen (its provenance's ``evidence``): the place of every repeat a
+    scan folds into it, not only the counts."""
+    conn.execute("ALTER TABLE lessons ADD COLUMN evidence TEXT NOT NULL DEFAULT '[]'")
+
+
 #: The migration steps, oldest first; the schema version is the length of this list.
-MIGRATIONS: list[Step] = [_v1_initial]
+MIGRATIONS: list[Step] = [_v1_initial, _v2_lesson_evidence]
 
 LATEST = len(MIGRATIONS)
 

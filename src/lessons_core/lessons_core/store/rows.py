@@ -20,6 +20,7 @@ from lessons_core.models import (
     LessonType,
     MatchTarget,
     Provenance,
+    Sighting,
     Status,
     Triggers,
 )
@@ -64,6 +65,7 @@ LESSON_COLUMNS = (
     "sessions",
     "projects",
     "occurrences",
+    "evidence",
     "created_at",
     "updated_at",
 )
@@ -97,6 +99,43 @@ def union(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*first, *second]))
 
 
+def _evidence_column(row: Row, decode: Decode) -> list[dict[str, Any]]:
+    """A lesson's sightings as stored; none from a row of a schema before them (a store being
+    repaired is read as it is)."""
+    try:
+        raw = row["evidence"]
+    except (KeyError, IndexError):
+        return []
+    return list(decode(raw) or []) if raw is not None else []
+
+
+def sightings_json(sightings: Iterable[Sighting]) -> list[dict[str, Any]]:
+    """A lesson's sightings as the JSON list its ``evidence`` column holds."""
+    return [
+        {
+            "file": s.file,
+            "line": s.line,
+            "call_id": s.call_id,
+            "session_id": s.session_id,
+            "project": s.project,
+        }
+        for s in sightings
+    ]
+
+
+def sightings_from_json(items: Iterable[dict[str, Any]] | None) -> tuple[Sighting, ...]:
+    return tuple(
+        Sighting(
+            file=item["file"],
+            line=int(item["line"]),
+            call_id=item.get("call_id"),
+            session_id=item.get("session_id"),
+            project=item.get("project"),
+        )
+        for item in items or ()
+    )
+
+
 def lesson_values(lesson: Lesson, digest: str, encode: Encode) -> dict[str, Any]:
     """Every column a lesson fills, by name (``digest``: its content hash)."""
     t = lesson.triggers
@@ -122,6 +161,7 @@ def lesson_values(lesson: Lesson, digest: str, encode: Encode) -> dict[str, Any]
         "sessions": encode(list(p.sessions)),
         "projects": encode(list(p.projects)),
         "occurrences": p.occurrences,
+        "evidence": encode(sightings_json(p.evidence)),
         "session_count": len(p.sessions),
         "project_count": len(p.projects),
         "created_at": lesson.created_at,
@@ -153,6 +193,7 @@ def lesson_json_from_row(row: Row, decode: Decode) -> dict[str, Any]:
             "sessions": decode(row["sessions"]),
             "projects": decode(row["projects"]),
             "occurrences": row["occurrences"],
+            "evidence": _evidence_column(row, decode),
         },
         "createdAt": row["created_at"],
         "updatedAt": row["updated_at"],
@@ -182,6 +223,7 @@ def lesson_from_row(row: Row, decode: Decode) -> Lesson:
             sessions=decode(row["sessions"]),
             projects=decode(row["projects"]),
             occurrences=row["occurrences"],
+            evidence=sightings_from_json(_evidence_column(row, decode)),
         ),
         created_at=row["created_at"],
         updated_at=row["updated_at"],

@@ -50,6 +50,7 @@ from lessons_core.models import (
     Candidate,
     Lesson,
     Status,
+    add_sightings,
     content_hash,
 )
 from lessons_core.store import migrations
@@ -435,6 +436,9 @@ class SQLiteStore:
                     sessions=union(existing.provenance.sessions, lesson.provenance.sessions),
                     projects=union(existing.provenance.projects, lesson.provenance.projects),
                     occurrences=existing.provenance.occurrences + lesson.provenance.occurrences,
+                    evidence=add_sightings(
+                        existing.provenance.evidence, lesson.provenance.evidence
+                    ),
                 ),
                 error_lines=union(existing.error_lines, lesson.error_lines),
                 tags=union(existing.tags, lesson.tags),

@@ -243,6 +243,17 @@ def scrubbed(lesson: Lesson, home: str | Path | None = None) -> Lesson:
         remediation=clean(lesson.remediation),
         injection=None if lesson.injection is None else clean(lesson.injection),
         error_lines=tuple(clean(line) for line in lesson.error_lines),
+        provenance=attrs.evolve(
+            lesson.provenance,
+            evidence=tuple(
+                attrs.evolve(
+                    s,
+                    file=clean(s.file),
+                    project=None if s.project is None else clean(s.project),
+                )
+                for s in lesson.provenance.evidence
+            ),
+        ),
     )
 
 

@@ -27,7 +27,7 @@ import attrs
 
 from lessons_core import ids
 from lessons_core.errors import ValidationError
-from lessons_core.models import Lesson
+from lessons_core.models import Lesson, add_sightings
 from lessons_core.privacy import redact, redact_lesson
 from lessons_core.store.base import Store
 
@@ -147,6 +147,7 @@ def merge_into(existing: Lesson, incoming: Lesson) -> Lesson:
             sessions=_union(existing.provenance.sessions, incoming.provenance.sessions),
             projects=_union(existing.provenance.projects, incoming.provenance.projects),
             occurrences=max(existing.provenance.occurrences, incoming.provenance.occurrences),
+            evidence=add_sightings(existing.provenance.evidence, incoming.provenance.evidence),
         ),
     )
 
