@@ -11,7 +11,10 @@ patterns are listed with the rule they break.
 Then the worst hook call: every accepted pattern searched, each on its own limit, over the
 subjects that were worst for the slowest patterns — as if one tool's lessons held them all and
 the call's text passed every literal prefilter — and, as a looser bound, the sum of every
-pattern's own worst case.
+pattern's own worst case. The call is searched as the hook searches it: the seed's hints share
+the call's budget of characters (``hot.match.SEARCH_BUDGET``), after which each sees the short
+subject; the seed's guards and nudges, and every shape above (counted as a guard, the costlier
+case), are never cut. The same call without the budget is printed beside it.
 
 Targets: no accepted pattern over 25 ms, no hook call over 100 ms. Times are CPU time of this
 thread, best of three.
@@ -33,6 +36,7 @@ from lessons_core.compiler.entries import _anchored
 from lessons_core.compiler.globs import glob_to_regex
 from lessons_core.compiler.probe import SUBJECT_LIMIT, _units, pumps, subjects
 from lessons_core.compiler.regex_safety import hot_source, judge
+from lessons_core.hot.match import SEARCH_BUDGET, searched
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO.parent / "shared" / "corpus" / "seed-lessons" / "lesson-manifest.json"
@@ -113,25 +117,34 @@ def adversarial(source: str, sizes: list[int]) -> list[str]:
     return [text for size in sizes for text in subjects(units, size, prefixes)]
 
 
-def call_cost(hooked: list[tuple[str, int]], text: str) -> float:
-    """One hook call's matching on ``text``: every pattern searched on its limit, in ms."""
+def call_cost(hooked: list[tuple[str, int, bool]], text: str, budget: bool = True) -> float:
+    """One hook call's matching on ``text``, in ms: every pattern searched on its limit, the
+    hints (``uncut`` False) within the call's budget when ``budget`` is on, as the hook does."""
     total = 0.0
-    for source, limit in hooked:
-        total += worst(source, [text], 1000.0, limit)
+    left = SEARCH_BUDGET
+    for source, limit, uncut in sorted(hooked, key=lambda h: not h[2]):  # uncut ones first
+        if uncut or not budget:
+            total += worst(source, [text], 1000.0, limit)
+            continue
+        n = searched(len(text), limit, left)
+        left -= n
+        total += worst(source, [text[:n]], 1000.0, None)
     return total
 
 
 def seed_patterns() -> list[str]:
-    return [source for source, _kind in seed_kinds()]
+    return [source for source, _kind, _uncut in seed_kinds()]
 
 
-def seed_kinds() -> list[tuple[str, str]]:
-    """Every distinct seed pattern with what it is matched against (``command`` or ``path``)."""
+def seed_kinds() -> list[tuple[str, str, bool]]:
+    """Every distinct seed pattern with what it is matched against (``command`` or ``path``),
+    and whether the budget leaves it uncut (a guard's or a nudge's)."""
     if not SEED.is_file():
         return []
     data = json.loads(SEED.read_text("utf-8"))
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, bool]] = []
     for lesson in data["lessons"].values():
+        uncut = lesson.get("type") in ("guard", "nudge")
         for key in ("commandRegexSources", "pathRegexSources"):
             for entry in lesson[key]:
                 flags = "(?i)" if "i" in entry.get("flags", "") else ""
@@ -139,8 +152,11 @@ def seed_kinds() -> list[tuple[str, str]]:
                 if key == "pathRegexSources":  # matched against the whole path, as imported
                     source = _anchored(source)
                 kind = "path" if key == "pathRegexSources" else "command"
-                if (source, kind) not in found:
-                    found.append((source, kind))
+                known = next((i for i, f in enumerate(found) if f[:2] == (source, kind)), None)
+                if known is None:
+                    found.append((source, kind, uncut))
+                elif uncut:
+                    found[known] = (source, kind, True)
     return found
 
 
@@ -160,10 +176,10 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     rows: list[tuple[str, str, float, float | None, int, str]] = []
     worst_texts: list[tuple[float, str]] = []
-    hooked: dict[str, list[tuple[str, int]]] = {"command": [], "path": []}
-    shapes = [(source, _kind(source)) for source in SHAPES]
+    hooked: dict[str, list[tuple[str, int, bool]]] = {"command": [], "path": []}
+    shapes = [(source, _kind(source), True) for source in SHAPES]
     for group, sources in (("shape", shapes), ("seed", seed_kinds())):
-        for source, kind in sources:
+        for source, kind, uncut in sources:
             texts = adversarial(source, sizes)
             baseline = worst(source, texts, args.cap, None)
             verdict = judge(source)
@@ -174,8 +190,8 @@ def main() -> int:
             hot, text = worst_with_subject(hot_form, texts, args.cap, verdict.limit)
             rows.append((group, source, baseline, hot, verdict.limit, ""))
             worst_texts.append((hot, text[:SUBJECT_LIMIT]))
-            if (hot_form, verdict.limit) not in hooked[kind]:
-                hooked[kind].append((hot_form, verdict.limit))
+            if (hot_form, verdict.limit, uncut) not in hooked[kind]:
+                hooked[kind].append((hot_form, verdict.limit, uncut))
     print(f"subjects up to {max(sizes)} characters; the hook matches the first {SUBJECT_LIMIT}")
     print(f"{'kind':5}  {'written ms':>10}  {'hook ms':>8}  {'limit':>6}  pattern")
     for group, source, baseline, hot, limit, reason in rows:
@@ -200,10 +216,13 @@ def main() -> int:
     for kind, patterns in hooked.items():
         costs = [call_cost(patterns, text) for text in calls]
         worst_kind = max(costs) if costs else 0.0
+        whole = max((call_cost(patterns, text, budget=False) for text in calls), default=0.0)
         call = max(call, worst_kind)
+        uncut = sum(1 for p in patterns if p[2])
         print(
             f"worst hook call, {kind} patterns: {worst_kind:.2f} ms for {len(patterns)} patterns"
-            f" on {len(calls)} hostile subjects"
+            f" ({uncut} never cut) on {len(calls)} hostile subjects; {whole:.2f} ms if every"
+            " hint searched the whole subject"
         )
     bound = sum(r[3] or 0.0 for r in accepted)
     print(f"sum of every pattern's own worst case: {bound:.2f} ms")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hot_support import make_lesson, manifest_for, pre_tool
 
 from lessons_core.hot import match
-from lessons_core.models import MatchTarget
+from lessons_core.models import LessonType, MatchTarget
 
 
 def test_executable_target_ignores_quoted_arguments():
@@ -159,3 +159,88 @@ def test_trace_names_the_failing_gate():
     on_edit = make_lesson(triggers={"tool_names": ["Edit"], "path_patterns": ["*.md"]})
     gates = dict(match.trace(manifest_for(on_bash, on_edit), pre_tool(tool="Bash", command="ls")))
     assert gates == {on_bash.id: "command", on_edit.id: "tool"}
+
+
+# -- the call's search budget ---------------------------------------------------------------
+
+
+def test_searched_takes_the_limit_then_the_budget_and_never_less_than_the_short_subject():
+    assert match.searched(100, None, None) == 100
+    assert match.searched(100, 40, None) == 40
+    assert match.searched(100, 400, None) == 100
+    assert match.searched(30_000, None, 10_000) == 10_000  # what the budget has left
+    assert match.searched(30_000, None, 10) == match.SHORT_SUBJECT  # spent: the short subject
+    assert match.searched(30_000, None, -5) == match.SHORT_SUBJECT
+    assert match.searched(100, None, 10) == 100  # a short subject is never cut
+    assert match.searched(30_000, 1_000, 10) == 1_000
+
+
+#: Linear, so it carries no subject limit of its own: only the call's budget can cut it.
+_LINEAR_FORCE_PUSH = r"\bgit\s+push\s+--force\b"
+
+
+def _long_command(tail: str) -> str:
+    """A command of the hook's whole subject length with ``tail`` at its very end."""
+    filler = "echo lint-check-ok; " * (match.SUBJECT_LIMIT // 20)
+    tail = "; " + tail
+    return filler[: match.SUBJECT_LIMIT - len(tail)] + tail
+
+
+def _many_hints(count: int) -> list:
+    """Hints whose pattern holds the filler's literal, so every one is searched whole."""
+    return [
+        make_lesson(
+            summary=f"hint {i}",
+            triggers={"tool_names": ["Bash"], "command_patterns": [rf"lint-check-ok;\s*x{i}\b"]},
+        )
+        for i in range(count)
+    ]
+
+
+def test_hints_share_the_calls_budget_so_a_long_command_is_not_searched_whole_by_each():
+    """Past the budget, a hint sees only the start of a long command: its match at the end is
+    not found, while the same hint on a fresh call finds it."""
+    spend = match.SEARCH_BUDGET // match.SUBJECT_LIMIT + 1
+    late = make_lesson(
+        summary="late hint",
+        triggers={"tool_names": ["Bash"], "command_patterns": [_LINEAR_FORCE_PUSH]},
+    )
+    hints = _many_hints(spend)
+    manifest = manifest_for(*hints, late)
+    lessons = manifest["lessons"]
+    assert "limit" not in lessons[late.id]["commands"][0]
+    event = pre_tool(tool="Bash", command=_long_command("git push --force"))
+    subject = match.Subject(event)
+    for hint in hints:
+        assert match.check(lessons[hint.id], subject) == "command"
+    assert match.check(lessons[late.id], subject) == "command"
+    assert match.check(lessons[late.id], match.Subject(event)) is None
+
+
+def test_a_guard_sees_the_whole_command_however_much_the_hints_searched():
+    spend = match.SEARCH_BUDGET // match.SUBJECT_LIMIT + 1
+    guard = make_lesson(
+        summary="never force-push",
+        type=LessonType.GUARD,
+        triggers={"tool_names": ["Bash"], "command_patterns": [_LINEAR_FORCE_PUSH]},
+    )
+    hints = _many_hints(spend)
+    manifest = manifest_for(*hints, guard)
+    lessons = manifest["lessons"]
+    subject = match.Subject(pre_tool(tool="Bash", command=_long_command("git push --force")))
+    for hint in hints:
+        match.check(lessons[hint.id], subject)
+    assert subject.left < match.SHORT_SUBJECT  # the hints spent the budget
+    assert match.check(lessons[guard.id], subject) is None
+
+
+def test_one_call_searches_at_most_the_budget_and_a_short_subject_per_further_hint():
+    count = 3 * (match.SEARCH_BUDGET // match.SUBJECT_LIMIT)
+    manifest = manifest_for(*_many_hints(count))
+    subject = match.Subject(pre_tool(tool="Bash", command=_long_command("done")))
+    lessons = manifest["lessons"]
+    for lesson_id in match.candidates(manifest, "Bash"):
+        match.check(lessons[lesson_id], subject)
+    spent = match.SEARCH_BUDGET - subject.left
+    assert spent <= match.SEARCH_BUDGET + count * match.SHORT_SUBJECT
+    assert spent > match.SEARCH_BUDGET  # every hint was searched, the later ones in part

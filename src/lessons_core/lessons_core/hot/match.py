@@ -25,6 +25,13 @@ the compiler proves or measures every accepted pattern fast on subjects that lon
 (``lessons_core.compiler.probe``), and a longer subject would void that bound. A pattern whose
 search time grows faster than linearly carries a shorter ``limit`` of its own (4,096 characters
 when it grows with the square of the length), on which it was measured the same way.
+
+Bounding each pattern does not bound a call: a 32 KB command that holds every literal would be
+searched whole by every hint of the tool. So the command, content and path patterns of the
+hints of one call share a budget of ``SEARCH_BUDGET`` characters; once it is spent, each further
+pattern sees only the first ``SHORT_SUBJECT`` characters. Real commands are far shorter than
+either, so nothing changes for them. Guards and nudges are never cut: a deny must see what it
+was written for.
 """
 
 import marshal
@@ -34,6 +41,12 @@ from lessons_core.hot.executable import blank_quotes
 #: Characters of a command, content or path that patterns are matched against (the rest is not
 #: looked at). Must equal ``lessons_core.compiler.probe.SUBJECT_LIMIT``.
 SUBJECT_LIMIT = 32768
+#: Characters the hint patterns of one call may search between them (about 20 ms of linear
+#: searching), and what each further pattern still sees once they are spent.
+SEARCH_BUDGET = 1 << 20
+SHORT_SUBJECT = 4096
+#: Lesson types whose patterns the budget never cuts.
+_UNCUT = ("guard", "nudge")
 
 _compiled: dict[str, object] = {}
 _programs: dict[str, object] = {}
@@ -75,7 +88,7 @@ def compiled(source):
 class Subject:
     """The parts of one event that patterns look at, lowercased lazily and at most once."""
 
-    __slots__ = ("_low", "_project", "cwd", "event", "texts")
+    __slots__ = ("_low", "_project", "cwd", "event", "left", "texts")
 
     def __init__(self, event):
         self.event = event
@@ -90,6 +103,7 @@ class Subject:
         }
         self._low = {}
         self._project = False
+        self.left = SEARCH_BUDGET  # characters the call's hint patterns may still search
 
     def text(self, kind):
         if kind == "executable":
@@ -149,13 +163,27 @@ def _project_id(cwd, environ):
         return None
 
 
-def any_matches(patterns, text, low, is_ascii):
+def searched(length, limit, left):
+    """How many characters of a subject of ``length`` one pattern searches: all of them, or its
+    own ``limit``, and no more than the call's ``left`` budget unless that is below
+    ``SHORT_SUBJECT`` (``left`` is None for a pattern the budget does not cut)."""
+    n = limit if limit and limit < length else length
+    if left is not None and n > left:
+        n = left if left > SHORT_SUBJECT else min(n, SHORT_SUBJECT)
+    return n
+
+
+def any_matches(patterns, text, low, is_ascii, meter=None):
     """True when one of ``patterns`` (``{"source", "literal", "fold", "limit"}`` dicts) matches
     ``text``, or its first ``limit`` characters when the pattern has one.
+
+    ``meter`` (the call's :class:`Subject`) makes the search share the call's budget (see the
+    module's docstring); without it the pattern sees all it may.
 
     The literal check is skipped for non-ASCII text when the pattern folds case: under
     ``re.IGNORECASE`` a few non-ASCII letters match ASCII ones that ``str.lower`` leaves alone.
     """
+    length = len(text)
     for pattern in patterns:
         literal = pattern.get("literal")
         if literal and (is_ascii or not pattern.get("fold")):
@@ -164,8 +192,12 @@ def any_matches(patterns, text, low, is_ascii):
                     continue
             elif not any(part in low for part in literal):
                 continue
-        limit = pattern.get("limit")
-        if compiled(pattern["source"]).search(text[:limit] if limit else text):
+        if meter is None:
+            n = searched(length, pattern.get("limit"), None)
+        else:
+            n = searched(length, pattern.get("limit"), meter.left)
+            meter.left -= n
+        if compiled(pattern["source"]).search(text if n == length else text[:n]):
             return True
     return False
 
@@ -176,6 +208,7 @@ def check(lesson, subject, listed=True, environ=None):
         return "tool"
     commands = lesson.get("commands") or ()
     path_patterns = lesson.get("paths") or ()
+    meter = None if lesson.get("type") in _UNCUT else subject
     applicable = 0
     if commands:
         kind = "executable" if lesson.get("commandTarget") == "executable" else "full"
@@ -183,13 +216,13 @@ def check(lesson, subject, listed=True, environ=None):
         if text is not None:
             applicable += 1
             low, is_ascii = subject.lower(kind)
-            if not any_matches(commands, text, low, is_ascii):
+            if not any_matches(commands, text, low, is_ascii, meter):
                 return "command"
     if path_patterns:
         event_paths = subject.paths()
         if event_paths:
             applicable += 1
-            if not _any_path(path_patterns, event_paths):
+            if not _any_path(path_patterns, event_paths, meter):
                 return "path"
     if (commands or path_patterns) and not applicable:
         return "command" if commands and not path_patterns else "path"
@@ -199,7 +232,7 @@ def check(lesson, subject, listed=True, environ=None):
         if text is None:
             return "content"
         low, is_ascii = subject.lower("content")
-        if not any_matches(content, text, low, is_ascii):
+        if not any_matches(content, text, low, is_ascii, meter):
             return "content"
     models = lesson.get("models")
     if models and subject.text("model") is not None:
@@ -212,12 +245,12 @@ def check(lesson, subject, listed=True, environ=None):
     return None
 
 
-def _any_path(patterns, event_paths):
+def _any_path(patterns, event_paths, meter=None):
     for path in event_paths:
         norm = path.replace("\\", "/")
         low = norm.lower()
         is_ascii = norm.isascii()
-        if any_matches(patterns, norm, low, is_ascii):
+        if any_matches(patterns, norm, low, is_ascii, meter):
             return True
     return False
 
