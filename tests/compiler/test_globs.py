@@ -48,3 +48,34 @@ def test_bad_globs_are_errors(glob):
     """Unclosed brackets or braces, or an empty glob, raise a clear error."""
     with pytest.raises(GlobError):
         glob_to_regex(glob)
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "hit"),
+    [
+        # a leading `**/` and another one: each piece between them keeps its place
+        ("**/src/**/*.py", "/r/app/src/pkg/mod.py", True),
+        ("**/src/**/*.py", "/r/app/src/pkg/mod.txt", False),
+        # a run of stars before a slash is one `**/`
+        ("***/a.py", "/r/x/a.py", True),
+        ("***/a.py", "/r/x/ba.py", False),
+        # every branch of braces whole, from its first character
+        ("*.{py,md}", "/p/x.py", True),
+        ("*.{py,md}", "/p/x.md", True),
+        ("*.{py,md}", "/p/x.y", False),
+        # a `]` first in a class is one of its members
+        ("[]x]y", "/p/]y", True),
+        ("[]x]y", "/p/xy", True),
+        ("[]x]y", "/p/zy", False),
+    ],
+)
+def test_globstar_pieces_star_runs_and_brace_branches(glob, path, hit):
+    """The parts of a glob that used to be checked only in simpler shapes."""
+    assert bool(re.search(glob_to_regex(glob), path)) is hit
+
+
+@pytest.mark.parametrize("glob", ["x[", "{a,[", "[!"])
+def test_a_glob_ending_in_an_open_class_is_an_error(glob):
+    """A `[` (or `[!`) with nothing after it is the same clear error as any unclosed class."""
+    with pytest.raises(GlobError, match="unclosed"):
+        glob_to_regex(glob)

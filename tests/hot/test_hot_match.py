@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import marshal
+
 from hot_support import make_lesson, manifest_for, pre_tool
 
 from lessons_core.hot import match
@@ -244,3 +246,176 @@ def test_one_call_searches_at_most_the_budget_and_a_short_subject_per_further_hi
     spent = match.SEARCH_BUDGET - subject.left
     assert spent <= match.SEARCH_BUDGET + count * match.SHORT_SUBJECT
     assert spent > match.SEARCH_BUDGET  # every hint was searched, the later ones in part
+
+
+def test_subject_limit_is_the_compilers_to_the_character():
+    """Patterns see exactly the first characters the compiler measured them on: a match that
+    ends on the last of them fires, one that ends just past them does not."""
+    from lessons_core.compiler.probe import SUBJECT_LIMIT
+
+    lesson = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": ["zz"]})
+    manifest = manifest_for(lesson)
+    inside = "a" * (SUBJECT_LIMIT - 2) + "zz"
+    past = "a" * (SUBJECT_LIMIT - 1) + "zz"
+    assert match.matching(manifest, pre_tool(tool="Bash", command=inside)) == [lesson.id]
+    assert match.matching(manifest, pre_tool(tool="Bash", command=past)) == []
+
+
+def test_build_time_programs_are_what_runs():
+    """A pattern with a program in the manifest runs that program (as a tuple, or marshalled
+    as the marshal copy stores it): the hook does not compile it again."""
+    from lessons_core.compiler.programs import program
+
+    other = program("beta")
+    for stored in (other, marshal.dumps(other)):
+        match._compiled.clear()
+        match.use_programs({"programs": {"alpha": stored}})
+        try:
+            compiled = match.compiled("alpha")
+            assert compiled.search("beta") is not None
+            assert compiled.search("alpha") is None
+        finally:
+            match.use_programs({})
+            match._compiled.clear()
+
+
+def test_empty_and_odd_paths_are_no_paths():
+    """Empty or non-string entries of an event's paths are not paths: a lesson with command and
+    path patterns is judged on the command alone, and nothing raises."""
+    lesson = make_lesson(
+        triggers={
+            "tool_names": ["Bash"],
+            "command_patterns": [r"\beval\s+"],
+            "path_patterns": ["*.sh"],
+        }
+    )
+    manifest = manifest_for(lesson)
+    for paths in ([""], ["", None, 42]):
+        event = pre_tool(tool="Bash", command="eval $x", paths=paths)
+        assert match.matching(manifest, event) == [lesson.id]
+
+
+def test_absent_literal_spares_compiling_a_case_folding_pattern_on_ascii_text():
+    """On ASCII text, where `str.lower` folds as `re.IGNORECASE` does, a case-folding pattern
+    whose literal is absent is not compiled either."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": [r"(?i)\bterraform\s+apply"]}
+    )
+    manifest = manifest_for(lesson)
+    match._compiled.clear()
+    assert match.matching(manifest, pre_tool(tool="Bash", command="ls -la")) == []
+    assert match._compiled == {}
+    assert match.matching(manifest, pre_tool(tool="Bash", command="TERRAFORM apply")) == [lesson.id]
+
+
+def test_trace_names_the_kind_a_call_lacks():
+    """A call with neither kind of subject a lesson's patterns need fails on the kind the lesson
+    has: `command` for command patterns alone, `path` when it has path patterns."""
+    commands = make_lesson(triggers={"tool_names": ["Bash", "Edit"], "command_patterns": ["make"]})
+    paths = make_lesson(triggers={"tool_names": ["Bash", "Edit"], "path_patterns": ["*.md"]})
+    both = make_lesson(
+        triggers={
+            "tool_names": ["Bash", "Edit"],
+            "command_patterns": ["make"],
+            "path_patterns": ["*.md"],
+        }
+    )
+    manifest = manifest_for(commands, paths, both)
+    gates = dict(match.trace(manifest, pre_tool(tool="Edit", content="x")))
+    assert gates == {commands.id: "command", paths.id: "path", both.id: "path"}
+
+
+def test_trace_leaves_out_session_start_lessons_and_goes_on():
+    """Protocol and directive lessons have no gates to trace; the lessons after them still do."""
+    directive = make_lesson(type=LessonType.DIRECTIVE)
+    protocol = make_lesson(type=LessonType.PROTOCOL)
+    hint = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": ["pytest"]})
+    manifest = manifest_for(directive, protocol, hint)
+    assert match.trace(manifest, pre_tool(tool="Bash", command="pytest")) == [(hint.id, None)]
+
+
+def test_prefilter_looks_for_needles_in_the_executable_text_too():
+    """An executable-target pattern is matched on the command with its quoted data blanked, so
+    the prefilter looks for its needles there as well as in the command as written."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": ["commit -m ''"]},
+        command_match_target=MatchTarget.EXECUTABLE,
+    )
+    manifest = manifest_for(lesson)
+    assert manifest["prefilter"]["Bash"]["pairs"] == [["commit -m ''", lesson.id]]
+    event = pre_tool(tool="Bash", command="git commit -m 'wip'")
+    assert match.matching(manifest, event) == [lesson.id]
+
+
+def test_every_pattern_of_a_lesson_is_tried_past_an_absent_literal():
+    """A pattern whose literal (one substring, or any of several) is absent is passed over, not
+    the lesson: its next pattern still decides, and a present literal lets its pattern run."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": ["terraform", "kubectl"]}
+    )
+    either = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": [r"\b(npm|pnpm)\s+i\b", "yarn"]}
+    )
+    manifest = manifest_for(lesson, either)
+    assert match.matching(manifest, pre_tool(tool="Bash", command="kubectl get")) == [lesson.id]
+    assert match.matching(manifest, pre_tool(tool="Bash", command="yarn add")) == [either.id]
+    assert match.matching(manifest, pre_tool(tool="Bash", command="pnpm i x")) == [either.id]
+
+
+def test_absent_literal_spares_compiling_on_non_ascii_text():
+    """A pattern that does not fold case is passed over by its absent literal on any text."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": [r"\bterraform\s+apply"]}
+    )
+    manifest = manifest_for(lesson)
+    match._compiled.clear()
+    assert match.matching(manifest, pre_tool(tool="Bash", command="echo héllo")) == []
+    assert match._compiled == {}
+
+
+def test_a_polynomial_pattern_sees_its_own_limit_only():
+    """A pattern the build measured on a shorter subject (its `limit`) is searched on that many
+    characters: a match past them does not fire, one inside does."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": [r"\bgit\s+push\b.*--force\b"]}
+    )
+    manifest = manifest_for(lesson)
+    entry = manifest["lessons"][lesson.id]
+    (pattern,) = entry["commands"]
+    limit = pattern["limit"]
+    inside = "git push " + " " * (limit - len("git push --force")) + "--force"
+    past = "git push " + " " * limit + "--force"
+    # `check` judges a lesson listed for the call unless told otherwise (as the judging does)
+    assert match.check(entry, match.Subject(pre_tool(tool="Bash", command=inside))) is None
+    assert match.check(entry, match.Subject(pre_tool(tool="Bash", command=past))) == "command"
+
+
+def test_a_broken_program_falls_back_to_compiling():
+    """A stored program `_sre` refuses is no failure: the pattern is compiled from its source."""
+    match._compiled.clear()
+    match.use_programs({"programs": {"alpha": (0, [1, 2, 3], 0, {}, ())}})
+    try:
+        assert match.compiled("alpha").search("xalphax") is not None
+    finally:
+        match.use_programs({})
+        match._compiled.clear()
+
+
+def test_an_empty_model_is_an_unknown_model():
+    """A call naming its model as an empty string passes the model gate, as one naming none."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": ["sed -i"], "model_patterns": ["gpt"]}
+    )
+    manifest = manifest_for(lesson)
+    event = pre_tool(tool="Bash", command="sed -i s/a/b/ f", model="")
+    assert match.matching(manifest, event) == [lesson.id]
+
+
+def test_a_cwd_that_is_no_path_keeps_a_scoped_lesson_silent():
+    """A payload whose cwd is not a string has no project: a scoped lesson does not fire there,
+    and the call is judged without raising."""
+    lesson = make_lesson(
+        triggers={"tool_names": ["Bash"], "command_patterns": ["make"]}, scope="github.com/o/r"
+    )
+    manifest = manifest_for(lesson)
+    assert match.matching(manifest, pre_tool(tool="Bash", command="make", cwd=42)) == []

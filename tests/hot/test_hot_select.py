@@ -87,3 +87,55 @@ def test_fit_after_has_no_first_exception():
     chosen, dropped = select.fit_after(_items(manifest, [big.id]), 4096, 4080, 5)
     assert chosen == []
     assert dropped == [{"id": big.id, "why": "budget"}]
+
+
+def test_budget_is_inclusive_to_the_byte():
+    """Texts whose bytes and separators equal the budget fit; one byte less and the last one
+    shrinks to its summary, and without room for that it is dropped."""
+    first = make_lesson(mistake="a" * 200)
+    second = make_lesson(mistake="b" * 200, summary="the short one")
+    manifest = manifest_for(first, second)
+    items = _items(manifest, [first.id, second.id])
+    full_first = len(items[0][1].encode())
+    full_second = len(items[1][1].encode())
+    short_second = len(items[1][2].encode())
+    exact = full_first + 2 + full_second
+    assert [c[2] for c in select.fit(items, exact, 3)[0]] == [False, False]
+    assert [c[2] for c in select.fit(items, exact - 1, 3)[0]] == [False, True]
+    short_exact = full_first + 2 + short_second
+    assert [c[2] for c in select.fit(items, short_exact, 3)[0]] == [False, True]
+    chosen, dropped = select.fit(items, short_exact - 1, 3)
+    assert [c[0] for c in chosen] == [first.id]
+    assert dropped == [{"id": second.id, "why": "budget"}]
+
+
+def test_a_summary_counts_its_bytes_against_the_next():
+    """A lesson delivered as its summary takes that summary's bytes from what the next gets."""
+    first = make_lesson(mistake="a" * 200)
+    second = make_lesson(mistake="b" * 200, summary="second, short")
+    third = make_lesson(mistake="c" * 200, summary="third, short")
+    manifest = manifest_for(first, second, third)
+    items = _items(manifest, [first.id, second.id, third.id])
+    sizes = [len(items[0][1].encode()), len(items[1][2].encode()), len(items[2][2].encode())]
+    exact = sizes[0] + 2 + sizes[1] + 2 + sizes[2]
+    assert [c[2] for c in select.fit(items, exact, 3)[0]] == [False, True, True]
+    chosen, dropped = select.fit(items, exact - 1, 3)
+    assert [c[0] for c in chosen] == [first.id, second.id]
+    assert dropped == [{"id": third.id, "why": "budget"}]
+
+
+def test_fit_after_counts_the_separator_and_the_id_from_the_first_lesson():
+    """After text already taken (even one byte), the first lesson pays its separator too, and
+    for the trailer's list its id and a comma; with nothing taken it pays its text alone."""
+    lesson = make_lesson(mistake="a" * 200)
+    manifest = manifest_for(lesson)
+    items = _items(manifest, [lesson.id])
+    full = (lesson.id, items[0][1], False)
+    size = len(items[0][1].encode())
+    assert select.fit_after(items, size, 0, 5)[0] == [full]
+    assert full not in select.fit_after(items, size - 1, 0, 5)[0]
+    assert select.fit_after(items, 1 + 2 + size, 1, 5)[0] == [full]
+    assert full not in select.fit_after(items, 1 + 1 + size, 1, 5)[0]
+    with_id = 1 + 2 + len(lesson.id.encode()) + 1 + size
+    assert select.fit_after(items, with_id, 1, 5, with_ids=True)[0] == [full]
+    assert full not in select.fit_after(items, with_id - 1, 1, 5, with_ids=True)[0]
