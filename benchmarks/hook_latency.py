@@ -224,9 +224,6 @@ def _plugin_call(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
 def _payload(
     tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
 ) -> bytes:
-    if agent in PLUGIN_HOSTS:
-        plugin = {"session_id": session, "cwd": "/tmp/bench-project", "call_id": "call_bench"}
-        return json.dumps({**plugin, **_plugin_call(tool, tool_input)}).encode()
     body: dict[str, object] = {
         "session_id": session,
         "transcript_path": "/tmp/bench.jsonl",
@@ -235,6 +232,9 @@ def _payload(
         "tool_name": tool,
         "tool_input": tool_input,
     }
+    if agent in PLUGIN_HOSTS:
+        plugin = {"session_id": session, "cwd": body["cwd"], "call_id": "call_bench"}
+        return json.dumps({**plugin, **_plugin_call(tool, tool_input)}).encode()
     if agent == "claude":
         body.update(permission_mode="default", tool_use_id="toolu_bench")
     elif agent == "codex":
