@@ -4,8 +4,10 @@ What an agent waits for is a process: interpreter start, imports, reading the ma
 writing the answer. So this starts the hook command as a subprocess for every call, exactly as
 an agent does, feeding it the agent's own pre-tool payload on stdin (Claude Code and Codex
 ``PreToolUse``; Gemini ``BeforeTool``, or ``AfterTool`` for the hint and edit kinds, because
-Gemini hints are delivered with the tool's result), and times it from spawn to exit. Codex edits
-arrive as ``apply_patch`` with the patch text. Every hook run is interleaved with a run of the
+Gemini hints are delivered with the tool's result; Qwen Code likewise at ``PostToolUse``;
+OpenCode and Kilo CLI the ``tool.execute.before`` payload of the plugin file the installer
+writes), and times it from spawn to exit. Codex edits arrive as ``apply_patch`` with the patch
+text. Every hook run is interleaved with a run of the
 bare interpreter (``python -I -c pass``), so the floor is measured under the same machine load
 and the ratio stays meaningful on a busy machine.
 
@@ -171,7 +173,9 @@ def _generated_catalogue(home: Path, count: int) -> bool:
     return True
 
 
-AGENTS = ("claude", "codex", "gemini", "qwen")
+AGENTS = ("claude", "codex", "gemini", "qwen", "opencode", "kilo")
+#: Hosts of the OpenCode plugin: the payload is the one its plugin file sends.
+PLUGIN_HOSTS = ("opencode", "kilo")
 
 
 def _codex_call(tool: str, tool_input: dict[str, object]) -> tuple[str, dict[str, object]]:
@@ -203,6 +207,20 @@ def _qwen_call(
     return event, "edit" if tool == "Edit" else "run_shell_command", tool_input
 
 
+def _plugin_call(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
+    """The plugin file's ``tool.execute.before`` payload (OpenCode and Kilo CLI): lower-case tool
+    names, camel-case file arguments; a hint found there rides with the call's result."""
+    if tool == "Edit":
+        args: dict[str, object] = {
+            "filePath": tool_input.get("file_path"),
+            "oldString": tool_input.get("old_string"),
+            "newString": tool_input.get("new_string"),
+        }
+    else:
+        args = dict(tool_input)
+    return {"hook_event_name": "tool.execute.before", "tool": tool.lower(), "args": args}
+
+
 def _payload(
     tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
 ) -> bytes:
@@ -214,6 +232,9 @@ def _payload(
         "tool_name": tool,
         "tool_input": tool_input,
     }
+    if agent in PLUGIN_HOSTS:
+        plugin = {"session_id": session, "cwd": body["cwd"], "call_id": "call_bench"}
+        return json.dumps({**plugin, **_plugin_call(tool, tool_input)}).encode()
     if agent == "claude":
         body.update(permission_mode="default", tool_use_id="toolu_bench")
     elif agent == "codex":
@@ -254,7 +275,9 @@ def _describe(out: bytes) -> str:
     specific = answer.get("hookSpecificOutput", answer)
     if specific.get("permissionDecision") == "deny" or answer.get("decision") == "deny":
         return "deny"
-    if specific.get("additionalContext"):
+    if answer.get("deny"):  # the plugin file's answer (OpenCode, Kilo CLI)
+        return "deny"
+    if specific.get("additionalContext") or answer.get("context"):
         return "context"
     return "other"
 

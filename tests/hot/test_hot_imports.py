@@ -122,6 +122,11 @@ SHELL_CALLS = {
         "tool": "bash",
         "args": {"command": "pytest -q"},
     },
+    "lessons_kilo": {
+        "hook_event_name": "tool.execute.before",
+        "tool": "bash",
+        "args": {"command": "pytest -q"},
+    },
     "lessons_qwen": {
         "hook_event_name": "PostToolUse",
         "tool_name": "run_shell_command",

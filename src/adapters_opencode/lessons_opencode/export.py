@@ -32,6 +32,8 @@ from typing import Any
 
 from lessons_core.api import events as ev
 from lessons_opencode import reader
+from lessons_opencode.hot_opencode import HOST as OPENCODE
+from lessons_opencode.hot_plugin import PluginHost
 
 _MESSAGES = re.compile(r'(?<!\\)"messages"\s*:\s*\[')
 _INFO = re.compile(r'\s*\{\s*"info"\s*:\s*')
@@ -82,8 +84,11 @@ def _find(buf: str, key: str, value: Any, start: int, end: int) -> int:
     return at if at >= 0 else buf.find(f'"{key}":{text}', start, end)
 
 
-def read(file: str, prog: ev.Progress, now_ms: int) -> Iterator[ev.Event]:
-    """Yield the events of the messages after the first ``prog.messages`` of an export."""
+def read(
+    file: str, prog: ev.Progress, now_ms: int, host: PluginHost = OPENCODE
+) -> Iterator[ev.Event]:
+    """Yield the events of the messages after the first ``prog.messages`` of an export of
+    ``host`` (OpenCode, or a fork that exports the same document)."""
     prog.document = True
     skip = prog.messages
     decoder = json.JSONDecoder()
@@ -148,7 +153,9 @@ def read(file: str, prog: ev.Progress, now_ms: int) -> Iterator[ev.Event]:
             start, i = i, end
             index += 1
             if index > skip and isinstance(message, dict):
-                events = _message(message, buf, start, end, lines, file, prog, sidechain, now_ms)
+                events = _message(
+                    message, buf, start, end, lines, file, prog, sidechain, now_ms, host
+                )
                 if events is None:
                     break  # still being answered: read again, whole, by the next scan
                 read_whole = index
@@ -190,6 +197,7 @@ def _message(
     prog: ev.Progress,
     sidechain: bool,
     now_ms: int,
+    host: PluginHost,
 ) -> list[ev.Event] | None:
     """The events of one message of the document (``buf[start:end]``), or ``None`` when it is
     still being answered."""
@@ -230,7 +238,7 @@ def _message(
             "offset": 0,
             "sidechain": sidechain,
         }
-        out.extend(reader.part_events(part, info, base))
+        out.extend(reader.part_events(part, info, base, host))
         if at >= 0:
             cursor = at + 1
     return out

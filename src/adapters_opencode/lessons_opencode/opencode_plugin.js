@@ -1,10 +1,10 @@
-// lessons for OpenCode: delivers the lessons learned from earlier sessions.
-// Written by `lessons install opencode`; `lessons uninstall opencode` removes it.
+// lessons for __LESSONS_LABEL__: delivers the lessons learned from earlier sessions.
+// Written by `lessons install __LESSONS_AGENT__`; `lessons uninstall __LESSONS_AGENT__` removes it.
 //
 // Each hook below hands the event, as one JSON object on stdin, to the lessons hook command and
-// acts on its answer: {"deny": reason} stops a tool call (OpenCode gives the model the reason as
+// acts on its answer: {"deny": reason} stops a tool call (__LESSONS_LABEL__ gives the model the reason as
 // the call's error), {"context": text} is added to what the model reads next. Anything that goes
-// wrong (no command, a crash, a timeout, output that is not JSON) is ignored: OpenCode then runs
+// wrong (no command, a crash, a timeout, output that is not JSON) is ignored: __LESSONS_LABEL__ then runs
 // as if this file were not there.
 
 import { spawn } from "node:child_process";

@@ -30,6 +30,10 @@ A part of the ``invalid`` tool is OpenCode's stand-in for a call whose arguments
 parsed (or that named no tool it has): it is recorded ``completed``, with the tool the model
 meant and the parser's complaint as its input, and is read as that tool's call, refused as
 malformed (:data:`~lessons_core.scan.events.VALIDATION`).
+
+Kilo CLI, an OpenCode fork, keeps its sessions in a database of the same schema: its reader is
+:func:`read_sessions` with Kilo's :class:`~lessons_opencode.hot_plugin.PluginHost` (its agent
+name and tool names), so the two hosts share every line of this module.
 """
 
 from __future__ import annotations
@@ -45,11 +49,11 @@ from urllib.parse import quote
 
 from lessons_core.api import classify_text
 from lessons_core.api import events as ev
-from lessons_opencode.hot_opencode import canonical_tool
+from lessons_opencode.hot_opencode import AGENT as AGENT
+from lessons_opencode.hot_opencode import HOST as OPENCODE
+from lessons_opencode.hot_plugin import PluginHost
 from lessons_opencode.roots import SQLITE_MAGIC
 from lessons_opencode.roots import transcript_roots as transcript_roots
-
-AGENT = "opencode"
 
 #: An unfinished part this old (milliseconds) is read as it is: its session is not coming back.
 STALE_MS = 30 * 60 * 1000
@@ -73,11 +77,16 @@ def read(
 ) -> Iterator[ev.Event]:
     """Yield the events of every part added after ``progress.line`` (a part's rowid)."""
     prog = progress if progress is not None else ev.Progress(start_offset)
-    file = str(path)
+    yield from read_sessions(OPENCODE, str(path), prog)
+
+
+def read_sessions(host: PluginHost, file: str, prog: ev.Progress) -> Iterator[ev.Event]:
+    """The events of a session database (or an exported session) of ``host``, OpenCode or a
+    fork of it: the same tables, with the host's agent name and tool names."""
     if not _is_database(file):
         from lessons_opencode import export
 
-        yield from export.read(file, prog, int(time.time() * 1000))
+        yield from export.read(file, prog, int(time.time() * 1000), host)
         return
     try:
         db = sqlite3.connect(f"file:{quote(file)}?mode=ro", uri=True, timeout=5)
@@ -86,7 +95,7 @@ def read(
     try:
         if not _is_opencode(db):
             return
-        yield from _parts(db, file, prog)
+        yield from _parts(db, file, prog, host)
     except sqlite3.Error:
         prog.bad_lines += 1  # a database being rewritten under us: read again next time
     finally:
@@ -110,7 +119,9 @@ def _is_opencode(db: sqlite3.Connection) -> bool:
     return {"session", "message", "part"} <= names
 
 
-def _parts(db: sqlite3.Connection, file: str, prog: ev.Progress) -> Iterator[ev.Event]:
+def _parts(
+    db: sqlite3.Connection, file: str, prog: ev.Progress, host: PluginHost
+) -> Iterator[ev.Event]:
     now = int(time.time() * 1000)
     messages: dict[str, dict[str, Any]] = {}
     rows = db.execute(_QUERY, (int(prog.line),)).fetchall()
@@ -137,7 +148,7 @@ def _parts(db: sqlite3.Connection, file: str, prog: ev.Progress) -> Iterator[ev.
             "sidechain": bool(parent_id),
         }
         prog.session_id, prog.project = base["session_id"], base["project"]
-        yield from part_events(part, message, base)
+        yield from part_events(part, message, base, host)
 
 
 def _message(db: sqlite3.Connection, message_id: str) -> dict[str, Any]:
@@ -175,10 +186,14 @@ def iso(ms: Any) -> str | None:
 
 
 def part_events(
-    part: dict[str, Any], message: dict[str, Any], base: dict[str, Any]
+    part: dict[str, Any],
+    message: dict[str, Any],
+    base: dict[str, Any],
+    host: PluginHost = OPENCODE,
 ) -> Iterator[ev.Event]:
     """The events of one part of ``message`` (its ``data``, or its ``info`` in an export), each
-    stamped with ``base`` (session, project, time, file, line)."""
+    stamped with ``base`` (session, project, time, file, line) and ``host``'s agent name."""
+    agent = host.agent
     kind = part.get("type")
     if kind == "text":
         text = part.get("text")
@@ -186,16 +201,18 @@ def part_events(
             return
         role = message.get("role")
         if role == "assistant":
-            yield ev.Event(ev.ASSISTANT_TEXT, AGENT, text=text, **base)
+            yield ev.Event(ev.ASSISTANT_TEXT, agent, text=text, **base)
         elif role == "user":
-            yield ev.Event(ev.USER_TEXT, AGENT, text=text, **base)
+            yield ev.Event(ev.USER_TEXT, agent, text=text, **base)
     elif kind == "tool":
-        yield from _tool_events(part, base)
+        yield from _tool_events(part, base, host)
     elif kind == "compaction":
-        yield ev.Event(ev.COMPACTION, AGENT, **base)
+        yield ev.Event(ev.COMPACTION, agent, **base)
 
 
-def _tool_events(part: dict[str, Any], base: dict[str, Any]) -> Iterator[ev.Event]:
+def _tool_events(
+    part: dict[str, Any], base: dict[str, Any], host: PluginHost
+) -> Iterator[ev.Event]:
     name = part.get("tool")
     state = part.get("state")
     if not isinstance(name, str) or not isinstance(state, dict):
@@ -209,12 +226,12 @@ def _tool_events(part: dict[str, Any], base: dict[str, Any]) -> Iterator[ev.Even
         meant = args.get("tool")
         name = meant if isinstance(meant, str) and meant else name
         args = {}
-    tool = canonical_tool(name)
+    tool = host.canonical_tool(name)
     command = args.get("command") if tool == "Bash" else None
     paths = tuple(args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k])
     yield ev.Event(
         ev.TOOL_CALL,
-        AGENT,
+        host.agent,
         tool=tool,
         native_tool=name,
         command=command if isinstance(command, str) else None,
@@ -244,7 +261,7 @@ def _tool_events(part: dict[str, Any], base: dict[str, Any]) -> Iterator[ev.Even
         failure = ev.INTERRUPTED
     yield ev.Event(
         ev.TOOL_RESULT,
-        AGENT,
+        host.agent,
         tool=tool,
         native_tool=name,
         call_id=call_id,

@@ -17,17 +17,28 @@ from pathlib import Path
 
 def data_dir(environ: Mapping[str, str]) -> Path:
     """OpenCode's data directory for this environment."""
-    xdg = environ.get("XDG_DATA_HOME", "").strip()
-    if xdg:
-        return Path(xdg).expanduser() / "opencode"
-    home = environ.get("HOME") or "~"
-    return Path(home).expanduser() / ".local" / "share" / "opencode"
+    return host_data_dir(environ, "opencode")
 
 
 def transcript_roots(environ: Mapping[str, str]) -> list[Path]:
     """The data directory, and the folder of an ``$OPENCODE_DB`` kept elsewhere."""
-    roots = [data_dir(environ)]
-    named = environ.get("OPENCODE_DB", "").strip()
+    return database_roots(environ, "opencode", "OPENCODE_DB")
+
+
+def host_data_dir(environ: Mapping[str, str], app: str) -> Path:
+    """The data directory of ``app`` (OpenCode, or a fork of it under its own name)."""
+    xdg = environ.get("XDG_DATA_HOME", "").strip()
+    if xdg:
+        return Path(xdg).expanduser() / app
+    home = environ.get("HOME") or "~"
+    return Path(home).expanduser() / ".local" / "share" / app
+
+
+def database_roots(environ: Mapping[str, str], app: str, variable: str) -> list[Path]:
+    """``app``'s data directory, and the folder of a database its ``variable`` names elsewhere
+    (an absolute path; a bare name is a file inside the data directory)."""
+    roots = [host_data_dir(environ, app)]
+    named = environ.get(variable, "").strip()
     if named and named != ":memory:" and Path(named).expanduser().is_absolute():
         parent = Path(named).expanduser().parent
         if parent not in roots:
