@@ -33,13 +33,14 @@ DISTRIBUTIONS = [
     ROOT / "src" / "adapters_gemini",
     ROOT / "src" / "adapters_opencode",
     ROOT / "src" / "adapters_qwen",
+    ROOT / "src" / "adapters_copilot",
     ROOT / "plugins" / "llm-distiller",
     ROOT / "plugins" / "mcp-server",
     ROOT / "plugins" / "postgres-store",
 ]
 #: Plugins whose third-party requirements are fetched into the wheelhouse.
 PLUGINS = ("llm-distiller", "mcp-server", "postgres-store")
-ADAPTERS = ("claude", "codex", "gemini", "opencode", "qwen")
+ADAPTERS = ("claude", "codex", "gemini", "opencode", "qwen", "copilot")
 
 
 def run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:

@@ -78,6 +78,7 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
         "GEMINI_CLI_HOME",
         "QWEN_HOME",
         "QWEN_RUNTIME_DIR",
+        "COPILOT_HOME",
         "XDG_DATA_HOME",
         "XDG_RUNTIME_DIR",
         "LESSONS_HOOK_LOG",
