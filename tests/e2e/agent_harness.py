@@ -50,6 +50,7 @@ _DROPPED_PREFIXES = (
     "GOOGLE_",
     "OPENCODE",
     "QWEN_",
+    "COPILOT_",
     "LESSONS_",
 )
 _DROPPED_SUFFIXES = ("_PROXY", "_proxy")
