@@ -34,13 +34,14 @@ DISTRIBUTIONS = [
     ROOT / "src" / "adapters_opencode",
     ROOT / "src" / "adapters_qwen",
     ROOT / "src" / "adapters_kilo",
+    ROOT / "src" / "adapters_copilot",
     ROOT / "plugins" / "llm-distiller",
     ROOT / "plugins" / "mcp-server",
     ROOT / "plugins" / "postgres-store",
 ]
 #: Plugins whose third-party requirements are fetched into the wheelhouse.
 PLUGINS = ("llm-distiller", "mcp-server", "postgres-store")
-ADAPTERS = ("claude", "codex", "gemini", "opencode", "qwen", "kilo")
+ADAPTERS = ("claude", "codex", "gemini", "opencode", "qwen", "kilo", "copilot")
 
 
 def run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:

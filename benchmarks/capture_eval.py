@@ -31,7 +31,7 @@ A candidate points at a label when one of its evidence entries names the same tr
 either the same call id (when both have one) or, without a call id, the same line. A candidate
 counts for the agent whose folder holds its evidence (a file another agent's reader claimed
 counts for the agent that wrote it). An agent whose transcripts no installed reader reads
-(Copilot CLI today) is reported as *no reader*; its events stay in the totals, unfound.
+is reported as *no reader*; its events stay in the totals, unfound.
 
 **The lesson rule.** A candidate says a label's lesson when its words (summary, trigger with
 the regular expression's escapes removed, mistake and fix) share at least one *key word* with

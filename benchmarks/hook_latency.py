@@ -4,7 +4,8 @@ What an agent waits for is a process: interpreter start, imports, reading the ma
 writing the answer. So this starts the hook command as a subprocess for every call, exactly as
 an agent does, feeding it the agent's own pre-tool payload on stdin (Claude Code and Codex
 ``PreToolUse``; Gemini ``BeforeTool``, or ``AfterTool`` for the hint and edit kinds, because
-Gemini hints are delivered with the tool's result; Qwen Code likewise at ``PostToolUse``;
+Gemini hints are delivered with the tool's result; Qwen Code likewise at ``PostToolUse`` and
+GitHub Copilot CLI at ``postToolUse``, its camelCase payload with the event on the command line;
 OpenCode and Kilo CLI the ``tool.execute.before`` payload of the plugin file the installer
 writes), and times it from spawn to exit. Codex edits arrive as ``apply_patch`` with the patch
 text. Every hook run is interleaved with a run of the
@@ -173,7 +174,7 @@ def _generated_catalogue(home: Path, count: int) -> bool:
     return True
 
 
-AGENTS = ("claude", "codex", "gemini", "qwen", "opencode", "kilo")
+AGENTS = ("claude", "codex", "gemini", "qwen", "opencode", "kilo", "copilot")
 #: Hosts of the OpenCode plugin: the payload is the one its plugin file sends.
 PLUGIN_HOSTS = ("opencode", "kilo")
 
@@ -221,9 +222,41 @@ def _plugin_call(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
     return {"hook_event_name": "tool.execute.before", "tool": tool.lower(), "args": args}
 
 
+def _copilot_call(
+    kind: str, tool: str, tool_input: dict[str, object]
+) -> tuple[str, str, dict[str, object]]:
+    """Copilot CLI's camelCase event (named on the hook's command line, as the installer
+    registers it) and native names; its preToolUse reads no context, so hints are timed at
+    postToolUse, where they are delivered."""
+    event = "postToolUse" if kind in ("hint", "edit-path") else "preToolUse"
+    if tool == "Edit":
+        path, old, new = tool_input["file_path"], tool_input["old_string"], tool_input["new_string"]
+        return event, "edit", {"path": path, "old_str": old, "new_str": new}
+    return event, "bash", {**tool_input, "description": "bench"}
+
+
+def _argv(hook: list[str], agent: str, kind: str) -> list[str]:
+    """The hook command line for one call (Copilot's names its event)."""
+    if agent == "copilot":
+        return [*hook, _copilot_call(kind, "Bash", {})[0]]
+    return hook
+
+
 def _payload(
-    tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
+    tool: tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
 ) -> bytes:
+    if agent == "copilot":
+        event, native, native_input = _copilot_call(kind, tool, tool_input)
+        camel: dict[str, object] = {
+            "sessionId": session,
+            "timestamp": 1796324617162,
+            "cwd": "/tmp/bench-project",
+            "toolName": native,
+            "toolArgs": native_input,
+        }
+        if event == "postToolUse":
+            camel["toolResult"] = {"resultType": "success", "textResultForLlm": "done"}
+        return json.dumps(camel).encode()
     body: dict[str, object] = {
         "session_id": session,
         "transcript_path": "/tmp/bench.jsonl",
@@ -302,14 +335,15 @@ def measure(
     )
     for kind, (tool, tool_input) in calls.items():
         # one warm-up of each, so the page cache holds the files
-        _time(hook, _payload(tool, tool_input, f"warm-{agent}-{kind}", agent, kind), env)
+        argv = _argv(hook, agent, kind)
+        _time(argv, _payload(tool, tool_input, f"warm-{agent}-{kind}", agent, kind), env)
         _time(floor_argv, b"", env)
         hook_ms: list[float] = []
         floor_ms: list[float] = []
         outcome = ""
         for i in range(runs):
             payload = _payload(tool, tool_input, f"{agent}-{name}-{kind}-{i}", agent, kind)
-            elapsed, out = _time(hook, payload, env)
+            elapsed, out = _time(argv, payload, env)
             hook_ms.append(elapsed)
             outcome = _describe(out)
             floor_ms.append(_time(floor_argv, b"", env)[0])

@@ -79,6 +79,7 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
         "QWEN_HOME",
         "QWEN_RUNTIME_DIR",
         "KILO_DB",
+        "COPILOT_HOME",
         "XDG_DATA_HOME",
         "XDG_RUNTIME_DIR",
         "LESSONS_HOOK_LOG",

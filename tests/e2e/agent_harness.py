@@ -51,6 +51,7 @@ _DROPPED_PREFIXES = (
     "OPENCODE",
     "QWEN_",
     "KILO",
+    "COPILOT_",
     "LESSONS_",
 )
 _DROPPED_SUFFIXES = ("_PROXY", "_proxy")

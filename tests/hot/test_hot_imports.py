@@ -133,6 +133,16 @@ SHELL_CALLS = {
         "tool_input": {"command": "pytest -q"},
         "tool_response": {"llmContent": "Command: pytest -q\nExit Code: 0"},
     },
+    "lessons_copilot": {
+        "hook_event_name": "PostToolUse",
+        "timestamp": "2026-12-03T19:04:25.835Z",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -q"},
+        "tool_result": {
+            "result_type": "success",
+            "text_result_for_llm": "1 passed\n<shellId: 0 completed with exit code 0>",
+        },
+    },
 }
 
 

@@ -155,15 +155,16 @@ def test_gemini_documents_under_jsonl_names_are_read_whole(corpus2):
     assert cancelled == 2
 
 
-def test_no_file_of_an_agent_without_an_adapter_is_taken_for_another(corpus2):
-    """Copilot CLI's event logs name a session too: no installed reader claims them."""
+def test_no_file_of_an_agent_is_taken_for_another(corpus2):
+    """Copilot CLI's event logs name a session too: no other agent's reader claims them, and
+    since lessons-copilot, Copilot's own does (before it, none did)."""
     from lessons_core import services
     from lessons_core.scan import discovery
 
     with services.session() as sess:
         agents = sess.plugins.agents()
     for path in sorted((corpus2 / "copilot").rglob("*.jsonl")):
-        assert discovery.sniff(path, agents) is None, path
+        assert discovery.sniff(path, agents) == ("copilot" if "copilot" in agents else None), path
     for agent in ("opencode", "gemini"):
         for path in sorted((corpus2 / agent).rglob("*.jsonl")):
             assert discovery.sniff(path, agents) == agent, path

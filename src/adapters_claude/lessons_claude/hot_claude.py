@@ -11,6 +11,13 @@ a PreToolUse deny stops the call and its reason becomes the tool_result the mode
 PreToolUse ``additionalContext`` reaches the model next to the tool *result*; SessionStart,
 SubagentStart and UserPromptSubmit context reaches it before work starts. No ``env`` key exists
 in any answer.
+
+GitHub Copilot CLI runs a trusted repository's ``.claude/settings.json`` hooks too, with a
+Claude-style payload of its own (``hook_event_name``, ``session_id``, ``tool_name``…) that
+carries a ``timestamp`` and, before the stop, no ``transcript_path``: Claude Code's always
+carries ``transcript_path`` and never ``timestamp``. Copilot drops the context of an answer in
+Claude's shape, so this hook stays silent on Copilot's calls (:func:`is_copilots`) and leaves
+them to lessons-copilot's hook, instead of claiming lessons that would never reach the model.
 """
 
 import os
@@ -103,9 +110,16 @@ def _tool_fields(
     return command, paths, content
 
 
+def is_copilots(payload: dict[str, object]) -> bool:
+    """Whether GitHub Copilot CLI, not Claude Code, sent this payload (see the module)."""
+    if "timestamp" not in payload:
+        return False
+    return "transcript_path" not in payload or "stop_reason" in payload
+
+
 def normalize(payload: object) -> dict[str, object] | None:
     """Claude Code's stdin JSON (a dict) -> the core's event dict, or ``None`` to stay silent."""
-    if not isinstance(payload, dict):
+    if not isinstance(payload, dict) or is_copilots(payload):
         return None
     event = EVENTS.get(_text(payload.get("hook_event_name")) or "")
     if event is None:

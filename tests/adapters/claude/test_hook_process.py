@@ -189,6 +189,29 @@ def test_same_hint_is_not_repeated_in_a_session(hook_env, tmp_path):
     assert run_hook(_payload("PreToolUse", "Bash"), hook_env, state) is None
 
 
+#: GitHub Copilot CLI's Claude-style payloads, as it sends them to a repository's
+#: ``.claude/settings.json`` hooks (captured from Copilot CLI 1.0.102).
+COPILOT_PAYLOADS = sorted(
+    (Path(__file__).resolve().parents[1] / "copilot" / "payloads" / "pascal").glob("*.json")
+)
+
+
+@pytest.mark.parametrize("path", COPILOT_PAYLOADS, ids=lambda p: p.stem)
+def test_copilots_calls_get_no_claude_answer(path, hook_env, tmp_path):
+    """Copilot drops the context of an answer in Claude's shape: the hook stays silent on a
+    Copilot payload, even one the same lessons would answer (a hint, a guard, the protocol),
+    and claims nothing for it; the same call from Claude Code is answered."""
+    copilot = json.loads(path.read_text())
+    if copilot.get("tool_name") == "Bash":
+        copilot["tool_input"] = dict(_payload("PreToolUse", "Bash")["tool_input"])
+    state = tmp_path / "state"
+    assert run_hook(copilot, hook_env, state) is None
+    if copilot["hook_event_name"] in ("PreToolUse", "SessionStart"):
+        claude = {k: v for k, v in copilot.items() if k != "timestamp"}
+        claude["transcript_path"] = str(tmp_path / "t.jsonl")
+        assert run_hook(claude, hook_env, state) is not None
+
+
 @pytest.mark.parametrize(
     "junk", ["", "not json", "[]", '{"hook_event_name": "PreToolUse"}', "{" * 5000]
 )

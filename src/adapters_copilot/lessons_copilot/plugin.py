@@ -1,0 +1,40 @@
+"""The GitHub Copilot CLI adapter as a lessons plugin (cold path).
+
+Registers the agent with the core: its hook command, native → canonical tool names, where its
+transcripts live and how to read them, and its installer. The spec is the one every adapter
+package of the standard layout gets (see :mod:`lessons_core.adapters`); its reader and
+installer are imported lazily so that listing plugins stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from lessons_core.api import AgentSpec, agent_spec_for, hookimpl
+
+NAME = "copilot"
+
+if TYPE_CHECKING:  # both sides of the seam, checked and never run
+    from lessons_copilot import hot_copilot, install, reader, roots
+    from lessons_core.api import HotAdapter, Installer, TranscriptReader, TranscriptRoots
+
+    _HOT: HotAdapter = hot_copilot
+    # The reader and installer the spec reaches lazily, checked against what it promises.
+    _READ: TranscriptReader = reader.read
+    _INSTALLER: Installer = install
+    _ROOTS: TranscriptRoots = roots.transcript_roots
+
+
+def agent_spec() -> AgentSpec:
+    """The GitHub Copilot CLI adapter's description (also used directly by its installer).
+
+    A result's tool name comes from its call, earlier in the file, so the reader starts at the
+    top of a session log (no ``ranges``).
+    """
+    return agent_spec_for(NAME, "lessons_copilot", label="GitHub Copilot CLI")
+
+
+@hookimpl
+def lessons_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    register(agent_spec())
