@@ -169,3 +169,75 @@ def test_the_next_scan_compiles_none_of_its_own_patterns(tmp_path: Path) -> None
         with copy.open("ab") as out:
             out.write(source.read_bytes())
     assert _scan(env) == 0
+
+
+def test_only_the_pythons_it_was_checked_on_are_recognised() -> None:
+    running = (sys.implementation.name, *sys.version_info[:2])
+    assert (running in regex_programs.RECOGNISED) == regex_programs.ACTIVE
+    assert regex_programs.recognised("cpython", (3, 11, 7, "final", 0))
+    assert regex_programs.recognised("cpython", (3, 13, 0))
+    assert not regex_programs.recognised("cpython", (3, 10, 13))  # re._parser was sre_parse
+    assert not regex_programs.recognised("cpython", (3, 99, 0))  # internals not checked yet
+    assert not regex_programs.recognised("pypy", (3, 11, 0))
+
+
+_ON_ANOTHER_PYTHON = """
+import json, sys
+# A release whose re internals were never checked, as the module sees it when it is imported
+# (the standard library only, so nothing else is imported under the other version).
+real, sys.version_info = sys.version_info, (3, 99, 0, "final", 0)
+from lessons_core import regex_programs
+sys.version_info = real
+from lessons_core.cli.main import main
+try:
+    main(["scan", "--json"])
+except SystemExit:
+    pass
+held = len(regex_programs._programs) + len(regex_programs._missed) + len(regex_programs._built)
+print("HELD=" + json.dumps(held))
+"""
+
+
+def _scan_output(env: dict[str, str], code: str) -> tuple[list[str], str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    lines = proc.stdout.splitlines()
+    return [x for x in lines if not x.startswith("HELD=")], "\n".join(
+        x for x in lines if x.startswith("HELD=")
+    )
+
+
+def test_a_python_it_does_not_recognise_scans_with_re_compile(tmp_path: Path) -> None:
+    """On a Python whose ``re`` internals were never checked, a real scan finds what it finds
+    here, through ``re.compile`` alone: no program is built, none is kept, and a file of kept
+    programs already in the home is not read."""
+    outputs = []
+    for name, code in (
+        ("here", _WRAPPER.replace('main(["scan"])', 'main(["scan", "--json"])')),
+        ("there", _ON_ANOTHER_PYTHON),
+    ):
+        root = tmp_path / name
+        env = dict(os.environ)
+        env.update(
+            LESSONS_HOME=str(root / "home"),
+            LESSONS_STATE_DIR=str(root / "state"),
+            HOME=str(root),
+        )
+        claude_sessions(root)
+        if name == "there":  # what this Python kept, where the other one scans
+            (root / "home").mkdir(mode=0o700)
+            kept = tmp_path / "here" / "home" / regex_programs.MEMORY_NAME
+            (root / "home" / regex_programs.MEMORY_NAME).write_bytes(kept.read_bytes())
+            (root / "home" / regex_programs.MEMORY_NAME).chmod(0o600)
+        lines, state = _scan_output(env, code)
+        outputs.append([json.loads(x) for x in lines if x.startswith("{")])
+        if name == "there":
+            assert state == "HELD=0"  # no program built, loaded or waiting to be kept
+            assert (root / "home" / regex_programs.MEMORY_NAME).read_bytes() == kept.read_bytes()
+    assert outputs[0], "the scan found nothing to compare"
+    same = [
+        [{k: v for k, v in c.items() if k not in {"id", "createdAt"}} for c in out]
+        for out in outputs
+    ]
+    assert same[0] == same[1]

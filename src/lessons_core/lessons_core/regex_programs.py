@@ -16,6 +16,16 @@ Only fixed patterns of the project's own modules go through here, never a patter
 what a transcript holds. A pattern with no kept program yet (a fresh ``LESSONS_HOME``) is built
 here the way ``re.compile`` builds it, once, and that program is what is kept: a first scan no
 longer parses and compiles each of its patterns twice.
+
+All of that leans on CPython internals (``re._parser``, ``re._compiler._code``, the arguments of
+``_sre.compile``) that each release may change. So it runs only on the Pythons it was written
+and tested against (:data:`RECOGNISED`); on any other :func:`compile` is ``re.compile`` and no
+file is read or written: the scan is a few milliseconds slower, never wrong.
+
+Measured against plain ``re.compile`` in the same run (interleaved pairs, 41 of each): an
+incremental scan of one changed session spends about 14 ms (8%) more CPU and 23 ms more wall
+time without the kept programs; a full scan, a re-scan with nothing new and a first scan from a
+fresh ``LESSONS_HOME`` (which has nothing kept yet) are the same within the noise.
 """
 
 from __future__ import annotations
@@ -29,6 +39,10 @@ from typing import Any
 
 from lessons_core.hot import safefile
 
+#: (implementation, major, minor) of the Pythons whose ``re`` internals this was checked on; on
+#: any other the scanner's patterns are plain ``re.compile``. Add a version here only with this
+#: module's tests passing on it.
+RECOGNISED = frozenset({("cpython", 3, 11), ("cpython", 3, 12), ("cpython", 3, 13)})
 #: The memory's file in ``LESSONS_HOME``.
 MEMORY_NAME = "regex-programs.marshal"
 #: Bump when what is stored changes.
@@ -46,12 +60,23 @@ _missed: dict[tuple[str, int], None] = {}
 _built: dict[tuple[str, int], None] = {}
 
 
+def recognised(implementation: str, version: tuple[object, ...]) -> bool:
+    """Whether programs are built, kept and loaded on this Python (see :data:`RECOGNISED`)."""
+    return (implementation, *version[:2]) in RECOGNISED
+
+
+#: Decided once, at import: this process's Python.
+ACTIVE = recognised(sys.implementation.name, sys.version_info[:2])
+
+
 def _key() -> str:
     return f"{FORMAT}:{sys.implementation.name}:{sys.version}:{_sre.MAGIC}:{_sre.CODESIZE}"
 
 
 def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, from a kept program when there is one."""
+    if not ACTIVE:
+        return re.compile(pattern, flags)
     key = (pattern, int(flags))
     program = _programs.get(key)
     if program is not None:
@@ -84,7 +109,10 @@ def _engine(pattern: str, program: tuple[Any, ...]) -> re.Pattern[str] | None:
 
 
 def load(home: Path | str) -> None:
-    """Take the programs an earlier scan left in ``home`` (nothing, when there are none)."""
+    """Take the programs an earlier scan left in ``home`` (nothing, when there are none, or on
+    a Python not :data:`RECOGNISED`)."""
+    if not ACTIVE:
+        return
     try:
         # Ours, private, never through a link: the trust the hook gives the manifest's marshal.
         data = marshal.loads(safefile.read(Path(home) / MEMORY_NAME, MAX_BYTES))  # noqa: S302
@@ -110,7 +138,7 @@ def load(home: Path | str) -> None:
 def save(home: Path | str) -> bool:
     """Keep, with what was loaded, the programs of the patterns ``re`` compiled in this process;
     False when nothing needed writing or it could not be written (nothing is lost)."""
-    if not _missed and not _built:
+    if not ACTIVE or (not _missed and not _built):
         return False
     from lessons_core.compiler.programs import program  # the build's, for the hook's patterns
 
