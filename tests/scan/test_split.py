@@ -8,7 +8,7 @@ import time
 import pytest
 
 from lessons_core.scan import planning, split
-from lessons_core.scan.split import queue_entries, read_split
+from lessons_core.scan.split import read_split
 
 pytestmark = pytest.mark.skipif(not planning.can_fork(), reason="the split needs fork")
 
@@ -25,21 +25,6 @@ def _jobs(count: int = 9) -> list[Job]:
 
 def _names(jobs: list[Job]) -> list[str]:
     return sorted(j.name for j in jobs)
-
-
-def test_the_queue_holds_every_job_once_largest_first():
-    jobs = _jobs(30)
-    entries = queue_entries(jobs)
-    order = [n for entry in entries for n in entry]
-    assert sorted(order) == list(range(30))
-    assert [jobs[n].todo for n in order] == sorted((j.todo for j in jobs), reverse=True)
-
-
-def test_a_long_queue_is_grouped_to_fit_its_pipe(monkeypatch):
-    monkeypatch.setattr(split, "_MAX_ENTRIES", 4)
-    entries = queue_entries(_jobs(10))
-    assert len(entries) == 4
-    assert sorted(n for entry in entries for n in entry) == list(range(10))
 
 
 def test_every_job_is_read_once_and_the_helper_does_part_of_the_work():
@@ -218,3 +203,65 @@ def test_pooled_stopping_early_reaps_the_helpers():
     stream.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_the_helpers_take_the_largest_jobs_and_this_process_the_smallest():
+    parent = os.getpid()
+
+    def read(job: Job) -> tuple[int, bool]:
+        time.sleep(0.003 * job.todo)
+        return job.todo, os.getpid() == parent
+
+    results = list(read_split(_jobs(30), read, 2))
+    assert len(results) == 30
+    first_here = next(todo for todo, local in results if local)
+    assert first_here == min(j.todo for j in _jobs(30))
+    assert max(j.todo for j in _jobs(30)) in [todo for todo, local in results if not local]
+
+
+def test_helpers_die_with_the_scanning_process(tmp_path):
+    """A scanning process killed outright (no clean-up runs) takes its helpers with it at
+    once, even in the middle of a long read."""
+    pids = tmp_path / "pids"
+    started = tmp_path / "started"
+
+    def read(job: Job) -> str:
+        with open(pids, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        started.touch()
+        time.sleep(30)
+        return job.name
+
+    child = os.fork()
+    if child == 0:  # the scanning process
+        try:
+            for _ in split.read_pooled(_jobs(4), read, 2):
+                pass
+        finally:
+            os._exit(0)
+    try:
+        deadline = time.monotonic() + 10
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert started.exists()
+        time.sleep(0.2)
+        helpers = {int(line) for line in pids.read_text().split()}
+        assert helpers
+    finally:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+    deadline = time.monotonic() + 2
+    alive = helpers
+    while alive and time.monotonic() < deadline:
+        alive = {pid for pid in alive if _alive(pid)}
+        time.sleep(0.02)
+    assert not alive
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rpartition(b")")[2].split()[0]
+    except OSError:
+        return False
+    return state != b"Z"
