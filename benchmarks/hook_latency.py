@@ -243,7 +243,7 @@ def _argv(hook: list[str], agent: str, kind: str) -> list[str]:
 
 
 def _payload(
-    tool: tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
+    tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
 ) -> bytes:
     if agent == "copilot":
         event, native, native_input = _copilot_call(kind, tool, tool_input)
