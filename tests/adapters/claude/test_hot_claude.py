@@ -227,6 +227,14 @@ def test_render_deny():
     }
 
 
+def test_render_blank_deny_still_denies():
+    """A deny the core gives without words still stops the call, with the default reason."""
+    out = hot_claude.render(_event("pre_tool"), {**DECISION, "deny": " "})
+    assert out is not None
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert out["hookSpecificOutput"]["permissionDecisionReason"] == "Blocked by a lesson."
+
+
 def test_render_context_carries_trailer():
     """Context goes to additionalContext with the HTML-comment trailer after it."""
     trailer = "<!-- lessons: delivered=L1 -->"

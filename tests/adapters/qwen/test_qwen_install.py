@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 from pathlib import Path
 
+import lessons_claude
 from lessons_qwen import install
 
 SETTINGS = {
@@ -138,3 +140,35 @@ def test_project_scope(tmp_path):
     assert not settings_file().exists()
     install.uninstall(os.environ, project=project)
     assert not (project / ".qwen" / "settings.json").exists()
+
+
+def test_the_file_command_runs_the_hook_without_site(tmp_path):
+    """``-I -S``: the command names the folder of lessons_claude too (the hook's dialect is
+    Claude Code's), and with it answers a session start from a bare interpreter; status agrees
+    that the command is current, in that style and in the module style."""
+    install.install(os.environ)
+    ((_, _, handler), *_) = ours(json.loads(settings_file().read_text()))
+    command = handler["command"]
+    words = shlex.split(command)
+    assert "-S" in words
+    assert str(Path(lessons_claude.__file__).resolve().parents[1]) in words
+    assert install.status(os.environ).current
+    payload = {"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(tmp_path)}
+    log = tmp_path / "hook.log"
+    proc = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LESSONS_HOOK_LOG": str(log)},
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert json.loads(log.read_text().splitlines()[-1])["agent"] == "qwen"
+
+    # Only the file style names folders: the module style stays as the core builds it.
+    install.install(os.environ, style="module")
+    ((_, _, handler), *_) = ours(json.loads(settings_file().read_text()))
+    assert shlex.split(handler["command"])[-2:] == ["-m", "lessons_qwen.hook"]
+    assert install.status(os.environ, style="module").current
