@@ -67,25 +67,6 @@ def test_install_merges_next_to_other_hooks_and_leaves_config_toml(codex_home):
     assert (codex_home / "hooks.json.bak").read_text() == original
 
 
-def test_install_twice_changes_nothing_and_uninstall_restores_the_bytes(codex_home):
-    """A second install writes nothing; uninstall gives back the original file byte for byte."""
-    hooks = codex_home / "hooks.json"
-    original = json.dumps(OTHER_HOOKS, indent=4) + "\n"
-    hooks.write_text(original)
-
-    install.install(os.environ)
-    after_first = hooks.read_bytes()
-    second = install.install(os.environ)
-    assert not second.changed and not second.written
-    assert second.notes == ()
-    assert hooks.read_bytes() == after_first
-
-    removed = install.uninstall(os.environ)
-    assert removed.changed and removed.restored_backup
-    assert hooks.read_text() == original
-    assert install.uninstall(os.environ).changed is False
-
-
 def test_fresh_install_creates_the_file_and_uninstall_removes_it(codex_home):
     """With no hooks.json before, uninstall leaves none behind."""
     hooks = codex_home / "hooks.json"

@@ -62,21 +62,6 @@ def test_install_keeps_every_other_setting():
     assert path.with_name("settings.json.bak").read_text() == original
 
 
-def test_idempotent_and_uninstall_restores_the_original_bytes():
-    """Installing again changes nothing; uninstall restores the file exactly."""
-    path = settings_file()
-    path.parent.mkdir(parents=True)
-    original = json.dumps(SETTINGS, indent=4, sort_keys=True)
-    path.write_text(original)
-    install.install(os.environ)
-    snapshot = path.read_bytes()
-    assert install.install(os.environ).changed is False
-    assert path.read_bytes() == snapshot
-    result = install.uninstall(os.environ)
-    assert result.restored_backup
-    assert path.read_text() == original
-
-
 def test_gemini_cli_home_replaces_home(monkeypatch, tmp_path):
     """GEMINI_CLI_HOME is the home Gemini puts .gemini under."""
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gh"))
