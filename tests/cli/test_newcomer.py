@@ -163,3 +163,17 @@ def test_the_readme_install_puts_lessons_on_path(env: dict[str, str]) -> None:
     )  # fmt: skip
     assert explained.returncode == 0, explained.stderr
     assert json.loads(explained.stdout)["effect"] == "deny"
+
+
+def test_help_leaves_nothing_behind(tmp_path: Path) -> None:
+    """Reading the help on a new machine writes no home (the plugin cache waits for one)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LESSONS_")}
+    env.update(HOME=str(tmp_path), LESSONS_HOME=str(tmp_path / "lessons-home"))
+    for args in (["--help"], ["plugins"], ["add", "--help"]):
+        shown = lessons(env, *args)
+        assert shown.returncode == 0, shown.stderr
+    assert "Usage:" in shown.stdout
+    assert not (tmp_path / "lessons-home").exists()
+    added = lessons(env, "add", "--starter")
+    assert added.returncode == 0, added.stderr
+    assert (tmp_path / "lessons-home" / "lessons.db").is_file()

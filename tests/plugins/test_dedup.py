@@ -90,3 +90,28 @@ def test_most_similar_lesson_is_returned() -> None:
     probe = attrs.evolve(PYTEST, id="probe", triggers=Triggers(tool_names=["Bash"]))
     assert dedup.find_duplicate(probe, [near, PYTEST]) is PYTEST
     assert dedup.jaccard(frozenset(), frozenset()) == 1.0
+
+
+def test_lessons_in_other_scripts_are_told_apart() -> None:
+    """Two different lessons written without ASCII words are no duplicates of each other; the
+    same text is."""
+    stash = _lesson(
+        "git stash 不会保存未跟踪的文件", "用了 git stash 以后新文件丢了", "用 git stash -u"
+    )
+    greek = _lesson(
+        "Οι δοκιμές κολλάνε χωρίς τερματικό", "περιμένει είσοδο", "τρέξε τες αλλιώς", id="L2"
+    )
+    chinese = _lesson("数据库迁移不能修改", "修改了已经执行的迁移", "写一个新的迁移", id="L3")
+    assert dedup.find_duplicate(chinese, [greek]) is None
+    assert dedup.find_duplicate(greek, [chinese]) is None
+    assert dedup.find_duplicate(chinese, [stash]) is None
+    same = attrs.evolve(chinese, id="L4")
+    assert dedup.find_duplicate(same, [greek, chinese]) is chinese
+
+
+def test_a_text_of_stop_words_only_is_alike_to_nothing() -> None:
+    """A lesson whose words are all stop-words matches no other on words alone."""
+    empty = _lesson("use it", "it was not", "do this", id="L5")
+    other = _lesson("do it", "this is it", "use that", id="L6")
+    assert dedup.tokens(f"{empty.summary} {empty.mistake} {empty.remediation}") == frozenset()
+    assert dedup.find_duplicate(empty, [other]) is None

@@ -71,11 +71,13 @@ def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
 
     The list of installed entry points is cached in ``LESSONS_HOME`` (rescanned whenever the
     installation changes): reading every distribution's metadata on each command is a large
-    part of a short command's start-up.
+    part of a short command's start-up. Loading plugins creates no home: ``lessons --help`` on
+    a new machine leaves nothing behind, and the cache is first written once a command has
+    made the home for what it keeps.
     """
     from lessons_core.plugin_cache import CACHE_NAME
 
-    cache = home_dir(environ) / CACHE_NAME
+    cache = home_dir(environ, create=False) / CACHE_NAME
     return Plugins.load(os.environ if environ is None else environ, entry_point_cache=cache)
 
 

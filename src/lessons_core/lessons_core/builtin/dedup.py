@@ -29,7 +29,9 @@ STOP_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as prose)
 )
 
-_WORD = regex_programs.compile(r"[a-z0-9_]+")
+#: Words in any script: a lesson written in Chinese or Greek has words too, and with an ASCII-only
+#: pattern it had none, so any two such lessons met as two empty sets and were merged.
+_WORD = regex_programs.compile(r"\w+")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -59,6 +61,10 @@ def find_duplicate(
     """The stored lesson ``item`` duplicates (the most similar one), or ``None``."""
     digest = content_hash(item) if isinstance(item, Lesson) else None
     mine = tokens(_text(item))
+    if not mine:
+        # Nothing but stop-words and punctuation says nothing about what the lesson is, so it
+        # is alike to nothing; only an equal content hash makes it a duplicate.
+        threshold = float("inf")
     best: Lesson | None = None
     best_score = threshold
     for lesson in lessons:

@@ -60,7 +60,7 @@ _PLACEHOLDER = regex_programs.compile(
     re.IGNORECASE,
 )
 _GERUND = regex_programs.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
-_WORD = regex_programs.compile(r"[a-z0-9_]+")
+_WORD = regex_programs.compile(r"\w+")  # words in any script, as the dedup backend reads them
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 
 
