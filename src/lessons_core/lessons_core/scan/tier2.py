@@ -1198,7 +1198,8 @@ def _project(finding: Finding) -> str | None:
 
 
 def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str:
-    """What worked, from the fixing call: the command that ran, or the tool on the file."""
+    """What worked, from the fixing call: the command that ran, or the tool on the file; never
+    the agent's prose around it."""
     fix = finding.fix
     assert fix is not None
     if fix.command:
@@ -1224,6 +1225,6 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         ):
             worked = f"Read the file again before the {tool_name}; {generic}"
         worked = worked[:1].upper() + worked[1:]
-    if finding.diagnosis:
-        worked = f"{finding.diagnosis} {worked}"
+    # The agent's own words (``finding.diagnosis``) raise the confidence but stay out: what it
+    # said it was doing is often narration, and the fix must be what the calls show.
     return worked.rstrip(".") + "."

@@ -1,0 +1,61 @@
+"""The lesson must be right: Tier 2's cause, fix and trigger on real transcripts of the dev side
+of the capture split (``benchmarks/labels/split.json``), the side rules may be tuned on.
+
+Each test reads one transcript of the shared corpus (skipped when the corpus is absent), checks
+that it is on the dev side, and holds the candidate drawn from one of its failures to what the
+calls show: the failing segment of a pipeline is the one the error names, the fix is a call
+that worked and is told from the calls, not from the agent's prose.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lessons_core.manager import Plugins
+from lessons_core.scan import discovery, tier2, triggers
+from lessons_core.scan import events as ev
+from lessons_core.models import Candidate
+
+SPLIT = Path(__file__).resolve().parents[2] / "benchmarks" / "labels" / "split.json"
+
+pytestmark = pytest.mark.corpus
+
+
+def _dev_events(shared_dir: Path, rel: str) -> list[ev.Event]:
+    """The events of ``corpus/<rel>``, a transcript whose session is on the dev side."""
+    split = json.loads(SPLIT.read_text(encoding="utf-8"))
+    assert split["sessions"][split["files"][rel]] == "dev", rel
+    path = shared_dir / "corpus" / rel
+    if not path.is_file():
+        pytest.skip(f"{rel} is not in the shared corpus")
+    agents = Plugins.load().agents()
+    agent = discovery.sniff(path, agents)
+    assert agent is not None, rel
+    reader = agents[agent].reader
+    assert reader is not None
+    return list(reader(path, progress=ev.Progress()))
+
+
+def _at(shared_dir: Path, rel: str, line: int) -> list[Candidate]:
+    """The Tier 2 candidates whose evidence cites ``line`` of the transcript."""
+    found = tier2.detect(_dev_events(shared_dir, rel))
+    return [c for c in found if any(e.line == line for e in c.evidence)]
+
+
+# -- the fix is told from the calls --------------------------------------------------------------
+
+
+def test_the_agents_narration_stays_out_of_the_fix(shared_dir):
+    """Codex's ``gh run view`` could not reach the network inside its sandbox; the escalated
+    ``gh run view`` worked. In between the agent narrated its next steps ("the root cause is
+    tied to the exact code that ran"): the fix says what the calls did, not what the agent
+    said it was doing."""
+    rel = "real2/codex/chikachow__cyspbot/entire-checkpoints/01/0a8005d4ec01/0/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 28)
+    assert candidate.summary == "gh run: ask for escalated permissions"
+    assert candidate.fix.startswith("Run it with escalated sandbox permissions"), candidate.fix
+    assert "root cause" not in candidate.fix
+    assert triggers.matches(candidate.trigger or "", "gh run view 1 --repo o/r --json jobs")
