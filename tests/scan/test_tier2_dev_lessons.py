@@ -59,3 +59,17 @@ def test_the_agents_narration_stays_out_of_the_fix(shared_dir):
     assert candidate.fix.startswith("Run it with escalated sandbox permissions"), candidate.fix
     assert "root cause" not in candidate.fix
     assert triggers.matches(candidate.trigger or "", "gh run view 1 --repo o/r --json jobs")
+
+
+# -- the failing segment of a pipeline is the one the error names --------------------------------
+
+
+def test_a_pipeline_is_not_blamed_on_its_first_command(shared_dir):
+    """``cd … && curl -sSL … | jq -r '"comments="+.comments'`` failed with ``jq: error …
+    string and number cannot be added``; the next call fetched the issue with ``curl -s … |
+    sed``. The error names ``jq``: no lesson may blame ``curl`` (nor fire on every ``curl
+    -sSL``), and the fix, which dropped ``jq``, tells nothing about it."""
+    rel = "real2/codex/EntityProcess__agentv/entire-checkpoints-v1/00/34f597b72d/1/full.jsonl"
+    for candidate in _at(shared_dir, rel, 255):
+        assert not candidate.summary.startswith("curl"), candidate
+        assert not triggers.matches(candidate.trigger or "", "curl -sSL https://example.org/a")

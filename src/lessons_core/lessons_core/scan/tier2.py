@@ -932,9 +932,13 @@ def _answers(fix: ev.Event, before: ev.Event, said: str) -> bool:
 # -- the candidate ------------------------------------------------------------------------------
 
 
-def _head(call: ev.Event) -> str:
-    """What was called, in a few words: ``git gc``, ``pytest``, ``Edit``."""
-    shape = triggers.main_shape(call.command) if call.command else None
+def _head(call: ev.Event, error: str = "") -> str:
+    """What was called, in a few words: ``git gc``, ``pytest``, ``Edit``; in a pipeline or a
+    chain, the simple command the error names (``cat`` of ``sed … | cat -A``)."""
+    named = triggers.named_segment(call.command, error) if call.command else None
+    shape = named[1] if named is not None else None
+    if shape is None and call.command:
+        shape = triggers.main_shape(call.command)
     if shape is not None:
         return f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
     return call.tool or "call"
@@ -980,8 +984,9 @@ def _trigger(finding: Finding) -> str | None:
     wrapper = _wrapper_trigger(finding)
     if wrapper is not None:
         return wrapper
+    named = triggers.named_segment(failing, finding.result.text)
     if finding.generic:
-        return _generic_trigger(finding)
+        return _generic_trigger(finding, named)
     if name == failures.SHELL_SYNTAX:
         found = None
         if "no matches found" in finding.result.text[:1500]:
@@ -990,6 +995,15 @@ def _trigger(finding: Finding) -> str | None:
         if found is None or triggers.matches(found, fixed):
             return None  # no word the shell misread that the fix wrote otherwise: no lesson
         return found
+    if named is not None:
+        # The error named one simple command of the line: the trigger is built on it, against
+        # the fix's command of the same kind (none when the fix dropped it), and still checked
+        # against the whole fixing call.
+        fixed_whole = fixed
+        failing = named[0]
+        fixed = triggers.segment_of(fixed_whole, named[1].exe, named[1].sub) or ""
+    else:
+        fixed_whole = fixed
     base = triggers.base_trigger(failing)
     if base is None:
         return None
@@ -997,26 +1011,28 @@ def _trigger(finding: Finding) -> str | None:
         shape = triggers.main_shape(failing)
         return base if shape is not None and shape.sub else None
     if name == DASH_ARGUMENT.name:
-        return triggers.dash_argument_trigger(failing, fixed)
+        dashed = triggers.dash_argument_trigger(failing, fixed)
+        return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
     if name == failures.UNKNOWN_OPTION:
         flag = triggers.option_named(finding.result.text, failing)
         if flag is not None:
-            return triggers.with_flag(base, flag)
-    pattern = triggers.command_trigger(failing, fix.command)
-    if pattern is not None and not triggers.matches(pattern, fixed):
+            flagged = triggers.with_flag(base, flag)
+            return flagged if not triggers.matches(flagged, fixed_whole) else None
+    pattern = triggers.command_trigger(failing, fixed or None)
+    if pattern is not None and not triggers.matches(pattern, fixed_whole):
         return pattern
     tight = triggers.tight_trigger(failing)
     if (
         tight is not None
         and triggers.matches(tight, failing)
-        and not triggers.matches(tight, fixed)
+        and not triggers.matches(tight, fixed_whole)
     ):
         return tight
     if name in _ENVIRONMENT_CLASSES or finding.result.failure == ev.TIMEOUT:
         # Run bare (from PATH, in the foreground) where the fix went through a virtual
         # environment, a runner or a ``timeout``.
         for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
-            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed):
+            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed_whole):
                 return bare
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
     if shape is not None and fixed_shape is not None and fixed_shape.exe == shape.exe:
@@ -1032,7 +1048,7 @@ def _trigger(finding: Finding) -> str | None:
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
             pattern = triggers.without_flag(base, word)
-            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
+            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
                 return pattern
     return None
 
@@ -1053,7 +1069,9 @@ def _wrapper_trigger(finding: Finding) -> str | None:
     return None
 
 
-def _generic_trigger(finding: Finding) -> str | None:
+def _generic_trigger(
+    finding: Finding, named: tuple[str, triggers.Shape] | None = None
+) -> str | None:
     """For a failure no class knows, a pattern for what the failing call had and its fix did
     not: the piece of syntax the error quotes, an argument starting with ``-``, or a flag the
     fix dropped. Never the mere absence of what the fix added: that fires on every plain call
@@ -1064,8 +1082,8 @@ def _generic_trigger(finding: Finding) -> str | None:
     found = triggers.culprit_trigger(finding.result.text, failing, fixed)
     if found is None:
         shape = triggers.main_shape(fixed)
-        if shape is None:
-            return None
+        if shape is None or (named is not None and named[1].exe != shape.exe):
+            return None  # (the error named another command of the line: not this one's flag)
         segment = triggers.segment_of(failing, shape.exe, shape.sub)
         own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
         if segment is None:
@@ -1124,7 +1142,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             for line in (" ".join(raw.split()) for raw in result.text.splitlines())
             if finding.step in line
         )[:1]  # the line that names the step: what failure-time recall matches
-    head = _head(call)
+    head = _head(call, result.text)
     tool_name = call.tool or "call"
     wrapper = finding.wrapper
     if finding.rejected:
