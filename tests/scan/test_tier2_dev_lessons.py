@@ -73,3 +73,22 @@ def test_a_pipeline_is_not_blamed_on_its_first_command(shared_dir):
     for candidate in _at(shared_dir, rel, 255):
         assert not candidate.summary.startswith("curl"), candidate
         assert not triggers.matches(candidate.trigger or "", "curl -sSL https://example.org/a")
+
+
+# -- the fix is a call that worked, or says how far it got ---------------------------------------
+
+
+def test_a_fix_that_failed_next_is_not_said_to_have_worked(shared_dir):
+    """Codex's ``sed -n … apps/…/(protected)/…`` stopped at bash's ``syntax error near
+    unexpected token `('``; the next call escaped the parentheses and got past it, and then
+    ``sed`` found no such file. Quoting was the lesson, but the escaped call did not work: the
+    fix says it got past the error and what failed then."""
+    rel = (
+        "real/codex/jnarowski__agentcmd/"
+        "rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl"
+    )
+    (candidate,) = _at(shared_dir, rel, 10)
+    assert candidate.summary == "sed: quote words the shell would read as syntax"
+    assert "` worked" not in candidate.fix, candidate.fix
+    assert "got past it" in candidate.fix
+    assert "No such file or directory" in candidate.fix

@@ -340,6 +340,7 @@ class Finding:
         "drift_dir",
         "edited",
         "fix",
+        "fix_failure",
         "generic",
         "read_between",
         "rejected",
@@ -356,6 +357,9 @@ class Finding:
         self.call = call
         self.result = result
         self.fix: ev.Event | None = None
+        #: The fix's own result when it got past the mistake and then failed for another
+        #: reason (the tests it finally ran): the fix text must not say it worked.
+        self.fix_failure: ev.Event | None = None
         self.signals: set[str] = set()
         self.user_text: str | None = None
         self.diagnosis: str | None = None
@@ -597,6 +601,7 @@ def _follow(
                     # next (the tests it ran) is another matter. Whether the first failure was
                     # the lesson is for the judge to say.
                     finding.fix, fix_at, finding.wrapper = other, j, wrap
+                    finding.fix_failure = res
                     finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                     break
             if res.is_mistake:
@@ -1222,6 +1227,13 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
     assert fix is not None
     if fix.command:
         did = f"`{_one_line(fix.command, 160)}` worked"
+        if finding.fix_failure is not None:
+            later = finding.fix_failure
+            gist = _gist(later, error_lines(later.text) if later.text else ())
+            did = (
+                f"`{_one_line(fix.command, 160)}` got past it "
+                f"(and then failed for a reason of its own: “{gist}”)"
+            )
         wrapper = finding.wrapper
         if wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
             how, name, exe = wrapper
