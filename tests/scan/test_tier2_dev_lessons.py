@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from lessons_core.manager import Plugins
+from lessons_core.models import Candidate
 from lessons_core.scan import discovery, tier2, triggers
 from lessons_core.scan import events as ev
-from lessons_core.models import Candidate
 
 SPLIT = Path(__file__).resolve().parents[2] / "benchmarks" / "labels" / "split.json"
 
@@ -92,3 +92,18 @@ def test_a_fix_that_failed_next_is_not_said_to_have_worked(shared_dir):
     assert "` worked" not in candidate.fix, candidate.fix
     assert "got past it" in candidate.fix
     assert "No such file or directory" in candidate.fix
+
+
+# -- the fix is a corrected form of what failed ---------------------------------------------------
+
+
+def test_a_look_at_the_help_is_no_fix(shared_dir):
+    """``bun agentv eval … --filter strict-or-local`` was refused (no such option); the next
+    call read ``bun agentv eval run --help``, and the one after ran the evaluation with
+    ``--test-id strict-or-local``. The help page is how the agent found the fix, not the fix:
+    the lesson's fix is the call that ran, and its trigger still needs ``--filter``."""
+    rel = "real2/codex/EntityProcess__agentv/entire-checkpoints-v1/00/34f597b72d/1/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 747)
+    assert "--help" not in candidate.fix, candidate.fix
+    assert "--test-id strict-or-local" in candidate.fix
+    assert candidate.trigger is not None and "--filter" in candidate.trigger

@@ -579,12 +579,14 @@ def _follow(
                 if exe_key is not None and fallback is None:
                     res = results.get(other.call_id or "")
                     worked = res is not None and res.failure is None
-                    if worked and any(k[:2] == exe_key for k in keys):
+                    if worked and any(k[:2] == exe_key for k in keys) and not _asks_for_help(other):
                         fallback, fallback_at = other, j
                 continue
             res = results.get(other.call_id or "")
             if res is None:
                 continue
+            if res.failure is None and _asks_for_help(other):
+                continue  # it read how the command is called: the corrected call comes next
             if res.failure is None:
                 if _same_input(other, call):
                     step = _step_taken(failed.text, events, i, j, results)
@@ -628,6 +630,20 @@ def _follow(
     else:
         finding.diagnosis = None
     return finding
+
+
+#: Flags and subcommands that only ask a command about itself.
+_HELP_WORDS = frozenset({"--help", "-h", "--version", "help"})
+
+
+def _asks_for_help(call: ev.Event) -> bool:
+    """Whether ``call`` only asked its command how it is called (``eval run --help``, ``gh
+    help run``): a look at the manual, not a corrected form of what failed, which is the next
+    call of the kind that does the work."""
+    shape = triggers.main_shape(call.command) if call.command else None
+    if shape is None:
+        return False
+    return shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags)
 
 
 #: Failures whose fix may itself fail for a reason of its own: a later call of the same kind
