@@ -107,3 +107,34 @@ def test_a_look_at_the_help_is_no_fix(shared_dir):
     assert "--help" not in candidate.fix, candidate.fix
     assert "--test-id strict-or-local" in candidate.fix
     assert candidate.trigger is not None and "--filter" in candidate.trigger
+
+
+def test_getopts_own_spelling_of_a_missing_option_is_read(shared_dir):
+    """macOS ``/bin/cat -A …`` answered ``/bin/cat: illegal option -- A``: getopt spells the
+    option after `` -- ``, and the program with the path it was called by. The option is read
+    as ``-A`` (the trigger's flag), and in a pipeline whose later command is that program, the
+    blame goes to it."""
+    rel = (
+        "real2/claude/PackmindHub__context-evaluator/entire-checkpoints-v1/"
+        "18/8f64dd752f/0/full.jsonl"
+    )
+    _dev_events(shared_dir, rel)  # (on the dev side; the pipeline's last command exited 0,
+    # so the reader keeps no text of this result: the record is read as written)
+    blocks = [
+        block
+        for line in (shared_dir / "corpus" / rel).read_text(encoding="utf-8").splitlines()
+        for block in (json.loads(line).get("message") or {}).get("content") or ()
+        if isinstance(block, dict)
+    ]
+    error = next(
+        b["content"]
+        for b in blocks
+        if b.get("type") == "tool_result" and "illegal option" in str(b.get("content"))
+    )
+    command = next(
+        b["input"]["command"] for b in blocks if b.get("type") == "tool_use" and "cat -A" in str(b)
+    )
+    assert triggers.option_named(error, command) == "-A"
+    piped = "sed -n '733p' notes.txt | /bin/cat -A"
+    named = triggers.named_segment(piped, error)
+    assert named is not None and named[1].exe == "cat"

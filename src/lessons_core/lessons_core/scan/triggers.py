@@ -398,7 +398,8 @@ def segment_of(command: str, exe: str, sub: str | None) -> str | None:
 #: A line of an error that starts with the name of the program that wrote it (``cat: illegal
 #: option -- A``, ``jq: error (at <stdin>:3)``), after a shell's own prefix.
 _NAMED_PROGRAM = regex_programs.compile(
-    r"^[ \t]*(?:(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?)?([\w][\w.+-]*): ",
+    r"^[ \t]*(?:(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?)?"
+    r"(?:[\w.~-]*/)*([\w][\w.+-]*): ",
     re.MULTILINE,
 )
 
@@ -618,10 +619,12 @@ def matches(pattern: str, command: str) -> bool:
 
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
 #: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``).
+#: The option an error says does not exist; getopt spells it after `` -- `` (``cat: illegal
+#: option -- A``, ``invalid option -- 'A'``).
 _NAMED_OPTION = regex_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
-    r"illegal option)[:\s]*(?:--?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
+    r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
     re.IGNORECASE,
 )
 
