@@ -104,13 +104,15 @@ def test_hang_or_timeout_signal(script):
     assert candidate.priority == 6
 
 
-def test_self_diagnosis_is_quoted_in_the_fix(script):
-    """The agent's own explanation (before the fix) becomes part of the fix text."""
+def test_self_diagnosis_raises_the_confidence_but_stays_out_of_the_fix(script):
+    """The agent's own explanation (before the fix) is a signal; the fix text is told from the
+    calls, since what the agent says is as often narration as a diagnosis."""
     script.run("git gc --auto --dry-run", "error: unknown option `dry-run'", failure=ERR, code=129)
     script.say("Let me look. I see the issue: gc has no dry run; prune has one.")
     script.run("git gc --auto", "ok")
     candidate = _one(script)
-    assert candidate.fix.startswith("I see the issue: gc has no dry run; prune has one.")
+    assert "I see the issue" not in candidate.fix
+    assert candidate.fix.startswith("Drop or replace the option: `git gc --auto` worked")
     assert candidate.trigger == r"\bgit\b[^|;&\n]*?\bgc\b(?=[^|;&\n]*?\s--dry-run(?:[\s=]|$))"
     assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1 + 0.1)
 

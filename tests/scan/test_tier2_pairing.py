@@ -120,6 +120,29 @@ def test_an_unknown_failure_fixed_by_dropping_the_syntax_the_error_quotes(script
     assert not triggers.matches(candidate.trigger, "rg -n foo docs")
 
 
+def test_a_pipeline_is_blamed_on_the_command_its_error_names(script):
+    """``tr -Q`` at the end of a pipeline failed (``tr: illegal option -- Q``): the lesson is
+    about ``tr``, its trigger needs ``tr -Q`` and never fires on the ``printf`` before it; a
+    later ``curl … | jq`` whose error names ``jq`` while the fix dropped ``jq`` and only
+    changed ``curl``'s flags blames nothing."""
+    bad = "printf '%s\\n' a b | tr -Q a-z A-Z"
+    good = "printf '%s\\n' a b | tr a-z A-Z"
+    script.run(bad, "tr: illegal option -- Q\nusage: tr [-Ccsu] string1 string2", failure=ERR)
+    script.run(good, "A\nB")
+    script.run(
+        "curl -sSL https://h/i/9 | jq -r '.items[]'",
+        "jq: error (at <stdin>:4): Cannot iterate over null",
+        failure=ERR,
+        code=5,
+    )
+    script.run("curl -s https://h/i/9 | head -n 20", '{"n": 0}')
+    candidate = _one(script)
+    assert candidate.summary == "tr: an option the command does not have"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "tr -Q x y")
+    assert not triggers.matches(candidate.trigger, "printf '%s' a | sed -n 1p")
+
+
 # -- the classes of the misses ----------------------------------------------------------------
 
 

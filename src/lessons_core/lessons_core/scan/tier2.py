@@ -340,6 +340,7 @@ class Finding:
         "drift_dir",
         "edited",
         "fix",
+        "fix_failure",
         "generic",
         "read_between",
         "rejected",
@@ -356,6 +357,9 @@ class Finding:
         self.call = call
         self.result = result
         self.fix: ev.Event | None = None
+        #: The fix's own result when it got past the mistake and then failed for another
+        #: reason (the tests it finally ran): the fix text must not say it worked.
+        self.fix_failure: ev.Event | None = None
         self.signals: set[str] = set()
         self.user_text: str | None = None
         self.diagnosis: str | None = None
@@ -575,12 +579,14 @@ def _follow(
                 if exe_key is not None and fallback is None:
                     res = results.get(other.call_id or "")
                     worked = res is not None and res.failure is None
-                    if worked and any(k[:2] == exe_key for k in keys):
+                    if worked and any(k[:2] == exe_key for k in keys) and not _asks_for_help(other):
                         fallback, fallback_at = other, j
                 continue
             res = results.get(other.call_id or "")
             if res is None:
                 continue
+            if res.failure is None and _asks_for_help(other):
+                continue  # it read how the command is called: the corrected call comes next
             if res.failure is None:
                 if _same_input(other, call):
                     step = _step_taken(failed.text, events, i, j, results)
@@ -597,6 +603,7 @@ def _follow(
                     # next (the tests it ran) is another matter. Whether the first failure was
                     # the lesson is for the judge to say.
                     finding.fix, fix_at, finding.wrapper = other, j, wrap
+                    finding.fix_failure = res
                     finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                     break
             if res.is_mistake:
@@ -623,6 +630,20 @@ def _follow(
     else:
         finding.diagnosis = None
     return finding
+
+
+#: Flags and subcommands that only ask a command about itself.
+_HELP_WORDS = frozenset({"--help", "-h", "--version", "help"})
+
+
+def _asks_for_help(call: ev.Event) -> bool:
+    """Whether ``call`` only asked its command how it is called (``eval run --help``, ``gh
+    help run``): a look at the manual, not a corrected form of what failed, which is the next
+    call of the kind that does the work."""
+    shape = triggers.main_shape(call.command) if call.command else None
+    if shape is None:
+        return False
+    return shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags)
 
 
 #: Failures whose fix may itself fail for a reason of its own: a later call of the same kind
@@ -932,9 +953,13 @@ def _answers(fix: ev.Event, before: ev.Event, said: str) -> bool:
 # -- the candidate ------------------------------------------------------------------------------
 
 
-def _head(call: ev.Event) -> str:
-    """What was called, in a few words: ``git gc``, ``pytest``, ``Edit``."""
-    shape = triggers.main_shape(call.command) if call.command else None
+def _head(call: ev.Event, error: str = "") -> str:
+    """What was called, in a few words: ``git gc``, ``pytest``, ``Edit``; in a pipeline or a
+    chain, the simple command the error names (``cat`` of ``sed … | cat -A``)."""
+    named = triggers.named_segment(call.command, error) if call.command else None
+    shape = named[1] if named is not None else None
+    if shape is None and call.command:
+        shape = triggers.main_shape(call.command)
     if shape is not None:
         return f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
     return call.tool or "call"
@@ -980,8 +1005,9 @@ def _trigger(finding: Finding) -> str | None:
     wrapper = _wrapper_trigger(finding)
     if wrapper is not None:
         return wrapper
+    named = triggers.named_segment(failing, finding.result.text)
     if finding.generic:
-        return _generic_trigger(finding)
+        return _generic_trigger(finding, named)
     if name == failures.SHELL_SYNTAX:
         found = None
         if "no matches found" in finding.result.text[:1500]:
@@ -990,6 +1016,15 @@ def _trigger(finding: Finding) -> str | None:
         if found is None or triggers.matches(found, fixed):
             return None  # no word the shell misread that the fix wrote otherwise: no lesson
         return found
+    if named is not None:
+        # The error named one simple command of the line: the trigger is built on it, against
+        # the fix's command of the same kind (none when the fix dropped it), and still checked
+        # against the whole fixing call.
+        fixed_whole = fixed
+        failing = named[0]
+        fixed = triggers.segment_of(fixed_whole, named[1].exe, named[1].sub) or ""
+    else:
+        fixed_whole = fixed
     base = triggers.base_trigger(failing)
     if base is None:
         return None
@@ -997,26 +1032,28 @@ def _trigger(finding: Finding) -> str | None:
         shape = triggers.main_shape(failing)
         return base if shape is not None and shape.sub else None
     if name == DASH_ARGUMENT.name:
-        return triggers.dash_argument_trigger(failing, fixed)
+        dashed = triggers.dash_argument_trigger(failing, fixed)
+        return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
     if name == failures.UNKNOWN_OPTION:
         flag = triggers.option_named(finding.result.text, failing)
         if flag is not None:
-            return triggers.with_flag(base, flag)
-    pattern = triggers.command_trigger(failing, fix.command)
-    if pattern is not None and not triggers.matches(pattern, fixed):
+            flagged = triggers.with_flag(base, flag)
+            return flagged if not triggers.matches(flagged, fixed_whole) else None
+    pattern = triggers.command_trigger(failing, fixed or None)
+    if pattern is not None and not triggers.matches(pattern, fixed_whole):
         return pattern
     tight = triggers.tight_trigger(failing)
     if (
         tight is not None
         and triggers.matches(tight, failing)
-        and not triggers.matches(tight, fixed)
+        and not triggers.matches(tight, fixed_whole)
     ):
         return tight
     if name in _ENVIRONMENT_CLASSES or finding.result.failure == ev.TIMEOUT:
         # Run bare (from PATH, in the foreground) where the fix went through a virtual
         # environment, a runner or a ``timeout``.
         for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
-            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed):
+            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed_whole):
                 return bare
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
     if shape is not None and fixed_shape is not None and fixed_shape.exe == shape.exe:
@@ -1032,7 +1069,7 @@ def _trigger(finding: Finding) -> str | None:
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
             pattern = triggers.without_flag(base, word)
-            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
+            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
                 return pattern
     return None
 
@@ -1053,7 +1090,9 @@ def _wrapper_trigger(finding: Finding) -> str | None:
     return None
 
 
-def _generic_trigger(finding: Finding) -> str | None:
+def _generic_trigger(
+    finding: Finding, named: tuple[str, triggers.Shape] | None = None
+) -> str | None:
     """For a failure no class knows, a pattern for what the failing call had and its fix did
     not: the piece of syntax the error quotes, an argument starting with ``-``, or a flag the
     fix dropped. Never the mere absence of what the fix added: that fires on every plain call
@@ -1064,8 +1103,8 @@ def _generic_trigger(finding: Finding) -> str | None:
     found = triggers.culprit_trigger(finding.result.text, failing, fixed)
     if found is None:
         shape = triggers.main_shape(fixed)
-        if shape is None:
-            return None
+        if shape is None or (named is not None and named[1].exe != shape.exe):
+            return None  # (the error named another command of the line: not this one's flag)
         segment = triggers.segment_of(failing, shape.exe, shape.sub)
         own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
         if segment is None:
@@ -1124,7 +1163,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             for line in (" ".join(raw.split()) for raw in result.text.splitlines())
             if finding.step in line
         )[:1]  # the line that names the step: what failure-time recall matches
-    head = _head(call)
+    head = _head(call, result.text)
     tool_name = call.tool or "call"
     wrapper = finding.wrapper
     if finding.rejected:
@@ -1198,11 +1237,19 @@ def _project(finding: Finding) -> str | None:
 
 
 def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str:
-    """What worked, from the fixing call: the command that ran, or the tool on the file."""
+    """What worked, from the fixing call: the command that ran, or the tool on the file; never
+    the agent's prose around it."""
     fix = finding.fix
     assert fix is not None
     if fix.command:
         did = f"`{_one_line(fix.command, 160)}` worked"
+        if finding.fix_failure is not None:
+            later = finding.fix_failure
+            gist = _gist(later, error_lines(later.text) if later.text else ())
+            did = (
+                f"`{_one_line(fix.command, 160)}` got past it "
+                f"(and then failed for a reason of its own: “{gist}”)"
+            )
         wrapper = finding.wrapper
         if wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
             how, name, exe = wrapper
@@ -1224,6 +1271,6 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         ):
             worked = f"Read the file again before the {tool_name}; {generic}"
         worked = worked[:1].upper() + worked[1:]
-    if finding.diagnosis:
-        worked = f"{finding.diagnosis} {worked}"
+    # The agent's own words (``finding.diagnosis``) raise the confidence but stay out: what it
+    # said it was doing is often narration, and the fix must be what the calls show.
     return worked.rstrip(".") + "."

@@ -395,6 +395,38 @@ def segment_of(command: str, exe: str, sub: str | None) -> str | None:
     return found
 
 
+#: A line of an error that starts with the name of the program that wrote it (``cat: illegal
+#: option -- A``, ``jq: error (at <stdin>:3)``), after a shell's own prefix.
+_NAMED_PROGRAM = regex_programs.compile(
+    r"^[ \t]*(?:(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?)?"
+    r"(?:[\w.~-]*/)*([\w][\w.+-]*): ",
+    re.MULTILINE,
+)
+
+
+def named_segment(command: str, error: str) -> tuple[str, Shape] | None:
+    """The simple command of a pipeline or chain that the error names, when it is not the main
+    one: ``sed -n 1p f | cat -A`` told ``cat: illegal option -- A`` failed in ``cat``, and a
+    lesson on ``sed`` would fire on every ``sed``. ``None`` when the error names no program
+    of the command line (a set-up step like ``cd`` does not count), or names its main one."""
+    found = shapes(command)
+    if len(found) < 2:
+        return None
+    exes = {shape.exe for shape in found if shape.exe not in _SETUP}
+    for m in _NAMED_PROGRAM.finditer(error[:1500]):
+        name = m.group(1)
+        if name not in exes:
+            continue
+        main = main_shape(command)
+        if main is None or main.exe == name:
+            return None
+        for seg in reversed(_segments(command)):  # the last of a kind is the one that failed
+            shape = shape_of(list(seg))
+            if shape is not None and shape.exe == name:
+                return " ".join(seg), shape
+    return None
+
+
 def wrapper_trigger(wrapper: str, exe: str) -> str:
     """A pattern for ``exe`` run through ``wrapper`` in one simple command."""
     return _word(wrapper) + _GAP + _word(exe)
@@ -587,10 +619,12 @@ def matches(pattern: str, command: str) -> bool:
 
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
 #: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``).
+#: The option an error says does not exist; getopt spells it after `` -- `` (``cat: illegal
+#: option -- A``, ``invalid option -- 'A'``).
 _NAMED_OPTION = regex_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
-    r"illegal option)[:\s]*(?:--?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
+    r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
     re.IGNORECASE,
 )
 
