@@ -268,12 +268,11 @@ def _candidates(env: Mapping[str, str], status: str) -> list[dict[str, Any]]:
 @dataclass
 class Learned:
     """The homes that learned from a project's earlier sessions, by variant, and what the scan
-    offered: pending and held candidates, and those it proposed as something else than a hint."""
+    offered: pending and held candidates."""
 
     envs: dict[str, dict[str, str]]
     pending: int
     held: int
-    not_hints: int
 
 
 def learn(
@@ -312,8 +311,7 @@ def learn(
             accept = [arg for i in pending for arg in ("--accept", i)]
             _cli(env, "review", "--scope", "global", *accept)
         out[variant] = env
-    not_hints = sum(c.get("type") != "hint" for found in offered.values() for c in found)
-    return Learned(out, len(pending), len(held), not_hints)
+    return Learned(out, len(pending), len(held))
 
 
 # -- replay -------------------------------------------------------------------------------------
@@ -335,6 +333,7 @@ class Replayed:
 
     session: Session
     calls: int = 0
+    prompts: int = 0
     #: (corpus-relative file, call id) → the call's index in the session.
     index: dict[tuple[str, str], int] = field(default_factory=dict)
     tool_of: dict[int, str] = field(default_factory=dict)
@@ -348,9 +347,18 @@ def _prompts(agent: str, path: Path, agents: Mapping[str, Any]) -> list[tuple[in
     from lessons_core.outcomes.transcripts import read_events
     from lessons_core.scan import events as ev
 
+    events = read_events(agents, agent, path)
+    # A failed call's result may be read as user text too (a rejection's reason); only what
+    # was typed as a message of its own is a prompt.
+    results = {e.line for e in events if e.kind == ev.TOOL_RESULT}
     out = []
-    for event in read_events(agents, agent, path):
-        if event.kind == ev.USER_TEXT and event.text and not event.sidechain:
+    for event in events:
+        if (
+            event.kind == ev.USER_TEXT
+            and event.text
+            and not event.sidechain
+            and event.line not in results
+        ):
             where = event.line if agent == "gemini" else event.offset
             out.append((int(where or 0), str(event.text)))
     return out
@@ -462,6 +470,7 @@ def replay_session(
         for step in _steps(session.agent, path, calls, agents):
             if isinstance(step, str):
                 event = "BeforeAgent" if session.agent == "gemini" else "UserPromptSubmit"
+                out.prompts += 1
                 hook(
                     {**_payload(session.agent, event, sid, cwd, grown), "prompt": step},
                     out.calls,
@@ -495,18 +504,24 @@ class Figures:
     projects: int = 0
     pending: int = 0  # candidates the scan of the earlier sessions offered for review
     held: int = 0  # and those it held back over its cap
-    not_hints: int = 0  # of both, proposed as another type than a hint
+    not_hints: int = 0  # lessons made of them of another type than a hint
     sessions_learned: int = 0
     sessions_replayed: int = 0
     lessons: int = 0
     calls: int = 0
+    prompts: int = 0  # typed prompts replayed
     labelled: int = 0  # labelled reusable events in the replayed sessions
     ceiling: int = 0
     before: int = 0
+    before_again: int = 0  # of those, the lesson came with an earlier failure of the kind
     at_before_it_ran: int = 0
     at_after_it_failed: int = 0
     unplaced: int = 0  # repeats whose call the replay did not find
     deliveries: int = 0
+    at_start: int = 0  # of the deliveries: at the session start,
+    on_prompt: int = 0  # on a prompt,
+    before_a_call: int = 0  # before a call ran,
+    after_a_call: int = 0  # after it (failure-time recall, Gemini's and Codex's after-call)
     relevant: int = 0
     reinjections: int = 0
     caught: list[str] = field(default_factory=list)
@@ -549,6 +564,7 @@ def count(
     """The catches of ``repeat`` (the session's share of the ceiling) and the relevance of every
     delivery against ``labelled`` (the session's labelled reusable events)."""
     figures = Figures(sessions_replayed=1, calls=replayed.calls, labelled=len(labelled))
+    figures.prompts = replayed.prompts
     figures.ceiling = len(repeat)
     figures.reinjections = replayed.reinjections
 
@@ -556,8 +572,11 @@ def count(
         return replayed.index.get((label.file, label.call_id))
 
     placed = [(where(lb), lb) for lb in labelled]
+    phases = {"start": "at_start", "prompt": "on_prompt", "before": "before_a_call"}
     for delivery in replayed.deliveries:
         figures.deliveries += 1
+        name = phases.get(delivery.phase, "after_a_call")
+        setattr(figures, name, getattr(figures, name) + 1)
         words = lessons.get(delivery.lesson)
         if any(
             at is not None
@@ -581,6 +600,13 @@ def count(
             figures.before += 1
             first = min(early, key=lambda d: d.index)
             how = f"before, {at - first.index} calls earlier ({first.phase})"
+            said = lessons.get(first.lesson)
+            if any(
+                q is not None and first.index <= q < at and about(said, lb, replayed.tool_of[q])
+                for q, lb in placed
+            ):
+                figures.before_again += 1  # it came with an earlier failure of the same kind
+                how += ", with an earlier failure of its kind"
         elif any(d.index == at and d.phase == "before" for d in reached):
             figures.at_before_it_ran += 1
             how = "at, before it ran"
@@ -594,11 +620,14 @@ def count(
     return figures
 
 
-def lesson_words(env: Mapping[str, str]) -> dict[str, dict[str, str]]:
+def lesson_words(env: Mapping[str, str]) -> tuple[dict[str, dict[str, str]], int]:
+    """The stored lessons' words (``noise.lesson_words``) by id, and how many are not hints."""
     from lessons_core import services
 
     with services.session(dict(env)) as sess:
-        return {lesson.id: noise().lesson_words(lesson) for lesson in sess.store.list_lessons()}
+        stored = sess.store.list_lessons()
+    words = {lesson.id: noise().lesson_words(lesson) for lesson in stored}
+    return words, sum(lesson.type != "hint" for lesson in stored)
 
 
 def measure_project(
@@ -619,13 +648,9 @@ def measure_project(
     for variant, env in learned.envs.items():
         with services.session(dict(env)) as sess:
             agents = sess.plugins.agents()
-        words = lesson_words(env)
+        words, not_hints = lesson_words(env)
         total = Figures(projects=1, sessions_learned=len(earlier), lessons=len(words))
-        total.pending, total.held, total.not_hints = (
-            learned.pending,
-            learned.held,
-            learned.not_hints,
-        )
+        total.pending, total.held, total.not_hints = learned.pending, learned.held, not_hints
         for n, session in enumerate(later):
             labelled = labels_in([session], corpora, by_file)
             repeat = ceiling(known, labelled)
@@ -750,9 +775,19 @@ def render(result: Mapping[str, Any]) -> str:
             f" ({_pct(o['relevantShare']).strip()})"
         )
         lines.append(
+            f"of the {o['before']} caught before, {o['before_again']} got the lesson with an"
+            " earlier failure of their kind in the same session (the replay cannot show whether"
+            " it would have spared them), the rest ahead of the session's first such failure"
+        )
+        lines.append(
+            f"deliveries: {o['at_start']} at a session start, {o['on_prompt']} on a prompt,"
+            f" {o['before_a_call']} before a call, {o['after_a_call']} after one;"
+            f" {o['reinjections']} directive re-injections not counted"
+        )
+        lines.append(
             f"learned from {o['sessions_learned']} earlier sessions: {o['pending']} candidates"
-            f" offered for review, {o['held']} held back, {o['not_hints']} proposed as another"
-            f" type than a hint; {o['lessons']} lessons"
+            f" offered for review, {o['held']} held back; {o['lessons']} lessons, of them"
+            f" {o['not_hints']} of another type than a hint; {o['prompts']} prompts replayed"
         )
         for name in o["caught"]:
             lines.append(f"  caught: {name}")

@@ -212,6 +212,8 @@ def _project(tmp_path: Path) -> tuple[Path, list[Any], dict[tuple[str, str], lis
             corpus, "toolu_l5", later.run("toolu_l5", "gofmt -l .", "main.go", failed=True), TABS
         )
     )
+    again = later.run("toolu_l6", "docker compose up", "timed out", failed=True)
+    labels.append(later.label(corpus, "toolu_l6", again, DOCKER))  # the docker mistake again
     return corpora, labels, value.reusable(labels)
 
 
@@ -224,7 +226,7 @@ def _measure(tmp_path: Path, window: int) -> Any:
         agents = sess.plugins.agents()
     (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
     assert [s.key for s in sessions] == [EARLIER, LATER]
-    learned = value.Learned({"eager": env}, pending=3, held=0, not_hints=0)
+    learned = value.Learned({"eager": env}, pending=3, held=0)
     scratch = tmp_path / f"replay-{window}"
     return value.measure_project(sessions, learned, by_file, corpora, scratch, window)["eager"]
 
@@ -235,24 +237,28 @@ def test_a_repeat_is_caught_before_at_or_missed_and_a_lesson_about_nothing_is_no
     figures = _measure(tmp_path, window=20)
 
     assert (figures.sessions_learned, figures.sessions_replayed) == (1, 1)
-    assert figures.calls == 6
-    assert figures.labelled == 4
-    assert figures.ceiling == 3  # the gofmt failure repeats nothing of the earlier session
-    assert figures.before == 1  # docker: its lesson came with `docker ps`, two calls earlier
+    assert figures.calls == 7
+    assert figures.prompts == 1
+    assert figures.labelled == 5
+    assert figures.ceiling == 4  # the gofmt failure repeats nothing of the earlier session
+    assert figures.before == 2  # docker, twice: its lesson came with `docker ps`
+    assert figures.before_again == 1  # the second time, after a docker failure already
     assert figures.at_before_it_ran == 1  # pytest: its hint came with the failing call
     assert figures.at_after_it_failed == 0
     assert [name.rsplit("#", 1)[1] for name in figures.missed] == ["toolu_l3"]  # no lesson
     assert [name.split("#", 1)[1] for name in figures.caught] == [
         "toolu_l1 (at, before it ran)",
         "toolu_l2 (before, 2 calls earlier (before))",
+        "toolu_l6 (before, 6 calls earlier (before), with an earlier failure of its kind)",
     ]
     assert figures.deliveries == 3  # docker, pytest, npm: each once in the session
+    assert (figures.before_a_call, figures.after_a_call, figures.on_prompt) == (3, 0, 0)
     assert figures.relevant == 2  # npm's is about nothing labelled
     result = figures.as_json()
-    assert result["catches"] == 2
-    assert result["caughtShare"] == round(2 / 3, 3)
-    assert result["beforeShare"] == 0.5
-    assert result["deliveriesPer100"] == 50.0
+    assert result["catches"] == 3
+    assert result["caughtShare"] == 0.75
+    assert result["beforeShare"] == round(2 / 3, 3)
+    assert result["deliveriesPer100"] == round(300 / 7, 2)
     assert result["relevantShare"] == round(2 / 3, 3)
 
 
@@ -263,7 +269,7 @@ def test_relevance_looks_only_as_far_ahead_as_the_window(tmp_path: Path) -> None
 
     assert figures.deliveries == 3
     assert figures.relevant == 1
-    assert figures.before == 1
+    assert figures.before == 2
 
 
 def test_a_replay_that_cannot_run_exits_non_zero_and_says_why(
