@@ -20,7 +20,13 @@ in two copies of that home:
   (each keeps the type the scanner proposed);
 * ``review`` — what ``lessons review`` offers and proposes by default: the pending candidates
   only (a scan holds back those over its cap, and review does not show them), accepted as it
-  proposes (``lessons review --accept``: a hint, scoped to the project of its evidence).
+  proposes (``lessons review --accept``: a hint).
+
+Both accept with ``--scope global``. The corpus's working directories do not exist on the
+machine that replays it, and the hook names a project only by a directory it can see, so a
+lesson scoped to its project would never fire; each project learns into a home of its own, so
+"global" there means this project's folder and nothing else. When no scan held a candidate back
+and the scanner proposes only hints, the two variants learn the same lessons.
 
 **Replay.** Each later session is replayed through the hook commands' own entry point (the
 runner with the agent's hot adapter, in process, as ``lessons-<agent>-hook`` calls it) with the
@@ -517,6 +523,7 @@ class Figures:
     at_before_it_ran: int = 0
     at_after_it_failed: int = 0
     unplaced: int = 0  # repeats whose call the replay did not find
+    missed_unlearned: int = 0  # missed repeats no learned lesson is about (the rest: not given)
     deliveries: int = 0
     at_start: int = 0  # of the deliveries: at the session start,
     on_prompt: int = 0  # on a prompt,
@@ -614,6 +621,9 @@ def count(
             figures.at_after_it_failed += 1
             how = "at, after it failed"
         else:
+            if not any(about(words, label, tool) for words in lessons.values()):
+                figures.missed_unlearned += 1
+                name += " (no lesson about it learned)"
             figures.missed.append(name)
             continue
         figures.caught.append(f"{name} ({how})")
@@ -778,6 +788,12 @@ def render(result: Mapping[str, Any]) -> str:
             f"of the {o['before']} caught before, {o['before_again']} got the lesson with an"
             " earlier failure of their kind in the same session (the replay cannot show whether"
             " it would have spared them), the rest ahead of the session's first such failure"
+        )
+        missed = o["ceiling"] - o["catches"]
+        lines.append(
+            f"of the {missed} missed, {o['missed_unlearned']} had no lesson about them learned"
+            f" from the earlier sessions, {missed - o['missed_unlearned'] - o['unplaced']} had"
+            f" one that was not delivered in time, {o['unplaced']} were not found in the replay"
         )
         lines.append(
             f"deliveries: {o['at_start']} at a session start, {o['on_prompt']} on a prompt,"

@@ -245,7 +245,10 @@ def test_a_repeat_is_caught_before_at_or_missed_and_a_lesson_about_nothing_is_no
     assert figures.before_again == 1  # the second time, after a docker failure already
     assert figures.at_before_it_ran == 1  # pytest: its hint came with the failing call
     assert figures.at_after_it_failed == 0
-    assert [name.rsplit("#", 1)[1] for name in figures.missed] == ["toolu_l3"]  # no lesson
+    assert [name.rsplit("#", 1)[1] for name in figures.missed] == [
+        "toolu_l3 (no lesson about it learned)"
+    ]
+    assert figures.missed_unlearned == 1
     assert [name.split("#", 1)[1] for name in figures.caught] == [
         "toolu_l1 (at, before it ran)",
         "toolu_l2 (before, 2 calls earlier (before))",
