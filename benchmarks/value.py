@@ -614,19 +614,21 @@ def count(
             ):
                 figures.before_again += 1  # it came with an earlier failure of the same kind
                 how += ", with an earlier failure of its kind"
-        elif any(d.index == at and d.phase == "before" for d in reached):
+        elif pre := [d for d in reached if d.index == at and d.phase == "before"]:
             figures.at_before_it_ran += 1
-            how = "at, before it ran"
-        elif any(d.index == at and d.phase == "after" for d in reached):
+            first, how = pre[0], "at, before it ran"
+        elif post := [d for d in reached if d.index == at and d.phase == "after"]:
             figures.at_after_it_failed += 1
-            how = "at, after it failed"
+            first, how = post[0], "at, after it failed"
         else:
             if not any(about(words, label, tool) for words in lessons.values()):
                 figures.missed_unlearned += 1
                 name += " (no lesson about it learned)"
             figures.missed.append(name)
             continue
-        figures.caught.append(f"{name} ({how})")
+        # The lesson's summary beside the label's trigger: what a reader judges by hand.
+        summary = (lessons.get(first.lesson) or {}).get("summary", first.lesson)
+        figures.caught.append(f"{name} ({how}): {summary!r} for {label.lesson['trigger']!r}")
     return figures
 
 

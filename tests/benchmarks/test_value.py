@@ -249,10 +249,13 @@ def test_a_repeat_is_caught_before_at_or_missed_and_a_lesson_about_nothing_is_no
         "toolu_l3 (no lesson about it learned)"
     ]
     assert figures.missed_unlearned == 1
+    venv = repr("Run the tests with the project's virtualenv")
+    docker = "'Start docker compose detached' for 'docker compose up without -d.'"
+    again = "before, 6 calls earlier (before), with an earlier failure of its kind"
     assert [name.split("#", 1)[1] for name in figures.caught] == [
-        "toolu_l1 (at, before it ran)",
-        "toolu_l2 (before, 2 calls earlier (before))",
-        "toolu_l6 (before, 6 calls earlier (before), with an earlier failure of its kind)",
+        f"toolu_l1 (at, before it ran): {venv} for {VENV['trigger']!r}",
+        f"toolu_l2 (before, 2 calls earlier (before)): {docker}",
+        f"toolu_l6 ({again}): {docker}",
     ]
     assert figures.deliveries == 3  # docker, pytest, npm: each once in the session
     assert (figures.before_a_call, figures.after_a_call, figures.on_prompt) == (3, 0, 0)
