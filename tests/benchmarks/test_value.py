@@ -1,0 +1,286 @@
+"""The counting of ``benchmarks/value.py`` on a small project written here, with known answers.
+
+The replay is the real one (the hook runner with Claude Code's adapter, a SQLite store); only
+the catalogue, the two sessions and their labels are made up, so each figure can be worked out
+by hand: one repeat met by its lesson before the failing call, one at it, one missed, a later
+failure that repeats nothing earlier left out of the ceiling, and one lesson delivered about
+nothing labelled.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from lessons_core import services
+from lessons_core.models import Lesson, LessonType, Triggers
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+value = _load("value_benchmark", REPO / "benchmarks" / "value.py")
+
+#: The earlier session's file sorts after the later one's: the order must come from the time.
+EARLIER = "ffffffff-0000-4000-8000-00000000aaaa"
+LATER = "00000000-0000-4000-8000-00000000bbbb"
+
+VENV = {
+    "mistake": "Bare pytest ran the system interpreter, which lacks the project's packages.",
+    "fix": "Run the suite as .venv/bin/python -m pytest.",
+    "trigger": "A bare pytest command in a project with a virtualenv.",
+}
+DOCKER = {
+    "mistake": "docker compose up in the foreground blocked the shell until it timed out.",
+    "fix": "Start it detached with docker compose up -d and read docker compose logs.",
+    "trigger": "docker compose up without -d.",
+}
+FORCE = {
+    "mistake": "A plain force push overwrote a collaborator's commits on the shared branch.",
+    "fix": "Push with --force-with-lease.",
+    "trigger": "git push --force to a shared branch.",
+}
+TABS = {
+    "mistake": "The Go source is indented with tabs and gofmt rejected the spaces.",
+    "fix": "Indent Go code with tabs, then gofmt -w.",
+    "trigger": "gofmt -l reporting a Go file.",
+}
+
+
+class Transcript:
+    """A Claude Code session written line by line, as Claude Code records one."""
+
+    def __init__(self, corpus: Path, session: str, day: int) -> None:
+        self.path = corpus / "claude" / "acme__widgets" / f"{session}.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.session = session
+        self.day = day
+        self.lines: list[str] = []
+
+    def _line(self, kind: str, message: dict[str, Any]) -> int:
+        record = {
+            "parentUuid": None,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/srv/dev/widgets",
+            "sessionId": self.session,
+            "version": "2.1.33",
+            "type": kind,
+            "uuid": f"{self.session[:8]}-{len(self.lines):04d}",
+            "timestamp": f"2026-03-{self.day:02d}T10:{len(self.lines):02d}:00.000Z",
+            "message": message,
+        }
+        self.lines.append(json.dumps(record))
+        self.path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+        return len(self.lines)
+
+    def prompt(self, text: str) -> None:
+        self._line("user", {"role": "user", "content": text})
+
+    def run(self, call_id: str, command: str, output: str, *, failed: bool = False) -> int:
+        use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+        self._line("assistant", {"id": f"msg_{call_id}", "role": "assistant", "content": [use]})
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": output}
+        if failed:
+            result["is_error"] = True
+        return self._line("user", {"role": "user", "content": [result]})
+
+    def label(self, corpus: Path, call_id: str, line: int, lesson: dict[str, str]) -> Any:
+        return value.capture_eval().Label(
+            agent="claude",
+            file=self.path.relative_to(corpus).as_posix(),
+            line=line,
+            call_id=call_id,
+            tool="Bash",
+            kind="error",
+            reusable=True,
+            fixed_by={"call_id": f"{call_id}-fix", "line": line + 2},
+            lesson=lesson,
+            note="made up for the test",
+            corpus="real",
+        )
+
+
+def _lesson(n: int, pattern: str, summary: str, mistake: str, remediation: str) -> Lesson:
+    return Lesson(
+        id=f"01VALUETEST{n:015d}",
+        slug=f"value-test-{n}",
+        type=LessonType.HINT,
+        triggers=Triggers(tool_names=("Bash",), command_patterns=(pattern,)),
+        priority=6,
+        summary=summary,
+        mistake=mistake,
+        remediation=remediation,
+    )
+
+
+CATALOGUE = [
+    _lesson(
+        1,
+        r"^docker\b",
+        "Start docker compose detached",
+        "docker compose up blocks the terminal until it is stopped.",
+        "Use docker compose up -d and read the logs with docker compose logs.",
+    ),
+    _lesson(
+        2,
+        r"^pytest\b",
+        "Run the tests with the project's virtualenv",
+        "Bare pytest runs the system interpreter, which lacks the project's packages.",
+        "Use .venv/bin/python -m pytest.",
+    ),
+    _lesson(
+        3,
+        r"^npm\b",
+        "Install with the lockfile",
+        "npm install rewrote package-lock.json.",
+        "Use npm ci to install exactly what package-lock.json pins.",
+    ),
+]
+
+
+def _project(tmp_path: Path) -> tuple[Path, list[Any], dict[tuple[str, str], list[Any]]]:
+    """The two sessions of one project, their labels, and the project's sessions in order."""
+    corpora = tmp_path / "corpora"
+    corpus = corpora / "real"
+    later = Transcript(corpus, LATER, day=2)
+    earlier = Transcript(corpus, EARLIER, day=1)
+    labels = [
+        earlier.label(
+            corpus,
+            "toolu_e1",
+            earlier.run("toolu_e1", "pytest", "E   No module named 'x'", failed=True),
+            VENV,
+        ),
+        earlier.label(
+            corpus,
+            "toolu_e2",
+            earlier.run("toolu_e2", "docker compose up", "timed out", failed=True),
+            DOCKER,
+        ),
+        earlier.label(
+            corpus,
+            "toolu_e3",
+            earlier.run("toolu_e3", "git push --force", "rejected", failed=True),
+            FORCE,
+        ),
+    ]
+    later.prompt("Ship the release notes.")
+    later.run("toolu_l0", "docker ps", "CONTAINER ID   IMAGE")  # the docker lesson comes here
+    labels.append(
+        later.label(
+            corpus,
+            "toolu_l1",
+            later.run("toolu_l1", "pytest -x", "E   No module named 'x'", failed=True),
+            VENV,
+        )
+    )
+    labels.append(
+        later.label(
+            corpus,
+            "toolu_l2",
+            later.run("toolu_l2", "docker compose up", "timed out", failed=True),
+            DOCKER,
+        )
+    )
+    labels.append(
+        later.label(
+            corpus,
+            "toolu_l3",
+            later.run("toolu_l3", "git push --force origin main", "rejected", failed=True),
+            FORCE,
+        )
+    )
+    later.run("toolu_l4", "npm ci", "added 12 packages")  # the npm lesson: about nothing labelled
+    labels.append(
+        later.label(
+            corpus, "toolu_l5", later.run("toolu_l5", "gofmt -l .", "main.go", failed=True), TABS
+        )
+    )
+    again = later.run("toolu_l6", "docker compose up", "timed out", failed=True)
+    labels.append(later.label(corpus, "toolu_l6", again, DOCKER))  # the docker mistake again
+    return corpora, labels, value.reusable(labels)
+
+
+def _measure(tmp_path: Path, window: int) -> Any:
+    corpora, _labels, by_file = _project(tmp_path)
+    env = value.noise().make_home(tmp_path, f"home-{window}")
+    with services.session(env) as sess:
+        sess.store.add_lessons(CATALOGUE)
+        sess.rebuild_manifest()
+        agents = sess.plugins.agents()
+    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
+    assert [s.key for s in sessions] == [EARLIER, LATER]
+    learned = value.Learned({"eager": env}, pending=3, held=0)
+    scratch = tmp_path / f"replay-{window}"
+    return value.measure_project(sessions, learned, by_file, corpora, scratch, window)["eager"]
+
+
+def test_a_repeat_is_caught_before_at_or_missed_and_a_lesson_about_nothing_is_noise(
+    tmp_path: Path,
+) -> None:
+    figures = _measure(tmp_path, window=20)
+
+    assert (figures.sessions_learned, figures.sessions_replayed) == (1, 1)
+    assert figures.calls == 7
+    assert figures.prompts == 1
+    assert figures.labelled == 5
+    assert figures.ceiling == 4  # the gofmt failure repeats nothing of the earlier session
+    assert figures.before == 2  # docker, twice: its lesson came with `docker ps`
+    assert figures.before_again == 1  # the second time, after a docker failure already
+    assert figures.at_before_it_ran == 1  # pytest: its hint came with the failing call
+    assert figures.at_after_it_failed == 0
+    assert [name.rsplit("#", 1)[1] for name in figures.missed] == [
+        "toolu_l3 (no lesson about it learned)"
+    ]
+    assert figures.missed_unlearned == 1
+    venv = repr("Run the tests with the project's virtualenv")
+    docker = "'Start docker compose detached' for 'docker compose up without -d.'"
+    again = "before, 6 calls earlier (before), with an earlier failure of its kind"
+    assert [name.split("#", 1)[1] for name in figures.caught] == [
+        f"toolu_l1 (at, before it ran): {venv} for {VENV['trigger']!r}",
+        f"toolu_l2 (before, 2 calls earlier (before)): {docker}",
+        f"toolu_l6 ({again}): {docker}",
+    ]
+    assert figures.deliveries == 3  # docker, pytest, npm: each once in the session
+    assert (figures.before_a_call, figures.after_a_call, figures.on_prompt) == (3, 0, 0)
+    assert figures.relevant == 2  # npm's is about nothing labelled
+    result = figures.as_json()
+    assert result["catches"] == 3
+    assert result["caughtShare"] == 0.75
+    assert result["beforeShare"] == round(2 / 3, 3)
+    assert result["deliveriesPer100"] == round(300 / 7, 2)
+    assert result["relevantShare"] == round(2 / 3, 3)
+
+
+def test_relevance_looks_only_as_far_ahead_as_the_window(tmp_path: Path) -> None:
+    """The docker lesson comes two calls before its failure: with a window of one call it is
+    no longer relevant, though it still caught the failure before it happened."""
+    figures = _measure(tmp_path, window=1)
+
+    assert figures.deliveries == 3
+    assert figures.relevant == 1
+    assert figures.before == 2
+
+
+def test_a_replay_that_cannot_run_exits_non_zero_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert value.main(["--corpora", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot run" in err and "--corpora" in err
