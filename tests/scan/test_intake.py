@@ -424,3 +424,36 @@ def test_a_scoped_lesson_seen_in_a_second_project_is_offered_for_every_project(s
     (after,) = store.list_lessons()
     assert after.scope == scope
     assert scope_offers.offers(store.list_lessons()) == [after]
+
+
+def test_one_lesson_found_with_a_fix_that_worked_and_one_that_failed_next_is_one_candidate(store):
+    """The same tool, trigger and summary fold into one candidate however far the texts drift
+    apart, and the surer finding's words are kept."""
+    trigger = r"\brtk\b[^|;&\n]*?\bbun\b"
+    common = {"tool": "Bash", "trigger": trigger, "summary": "bun: run it without `rtk`"}
+    mistake = "`rtk bun run test` failed: `rtk` could not run `bun` (unrecognized subcommand)."
+    failed_next = _candidate(
+        **common,
+        mistake=mistake,
+        fix="Run `bun` without `rtk`: `bun run test` got past it (and then failed for a reason "
+        "of its own: “[Parser] Multi-file validation warning: Issue Untitled missing file "
+        "reference in multi-file context; the evaluator skipped seventeen fixtures”).",
+        confidence=0.65,
+        evidence=(Evidence("/t/a.jsonl", 5, "c1", "s1"),),
+    )
+    worked = _candidate(
+        **common,
+        mistake=mistake,
+        fix="Run `bun` without `rtk`: `bun run test` worked.",
+        confidence=0.75,
+        evidence=(Evidence("/t/b.jsonl", 9, "c7", "s2"),),
+    )
+    sink = Intake(store, Config())
+    assert sink.admit(failed_next).status == NEW
+    outcome = sink.admit(worked)
+    assert outcome.status == DUPLICATE
+    (stored,) = store.list_candidates(status="pending")
+    assert stored.fix == worked.fix
+    assert [e.session_id for e in stored.evidence] == ["s1", "s2"]
+    other = _candidate(**{**common, "summary": "bun: something else"}, mistake=mistake)
+    assert Intake(store, Config()).admit(other).status == NEW

@@ -228,6 +228,11 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
+def _same_finding(a: Candidate, b: Candidate) -> bool:
+    """Two findings of one lesson: the same tool, the same trigger and the same summary."""
+    return bool(a.trigger) and (a.tool, a.trigger, a.summary) == (b.tool, b.trigger, b.summary)
+
+
 def _candidate_text(c: Candidate) -> str:
     return f"{c.summary} {c.mistake} {c.fix}"
 
@@ -446,6 +451,13 @@ class Intake:
         return None
 
     def _duplicate_candidate(self, candidate: Candidate) -> int | None:
+        if candidate.trigger:
+            # The same tool, trigger and summary are the same lesson, however much the texts
+            # differ: a fix that failed next carries the error it met, which alone drew two
+            # findings of one mistake below the text similarity.
+            for i, other in enumerate(self.pending):
+                if _same_finding(other, candidate):
+                    return i
         mine = _tokens(_candidate_text(candidate))
         if not mine:  # a text without words is alike to nothing: it gives no evidence
             return None
@@ -528,6 +540,11 @@ class Intake:
         base = max(old.confidence, candidate.confidence)
         if bonus and before == 1:
             base += bonus
+        if _same_finding(old, candidate) and candidate.confidence > old.confidence:
+            # The surer finding of the same lesson tells it better (a fix that worked over one
+            # that got past the error and then failed).
+            old = attrs.evolve(old, mistake=candidate.mistake, fix=candidate.fix)
+            self._pending_tokens[index] = _tokens(_candidate_text(old))
         merged = attrs.evolve(
             old,
             evidence=evidence,
