@@ -139,3 +139,18 @@ def test_state_dir_of_another_user_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("LESSONS_STATE_DIR", str(theirs))
     with pytest.raises(claims.UnsafeStateDir, match="owned by uid 12345"):
         claims.open_session("s")
+
+
+def test_without_directory_descriptors_release_still_frees_a_name(state_dir, monkeypatch):
+    """Where ``os.open`` cannot take a directory descriptor, claims go by name, and so must
+    `release`: a name compaction dropped is deliverable again, the others stay delivered."""
+    monkeypatch.setattr(claims, "_AT", False)
+    state = claims.open_session("by-name")
+    assert state.claim("A")
+    assert state.claim("B")
+    assert sorted(os.listdir(state.claim_dir)) == ["A", "B"]
+    state.release(["A"])
+    fresh = claims.open_session("by-name")
+    assert not fresh.has("A")
+    assert fresh.has("B")
+    assert fresh.claim("A")
