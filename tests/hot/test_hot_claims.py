@@ -268,13 +268,19 @@ def test_close_releases_the_claim_dir_descriptor_once(state_dir):
 
 
 def test_prune_goes_on_past_a_recent_session(state_dir):
-    """Recent records among old ones are skipped, and every old one is still removed."""
-    old, new = [], []
+    """Recent records and files that are no record, among old ones, are left alone, and every
+    old one is still removed."""
+    old, new, others = [], [], []
     for i in range(6):
         for group, prefix in ((old, "old"), (new, "new")):
             state = claims.open_session(f"{prefix}-{i}")
             state.claim("X")
             group.append(state)
+        other = state_dir / f"notes-{i}.txt"
+        other.write_text("not a session record")
+        week_ago = other.stat().st_mtime - 8 * 24 * 3600
+        os.utime(other, (week_ago, week_ago))
+        others.append(other)
     for state in old:
         for path in (state.seen_path, state.claim_dir):
             week_ago = os.stat(path).st_mtime - 8 * 24 * 3600
@@ -282,6 +288,22 @@ def test_prune_goes_on_past_a_recent_session(state_dir):
     assert claims.prune(str(state_dir)) == 12
     assert not any(os.path.exists(s.seen_path) or os.path.exists(s.claim_dir) for s in old)
     assert all(os.path.exists(s.seen_path) and os.path.exists(s.claim_dir) for s in new)
+    assert all(other.exists() for other in others)
+
+
+def test_a_name_that_is_no_plain_file_name_is_claimed_under_its_hash(state_dir):
+    """Names with a separator, a space or non-ASCII letters never become paths of their own:
+    a claim stays one hashed entry inside the claim dir."""
+    state = claims.open_session("odd-names")
+    for name in ("../outside", "a b", "caf\u00e9"):
+        assert state.claim(name)
+        assert claims.open_session("odd-names").has(name)
+    entries = os.listdir(state.claim_dir)
+    assert len(entries) == 3
+    assert all(entry.startswith("h-") for entry in entries)
+    assert not (state_dir / "outside").exists()
+    assert state.claim("nudge:01ABC")
+    assert "nudge.01ABC" in os.listdir(state.claim_dir)
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
