@@ -7,8 +7,6 @@ shows here once instead of as a missing lesson in every agent.
 
 from __future__ import annotations
 
-import os
-
 from lessons_core.hot import payload
 
 
@@ -113,13 +111,6 @@ def test_with_trailer_and_context_answer() -> None:
     }
 
 
-def test_text_keeps_strings_only() -> None:
-    assert payload.text("x") == "x"
-    assert payload.text("") == ""
-    assert payload.text(b"x") is None
-    assert payload.text(None) is None
-
-
 def test_lazy_pattern_compiles_once_with_inline_flags() -> None:
     pattern = payload.LazyPattern(r"(?m)^exit code: (\d+)$")
     assert pattern.match("exit code: 2").group(1) == "2"
@@ -128,7 +119,3 @@ def test_lazy_pattern_compiles_once_with_inline_flags() -> None:
     compiled = pattern._get()
     assert pattern._get() is compiled
     assert pattern.match("no") is None
-
-
-def test_absolute_does_not_join_an_absolute_path(tmp_path) -> None:
-    assert payload.absolute(os.fspath(tmp_path), "/elsewhere") == os.fspath(tmp_path)
