@@ -293,11 +293,12 @@ def test_a_slug_sharing_under_8_characters_with_a_secret_is_kept(slug):
         ("SIG==" + A[:19], "SIG==" + A[:19]),
         ("request_id=" + fill(24), "request_id=" + fill(24)),
         ("SIG=aaBB11ccDD22aaBB11ccDD22", "SIG=aaBB11ccDD22aaBB11ccDD22"),
+        ("SIG=" + A[:10] * 2, "SIG=" + A[:10] * 2),
     ],
 )
 def test_high_entropy_edges(text, redacted):
     """20 characters is long enough, 19 is not (after the ``=`` of the label); an id's name
-    keeps its value; eight characters repeated three times are not random enough."""
+    keeps its value; six characters four times, or ten twice, are not random enough."""
     assert redact(text) == redacted
 
 
