@@ -94,3 +94,39 @@ def test_literal_never_rejects_a_match(pattern, prefix, middle, suffix):
         fold = folds_case(pattern)
         parts = [literal] if isinstance(literal, str) else literal
         assert any(p in text.lower() for p in parts) or (fold and not text.isascii())
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literal"),
+    [
+        (r"(aa|bb|cc|dd|ee|ff|gg|hh)", ["aa", "bb", "cc", "dd", "ee", "ff", "gg", "hh"]),
+        (r"(aa|bb|cc|dd|ee|ff|gg|hh|ii)", None),
+        (r"(ab|cd)", ["ab", "cd"]),
+        (r"(?:abcd)++x", "abcd"),
+        (r"(?>abcd)x", "abcdx"),
+        ("ab\x80cd", "ab"),
+        ("ab\x7fcd", "ab\x7fcd"),
+        (r"(x|abc|def)", None),
+    ],
+)
+def test_required_literal_edges(pattern, literal):
+    """Eight alternatives at most, two characters a branch suffice, one branch without a
+    literal spoils the others, possessive repeats and atomic groups are walked, and the run
+    stops at the first character beyond ASCII (127 is the last within)."""
+    assert required_literal(pattern) == literal
+
+
+@pytest.mark.parametrize(
+    ("pattern", "folds"),
+    [
+        ("(?:abc)", False),
+        ("(?m)^abc", False),
+        ("x(?-i:abc)", False),
+        ("(?s-i:abc)", False),
+        ("(?i)[", False),
+    ],
+)
+def test_fold_detection_ignores_groups_and_flags_turned_off(pattern, folds):
+    """A plain group, another flag, ``i`` turned off, or a pattern that does not compile is not
+    case-insensitive."""
+    assert folds_case(pattern) is folds

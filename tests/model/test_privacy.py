@@ -6,8 +6,13 @@ look like a leak to secret scanners.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from lessons_core import privacy
+from lessons_core.errors import ValidationError
+from lessons_core.models import Lesson, Provenance, Sighting, Triggers
 from lessons_core.privacy import find_secrets, normalize_home, redact, scrub
 
 A = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zC"  # 32 mixed alphanumerics
@@ -185,3 +190,139 @@ def test_scrub_does_both():
     assert scrub("/home/gina/.netrc has password=" + fill(12), home="/x") == (
         "~/.netrc has password=[REDACTED:secret]"
     )
+
+
+# -- what the mutants of privacy.py changed ------------------------------------------------------
+
+ANTHROPIC = "sk-ant-api03-" + fill(90)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "redacted"),
+    [
+        (r"sk\-ant\-api03\-" + fill(90), r"\S+"),
+        (r"sk\-ant\-api03\-" + fill(90) + r"\-", r"\S+"),
+        (ANTHROPIC + "\\", "\\S+\\"),
+        (
+            r"\bgit\s+push\s+https://user:Pa55w0rd!x@github\.com\b",
+            r"\bgit\s+push\s+https://\S+@github\.com\b",
+        ),
+        (r"curl\s-u\suser:Pa55w0rd!x\shttps://x", r"curl\s-u\suser:\S+\shttps://x"),
+    ],
+)
+def test_a_secret_inside_an_escaped_pattern_becomes_a_wildcard(pattern, redacted):
+    """Escapes are read through (``\\-`` as ``-``, ``\\s+`` as one separator, a last escape and
+    a trailing backslash included); only the secret's own characters are replaced."""
+    assert privacy.redact_pattern(pattern) == redacted
+
+
+def test_generated_values_under_unknown_names():
+    """The high-entropy fallback: one slash is no path, one digit is not generated enough, and
+    an agent's own call id stays under any name."""
+    assert redact("DEPLOY_SIG=" + A[:15] + "/" + A[15:30]) == "DEPLOY_SIG=[REDACTED:high-entropy]"
+    assert redact("DEPLOY_SIG=aBcDeFgHiJkLmNoPqRsTuVw7") == "DEPLOY_SIG=aBcDeFgHiJkLmNoPqRsTuVw7"
+    assert redact("parent: toolu_01ABcdEFgh12IJkl34MNop") == "parent: toolu_01ABcdEFgh12IJkl34MNop"
+
+
+def test_redact_head_searches_up_to_the_whitespace_after_its_margin():
+    """With a small limit the margin is 1024 characters: a token that starts right after the
+    margin's end is still whole in the window, and redacted."""
+    text = "x" * 1033 + " " + ANTHROPIC + " " + "y" * 3000
+    assert privacy.redact_head(text, 10) == "x" * 1033 + " [REDACTED:anthropic-key]"
+
+
+def test_long_texts_are_redacted_but_not_remembered():
+    """Tool outputs of megabytes stay out of memory; short texts are remembered."""
+    privacy._redact_memo.cache_clear()
+    long_text = "log line\n" * 1000 + ANTHROPIC
+    assert redact(long_text).endswith("[REDACTED:anthropic-key]")
+    assert privacy._redact_memo.cache_info().currsize == 0
+    assert redact("short " + ANTHROPIC) == "short [REDACTED:anthropic-key]"
+    assert privacy._redact_memo.cache_info().currsize == 1
+
+
+def _lesson(**fields: Any) -> Lesson:
+    values: dict[str, Any] = {
+        "id": "01PRIVACY00000000000000001",
+        "slug": "quiet-pytest",
+        "summary": "Quiet pytest",
+        "mistake": "m",
+        "remediation": "r",
+    }
+    values.update(fields)
+    return Lesson(**values)
+
+
+def test_redact_lesson_covers_triggers_slug_and_sightings():
+    """A command pattern keeps its regex form, a slug that is a secret is made anew, a
+    sighting's session is kept, and a lesson with nothing to redact comes back as it was."""
+    lesson = _lesson(
+        slug="key-" + HEX * 2,
+        triggers=Triggers(command_patterns=(r"curl\s+-H\s+x-api-key:\s*" + ANTHROPIC,)),
+        provenance=Provenance(
+            evidence=(
+                Sighting(file="t.jsonl", line=3, session_id="s-1"),
+                Sighting(file="u.jsonl", line=4),
+            )
+        ),
+    )
+    cleaned = privacy.redact_lesson(lesson)
+    assert cleaned.triggers.command_patterns == (r"curl\s+-H\s+x-api-key:\s*\S+",)
+    assert cleaned.slug.startswith("quiet-pytest")
+    assert [s.session_id for s in cleaned.provenance.evidence] == ["s-1", None]
+    assert privacy.redact_lesson(_lesson(scope="~/src/app")).scope == "~/src/app"
+    clean = _lesson()
+    assert privacy.redact_lesson(clean) is clean
+
+
+@pytest.mark.parametrize("slug", ["unter2x-login", "login-refused"])
+def test_a_slug_sharing_under_8_characters_with_a_secret_is_kept(slug):
+    """Only 8 characters of a secret in a row make a slug a leak."""
+    lesson = _lesson(slug=slug, summary="password=hunter2x is refused")
+    cleaned = privacy.redact_lesson(lesson)
+    assert cleaned.summary == "password=[REDACTED:secret] is refused"
+    assert cleaned.slug == slug
+    leaky = privacy.redact_lesson(_lesson(slug="hunter2x-login", summary=lesson.summary))
+    assert "hunter2x" not in leaky.slug
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("SIG=" + A[:20], "SIG=[REDACTED:high-entropy]"),
+        ("SIG==" + A[:19], "SIG==" + A[:19]),
+        ("request_id=" + fill(24), "request_id=" + fill(24)),
+        ("SIG=aaBB11ccDD22aaBB11ccDD22", "SIG=aaBB11ccDD22aaBB11ccDD22"),
+        ("SIG=" + A[:10] * 2, "SIG=" + A[:10] * 2),
+    ],
+)
+def test_high_entropy_edges(text, redacted):
+    """20 characters is long enough, 19 is not (after the ``=`` of the label); an id's name
+    keeps its value; six characters four times, or ten twice, are not random enough."""
+    assert redact(text) == redacted
+
+
+def test_an_uppercase_aws_secret_is_named_as_such():
+    """The rule's needle is compared with the lowercased text."""
+    assert find_secrets("AWS_SECRET_ACCESS_KEY=" + fill(40, A + "/+")) == ["aws-secret-key"]
+
+
+def test_redact_head_margin_grows_with_the_limit():
+    """Four times the limit past it, when that exceeds 1024."""
+    text = "x" * 1400 + " " + ANTHROPIC + " " + "y" * 3000
+    assert privacy.redact_head(text, 300) == "x" * 1400 + " [REDACTED:anthropic-key]"
+
+
+def test_long_texts_are_not_remembered_by_normalize_home():
+    privacy._normalized.cache_clear()
+    assert normalize_home("/home/alice/x " * 1000, home="/home/bob").startswith("~/x ~/x")
+    assert privacy._normalized.cache_info().currsize == 0
+    assert normalize_home("/home/alice/x", home="/home/bob") == "~/x"
+    assert privacy._normalized.cache_info().currsize == 1
+
+
+def test_a_pattern_broken_by_redaction_is_refused():
+    """A trigger whose secret spans a bracket no longer compiles once redacted: refused."""
+    lesson = _lesson(triggers=Triggers(command_patterns=("https://user:pa(ss@host)",)))
+    with pytest.raises(ValidationError, match="no longer a valid regular expression"):
+        privacy.redact_lesson(lesson)

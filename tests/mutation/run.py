@@ -9,6 +9,7 @@ loop that never runs...) and runs the few test files that exercise that module
     python tests/mutation/run.py hot.match       # one module
     python tests/mutation/run.py --resume hot.match   # finish an interrupted run
     python tests/mutation/run.py --survivors hot.match    # after new tests: the survivors again
+    python tests/mutation/run.py --sample 40 hot.claims   # a seeded sample of 40 mutants
 
 cosmic-ray mutates the module's file in place and puts it back after each mutant, so the
 distributions must be installed editable (``tox -e mutation`` does) and the module should not be
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sqlite3
 import subprocess
 import sys
@@ -117,11 +119,35 @@ def forget_survivors(session: Path) -> int:
         return cursor.rowcount
 
 
-def run_module(name: str, spec: dict[str, object], mode: str) -> dict[str, object]:
+def keep_sample(session: Path, size: int, seed: int) -> tuple[int, int]:
+    """Mark all but a seeded sample of ``size`` pending mutants skipped; return (kept, pending).
+
+    The pending mutants are ordered by where they sit and what they do before sampling, not by
+    cosmic-ray's random job ids, so one seed picks the same mutants of the same file every time.
+    """
+    with sqlite3.connect(session) as db:
+        rows = db.execute(
+            "SELECT s.job_id FROM mutation_specs s LEFT JOIN work_results r USING (job_id)"
+            " WHERE r.job_id IS NULL ORDER BY s.start_pos_row, s.start_pos_col,"
+            " s.operator_name, s.occurrence"
+        ).fetchall()
+        pending = [job for (job,) in rows]
+        kept = set(random.Random(seed).sample(pending, min(size, len(pending))))
+        db.executemany(
+            "INSERT INTO work_results (worker_outcome, output, job_id) VALUES ('SKIPPED', ?, ?)",
+            [(f"not in the sample of {size} (seed {seed})", j) for j in pending if j not in kept],
+        )
+    return len(kept), len(pending)
+
+
+def run_module(
+    name: str, spec: dict[str, object], mode: str, sample: tuple[int, int] | None = None
+) -> dict[str, object]:
     """Mutate module ``name``, run its tests on every mutant, and return the summary.
 
     ``mode``: ``fresh`` starts over, ``resume`` finishes an interrupted session, ``survivors``
     runs again only the mutants that survived the last run (after new tests were written).
+    ``sample``: ``(size, seed)`` to run a fresh session on only that many mutants, picked by seed.
     """
     folder = WORK / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -138,6 +164,9 @@ def run_module(name: str, spec: dict[str, object], mode: str) -> dict[str, objec
         cosmic_ray("cosmic-ray", "baseline", config)
         cosmic_ray("cosmic-ray", "init", config, session)
         cosmic_ray("cr-filter-operators", session, config)
+        if sample is not None:
+            kept, pending = keep_sample(session, *sample)
+            print(f"{name}: a sample of {kept} of its {pending} mutants (seed {sample[1]})")
     cosmic_ray("cosmic-ray", "exec", config, session)
     summary = summarise(name, session, spec.get("equivalent", []))  # type: ignore[arg-type]
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -207,16 +236,26 @@ def main(argv: list[str] | None = None) -> int:
         "--survivors", action="store_true", help="run only the last run's survivors again"
     )
     parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="fresh runs only: N mutants of each module picked at random by --seed",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
+    parser.add_argument(
         "--fail-under", type=float, default=0.0, help="exit 1 when a kill rate is below this"
     )
     args = parser.parse_args(argv)
+    if args.sample is not None and (args.resume or args.survivors):
+        parser.error("--sample picks the mutants of a fresh run; --resume and --survivors keep it")
     unknown = [m for m in args.modules if m not in modules]
     if unknown:
         parser.error(f"unknown module(s) {unknown}; known: {list(modules)}")
     failed = False
     for name in args.modules or list(modules):
         mode = "resume" if args.resume else "survivors" if args.survivors else "fresh"
-        summary = run_module(name, modules[name], mode)
+        sample = None if args.sample is None else (args.sample, args.seed)
+        summary = run_module(name, modules[name], mode, sample)
         report(summary)
         failed = failed or float(summary["kill_rate"]) < args.fail_under  # type: ignore[arg-type]
     return 1 if failed else 0

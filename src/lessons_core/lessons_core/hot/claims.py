@@ -318,7 +318,7 @@ class SessionState:
         fd = self._claim_dir(create=False)
         if fd is not None:
             for name in names:
-                safefile.unlink(_file_name(name), fd)
+                _unlink(_file_name(name), fd, self.claim_dir)
         kept = [n for n in sorted(self.seen()) if n not in names]
         try:
             safefile.replace(
@@ -335,6 +335,13 @@ def _create(name, fd, directory):
     if _AT:
         return safefile.create(name, dir_fd=fd)
     return safefile.create(os.path.join(directory, name))
+
+
+def _unlink(name, fd, directory):
+    if _AT:
+        safefile.unlink(name, fd)
+    else:
+        safefile.unlink(os.path.join(directory, name))
 
 
 def _exists(name, fd, directory):
