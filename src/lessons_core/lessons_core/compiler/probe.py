@@ -14,6 +14,17 @@ is refused.
 Sizes grow from 1 KB, so a pattern that explodes does so on a short subject; a timer interrupts
 a search that runs past the limit when the probe runs on the main thread (the regex engine
 checks for signals as it goes).
+
+Most of the time goes to the 32 KB subjects, and most patterns need none of it: a pattern the
+structural rules prove linear (``linear``, from :func:`lessons_core.compiler.regex_safety.judge`)
+searches a 32 KB subject in at most 32 times what it takes on the same shape cut to 1 KB, once
+the 1 KB subject already holds everything one start of the search can reach
+(:func:`scalable`). Such a pattern is timed on the 1 KB subjects only, and accepted when that
+time scaled to 32 KB, times :data:`LINEAR_MARGIN`, is within the budget; otherwise (a slower
+one, one whose reach does not fit in 1 KB such as ``[a-z]{4100,5000}!``, which is instant on 1
+and 4 KB and 67 ms on 32 KB, or one not proven linear) it gets every size, as before.
+The proof is the compiler's own, made on the pattern in hand: nothing that comes with a lesson
+(a team's, a repository's, a model's) says which path a pattern takes.
 """
 
 from __future__ import annotations
@@ -41,6 +52,17 @@ LIMITED_BUDGET_MS = 20.0
 _SIZES = (1024, 4096, SUBJECT_LIMIT)
 _BREAK = "\x01"
 _MAX_UNITS = 8
+#: How far the 32 KB time of a scaled pattern may exceed its 1 KB time times 32 and still be
+#: within the budget. On the seed catalogue's linear patterns and the shapes of
+#: ``benchmarks/pattern_safety.py`` (234, best of three each, on a loaded machine) the 32 KB
+#: time was at most 1.85 times the scaled one and 0.87 times it at the median (the search's
+#: fixed cost, caches, a bounded repeat reaching its bound only on the longer subject). Short of
+#: a ratio of 2 a scaled pattern is within the budget; short of 6 (2 x :data:`LOAD_SLACK`),
+#: within what the full probe forgives a linear pattern on a busy machine.
+LINEAR_MARGIN = 2.0
+#: The longest text one start of a scaled pattern may reach, and the longest piece its subjects
+#: are built from: a quarter of the 1 KB subject, so that it holds that reach four times over.
+SCALABLE_SPAN = _SIZES[0] // 4
 
 
 class _Timeout(Exception):
@@ -53,11 +75,15 @@ _fast: set[str] = set()
 _asked: set[str] = set()
 #: Name of the memory a build keeps in ``LESSONS_HOME``; bump the format when the probe changes.
 MEMORY_NAME = "pattern-probes.json"
-_MEMORY_FORMAT = 3
+_MEMORY_FORMAT = 4
 
 
-def probe(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
+def probe(source: str, limit: int = SUBJECT_LIMIT, *, linear: bool = False) -> str | None:
     """Why ``source`` (as the hook runs it) is too slow, or ``None`` when every probe is fast.
+
+    ``linear`` says the structural rules proved the search linear in the subject's length; the
+    probe then scales its 1 KB times instead of timing 4 and 32 KB when that is a bound
+    (:func:`scalable`). Only the compiler's own analysis of ``source`` may say so.
 
     A verdict of "fast" is remembered: a pattern's speed on its own subjects does not change
     between builds, and measuring it costs milliseconds, which ten thousand lessons turn into
@@ -67,7 +93,7 @@ def probe(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
     if key in _fast:
         _asked.add(key)
         return None
-    reason = _measure(source, limit)
+    reason = _measure(source, limit, linear and limit >= SUBJECT_LIMIT)
     if reason is None:
         _fast.add(key)
         _asked.add(key)
@@ -103,13 +129,15 @@ def remembered(home: Path, *, save: bool = True) -> Iterator[None]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _measure(source: str, limit: int = SUBJECT_LIMIT) -> str | None:
+def _measure(source: str, limit: int = SUBJECT_LIMIT, linear: bool = False) -> str | None:
     try:
         rx = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"does not compile: {exc}"
     units = sorted(set(_units(source)), key=lambda u: (-len(u), u))[:_MAX_UNITS]
-    worst, subject = worst_case(rx, units, limit, pumps(source), list(_units(source)))
+    prefixes, ordered = pumps(source), list(_units(source))
+    scale = linear and scalable(source, units, prefixes, ordered)
+    worst, subject = worst_case(rx, units, limit, prefixes, ordered, scale=scale)
     budget = budget_ms(limit)
     if worst > budget:
         return (
@@ -130,9 +158,28 @@ def worst_case(
     limit: int = SUBJECT_LIMIT,
     prefixes: list[str] | None = None,
     ordered: list[str] | None = None,
+    *,
+    scale: bool = False,
 ) -> tuple[float, str]:
     """The slowest search of ``rx`` over the probe subjects of up to ``limit`` characters, in
-    ms, and that subject (``ordered``: the pattern's units in order, for :func:`runs`)."""
+    ms, and that subject (``ordered``: the pattern's units in order, for :func:`runs`).
+
+    ``scale`` (a pattern proven linear whose reach fits the first size, see :func:`scalable`)
+    stops after the first size when its slowest time there, scaled to ``limit`` and multiplied
+    by :data:`LINEAR_MARGIN`, is within the budget; that scaled time is returned. A subject
+    made twice (a pattern whose alphabet makes two shapes alike) is searched once."""
+    with _alarm_handled():
+        return _worst_case(rx, units, limit, prefixes, ordered, scale)
+
+
+def _worst_case(
+    rx: re.Pattern[str],
+    units: list[str],
+    limit: int,
+    prefixes: list[str] | None,
+    ordered: list[str] | None,
+    scale: bool,
+) -> tuple[float, str]:
     worst = 0.0
     worst_subject = ""
     top = budget_ms(limit)
@@ -141,7 +188,7 @@ def worst_case(
         made = list(subjects(units, size, prefixes or ()))
         if ordered:
             made += runs(ordered, size)
-        for subject in made:
+        for subject in dict.fromkeys(made):
             took = _time(rx, subject)
             if took > budget:  # twice more, to rule out a busy moment
                 took = min(took, _time(rx, subject), _time(rx, subject))
@@ -151,7 +198,64 @@ def worst_case(
                 worst, worst_subject = took, subject
             if took > budget:
                 return (took if size == limit else max(took, top * 10)), subject
+        if scale and size < limit and worst * limit / size * LINEAR_MARGIN <= top:
+            return worst * limit / size, worst_subject
     return worst, worst_subject
+
+
+def scalable(source: str, units: list[str], prefixes: list[str], ordered: list[str]) -> bool:
+    """Whether a linear pattern's 1 KB times bound its 32 KB ones: what one start of its search
+    can reach (:func:`reach`) and every piece its subjects are built from fit in
+    :data:`SCALABLE_SPAN`, so a 1 KB subject holds the same shape as the 32 KB one, only fewer
+    times, and each start of the search meets the same text in both.
+
+    A bounded repeat that reaches further than the short subject (``[a-z]{4100,5000}!``: the
+    engine gives up at once on a subject shorter than the pattern's least match, then scans up
+    to 5,000 characters from each start of the long one) is not scaled; nor is a pattern whose
+    literals would be cut short on 1 KB but not on 32 KB.
+    """
+    try:
+        items = list(sre_parse.parse(source))
+    except (re.error, RecursionError, OverflowError):
+        return False
+    pieces = [" ".join(units), "".join(ordered[: _MAX_UNITS * 2]), *prefixes]
+    return reach(items) <= SCALABLE_SPAN and max(map(len, pieces)) <= SCALABLE_SPAN
+
+
+def reach(items: list[tuple[Any, Any]]) -> int:
+    """How far past its start one attempt of the items can read, unbounded repeats counted at
+    their least (more than :data:`SCALABLE_SPAN` for anything this cannot tell, such as a
+    back-reference).
+
+    An unbounded repeat in a pattern proven linear cannot be handed a character by the search's
+    loop over starts, so the runs it scans from different starts do not overlap: that costs the
+    same per character on any length. A bounded one scans up to its bound from every start.
+    """
+    c = sre_constants
+    unknown = SCALABLE_SPAN + 1
+    total = 0
+    for op, arg in items:
+        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+            total += 1
+        elif op is c.AT:
+            continue
+        elif op is c.SUBPATTERN:
+            total += reach(list(arg[3]))
+        elif op is c.BRANCH:
+            total += max((reach(list(branch)) for branch in arg[1]), default=0)
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
+            low, high, body = arg
+            times = max(low, 1) if high == sre_constants.MAXREPEAT else high
+            total += times * reach(list(body))
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            total += reach(list(arg[1]))  # zero-width, but it reads ahead (or back) of here
+        elif str(op) == "ATOMIC_GROUP":
+            total += reach(list(arg))
+        else:
+            return unknown
+        if total > SCALABLE_SPAN:
+            return unknown
+    return total
 
 
 #: On a loaded machine even CPU time stretches (caches, frequency): a search over the budget by
@@ -227,16 +331,23 @@ def _time(rx: re.Pattern[str], subject: str) -> float:
     :data:`_searching` says the search is under way, everything between arming and disarming
     is inside the ``try``, and a late signal does nothing at all; it can never escape into the
     build and cost a source its lessons.
+
+    The handler is installed here unless :func:`_alarm_handled` already holds it for a whole
+    pattern (installing one costs more than searching a 1 KB subject); the clock starts once
+    the timer is armed, so what is measured is the search.
     """
     limit = BUDGET_MS * 40 / 1000
     armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    own = armed and not _handling[0]
     previous: Any = None
     start = time.thread_time()  # CPU time: a busy machine does not make a pattern slow
     try:
-        if armed:
+        if own:
             previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        if armed:
             signal.setitimer(signal.ITIMER_REAL, limit)
         _searching[0] = True
+        start = time.thread_time()
         rx.search(subject)
         _searching[0] = False
     except _Timeout:
@@ -245,13 +356,34 @@ def _time(rx: re.Pattern[str], subject: str) -> float:
         _searching[0] = False
         if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            if previous is not None:
+            if own and previous is not None:
                 signal.signal(signal.SIGALRM, previous)
     return (time.thread_time() - start) * 1000
 
 
+@contextlib.contextmanager
+def _alarm_handled() -> Iterator[None]:
+    """Hold the probe's ``SIGALRM`` handler over many timed searches, then put back the one
+    before. Between searches it does nothing: it raises only while :data:`_searching`."""
+    armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if not armed or _handling[0]:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    _handling[0] = True
+    try:
+        yield
+    finally:
+        _handling[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if previous is not None:
+            signal.signal(signal.SIGALRM, previous)
+
+
 #: Whether a timed search is running (the only time the timer may interrupt anything).
 _searching = [False]
+#: Whether :func:`_alarm_handled` holds the handler (each search then only arms the timer).
+_handling = [False]
 
 
 def _raise_timeout(_signum: int, _frame: Any) -> None:

@@ -104,9 +104,12 @@ def judge(source: str, *, measure: bool = True) -> Verdict:
     if measure:
         from lessons_core.compiler.probe import probe
 
+        # Proven linear (rules 1-6, degree 1): the probe may scale its 1 KB times to 32 KB.
+        reason = probe(hot, limit, linear=degree <= 1)
         # Too slow on its limit: a quarter of the length, down to MIN_LIMIT, bounds it instead.
-        while (reason := probe(hot, limit)) and limit // 4 >= MIN_LIMIT:
+        while reason and limit // 4 >= MIN_LIMIT:
             limit //= 4
+            reason = probe(hot, limit)
         if reason:
             return Verdict(reason, limit, degree)
     return Verdict(None, limit, degree)
