@@ -80,6 +80,29 @@ def _bin(name: str) -> str:
     return str(candidate) if candidate.exists() else name
 
 
+def _installed_command(agent: str) -> list[str]:
+    """The command ``lessons install`` registers by default (the ``file`` style): the interpreter
+    with ``-I -S``, the adapter's ``hook.py`` and the directories of the packages it imports.
+    This is what an agent starts; the console script ``lessons-<agent>-hook`` is slower to
+    start (``site``, and the wrapper's own ``import re``), so timing it overstated the hook.
+    Every ``lessons_*`` package's directory is passed, which covers an adapter that builds on
+    another (Qwen Code on Claude Code's dialect, Kilo CLI on OpenCode's plugin)."""
+    import importlib.util
+
+    hook = importlib.util.find_spec(f"lessons_{agent}.hook")
+    if hook is None or hook.origin is None:
+        return [_bin(f"lessons-{agent}-hook")]
+    dirs: list[str] = []
+    for package in ("lessons_core", f"lessons_{agent}", *(f"lessons_{a}" for a in AGENTS)):
+        found = importlib.util.find_spec(package)
+        if found is None or not found.submodule_search_locations:
+            continue
+        parent = str(Path(next(iter(found.submodule_search_locations))).resolve().parent)
+        if parent not in dirs:
+            dirs.append(parent)
+    return [sys.executable, "-I", "-S", str(Path(hook.origin).resolve()), *dirs]
+
+
 def _env(home: Path, state: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["LESSONS_HOME"] = str(home)
@@ -369,7 +392,8 @@ def main() -> int:
         "--agent", choices=[*AGENTS, "all"], default="all", help="whose hook and payloads"
     )
     parser.add_argument(
-        "--command", help="hook command line (default: lessons-<agent>-hook); one agent only"
+        "--command",
+        help="hook command line (default: the one `lessons install` registers); one agent only",
     )
     parser.add_argument("--catalogue", choices=["seed", "generated", "both"], default="both")
     parser.add_argument("--lessons", type=int, default=2000, help="size of the generated one")
@@ -378,7 +402,7 @@ def main() -> int:
     if args.command and len(agents) > 1:
         parser.error("--command needs --agent")
     hooks = {
-        agent: shlex.split(args.command) if args.command else [_bin(f"lessons-{agent}-hook")]
+        agent: shlex.split(args.command) if args.command else _installed_command(agent)
         for agent in agents
     }
     print(f"python {sys.version.split()[0]}, {args.runs} runs per payload, agents: {agents}")
