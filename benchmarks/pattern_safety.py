@@ -4,9 +4,9 @@ For each pattern — every seed-catalogue pattern, the shapes that used to stall
 shapes people write that used to be refused — this prints the slowest search the hook would run
 (the compiled form, on at most the pattern's subject limit: the hook's ``SUBJECT_LIMIT``, or the
 shorter one of a polynomial pattern) over subjects of up to 64 KB made of the pattern's own text
-(its literals, class members and matched prefixes, repeated), and, as the baseline, the slowest
-search of the pattern as written on the same subjects, cut short at ``--cap`` ms. Refused
-patterns are listed with the rule they break.
+(its literals, class members, matched prefixes and repeat bodies, repeated), and, as the
+baseline, the slowest search of the pattern as written on the same subjects, cut short at
+``--cap`` ms. Refused patterns are listed with the rule they break.
 
 Then the worst hook call: every accepted pattern searched, each on its own limit, over the
 subjects that were worst for the slowest patterns — as if one tool's lessons held them all and
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lessons_core.compiler.entries import _anchored
 from lessons_core.compiler.globs import glob_to_regex
-from lessons_core.compiler.probe import SUBJECT_LIMIT, _units, pumps, subjects
+from lessons_core.compiler.probe import SUBJECT_LIMIT, _units, bodies, pumps, subjects
 from lessons_core.compiler.regex_safety import hot_source, judge
 from lessons_core.hot.match import SEARCH_BUDGET, searched
 
@@ -61,6 +61,10 @@ SHAPES = [
     r"execFile\w*\(['\"]claude",
     r"(?i)^.*/[^/]*cache[^/]*$",
     r"[\w.-]+@[\w.-]+",
+    # A repeat with a large count walks that far from every start: bounded by a shorter subject.
+    r"(?:[a-z]-){400,500}!",
+    r"(?:[a-z]-){2500,3400}!",
+    r"(?:[a-z]{2}-){400,500}!",
     # Exponential: still refused.
     r"(a+)+$",
     r"(\w+\s?)+$",
@@ -123,8 +127,8 @@ def worst_with_subject(
 
 def adversarial(source: str, sizes: list[int]) -> list[str]:
     units = sorted(set(_units(source)), key=lambda u: (-len(u), u))[:8]
-    prefixes = pumps(source)
-    return [text for size in sizes for text in subjects(units, size, prefixes)]
+    prefixes, walks = pumps(source), bodies(source)
+    return [text for size in sizes for text in subjects(units, size, prefixes, walks)]
 
 
 def call_cost(hooked: list[tuple[str, int, bool]], text: str, budget: bool = True) -> float:

@@ -7,9 +7,22 @@ the shorter limit of a pattern whose search grows faster than linearly), built f
 pattern's own alphabet: every literal run of the pattern and a member of every character class,
 repeated, alone and together, with and without a character the pattern never takes; and what
 the pattern matches up to each of its repeats, repeated (``git push git push …`` for
-``\\bgit\\s+push\\b.*--force``), which is what makes a search retry at every start. A pattern that
+``\\bgit\\s+push\\b.*--force``), which is what makes a search retry at every start; and a run of
+what each repeat's body matches (:func:`bodies`: ``a-a-a-…`` for ``(?:[a-z]-){400,500}!``), on
+which a repeat walks as far as its count lets it from every start of the search. A pattern that
 needs more than :data:`BUDGET_MS` (:data:`LIMITED_BUDGET_MS` for a shorter limit) on any of them
 is refused.
+
+The runs of a body are what bound a repeat with a large count. Such a repeat is linear by the
+structural rules (it chooses among at most a thousand counts), yet every start of the search
+walks up to its count before the pattern fails, so the search costs the subject's length times
+that walk: ``(?:[a-z]-){2500,3400}!`` took 790 ms on 32 KB of ``a-a-…``, and no subject made of
+its units (``a``, ``-``, ``!``) ever held a long run of ``a-``. Calling such a repeat quadratic
+instead, as the rules call a polynomial pattern, would not bound it alone: the walk's length is
+the repeat's count, not a power of the subject, so only a measurement on the run says which
+subject length keeps it within the budget (``(?:[a-z]-){400,500}!``: 10 ms on 4 KB, 24 ms on
+8 KB). With the runs among the subjects, the probe measures the walk, and the limit is lowered
+(:func:`lessons_core.compiler.regex_safety.judge`) until it fits, as for any slow pattern.
 
 Sizes grow from 1 KB, so a pattern that explodes does so on a short subject; a timer interrupts
 a search that runs past the limit when the probe runs on the main thread (the regex engine
@@ -41,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core import memory_file
+from lessons_core.compiler.charsets import class_members
 from lessons_core.compiler.prefilter import sre_constants, sre_parse
 
 #: The hook matches the first this many characters of a command, content or path.
@@ -52,6 +66,8 @@ LIMITED_BUDGET_MS = 20.0
 _SIZES = (1024, 4096, SUBJECT_LIMIT)
 _BREAK = "\x01"
 _MAX_UNITS = 8
+#: How many repeat bodies :func:`bodies` returns.
+_MAX_BODIES = 4
 #: How far the 32 KB time of a scaled pattern may exceed its 1 KB time times 32 and still be
 #: within the budget. On the seed catalogue's linear patterns and the shapes of
 #: ``benchmarks/pattern_safety.py`` (234, best of three each, on a loaded machine) the 32 KB
@@ -75,7 +91,7 @@ _fast: set[str] = set()
 _asked: set[str] = set()
 #: Name of the memory a build keeps in ``LESSONS_HOME``; bump the format when the probe changes.
 MEMORY_NAME = "pattern-probes.json"
-_MEMORY_FORMAT = 4
+_MEMORY_FORMAT = 5
 
 
 def probe(source: str, limit: int = SUBJECT_LIMIT, *, linear: bool = False) -> str | None:
@@ -135,9 +151,9 @@ def _measure(source: str, limit: int = SUBJECT_LIMIT, linear: bool = False) -> s
     except (re.error, RecursionError, OverflowError) as exc:
         return f"does not compile: {exc}"
     units = sorted(set(_units(source)), key=lambda u: (-len(u), u))[:_MAX_UNITS]
-    prefixes, ordered = pumps(source), list(_units(source))
-    scale = linear and scalable(source, units, prefixes, ordered)
-    worst, subject = worst_case(rx, units, limit, prefixes, ordered, scale=scale)
+    prefixes, ordered, walks = pumps(source), list(_units(source)), bodies(source)
+    scale = linear and scalable(source, units, prefixes, ordered, walks)
+    worst, subject = worst_case(rx, units, limit, prefixes, ordered, scale=scale, walks=walks)
     budget = budget_ms(limit)
     if worst > budget:
         return (
@@ -160,16 +176,18 @@ def worst_case(
     ordered: list[str] | None = None,
     *,
     scale: bool = False,
+    walks: list[str] | None = None,
 ) -> tuple[float, str]:
     """The slowest search of ``rx`` over the probe subjects of up to ``limit`` characters, in
-    ms, and that subject (``ordered``: the pattern's units in order, for :func:`runs`).
+    ms, and that subject (``ordered``: the pattern's units in order, for :func:`runs`;
+    ``walks``: its repeats' bodies, see :func:`bodies`).
 
     ``scale`` (a pattern proven linear whose reach fits the first size, see :func:`scalable`)
     stops after the first size when its slowest time there, scaled to ``limit`` and multiplied
     by :data:`LINEAR_MARGIN`, is within the budget; that scaled time is returned. A subject
     made twice (a pattern whose alphabet makes two shapes alike) is searched once."""
     with _alarm_handled():
-        return _worst_case(rx, units, limit, prefixes, ordered, scale)
+        return _worst_case(rx, units, limit, prefixes, ordered, scale, walks or [])
 
 
 def _worst_case(
@@ -179,13 +197,14 @@ def _worst_case(
     prefixes: list[str] | None,
     ordered: list[str] | None,
     scale: bool,
+    walks: list[str],
 ) -> tuple[float, str]:
     worst = 0.0
     worst_subject = ""
     top = budget_ms(limit)
     for size in sorted({min(s, limit) for s in _SIZES}):
         budget = top * size / limit * 4 if size < limit else top
-        made = list(subjects(units, size, prefixes or ()))
+        made = list(subjects(units, size, prefixes or (), walks))
         if ordered:
             made += runs(ordered, size)
         for subject in dict.fromkeys(made):
@@ -203,7 +222,13 @@ def _worst_case(
     return worst, worst_subject
 
 
-def scalable(source: str, units: list[str], prefixes: list[str], ordered: list[str]) -> bool:
+def scalable(
+    source: str,
+    units: list[str],
+    prefixes: list[str],
+    ordered: list[str],
+    walks: Iterable[str] = (),
+) -> bool:
     """Whether a linear pattern's 1 KB times bound its 32 KB ones: what one start of its search
     can reach (:func:`reach`) and every piece its subjects are built from fit in
     :data:`SCALABLE_SPAN`, so a 1 KB subject holds the same shape as the 32 KB one, only fewer
@@ -212,13 +237,15 @@ def scalable(source: str, units: list[str], prefixes: list[str], ordered: list[s
     A bounded repeat that reaches further than the short subject (``[a-z]{4100,5000}!``: the
     engine gives up at once on a subject shorter than the pattern's least match, then scans up
     to 5,000 characters from each start of the long one) is not scaled; nor is a pattern whose
-    literals would be cut short on 1 KB but not on 32 KB.
+    literals would be cut short on 1 KB but not on 32 KB. A repeat whose count is within the
+    reach (``(?:[a-z]-){100,128}!``: 256 characters) is scaled: its run of ``a-`` (``walks``,
+    see :func:`bodies`) is among the 1 KB subjects, and each start walks as far on 1 KB as on 32.
     """
     try:
         items = list(sre_parse.parse(source))
     except (re.error, RecursionError, OverflowError):
         return False
-    pieces = [" ".join(units), "".join(ordered[: _MAX_UNITS * 2]), *prefixes]
+    pieces = [" ".join(units), "".join(ordered[: _MAX_UNITS * 2]), *prefixes, *walks]
     return reach(items) <= SCALABLE_SPAN and max(map(len, pieces)) <= SCALABLE_SPAN
 
 
@@ -279,12 +306,14 @@ def _busy_not_slow(
     return small * 16 >= took
 
 
-def subjects(units: list[str], size: int, prefixes: Iterable[str] = ()) -> Iterator[str]:
+def subjects(
+    units: list[str], size: int, prefixes: Iterable[str] = (), walks: Iterable[str] = ()
+) -> Iterator[str]:
     """Subjects of ``size`` characters from ``units``: each alone, all in turn, with a break;
-    and each of ``prefixes`` (see :func:`pumps`) repeated, alone, spaced, and followed by one
-    unit repeated."""
+    each of ``prefixes`` (see :func:`pumps`) repeated, alone, spaced, and followed by one unit
+    repeated; and each of ``walks`` (see :func:`bodies`) repeated, with a break."""
     whole = "".join(units) or "a"
-    shapes = [*units, whole, " ".join(units)]
+    shapes = [*units, whole, " ".join(units), *walks]
     for prefix in prefixes:
         shapes += [prefix, prefix + " "]
         for unit in units[:4]:
@@ -416,6 +445,46 @@ def pumps(source: str) -> list[str]:
     return sorted(found, key=len, reverse=True)[:_MAX_PUMPS]
 
 
+def bodies(source: str) -> list[str]:
+    """One text each repeat's body matches, the repeats that reach furthest first (an unbounded
+    one, then the largest count times its body's length): repeated to fill a subject, it is a
+    run the repeat walks as far as its count lets it from every start of the search.
+
+    The pattern's units and matched prefixes never make that run when the body holds more
+    than one unit (``a-`` for ``(?:[a-z]-){400,500}!``, ``aa-`` for ``(?:[a-z]{2}-)*``); a
+    body of one unit repeats a unit already among the subjects, so the same subject is made
+    twice and searched once.
+    """
+    try:
+        items = list(sre_parse.parse(source))
+    except (re.error, RecursionError, OverflowError):
+        return []
+    found: dict[str, int] = {}
+    _bodies(items, found)
+    return sorted(found, key=lambda text: (-found[text], text))[:_MAX_BODIES]
+
+
+def _bodies(items: list[tuple[Any, Any]], found: dict[str, int]) -> None:
+    c = sre_constants
+    for op, arg in items:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
+            _low, high, body = arg
+            text = _sample(list(body))
+            if text and high:
+                walk = SUBJECT_LIMIT if high == sre_constants.MAXREPEAT else high * len(text)
+                found[text] = max(found.get(text, 0), walk)
+            _bodies(list(body), found)
+        elif op is c.SUBPATTERN:
+            _bodies(list(arg[3]), found)
+        elif op is c.BRANCH:
+            for branch in arg[1]:
+                _bodies(list(branch), found)
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            _bodies(list(arg[1]), found)
+        elif str(op) == "ATOMIC_GROUP":
+            _bodies(list(arg), found)
+
+
 def _sample(items: list[tuple[Any, Any]]) -> str:
     """One text the items match (look-arounds and anchors aside): the first choice of each
     alternation, each repeat taken as few times as it must, but at least once."""
@@ -429,7 +498,7 @@ def _sample(items: list[tuple[Any, Any]]) -> str:
         elif op is c.ANY:
             out.append("a")
         elif op is c.IN:
-            out.append(next(_class_samples(arg), "a"))
+            out.append(_class_member(arg))
         elif op is c.SUBPATTERN:
             out.append(_sample(list(arg[3])))
         elif op is c.BRANCH:
@@ -479,6 +548,17 @@ def _walk(items: list[tuple[Any, Any]]) -> Iterator[str]:
             yield from _walk(list(arg))
     if run:
         yield "".join(run)
+
+
+def _class_member(items: list[tuple[Any, Any]]) -> str:
+    """A character the class takes: its first sample when it is one, which a negated class's
+    (``a`` for ``[^a-z]``) need not be; else a member, a letter or digit first (punctuation is
+    likelier to be what the pattern wants next, which would end the walk with a match)."""
+    members = class_members(items)
+    for sample in _class_samples(items):
+        if sample in members:
+            return sample
+    return min(members, key=lambda m: (not m.isalnum(), not m.isprintable(), m), default="a")
 
 
 def _class_samples(items: list[tuple[Any, Any]]) -> Iterator[str]:
