@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 import pytest
+import structlog
 
 from lessons_core import scope_offers, services
 from lessons_core.models import Candidate, Config, Evidence, Status
@@ -457,3 +458,158 @@ def test_one_lesson_found_with_a_fix_that_worked_and_one_that_failed_next_is_one
     assert [e.session_id for e in stored.evidence] == ["s1", "s2"]
     other = _candidate(**{**common, "summary": "bun: something else"}, mistake=mistake)
     assert Intake(store, Config()).admit(other).status == NEW
+
+
+def test_a_trigger_the_compiler_would_refuse_is_named_unsafe():
+    """What keeps an unsafe Tier 1 block from going live: a refused pattern or a broken glob."""
+    assert intake.unsafe_trigger(_candidate(tier=1)) is None
+    assert intake.unsafe_trigger(_candidate(tier=1, trigger="  ")) is None
+    refused = _candidate(tier=1, trigger=r"\bnpm\b\s+(?:\S+\s*)*?\btest\b")
+    assert intake.unsafe_trigger(refused) is not None
+    broken = _candidate(tier=1, tool="Edit", trigger="src/[abc")
+    assert "unclosed '['" in (intake.unsafe_trigger(broken) or "")
+
+
+def test_a_new_candidate_offers_nothing(store):
+    """Only a repeat from another project can offer a lesson for every project."""
+    assert not Intake(store, Config()).admit(_candidate()).offer
+
+
+def test_a_lesson_already_offered_is_not_offered_again_by_a_repeat_from_a_known_project(
+    store, tmp_path
+):
+    """Seen in two projects, a scoped lesson is offered once: a repeat adding no project is not
+    another offer."""
+    alpha, beta = tmp_path / "alpha", tmp_path / "beta"
+    alpha.mkdir()
+    beta.mkdir()
+    gate = Intake(store, Config())
+    assert gate.admit(_candidate(tier=1, detector="tier1", project=str(alpha))).status == PROMOTED
+    (lesson,) = store.list_lessons()
+    from lessons_core.hot.project import project_id
+
+    store.update_lesson(attrs.evolve(lesson, scope=project_id(str(alpha))))
+    gate = Intake(store, Config())
+    seen = (Evidence("/t/b.jsonl", 7, None, "s2"),)
+    assert gate.admit(_candidate(tier=1, detector="tier1", evidence=seen, project=str(beta))).offer
+    again = (Evidence("/t/d.jsonl", 4, None, "s4"),)
+    outcome = gate.admit(_candidate(tier=1, detector="tier1", evidence=again, project=str(beta)))
+    assert outcome.status == DUPLICATE
+    assert not outcome.offer
+
+
+def test_a_lesson_gains_each_bonus_once_at_its_second_session_and_project(store):
+    """The session bonus comes with a second session, the project bonus with a second project;
+    a repeat in the same session and project adds neither."""
+    gate = Intake(store, Config())
+    gate.admit(_candidate(tier=1, confidence=0.5))
+    same = _candidate(evidence=(Evidence("/t/a.jsonl", 9, "c2", "s1"),))
+    assert Intake(store, Config()).admit(same).status == DUPLICATE
+    assert store.list_lessons()[0].confidence == pytest.approx(0.5)
+    other_session = _candidate(evidence=(Evidence("/t/b.jsonl", 3, "c3", "s2"),))
+    Intake(store, Config()).admit(other_session)
+    assert store.list_lessons()[0].confidence == pytest.approx(0.6)
+    other_project = _candidate(
+        evidence=(Evidence("/t/c.jsonl", 3, "c4", "s2"),), project="/home/dev/other"
+    )
+    Intake(store, Config()).admit(other_project)
+    assert store.list_lessons()[0].confidence == pytest.approx(0.7)
+
+
+def test_the_same_finding_as_sure_as_the_first_keeps_the_first_words(store):
+    """Only a surer finding of the same lesson replaces its words; an equal one adds evidence."""
+    sink = Intake(store, Config())
+    sink.admit(_candidate(confidence=0.5))
+    other = _candidate(
+        mistake="`pytest -k slow` failed (exit 127): pytest: command not found at all",
+        fix="Call `.venv/bin/pytest -k slow` from the project root.",
+        evidence=(Evidence("/t/a.jsonl", 9, "c2", "s1"),),
+        confidence=0.5,
+    )
+    assert sink.admit(other).status == DUPLICATE
+    (stored,) = store.list_candidates(status="pending")
+    assert stored.mistake == _candidate().mistake
+    assert stored.fix == _candidate().fix
+
+
+def test_a_merged_confidence_keeps_three_decimals(store):
+    """A candidate's confidence is rounded to thousandths, as the lesson's is, not hundredths."""
+    sink = Intake(store, Config())
+    sink.admit(_candidate(confidence=0.555))
+    sink.admit(_candidate(evidence=(Evidence("/t/a.jsonl", 9, "c2", "s1"),), confidence=0.555))
+    (stored,) = store.list_candidates(status="pending")
+    assert stored.confidence == 0.555
+
+
+def test_alike_candidates_with_other_summaries_fold_by_their_text(store):
+    """Two findings of one mistake, summed up differently, fold by the similarity of their
+    texts when tool and trigger agree."""
+    sink = Intake(store, Config())
+    sink.admit(_candidate())
+    reworded = _candidate(
+        summary="bare pytest is not installed",
+        evidence=(Evidence("/t/b.jsonl", 2, "c5", "s2"),),
+    )
+    outcome = sink.admit(reworded)
+    assert outcome.status == DUPLICATE
+    assert outcome.reason.startswith("repeats candidate")
+    assert len(store.list_candidates(status="pending")) == 1
+
+
+def test_a_candidate_another_scan_stored_meanwhile_is_merged_into(store):
+    """Two scans at once: the one that did not see the other's candidate adds its evidence to
+    that row, and says so, rather than counting a new candidate."""
+    late = Intake(store, Config())
+    unrelated = _candidate(
+        tool="Read",
+        trigger="**/*.lock",
+        mistake="Read a lock file that is generated and never edited by hand",
+        fix="Edit the manifest and run the lock command to regenerate it.",
+        summary="lock files are generated",
+    )
+    assert late.admit(unrelated).status == NEW  # loads what the store held then
+    assert Intake(store, Config()).admit(_candidate()).status == NEW
+    outcome = late.admit(_candidate(evidence=(Evidence("/t/b.jsonl", 2, "c5", "s2"),)))
+    assert outcome.status == DUPLICATE
+    assert outcome.reason == "merged into an equal candidate"
+
+
+def test_a_text_half_alike_to_a_lesson_repeats_it(store):
+    """Similarity is counted from one half up: a repeat sharing half of the words repeats it."""
+    words = {
+        "summary": "alpha bravo",
+        "mistake": "charlie delta echo foxtrot",
+        "fix": "golf hotel india juliet kilo lima",
+    }
+    Intake(store, Config()).admit(_candidate(tier=1, **words))
+    half = _candidate(
+        summary="alpha bravo",
+        mistake="charlie delta echo foxtrot",
+        fix="alpha bravo charlie delta echo foxtrot",
+        evidence=(Evidence("/t/b.jsonl", 2, "c5", "s2"),),
+    )
+    outcome = Intake(store, Config()).admit(half)
+    assert outcome.status == DUPLICATE
+    assert outcome.reason.startswith("repeats lesson")
+
+
+def test_a_lesson_is_scoped_as_its_tags_say_unless_a_scope_is_chosen():
+    """A detector's scope tag scopes the lesson; a scope chosen in review replaces it."""
+    tagged = _candidate(tags=("scope:p-1234", "python"))
+    assert intake.to_lesson(tagged).scope == "p-1234"
+    assert intake.to_lesson(tagged, scope=None).scope is None
+    assert intake.to_lesson(tagged, scope="p-9").scope == "p-9"
+    assert intake.to_lesson(tagged).tags == ("python",)
+
+
+def test_a_broken_dedup_plugin_is_logged_with_its_traceback():
+    """The scan goes on with the built-in similarity, and the log says where the plugin broke."""
+
+    class Broken:
+        def dedup(self):
+            raise RuntimeError("index missing")
+
+    with structlog.testing.capture_logs() as logs:
+        assert intake.dedup_backend(Broken()) is None
+    (entry,) = [e for e in logs if e["event"] == "intake.dedup_unavailable"]
+    assert entry["exc_info"] is True
