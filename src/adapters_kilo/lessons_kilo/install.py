@@ -43,9 +43,7 @@ def config_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(home).expanduser() / ".config" / "kilo"
 
 
-FILE = PluginFile(
-    AGENT, "Kilo CLI", _spec, config_dir, ".kilo", extra_packages=("lessons_opencode",)
-)
+FILE = PluginFile(AGENT, "Kilo CLI", _spec, config_dir, ".kilo")
 #: The first line of every file we write: what tells ours from a user's file of the same name.
 MARKER = FILE.marker
 

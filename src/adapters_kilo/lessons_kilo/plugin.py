@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # both sides of the seam, checked and never run
 
 def agent_spec() -> AgentSpec:
     """The Kilo CLI adapter's description (also used directly by its installer)."""
-    return agent_spec_for(NAME, "lessons_kilo", label="Kilo CLI")
+    return agent_spec_for(
+        NAME, "lessons_kilo", label="Kilo CLI", hook_packages=("lessons_opencode",)
+    )
 
 
 @hookimpl

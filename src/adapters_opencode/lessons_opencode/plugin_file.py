@@ -5,8 +5,7 @@ OpenCode has no hook commands: it loads every ``*.js`` / ``*.ts`` file in the ``
 does the same in its own folders. ``install`` writes one file there, ``lessons.js`` (the
 template :file:`opencode_plugin.js` with the host's name and our hook command filled in); the
 plugin starts that command for each event it handles. A :class:`PluginFile` holds what differs
-from host to host: its name, where its configuration lives, and the directories its hook
-command needs on ``sys.path``.
+from host to host: its name and where its configuration lives.
 
 The rules are those of the settings installers (:mod:`lessons_core.installing`), applied to a
 file that is wholly ours: installing twice writes nothing the second time, a file of that name
@@ -17,12 +16,10 @@ removes the file (and the ``plugin`` folder, when it created it and nothing else
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import re
-import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -46,10 +43,6 @@ EVENTS = (
     "experimental.chat.messages.transform",
     "experimental.session.compacting",
 )
-
-#: ``lessons install --style file``: the interpreter starts without ``site`` and is handed the
-#: directories to import from (``lessons_core.api.installing`` does not name the styles).
-FILE_STYLE = "file"
 
 _COMMAND_LINE = re.compile(r"^const COMMAND = (\".*\");$", re.MULTILINE)
 
@@ -86,15 +79,6 @@ def registered_command(text: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _package_parent(package: str) -> Path:
-    """The directory that holds ``package`` (what its importer needs on ``sys.path``)."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        msg = f"cannot find the package {package!r}; is it installed in this Python?"
-        raise LessonsError(msg)
-    return Path(next(iter(spec.submodule_search_locations))).resolve().parent
-
-
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -109,9 +93,8 @@ class PluginFile:
     """The lessons plugin file of one host of the plugin.
 
     ``config_dir`` gives the host's user configuration directory for an environment;
-    ``project_dir`` is the folder a project keeps its configuration in (``.opencode``);
-    ``extra_packages`` are packages besides the adapter's and the core that the hook command's
-    interpreter, started without ``site``, must find (a fork's hook imports this package).
+    ``project_dir`` is the folder a project keeps its configuration in (``.opencode``). A fork
+    whose hook imports this package names it among its spec's ``hook_packages``.
     """
 
     agent: str
@@ -119,7 +102,6 @@ class PluginFile:
     spec: Callable[[], AgentSpec]
     config_dir: Callable[[Mapping[str, str] | None], Path]
     project_dir: str
-    extra_packages: Sequence[str] = ()
 
     @property
     def marker(self) -> str:
@@ -144,18 +126,10 @@ class PluginFile:
         return text.replace(PLACEHOLDER, json.dumps(command), 1)
 
     def hook_command(self, environ: Mapping[str, str] | None, style: str) -> str:
-        """The hook command the file starts; in the ``file`` style, with the directories of
-        :attr:`extra_packages` after those of the adapter and the core."""
-        env = environ if environ is not None else os.environ
-        command = installing.hook_command(self.spec(), style, env)
-        if style != FILE_STYLE:
-            return command
-        words = shlex.split(command)
-        for package in self.extra_packages:
-            parent = str(_package_parent(package))
-            if parent not in words:
-                words.append(parent)
-        return " ".join(shlex.quote(w) for w in words)
+        """The hook command the file starts."""
+        return installing.hook_command(
+            self.spec(), style, environ if environ is not None else os.environ
+        )
 
     def _is_ours(self, text: str | None) -> bool:
         return text is not None and text.startswith(self.marker)

@@ -21,16 +21,13 @@ Which events and why (Qwen Code 0.24, see docs/agents/qwen.md):
 
 Timeouts are in **milliseconds** for Qwen Code.
 
-The hook's code is Claude Code's dialect (``lessons_claude.hot_dialect``): a hook command of the
-``file`` style, whose interpreter runs without ``site``, is also handed the directory of
-``lessons_claude``.
+The hook's code is Claude Code's dialect (``lessons_claude.hot_dialect``): the agent's spec names
+``lessons_claude`` among its ``hook_packages``, so a ``file``-style hook command finds it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -60,9 +57,6 @@ TOOL_MATCHER = "^(" + "|".join(TOOLS) + ")$|^mcp__"
 
 #: Milliseconds. The hook answers in tens of milliseconds; this only bounds a wedged run.
 TIMEOUT_MS = 10_000
-
-#: Packages besides lessons_qwen and lessons_core that the hook imports.
-HOOK_PACKAGES = ("lessons_claude",)
 
 #: (event, matcher) pairs we register; ``None`` means "every occurrence".
 EVENTS: tuple[tuple[str, str | None], ...] = (
@@ -120,31 +114,8 @@ def settings_path(environ: Mapping[str, str] | None = None, project: Path | None
     return qwen_dir(environ) / "settings.json"
 
 
-def _package_parent(package: str) -> Path:
-    """The directory that holds ``package`` (what its importer needs on ``sys.path``)."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        msg = f"cannot find the package {package!r}; is it installed in this Python?"
-        raise LessonsError(msg)
-    return Path(next(iter(spec.submodule_search_locations))).resolve().parent
-
-
-def with_hook_packages(command: str) -> str:
-    """``command`` with the directories of :data:`HOOK_PACKAGES` after the ones it names, when
-    it is of the ``file`` style (``-S``: no site-packages scan); any other style as it is."""
-    words = shlex.split(command)
-    if "-S" not in words:
-        return command
-    for package in HOOK_PACKAGES:
-        parent = str(_package_parent(package))
-        if parent not in words:
-            words.append(parent)
-    return " ".join(shlex.quote(w) for w in words)
-
-
 def groups(command: str) -> list[installing.HookGroup]:
     """The hook groups for ``command``, in registration order."""
-    command = with_hook_packages(command)
     handler = {"type": "command", "command": command, "timeout": TIMEOUT_MS}
     return [installing.HookGroup(event, handler, matcher) for event, matcher in EVENTS]
 
@@ -158,11 +129,6 @@ def _enabled(path: Path) -> bool:
 
 
 def _status(base: installing.InstallStatus, _environ: Mapping[str, str] | None) -> QwenStatus:
-    try:
-        expected = with_hook_packages(base.expected_command)
-    except LessonsError:
-        expected = ""  # doctor reports the hook as not current
-    base = attrs.evolve(base, expected_command=expected)
     return installing.extend_status(QwenStatus, base, enabled=_enabled(base.path))
 
 

@@ -32,7 +32,9 @@ def agent_spec() -> AgentSpec:
     Every Qwen Code record carries its session id and working directory, so the reader can
     start at any line: a large transcript may be read in pieces (``ranges``).
     """
-    return agent_spec_for(NAME, "lessons_qwen", ranges=True, label="Qwen Code")
+    return agent_spec_for(
+        NAME, "lessons_qwen", ranges=True, label="Qwen Code", hook_packages=("lessons_claude",)
+    )
 
 
 @hookimpl

@@ -43,7 +43,13 @@ class LazyModule:
 
 
 def agent_spec_for(
-    name: str, package: str, *, ranges: bool = False, label: str = "", demo: bool = False
+    name: str,
+    package: str,
+    *,
+    ranges: bool = False,
+    label: str = "",
+    demo: bool = False,
+    hook_packages: tuple[str, ...] = (),
 ) -> AgentSpec:
     """The spec of the adapter for agent ``name`` living in ``package``.
 
@@ -51,7 +57,8 @@ def agent_spec_for(
     module ``<package>.hook``; tool names come from ``<package>.hot_names`` and the transcript
     facts from ``<package>.roots`` (both imported now: small modules of data and path checks the
     core reads at registration and calls per file), the reader and installer are imported on
-    use, and so is ``<package>.demo`` when ``demo`` is true.
+    use, and so is ``<package>.demo`` when ``demo`` is true. ``hook_packages`` are the other
+    packages the hook imports (:class:`~lessons_core.specs.AgentSpec`).
 
     ``roots`` must define ``transcript_roots(environ)``; it may define ``EXTENSIONS``,
     ``is_transcript(path)``, ``recognize(path, head)``, ``MARKS``, ``DOCUMENT_SUFFIXES``,
@@ -79,4 +86,5 @@ def agent_spec_for(
         session_names=getattr(roots, "session_names", None),
         skill_roots=getattr(roots, "skill_roots", None),
         demo=LazyModule(f"{package}.demo") if demo else None,
+        hook_packages=hook_packages,
     )

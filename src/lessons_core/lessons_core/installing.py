@@ -363,7 +363,7 @@ def _bare_hook_command(spec: AgentSpec, style: str) -> str:
             raise LessonsError(msg)
         hook_file = Path(module_spec.origin).resolve()
         dirs: list[str] = []
-        for package in (spec.hook_module.split(".")[0], "lessons_core"):
+        for package in (spec.hook_module.split(".")[0], "lessons_core", *spec.hook_packages):
             parent = str(_package_parent(package))
             if parent not in dirs:
                 dirs.append(parent)

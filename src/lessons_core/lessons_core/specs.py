@@ -66,7 +66,10 @@ class AgentSpec:
     * ``session_names(session_id)`` — the parts of a file name that name the session, to find
       a session's transcript under the roots when the hook was not told its path;
     * ``skill_roots(environ)`` — where the agent reads user skills (``lessons skills``);
-    * ``demo()`` — an object for ``lessons demo`` (see :mod:`lessons_core.cli.demo_cmds`).
+    * ``demo()`` — an object for ``lessons demo`` (see :mod:`lessons_core.cli.demo_cmds`);
+    * ``hook_packages`` — packages besides the adapter's and the core that the hook imports (an
+      adapter that builds on another's hook code names that one's package): the ``file``-style
+      hook command, whose interpreter runs without ``site``, passes their directories too.
     """
 
     name: str
@@ -88,6 +91,7 @@ class AgentSpec:
     session_names: Callable[[str], Sequence[str]] | None = None
     skill_roots: TranscriptRoots | None = None
     demo: Callable[[], Any] | None = None
+    hook_packages: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
