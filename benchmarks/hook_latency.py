@@ -81,26 +81,17 @@ def _bin(name: str) -> str:
 
 
 def _installed_command(agent: str) -> list[str]:
-    """The command ``lessons install`` registers by default (the ``file`` style): the interpreter
-    with ``-I -S``, the adapter's ``hook.py`` and the directories of the packages it imports.
-    This is what an agent starts; the console script ``lessons-<agent>-hook`` is slower to
-    start (``site``, and the wrapper's own ``import re``), so timing it overstated the hook.
-    Every ``lessons_*`` package's directory is passed, which covers an adapter that builds on
-    another (Qwen Code on Claude Code's dialect, Kilo CLI on OpenCode's plugin)."""
-    import importlib.util
+    """The command ``lessons install`` registers by default (the ``file`` style: the interpreter
+    with ``-I -S``, the adapter's ``hook.py`` and the directories of the packages it imports),
+    as the installers build it. This is what an agent starts; the console script
+    ``lessons-<agent>-hook`` is slower to start (``site``, and the wrapper's own ``import re``),
+    so timing it overstated the hook."""
+    import importlib
 
-    hook = importlib.util.find_spec(f"lessons_{agent}.hook")
-    if hook is None or hook.origin is None:
-        return [_bin(f"lessons-{agent}-hook")]
-    dirs: list[str] = []
-    for package in ("lessons_core", f"lessons_{agent}", *(f"lessons_{a}" for a in AGENTS)):
-        found = importlib.util.find_spec(package)
-        if found is None or not found.submodule_search_locations:
-            continue
-        parent = str(Path(next(iter(found.submodule_search_locations))).resolve().parent)
-        if parent not in dirs:
-            dirs.append(parent)
-    return [sys.executable, "-I", "-S", str(Path(hook.origin).resolve()), *dirs]
+    from lessons_core import installing
+
+    spec = importlib.import_module(f"lessons_{agent}.plugin").agent_spec()
+    return shlex.split(installing.hook_command(spec, installing.STYLE_FILE, {}))
 
 
 def _env(home: Path, state: Path) -> dict[str, str]:
