@@ -618,9 +618,8 @@ def matches(pattern: str, command: str) -> bool:
 
 
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
-#: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``).
-#: The option an error says does not exist; getopt spells it after `` -- `` (``cat: illegal
-#: option -- A``, ``invalid option -- 'A'``).
+#: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``); getopt
+#: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``).
 _NAMED_OPTION = regex_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
