@@ -49,7 +49,7 @@ OUTSIDE_EXCEPTIONS: dict[tuple[str, str], str] = {
         "compiler.entries",
         "scan.intake",
         "scan.scoring",
-        "scan.tier1",
+        "scan.detectors.tier1",
         "cli.lesson_cmds",
     )
 }

@@ -9,7 +9,7 @@ import pytest
 from lessons_claude import reader as claude
 from lessons_codex import reader as codex
 from lessons_core.scan import events as ev
-from lessons_core.scan import tier2
+from lessons_core.scan.detectors import tier2
 from lessons_gemini import reader as gemini
 from lessons_opencode import reader as opencode
 

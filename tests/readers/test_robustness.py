@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from lessons_claude import reader as claude
 from lessons_codex import reader as codex
 from lessons_core.scan import events as ev
-from lessons_core.scan import tier1, tier2
+from lessons_core.scan.detectors import tier1, tier2
 from lessons_gemini import reader as gemini
 
 # JSON values shaped loosely like transcript records: the keys the readers look at, with

@@ -29,7 +29,7 @@ def _claude_events(path: Path) -> list[ev.Event]:
 class TestTier1Contract(DetectorContract):
     @pytest.fixture
     def detector_spec(self) -> DetectorSpec:
-        from lessons_core.scan import tier1
+        from lessons_core.scan.detectors import tier1
 
         return _builtin(tier1.NAME)
 
@@ -59,7 +59,7 @@ class TestTier1Contract(DetectorContract):
 class TestTier2Contract(DetectorContract):
     @pytest.fixture
     def detector_spec(self) -> DetectorSpec:
-        from lessons_core.scan import tier2
+        from lessons_core.scan.detectors import tier2
 
         return _builtin(tier2.NAME)
 

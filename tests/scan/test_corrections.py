@@ -9,8 +9,9 @@ from pathlib import Path
 
 from lessons_core.builtin import detectors
 from lessons_core.hot.project import project_id
-from lessons_core.scan import corrections, intake
 from lessons_core.scan import events as ev
+from lessons_core.scan import intake
+from lessons_core.scan.detectors import corrections
 from lessons_core.specs import DetectorSpec
 
 # -- Claude Code --------------------------------------------------------------------------------

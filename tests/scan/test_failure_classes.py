@@ -8,7 +8,7 @@ import pytest
 
 from lessons_core.compiler.linearize import top_level_split
 from lessons_core.scan import events as ev
-from lessons_core.scan import failures
+from lessons_core.scan.detectors import failures
 
 
 @pytest.mark.parametrize("kind,source", failures._CLASSES)

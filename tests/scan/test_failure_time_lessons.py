@@ -19,7 +19,8 @@ from lessons_core import services
 from lessons_core.compiler.build import compile_manifest
 from lessons_core.models import Config
 from lessons_core.scan import events as ev
-from lessons_core.scan import intake, tier2
+from lessons_core.scan import intake
+from lessons_core.scan.detectors import tier2
 
 HOOK = str(Path(sys.executable).parent / "lessons-claude-hook")
 REFUSAL = (

@@ -14,7 +14,8 @@ import pytest
 
 from lessons_core import protocol, services
 from lessons_core.models import Candidate
-from lessons_core.scan import engine, intake, planning, reading, tier1
+from lessons_core.scan import engine, intake, planning, reading
+from lessons_core.scan.detectors import tier1
 
 GOOD = """Done.
 #lesson

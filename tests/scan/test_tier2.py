@@ -8,7 +8,8 @@ import pytest
 from lessons_codex import failures as codex_failures
 from lessons_core.models import Config, ScoringWeights
 from lessons_core.scan import events as ev
-from lessons_core.scan import scoring, tier2, triggers
+from lessons_core.scan import scoring
+from lessons_core.scan.detectors import tier2, triggers
 
 ERR = ev.ERROR
 
@@ -587,8 +588,9 @@ def test_gemini_relative_path_refused_by_the_tool(tmp_path):
 def test_real_corpus_triggers_miss_their_fixes(shared_dir):
     """Every Tier 2 candidate of the real corpus: the trigger is not a bare executable and
     does not fire on the call that fixed the mistake."""
-    from lessons_core.scan import discovery, failures
-    from lessons_core.scan import tier2 as t2
+    from lessons_core.scan import discovery
+    from lessons_core.scan.detectors import failures
+    from lessons_core.scan.detectors import tier2 as t2
 
     readers = {
         "claude": "lessons_claude.reader",

@@ -16,8 +16,9 @@ import pytest
 
 from lessons_core.manager import Plugins
 from lessons_core.models import Candidate
-from lessons_core.scan import discovery, tier2, triggers
+from lessons_core.scan import discovery
 from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import tier2, triggers
 
 SPLIT = Path(__file__).resolve().parents[2] / "benchmarks" / "labels" / "split.json"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from lessons_core.scan import events as ev
-from lessons_core.scan import tier2, triggers
+from lessons_core.scan.detectors import tier2, triggers
 
 ERR = ev.ERROR
 

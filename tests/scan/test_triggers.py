@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lessons_core.scan import triggers
+from lessons_core.scan.detectors import triggers
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from tests.security.test_secrets import FAKES, Fake, fragments
 
 from lessons_core import privacy
 from lessons_core.scan import events as ev
-from lessons_core.scan.tier2 import Finding
+from lessons_core.scan.detectors.tier2 import Finding
 
 excerpt = pytest.importorskip("lessons_llm.excerpt", reason="lessons-llm is not installed")
 

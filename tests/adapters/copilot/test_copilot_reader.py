@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from lessons_copilot import plugin, reader, roots
 from lessons_core import services
-from lessons_core.scan import discovery, tier1, tier2
+from lessons_core.scan import discovery
 from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import tier1, tier2
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
 SESSION = next((FIXTURES / "copilot").glob("session-state/*/events.jsonl"))

@@ -178,7 +178,8 @@ class Tools:
         from lessons_core.compiler import regex_safety
         from lessons_core.compiler.entries import compile_lesson
         from lessons_core.hot.project import project_id
-        from lessons_core.scan import intake, scoring, tier1
+        from lessons_core.scan import intake, scoring
+        from lessons_core.scan.detectors import tier1
 
         tool = tier1.canonical_tool(args.get("tool"))
         raw = (args.get("trigger") or "").strip() or None

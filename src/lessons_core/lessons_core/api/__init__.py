@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from lessons_core.plugin import hookimpl
     from lessons_core.privacy import redact_candidate, redact_head, redact_lesson, scrub
     from lessons_core.regex_programs import compile as compile_regex
-    from lessons_core.scan.failures import (
+    from lessons_core.scan.detectors.failures import (
         HEAD,
         MistakeClass,
         class_of,
@@ -59,10 +59,10 @@ if TYPE_CHECKING:
         error_lines,
         mistake_class,
     )
+    from lessons_core.scan.detectors.tier2 import Finding
+    from lessons_core.scan.detectors.tier2 import findings as heuristic_findings
     from lessons_core.scan.intake import pattern_problem
     from lessons_core.scan.lines import Buffer, as_text, iter_lines, iter_runs, iter_spans, loads
-    from lessons_core.scan.tier2 import Finding
-    from lessons_core.scan.tier2 import findings as heuristic_findings
     from lessons_core.seams import (
         Detect,
         FindDuplicate,
@@ -161,7 +161,7 @@ _add(
     "lessons_core.scan.lines", "Buffer", "as_text", "iter_lines", "iter_runs", "iter_spans", "loads"
 )
 _add(
-    "lessons_core.scan.failures",
+    "lessons_core.scan.detectors.failures",
     "HEAD",
     "class_of",
     "classify_text",
@@ -171,7 +171,7 @@ _add(
 )
 _add("lessons_core.regex_programs", compile_regex="compile")
 # Detectors.
-_add("lessons_core.scan.tier2", "Finding", heuristic_findings="findings")
+_add("lessons_core.scan.detectors.tier2", "Finding", heuristic_findings="findings")
 _add("lessons_core.scan.intake", "pattern_problem")
 # Privacy, logging, where the data lives.
 _add("lessons_core.privacy", "redact_head", "scrub", "redact_lesson", "redact_candidate")

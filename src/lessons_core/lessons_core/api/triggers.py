@@ -8,7 +8,7 @@ what the compiler's safety check accepts.
 
 from __future__ import annotations
 
-from lessons_core.scan.triggers import (
+from lessons_core.scan.detectors.triggers import (
     Shape,
     anchored,
     command_trigger,

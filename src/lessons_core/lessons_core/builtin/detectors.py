@@ -14,7 +14,7 @@ from lessons_core.specs import DetectorSpec
 
 @hookimpl
 def lessons_register_detectors(register: Callable[[DetectorSpec], None]) -> None:
-    from lessons_core.scan import corrections, tier1, tier2
+    from lessons_core.scan.detectors import corrections, tier1, tier2
 
     register(
         DetectorSpec(

@@ -2,8 +2,8 @@
 
 One judgement serves two places: the hook, which on a correcting prompt asks the model to write a
 ``#lesson`` block if the correction is worth keeping, and the scanner's correction detector
-(:mod:`lessons_core.scan.corrections`), which turns such a message into a candidate. Both must
-agree, so the judgement lives here, on the hot side, and the cold detector imports it.
+(:mod:`lessons_core.scan.detectors.corrections`), which turns such a message into a candidate.
+Both must agree, so the judgement lives here, on the hot side, and the cold detector imports it.
 
 A correction says the agent's last action or belief was wrong and, usually, what to do instead:
 "no, use pnpm", "don't push to main", "that's not the branch", "put it in AGENTS.md, not a

@@ -28,7 +28,8 @@ from lessons_core import regex_programs
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
-from lessons_core.scan import scoring, triggers
+from lessons_core.scan import scoring
+from lessons_core.scan.detectors import triggers
 
 NAME = "tier1"
 

@@ -19,9 +19,9 @@ is stale, the path is relative), a command that is not on PATH, an option that d
 a path the shell read as syntax, the working directory left elsewhere by an earlier ``cd``.
 A test run that failed until the code was edited, a file that was not where the agent looked,
 or a typo in one repository's names are one-off facts, and are dropped. The lesson says what
-went wrong in general terms (:mod:`lessons_core.scan.failures`), what the fixing call changed,
-and carries a trigger that fires on the wrong call but not on its fix
-(:mod:`lessons_core.scan.triggers`). Confidence and priority follow
+went wrong in general terms (:mod:`lessons_core.scan.detectors.failures`), what the fixing call
+changed, and carries a trigger that fires on the wrong call but not on its fix
+(:mod:`lessons_core.scan.detectors.triggers`). Confidence and priority follow
 :mod:`lessons_core.scan.scoring`.
 """
 
@@ -37,8 +37,9 @@ from lessons_core import regex_programs
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
-from lessons_core.scan import failures, scoring, triggers
-from lessons_core.scan.failures import MistakeClass, error_lines, strip_tags
+from lessons_core.scan import scoring
+from lessons_core.scan.detectors import failures, triggers
+from lessons_core.scan.detectors.failures import MistakeClass, error_lines, strip_tags
 
 NAME = "tier2"
 #: How many events after a failure are searched for its correction.

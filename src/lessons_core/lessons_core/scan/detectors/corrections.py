@@ -4,9 +4,9 @@ A user who writes "no, use pnpm", "don't push to main", "that's not the branch, 
 or declines a call with "use the HTTPS URL, CI has no SSH key" has stated a rule the agent broke;
 the next session in the same place will break it again unless it is kept. Such a message needs
 no failing call before it, so this detector is apart from the failure → fix pairing of
-:mod:`lessons_core.scan.tier2`: every typed user message (and every reason given for a declined
-call) is judged by :func:`lessons_core.hot.corrections.correction`, the very function the hook
-uses at prompt time, so the scanner and the live prompt agree on what a correction is.
+:mod:`lessons_core.scan.detectors.tier2`: every typed user message (and every reason given for a
+declined call) is judged by :func:`lessons_core.hot.corrections.correction`, the very function
+the hook uses at prompt time, so the scanner and the live prompt agree on what a correction is.
 
 The candidate carries the user's words (redacted) as the rule, what the agent did before as the
 mistake, and the agent's next call, when there is one before the user speaks again, as the fix.
