@@ -567,3 +567,71 @@ def test_file_rewritten_in_place_is_read_from_the_start(tmp_path):
     report = _scan(path)
     assert report.bytes_read == path.stat().st_size
     assert len(report.new) == 1
+
+
+def test_files_are_committed_in_the_jobs_order_however_their_reading_ends(claude_home, monkeypatch):
+    """What a scan finds must not depend on which helper finished first: the intake merges a
+    finding into the first alike candidate it holds, so the commit order is part of the
+    result. Files read backwards are still committed in the order one process reads them."""
+    from lessons_core.scan import split
+
+    planned: list[str] = []
+    plan = engine.Scanner.plan
+
+    def planning_order(self, agent, path):
+        job = plan(self, agent, path)
+        if job is not None:
+            planned.append(str(job.path))
+        return job
+
+    def backwards(jobs, read, size, *, on_forked=None, on_own_done=None):
+        if on_forked is not None:
+            on_forked()
+        yield from (read(job) for job in reversed(jobs))
+
+    committed: list[str] = []
+    commit = engine.Scanner.commit
+
+    def recording(self, result):
+        committed.append(result.key)
+        commit(self, result)
+
+    monkeypatch.setattr(engine.Scanner, "plan", planning_order)
+    monkeypatch.setattr(engine.Scanner, "_processes", lambda self, jobs: (2, False))
+    monkeypatch.setattr(planning, "cut_pieces", lambda jobs, size, agents: jobs)
+    monkeypatch.setattr(split, "read_split", backwards)
+    monkeypatch.setattr(engine.Scanner, "commit", recording)
+    with services.session() as sess:
+        report = engine.run_scan(sess)
+    assert report.files_read == len(planned) == 7
+    assert committed == planned
+
+
+@pytest.mark.corpus
+def test_the_corpus_gives_the_same_candidates_with_and_without_helpers(shared_dir, monkeypatch):
+    """On real transcripts, the whole candidates (texts, merged evidence, confidence) of a scan
+    read by helpers equal those of a scan read by one process."""
+    if not planning.can_fork():
+        pytest.skip("worker processes need fork")
+    home = Path(os.environ["LESSONS_HOME"])
+    corpora = [shared_dir / "corpus" / "real", shared_dir / "corpus" / "real2"]
+
+    def scanned(workers: int) -> list[tuple]:
+        shutil.rmtree(home, ignore_errors=True)
+        with services.session() as sess:
+            engine.run_scan(sess, paths=corpora, workers=workers)
+            found = sess.store.list_candidates(status=None)
+        return sorted(
+            (
+                c.summary,
+                c.trigger or "",
+                c.confidence,
+                sorted((e.file, e.line or 0, e.call_id or "") for e in c.evidence),
+            )
+            for c in found
+        )
+
+    monkeypatch.setattr(planning, "PARALLEL_MIN_BYTES", 1 << 40)  # split, this process reads too
+    alone = scanned(1)
+    assert len(alone) >= 10
+    assert scanned(2) == alone

@@ -150,6 +150,7 @@ class Scanner:
             jobs = planning.cut_pieces(jobs, size, self.agents)
             size = min(size, len(jobs))
         assembly = reading.Assembly(jobs)
+        in_order = reading.InOrder(jobs)
         # Results are committed in groups, each in one short write transaction taken only once
         # the group is read: reading never holds the store's write lock, so hooks and other
         # commands are not kept waiting by a long scan.
@@ -172,16 +173,17 @@ class Scanner:
             results = (self._read_one(job) for job in jobs)
         try:
             for part in results:
-                result = assembly.add(part)
-                if result is None:
+                whole = assembly.add(part)
+                if whole is None:
                     continue  # a piece of a file whose other pieces are still being read
-                if isinstance(result, reading.ReadFailure):
-                    self.report.errors += 1
-                    log.warning("scan.file_error", path=result.key, error=result.error)
-                    continue
-                if on_file is not None:
-                    on_file(result.key, result.read)
-                pending.add(result)
+                for result in in_order.add(whole):
+                    if isinstance(result, reading.ReadFailure):
+                        self.report.errors += 1
+                        log.warning("scan.file_error", path=result.key, error=result.error)
+                        continue
+                    if on_file is not None:
+                        on_file(result.key, result.read)
+                    pending.add(result)
             pending.flush()
         finally:
             # Left early (Ctrl-C, an error): stop the helpers now, not whenever the generator

@@ -237,6 +237,33 @@ class Assembly:
         return _merge([p for p in ordered if isinstance(p, FileResult)], self.wholes[part.key])
 
 
+class InOrder:
+    """Hands the files' results on in the order of the jobs, whatever order they were read in.
+
+    What a scan finds must not depend on how its reading was shared out. The intake merges a
+    finding into the first alike candidate it holds, and which one is first is the order the
+    files are committed in: with helpers, that was the order they happened to finish in, and
+    one trigger-less finding seen in a dozen sessions came out as one candidate on one run and
+    two on the next, by the machine's load. In the jobs' order (one process reads them in that
+    order too), every run of the same files gives the same candidates. A file read early waits
+    for those before it; nothing waits longer than the scan.
+    """
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.order = list(dict.fromkeys(str(j.path) for j in jobs))
+        self.next = 0
+        self.ready: dict[str, FileResult | ReadFailure] = {}
+
+    def add(self, result: FileResult | ReadFailure) -> list[FileResult | ReadFailure]:
+        """The results now due: ``result``'s and those that were waiting for it, in order."""
+        self.ready[result.key] = result
+        due: list[FileResult | ReadFailure] = []
+        while self.next < len(self.order) and self.order[self.next] in self.ready:
+            due.append(self.ready.pop(self.order[self.next]))
+            self.next += 1
+        return due
+
+
 def _merge(parts: list[FileResult], whole: Job) -> FileResult:
     """One file's result from its pieces' (in order), as one read of the file would give it."""
     last = parts[-1]
