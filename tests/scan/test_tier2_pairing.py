@@ -430,3 +430,26 @@ def test_a_step_the_error_named_then_the_same_command(script):
     assert candidate.trigger is None
     assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
     assert candidate.error_lines and "pnpm install" in " ".join(candidate.error_lines)
+
+
+# -- call ids used again -------------------------------------------------------------------------
+
+
+def test_a_call_id_used_again_names_the_call_just_before_its_result(script):
+    """Some models number their calls per answer, so ``functions.bash:0`` names many calls of
+    one session. Each result is the result of the latest call of its id before it: the failure
+    is paired with the command that failed, not with a later call that reused its id."""
+    bad, good = "cargo bench --quick", "cargo bench"
+    script.run("ls", "Cargo.toml", cid="functions.bash:0")
+    script.run(
+        bad,
+        "error: unexpected argument '--quick' found",
+        failure=ERR,
+        code=2,
+        cid="functions.bash:0",
+    )
+    script.run(good, "bench: 12 ns/iter", cid="functions.bash:0")
+    candidate = _one(script)
+    assert "`cargo bench --quick` failed" in candidate.mistake
+    assert candidate.evidence[0].line == 4
+    _fires(candidate, bad, good)

@@ -249,7 +249,7 @@ def _same_input(a: ev.Event, b: ev.Event) -> bool:
 
 
 def _step_taken(
-    error: str, events: list[ev.Event], i: int, j: int, results: dict[str, ev.Event]
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
 ) -> str | None:
     """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
     between the failure (``i``) and the same command working (``j``) ran it and worked."""
@@ -260,7 +260,7 @@ def _step_taken(
         other = events[k]
         if other.kind != ev.TOOL_CALL or not other.command:
             continue
-        res = results.get(other.call_id or "")
+        res = results.get(id(other))
         if res is None or res.failure is not None:
             continue
         command = " ".join(other.command.split())
@@ -411,30 +411,45 @@ def findings(
         yield from _detect_session(session_events, cfg)
 
 
-def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Finding, Candidate]]:
-    calls: dict[str, ev.Event] = {}
-    results: dict[str, ev.Event] = {}
-    # Only failed results and user text can start a finding: the one pass that links calls
-    # to their results also notes where those are, and the rest is not walked again.
+def _link(events: list[ev.Event]) -> tuple[dict[int, ev.Event], dict[int, ev.Event], list[int]]:
+    """Each result's call and each call's result, keyed by the event's identity, and where the
+    findings may start (failed results, user text).
+
+    A result belongs to the latest call before it with its call id, not to any call of that
+    id: some models number their calls per message (``functions.bash:0`` again in every
+    answer), so one id names many calls of a session, each followed by its own result.
+    """
+    open_calls: dict[str, ev.Event] = {}
+    call_of: dict[int, ev.Event] = {}
+    result_of: dict[int, ev.Event] = {}
     starts: list[int] = []
     for i, event in enumerate(events):
         kind = event.kind
         if kind == ev.TOOL_CALL:
             if event.call_id:
-                calls[event.call_id] = event
+                open_calls[event.call_id] = event
         elif kind == ev.TOOL_RESULT:
-            if event.call_id:
-                results.setdefault(event.call_id, event)
+            call = open_calls.get(event.call_id) if event.call_id else None
+            if call is not None:
+                call_of[id(event)] = call
+                result_of.setdefault(id(call), event)
             if event.failure:
                 starts.append(i)
         elif kind == ev.USER_TEXT:
             starts.append(i)
+    return call_of, result_of, starts
+
+
+def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Finding, Candidate]]:
+    # Only failed results and user text can start a finding: the one pass that links calls
+    # to their results also notes where those are, and the rest is not walked again.
+    calls, results, starts = _link(events)
     consumed: set[int] = set()
     corrected: set[int] = set()
     for i in starts:
         event = events[i]
         if event.kind == ev.TOOL_RESULT and id(event) not in consumed:
-            call = calls.get(event.call_id or "")
+            call = calls.get(id(event))
             if call is None or call.sidechain != event.sidechain or not _actionable(call):
                 continue
             if event.is_mistake or (
@@ -461,7 +476,7 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 # another); the same command again stays counted.
                 own = " ".join((call.command or "").split())
                 for repeat in dropped.retries[1:]:
-                    other = calls.get(repeat.call_id or "")
+                    other = calls.get(id(repeat))
                     if other is not None and " ".join((other.command or "").split()) != own:
                         consumed.discard(id(repeat))
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
@@ -513,8 +528,8 @@ def _follow(
     events: list[ev.Event],
     i: int,
     call: ev.Event,
-    calls: dict[str, ev.Event],
-    results: dict[str, ev.Event],
+    calls: dict[int, ev.Event],
+    results: dict[int, ev.Event],
     consumed: set[int],
 ) -> Finding | None:
     failed = events[i]
@@ -541,7 +556,7 @@ def _follow(
             and id(other) not in consumed
             and id(other) not in taken
         ):
-            sibling = calls.get(other.call_id or "")
+            sibling = calls.get(id(other))
             if sibling is not None and sibling is not call and _key(sibling) == key:
                 # a parallel call of the same kind, sent before this failure came back (a
                 # later call's failure was counted, and consumed, when the call was met)
@@ -578,12 +593,12 @@ def _follow(
                 if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
                     edited_at.append(j)
                 if exe_key is not None and fallback is None:
-                    res = results.get(other.call_id or "")
+                    res = results.get(id(other))
                     worked = res is not None and res.failure is None
                     if worked and any(k[:2] == exe_key for k in keys) and not _asks_for_help(other):
                         fallback, fallback_at = other, j
                 continue
-            res = results.get(other.call_id or "")
+            res = results.get(id(other))
             if res is None:
                 continue
             if res.failure is None and _asks_for_help(other):
@@ -673,13 +688,13 @@ def _remedies(
     call: ev.Event,
     other: ev.Event,
     read_paths: set[str],
-    results: dict[str, ev.Event],
+    results: dict[int, ev.Event],
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
     listing after reading a directory, an edit of a file read after "File has not been read"."""
     if cls is None or call.command:
         return False
-    res = results.get(other.call_id or "")
+    res = results.get(id(other))
     if res is None or res.failure is not None:
         return False
     if cls.name == failures.IS_DIRECTORY:
@@ -698,7 +713,7 @@ def _remedies(
 
 
 def _judge(
-    finding: Finding, events: list[ev.Event], i: int, results: dict[str, ev.Event]
+    finding: Finding, events: list[ev.Event], i: int, results: dict[int, ev.Event]
 ) -> Finding | None:
     """Keep a corrected failure only when a person would call it a reusable mistake."""
     call, result, fix = finding.call, finding.result, finding.fix
@@ -803,7 +818,7 @@ def _workdir_drift(call: ev.Event, fix: ev.Event) -> str | None:
 
 
 def _drift(
-    events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[str, ev.Event]
+    events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[int, ev.Event]
 ) -> str | None:
     """The directory an earlier ``cd`` left the shell in, when that is why a path failed.
 
@@ -820,7 +835,7 @@ def _drift(
         other = events[j]
         if other.kind != ev.TOOL_CALL or not other.command or other.sidechain != call.sidechain:
             continue
-        res = results.get(other.call_id or "")
+        res = results.get(id(other))
         if res is None or res.failure is not None:
             continue
         target = _cd_target(other.command)
@@ -850,7 +865,7 @@ def _drift(
 
 
 def _rejection(
-    events: list[ev.Event], i: int, call: ev.Event, results: dict[str, ev.Event]
+    events: list[ev.Event], i: int, call: ev.Event, results: dict[int, ev.Event]
 ) -> Finding | None:
     """A call the user rejected with a reason that says what to do instead, and the next call
     that did it."""
@@ -866,7 +881,7 @@ def _rejection(
         other = events[j]
         if other.kind != ev.TOOL_CALL or other.tool != call.tool:
             continue
-        res = results.get(other.call_id or "")
+        res = results.get(id(other))
         if res is None or res.failure is not None or _same_input(other, call):
             continue
         if _answers(other, call, reason) or (call.tool in _EDIT_TOOLS and not call.command):
@@ -894,7 +909,7 @@ def _rejection_reason(events: list[ev.Event], i: int, text: str) -> str | None:
 
 
 def _user_correction(
-    events: list[ev.Event], i: int, results: dict[str, ev.Event]
+    events: list[ev.Event], i: int, results: dict[int, ev.Event]
 ) -> Finding | None:
     """A user correction right after a call: the call before it is the mistake, the next
     call of the same tool the fix."""
@@ -907,7 +922,7 @@ def _user_correction(
             break
     if before is None:
         return None
-    result = results.get(before.call_id or "")
+    result = results.get(id(before))
     if result is None or result.failure in (ev.DENIED, ev.INTERRUPTED):
         return None
     finding = Finding(before, result)
@@ -921,7 +936,7 @@ def _user_correction(
             finding.diagnosis = _first_sentence(other.text)
             finding.signals.add(scoring.SELF_DIAGNOSIS)
         if other.kind == ev.TOOL_CALL and other.tool == before.tool:
-            res = results.get(other.call_id or "")
+            res = results.get(id(other))
             if (
                 res is not None
                 and res.failure is None
