@@ -453,3 +453,49 @@ def test_a_call_id_used_again_names_the_call_just_before_its_result(script):
     assert "`cargo bench --quick` failed" in candidate.mistake
     assert candidate.evidence[0].line == 4
     _fires(candidate, bad, good)
+
+
+# -- stale generated output ----------------------------------------------------------------------
+
+
+STALE_TYPES = "build/gen/routes.d.ts(4,9): error TS1005: ';' expected.\n"
+
+
+def test_an_error_in_generated_output_fixed_by_deleting_its_folder(script):
+    """A type check failed in a file under a generated folder; the folder was deleted and the
+    same check passed. Nothing in the command tells the stale run from the good one: the
+    lesson names the folder and comes back with the failure."""
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm -rf build/gen/", "")
+    script.run("npx tsc --noEmit", "")
+    candidate = _one(script)
+    assert candidate.summary == "tsc: delete the stale generated folder and run it again"
+    assert candidate.trigger is None
+    assert "`build/gen`" in candidate.mistake and "Delete `build/gen`" in candidate.fix
+    assert any("TS1005" in line for line in candidate.error_lines)
+
+
+def test_the_folder_deleted_in_the_fixing_call_itself(script):
+    """``rm -rf out && tsc -b`` clears the folder and runs the check in one call."""
+    script.run(
+        "tsc -b",
+        "out/types/api.d.ts(1,1): error TS1128: Declaration expected.",
+        failure=ERR,
+        code=1,
+    )
+    script.run("rm -rf out && tsc -b", "")
+    candidate = _one(script)
+    assert candidate.summary.endswith("delete the stale generated folder and run it again")
+    assert "`out`" in candidate.mistake
+
+
+def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
+    """The deleted folder must hold the file the error named; deleting that file itself is
+    changing the sources, and a folder the error never named explains nothing."""
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm -rf dist", "")
+    script.run("npx tsc --noEmit", "")
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm build/gen/routes.d.ts", "")
+    script.run("npx tsc --noEmit", "")
+    assert _detect(script) == []

@@ -174,6 +174,16 @@ PREREQUISITE = failures.MistakeClass(
     "the command needed `{step}` to run first, as its error said",
     "Run `{step}` first, then the command again",
 )
+#: The pseudo-class of a failure in generated output gone stale (``.next/types/x.ts`` after an
+#: upgrade): a call deleted the folder the error named a file in, and the command then worked.
+STALE_OUTPUT = failures.MistakeClass(
+    "stale_output",
+    r"(?!)",
+    "delete the stale generated folder and run it again",
+    "the error was in a generated file under `{dir}` left from an earlier build, not in the"
+    " project's own sources",
+    "Delete `{dir}` so it is generated afresh, then run the command again",
+)
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = regex_programs.compile(
     r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
@@ -182,7 +192,7 @@ _NAMED_STEP = regex_programs.compile(
 #: Pseudo-classes whose lesson is recalled when the failure happens: nothing in the command
 #: line tells the wrong working directory from the right one, nor a command run too early
 #: from the same command run after its step.
-_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name})
+_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_OUTPUT.name})
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command.
@@ -270,6 +280,60 @@ def _step_taken(
     return None
 
 
+#: A path an error names: words with a slash in them (``.next/dev/types/validator.ts(17,62)``).
+_ERROR_PATH = regex_programs.compile(r"[\w.@~+-]*(?:/[\w.@+-]+)+")
+
+
+def _cleared(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+) -> str | None:
+    """The folder a call after a failure (``i``) deleted, up to the command working (``j``, which
+    may do it itself: ``rm -rf .next && tsc``), when the error named a file inside it: generated
+    output the error came from (a type error in ``.next/types/``), not the project's sources."""
+    paths = {m.group(0).rstrip(".:") for m in _ERROR_PATH.finditer(error[:2000])}
+    if not paths:
+        return None
+    for k in range(i + 1, j + 1):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command or "rm" not in other.command:
+            continue
+        res = results.get(id(other))
+        if res is None or res.failure is not None:
+            continue
+        for seg in triggers.segments(other.command):
+            if not seg or seg[0] != "rm":
+                continue
+            for word in seg[1:]:
+                folder = _removed_folder(word)
+                if folder and any(_inside(path, folder) for path in paths):
+                    return folder
+    return None
+
+
+def _removed_folder(word: str) -> str | None:
+    """The folder an ``rm`` argument names, or ``None`` for a flag, a glob or a folder so wide
+    (``.``, ``/``, ``~``) that everything is inside it."""
+    if word.startswith("-") or any(c in word for c in "*?[$"):
+        return None
+    folder = word.rstrip("/")
+    folder = folder[2:] if folder.startswith("./") else folder
+    if folder in ("", ".", "..", "~") or folder.startswith("../"):
+        return None
+    return folder
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` (from an error, relative or absolute) lies under ``folder`` (an ``rm``
+    argument, relative or absolute): the file itself deleted is not a folder cleared."""
+    path = path[2:] if path.startswith("./") else path
+    if path.startswith(folder + "/") or f"/{folder}/" in path:
+        return True
+    if folder.startswith("/") and not path.startswith("/"):
+        head = path.split("/", 1)[0]
+        return folder.endswith("/" + head) and "/" in path
+    return False
+
+
 def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
     """What the failing call ran through a wrapper: ``(executable, subcommand)`` → ``(wrapper,
     executable as written)`` (empty for a call without one, the usual case)."""
@@ -335,6 +399,7 @@ class Finding:
 
     __slots__ = (
         "call",
+        "cleared",
         "cls",
         "diagnosis",
         "diagnosis_at",
@@ -379,6 +444,8 @@ class Finding:
         self.generic = False
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
+        #: The generated folder a call deleted before the command worked (:func:`_cleared`).
+        self.cleared: str | None = None
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
@@ -606,9 +673,11 @@ def _follow(
             if res.failure is None:
                 if _same_input(other, call):
                     step = _step_taken(failed.text, events, i, j, results)
-                    if step is None:
+                    cleared = None if step else _cleared(failed.text, events, i, j, results)
+                    if step is None and cleared is None:
                         return None  # the same call worked on a second try: flaky
                     finding.step = step  # it worked once the step its error named had run
+                    finding.cleared = cleared  # or once the stale output it named was gone
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
@@ -722,6 +791,13 @@ def _judge(
     if finding.step is not None:
         finding.cls = PREREQUISITE
         return finding
+    if call.command and not finding.edited:
+        if finding.cleared is None:
+            fix_at = next((k for k in range(i + 1, len(events)) if events[k] is fix), i)
+            finding.cleared = _cleared(result.text, events, i, fix_at, results)
+        if finding.cleared is not None:
+            finding.cls = STALE_OUTPUT
+            return finding
     if call.command and fix.escalated and not call.escalated and not finding.edited:
         finding.cls = SANDBOX  # the same command, once it could leave the sandbox, worked
         return finding
@@ -1196,7 +1272,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             summary = f"{exe}: run it through `{name}`"
     elif cls is not None:
         general = cls.mistake.format(
-            tool=tool_name, dir=finding.drift_dir or "", step=finding.step or ""
+            tool=tool_name,
+            dir=finding.drift_dir or finding.cleared or "",
+            step=finding.step or "",
         )
         mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
@@ -1274,7 +1352,8 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         elif cls is None:
             worked = f"Run `{_one_line(fix.command, 160)}` instead"
         else:
-            worked = f"{cls.fix.format(tool=tool_name, step=finding.step or '')}: {did}"
+            way = cls.fix.format(tool=tool_name, step=finding.step or "", dir=finding.cleared or "")
+            worked = f"{way}: {did}"
     else:
         target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
         on = f" on {target}" if target else ""
