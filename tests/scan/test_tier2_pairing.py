@@ -499,3 +499,32 @@ def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
     script.run("rm build/gen/routes.d.ts", "")
     script.run("npx tsc --noEmit", "")
     assert _detect(script) == []
+
+
+# -- arguments the tool refused ------------------------------------------------------------------
+
+
+SCHEMA_REFUSAL = (
+    "The bash tool was called with invalid arguments: SchemaError(Missing key\n"
+    '  at ["description"]).\nPlease rewrite the input so it satisfies the expected schema.'
+)
+
+
+def test_a_shell_call_whose_arguments_the_tool_refused(script):
+    """The tool refused the call's arguments (a required key missing) before anything ran; the
+    same command with them right worked. The command line does not show the mistake: the
+    lesson is the tool's, without a trigger, and its error line names the missing key."""
+    script.run("ls -la src", SCHEMA_REFUSAL, failure=ev.VALIDATION)
+    script.run("ls -la src", "total 0")
+    candidate = _one(script)
+    assert candidate.summary == "Bash: call the tool with its own parameter names"
+    assert candidate.trigger is None
+    assert any('["description"]' in line for line in candidate.error_lines)
+
+
+def test_a_command_that_printed_the_words_and_passed_next_time_is_flaky(script):
+    """The same words printed by a command that failed (not a refusal by the tool), then the
+    same command working, are a second try that passed: no lesson."""
+    script.run("./check-schema.sh", SCHEMA_REFUSAL, failure=ERR, code=1)
+    script.run("./check-schema.sh", "ok")
+    assert _detect(script) == []

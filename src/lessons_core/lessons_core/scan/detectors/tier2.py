@@ -674,7 +674,7 @@ def _follow(
                 if _same_input(other, call):
                     step = _step_taken(failed.text, events, i, j, results)
                     cleared = None if step else _cleared(failed.text, events, i, j, results)
-                    if step is None and cleared is None:
+                    if step is None and cleared is None and not _refused_arguments(failed):
                         return None  # the same call worked on a second try: flaky
                     finding.step = step  # it worked once the step its error named had run
                     finding.cleared = cleared  # or once the stale output it named was gone
@@ -816,7 +816,12 @@ def _judge(
             return finding
         if setup_failed or missing:
             return None  # a file that was not where the agent looked: a one-off fact
-    if cls is not None and cls.name in _TOOL_REFUSALS and call.command:
+    if (
+        cls is not None
+        and cls.name in _TOOL_REFUSALS
+        and call.command
+        and not _refused_arguments(result)
+    ):
         cls = None  # the words came from the command's output, not from the tool refusing it
     if (
         (cls is None or cls.name == failures.UNKNOWN_OPTION)
@@ -1212,6 +1217,16 @@ def _generic_trigger(
     return None
 
 
+def _refused_arguments(result: ev.Event) -> bool:
+    """Whether the tool refused a call's arguments before running anything (OpenCode's bash
+    tool without its required ``description``): the same command with the arguments right is
+    its fix, not a flaky second try, and nothing in the command line shows the mistake."""
+    if result.failure != ev.VALIDATION:
+        return False
+    cls = failures.mistake_class(result.text)
+    return cls is not None and cls.name == failures.BAD_PARAMETERS
+
+
 def _failure_time(finding: Finding) -> bool:
     """Whether the finding is a tool's refusal the call does not show (see
     :data:`FAILURE_TIME_CLASSES`), or a wrong working directory the command line does not
@@ -1221,7 +1236,8 @@ def _failure_time(finding: Finding) -> bool:
         return False
     if finding.call.command:
         absolute_drift = cls is CWD_DRIFT and (finding.drift_dir or "").startswith("/")
-        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift
+        refused = cls.name == failures.BAD_PARAMETERS and _refused_arguments(finding.result)
+        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift or refused
     return cls.name in FAILURE_TIME_CLASSES
 
 
@@ -1246,17 +1262,21 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
+    refused = bool(call.command) and _refused_arguments(result)
     if _failure_time(finding) and not call.command:
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines
+    elif refused:
+        # The schema's complaint, whole: the key it names sits on a line of its own.
+        lines = (_one_line(strip_tags(result.text), 200),)
     if finding.step is not None and not lines:
         lines = tuple(
             redact_head(line, 200)[:200]
             for line in (" ".join(raw.split()) for raw in result.text.splitlines())
             if finding.step in line
         )[:1]  # the line that names the step: what failure-time recall matches
-    head = _head(call, result.text)
     tool_name = call.tool or "call"
+    head = tool_name if refused else _head(call, result.text)
     wrapper = finding.wrapper
     if finding.rejected:
         mistake = f"{_describe_call(call)} was rejected by the user"
