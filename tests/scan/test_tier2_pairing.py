@@ -528,3 +528,16 @@ def test_a_command_that_printed_the_words_and_passed_next_time_is_flaky(script):
     script.run("./check-schema.sh", SCHEMA_REFUSAL, failure=ERR, code=1)
     script.run("./check-schema.sh", "ok")
     assert _detect(script) == []
+
+
+def test_a_wrapper_inside_a_wrapper(script):
+    """``corepack pnpm exec vitest``: corepack runs pnpm, which runs vitest. The fix of a bare
+    ``vitest`` that is not on PATH is the innermost wrapper, and the trigger is vitest run
+    bare."""
+    bad, good = "vitest run test/a.test.ts", "corepack pnpm exec vitest run test/a.test.ts"
+    script.run(bad, "zsh:1: command not found: vitest", failure=ERR, code=127)
+    script.run(good, "Test Files  1 passed (1)")
+    candidate = _one(script)
+    assert candidate.summary == "vitest: the command is not on PATH"
+    assert "pnpm" in candidate.fix
+    _fires(candidate, bad, good)

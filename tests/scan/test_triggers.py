@@ -298,3 +298,18 @@ def test_narrowing_helpers_pass_the_compilers_safety_check():
     for pattern in patterns:
         assert pattern is not None
         assert check_pattern(pattern) is None, pattern
+
+
+def test_nested_wrappers_are_peeled_one_layer_at_a_time():
+    """Each wrapper of a nest is reported with what it runs; a script runner's own
+    subcommand (``bun run test``) wraps nothing."""
+
+    def layers(command: str) -> list[tuple[str, str, str | None]]:
+        return [(name, shape.exe, shape.sub) for name, shape in triggers.wrapped(command)]
+
+    assert layers("corepack pnpm exec vitest run a.test.ts") == [
+        ("corepack", "pnpm", "exec vitest"),
+        ("pnpm", "vitest", None),
+    ]
+    assert layers("rtk bun run test") == [("rtk", "bun", "run test")]
+    assert layers("npm test") == []
