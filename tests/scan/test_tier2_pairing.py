@@ -541,3 +541,21 @@ def test_a_wrapper_inside_a_wrapper(script):
     assert candidate.summary == "vitest: the command is not on PATH"
     assert "pnpm" in candidate.fix
     _fires(candidate, bad, good)
+
+
+# -- an option that moved the command elsewhere ---------------------------------------------------
+
+
+def test_a_script_missing_where_an_option_sent_the_command(script):
+    """``npm --prefix web test``: the package in ``web`` has no ``test`` script; the same
+    script from the root ran (and its tests then failed on their own). The trigger is the
+    option with its value and the script, never every ``npm test``."""
+    bad, good = "npm --prefix web test -- run", "npm test -- web/tests/"
+    script.run(bad, 'npm error Missing script: "test"', failure=ERR, code=1)
+    script.run(good, "Tests  2 failed | 9 passed", failure=ERR, code=1)
+    candidate = _one(script)
+    assert candidate.summary == "npm test: a subcommand or script that does not exist"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "npm --prefix=web test")
+    assert not triggers.matches(candidate.trigger, "npm --prefix web run build")
+    assert not triggers.matches(candidate.trigger, "cd web && npm test")

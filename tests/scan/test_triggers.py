@@ -313,3 +313,17 @@ def test_nested_wrappers_are_peeled_one_layer_at_a_time():
     ]
     assert layers("rtk bun run test") == [("rtk", "bun", "run test")]
     assert layers("npm test") == []
+
+
+def test_a_value_option_the_fix_dropped_is_kept_with_its_value():
+    """``make -C docs html`` fixed by ``make html``: the option and its value, in either
+    spelling; nothing when the fix kept the option or ran another executable."""
+    pattern = triggers.value_flag_trigger("make -C docs html", "make html")
+    assert pattern is not None
+    assert triggers.matches(pattern, "make -C docs html")
+    assert not triggers.matches(pattern, "make html")
+    assert not triggers.matches(pattern, "make -C docsite html")
+    assert triggers.value_flag_trigger("make -C docs html", "make -C docs all") is None
+    assert triggers.value_flag_trigger("npm --prefix=web test", "pnpm test") is None
+    moved = triggers.value_flag_trigger("npm --prefix=web test", "npm test")
+    assert moved is not None and triggers.matches(moved, "npm --prefix web test")

@@ -1136,6 +1136,11 @@ def _trigger(finding: Finding) -> str | None:
         if flag is not None:
             flagged = triggers.with_flag(base, flag)
             return flagged if not triggers.matches(flagged, fixed_whole) else None
+    if name == failures.UNKNOWN_SUBCOMMAND:
+        # The script exists, where the fix ran it: an option moved the command elsewhere.
+        moved = triggers.value_flag_trigger(failing, fixed)
+        if moved is not None and triggers.matches(moved, failing):
+            return moved if not triggers.matches(moved, fixed_whole) else None
     pattern = triggers.command_trigger(failing, fixed or None)
     if pattern is not None and not triggers.matches(pattern, fixed_whole):
         return pattern

@@ -573,6 +573,40 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
     return pattern
 
 
+def value_flag_trigger(failing: str, fixed: str) -> str | None:
+    """The command with a global option and its value that the fix dropped, where they moved
+    it elsewhere (``npm --prefix ui test`` in a package without that script, fixed by ``npm
+    test`` from the root): the option, the value and the subcommand together, never the
+    command alone."""
+    shape, fixed_shape = main_shape(failing), main_shape(fixed)
+    if shape is None or fixed_shape is None or fixed_shape.exe != shape.exe:
+        return None
+    segment = segment_of(failing, shape.exe, shape.sub)
+    words = segment.split() if segment else []
+    for flag in shape.flags:
+        if flag not in _VALUE_FLAGS or flag in fixed_shape.flags:
+            continue
+        value = _flag_value(words, flag)
+        if value is None:
+            continue
+        pattern = rf"{_word(shape.exe)}{_GAP}\s{_escape(flag)}[\s=]{_escape(value)}(?![\w/.-])"
+        if shape.sub:
+            pattern += _GAP + r"\s" + _escape(shape.sub.split()[0]) + r"\b"
+        if compiler_accepts(pattern):
+            return pattern
+    return None
+
+
+def _flag_value(words: list[str], flag: str) -> str | None:
+    """The value given to ``flag`` among ``words`` (``--prefix ui`` or ``--prefix=ui``)."""
+    for i, word in enumerate(words):
+        if word == flag and i + 1 < len(words) and not words[i + 1].startswith("-"):
+            return words[i + 1]
+        if word.startswith(flag + "="):
+            return word[len(flag) + 1 :] or None
+    return None
+
+
 def path_trigger(path: str) -> str | None:
     """A glob for files like ``path``: its extension anywhere, or its exact name."""
     p = PurePosixPath(path.replace("\\", "/"))
