@@ -559,3 +559,14 @@ def test_a_script_missing_where_an_option_sent_the_command(script):
     assert triggers.matches(candidate.trigger, "npm --prefix=web test")
     assert not triggers.matches(candidate.trigger, "npm --prefix web run build")
     assert not triggers.matches(candidate.trigger, "cd web && npm test")
+
+
+def test_the_outer_wrapper_dropped_from_a_nest(script):
+    """``fnm exec … corepack pnpm test`` refused by fnm, ``corepack pnpm test`` worked: the
+    dropped wrapper is fnm, not the corepack the fix kept."""
+    bad, good = "fnm exec --using=99 corepack pnpm test", "corepack pnpm test"
+    script.run(bad, "error: Requested version 99 is not currently installed", failure=ERR, code=1)
+    script.run(good, "12 passed")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm: run it without `fnm`"
+    _fires(candidate, bad, good)

@@ -336,13 +336,15 @@ def _inside(path: str, folder: str) -> bool:
 
 def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
     """What the failing call ran through a wrapper: ``(executable, subcommand)`` → ``(wrapper,
-    executable as written)`` (empty for a call without one, the usual case)."""
+    executable as written)`` (empty for a call without one, the usual case). Of nested wrappers
+    that run the same command (``fnm exec … corepack pnpm test``) the outermost is kept: a fix
+    that dropped it may keep the inner one."""
     if not call.command:
         return {}
-    return {
-        (_exe(shape.exe), shape.sub or ""): (wrapper, shape.exe)
-        for wrapper, shape in triggers.wrapped(call.command)
-    }
+    inside: dict[tuple[str, str], tuple[str, str]] = {}
+    for wrapper, shape in triggers.wrapped(call.command):
+        inside.setdefault((_exe(shape.exe), shape.sub or ""), (wrapper, shape.exe))
+    return inside
 
 
 def _wrapping(
