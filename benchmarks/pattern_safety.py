@@ -33,10 +33,10 @@ import time
 from pathlib import Path
 
 from lessons_core.compiler.entries import _anchored
-from lessons_core.compiler.globs import glob_to_regex
-from lessons_core.compiler.probe import SUBJECT_LIMIT, _units, bodies, pumps, subjects
-from lessons_core.compiler.regex_safety import hot_source, judge
 from lessons_core.hot.match import SEARCH_BUDGET, searched
+from lessons_core.patterns.globs import glob_to_regex
+from lessons_core.patterns.probe import SUBJECT_LIMIT, _units, bodies, pumps, subjects
+from lessons_core.patterns.regex_safety import hot_source, judge
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO.parent / "shared" / "corpus" / "seed-lessons" / "lesson-manifest.json"

@@ -35,8 +35,8 @@ from pathlib import Path
 import attrs
 
 from lessons_core import services, team
-from lessons_core.compiler import probe
 from lessons_core.models import Triggers
+from lessons_core.patterns import probe
 from lessons_core.testing import contract_lesson
 from lessons_postgres.testing import TempServer, find_bindir
 

@@ -13,12 +13,12 @@ import pluggy
 import pytest
 from compiler_support import make_lesson
 
-from lessons_core import hookspecs
 from lessons_core.compiler import build as build_mod
 from lessons_core.compiler.build import build, build_manifest, compile_manifest
 from lessons_core.errors import LessonsError
 from lessons_core.models import Config, LessonType, MatchTarget, Status, Triggers
 from lessons_core.plugin import PROJECT, hookimpl
+from lessons_core.plugins import hookspecs
 from lessons_core.protocol import PROTOCOL_TEXT
 
 SCHEMA = Path(build_mod.__file__).resolve().parents[1] / "schemas" / "manifest.schema.json"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from compiler_support import make_lesson
 
-from lessons_core.compiler import probe
 from lessons_core.compiler.build import build
 from lessons_core.models import Config
+from lessons_core.patterns import probe
 
 
 @pytest.fixture

@@ -251,7 +251,7 @@ def test_one_call_searches_at_most_the_budget_and_a_short_subject_per_further_hi
 def test_subject_limit_is_the_compilers_to_the_character():
     """Patterns see exactly the first characters the compiler measured them on: a match that
     ends on the last of them fires, one that ends just past them does not."""
-    from lessons_core.compiler.probe import SUBJECT_LIMIT
+    from lessons_core.patterns.probe import SUBJECT_LIMIT
 
     lesson = make_lesson(triggers={"tool_names": ["Bash"], "command_patterns": ["zz"]})
     manifest = manifest_for(lesson)

@@ -16,8 +16,8 @@ import tokenize
 from pathlib import Path
 
 from lessons_core.hot import errnorm
+from lessons_core.plugins.specs import AgentSpec
 from lessons_core.scan import discovery
-from lessons_core.specs import AgentSpec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORE = REPO_ROOT / "src" / "lessons_core" / "lessons_core"

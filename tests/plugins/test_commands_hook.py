@@ -20,9 +20,9 @@ from lessons_core import services
 from lessons_core.cli import main as cli_main
 from lessons_core.errors import LessonsError
 from lessons_core.installing import InstallResult
-from lessons_core.manager import PluginError, Plugins, get_plugin_manager
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import InstallExtraSpec
+from lessons_core.plugins.manager import PluginError, Plugins, get_plugin_manager
+from lessons_core.plugins.specs import InstallExtraSpec
 
 CORE = Path(__file__).resolve().parents[2] / "src" / "lessons_core" / "lessons_core"
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 GOOD = """
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import DetectorSpec, MatcherSpec
+from lessons_core.plugins.specs import DetectorSpec, MatcherSpec
 
 def _detect(events):
     return []
@@ -131,7 +131,7 @@ def test_plugin_clashing_with_an_adapter_is_named(fake_dist: Make, run_lessons: 
     """A second 'claude' agent is refused, naming both plugins."""
     source = """
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import AgentSpec
+from lessons_core.plugins.specs import AgentSpec
 
 @hookimpl
 def lessons_register_agents(register):

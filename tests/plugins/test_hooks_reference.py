@@ -13,12 +13,12 @@ from pathlib import Path
 import pluggy
 import pytest
 
-from lessons_core import hookspecs
-from lessons_core.manager import Plugins, get_plugin_manager
 from lessons_core.models import Candidate, Lesson
 from lessons_core.plugin import PROJECT, hookimpl
+from lessons_core.plugins import hookspecs
+from lessons_core.plugins.manager import Plugins, get_plugin_manager
+from lessons_core.plugins.specs import DedupSpec
 from lessons_core.scan.intake import dedup_backend
-from lessons_core.specs import DedupSpec
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "docs" / "plugins" / "hooks.md"

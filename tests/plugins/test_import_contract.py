@@ -45,7 +45,7 @@ OUTSIDE_EXCEPTIONS: dict[tuple[str, str], str] = {
     for module in (
         "services",
         "serde",
-        "compiler.regex_safety",
+        "patterns.regex_safety",
         "compiler.entries",
         "scan.intake",
         "scan.scoring",
@@ -59,7 +59,7 @@ CORE_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 #: Core modules that may stand in one circle -> why.
 CIRCLE_EXCEPTIONS: dict[frozenset[str], str] = {
-    frozenset({"lessons_core.compiler.regex_safety", "lessons_core.compiler.culprit"}): (
+    frozenset({"lessons_core.patterns.regex_safety", "lessons_core.patterns.culprit"}): (
         "the judge asks the culprit finder which part of a refused pattern is at fault, and the "
         "finder judges each rewrite it tries with that same judge: one recursion, two modules"
     ),

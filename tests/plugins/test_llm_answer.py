@@ -14,8 +14,8 @@ pytest.importorskip("lessons_llm", reason="the lessons-llm distribution is not i
 
 from lessons_core.errors import LessonsError
 from lessons_core.models import Config, DeepScan
+from lessons_core.plugins.specs import DetectorSpec
 from lessons_core.scan.engine import active_detectors
-from lessons_core.specs import DetectorSpec
 from lessons_llm import answer
 from lessons_llm.budget import Budget
 
@@ -97,7 +97,7 @@ def test_a_deep_detector_runs_only_in_deep_scans_and_instead_of_what_it_replaces
 def test_listing_plugins_and_a_plain_scan_never_import_llm():
     code = (
         "import sys\n"
-        "from lessons_core.manager import Plugins\n"
+        "from lessons_core.plugins.manager import Plugins\n"
         "from lessons_core.models import Config\n"
         "from lessons_core.scan.engine import active_detectors\n"
         "specs = Plugins.load({}).detectors()\n"

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from lessons_core.errors import LessonsError
-from lessons_core.manager import DEFAULT_PLUGINS, PluginError, Plugins, get_plugin_manager
 from lessons_core.models import Config
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import AgentSpec, DetectorSpec, MatcherSpec, StoreSpec
+from lessons_core.plugins.manager import DEFAULT_PLUGINS, PluginError, Plugins, get_plugin_manager
+from lessons_core.plugins.specs import AgentSpec, DetectorSpec, MatcherSpec, StoreSpec
 from lessons_core.store.sqlite import SQLiteStore
 
 ADAPTERS = {"claude", "codex", "gemini"}

@@ -36,7 +36,7 @@ packages = ["lessons_hello"]
 
 PLUGIN = """
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import MatcherSpec
+from lessons_core.plugins.specs import MatcherSpec
 
 
 @hookimpl

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from lessons_core import plugin_cache
-from lessons_core.manager import get_plugin_manager
+from lessons_core.plugins import cache as plugin_cache
+from lessons_core.plugins.manager import get_plugin_manager
 
 _SOURCE = """
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import DetectorSpec
+from lessons_core.plugins.specs import DetectorSpec
 
 @hookimpl
 def lessons_register_detectors(register):
@@ -54,7 +54,7 @@ def fixture_site(site_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _detectors(home: Path) -> set[str]:
-    from lessons_core.manager import Plugins
+    from lessons_core.plugins.manager import Plugins
 
     home.mkdir(parents=True, exist_ok=True)
     cache = home / plugin_cache.CACHE_NAME
@@ -181,7 +181,7 @@ def test_a_rescan_imports_neither_importlib_metadata_nor_email(tmp_path: Path) -
     """The point of reading the directories: a command with a stale cache stays cheap."""
     code = (
         "import sys\n"
-        "from lessons_core import plugin_cache\n"
+        "from lessons_core.plugins import cache as plugin_cache\n"
         "found = plugin_cache.scan('lessons')\n"
         "print(any(name == 'claude' for name, *_ in found), "
         "'importlib.metadata' in sys.modules, 'email' in sys.modules)\n"

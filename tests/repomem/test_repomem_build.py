@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from lessons_core.cli.main import cli
 from lessons_core.compiler.build import build
 from lessons_core.compiler.sources import merge, read_sources, with_sources
-from lessons_core.manager import Plugins, get_plugin_manager
 from lessons_core.models import Config, Status
 from lessons_core.plugin import hookimpl
+from lessons_core.plugins.manager import Plugins, get_plugin_manager
+from lessons_core.plugins.specs import LessonSourceSpec, SourceLessons
 from lessons_core.repomem.repository import write_lesson
-from lessons_core.specs import LessonSourceSpec, SourceLessons
 from lessons_core.testing import contract_lesson
 
 

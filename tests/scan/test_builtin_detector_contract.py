@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from lessons_core.builtin import detectors as builtin
+from lessons_core.plugins.specs import DetectorSpec
 from lessons_core.scan import events as ev
-from lessons_core.specs import DetectorSpec
 from lessons_core.testing import DetectorContract
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from lessons_core.builtin import detectors
 from lessons_core.hot.project import project_id
+from lessons_core.plugins.specs import DetectorSpec
 from lessons_core.scan import events as ev
 from lessons_core.scan import intake
 from lessons_core.scan.detectors import corrections
-from lessons_core.specs import DetectorSpec
 
 # -- Claude Code --------------------------------------------------------------------------------
 
@@ -395,8 +395,8 @@ def test_the_corrections_detector_is_off_until_the_user_turns_it_on():
     import attrs
 
     from lessons_core.models import Config
+    from lessons_core.plugins.specs import DetectorSpec
     from lessons_core.scan.engine import active_detectors
-    from lessons_core.specs import DetectorSpec
 
     specs = {
         name: DetectorSpec(name=name, detect=lambda events: iter(()))

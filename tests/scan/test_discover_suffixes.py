@@ -9,8 +9,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from lessons_core.plugins.specs import AgentSpec
 from lessons_core.scan import discovery
-from lessons_core.specs import AgentSpec
 
 
 def _no_events(*_args: Any, **_kwargs: Any) -> Iterator[Any]:

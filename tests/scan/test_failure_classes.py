@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lessons_core.compiler.linearize import top_level_split
+from lessons_core.patterns.linearize import top_level_split
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures
 

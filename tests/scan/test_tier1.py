@@ -103,7 +103,7 @@ def test_regex_triggers_are_kept_and_file_triggers_become_globs():
 def test_an_unsafe_regex_trigger_is_kept_as_written():
     """A trigger the compiler would refuse stays as the agent wrote it: intake then holds the
     block for review instead of making it live (see tests/security/test_patterns.py)."""
-    from lessons_core.compiler.regex_safety import check_pattern
+    from lessons_core.patterns.regex_safety import check_pattern
 
     got = tier1.trigger_for("Bash", r"\bnpm\s+(\w+\s*)+test\b")
     assert got == r"\bnpm\s+(\w+\s*)+test\b"

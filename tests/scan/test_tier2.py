@@ -599,7 +599,7 @@ def test_real_corpus_triggers_miss_their_fixes(shared_dir):
     }
     import importlib
 
-    from lessons_core.manager import Plugins
+    from lessons_core.plugins.manager import Plugins
 
     agents = Plugins.load().agents()
     seen = 0

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from lessons_core.manager import Plugins
 from lessons_core.models import Candidate
+from lessons_core.plugins.manager import Plugins
 from lessons_core.scan import discovery
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import tier2, triggers

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import services
-from lessons_core.compiler import probe, regex_safety
+from lessons_core.patterns import probe, regex_safety
 from lessons_core.scan import engine, intake, trigger_checks
 
 TRIGGER = r"\bpytest\b[^|;&\n]*?\s--lf\b"

@@ -37,7 +37,7 @@ def test_command_trigger_shapes(failing, fix, pattern):
 
 def test_every_generated_trigger_passes_the_compilers_safety_check():
     """No nested repeats: the manifest compiler must accept what the scanner proposes."""
-    from lessons_core.compiler.regex_safety import check_pattern
+    from lessons_core.patterns.regex_safety import check_pattern
 
     for failing, fix in [
         ("git -C x push --force origin main", "git push origin main"),
@@ -283,7 +283,7 @@ def test_top_level_cd(command, target):
 
 def test_narrowing_helpers_pass_the_compilers_safety_check():
     """Every shape the narrowing helpers build is accepted by the manifest compiler."""
-    from lessons_core.compiler.regex_safety import check_pattern
+    from lessons_core.patterns.regex_safety import check_pattern
 
     base = triggers.base_trigger("npm run build")
     assert base is not None

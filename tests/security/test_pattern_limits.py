@@ -16,11 +16,12 @@ from click.testing import CliRunner
 
 from lesson_factory import lesson_factory
 from lessons_core.cli.main import cli as lessons_cli
-from lessons_core.compiler import entries, probe
-from lessons_core.compiler.probe import SUBJECT_LIMIT
-from lessons_core.compiler.regex_safety import judge, matches_everything
+from lessons_core.compiler import entries
 from lessons_core.hot import match
 from lessons_core.models import LessonType
+from lessons_core.patterns import probe
+from lessons_core.patterns.probe import SUBJECT_LIMIT
+from lessons_core.patterns.regex_safety import judge, matches_everything
 
 make_lesson = lesson_factory("01PATTERNLIMIT", "limit")
 

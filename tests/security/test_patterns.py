@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessons_core.cli.main import cli as lessons_cli
-from lessons_core.compiler.globs import glob_to_regex
-from lessons_core.compiler.probe import SUBJECT_LIMIT
-from lessons_core.compiler.regex_safety import check_pattern, hot_source, judge
+from lessons_core.patterns.globs import glob_to_regex
+from lessons_core.patterns.probe import SUBJECT_LIMIT
+from lessons_core.patterns.regex_safety import check_pattern, hot_source, judge
 
 BUDGET_MS = 5.0
 
@@ -326,7 +326,7 @@ def test_a_rewritten_pattern_finds_exactly_what_the_written_one_finds(parts, sou
 )
 def test_a_glob_matches_as_the_plain_translation_does(glob_parts, path_parts, absolute):
     """The linear form of a glob with **/ between parts answers as the plain regex does."""
-    from lessons_core.compiler import globs
+    from lessons_core.patterns import globs
 
     glob = ("/" if absolute else "") + "/".join(glob_parts)
     path = "/" + "/".join(path_parts)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from lessons_core.compiler import probe
+from lessons_core.patterns import probe
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM")
 

@@ -14,8 +14,8 @@ from store_factories import make_lesson
 
 from lessons_core import services
 from lessons_core.errors import LessonsError, StoreError
-from lessons_core.manager import Plugins
 from lessons_core.models import Config
+from lessons_core.plugins.manager import Plugins
 from lessons_core.store.sqlite import SQLiteStore
 
 

@@ -2,7 +2,7 @@
 
 Registers the agent with the core: its hook command, native → canonical tool names, where its
 sessions live and how to read them, and its installer. The spec is the one every adapter package
-of the standard layout gets (see :mod:`lessons_core.adapters`); what tells Kilo's session
+of the standard layout gets (see :mod:`lessons_core.plugins.adapters`); what tells Kilo's session
 database from other files is in :mod:`lessons_kilo.roots`.
 """
 

@@ -2,7 +2,7 @@
 
 Registers the agent with the core: its hook command, native → canonical tool names, where its
 transcripts live and how to read them, and its installer. The spec is the one every adapter
-package of the standard layout gets (see :mod:`lessons_core.adapters`); its reader and
+package of the standard layout gets (see :mod:`lessons_core.plugins.adapters`); its reader and
 installer are imported lazily so that listing plugins stays cheap.
 """
 

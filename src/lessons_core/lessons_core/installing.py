@@ -51,7 +51,7 @@ import attrs
 from lessons_core.errors import LessonsError
 from lessons_core.hot import safefile
 from lessons_core.logs import get_logger
-from lessons_core.specs import AgentSpec
+from lessons_core.plugins.specs import AgentSpec
 
 log = get_logger()
 
@@ -182,7 +182,7 @@ def is_ours_factory(spec: AgentSpec) -> Callable[[Mapping[str, Any]], bool]:
 
 def agents(environ: Mapping[str, str] | None = None) -> dict[str, AgentSpec]:
     """The agent adapters the plugin manager knows, by name."""
-    from lessons_core.manager import get_plugin_manager
+    from lessons_core.plugins.manager import get_plugin_manager
 
     found: dict[str, AgentSpec] = {}
     pm = get_plugin_manager(environ)

@@ -1,7 +1,7 @@
 """A memory a command keeps in ``LESSONS_HOME`` between runs: strings listed under a key.
 
 The build remembers the patterns its timing probe measured fast
-(:mod:`lessons_core.compiler.probe`), the scanner the digests of the triggers the safety check
+(:mod:`lessons_core.patterns.probe`), the scanner the digests of the triggers the safety check
 accepted (:mod:`lessons_core.scan.trigger_checks`). Either may be lost or stale at any time
 and costs only a measurement again, so a file that is not ours, is reached through a link, is
 larger than :data:`LIMIT`, does not parse, or was written under another ``key`` (other rules,

@@ -18,8 +18,8 @@ from lessons_core.errors import LessonsError
 from lessons_core.hot import homecheck
 from lessons_core.hot.paths import lessons_home
 from lessons_core.logs import get_logger
-from lessons_core.manager import Plugins
 from lessons_core.models import Config
+from lessons_core.plugins.manager import Plugins
 from lessons_core.store.base import Store
 
 log = get_logger()
@@ -75,7 +75,7 @@ def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
     a new machine leaves nothing behind, and the cache is first written once a command has
     made the home for what it keeps.
     """
-    from lessons_core.plugin_cache import CACHE_NAME
+    from lessons_core.plugins.cache import CACHE_NAME
 
     cache = home_dir(environ, create=False) / CACHE_NAME
     return Plugins.load(os.environ if environ is None else environ, entry_point_cache=cache)

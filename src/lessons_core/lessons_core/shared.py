@@ -70,7 +70,7 @@ def matches_everything(pattern: str) -> bool:
 
 
 def _glob_matches_everything(glob: str) -> bool:
-    from lessons_core.compiler.globs import GlobError, glob_to_regex
+    from lessons_core.patterns.globs import GlobError, glob_to_regex
 
     try:
         source = glob_to_regex(glob)

@@ -31,7 +31,7 @@ import attrs
 from lessons_core.hot import safefile
 from lessons_core.hot.digest import sha256
 from lessons_core.models import Lesson, LessonType, Status
-from lessons_core.specs import AgentSpec
+from lessons_core.plugins.specs import AgentSpec
 
 MIN_LESSONS = 5
 RECORD_NAME = "skills.json"
@@ -162,7 +162,7 @@ def skill_roots(
 
 
 def _installed_agents(environ: Mapping[str, str] | None = None) -> Mapping[str, AgentSpec]:
-    from lessons_core.manager import Plugins
+    from lessons_core.plugins.manager import Plugins
 
     return Plugins.load(environ).agents()
 

@@ -1,7 +1,7 @@
 """A team store: one shared store several machines sync with (``lessons sync``).
 
 The core knows no particular server. A store plugin that can serve as a team store registers a
-``sync`` callable on its :class:`~lessons_core.specs.StoreSpec`; ``team.store`` in
+``sync`` callable on its :class:`~lessons_core.plugins.specs.StoreSpec`; ``team.store`` in
 ``config.json`` names it. Sync runs in the cold path only (the command, and after each
 background scan): the hook keeps reading the local manifest and never waits on a network.
 
@@ -19,8 +19,8 @@ import attrs
 from lessons_core.errors import LessonsError
 
 if TYPE_CHECKING:
+    from lessons_core.plugins.specs import StoreSpec
     from lessons_core.services import Session
-    from lessons_core.specs import StoreSpec
 
 _URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][\w+.-]*://[^/@:\s]*:)(?P<secret>[^@/\s]*)(?=@)")
 _KV_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|\S+)", re.I)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from lessons_core.specs import AgentSpec
+    from lessons_core.plugins.specs import AgentSpec
 
 #: Claude Code's tool names, which every adapter maps its agent's native names onto.
 CANONICAL_TOOLS = frozenset(

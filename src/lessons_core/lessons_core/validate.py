@@ -10,7 +10,7 @@ every installed adapter, :mod:`lessons_core.tool_names`), or a guard or nudge wi
 warning: plugins and MCP servers add tools we cannot know about.
 
 Whether a regex can backtrack catastrophically is the compiler's question
-(``lessons_core.compiler.regex_safety``), not this module's.
+(``lessons_core.patterns.regex_safety``), not this module's.
 """
 
 from __future__ import annotations

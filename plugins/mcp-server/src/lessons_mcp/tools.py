@@ -175,9 +175,9 @@ class Tools:
 
     def record(self, args: dict[str, Any]) -> Answer:
         from lessons_core.api import check_glob, check_lesson, error_lines
-        from lessons_core.compiler import regex_safety
         from lessons_core.compiler.entries import compile_lesson
         from lessons_core.hot.project import project_id
+        from lessons_core.patterns import regex_safety
         from lessons_core.scan import intake, scoring
         from lessons_core.scan.detectors import tier1
 

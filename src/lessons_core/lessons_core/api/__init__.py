@@ -28,13 +28,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from lessons_core.adapters import agent_spec_for
     from lessons_core.errors import LessonsError, NotFound, StoreError, ValidationError
     from lessons_core.hot.paths import lessons_home
     from lessons_core.ids import make_slug, new_id
     from lessons_core.jsoninput import loads as json_loads
     from lessons_core.logs import get_logger
-    from lessons_core.manager import PluginError, Plugins
     from lessons_core.models import (
         Candidate,
         Config,
@@ -49,6 +47,31 @@ if TYPE_CHECKING:
         content_hash,
     )
     from lessons_core.plugin import hookimpl
+    from lessons_core.plugins.adapters import agent_spec_for
+    from lessons_core.plugins.manager import PluginError, Plugins
+    from lessons_core.plugins.seams import (
+        Detect,
+        FindDuplicate,
+        HotAdapter,
+        HotDecision,
+        HotEvent,
+        Installer,
+        PrepareDetector,
+        Recognize,
+        StoreFactory,
+        TeamSync,
+        TranscriptReader,
+        TranscriptRoots,
+    )
+    from lessons_core.plugins.specs import (
+        AgentSpec,
+        DedupSpec,
+        DetectorSpec,
+        InstallExtraSpec,
+        LessonSourceSpec,
+        SourceLessons,
+        StoreSpec,
+    )
     from lessons_core.privacy import redact_candidate, redact_head, redact_lesson, scrub
     from lessons_core.regex_programs import compile as compile_regex
     from lessons_core.scan.detectors.failures import (
@@ -63,30 +86,7 @@ if TYPE_CHECKING:
     from lessons_core.scan.detectors.tier2 import findings as heuristic_findings
     from lessons_core.scan.intake import pattern_problem
     from lessons_core.scan.lines import Buffer, as_text, iter_lines, iter_runs, iter_spans, loads
-    from lessons_core.seams import (
-        Detect,
-        FindDuplicate,
-        HotAdapter,
-        HotDecision,
-        HotEvent,
-        Installer,
-        PrepareDetector,
-        Recognize,
-        StoreFactory,
-        TeamSync,
-        TranscriptReader,
-        TranscriptRoots,
-    )
     from lessons_core.serde import lesson_to_json
-    from lessons_core.specs import (
-        AgentSpec,
-        DedupSpec,
-        DetectorSpec,
-        InstallExtraSpec,
-        LessonSourceSpec,
-        SourceLessons,
-        StoreSpec,
-    )
     from lessons_core.store.base import RecallSource, ScanStateListing, Store, StoreDiagnostics
     from lessons_core.store.sqlite import candidate_key, utc_now
     from lessons_core.team import SyncReport, mask_url
@@ -105,9 +105,9 @@ def _add(module: str, *names: str, **renamed: str) -> None:
 
 # Plugging in: the marker, the specs a plugin registers, the seams its callables fill.
 _add("lessons_core.plugin", "hookimpl")
-_add("lessons_core.manager", "Plugins", "PluginError")
+_add("lessons_core.plugins.manager", "Plugins", "PluginError")
 _add(
-    "lessons_core.specs",
+    "lessons_core.plugins.specs",
     "AgentSpec",
     "DetectorSpec",
     "StoreSpec",
@@ -117,7 +117,7 @@ _add(
     "InstallExtraSpec",
 )
 _add(
-    "lessons_core.seams",
+    "lessons_core.plugins.seams",
     "TranscriptRoots",
     "TranscriptReader",
     "Recognize",
@@ -131,7 +131,7 @@ _add(
     "HotDecision",
     "HotAdapter",
 )
-_add("lessons_core.adapters", "agent_spec_for")
+_add("lessons_core.plugins.adapters", "agent_spec_for")
 # The model and its errors.
 _add(
     "lessons_core.models",

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from lessons_core import regex_programs
 from lessons_core.models import Candidate, Lesson, content_hash
 from lessons_core.plugin import hookimpl
+from lessons_core.plugins.specs import DedupSpec
 from lessons_core.similarity import jaccard as jaccard
-from lessons_core.specs import DedupSpec
 
 NAME = "jaccard"
 THRESHOLD = 0.5

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import DetectorSpec
+from lessons_core.plugins.specs import DetectorSpec
 
 
 @hookimpl

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import LessonSourceSpec, SourceLessons
+from lessons_core.plugins.specs import LessonSourceSpec, SourceLessons
 
 NAME = "repo"
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from lessons_core.errors import LessonsError
 from lessons_core.plugin import hookimpl
-from lessons_core.specs import StoreSpec
+from lessons_core.plugins.specs import StoreSpec
 
 if TYPE_CHECKING:
     from lessons_core.models import Config

@@ -165,7 +165,7 @@ def demo(home: Path | None) -> None:
     for new lessons, compiles the manifest, then plays an agent's tool calls through the real
     hook process and shows what the agent would see.
     """
-    from lessons_core.manager import Plugins
+    from lessons_core.plugins.manager import Plugins
 
     agents = Plugins.load().agents()
     shown = next((agents[name] for name in sorted(agents) if agents[name].demo), None)

@@ -18,7 +18,7 @@ from lessons_core import installing
 from lessons_core.cli.common import json_line
 
 if TYPE_CHECKING:
-    from lessons_core.specs import InstallExtraSpec
+    from lessons_core.plugins.specs import InstallExtraSpec
 
 
 def _project(value: str | None) -> Path | None:

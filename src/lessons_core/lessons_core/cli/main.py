@@ -152,7 +152,7 @@ def _plugin_commands(ctx: click.Context, *, listing: bool) -> dict[str, click.Co
 
 def _load_plugin_commands() -> dict[str, click.Command]:
     from lessons_core import services
-    from lessons_core.manager import PluginError
+    from lessons_core.plugins.manager import PluginError
 
     plugins = services.load_plugins()
     commands = plugins.commands()

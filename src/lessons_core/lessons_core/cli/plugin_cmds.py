@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from lessons_core.manager import DEFAULT_PLUGINS, Plugins, _entry_points, _names
+from lessons_core.plugins.manager import DEFAULT_PLUGINS, Plugins, _entry_points, _names
 
 
 def _core_version() -> str:

@@ -211,7 +211,7 @@ def forget(directory: str | None) -> None:
 
 def _read(directory: str | None, every: bool) -> list[Any]:
     from lessons_core import services
-    from lessons_core.compiler import probe
+    from lessons_core.patterns import probe
     from lessons_core.repomem import registry
     from lessons_core.repomem.repository import read_lessons
 
@@ -237,7 +237,7 @@ def _read_one(root: Path) -> Any:
     verdicts on their patterns are those the builds keep (a pattern is timed once, not at
     every check)."""
     from lessons_core import services
-    from lessons_core.compiler import probe
+    from lessons_core.patterns import probe
     from lessons_core.repomem.repository import read_lessons
 
     home = services.home_dir(create=False)

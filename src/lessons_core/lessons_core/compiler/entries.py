@@ -13,9 +13,10 @@ from typing import Any
 
 import attrs
 
-from lessons_core.compiler import globs, linearize, prefilter, regex_safety, render
+from lessons_core.compiler import render
 from lessons_core.errors import LessonsError
 from lessons_core.models import SESSION_TYPES, Lesson, LessonType, MatchTarget
+from lessons_core.patterns import globs, linearize, prefilter, regex_safety
 
 LANG_PREFIXES = ("lang:", "language:")
 

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from lessons_core.specs import AgentSpec
+from lessons_core.plugins.specs import AgentSpec
 
 #: The lessons the hook checks deliver: a guard (denied on a matching call) and a protocol.
 GUARD_MARK = "GUARD-CONTRACT-7c1e"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lessons_core.models import Candidate, Config
-from lessons_core.specs import DetectorSpec
+from lessons_core.plugins.specs import DetectorSpec
 
 if TYPE_CHECKING:
     from lessons_core.scan import events as ev

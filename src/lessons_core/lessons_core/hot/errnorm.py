@@ -64,7 +64,8 @@ SOURCES = {
     ),
     "word": r"[a-z][a-z0-9]{2,}",
     # Our own commands (recall ignores their failures): the CLI and the hook commands, which
-    # every adapter names ``lessons-<agent>-hook`` (``lessons_core.adapters.agent_spec_for``).
+    # every adapter names ``lessons-<agent>-hook``
+    # (``lessons_core.plugins.adapters.agent_spec_for``).
     "own_command": (
         r"(?:^|[\s;&|/(])(?:lessons(?:-[a-z0-9_]+-hook)?|python3? -m lessons_\w+)(?:\s|$)"
     ),

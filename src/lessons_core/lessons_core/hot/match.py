@@ -22,7 +22,7 @@ compiled at build time when the manifest's marshal copy has one, else with ``re`
 
 Patterns see at most the first ``SUBJECT_LIMIT`` characters of a command, a content or a path:
 the compiler proves or measures every accepted pattern fast on subjects that long
-(``lessons_core.compiler.probe``), and a longer subject would void that bound. A pattern whose
+(``lessons_core.patterns.probe``), and a longer subject would void that bound. A pattern whose
 search time grows faster than linearly carries a shorter ``limit`` of its own (4,096 characters
 when it grows with the square of the length), on which it was measured the same way.
 
@@ -39,7 +39,7 @@ import marshal
 from lessons_core.hot.executable import blank_quotes
 
 #: Characters of a command, content or path that patterns are matched against (the rest is not
-#: looked at). Must equal ``lessons_core.compiler.probe.SUBJECT_LIMIT``.
+#: looked at). Must equal ``lessons_core.patterns.probe.SUBJECT_LIMIT``.
 SUBJECT_LIMIT = 32768
 #: Characters the hint patterns of one call may search between them (about 20 ms of linear
 #: searching), and what each further pattern still sees once they are spent.

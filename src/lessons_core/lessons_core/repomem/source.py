@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from lessons_core.errors import LessonsError
 from lessons_core.hot.digest import hex_sha256
-from lessons_core.specs import SourceLessons
+from lessons_core.plugins.specs import SourceLessons
 
 if TYPE_CHECKING:
     from lessons_core.models import Lesson

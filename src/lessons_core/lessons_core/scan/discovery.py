@@ -16,7 +16,7 @@ from lessons_core.logs import get_logger
 from lessons_core.scan.walk import roots_of, walk_roots
 
 if TYPE_CHECKING:
-    from lessons_core.specs import AgentSpec
+    from lessons_core.plugins.specs import AgentSpec
 
 log = get_logger()
 

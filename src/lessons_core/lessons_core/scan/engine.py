@@ -17,9 +17,9 @@ from typing import Any
 from lessons_core.errors import LessonsError
 from lessons_core.logs import get_logger
 from lessons_core.models import Config
+from lessons_core.plugins.specs import AgentSpec, DetectorSpec
 from lessons_core.scan import committing, discovery, lock, planning, reading, trigger_checks
 from lessons_core.scan.intake import Intake, dedup_backend
-from lessons_core.specs import AgentSpec, DetectorSpec
 
 log = get_logger()
 

@@ -126,7 +126,7 @@ def unsafe_trigger(candidate: Candidate) -> str | None:
         return None
     if candidate.tool in _FILE_TOOLS:
         try:
-            from lessons_core.compiler.globs import GlobError, glob_to_regex
+            from lessons_core.patterns.globs import GlobError, glob_to_regex
         except ImportError:  # pragma: no cover - the compiler ships with the core
             return None
         try:
@@ -157,7 +157,7 @@ def pattern_problem(pattern: str, *, measure: bool = True) -> str | None:
     if trigger_checks.accepted(pattern):
         return None
     try:
-        from lessons_core.compiler.regex_safety import check_pattern
+        from lessons_core.patterns.regex_safety import check_pattern
     except ImportError:  # pragma: no cover - the compiler ships with the core
         return None
     reason = check_pattern(pattern)

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core.logs import get_logger
+from lessons_core.plugins.specs import AgentSpec
 from lessons_core.scan import events as ev
-from lessons_core.specs import AgentSpec
 
 log = get_logger()
 

@@ -16,10 +16,10 @@ import attrs
 
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Config
+from lessons_core.plugins.specs import AgentSpec, DetectorSpec
 from lessons_core.scan import events as ev
 from lessons_core.scan.intake import prepare
 from lessons_core.scan.planning import MESSAGE_CONTEXT, Job, tail_of, whole_document
-from lessons_core.specs import AgentSpec, DetectorSpec
 
 log = get_logger()
 

@@ -1,7 +1,7 @@
 """Remember which triggers the manifest compiler's safety check accepted, between scans.
 
 Intake asks of every detected trigger whether the compiler would refuse it
-(:func:`lessons_core.compiler.regex_safety.check_pattern`): the structural rules, and then (for
+(:func:`lessons_core.patterns.regex_safety.check_pattern`): the structural rules, and then (for
 every tier but the scanner's own heuristics, see :data:`lessons_core.scan.intake.UNTIMED_TIERS`)
 a timing of the pattern on subjects made to be hard for it, which costs from a few to tens of
 milliseconds a pattern. The same mistakes recur from scan to scan, and with them the same
@@ -74,7 +74,7 @@ def accept(pattern: str, *, timed: bool = True) -> None:
 
 def structural_problem(pattern: str) -> str | None:
     """Why the manifest compiler's structural rules refuse ``pattern``, or ``None`` when they
-    accept it (no timing: :func:`lessons_core.compiler.regex_safety.check_pattern` with
+    accept it (no timing: :func:`lessons_core.patterns.regex_safety.check_pattern` with
     ``measure=False``). An acceptance is remembered, and one with its timing counts too, so a
     scan that meets only known triggers does not import the rules."""
     if accepted(pattern, timed=False):
@@ -87,7 +87,7 @@ def structural_problem(pattern: str) -> str | None:
 
 @functools.lru_cache(maxsize=1024)
 def _judged(pattern: str) -> str | None:
-    from lessons_core.compiler.regex_safety import check_pattern
+    from lessons_core.patterns.regex_safety import check_pattern
 
     return check_pattern(pattern, measure=False)
 

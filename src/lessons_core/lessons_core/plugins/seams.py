@@ -1,12 +1,12 @@
 """The plugin interfaces, typed: what the core calls on a plugin, and what the hook process passes.
 
-Cold-path plugins hand the core callables through their specs (:mod:`lessons_core.specs`); the
-``Protocol``\\ s here say what those callables take and return, so a type checker can hold a
-plugin to them. The hook process cannot import ``typing`` (its start-up budget), so its side of
-the seam is typed for checkers only: an adapter's hot module imports these names under a
+Cold-path plugins hand the core callables through their specs (:mod:`lessons_core.plugins.specs`);
+the ``Protocol``\\ s here say what those callables take and return, so a type checker can hold a
+plugin to them. The hook process cannot import ``typing`` (its start-up budget), so its side of the
+seam is typed for checkers only: an adapter's hot module imports these names under a
 ``TYPE_CHECKING = False`` guard that never runs, and its ``plugin`` module states, in the same
-kind of block, that the hot module is a :class:`HotAdapter`. Nothing here is imported at run
-time by the hook.
+kind of block, that the hot module is a :class:`HotAdapter`. Nothing here is imported at run time
+by the hook.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lessons_core.compiler.globs import GlobError, glob_to_regex
+from lessons_core.patterns.globs import GlobError, glob_to_regex
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessons_core.compiler.probe import SUBJECT_LIMIT
-from lessons_core.compiler.regex_safety import (
+from lessons_core.patterns.probe import SUBJECT_LIMIT
+from lessons_core.patterns.regex_safety import (
     DEGREE_LIMITS,
     MIN_LIMIT,
     UnsafePatternError,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessons_core.compiler.prefilter import folds_case, required_literal
+from lessons_core.patterns.prefilter import folds_case, required_literal
 
 
 @pytest.mark.parametrize(

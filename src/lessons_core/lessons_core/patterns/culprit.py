@@ -1,6 +1,6 @@
 """Which part of a refused pattern is at fault, in the user's own notation, and a rewrite.
 
-The safety rules (:mod:`lessons_core.compiler.regex_safety`) judge the parsed pattern, which has
+The safety rules (:mod:`lessons_core.patterns.regex_safety`) judge the parsed pattern, which has
 lost the text the user wrote. A refusal is only useful when it points at the text, so this
 module finds the repeated group that breaks the rule by scanning the pattern as written, and
 offers a rewrite of it when one is known to match exactly the same text:
@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lessons_core.compiler import charsets, regex_safety
-from lessons_core.compiler.prefilter import sre_constants, sre_parse
+from lessons_core.patterns import charsets, regex_safety, syntax
+from lessons_core.patterns.syntax import sre_constants
 
 #: A quantifier as written, with its laziness or possessiveness.
 _QUANTIFIER = re.compile(r"(?:[*+?]|\{(\d*)(?:(,)(\d*))?\})([?+]?)")
@@ -52,7 +52,7 @@ def locate(source: str, reason: str) -> tuple[str | None, str | None]:
 def _breaks(group: str, body: str, reason: str) -> bool:
     """Whether ``group`` (a repeated group as written) alone breaks the rule of ``reason``."""
     try:
-        items = list(sre_parse.parse(group))
+        items = list(syntax.parse(group))
     except (re.error, RecursionError, OverflowError):
         return "back-reference" in reason and bool(re.search(r"\\[1-9]|\(\?P=", body))
     if "nested quantifiers" in reason or "back-reference" in reason:
@@ -185,7 +185,7 @@ def _class_of_alternatives(body: str) -> str | None:
 
 def _chars(atom: str) -> frozenset[str]:
     try:
-        items: list[tuple[Any, Any]] = list(sre_parse.parse(atom))
+        items: list[tuple[Any, Any]] = list(syntax.parse(atom))
     except (re.error, RecursionError, OverflowError):
         return charsets.ALL
     if not items or items[0][0] is sre_constants.AT:

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
-from lessons_core import hookspecs
 from lessons_core.errors import LessonsError
 from lessons_core.plugin import PROJECT
-from lessons_core.specs import (
+from lessons_core.plugins import hookspecs
+from lessons_core.plugins.specs import (
     AgentSpec,
     DedupSpec,
     DetectorSpec,
@@ -160,7 +160,7 @@ def _load_cached(pm: pluggy.PluginManager, cache: Path) -> bool:
 
     False when a plugin failed to load: the caller's named pass then finds and names it.
     """
-    from lessons_core import plugin_cache
+    from lessons_core.plugins import cache as plugin_cache
 
     entries = plugin_cache.read(cache, PROJECT)
     if entries is None:

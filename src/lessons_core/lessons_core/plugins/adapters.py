@@ -1,4 +1,4 @@
-"""Building an agent adapter's :class:`~lessons_core.specs.AgentSpec` from its package name.
+"""Building an agent adapter's :class:`~lessons_core.plugins.specs.AgentSpec` from its package name.
 
 Every adapter package is laid out the same way (``hook``, ``hot_names``, ``roots``, ``reader``,
 ``install``) and registers the same kind of spec; only the agent's name and package differ. The
@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core.specs import AgentSpec
+from lessons_core.plugins.specs import AgentSpec
 
 
 @attrs.frozen
@@ -58,12 +58,12 @@ def agent_spec_for(
     facts from ``<package>.roots`` (both imported now: small modules of data and path checks the
     core reads at registration and calls per file), the reader and installer are imported on
     use, and so is ``<package>.demo`` when ``demo`` is true. ``hook_packages`` are the other
-    packages the hook imports (:class:`~lessons_core.specs.AgentSpec`).
+    packages the hook imports (:class:`~lessons_core.plugins.specs.AgentSpec`).
 
     ``roots`` must define ``transcript_roots(environ)``; it may define ``EXTENSIONS``,
     ``is_transcript(path)``, ``recognize(path, head)``, ``MARKS``, ``DOCUMENT_SUFFIXES``,
     ``session_names(session_id)`` and ``skill_roots(environ)`` (see
-    :class:`~lessons_core.specs.AgentSpec` for what each means).
+    :class:`~lessons_core.plugins.specs.AgentSpec` for what each means).
     """
     hot_names = importlib.import_module(f"{package}.hot_names")
     roots = importlib.import_module(f"{package}.roots")

@@ -1,16 +1,17 @@
 """What characters a parsed pattern can take, and where a character class ends.
 
-The safety rules (:mod:`~lessons_core.compiler.regex_safety`) and the rewriter of ``.*`` chains
-(:mod:`~lessons_core.compiler.linearize`) both ask these questions; the answers live here,
+The safety rules (:mod:`~lessons_core.patterns.regex_safety`) and the rewriter of ``.*`` chains
+(:mod:`~lessons_core.patterns.linearize`) both ask these questions; the answers live here,
 below both, so that neither imports the other.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
-from lessons_core.compiler.prefilter import sre_constants
+from lessons_core.patterns.syntax import sre_constants
 
 REPEATS = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT}
 POSSESSIVE = getattr(sre_constants, "POSSESSIVE_REPEAT", None)
@@ -31,6 +32,14 @@ CATEGORY_RX = {
 }
 
 
+@functools.cache
+def _category(name: str) -> frozenset[str]:
+    """The probe characters of a category (``\\d``, ``\\w``, …): a handful of names, asked
+    tens of thousands of times by a large build, so each is worked out once."""
+    rx = re.compile(CATEGORY_RX.get(name, r"[\s\S]"))
+    return frozenset(p for p in PROBES if rx.match(p))
+
+
 def class_members(items: list[tuple[Any, Any]]) -> frozenset[str]:
     """The probe characters a parsed character class (``[...]``) takes."""
     c = sre_constants
@@ -45,8 +54,7 @@ def class_members(items: list[tuple[Any, Any]]) -> frozenset[str]:
             low, high = arg
             members.update(p for p in PROBES if low <= ord(p) <= high)
         elif op is c.CATEGORY:
-            rx = re.compile(CATEGORY_RX.get(str(arg), r"[\s\S]"))
-            members.update(p for p in PROBES if rx.match(p))
+            members.update(_category(str(arg)))
         else:
             members.update(ALL)
     return ALL - members if negate else frozenset(members)

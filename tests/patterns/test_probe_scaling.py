@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from lessons_core.compiler import probe
-from lessons_core.compiler.regex_safety import hot_source, judge
+from lessons_core.patterns import probe
+from lessons_core.patterns.regex_safety import hot_source, judge
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM")
 
@@ -94,7 +94,7 @@ def test_a_linear_pattern_slow_only_on_32_kb_is_still_refused(searched):
     ],
 )
 def test_the_reach_of_one_start(source, span):
-    reach = probe.reach(list(probe.sre_parse.parse(source)))
+    reach = probe.reach(list(probe.syntax.parse(source)))
     if span is None:
         assert reach > probe.SCALABLE_SPAN
     else:

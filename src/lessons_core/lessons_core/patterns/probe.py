@@ -1,6 +1,6 @@
 """Time a pattern on subjects made to be hard for it, and refuse it when it is slow.
 
-The structural rules (:mod:`lessons_core.compiler.regex_safety`) prove most patterns linear
+The structural rules (:mod:`lessons_core.patterns.regex_safety`) prove most patterns linear
 without running them; this probe is the measurement behind that proof. It runs the form the
 hook will run on subjects as long as the hook ever matches it against (:data:`SUBJECT_LIMIT`, or
 the shorter limit of a pattern whose search grows faster than linearly), built from the
@@ -22,14 +22,14 @@ instead, as the rules call a polynomial pattern, would not bound it alone: the w
 the repeat's count, not a power of the subject, so only a measurement on the run says which
 subject length keeps it within the budget (``(?:[a-z]-){400,500}!``: 10 ms on 4 KB, 24 ms on
 8 KB). With the runs among the subjects, the probe measures the walk, and the limit is lowered
-(:func:`lessons_core.compiler.regex_safety.judge`) until it fits, as for any slow pattern.
+(:func:`lessons_core.patterns.regex_safety.judge`) until it fits, as for any slow pattern.
 
 Sizes grow from 1 KB, so a pattern that explodes does so on a short subject; a timer interrupts
 a search that runs past the limit when the probe runs on the main thread (the regex engine
 checks for signals as it goes).
 
 Most of the time goes to the 32 KB subjects, and most patterns need none of it: a pattern the
-structural rules prove linear (``linear``, from :func:`lessons_core.compiler.regex_safety.judge`)
+structural rules prove linear (``linear``, from :func:`lessons_core.patterns.regex_safety.judge`)
 searches a 32 KB subject in at most 32 times what it takes on the same shape cut to 1 KB, once
 the 1 KB subject already holds everything one start of the search can reach
 (:func:`scalable`). Such a pattern is timed on the 1 KB subjects only, and accepted when that
@@ -54,8 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core import memory_file
-from lessons_core.compiler.charsets import class_members
-from lessons_core.compiler.prefilter import sre_constants, sre_parse
+from lessons_core.patterns import syntax
+from lessons_core.patterns.charsets import class_members
+from lessons_core.patterns.syntax import sre_constants
 
 #: The hook matches the first this many characters of a command, content or path.
 SUBJECT_LIMIT = 32768
@@ -242,7 +243,7 @@ def scalable(
     see :func:`bodies`) is among the 1 KB subjects, and each start walks as far on 1 KB as on 32.
     """
     try:
-        items = list(sre_parse.parse(source))
+        items = list(syntax.parse(source))
     except (re.error, RecursionError, OverflowError):
         return False
     pieces = [" ".join(units), "".join(ordered[: _MAX_UNITS * 2]), *prefixes, *walks]
@@ -429,7 +430,7 @@ def pumps(source: str) -> list[str]:
     """Text the pattern matches up to each of its top-level repeats and look-arounds, longest
     first: repeated, each copy is a new start from which the search runs on to the end."""
     try:
-        items = list(sre_parse.parse(source))
+        items = list(syntax.parse(source))
     except (re.error, RecursionError, OverflowError):
         return []
     c = sre_constants
@@ -456,7 +457,7 @@ def bodies(source: str) -> list[str]:
     twice and searched once.
     """
     try:
-        items = list(sre_parse.parse(source))
+        items = list(syntax.parse(source))
     except (re.error, RecursionError, OverflowError):
         return []
     found: dict[str, int] = {}
@@ -513,7 +514,7 @@ def _sample(items: list[tuple[Any, Any]]) -> str:
 def _units(source: str) -> Iterator[str]:
     """The pattern's alphabet: its literal runs and one member of each class."""
     try:
-        tree = sre_parse.parse(source)
+        tree = syntax.parse(source)
     except (re.error, RecursionError):
         return
     yield from _walk(list(tree))

@@ -27,8 +27,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lessons_core.compiler.charsets import chars_in, skip_class
-from lessons_core.compiler.prefilter import sre_constants, sre_parse
+from lessons_core.patterns import syntax
+from lessons_core.patterns.charsets import chars_in, skip_class
+from lessons_core.patterns.syntax import sre_constants
 
 #: Prepended to every rewritten branch: the search may start only where a line starts.
 LINE_START = r"(?<![^\n])"
@@ -250,7 +251,7 @@ def _non_overlapping(segment: str, fold: bool) -> bool:
     nothing after it can take. Then matches are ordered by their starts, so the first start
     also has the first end and the last start the last end."""
     try:
-        items = list(sre_parse.parse(segment))
+        items = list(syntax.parse(segment))
     except (re.error, RecursionError, OverflowError):
         return False
     c = sre_constants
@@ -302,8 +303,8 @@ def _within(segment: str, cls: str, fold: bool) -> bool:
     the segment that overlap can end on different sides of a character the gap cannot cross,
     and the first match is no longer the one that leaves the most room."""
     try:
-        taken = chars_in(list(sre_parse.parse(segment)), fold)
-        gap = chars_in(list(sre_parse.parse(cls)), fold)
+        taken = chars_in(list(syntax.parse(segment)), fold)
+        gap = chars_in(list(syntax.parse(cls)), fold)
     except (re.error, RecursionError, OverflowError):
         return False
     return taken <= gap
@@ -332,7 +333,7 @@ def _fixed_width(segment: str) -> bool:
     if not segment:
         return True
     try:
-        low, high = sre_parse.parse(segment).getwidth()
+        low, high = syntax.parse(segment).getwidth()
     except (re.error, RecursionError, OverflowError):
         return False
     return bool(low == high)

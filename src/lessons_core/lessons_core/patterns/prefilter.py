@@ -23,14 +23,11 @@ patterns are marked ``fold`` and the hook skips the literal check for non-ASCII 
 
 from __future__ import annotations
 
-import importlib
 import re
 from typing import Any
 
-# The standard library's own regex parser (``re._parser`` since 3.11; ``sre_parse`` is its
-# deprecated alias). Private, but stable in shape for two decades and the only exact parser.
-sre_parse: Any = importlib.import_module("re._parser")
-sre_constants: Any = importlib.import_module("re._constants")
+from lessons_core.patterns import syntax
+from lessons_core.patterns.syntax import sre_constants
 
 MIN_LITERAL = 2
 MAX_ALTERNATIVES = 8
@@ -64,7 +61,7 @@ def required_literal(source: str) -> str | list[str] | None:
     """What every match of ``source`` contains, lowercased: one substring, a short list of
     substrings of which at least one occurs (from an alternation), or ``None``."""
     try:
-        parsed = sre_parse.parse(source)
+        parsed = syntax.parse(source)
     except (re.error, RecursionError):
         return None
     best = _best(list(parsed))

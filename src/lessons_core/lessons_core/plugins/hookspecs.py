@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import click
 
     from lessons_core.models import Config
-    from lessons_core.specs import (
+    from lessons_core.plugins.specs import (
         AgentSpec,
         DedupSpec,
         DetectorSpec,
@@ -105,7 +105,7 @@ def lessons_register_lesson_sources(register: Callable[[LessonSourceSpec], None]
 
     Called on every build (``lessons build`` and the rebuild after each change), in the
     building process; never in the hook. Each source's ``load(config=..., home=...)`` returns
-    a :class:`~lessons_core.specs.SourceLessons`. How its lessons meet the store's:
+    a :class:`~lessons_core.plugins.specs.SourceLessons`. How its lessons meet the store's:
 
     * a source is someone else's input: its lessons are checked as ``lessons add`` input
       (:mod:`lessons_core.shared`), and it never overrides the user's own. A source lesson with

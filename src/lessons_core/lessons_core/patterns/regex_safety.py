@@ -32,17 +32,18 @@ from typing import Any
 
 import attrs
 
-from lessons_core.compiler.charsets import ALL as _ALL
-from lessons_core.compiler.charsets import ATOMIC as _ATOMIC
-from lessons_core.compiler.charsets import POSSESSIVE as _POSSESSIVE
-from lessons_core.compiler.charsets import PROBES as _PROBES
-from lessons_core.compiler.charsets import REPEATS as _REPEATS
-from lessons_core.compiler.charsets import chars_in, skip_class
-from lessons_core.compiler.charsets import chars_of as _chars_of
-from lessons_core.compiler.charsets import class_members as _class_members
-from lessons_core.compiler.charsets import folded as _fold
-from lessons_core.compiler.prefilter import sre_constants, sre_parse
 from lessons_core.errors import LessonsError
+from lessons_core.patterns import syntax
+from lessons_core.patterns.charsets import ALL as _ALL
+from lessons_core.patterns.charsets import ATOMIC as _ATOMIC
+from lessons_core.patterns.charsets import POSSESSIVE as _POSSESSIVE
+from lessons_core.patterns.charsets import PROBES as _PROBES
+from lessons_core.patterns.charsets import REPEATS as _REPEATS
+from lessons_core.patterns.charsets import chars_in, skip_class
+from lessons_core.patterns.charsets import chars_of as _chars_of
+from lessons_core.patterns.charsets import class_members as _class_members
+from lessons_core.patterns.charsets import folded as _fold
+from lessons_core.patterns.syntax import sre_constants
 
 LARGE_REPEAT = 10
 
@@ -79,30 +80,30 @@ def judge(source: str, *, measure: bool = True) -> Verdict:
     (the form the hook runs), which also give the power its search time grows with and so the
     subject length it is matched against (:func:`subject_limit`); ``measure`` then times that
     form on subjects of that length made from its own text
-    (:mod:`lessons_core.compiler.probe`)."""
+    (:mod:`lessons_core.patterns.probe`)."""
     try:
         compiled = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
         return Verdict(f"does not compile: {exc}")
-    tree = sre_parse.parse(source)
+    tree = syntax.parse(source)
     reason = _walk(list(tree), counting=False)
     if reason is None:
         reason = _check_alternations(source, compiled.flags)
     if reason:
-        from lessons_core.compiler import culprit
+        from lessons_core.patterns import culprit
 
         part, rewrite = culprit.locate(source, reason)
         return Verdict(reason, part=part, rewrite=rewrite)
     hot = hot_source(source)
     reason, degree = ambiguity(hot)
     if reason:
-        from lessons_core.compiler import culprit
+        from lessons_core.patterns import culprit
 
         part, rewrite = culprit.locate(source, reason)
         return Verdict(reason, degree=degree, part=part, rewrite=rewrite)
     limit = subject_limit(degree)
     if measure:
-        from lessons_core.compiler.probe import probe
+        from lessons_core.patterns.probe import probe
 
         # Proven linear (rules 1-6, degree 1): the probe may scale its 1 KB times to 32 KB.
         reason = probe(hot, limit, linear=degree <= 1)
@@ -117,7 +118,7 @@ def judge(source: str, *, measure: bool = True) -> Verdict:
 
 def hot_source(source: str) -> str:
     """The form of ``source`` the hook runs: ``.*`` chains rewritten to run in linear time."""
-    from lessons_core.compiler.linearize import hot_form
+    from lessons_core.patterns.linearize import hot_form
 
     return hot_form(source)
 
@@ -323,7 +324,7 @@ def _counting_quantifier(source: str, i: int) -> bool:
 def _first_set(branch: str, flags: int) -> frozenset[str] | None:
     """Characters a match of ``branch`` can start with; ``None`` if it can match empty."""
     try:
-        items = list(sre_parse.parse(branch, flags & ~re.UNICODE & ~re.ASCII | (flags & re.ASCII)))
+        items = list(syntax.parse(branch, flags & ~re.UNICODE & ~re.ASCII | (flags & re.ASCII)))
     except (re.error, RecursionError):
         return _ALL  # cannot tell alone (a back-reference to an outer group): assume the worst
     first, nullable = _first(items, bool(flags & re.IGNORECASE))
@@ -442,7 +443,7 @@ def ambiguity(source: str) -> tuple[str | None, int]:
     """Rules 4-6 on ``source`` as the hook runs it: why it is refused (or ``None``), and the
     power of the subject's length its search time grows with (1: linear)."""
     try:
-        tree = sre_parse.parse(source)
+        tree = syntax.parse(source)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"does not compile: {exc}", 1
     walker = _Ambiguity(bool(tree.state.flags & re.IGNORECASE), bool(tree.state.flags & re.M))
@@ -647,7 +648,7 @@ def matches_everything(source: str) -> bool:
         rx = re.compile(source)
     except (re.error, RecursionError, OverflowError):
         return False
-    from lessons_core.compiler.probe import _units
+    from lessons_core.patterns.probe import _units
 
     samples = [*_EVERYDAY, *_units(source)]
     return all(rx.search(sample) is not None for sample in samples)

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from lessons_core.compiler import probe
-from lessons_core.compiler.regex_safety import hot_source, judge
+from lessons_core.patterns import probe
+from lessons_core.patterns.regex_safety import hot_source, judge
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM")
 
@@ -70,7 +70,7 @@ def test_a_walk_within_the_short_reach_is_measured_on_the_short_path() -> None:
     hot = hot_source(source)
     structural = judge(source, measure=False)
     assert structural.reason is None and structural.degree == 1
-    assert probe.reach(list(probe.sre_parse.parse(hot))) <= probe.SCALABLE_SPAN
+    assert probe.reach(list(probe.syntax.parse(hot))) <= probe.SCALABLE_SPAN
     probe._measure.cache_clear()
     probe.forget()
     assert probe.probe(hot, linear=True) is not None

@@ -16,7 +16,7 @@ from lessons_core import regex_programs
 if TYPE_CHECKING:
     from lessons_core.installing import InstallResult
     from lessons_core.models import Lesson
-    from lessons_core.seams import (
+    from lessons_core.plugins.seams import (
         Detect,
         FindDuplicate,
         Installer,
@@ -125,8 +125,8 @@ class DetectorSpec:
 
 @attrs.frozen
 class MatcherSpec:
-    """Retired with ``lessons_register_matchers`` (see :mod:`lessons_core.hookspecs`): a matcher
-    nothing calls, kept so that plugins registering one still load."""
+    """Retired with ``lessons_register_matchers`` (see :mod:`lessons_core.plugins.hookspecs`): a
+    matcher nothing calls, kept so that plugins registering one still load."""
 
     name: str
     target: str = attrs.field(validator=_check_target)
