@@ -191,3 +191,58 @@ def test_a_later_read_of_a_subagent_rollout_still_knows_it_is_one(tmp_path):
         later = list(reader.read(path, halfway, progress=ev.Progress(halfway, 3)))
         assert [e.call_id for e in later if e.kind == ev.TOOL_CALL] == ["call_2"]
         assert {e.sidechain for e in later if e.call_id} == {subagent}
+
+
+def _script(call_id: str, script: str) -> dict[str, object]:
+    return {
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call",
+            "call_id": call_id,
+            "name": "exec",
+            "input": script,
+        },
+    }
+
+
+def _printed(call_id: str, printed: str) -> dict[str, object]:
+    head = "Script completed\nWall time 0.3 seconds\nOutput:\n"
+    parts = [{"type": "input_text", "text": head}, {"type": "input_text", "text": printed}]
+    return {
+        "type": "response_item",
+        "payload": {"type": "custom_tool_call_output", "call_id": call_id, "output": parts},
+    }
+
+
+def test_code_mode_scripts_making_one_call_are_that_call(tmp_path):
+    """In code mode every call is a script run by ``exec``: one that calls ``exec_command``
+    once is that command (bare keys of the object literal read too), its printed result gives
+    the exit code, and a ``write_stdin`` poll of a process still running finishes it."""
+    run = 'const r = await tools.exec_command({cmd: "make lint", "workdir": "/w/app"});\n'
+    poll = 'const r = await tools.write_stdin({session_id: 812, chars: ""});\n'
+    show = "text(JSON.stringify(r));\n"
+    running = {"chunk_id": "a1", "session_id": 812, "output": "linting…\n"}
+    ended = {"chunk_id": "a2", "exit_code": 2, "output": "src/x.c:3: unknown flag -Q\n"}
+    records = [
+        {"type": "session_meta", "payload": {"id": SESSION, "cwd": "/w/app"}},
+        _script("call_s1", 'const r = await tools.exec_command({cmd: "ls"});\ntext(r.output);\n'),
+        _printed("call_s1", "Makefile\n"),
+        _script("call_s2", run + show),
+        _printed("call_s2", json.dumps(running)),
+        _script("call_s3", poll + show),
+        _printed("call_s3", json.dumps(ended)),
+        _script("call_s4", "for (const c of ['a', 'b']) { await tools.exec_command({cmd: c}); }"),
+    ]
+    path = tmp_path / f"rollout-2026-01-02T18-00-00-{SESSION}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    events = _read(path)[0]
+    calls = {e.call_id: e for e in events if e.kind == ev.TOOL_CALL}
+    assert (calls["call_s1"].tool, calls["call_s1"].command) == ("Bash", "ls")
+    assert (calls["call_s2"].command, calls["call_s2"].cwd) == ("make lint", "/w/app")
+    assert "call_s3" not in calls  # the poll is no call of its own
+    assert (calls["call_s4"].native_tool, calls["call_s4"].command) == ("exec", None)
+    results = _results(events)
+    assert results["call_s1"].failure is None and results["call_s1"].exit_code is None
+    assert (results["call_s2"].failure, results["call_s2"].exit_code) == (ev.ERROR, 2)
+    assert results["call_s2"].text == "src/x.c:3: unknown flag -Q\n"
+    assert "call_s3" not in results

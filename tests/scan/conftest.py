@@ -44,10 +44,21 @@ class Script:
     def user(self, text: str) -> None:
         self._add(ev.USER_TEXT, text=text)
 
-    def run(self, command: str, output: str = "", *, failure=None, code=None, tool="Bash", **call):
-        """A call and its result; ``call`` sets more fields of the call (``cwd``, ``escalated``,
-        ``persistent_shell``, ``project``)."""
-        cid = f"c{self.n + 1}"
+    def run(
+        self,
+        command: str,
+        output: str = "",
+        *,
+        failure=None,
+        code=None,
+        tool="Bash",
+        cid: str | None = None,
+        **call,
+    ):
+        """A call and its result; ``cid`` is the call id (one of its own by default), ``call``
+        sets more fields of the call (``cwd``, ``escalated``, ``persistent_shell``,
+        ``project``)."""
+        cid = cid or f"c{self.n + 1}"
         self._add(ev.TOOL_CALL, tool=tool, command=command, call_id=cid, **call)
         self._add(
             ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, exit_code=code, text=output

@@ -139,3 +139,54 @@ def test_getopts_own_spelling_of_a_missing_option_is_read(shared_dir):
     piped = "sed -n '733p' notes.txt | /bin/cat -A"
     named = triggers.named_segment(piped, error)
     assert named is not None and named[1].exe == "cat"
+
+
+# -- failures the pairing could not see before ----------------------------------------------------
+
+
+def test_stale_generated_types_in_a_session_that_reuses_call_ids(shared_dir):
+    """An OpenCode session numbers its calls per answer (``functions.bash:0`` again and again).
+    ``bun tsc -b`` failed in ``.next/dev/types/`` three ways and once more; ``rm -rf .next``
+    ran and the checks passed. One candidate, on the first failure with its repeats, names the
+    folder and is recalled at the failure (no trigger)."""
+    rel = (
+        "real2/opencode/The-Best-Codes__bestcodes.dev/entire-checkpoints-v1/0c/360aa9943d/0/"
+        "full.jsonl"
+    )
+    (candidate,) = _at(shared_dir, rel, 418)
+    assert candidate.summary == "bun tsc: delete the stale generated folder and run it again"
+    assert candidate.trigger is None
+    assert "`.next`" in candidate.fix
+    assert {e.line for e in candidate.evidence} >= {418, 445, 472, 666}
+
+
+def test_a_bash_call_without_its_required_description(shared_dir):
+    """OpenCode's bash tool refused ``ls -la …`` sent without ``description``; the same command
+    with one ran. The lesson is the tool's, recalled at the refusal, naming the missing key."""
+    rel = "real2/opencode/eitatech__gatomia-vscode/entire-checkpoints-v1/cd/5076cd9951/0/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 554)
+    assert candidate.summary == "Bash: call the tool with its own parameter names"
+    assert candidate.trigger is None
+    assert any("description" in line for line in candidate.error_lines)
+
+
+def test_a_code_mode_command_is_a_command(shared_dir):
+    """Codex in code mode ran ``corepack pnpm node --run check`` from an ``exec`` script; it
+    failed on the engine check (exit code in the printed result), and the same check through
+    ``fnm exec --using=24`` (escalated, after a sandbox denial) worked. The failing call is read
+    as the command it ran, and the fix as the command that worked."""
+    rel = "real2/codex/chikachow__cyspbot/entire-checkpoints/4d/22222ed5984d/0/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 61)
+    assert "`corepack pnpm node --run check`" in candidate.mistake
+    assert "`fnm exec --using=24 corepack pnpm node --run check` worked" in candidate.fix
+    assert triggers.matches(candidate.trigger or "", "corepack pnpm node --run check")
+
+
+def test_a_script_run_in_a_package_without_it(shared_dir):
+    """``npm --prefix ui test -- run``: the ``ui`` package has no ``test`` script; ``npm test --
+    ui/tests/…`` from the root ran the tests. The trigger is ``--prefix ui`` with ``test``."""
+    rel = "real2/opencode/eitatech__gatomia-vscode/entire-checkpoints-v1/ac/9c215b6cd4/1/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 2264)
+    assert candidate.trigger is not None
+    assert triggers.matches(candidate.trigger, "npm --prefix ui test -- run")
+    assert not triggers.matches(candidate.trigger, "npm test -- ui/tests/unit/")

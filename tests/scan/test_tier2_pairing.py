@@ -430,3 +430,143 @@ def test_a_step_the_error_named_then_the_same_command(script):
     assert candidate.trigger is None
     assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
     assert candidate.error_lines and "pnpm install" in " ".join(candidate.error_lines)
+
+
+# -- call ids used again -------------------------------------------------------------------------
+
+
+def test_a_call_id_used_again_names_the_call_just_before_its_result(script):
+    """Some models number their calls per answer, so ``functions.bash:0`` names many calls of
+    one session. Each result is the result of the latest call of its id before it: the failure
+    is paired with the command that failed, not with a later call that reused its id."""
+    bad, good = "cargo bench --quick", "cargo bench"
+    script.run("ls", "Cargo.toml", cid="functions.bash:0")
+    script.run(
+        bad,
+        "error: unexpected argument '--quick' found",
+        failure=ERR,
+        code=2,
+        cid="functions.bash:0",
+    )
+    script.run(good, "bench: 12 ns/iter", cid="functions.bash:0")
+    candidate = _one(script)
+    assert "`cargo bench --quick` failed" in candidate.mistake
+    assert candidate.evidence[0].line == 4
+    _fires(candidate, bad, good)
+
+
+# -- stale generated output ----------------------------------------------------------------------
+
+
+STALE_TYPES = "build/gen/routes.d.ts(4,9): error TS1005: ';' expected.\n"
+
+
+def test_an_error_in_generated_output_fixed_by_deleting_its_folder(script):
+    """A type check failed in a file under a generated folder; the folder was deleted and the
+    same check passed. Nothing in the command tells the stale run from the good one: the
+    lesson names the folder and comes back with the failure."""
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm -rf build/gen/", "")
+    script.run("npx tsc --noEmit", "")
+    candidate = _one(script)
+    assert candidate.summary == "tsc: delete the stale generated folder and run it again"
+    assert candidate.trigger is None
+    assert "`build/gen`" in candidate.mistake and "Delete `build/gen`" in candidate.fix
+    assert any("TS1005" in line for line in candidate.error_lines)
+
+
+def test_the_folder_deleted_in_the_fixing_call_itself(script):
+    """``rm -rf out && tsc -b`` clears the folder and runs the check in one call."""
+    script.run(
+        "tsc -b",
+        "out/types/api.d.ts(1,1): error TS1128: Declaration expected.",
+        failure=ERR,
+        code=1,
+    )
+    script.run("rm -rf out && tsc -b", "")
+    candidate = _one(script)
+    assert candidate.summary.endswith("delete the stale generated folder and run it again")
+    assert "`out`" in candidate.mistake
+
+
+def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
+    """The deleted folder must hold the file the error named; deleting that file itself is
+    changing the sources, and a folder the error never named explains nothing."""
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm -rf dist", "")
+    script.run("npx tsc --noEmit", "")
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm build/gen/routes.d.ts", "")
+    script.run("npx tsc --noEmit", "")
+    assert _detect(script) == []
+
+
+# -- arguments the tool refused ------------------------------------------------------------------
+
+
+SCHEMA_REFUSAL = (
+    "The bash tool was called with invalid arguments: SchemaError(Missing key\n"
+    '  at ["description"]).\nPlease rewrite the input so it satisfies the expected schema.'
+)
+
+
+def test_a_shell_call_whose_arguments_the_tool_refused(script):
+    """The tool refused the call's arguments (a required key missing) before anything ran; the
+    same command with them right worked. The command line does not show the mistake: the
+    lesson is the tool's, without a trigger, and its error line names the missing key."""
+    script.run("ls -la src", SCHEMA_REFUSAL, failure=ev.VALIDATION)
+    script.run("ls -la src", "total 0")
+    candidate = _one(script)
+    assert candidate.summary == "Bash: call the tool with its own parameter names"
+    assert candidate.trigger is None
+    assert any('["description"]' in line for line in candidate.error_lines)
+
+
+def test_a_command_that_printed_the_words_and_passed_next_time_is_flaky(script):
+    """The same words printed by a command that failed (not a refusal by the tool), then the
+    same command working, are a second try that passed: no lesson."""
+    script.run("./check-schema.sh", SCHEMA_REFUSAL, failure=ERR, code=1)
+    script.run("./check-schema.sh", "ok")
+    assert _detect(script) == []
+
+
+def test_a_wrapper_inside_a_wrapper(script):
+    """``corepack pnpm exec vitest``: corepack runs pnpm, which runs vitest. The fix of a bare
+    ``vitest`` that is not on PATH is the innermost wrapper, and the trigger is vitest run
+    bare."""
+    bad, good = "vitest run test/a.test.ts", "corepack pnpm exec vitest run test/a.test.ts"
+    script.run(bad, "zsh:1: command not found: vitest", failure=ERR, code=127)
+    script.run(good, "Test Files  1 passed (1)")
+    candidate = _one(script)
+    assert candidate.summary == "vitest: the command is not on PATH"
+    assert "pnpm" in candidate.fix
+    _fires(candidate, bad, good)
+
+
+# -- an option that moved the command elsewhere ---------------------------------------------------
+
+
+def test_a_script_missing_where_an_option_sent_the_command(script):
+    """``npm --prefix web test``: the package in ``web`` has no ``test`` script; the same
+    script from the root ran (and its tests then failed on their own). The trigger is the
+    option with its value and the script, never every ``npm test``."""
+    bad, good = "npm --prefix web test -- run", "npm test -- web/tests/"
+    script.run(bad, 'npm error Missing script: "test"', failure=ERR, code=1)
+    script.run(good, "Tests  2 failed | 9 passed", failure=ERR, code=1)
+    candidate = _one(script)
+    assert candidate.summary == "npm test: a subcommand or script that does not exist"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "npm --prefix=web test")
+    assert not triggers.matches(candidate.trigger, "npm --prefix web run build")
+    assert not triggers.matches(candidate.trigger, "cd web && npm test")
+
+
+def test_the_outer_wrapper_dropped_from_a_nest(script):
+    """``fnm exec … corepack pnpm test`` refused by fnm, ``corepack pnpm test`` worked: the
+    dropped wrapper is fnm, not the corepack the fix kept."""
+    bad, good = "fnm exec --using=99 corepack pnpm test", "corepack pnpm test"
+    script.run(bad, "error: Requested version 99 is not currently installed", failure=ERR, code=1)
+    script.run(good, "12 passed")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm: run it without `fnm`"
+    _fires(candidate, bad, good)

@@ -298,3 +298,32 @@ def test_narrowing_helpers_pass_the_compilers_safety_check():
     for pattern in patterns:
         assert pattern is not None
         assert check_pattern(pattern) is None, pattern
+
+
+def test_nested_wrappers_are_peeled_one_layer_at_a_time():
+    """Each wrapper of a nest is reported with what it runs; a script runner's own
+    subcommand (``bun run test``) wraps nothing."""
+
+    def layers(command: str) -> list[tuple[str, str, str | None]]:
+        return [(name, shape.exe, shape.sub) for name, shape in triggers.wrapped(command)]
+
+    assert layers("corepack pnpm exec vitest run a.test.ts") == [
+        ("corepack", "pnpm", "exec vitest"),
+        ("pnpm", "vitest", None),
+    ]
+    assert layers("rtk bun run test") == [("rtk", "bun", "run test")]
+    assert layers("npm test") == []
+
+
+def test_a_value_option_the_fix_dropped_is_kept_with_its_value():
+    """``make -C docs html`` fixed by ``make html``: the option and its value, in either
+    spelling; nothing when the fix kept the option or ran another executable."""
+    pattern = triggers.value_flag_trigger("make -C docs html", "make html")
+    assert pattern is not None
+    assert triggers.matches(pattern, "make -C docs html")
+    assert not triggers.matches(pattern, "make html")
+    assert not triggers.matches(pattern, "make -C docsite html")
+    assert triggers.value_flag_trigger("make -C docs html", "make -C docs all") is None
+    assert triggers.value_flag_trigger("npm --prefix=web test", "pnpm test") is None
+    moved = triggers.value_flag_trigger("npm --prefix=web test", "npm test")
+    assert moved is not None and triggers.matches(moved, "npm --prefix web test")

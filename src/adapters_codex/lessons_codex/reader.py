@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lessons_codex.code_mode import SCRIPT_TOOL, script_call, script_output
 from lessons_codex.failures import codex_exit_code, unwrap_sandbox
 from lessons_codex.hot_codex import patch_header
 from lessons_codex.hot_names import NATIVE_TO_CANONICAL
@@ -133,6 +134,12 @@ def _parse_args(raw: Any) -> Any:
 def _output(value: Any) -> tuple[str, int | None]:
     """Text and exit code of a tool output in any of its recorded shapes."""
     text = as_text(value)
+    scripted = script_output(text) if text.startswith("Script completed") else None
+    if scripted is not None:  # code mode: the result of the script's one call
+        printed, code, session = scripted
+        if session is not None:
+            return f"Process running with session ID {session}\n{printed}", None
+        return printed, code
     stripped = text.lstrip()
     if stripped.startswith("{") and '"metadata"' in stripped[:20000]:
         try:
@@ -338,6 +345,10 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
             args: Any = action if isinstance(action, dict) else {}
         else:
             args = _parse_args(payload.get("arguments", payload.get("input")))
+        if name == SCRIPT_TOOL and isinstance(args, str):
+            inner = script_call(args)  # code mode: a script making one call is that call
+            if inner is not None:
+                name, args = inner
         if not isinstance(name, str):
             return
         if name == "write_stdin":

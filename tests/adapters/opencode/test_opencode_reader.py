@@ -200,6 +200,25 @@ def test_a_call_opencode_could_not_parse_is_refused_as_malformed(tmp_path):
     assert result.text.startswith("The arguments provided to the tool are invalid")
 
 
+def test_a_call_its_tool_schema_refused_is_malformed(tmp_path):
+    """A bash call without an argument the tool's schema requires ends in an ``error`` part
+    whose text says so: refused as malformed before it ran, not a failed command."""
+    db = Db(tmp_path / "opencode.db")
+    db.session("ses_s")
+    db.message("msg_1", "ses_s", DONE)
+    state = {
+        "status": "error",
+        "input": {"command": "ls -la src"},
+        "error": "The bash tool was called with invalid arguments: SchemaError(Missing key\n"
+        '  at ["description"]).\nPlease rewrite the input so it satisfies the expected schema.',
+    }
+    db.part("msg_1", "ses_s", {"type": "tool", "tool": "bash", "callID": "c3", "state": state})
+    call, result = _read(db.path)[0]
+    assert call.command == "ls -la src"
+    assert result.failure == ev.VALIDATION and result.exit_code is None
+    assert '["description"]' in result.text
+
+
 def test_a_child_session_is_a_sidechain(tmp_path):
     db = Db(tmp_path / "opencode.db")
     db.session("ses_p")

@@ -36,7 +36,7 @@ _VALIDATION = (
     r"<tool_use_error>|File has not been read yet|File does not exist|String to replace not found|"
     r"Found \d+ matches of the string to replace|Path does not exist|Path must be absolute|"
     r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
-    r"InputValidationError|Invalid tool parameters|EISDIR"
+    r"InputValidationError|Invalid tool parameters|EISDIR|tool was called with invalid arguments"
 )
 #: Harnesses state why a call failed at the start of its result; the rest is command output.
 HEAD = 500
@@ -94,7 +94,7 @@ _LITERALS = (
     "not allowed by", "permission to use", "interrupt", "sibling", "turn_aborted", "timed out",
     "timeout", "deadline exceeded", "<tool_use_error>", "not been read", "does not exist",
     "to replace", "must be absolute", "in registry", "occurrences found", "verification failed",
-    "inputvalidationerror", "invalid tool parameters", "eisdir",
+    "inputvalidationerror", "invalid tool parameters", "eisdir", "invalid arguments",
 )  # fmt: skip
 #: The characters a caseless match equates with an ASCII letter where ``str.lower`` gives no
 #: such letter: the dotless i and the long s (left as they are), the dotted capital I (two
@@ -291,7 +291,8 @@ MISTAKE_CLASSES = (
         BAD_PARAMETERS,
         r"InputValidationError|Invalid tool parameters|required parameter \S+ is missing|"
         r"An unexpected parameter|params must have required property|"
-        r"is not a valid parameter|missing required (?:field|argument|parameter)",
+        r"is not a valid parameter|missing required (?:field|argument|parameter)|"
+        r"tool was called with invalid arguments",
         "call the tool with its own parameter names",
         "the {tool} call was refused: its parameters did not match the tool's schema",
         "Call the tool with the parameter names and types it documents",

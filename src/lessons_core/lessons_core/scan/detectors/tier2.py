@@ -174,6 +174,16 @@ PREREQUISITE = failures.MistakeClass(
     "the command needed `{step}` to run first, as its error said",
     "Run `{step}` first, then the command again",
 )
+#: The pseudo-class of a failure in generated output gone stale (``.next/types/x.ts`` after an
+#: upgrade): a call deleted the folder the error named a file in, and the command then worked.
+STALE_OUTPUT = failures.MistakeClass(
+    "stale_output",
+    r"(?!)",
+    "delete the stale generated folder and run it again",
+    "the error was in a generated file under `{dir}` left from an earlier build, not in the"
+    " project's own sources",
+    "Delete `{dir}` so it is generated afresh, then run the command again",
+)
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = regex_programs.compile(
     r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
@@ -182,7 +192,7 @@ _NAMED_STEP = regex_programs.compile(
 #: Pseudo-classes whose lesson is recalled when the failure happens: nothing in the command
 #: line tells the wrong working directory from the right one, nor a command run too early
 #: from the same command run after its step.
-_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name})
+_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_OUTPUT.name})
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command.
@@ -249,7 +259,7 @@ def _same_input(a: ev.Event, b: ev.Event) -> bool:
 
 
 def _step_taken(
-    error: str, events: list[ev.Event], i: int, j: int, results: dict[str, ev.Event]
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
 ) -> str | None:
     """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
     between the failure (``i``) and the same command working (``j``) ran it and worked."""
@@ -260,7 +270,7 @@ def _step_taken(
         other = events[k]
         if other.kind != ev.TOOL_CALL or not other.command:
             continue
-        res = results.get(other.call_id or "")
+        res = results.get(id(other))
         if res is None or res.failure is not None:
             continue
         command = " ".join(other.command.split())
@@ -270,15 +280,71 @@ def _step_taken(
     return None
 
 
+#: A path an error names: words with a slash in them (``.next/dev/types/validator.ts(17,62)``).
+_ERROR_PATH = regex_programs.compile(r"[\w.@~+-]*(?:/[\w.@+-]+)+")
+
+
+def _cleared(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+) -> str | None:
+    """The folder a call after a failure (``i``) deleted, up to the command working (``j``, which
+    may do it itself: ``rm -rf .next && tsc``), when the error named a file inside it: generated
+    output the error came from (a type error in ``.next/types/``), not the project's sources."""
+    paths = {m.group(0).rstrip(".:") for m in _ERROR_PATH.finditer(error[:2000])}
+    if not paths:
+        return None
+    for k in range(i + 1, j + 1):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command or "rm" not in other.command:
+            continue
+        res = results.get(id(other))
+        if res is None or res.failure is not None:
+            continue
+        for seg in triggers.segments(other.command):
+            if not seg or seg[0] != "rm":
+                continue
+            for word in seg[1:]:
+                folder = _removed_folder(word)
+                if folder and any(_inside(path, folder) for path in paths):
+                    return folder
+    return None
+
+
+def _removed_folder(word: str) -> str | None:
+    """The folder an ``rm`` argument names, or ``None`` for a flag, a glob or a folder so wide
+    (``.``, ``/``, ``~``) that everything is inside it."""
+    if word.startswith("-") or any(c in word for c in "*?[$"):
+        return None
+    folder = word.rstrip("/")
+    folder = folder[2:] if folder.startswith("./") else folder
+    if folder in ("", ".", "..", "~") or folder.startswith("../"):
+        return None
+    return folder
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` (from an error, relative or absolute) lies under ``folder`` (an ``rm``
+    argument, relative or absolute): the file itself deleted is not a folder cleared."""
+    path = path[2:] if path.startswith("./") else path
+    if path.startswith(folder + "/") or f"/{folder}/" in path:
+        return True
+    if folder.startswith("/") and not path.startswith("/"):
+        head = path.split("/", 1)[0]
+        return folder.endswith("/" + head) and "/" in path
+    return False
+
+
 def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
     """What the failing call ran through a wrapper: ``(executable, subcommand)`` → ``(wrapper,
-    executable as written)`` (empty for a call without one, the usual case)."""
+    executable as written)`` (empty for a call without one, the usual case). Of nested wrappers
+    that run the same command (``fnm exec … corepack pnpm test``) the outermost is kept: a fix
+    that dropped it may keep the inner one."""
     if not call.command:
         return {}
-    return {
-        (_exe(shape.exe), shape.sub or ""): (wrapper, shape.exe)
-        for wrapper, shape in triggers.wrapped(call.command)
-    }
+    inside: dict[tuple[str, str], tuple[str, str]] = {}
+    for wrapper, shape in triggers.wrapped(call.command):
+        inside.setdefault((_exe(shape.exe), shape.sub or ""), (wrapper, shape.exe))
+    return inside
 
 
 def _wrapping(
@@ -335,6 +401,7 @@ class Finding:
 
     __slots__ = (
         "call",
+        "cleared",
         "cls",
         "diagnosis",
         "diagnosis_at",
@@ -379,6 +446,8 @@ class Finding:
         self.generic = False
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
+        #: The generated folder a call deleted before the command worked (:func:`_cleared`).
+        self.cleared: str | None = None
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
@@ -411,30 +480,45 @@ def findings(
         yield from _detect_session(session_events, cfg)
 
 
-def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Finding, Candidate]]:
-    calls: dict[str, ev.Event] = {}
-    results: dict[str, ev.Event] = {}
-    # Only failed results and user text can start a finding: the one pass that links calls
-    # to their results also notes where those are, and the rest is not walked again.
+def _link(events: list[ev.Event]) -> tuple[dict[int, ev.Event], dict[int, ev.Event], list[int]]:
+    """Each result's call and each call's result, keyed by the event's identity, and where the
+    findings may start (failed results, user text).
+
+    A result belongs to the latest call before it with its call id, not to any call of that
+    id: some models number their calls per message (``functions.bash:0`` again in every
+    answer), so one id names many calls of a session, each followed by its own result.
+    """
+    open_calls: dict[str, ev.Event] = {}
+    call_of: dict[int, ev.Event] = {}
+    result_of: dict[int, ev.Event] = {}
     starts: list[int] = []
     for i, event in enumerate(events):
         kind = event.kind
         if kind == ev.TOOL_CALL:
             if event.call_id:
-                calls[event.call_id] = event
+                open_calls[event.call_id] = event
         elif kind == ev.TOOL_RESULT:
-            if event.call_id:
-                results.setdefault(event.call_id, event)
+            call = open_calls.get(event.call_id) if event.call_id else None
+            if call is not None:
+                call_of[id(event)] = call
+                result_of.setdefault(id(call), event)
             if event.failure:
                 starts.append(i)
         elif kind == ev.USER_TEXT:
             starts.append(i)
+    return call_of, result_of, starts
+
+
+def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Finding, Candidate]]:
+    # Only failed results and user text can start a finding: the one pass that links calls
+    # to their results also notes where those are, and the rest is not walked again.
+    calls, results, starts = _link(events)
     consumed: set[int] = set()
     corrected: set[int] = set()
     for i in starts:
         event = events[i]
         if event.kind == ev.TOOL_RESULT and id(event) not in consumed:
-            call = calls.get(event.call_id or "")
+            call = calls.get(id(event))
             if call is None or call.sidechain != event.sidechain or not _actionable(call):
                 continue
             if event.is_mistake or (
@@ -461,7 +545,7 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 # another); the same command again stays counted.
                 own = " ".join((call.command or "").split())
                 for repeat in dropped.retries[1:]:
-                    other = calls.get(repeat.call_id or "")
+                    other = calls.get(id(repeat))
                     if other is not None and " ".join((other.command or "").split()) != own:
                         consumed.discard(id(repeat))
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
@@ -513,8 +597,8 @@ def _follow(
     events: list[ev.Event],
     i: int,
     call: ev.Event,
-    calls: dict[str, ev.Event],
-    results: dict[str, ev.Event],
+    calls: dict[int, ev.Event],
+    results: dict[int, ev.Event],
     consumed: set[int],
 ) -> Finding | None:
     failed = events[i]
@@ -541,7 +625,7 @@ def _follow(
             and id(other) not in consumed
             and id(other) not in taken
         ):
-            sibling = calls.get(other.call_id or "")
+            sibling = calls.get(id(other))
             if sibling is not None and sibling is not call and _key(sibling) == key:
                 # a parallel call of the same kind, sent before this failure came back (a
                 # later call's failure was counted, and consumed, when the call was met)
@@ -578,12 +662,12 @@ def _follow(
                 if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
                     edited_at.append(j)
                 if exe_key is not None and fallback is None:
-                    res = results.get(other.call_id or "")
+                    res = results.get(id(other))
                     worked = res is not None and res.failure is None
                     if worked and any(k[:2] == exe_key for k in keys) and not _asks_for_help(other):
                         fallback, fallback_at = other, j
                 continue
-            res = results.get(other.call_id or "")
+            res = results.get(id(other))
             if res is None:
                 continue
             if res.failure is None and _asks_for_help(other):
@@ -591,9 +675,11 @@ def _follow(
             if res.failure is None:
                 if _same_input(other, call):
                     step = _step_taken(failed.text, events, i, j, results)
-                    if step is None:
+                    cleared = None if step else _cleared(failed.text, events, i, j, results)
+                    if step is None and cleared is None and not _refused_arguments(failed):
                         return None  # the same call worked on a second try: flaky
                     finding.step = step  # it worked once the step its error named had run
+                    finding.cleared = cleared  # or once the stale output it named was gone
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
@@ -673,13 +759,13 @@ def _remedies(
     call: ev.Event,
     other: ev.Event,
     read_paths: set[str],
-    results: dict[str, ev.Event],
+    results: dict[int, ev.Event],
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
     listing after reading a directory, an edit of a file read after "File has not been read"."""
     if cls is None or call.command:
         return False
-    res = results.get(other.call_id or "")
+    res = results.get(id(other))
     if res is None or res.failure is not None:
         return False
     if cls.name == failures.IS_DIRECTORY:
@@ -698,7 +784,7 @@ def _remedies(
 
 
 def _judge(
-    finding: Finding, events: list[ev.Event], i: int, results: dict[str, ev.Event]
+    finding: Finding, events: list[ev.Event], i: int, results: dict[int, ev.Event]
 ) -> Finding | None:
     """Keep a corrected failure only when a person would call it a reusable mistake."""
     call, result, fix = finding.call, finding.result, finding.fix
@@ -707,6 +793,13 @@ def _judge(
     if finding.step is not None:
         finding.cls = PREREQUISITE
         return finding
+    if call.command and not finding.edited:
+        if finding.cleared is None:
+            fix_at = next((k for k in range(i + 1, len(events)) if events[k] is fix), i)
+            finding.cleared = _cleared(result.text, events, i, fix_at, results)
+        if finding.cleared is not None:
+            finding.cls = STALE_OUTPUT
+            return finding
     if call.command and fix.escalated and not call.escalated and not finding.edited:
         finding.cls = SANDBOX  # the same command, once it could leave the sandbox, worked
         return finding
@@ -725,7 +818,12 @@ def _judge(
             return finding
         if setup_failed or missing:
             return None  # a file that was not where the agent looked: a one-off fact
-    if cls is not None and cls.name in _TOOL_REFUSALS and call.command:
+    if (
+        cls is not None
+        and cls.name in _TOOL_REFUSALS
+        and call.command
+        and not _refused_arguments(result)
+    ):
         cls = None  # the words came from the command's output, not from the tool refusing it
     if (
         (cls is None or cls.name == failures.UNKNOWN_OPTION)
@@ -803,7 +901,7 @@ def _workdir_drift(call: ev.Event, fix: ev.Event) -> str | None:
 
 
 def _drift(
-    events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[str, ev.Event]
+    events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[int, ev.Event]
 ) -> str | None:
     """The directory an earlier ``cd`` left the shell in, when that is why a path failed.
 
@@ -820,7 +918,7 @@ def _drift(
         other = events[j]
         if other.kind != ev.TOOL_CALL or not other.command or other.sidechain != call.sidechain:
             continue
-        res = results.get(other.call_id or "")
+        res = results.get(id(other))
         if res is None or res.failure is not None:
             continue
         target = _cd_target(other.command)
@@ -850,7 +948,7 @@ def _drift(
 
 
 def _rejection(
-    events: list[ev.Event], i: int, call: ev.Event, results: dict[str, ev.Event]
+    events: list[ev.Event], i: int, call: ev.Event, results: dict[int, ev.Event]
 ) -> Finding | None:
     """A call the user rejected with a reason that says what to do instead, and the next call
     that did it."""
@@ -866,7 +964,7 @@ def _rejection(
         other = events[j]
         if other.kind != ev.TOOL_CALL or other.tool != call.tool:
             continue
-        res = results.get(other.call_id or "")
+        res = results.get(id(other))
         if res is None or res.failure is not None or _same_input(other, call):
             continue
         if _answers(other, call, reason) or (call.tool in _EDIT_TOOLS and not call.command):
@@ -894,7 +992,7 @@ def _rejection_reason(events: list[ev.Event], i: int, text: str) -> str | None:
 
 
 def _user_correction(
-    events: list[ev.Event], i: int, results: dict[str, ev.Event]
+    events: list[ev.Event], i: int, results: dict[int, ev.Event]
 ) -> Finding | None:
     """A user correction right after a call: the call before it is the mistake, the next
     call of the same tool the fix."""
@@ -907,7 +1005,7 @@ def _user_correction(
             break
     if before is None:
         return None
-    result = results.get(before.call_id or "")
+    result = results.get(id(before))
     if result is None or result.failure in (ev.DENIED, ev.INTERRUPTED):
         return None
     finding = Finding(before, result)
@@ -921,7 +1019,7 @@ def _user_correction(
             finding.diagnosis = _first_sentence(other.text)
             finding.signals.add(scoring.SELF_DIAGNOSIS)
         if other.kind == ev.TOOL_CALL and other.tool == before.tool:
-            res = results.get(other.call_id or "")
+            res = results.get(id(other))
             if (
                 res is not None
                 and res.failure is None
@@ -1040,6 +1138,11 @@ def _trigger(finding: Finding) -> str | None:
         if flag is not None:
             flagged = triggers.with_flag(base, flag)
             return flagged if not triggers.matches(flagged, fixed_whole) else None
+    if name == failures.UNKNOWN_SUBCOMMAND:
+        # The script exists, where the fix ran it: an option moved the command elsewhere.
+        moved = triggers.value_flag_trigger(failing, fixed)
+        if moved is not None and triggers.matches(moved, failing):
+            return moved if not triggers.matches(moved, fixed_whole) else None
     pattern = triggers.command_trigger(failing, fixed or None)
     if pattern is not None and not triggers.matches(pattern, fixed_whole):
         return pattern
@@ -1121,6 +1224,16 @@ def _generic_trigger(
     return None
 
 
+def _refused_arguments(result: ev.Event) -> bool:
+    """Whether the tool refused a call's arguments before running anything (OpenCode's bash
+    tool without its required ``description``): the same command with the arguments right is
+    its fix, not a flaky second try, and nothing in the command line shows the mistake."""
+    if result.failure != ev.VALIDATION:
+        return False
+    cls = failures.mistake_class(result.text)
+    return cls is not None and cls.name == failures.BAD_PARAMETERS
+
+
 def _failure_time(finding: Finding) -> bool:
     """Whether the finding is a tool's refusal the call does not show (see
     :data:`FAILURE_TIME_CLASSES`), or a wrong working directory the command line does not
@@ -1130,7 +1243,8 @@ def _failure_time(finding: Finding) -> bool:
         return False
     if finding.call.command:
         absolute_drift = cls is CWD_DRIFT and (finding.drift_dir or "").startswith("/")
-        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift
+        refused = cls.name == failures.BAD_PARAMETERS and _refused_arguments(finding.result)
+        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift or refused
     return cls.name in FAILURE_TIME_CLASSES
 
 
@@ -1155,17 +1269,21 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         return None  # nothing tells the wrong call from its fix: no lesson to deliver
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
+    refused = bool(call.command) and _refused_arguments(result)
     if _failure_time(finding) and not call.command:
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines
+    elif refused:
+        # The schema's complaint, whole: the key it names sits on a line of its own.
+        lines = (_one_line(strip_tags(result.text), 200),)
     if finding.step is not None and not lines:
         lines = tuple(
             redact_head(line, 200)[:200]
             for line in (" ".join(raw.split()) for raw in result.text.splitlines())
             if finding.step in line
         )[:1]  # the line that names the step: what failure-time recall matches
-    head = _head(call, result.text)
     tool_name = call.tool or "call"
+    head = tool_name if refused else _head(call, result.text)
     wrapper = finding.wrapper
     if finding.rejected:
         mistake = f"{_describe_call(call)} was rejected by the user"
@@ -1181,7 +1299,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             summary = f"{exe}: run it through `{name}`"
     elif cls is not None:
         general = cls.mistake.format(
-            tool=tool_name, dir=finding.drift_dir or "", step=finding.step or ""
+            tool=tool_name,
+            dir=finding.drift_dir or finding.cleared or "",
+            step=finding.step or "",
         )
         mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
@@ -1259,7 +1379,8 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         elif cls is None:
             worked = f"Run `{_one_line(fix.command, 160)}` instead"
         else:
-            worked = f"{cls.fix.format(tool=tool_name, step=finding.step or '')}: {did}"
+            way = cls.fix.format(tool=tool_name, step=finding.step or "", dir=finding.cleared or "")
+            worked = f"{way}: {did}"
     else:
         target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
         on = f" on {target}" if target else ""

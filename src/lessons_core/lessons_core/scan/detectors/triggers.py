@@ -355,7 +355,8 @@ def wrapped(command: str) -> tuple[tuple[str, Shape], ...]:
     test``, ``pnpm exec vitest``, and ``bash -lc 'pytest -x'``. The command inside counts when
     it has words of its own or is a known tool (``npm test`` does not wrap a ``test``): a
     failing call and one that adds or drops a wrapper around the same command are the same
-    kind of call, and the wrapper is what changed.
+    kind of call, and the wrapper is what changed. Wrappers nest (``corepack pnpm exec
+    vitest``): each layer is one more wrapper, and the innermost names the command run.
     """
     out: list[tuple[str, Shape]] = []
     for seg in _segments(command):
@@ -367,19 +368,35 @@ def wrapped(command: str) -> tuple[tuple[str, Shape], ...]:
         if first in _SHELLS and len(seg) >= 3 and seg[1] in ("-c", "-lc", "-ic"):
             out.extend((first, shape) for shape in shapes(seg[2]))
             continue
-        i = 1
-        while i < len(seg) and (seg[i] in _WRAPPER_WORDS or _FLAG.match(seg[i])):
-            i += 1
-        inner = list(seg[i:])
-        if not inner or not _EXE_NAME.fullmatch(PurePosixPath(inner[0]).name):
-            continue
-        name = PurePosixPath(inner[0]).name
-        if len(inner) < 2 and name not in COMMON_EXECUTABLES and name not in LANG_BY_EXE:
-            continue
-        shape = shape_of(inner)
-        if shape is not None and shape.exe != first:
-            out.append((first, shape))
+        words = list(seg)
+        while True:
+            layer = _wrapped_layer(words)
+            if layer is None:
+                break
+            out.append((PurePosixPath(words[0]).name, layer[1]))
+            words = layer[0]
     return tuple(out)
+
+
+def _wrapped_layer(seg: list[str]) -> tuple[list[str], Shape] | None:
+    """The words a wrapper (``seg``'s first word) runs and their shape, or ``None`` when it
+    wraps nothing (``npm test`` does not wrap a ``test``)."""
+    if len(seg) < 2:
+        return None
+    first = PurePosixPath(seg[0]).name
+    i = 1
+    while i < len(seg) and (seg[i] in _WRAPPER_WORDS or _FLAG.match(seg[i])):
+        i += 1
+    inner = list(seg[i:])
+    if not inner or not _EXE_NAME.fullmatch(PurePosixPath(inner[0]).name):
+        return None
+    name = PurePosixPath(inner[0]).name
+    if len(inner) < 2 and name not in COMMON_EXECUTABLES and name not in LANG_BY_EXE:
+        return None
+    shape = shape_of(inner)
+    if shape is None or shape.exe == first:
+        return None
+    return inner, shape
 
 
 @functools.lru_cache(maxsize=1024)
@@ -554,6 +571,40 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
             flag = _escape(dropped[0])
             pattern += rf"(?={_GAP}\s{flag}(?:[\s=]|$))"
     return pattern
+
+
+def value_flag_trigger(failing: str, fixed: str) -> str | None:
+    """The command with a global option and its value that the fix dropped, where they moved
+    it elsewhere (``npm --prefix ui test`` in a package without that script, fixed by ``npm
+    test`` from the root): the option, the value and the subcommand together, never the
+    command alone."""
+    shape, fixed_shape = main_shape(failing), main_shape(fixed)
+    if shape is None or fixed_shape is None or fixed_shape.exe != shape.exe:
+        return None
+    segment = segment_of(failing, shape.exe, shape.sub)
+    words = segment.split() if segment else []
+    for flag in shape.flags:
+        if flag not in _VALUE_FLAGS or flag in fixed_shape.flags:
+            continue
+        value = _flag_value(words, flag)
+        if value is None:
+            continue
+        pattern = rf"{_word(shape.exe)}{_GAP}\s{_escape(flag)}[\s=]{_escape(value)}(?![\w/.-])"
+        if shape.sub:
+            pattern += _GAP + r"\s" + _escape(shape.sub.split()[0]) + r"\b"
+        if compiler_accepts(pattern):
+            return pattern
+    return None
+
+
+def _flag_value(words: list[str], flag: str) -> str | None:
+    """The value given to ``flag`` among ``words`` (``--prefix ui`` or ``--prefix=ui``)."""
+    for i, word in enumerate(words):
+        if word == flag and i + 1 < len(words) and not words[i + 1].startswith("-"):
+            return words[i + 1]
+        if word.startswith(flag + "="):
+            return word[len(flag) + 1 :] or None
+    return None
 
 
 def path_trigger(path: str) -> str | None:
