@@ -264,7 +264,7 @@ def test_subject_limit_is_the_compilers_to_the_character():
 def test_build_time_programs_are_what_runs():
     """A pattern with a program in the manifest runs that program (as a tuple, or marshalled
     as the marshal copy stores it): the hook does not compile it again."""
-    from lessons_core.compiler.programs import program
+    from lessons_core.patterns.programs import program
 
     other = program("beta")
     for stored in (other, marshal.dumps(other)):

@@ -532,8 +532,8 @@ def _doctor_manifest(env: dict[str, str]) -> dict[str, object]:
 
 def test_doctor_catches_a_marshal_copy_that_disagrees_with_the_json(tmp_path: Path) -> None:
     """The copy the hook loads, bound to the JSON by its header, holding other text."""
-    from lessons_core.compiler import programs
     from lessons_core.hot import manifest as hot_manifest
+    from lessons_core.patterns import programs
 
     env, path = _built(tmp_path)
     assert _doctor_manifest(env)["status"] == "ok"

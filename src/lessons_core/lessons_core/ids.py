@@ -12,13 +12,13 @@ import os
 import time
 import unicodedata
 
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 
 #: Slugs are cut at a word boundary at or below this length (the suffix comes on top).
 SLUG_MAX = 50
 _SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-_NON_ALNUM = regex_programs.compile(r"[^a-z0-9]+")
-_ULID = regex_programs.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+_NON_ALNUM = kept_programs.compile(r"[^a-z0-9]+")
+_ULID = kept_programs.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
 #: Crockford's base32 alphabet, the one ULIDs are written in (no I, L, O or U).

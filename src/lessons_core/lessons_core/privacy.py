@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 
 
 class _Lazy:
@@ -47,7 +47,7 @@ class _Lazy:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = regex_programs.compile(self.source, self.flags)
+            self._compiled = kept_programs.compile(self.source, self.flags)
         return self._compiled
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from lessons_core import regex_programs
 from lessons_core.errors import ValidationError
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Lesson, LessonType
+from lessons_core.patterns import kept_programs
 from lessons_core.tool_names import ToolVocabulary
 
 log = get_logger()
@@ -34,7 +34,7 @@ PRIORITY_RANGE = (1, 10)
 #: can address.
 MAX_LESSON_TEXT_BYTES = 64 * 1024
 #: Ids we mint are ULIDs; imported ones are kept as they are if they are at least sane.
-_ID = regex_programs.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_ID = kept_programs.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 _REGEX_FIELDS = (
     ("command_patterns", "triggers.commandPatterns"),

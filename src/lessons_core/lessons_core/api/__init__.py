@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         add_sightings,
         content_hash,
     )
+    from lessons_core.patterns.kept_programs import compile as compile_regex
     from lessons_core.plugin import hookimpl
     from lessons_core.plugins.adapters import agent_spec_for
     from lessons_core.plugins.manager import PluginError, Plugins
@@ -73,7 +74,6 @@ if TYPE_CHECKING:
         StoreSpec,
     )
     from lessons_core.privacy import redact_candidate, redact_head, redact_lesson, scrub
-    from lessons_core.regex_programs import compile as compile_regex
     from lessons_core.scan.detectors.failures import (
         HEAD,
         MistakeClass,
@@ -169,7 +169,7 @@ _add(
     "MistakeClass",
     "mistake_class",
 )
-_add("lessons_core.regex_programs", compile_regex="compile")
+_add("lessons_core.patterns.kept_programs", compile_regex="compile")
 # Detectors.
 _add("lessons_core.scan.detectors.tier2", "Finding", heuristic_findings="findings")
 _add("lessons_core.scan.intake", "pattern_problem")

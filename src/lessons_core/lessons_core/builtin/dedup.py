@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 
-from lessons_core import regex_programs
 from lessons_core.models import Candidate, Lesson, content_hash
+from lessons_core.patterns import kept_programs
 from lessons_core.plugin import hookimpl
 from lessons_core.plugins.specs import DedupSpec
 from lessons_core.similarity import jaccard as jaccard
@@ -31,7 +31,7 @@ STOP_WORDS = frozenset(
 
 #: Words in any script: a lesson written in Chinese or Greek has words too, and with an ASCII-only
 #: pattern it had none, so any two such lessons met as two empty sets and were merged.
-_WORD = regex_programs.compile(r"\w+")
+_WORD = kept_programs.compile(r"\w+")
 
 
 @functools.lru_cache(maxsize=8192)

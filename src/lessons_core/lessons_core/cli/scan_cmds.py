@@ -89,11 +89,11 @@ def scan(
     if plain and _nothing_new():
         return
     hold_collector()  # until settle_heap(), once the store, plugins and scanner are imported
-    from lessons_core import regex_programs
     from lessons_core.hot.paths import lessons_home
+    from lessons_core.patterns import kept_programs
 
     home = lessons_home(os.environ)
-    regex_programs.load(home)  # before the detectors' modules compile their patterns
+    kept_programs.load(home)  # before the detectors' modules compile their patterns
     from lessons_core.scan import planning
 
     planning.mark_start()  # the start-up is the window over which the load of others is seen
@@ -109,7 +109,7 @@ def scan(
 
         settle_heap()  # the collector back on: a background scan may read a great deal
         bg.run_background(paths=paths, agent=agent)
-        regex_programs.save(home)
+        kept_programs.save(home)
         return
     with services.session() as sess:
         if deep:  # the deep detectors read it from the configuration, like the other settings
@@ -162,7 +162,7 @@ def scan(
 
             outcomes.run(sess)
         index = _index_of(sess, report, files) if plain else None
-    regex_programs.save(home)
+    kept_programs.save(home)
     _keep_index(sess.home, environ, index)
     if as_json:
         for candidate in report.new:

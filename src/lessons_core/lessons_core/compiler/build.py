@@ -39,7 +39,6 @@ from typing import Any
 import attrs
 
 from lessons_core import validate
-from lessons_core.compiler import programs
 from lessons_core.compiler.entries import LANG_PREFIXES as LANG_PREFIXES
 from lessons_core.compiler.entries import Refusal as Refusal
 from lessons_core.compiler.entries import Refused as Refused
@@ -56,7 +55,7 @@ from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
 from lessons_core.logs import get_logger
 from lessons_core.models import SESSION_TYPES, Config, Lesson, Status
-from lessons_core.patterns import probe
+from lessons_core.patterns import probe, programs
 from lessons_core.protocol import protocol_text
 from lessons_core.store.base import Store
 

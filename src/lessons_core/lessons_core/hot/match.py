@@ -62,7 +62,7 @@ def use_programs(manifest):
 def compiled(source):
     """The compiled regex for ``source`` (cached per process).
 
-    A program compiled at build time (see ``lessons_core.compiler.programs``) goes straight to
+    A program compiled at build time (see ``lessons_core.patterns.programs``) goes straight to
     the C engine; only without one is ``re`` imported, which costs milliseconds.
     """
     rx = _compiled.get(source)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 
 if TYPE_CHECKING:
     from lessons_core.installing import InstallResult
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         TranscriptRoots,
     )
 
-_TARGET = regex_programs.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_TARGET = kept_programs.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
 def _check_target(_inst: object, attribute: attrs.Attribute[str], value: str) -> None:

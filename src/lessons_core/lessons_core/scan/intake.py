@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core import ids, regex_programs, scope_offers
+from lessons_core import ids, scope_offers
 from lessons_core.errors import LessonsError, ValidationError
 from lessons_core.logs import get_logger
 from lessons_core.models import (
@@ -34,6 +34,7 @@ from lessons_core.models import (
     Triggers,
     add_sightings,
 )
+from lessons_core.patterns import kept_programs
 from lessons_core.privacy import normalize_home, redact_candidate, redact_head
 from lessons_core.scan import scoring, trigger_checks
 from lessons_core.similarity import jaccard
@@ -54,13 +55,13 @@ PROMOTED = "promoted"
 #: Angle-bracket words that tools print themselves, never a template's blank: Claude Code's
 #: ``<tool_use_error>`` wrapper, Python's ``<string>`` and ``<module>`` in tracebacks.
 _TOOL_MARKUP = r"/?(?:tool_use_error|string|module|stdin|lambda|genexpr|listcomp|frozen [\w.]+)>"
-_PLACEHOLDER = regex_programs.compile(
+_PLACEHOLDER = kept_programs.compile(
     rf"<(?!{_TOOL_MARKUP})[A-Za-z][A-Za-z0-9 _/|-]{{0,40}}>|\bTODO\b|\bTBD\b|\bFIXME\b|"
     r"\{\{.*?\}\}|\[placeholder\]",
     re.IGNORECASE,
 )
-_GERUND = regex_programs.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
-_WORD = regex_programs.compile(r"\w+")  # words in any script, as the dedup backend reads them
+_GERUND = kept_programs.compile(r"^[A-Za-z]+ing(?:\s+[A-Za-z]+){0,4}$")
+_WORD = kept_programs.compile(r"\w+")  # words in any script, as the dedup backend reads them
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 
 
@@ -242,7 +243,7 @@ def _lesson_text(lesson: Lesson) -> str:
 
 
 #: The first command word of a trigger pattern (``\bnpm\b[^|;&\n]*?\btest\b`` → ``npm``).
-_EXECUTABLE = regex_programs.compile(r"(?:\\b|\^|\(\?:\^\|[^)]*\)\s*)*([A-Za-z0-9][\w.+-]*)")
+_EXECUTABLE = kept_programs.compile(r"(?:\\b|\^|\(\?:\^\|[^)]*\)\s*)*([A-Za-z0-9][\w.+-]*)")
 
 
 def _executable(pattern: str) -> str | None:

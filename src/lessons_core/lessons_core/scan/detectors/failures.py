@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 
@@ -42,7 +42,7 @@ _VALIDATION = (
 HEAD = 500
 
 #: Lines of an error output worth remembering for failure-time recall.
-_ERROR_LINE = regex_programs.compile(
+_ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
     r"fatal|missing|refused|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|\bexit code\b",
     re.IGNORECASE,
@@ -62,7 +62,7 @@ def _any_class() -> re.Pattern[str]:
     """All class patterns in one, caseless (compiled on first use: only non-ASCII texts)."""
     global _ANY_CLASS
     if _ANY_CLASS is None:
-        _ANY_CLASS = regex_programs.compile(
+        _ANY_CLASS = kept_programs.compile(
             "|".join(f"(?P<{kind}>{source})" for kind, source in _CLASSES), re.IGNORECASE
         )
     return _ANY_CLASS
@@ -81,7 +81,7 @@ def _lower_literals(pattern: str) -> str:
 #: The same alternation, case-sensitive, for lowercased ASCII text: on ASCII a caseless match is
 #: a match of the lowercased text, and the regex engine runs several times faster without
 #: ``IGNORECASE`` (error texts are read for every failed call of a scan).
-_ANY_CLASS_LOWER = regex_programs.compile(
+_ANY_CLASS_LOWER = kept_programs.compile(
     "|".join(f"(?P<{kind}>{_lower_literals(source)})" for kind, source in _CLASSES)
 )
 
@@ -198,7 +198,7 @@ class MistakeClass:
         """The pattern, caseless."""
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = regex_programs.compile(self.source, re.IGNORECASE)
+            compiled = self._compiled = kept_programs.compile(self.source, re.IGNORECASE)
         return compiled
 
     @property
@@ -209,7 +209,7 @@ class MistakeClass:
         need not fold case)."""
         compiled = self._lowered
         if compiled is None:
-            compiled = self._lowered = regex_programs.compile(_lower_literals(self.source))
+            compiled = self._lowered = kept_programs.compile(_lower_literals(self.source))
         return compiled
 
 
@@ -397,7 +397,7 @@ def mistake_class_named(name: str) -> MistakeClass:
     return _BY_NAME[name]
 
 
-_TAGS = regex_programs.compile(r"</?tool_use_error>")
+_TAGS = kept_programs.compile(r"</?tool_use_error>")
 
 
 def strip_tags(text: str) -> str:

@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from lessons_core import regex_programs
 from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.patterns import kept_programs
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
@@ -63,25 +63,25 @@ KNOWN = frozenset(
 _OPEN_AT = re.escape(OPEN) + r"(?![/\w-])"
 #: From an opening marker to the next closing one, with no other opening marker between (prose
 #: that names ``#lesson`` before a real block must not swallow it).
-_BLOCK = regex_programs.compile(
+_BLOCK = kept_programs.compile(
     _OPEN_AT + r"((?:(?!" + _OPEN_AT + r").)*?)" + re.escape(CLOSE), re.DOTALL
 )
 #: ``key: value`` after any Markdown decoration: quote marks, bullets, numbers, bold or italic
 #: markers (closing either before the colon, ``**tool**:``, or after it, ``**tool:**``).
-_FIELD = regex_programs.compile(
+_FIELD = kept_programs.compile(
     r"^[\s>*+_`-]*(?:\d{1,2}[.)]\s+)?[*_`]*([A-Za-z][A-Za-z _-]{0,20}?)[*_`]*\s*:[*_`]*\s?(.*)$"
 )
 #: A line that is decoration only (a code fence, a bare bullet or quote mark): never a value.
-_DECORATION = regex_programs.compile(r"^(?:```|~~~).*$|^[\s>*+_`-]*$")
+_DECORATION = kept_programs.compile(r"^(?:```|~~~).*$|^[\s>*+_`-]*$")
 #: Markers of an unfilled template; a value made of nothing else is a placeholder.
-_PLACEHOLDER = regex_programs.compile(
+_PLACEHOLDER = kept_programs.compile(
     r"<[A-Za-z][A-Za-z0-9 _/|-]{0,40}>|\.\.\.|…|\bTODO\b|\bTBD\b|\bFIXME\b|\bXXX\b|\{\{.*?\}\}"
 )
 #: A value cut off with an ellipsis ("the build failed because of ..."), not Go's ``./...``.
-_CUT_OFF = regex_programs.compile(r"(?<!/)(?:\.\.\.|…)\W*$")
-_REGEX_HINT = regex_programs.compile(r"\\[bdswBDSW.]|\(\?|\.\*|\[\^|\$$|^\^|\\\(|\|")
+_CUT_OFF = kept_programs.compile(r"(?<!/)(?:\.\.\.|…)\W*$")
+_REGEX_HINT = kept_programs.compile(r"\\[bdswBDSW.]|\(\?|\.\*|\[\^|\$$|^\^|\\\(|\|")
 #: Regex syntax removed from a trigger to read the command words in it (for tags).
-_REGEX_SYNTAX = regex_programs.compile(r"\(\?[^)]*\)|\\[bBsSdDwW]|[\\^$()|*+?\[\]{}]")
+_REGEX_SYNTAX = kept_programs.compile(r"\(\?[^)]*\)|\\[bBsSdDwW]|[\\^$()|*+?\[\]{}]")
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 _TOOL_NAMES = {
     "bash": "Bash",

@@ -33,8 +33,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from lessons_core import regex_programs
 from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.patterns import kept_programs
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
@@ -46,7 +46,7 @@ NAME = "tier2"
 WINDOW = 40
 RETRY_THRESHOLD = 3
 
-USER_CORRECTION = regex_programs.compile(
+USER_CORRECTION = kept_programs.compile(
     r"""^\W*(?:
         no(?:pe)?\b[,.!]?\s*(?:use|do|don'?t|not|that|it|you|we|run|the|instead|stop|wrong)?
       | that'?s\s+(?:wrong|not\s+(?:right|correct|what|how))
@@ -60,15 +60,15 @@ USER_CORRECTION = regex_programs.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
-_INSTEAD = regex_programs.compile(r"\binstead\b|\bnot\s+\S+,\s*(?:but|use)\b", re.IGNORECASE)
+_INSTEAD = kept_programs.compile(r"\binstead\b|\bnot\s+\S+,\s*(?:but|use)\b", re.IGNORECASE)
 #: A rejection's reason is a correction when it tells the agent what to do instead; a question
 #: or a remark about the task ("do we even need this?") is not.
-_DIRECTIVE = regex_programs.compile(
+_DIRECTIVE = kept_programs.compile(
     r"^\W*(?:(?:use|try|prefer|avoid|always|only|run|call)\s+\S+"
     r"|I(?:'d|\s+would)\s+(?:actually\s+|much\s+)?(?:rather|prefer|like|love)\b)",
     re.IGNORECASE,
 )
-SELF_DIAGNOSIS = regex_programs.compile(
+SELF_DIAGNOSIS = kept_programs.compile(
     r"""\b(?:
         I\s+see\s+(?:the|what)\s+(?:issue|problem|mistake|error)
       | the\s+(?:issue|problem|error|mistake|culprit)\s+(?:was|is|here\s+is)
@@ -119,7 +119,7 @@ FAILURE_TIME_CLASSES = frozenset(
 FALLBACK_TOOLS = frozenset(
     {"npm", "pnpm", "yarn", "bun", "make", "just", "task", "mise", "cargo", "uv", "poetry", "pip"}
 )
-_MISUSE = regex_programs.compile(
+_MISUSE = kept_programs.compile(
     r"missing script|unknown (?:command|subcommand|script|target)|no rule to make target|"
     r"no such (?:command|subcommand|task)|did you mean|not a valid command|is not a task",
     re.IGNORECASE,
@@ -185,7 +185,7 @@ STALE_OUTPUT = failures.MistakeClass(
     "Delete `{dir}` so it is generated afresh, then run the command again",
 )
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
-_NAMED_STEP = regex_programs.compile(
+_NAMED_STEP = kept_programs.compile(
     r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
     re.IGNORECASE,
 )
@@ -196,17 +196,17 @@ _COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command.
-_WORK_FAILURE = regex_programs.compile(
+_WORK_FAILURE = kept_programs.compile(
     r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
     r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|SyntaxError|TypeError|ReferenceError|"
     r"NameError|AttributeError|panic:|Traceback \(most recent call last\)",
 )
 #: A shell command that rewrites a file in place (``sed -i``, ``perl -pi``, a script that
 #: writes it): what an edit the edit tool kept refusing was done with instead.
-_REWRITES = regex_programs.compile(
+_REWRITES = kept_programs.compile(
     r"\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|\.write(?:_text)?\(|writeFileSync|>\s*\S"
 )
-_REJECTION_REASON = regex_programs.compile(
+_REJECTION_REASON = kept_programs.compile(
     r"(?:reason for the rejection|the user said):\s*(?P<reason>\S.*)", re.IGNORECASE | re.DOTALL
 )
 
@@ -281,7 +281,7 @@ def _step_taken(
 
 
 #: A path an error names: words with a slash in them (``.next/dev/types/validator.ts(17,62)``).
-_ERROR_PATH = regex_programs.compile(r"[\w.@~+-]*(?:/[\w.@+-]+)+")
+_ERROR_PATH = kept_programs.compile(r"[\w.@~+-]*(?:/[\w.@+-]+)+")
 
 
 def _cleared(
@@ -376,11 +376,11 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 
 #: Where a sentence ends (:func:`_first_sentence`).
-_SENTENCE_END = regex_programs.compile(r"(?<=[.!?])\s")
+_SENTENCE_END = kept_programs.compile(r"(?<=[.!?])\s")
 #: A word a fix added that can name a subcommand or a flag.
-_ADDED_WORD = regex_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
+_ADDED_WORD = kept_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
 #: The harness's own words when a call was declined (what follows them is the user's).
-_REJECTION_HEAD = regex_programs.compile(
+_REJECTION_HEAD = kept_programs.compile(
     r"\W*(?:The user doesn't want|User rejected|\[Operation Cancel|patch rejected)"
 )
 
@@ -1079,7 +1079,7 @@ def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
     return _one_line(text, 120)
 
 
-_NOISE_PREFIX = regex_programs.compile(
+_NOISE_PREFIX = kept_programs.compile(
     r"^(?:Output:\s*|Error:\s*|(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?|"
     r"\(eval\):(?:\w+:)?\d+: )+"
 )

@@ -12,7 +12,7 @@ import functools
 import re
 from pathlib import PurePosixPath
 
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 
 #: Tools whose first positional argument selects what they do.
 SUBCOMMAND_TOOLS = frozenset(
@@ -70,8 +70,8 @@ _RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch", "bundle
 SETUP_COMMANDS = _SETUP = frozenset(
     {"cd", "export", "source", ".", "set", "echo", "true", "printf", "sleep", "pushd", "popd"}
 )
-_PYTHONS = regex_programs.compile(r"^python(?:\d(?:\.\d+)?)?$")
-_ASSIGNMENT = regex_programs.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHONS = kept_programs.compile(r"^python(?:\d(?:\.\d+)?)?$")
+_ASSIGNMENT = kept_programs.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
 _VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f"})
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix.
@@ -161,8 +161,8 @@ LANG_BY_EXE = {
 
 
 #: Commands without quotes, escapes or substitutions split fast, without shlex.
-_PLAIN = regex_programs.compile(r"""^[^'"\\`$]*$""")
-_PLAIN_TOKENS = regex_programs.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
+_PLAIN = kept_programs.compile(r"""^[^'"\\`$]*$""")
+_PLAIN_TOKENS = kept_programs.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
 
 #: One token of a quoted command as ``shlex`` (POSIX mode, punctuation characters, split on
 #: whitespace only) reads it: a run of punctuation, a comment (dropped up to the end of its
@@ -172,18 +172,18 @@ _PLAIN_TOKENS = regex_programs.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
 #: The repeats are possessive: each alternative begins with a character no other takes, so
 #: giving a character back never helps a match, and a word with an unclosed quote
 #: (``echo "aaaa…``) would otherwise backtrack exponentially in its length.
-_SHELL_TOKEN = regex_programs.compile(
+_SHELL_TOKEN = kept_programs.compile(
     r"""[ \t\r\n]++
       | (?P<punct>[();<>|&]++)
       | \#[^\n]*+\n?
       | (?P<word>(?:[^ \t\r\n'"\\();<>|&\#]++|'[^']*+'|"(?:[^"\\]++|\\[\s\S])*+"|\\[\s\S])++)""",
     re.VERBOSE,
 )
-_WORD_PART = regex_programs.compile(
+_WORD_PART = kept_programs.compile(
     r"""'([^']*+)'|"((?:[^"\\]++|\\[\s\S])*+)"|\\([\s\S])|([^'"\\]++)"""
 )
 #: Inside double quotes a backslash escapes only ``"`` and itself; before anything else it stays.
-_DOUBLE_QUOTED_ESCAPE = regex_programs.compile(r'\\(["\\])')
+_DOUBLE_QUOTED_ESCAPE = kept_programs.compile(r'\\(["\\])')
 
 
 def _tokens(command: str) -> list[str]:
@@ -266,12 +266,12 @@ class Shape:
 
 
 #: A script an interpreter runs (``python build.py``), a subcommand's name, a flag.
-_SCRIPT = regex_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|sh)$")
-_SUBCOMMAND = regex_programs.compile(r"[A-Za-z][\w:.-]*")
-_FLAG = regex_programs.compile(r"^--?[A-Za-z]")
+_SCRIPT = kept_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|sh)$")
+_SUBCOMMAND = kept_programs.compile(r"[A-Za-z][\w:.-]*")
+_FLAG = kept_programs.compile(r"^--?[A-Za-z]")
 #: Whether a text starts and ends with a word character (:func:`_word`).
-_WORD_START = regex_programs.compile(r"\w")
-_WORD_END = regex_programs.compile(r"\w$")
+_WORD_START = kept_programs.compile(r"\w")
+_WORD_END = kept_programs.compile(r"\w$")
 
 
 def shape_of(tokens: list[str]) -> Shape | None:
@@ -337,7 +337,7 @@ def main_shape(command: str) -> Shape | None:
 _WRAPPER_WORDS = frozenset({"exec", "run", "x", "dlx", "--"})
 #: Shells whose ``-c`` argument is a command line of its own.
 _SHELLS = frozenset({"bash", "sh", "zsh"})
-_EXE_NAME = regex_programs.compile(r"[A-Za-z][\w.+-]*")
+_EXE_NAME = kept_programs.compile(r"[A-Za-z][\w.+-]*")
 #: Commands whose arguments name other commands without running them (``which bash``).
 _NAMES_COMMANDS = frozenset(
     {"which", "type", "whereis", "whatis", "man", "help", "hash", "apropos", "info", "tldr",
@@ -414,7 +414,7 @@ def segment_of(command: str, exe: str, sub: str | None) -> str | None:
 
 #: A line of an error that starts with the name of the program that wrote it (``cat: illegal
 #: option -- A``, ``jq: error (at <stdin>:3)``), after a shell's own prefix.
-_NAMED_PROGRAM = regex_programs.compile(
+_NAMED_PROGRAM = kept_programs.compile(
     r"^[ \t]*(?:(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?)?"
     r"(?:[\w.~-]*/)*([\w][\w.+-]*): ",
     re.MULTILINE,
@@ -456,12 +456,12 @@ def leading_trigger(exe: str) -> str:
 
 
 #: A short fragment an error message quotes (``the literal "\\n" is not allowed``).
-_QUOTED = regex_programs.compile(
+_QUOTED = kept_programs.compile(
     r"""["'`\u2018\u201c]([^"'`\u2019\u201d\s]{2,8})["'`\u2019\u201d]"""
 )
 #: What makes a quoted fragment syntax rather than a name: anything but letters, digits,
 #: ``_``, ``.``, ``/``, ``-`` and spaces (a misspelt branch or path is a one-off fact).
-_SYNTAX_CHAR = regex_programs.compile(r"[^\w./\s-]")
+_SYNTAX_CHAR = kept_programs.compile(r"[^\w./\s-]")
 
 
 def culprit_trigger(error: str, failing: str, fixed: str) -> str | None:
@@ -671,7 +671,7 @@ def matches(pattern: str, command: str) -> bool:
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
 #: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``); getopt
 #: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``).
-_NAMED_OPTION = regex_programs.compile(
+_NAMED_OPTION = kept_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
     r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",

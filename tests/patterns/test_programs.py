@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessons_core.compiler.programs import program
+from lessons_core.patterns.programs import program
 
 PATTERNS = [
     r"\bpytest\b(?!.*--no-header)",

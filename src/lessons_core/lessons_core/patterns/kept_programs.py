@@ -7,7 +7,7 @@ rules compile about a hundred fixed patterns, some of them long caseless alterna
 
 So the patterns compiled through :func:`compile` during a scan are kept, as those lists, in
 ``LESSONS_HOME/regex-programs.marshal`` (the same technique the manifest compiler uses for the
-hook: :mod:`lessons_core.compiler.programs`), and the next scan hands them to ``_sre.compile``
+hook: :mod:`lessons_core.patterns.programs`), and the next scan hands them to ``_sre.compile``
 and gets the very pattern objects ``re.compile`` would have built (equal to them: same source,
 flags and code). The file is keyed by the Python that wrote it and the engine's version
 (``_sre.MAGIC``), read only when it is ours and not a link; anything unreadable, foreign or
@@ -87,7 +87,7 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     else:
         # Not kept yet: build the program the way ``re.compile`` does, once, so that keeping
         # it (:func:`save`) does not parse and compile the pattern a second time.
-        from lessons_core.compiler.programs import program as build
+        from lessons_core.patterns.programs import program as build
 
         built = build(pattern, int(flags))
         fresh = _engine(pattern, built) if built is not None else None
@@ -140,7 +140,7 @@ def save(home: Path | str) -> bool:
     False when nothing needed writing or it could not be written (nothing is lost)."""
     if not ACTIVE or (not _missed and not _built):
         return False
-    from lessons_core.compiler.programs import program  # the build's, for the hook's patterns
+    from lessons_core.patterns.programs import program  # the build's, for the hook's patterns
 
     for key in list(_missed):
         built = program(*key)  # (None only for a pattern re.compile did not take either)

@@ -1,4 +1,4 @@
-"""The scanner's patterns, kept as ``_sre`` programs between scans (``regex_programs``).
+"""The scanner's patterns, kept as ``_sre`` programs between scans (``kept_programs``).
 
 What is handed to the engine must build the very pattern ``re.compile`` builds (pattern objects
 compare equal only with the same source, flags and code), and anything doubtful must fall back
@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from lessons_core import regex_programs
-from lessons_core.compiler import programs
+from lessons_core.patterns import kept_programs, programs
 from transcript_support import claude_sessions
 
 _PATTERNS = [
@@ -37,21 +36,21 @@ _PATTERNS = [
 
 @pytest.fixture(autouse=True)
 def _fresh() -> Iterator[None]:
-    regex_programs.forget()
+    kept_programs.forget()
     yield
-    regex_programs.forget()
+    kept_programs.forget()
 
 
 def test_kept_programs_build_what_re_builds(tmp_path: Path) -> None:
     for pattern, flags in _PATTERNS:
-        regex_programs.compile(pattern, flags)
-    assert regex_programs.save(tmp_path)
-    assert not regex_programs.save(tmp_path)  # nothing new: nothing written
-    regex_programs.forget()
-    regex_programs.load(tmp_path)
+        kept_programs.compile(pattern, flags)
+    assert kept_programs.save(tmp_path)
+    assert not kept_programs.save(tmp_path)  # nothing new: nothing written
+    kept_programs.forget()
+    kept_programs.load(tmp_path)
     for pattern, flags in _PATTERNS:
-        assert (pattern, flags) in regex_programs._programs
-        kept = regex_programs.compile(pattern, flags)
+        assert (pattern, flags) in kept_programs._programs
+        kept = kept_programs.compile(pattern, flags)
         built = re.compile(pattern, flags)
         assert kept == built
         assert (kept.flags, kept.groups, kept.groupindex) == (
@@ -63,49 +62,49 @@ def test_kept_programs_build_what_re_builds(tmp_path: Path) -> None:
         assert [m.span() for m in kept.finditer(subject)] == [
             m.span() for m in built.finditer(subject)
         ]
-    assert not regex_programs._missed  # every one came from a kept program
+    assert not kept_programs._missed  # every one came from a kept program
 
 
 def test_a_pattern_not_kept_yet_is_built_once_and_equals_re(tmp_path: Path) -> None:
     for pattern, flags in _PATTERNS:
-        fresh = regex_programs.compile(pattern, flags)
+        fresh = kept_programs.compile(pattern, flags)
         assert fresh == re.compile(pattern, flags)
-        assert (pattern, flags) in regex_programs._programs  # built here, kept by save
-    assert not regex_programs._missed  # none needed re.compile and a second build
-    assert regex_programs.save(tmp_path)
-    regex_programs.forget()
-    regex_programs.load(tmp_path)
-    assert all(key in regex_programs._programs for key in _PATTERNS)
+        assert (pattern, flags) in kept_programs._programs  # built here, kept by save
+    assert not kept_programs._missed  # none needed re.compile and a second build
+    assert kept_programs.save(tmp_path)
+    kept_programs.forget()
+    kept_programs.load(tmp_path)
+    assert all(key in kept_programs._programs for key in _PATTERNS)
 
 
 def test_a_pattern_the_parser_refuses_raises_as_re_does() -> None:
     with pytest.raises(re.error):
-        regex_programs.compile("(unclosed")
+        kept_programs.compile("(unclosed")
 
 
 def test_a_foreign_broken_or_linked_file_is_ignored(tmp_path: Path) -> None:
-    path = tmp_path / regex_programs.MEMORY_NAME
-    regex_programs.compile(*_PATTERNS[0])
-    regex_programs.save(tmp_path)
+    path = tmp_path / kept_programs.MEMORY_NAME
+    kept_programs.compile(*_PATTERNS[0])
+    kept_programs.save(tmp_path)
     data = marshal.loads(path.read_bytes())
-    regex_programs.forget()
+    kept_programs.forget()
     path.write_bytes(marshal.dumps({**data, "key": "another Python"}))
-    regex_programs.load(tmp_path)
-    assert not regex_programs._programs
+    kept_programs.load(tmp_path)
+    assert not kept_programs._programs
     path.write_bytes(marshal.dumps(data))
     path.chmod(0o666)  # writable by others: not trusted
-    regex_programs.load(tmp_path)
-    assert not regex_programs._programs
+    kept_programs.load(tmp_path)
+    assert not kept_programs._programs
     path.chmod(0o600)
     path.write_bytes(b"\x00not marshal at all")
-    regex_programs.load(tmp_path)
-    assert not regex_programs._programs
+    kept_programs.load(tmp_path)
+    assert not kept_programs._programs
     elsewhere = tmp_path / "elsewhere.marshal"
     elsewhere.write_bytes(marshal.dumps(data))
     path.unlink()
     os.symlink(elsewhere, path)
-    regex_programs.load(tmp_path)
-    assert not regex_programs._programs
+    kept_programs.load(tmp_path)
+    assert not kept_programs._programs
 
 
 def test_a_program_the_engine_refuses_falls_back_to_re(tmp_path: Path) -> None:
@@ -113,21 +112,21 @@ def test_a_program_the_engine_refuses_falls_back_to_re(tmp_path: Path) -> None:
     built = programs.program(pattern, flags)
     assert built is not None
     flags_kept, code, groups, _names, _groups = built
-    regex_programs._programs[(pattern, flags)] = (flags_kept, [999999, *code], groups, {}, ())
-    assert regex_programs.compile(pattern, flags) == re.compile(pattern, flags)
-    assert (pattern, flags) not in regex_programs._programs
-    assert (pattern, flags) in regex_programs._missed
+    kept_programs._programs[(pattern, flags)] = (flags_kept, [999999, *code], groups, {}, ())
+    assert kept_programs.compile(pattern, flags) == re.compile(pattern, flags)
+    assert (pattern, flags) not in kept_programs._programs
+    assert (pattern, flags) in kept_programs._missed
 
 
 _WRAPPER = """
 import json, sys
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 seen = {}
-save = regex_programs.save
+save = kept_programs.save
 def counting(home):
-    seen["missed"] = len(regex_programs._missed) + len(regex_programs._built)
+    seen["missed"] = len(kept_programs._missed) + len(kept_programs._built)
     return save(home)
-regex_programs.save = counting
+kept_programs.save = counting
 from lessons_core.cli.main import main
 try:
     main(["scan"])
@@ -160,7 +159,7 @@ def test_the_next_scan_compiles_none_of_its_own_patterns(tmp_path: Path) -> None
     )
     sessions = claude_sessions(tmp_path)
     assert _scan(env) > 20  # the first scan built its patterns' programs, and kept them
-    kept = marshal.loads((tmp_path / "home" / regex_programs.MEMORY_NAME).read_bytes())
+    kept = marshal.loads((tmp_path / "home" / kept_programs.MEMORY_NAME).read_bytes())
     import _sre
 
     for (pattern, flags), program in kept["programs"].items():
@@ -173,12 +172,12 @@ def test_the_next_scan_compiles_none_of_its_own_patterns(tmp_path: Path) -> None
 
 def test_only_the_pythons_it_was_checked_on_are_recognised() -> None:
     running = (sys.implementation.name, *sys.version_info[:2])
-    assert (running in regex_programs.RECOGNISED) == regex_programs.ACTIVE
-    assert regex_programs.recognised("cpython", (3, 11, 7, "final", 0))
-    assert regex_programs.recognised("cpython", (3, 13, 0))
-    assert not regex_programs.recognised("cpython", (3, 10, 13))  # re._parser was sre_parse
-    assert not regex_programs.recognised("cpython", (3, 99, 0))  # internals not checked yet
-    assert not regex_programs.recognised("pypy", (3, 11, 0))
+    assert (running in kept_programs.RECOGNISED) == kept_programs.ACTIVE
+    assert kept_programs.recognised("cpython", (3, 11, 7, "final", 0))
+    assert kept_programs.recognised("cpython", (3, 13, 0))
+    assert not kept_programs.recognised("cpython", (3, 10, 13))  # re._parser was sre_parse
+    assert not kept_programs.recognised("cpython", (3, 99, 0))  # internals not checked yet
+    assert not kept_programs.recognised("pypy", (3, 11, 0))
 
 
 _ON_ANOTHER_PYTHON = """
@@ -186,14 +185,14 @@ import json, sys
 # A release whose re internals were never checked, as the module sees it when it is imported
 # (the standard library only, so nothing else is imported under the other version).
 real, sys.version_info = sys.version_info, (3, 99, 0, "final", 0)
-from lessons_core import regex_programs
+from lessons_core.patterns import kept_programs
 sys.version_info = real
 from lessons_core.cli.main import main
 try:
     main(["scan", "--json"])
 except SystemExit:
     pass
-held = len(regex_programs._programs) + len(regex_programs._missed) + len(regex_programs._built)
+held = len(kept_programs._programs) + len(kept_programs._missed) + len(kept_programs._built)
 print("HELD=" + json.dumps(held))
 """
 
@@ -227,14 +226,14 @@ def test_a_python_it_does_not_recognise_scans_with_re_compile(tmp_path: Path) ->
         claude_sessions(root)
         if name == "there":  # what this Python kept, where the other one scans
             (root / "home").mkdir(mode=0o700)
-            kept = tmp_path / "here" / "home" / regex_programs.MEMORY_NAME
-            (root / "home" / regex_programs.MEMORY_NAME).write_bytes(kept.read_bytes())
-            (root / "home" / regex_programs.MEMORY_NAME).chmod(0o600)
+            kept = tmp_path / "here" / "home" / kept_programs.MEMORY_NAME
+            (root / "home" / kept_programs.MEMORY_NAME).write_bytes(kept.read_bytes())
+            (root / "home" / kept_programs.MEMORY_NAME).chmod(0o600)
         lines, state = _scan_output(env, code)
         outputs.append([json.loads(x) for x in lines if x.startswith("{")])
         if name == "there":
             assert state == "HELD=0"  # no program built, loaded or waiting to be kept
-            assert (root / "home" / regex_programs.MEMORY_NAME).read_bytes() == kept.read_bytes()
+            assert (root / "home" / kept_programs.MEMORY_NAME).read_bytes() == kept.read_bytes()
     assert outputs[0], "the scan found nothing to compare"
     same = [
         [{k: v for k, v in c.items() if k not in {"id", "createdAt"}} for c in out]
