@@ -118,6 +118,18 @@ def test_self_diagnosis_raises_the_confidence_but_stays_out_of_the_fix(script):
     assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1 + 0.1)
 
 
+def test_the_diagnosis_is_its_whole_sentence(script):
+    """The sentence starts after the last sentence break before the diagnosis, which the dot
+    of a file name is not (it cut ``app.py`` to ``py …``)."""
+    script.run("git gc --auto --dry-run", "error: unknown option `dry-run'", failure=ERR, code=129)
+    script.say("Checked. Running app.py made it plain and I see the issue: gc has no dry run. So.")
+    script.run("git gc --auto", "ok")
+    ((finding, _candidate),) = tier2.findings(script.events)
+    assert finding.diagnosis == (
+        "Running app.py made it plain and I see the issue: gc has no dry run."
+    )
+
+
 def test_weights_come_from_the_configuration(script):
     """``Config.scoring`` drives the formula, capped at ``max_confidence``: every weight differs
     from its default, so a default used in place of any one of them changes the sum."""
