@@ -430,3 +430,18 @@ def test_a_step_the_error_named_then_the_same_command(script):
     assert candidate.trigger is None
     assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
     assert candidate.error_lines and "pnpm install" in " ".join(candidate.error_lines)
+
+
+def test_a_step_named_on_two_lines_keeps_the_first_of_them(script):
+    """With no line an error word marks, the line that names the step is what recall matches:
+    the first one, not every line that repeats it."""
+    error = (
+        "The modules directory is older than the lockfile.\n"
+        'Run "pnpm install" to bring it up to date.\n'
+        'After a pull, "pnpm install" again.'
+    )
+    script.run("pnpm run typecheck", error, failure=ERR, code=1)
+    script.run("pnpm install", "Done in 2.1s")
+    script.run("pnpm run typecheck", "")
+    candidate = _one(script)
+    assert candidate.error_lines == ('Run "pnpm install" to bring it up to date.',)
