@@ -176,7 +176,7 @@ def run_module(
 def summarise(name: str, session: Path, equivalent: list[dict[str, str]]) -> dict[str, object]:
     """Counts of a finished session, and the survivors not explained as equivalent."""
     source = module_file(name).read_text(encoding="utf-8").splitlines()
-    known = {(e["operator"], e["line"].strip()) for e in equivalent}
+    known = {(e["operator"], e["line"].strip(), e.get("mutated", "").strip()) for e in equivalent}
     dump = subprocess.run(
         [tool("cosmic-ray"), "dump", str(session)], cwd=ROOT, check=True, capture_output=True
     ).stdout.decode()
@@ -197,7 +197,8 @@ def summarise(name: str, session: Path, equivalent: list[dict[str, str]]) -> dic
             continue
         row_no = mutation["start_pos"][0]
         line = source[row_no - 1].strip() if row_no <= len(source) else ""
-        if (mutation["operator_name"], line) in known:
+        named = (mutation["operator_name"], line)
+        if (*named, "") in known or (*named, mutated_line(result["diff"])) in known:
             counts["equivalent"] += 1
             continue
         counts["survived"] += 1
@@ -212,6 +213,15 @@ def summarise(name: str, session: Path, equivalent: list[dict[str, str]]) -> dic
     counted = counts["mutants"] - counts["equivalent"]
     rate = counts["killed"] / counted if counted else 1.0
     return {"module": name, **counts, "kill_rate": round(rate, 3), "survivors": survivors}
+
+
+def mutated_line(diff: str) -> str:
+    """The line a mutant's diff puts in, stripped: an ``equivalent`` entry names it
+    (``mutated``) when its source line holds other mutants of the operator that are not."""
+    for row in diff.splitlines():
+        if row.startswith("+") and not row.startswith("+++"):
+            return row[1:].strip()
+    return ""
 
 
 def report(summary: dict[str, object]) -> None:

@@ -7,6 +7,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+from tests.scan.conftest import Script
+
 from lessons_core.builtin import detectors
 from lessons_core.hot.project import project_id
 from lessons_core.plugins.specs import DetectorSpec
@@ -183,6 +186,10 @@ def test_names_project_thing():
     assert corrections.names_project_thing("run `make check` first")
     assert not corrections.names_project_thing("don't use sudo with pip.")
     assert not corrections.names_project_thing("use pnpm, e.g. for installs")
+    # An abbreviation is skipped, and the words after it are still read.
+    assert corrections.names_project_thing("e.g. src/app.py")
+    # A mark at a word's start alone (``.env``, ``/tmp``) is a kind of file every project has.
+    assert not corrections.names_project_thing("never commit .env files")
 
 
 def test_the_detector_is_registered_beside_tier1_and_tier2():
@@ -406,3 +413,71 @@ def test_the_corrections_detector_is_off_until_the_user_turns_it_on():
     assert default == ["tier1", "tier2"]
     on = [spec.name for spec in active_detectors(specs, attrs.evolve(Config(), off_detectors=()))]
     assert corrections.NAME in on
+
+
+# -- the candidate's words, on events built by hand --------------------------------------------
+
+
+def _corrected(script, said: str):
+    """The one candidate of a correction ``said`` after an install."""
+    script.user("set up the project")
+    script.run("npm install", "added 120 packages")
+    script.user(said)
+    (candidate,) = corrections.detect(script.events)
+    return candidate
+
+
+def test_a_declined_calls_bare_instruction_is_a_correction(script):
+    """ "run it with uv" corrects only as the reason for a declined call."""
+    script.user("set up the project")
+    script.run("pip install -r requirements.txt", "declined", failure=ev.REJECTED)
+    script.user("run it with uv")
+    script.run("uv pip install -r requirements.txt", "Installed 12 packages")
+    (candidate,) = corrections.detect(script.events)
+    assert candidate.mistake == (
+        "The user declined `pip install -r requirements.txt` and said: “run it with uv”."
+    )
+
+
+def test_the_users_words_are_quoted_up_to_240_characters(script):
+    """240 characters are quoted whole; more are cut to 239 and an ellipsis."""
+    words = ("no, use pnpm and keep its lockfile " * 8)[:241]
+    candidate = _corrected(script, words[:240])
+    assert candidate.fix == f"Do as the user said: “{words[:240]}”."
+    longer = _corrected(Script(), words)
+    assert longer.fix == f"Do as the user said: “{words[:239]}…”."
+
+
+def test_the_call_before_is_described_by_its_command_or_its_file(script):
+    """A file tool by the file's name; a command up to 120 characters, cut after."""
+    command = "npm install " + " ".join(f"package-{n}" for n in range(12))
+    assert len(command) > 120
+    script.file("Edit", "/p/src/app.py", "The file has been updated.")
+    script.user("no, that is the wrong file")
+    script.run(command, "added 12 packages")
+    script.user("no, use pnpm for that")
+    first, second = corrections.detect(script.events)
+    assert first.mistake.startswith("The user corrected the agent after Edit on app.py: ")
+    assert first.fix.endswith(f"; the agent then ran `{command[:119]}…`.")
+    assert second.mistake.startswith(f"The user corrected the agent after `{command[:119]}…`: ")
+
+
+@pytest.mark.parametrize(
+    ("between", "ran"), [(corrections.WINDOW - 1, True), (corrections.WINDOW, False)]
+)
+def test_the_next_call_is_looked_for_within_the_window(script, between, ran):
+    """The call after a correction is its fix's second half only within ``WINDOW`` events."""
+    script.run("npm install", "added 120 packages")
+    script.user("no, use pnpm")
+    for _ in range(between):
+        script.say("Switching the package manager.")
+    script.run("pnpm install", "Done in 2.1s")
+    (candidate,) = corrections.detect(script.events)
+    assert ("; the agent then ran `pnpm install`" in candidate.fix) is ran
+
+
+def test_a_general_rule_is_not_scoped_to_the_project(tmp_path):
+    """A correction that names nothing of the project gets no scope tag, in a real one too."""
+    candidate = _corrected(Script(project=str(tmp_path)), "no, don't use sudo with pip")
+    assert project_id(str(tmp_path))
+    assert candidate.tags == ()

@@ -93,3 +93,35 @@ def test_a_mistake_class_behind_a_caseless_fold_is_still_found(text, name):
     low = text.lower()
     assert not any(cls.lowered.search(low) for cls in failures.MISTAKE_CLASSES)  # the fold matters
     assert failures.mistake_class(text) is failures.mistake_class_named(name)
+
+
+def test_a_missing_path_is_a_one_off_and_a_missing_command_is_not():
+    """A file that was not where the call looked is a fact of one repository; a command not on
+    PATH is a mistake the next session can make again."""
+    missing = failures.mistake_class("cat: notes.txt: No such file or directory")
+    assert missing is failures.mistake_class_named(failures.MISSING_PATH)
+    assert missing.reusable is False
+    command = failures.mistake_class("bash: line 1: pytest: command not found")
+    assert command is not None and command.reusable is True
+
+
+# -- the lines of an output that state the error -----------------------------------------------
+
+
+def test_error_lines_keep_only_the_lines_that_state_the_error():
+    """Progress lines go, a repeated error line is kept once, whitespace is collapsed."""
+    text = "Compiling app v0.1.0\nerror:   mismatched types\n\nerror:   mismatched types\ndone\n"
+    assert failures.error_lines(text) == ("error: mismatched types",)
+
+
+def test_error_lines_stop_at_the_limit():
+    """The first ``limit`` error lines, in order, and no more."""
+    text = "\n".join(f"error: failure number {n}" for n in range(8))
+    assert failures.error_lines(text) == tuple(f"error: failure number {n}" for n in range(5))
+    assert failures.error_lines(text, 2) == ("error: failure number 0", "error: failure number 1")
+
+
+def test_an_error_line_is_cut_to_200_characters():
+    """A long line keeps its first 200 characters (after redaction)."""
+    line = "error: " + "the value was out of range " * 12
+    assert failures.error_lines(line) == (line[:200],)

@@ -118,6 +118,18 @@ def test_self_diagnosis_raises_the_confidence_but_stays_out_of_the_fix(script):
     assert candidate.confidence == pytest.approx(0.3 + 0.25 + 0.1 + 0.1)
 
 
+def test_the_diagnosis_is_its_whole_sentence(script):
+    """The sentence starts after the last sentence break before the diagnosis, which the dot
+    of a file name is not (it cut ``app.py`` to ``py …``)."""
+    script.run("git gc --auto --dry-run", "error: unknown option `dry-run'", failure=ERR, code=129)
+    script.say("Checked. Running app.py made it plain and I see the issue: gc has no dry run. So.")
+    script.run("git gc --auto", "ok")
+    ((finding, _candidate),) = tier2.findings(script.events)
+    assert finding.diagnosis == (
+        "Running app.py made it plain and I see the issue: gc has no dry run."
+    )
+
+
 def test_weights_come_from_the_configuration(script):
     """``Config.scoring`` drives the formula, capped at ``max_confidence``: every weight differs
     from its default, so a default used in place of any one of them changes the sum."""
@@ -196,6 +208,13 @@ def test_refusals_the_call_does_not_show_carry_only_their_own_words(
     assert candidate.summary == summary
     (line,) = candidate.error_lines
     assert "String:" not in line and "tempfile" not in line and "const port" not in line
+    if tool == "Edit":
+        # The Read in between is not the fix (the tool asked for other text, not a read); it
+        # is what the lesson says to do before the Edit that then worked.
+        name = fixed.rsplit("/", 1)[1]
+        assert candidate.fix == (
+            f"Read the file again before the Edit; the Edit call on {name} then worked."
+        )
 
 
 def test_a_file_tool_mistake_the_path_shows_keeps_its_path_trigger(script):
@@ -217,6 +236,15 @@ def test_a_file_tool_mistake_the_path_shows_keeps_its_path_trigger(script):
     script.file("Glob", "/p/src/deep-manifest", "a.py")
     candidate = _one(script)
     assert (candidate.tool, candidate.trigger) == ("Read", "**/deep-manifest")
+
+
+def test_reading_a_directory_fixed_by_listing_it_in_the_shell(script):
+    """``ls`` on the directory is a listing as much as the Glob tool is."""
+    script.file("Read", "/p/src", "EISDIR: illegal operation on a directory, read", failure=ERR)
+    script.run("ls /p/src", "a.py b.py")
+    candidate = _one(script)
+    assert (candidate.tool, candidate.trigger) == ("Read", "**/src")
+    assert candidate.fix.endswith(": `ls /p/src` worked.")
 
 
 def test_probe_with_no_output_is_not_a_mistake(script):
@@ -694,4 +722,57 @@ def test_module_not_found_fixed_by_editing_an_import_is_not_a_lesson(script):
     script.run("python app.py", "ModuleNotFoundError: No module named 'reqeusts'", failure=ERR)
     script.file("Edit", "/p/app.py", "updated")
     script.run("python app.py --once", "ok")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_a_misspelt_script_is_fixed_by_the_first_one_that_worked(script):
+    """No later call of the same script: the first other script of the same tool that worked
+    is the fix, not the last one the window holds."""
+    script.run("npm run tset", 'npm ERR! Missing script: "tset"', failure=ERR, code=1)
+    script.run("npm run test", "40 passed")
+    script.run("npm run lint", "no problems")
+    candidate = _one(script)
+    assert candidate.fix == "Use one that exists: `npm run test` worked."
+
+
+def test_a_call_of_an_mcp_servers_tool_is_no_lesson(script):
+    """A server's tool that takes a command is not the agent's shell: nothing to match."""
+    failed = "bash: pytest: command not found"
+    script.run("pytest tests/", failed, failure=ERR, code=127, tool="mcp__shell__run")
+    script.run(".venv/bin/python -m pytest tests/", "12 passed", tool="mcp__shell__run")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_the_users_words_are_quoted_up_to_200_characters(script):
+    """A long correction is cut to 199 characters and an ellipsis."""
+    script.run("pytest tests/", "bash: pytest: command not found", failure=ERR, code=127)
+    said = "no, " + "use the project's environment, never the bare one " * 6
+    script.user(said)
+    script.run(".venv/bin/python -m pytest tests/", "12 passed")
+    candidate = _one(script)
+    assert f"the user said: “{said[:199]}…”." in candidate.mistake
+
+
+_REJECTED_FOR_PNPM = (
+    "The user doesn't want to proceed with this tool use. The user provided the following "
+    "reason for the rejection:  use pnpm"
+)
+
+
+@pytest.mark.parametrize(("between", "found"), [(tier2.WINDOW - 1, 1), (tier2.WINDOW, 0)])
+def test_a_rejections_fix_comes_within_the_window(script, between, found):
+    """The call that did what the user asked must come within ``WINDOW`` events."""
+    script.run("npm install", _REJECTED_FOR_PNPM, failure=ev.REJECTED)
+    for _ in range(between):
+        script.say("Let me look at the lockfile first.")
+    script.run("pnpm install", "Done in 2.1s")
+    assert len(list(tier2.detect(script.events))) == found
+
+
+def test_a_rejected_read_is_not_fixed_by_reading_another_file(script):
+    """Only an edit the user rejected is answered by the next edit of its kind; a Read of
+    another file is a look elsewhere, not the rejected read done the user's way."""
+    rejected = _REJECTED_FOR_PNPM.replace("use pnpm", "use the summary, not the raw log")
+    script.file("Read", "/p/build.log", rejected, failure=ev.REJECTED)
+    script.file("Read", "/p/summary.txt", "3 failures")
     assert list(tier2.detect(script.events)) == []

@@ -570,3 +570,18 @@ def test_the_outer_wrapper_dropped_from_a_nest(script):
     candidate = _one(script)
     assert candidate.summary == "pnpm: run it without `fnm`"
     _fires(candidate, bad, good)
+
+
+def test_a_step_named_on_two_lines_keeps_the_first_of_them(script):
+    """With no line an error word marks, the line that names the step is what recall matches:
+    the first one, not every line that repeats it."""
+    error = (
+        "The modules directory is older than the lockfile.\n"
+        'Run "pnpm install" to bring it up to date.\n'
+        'After a pull, "pnpm install" again.'
+    )
+    script.run("pnpm run typecheck", error, failure=ERR, code=1)
+    script.run("pnpm install", "Done in 2.1s")
+    script.run("pnpm run typecheck", "")
+    candidate = _one(script)
+    assert candidate.error_lines == ('Run "pnpm install" to bring it up to date.',)

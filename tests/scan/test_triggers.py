@@ -327,3 +327,88 @@ def test_a_value_option_the_fix_dropped_is_kept_with_its_value():
     assert triggers.value_flag_trigger("npm --prefix=web test", "pnpm test") is None
     moved = triggers.value_flag_trigger("npm --prefix=web test", "npm test")
     assert moved is not None and triggers.matches(moved, "npm --prefix web test")
+
+
+# -- the shapes of a command, and the commands a wrapper runs ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "exe", "sub"),
+    [
+        ("git -C repo status --short", "git", "status"),
+        ("timeout 5s pytest -x", "pytest", None),
+        ("timeout pytest -x", "pytest", None),
+        ("cd src", "cd", None),
+    ],
+)
+def test_main_shape_skips_what_comes_before_the_work(command, exe, sub):
+    """A value flag's value is not the subcommand (the word after it is); a timeout's duration
+    is not the executable; a command line that only sets up is still its own shape."""
+    shape = triggers.main_shape(command)
+    assert shape is not None
+    assert (shape.exe, shape.sub) == (exe, sub)
+
+
+def test_segment_of_finds_the_last_segment_of_a_kind():
+    """The executable and subcommand name the segment; a segment without a subcommand is
+    found by ``None``."""
+    command = "git push origin dev && cd x && git push origin main"
+    assert triggers.segment_of(command, "git", "push") == "git push origin main"
+    assert triggers.segment_of(command, "git", "pull") is None
+    assert triggers.segment_of("cd x && ls -la", "ls", None) == "ls -la"
+
+
+def test_wrapped_names_the_wrapper_and_what_it_runs():
+    """Every segment's wrapper counts, after a shell's ``-c`` too; a command that only names
+    another (``which``) or sets up does not wrap it."""
+    found = triggers.wrapped("bash -c 'pytest -x' && mise exec -- ruff check")
+    assert [(wrapper, shape.exe) for wrapper, shape in found] == [
+        ("bash", "pytest"),
+        ("mise", "ruff"),
+    ]
+    assert triggers.wrapped("which bash") == ()
+    assert triggers.wrapped("echo pytest") == ()
+
+
+def test_first_word_trigger_leaves_set_up_words_out():
+    """``. env.sh`` sources a file: its first word is set-up, whatever the file is called."""
+    assert triggers.first_word_trigger(". env.sh && python x.py") is None
+    assert triggers.first_word_trigger("python x.py") == r"^\s*\bpython\b"
+
+
+def test_option_named_prefers_the_main_commands_spelling():
+    """A set-up segment's flag of the same name is not the one the error is about."""
+    error = "error: unknown option: --n"
+    assert triggers.option_named(error, "echo -n x | mytool --n") == "--n"
+
+
+# -- syntax the error quotes, dashes and globs -------------------------------------------------
+
+
+def test_culprit_trigger_takes_quoted_syntax_not_names():
+    r"""``"\n"`` is syntax the fix dropped; ``'maine'`` is a misspelt name, a one-off."""
+    error = 'error: the literal "\\n" is not allowed in a regex'
+    pattern = triggers.culprit_trigger(error, r"rg 'a\nb' src", "rg -U 'a.b' src")
+    assert pattern == r"\brg\b.*\\n"
+    named = "error: pathspec 'maine' did not match any file(s) known to git"
+    assert triggers.culprit_trigger(named, "git checkout maine", "git checkout main") is None
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_dash_argument_trigger_takes_either_quote(quote):
+    """A quoted argument starting with ``-`` in single or double quotes; ``-e`` fixes it."""
+    failing = f"grep {quote}-x{quote} notes.txt"
+    pattern = triggers.dash_argument_trigger(failing, f"grep -e {quote}-x{quote} notes.txt")
+    assert pattern is not None
+    assert triggers.matches(pattern, failing)
+    assert triggers.dash_argument_trigger("grep -x notes.txt", "grep x notes.txt") is None
+
+
+def test_glob_trigger_finds_the_globbing_segment():
+    """Past a segment that is only an assignment; not when the fix looked elsewhere."""
+    failing = "LC_ALL=C; ls src/*.tmp"
+    pattern = triggers.glob_trigger(failing, "ls src/")
+    assert pattern == r"\bls\b[^|;&\n]*?" + r"""\s[^\s'"|;&]*[*?]"""
+    assert triggers.matches(pattern, failing)
+    assert triggers.glob_trigger(failing, "ls build/") is None
+    assert triggers.glob_trigger("ls src/", "ls src/a") is None

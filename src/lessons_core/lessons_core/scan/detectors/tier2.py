@@ -377,6 +377,9 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 #: Where a sentence ends (:func:`_first_sentence`).
 _SENTENCE_END = kept_programs.compile(r"(?<=[.!?])\s")
+#: Where one ends before the next begins: a mark and a space, or a new line. The dot of
+#: ``app.py`` or ``./run.sh`` ends nothing.
+_SENTENCE_BREAK = kept_programs.compile(r"[.!?]\s+|\n")
 #: A word a fix added that can name a subcommand or a flag.
 _ADDED_WORD = kept_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
 #: The harness's own words when a call was declined (what follows them is the user's).
@@ -386,10 +389,13 @@ _REJECTION_HEAD = kept_programs.compile(
 
 
 def _first_sentence(text: str) -> str:
+    """The sentence of ``text`` that says what went wrong, from its start: the last sentence
+    break before the diagnosis, not any dot (a file name's would cut a word in two)."""
     m = SELF_DIAGNOSIS.search(text)
     start = 0
     if m:
-        start = max(text.rfind(c, 0, m.start()) for c in ".!?\n") + 1
+        for brk in _SENTENCE_BREAK.finditer(text, 0, m.start()):
+            start = brk.end()
     chunk = text[start:].lstrip()
     sentence = _SENTENCE_END.split(chunk, maxsplit=1)[0]
     return _one_line(sentence, 240)
