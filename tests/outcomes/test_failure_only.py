@@ -65,11 +65,16 @@ def test_claude_resting_hint_skips_the_call_and_answers_its_failure(lesson_home:
         hot_claude, {"hook_event_name": "PostToolUseFailure", **CALL, "error": MODULE_ERROR}
     )
     assert "virtualenv" in context(failed)
-    # Once per session, as every hint.
+    # The same failure again: not heeded, so once more, said to be a repeat; then never.
     again = run(
         hot_claude, {"hook_event_name": "PostToolUseFailure", **CALL, "error": MODULE_ERROR}
     )
-    assert "virtualenv" not in context(again)
+    assert "virtualenv" in context(again)
+    assert "(given earlier in this session)" in context(again)
+    third = run(
+        hot_claude, {"hook_event_name": "PostToolUseFailure", **CALL, "error": MODULE_ERROR}
+    )
+    assert "virtualenv" not in context(third)
 
 
 def test_gemini_resting_hint_waits_for_a_failed_result(lesson_home: Path) -> None:

@@ -108,22 +108,37 @@ def test_low_confidence_lessons_stay_silent(catalogue: Path) -> None:
     assert "rc-low-confidence" not in decision["delivered"]
 
 
-def test_once_per_session(catalogue: Path) -> None:
-    """The same lesson is recalled once per session, again in a new session."""
+def test_once_per_session_and_once_more_at_a_failure(catalogue: Path) -> None:
+    """The same lesson is recalled once per session, and once more when its failure comes
+    again (the first time was not heeded); never a third time. A new session starts over."""
     first, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-a"))
-    again, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-a"))
+    again, stats = decide(failure(PYTEST_FAILURE), claims.open_session("sess-a"))
+    third, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-a"))
     other, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-b"))
     assert first["delivered"] == ["rc-missing-requests"]
-    assert again["delivered"] == [] and again["context"] is None
+    assert recall.AGAIN_NOTE not in first["context"]
+    assert again["delivered"] == ["rc-missing-requests"]
+    assert recall.AGAIN_NOTE in again["context"]
+    assert stats["again"] == ["rc-missing-requests"]
+    assert third["delivered"] == [] and third["context"] is None
     assert other["delivered"] == ["rc-missing-requests"]
+    assert recall.AGAIN_NOTE not in other["context"]
 
 
-def test_a_lesson_already_given_as_hint_is_not_repeated(catalogue: Path) -> None:
-    """A hint claimed earlier in the session means the model has it already."""
+def test_a_lesson_given_as_hint_comes_back_once_at_its_failure(catalogue: Path) -> None:
+    """A hint claimed earlier in the session was not heeded when its failure follows: it comes
+    back once, said to be a repeat; at a prompt it is not repeated at all."""
     session = claims.open_session("sess-h")
     assert session.claim("rc-missing-requests")
+    asked, _ = decide(
+        prompt("No module named requests: how do I install requests?", "sess-h"), session
+    )
+    assert "rc-missing-requests" not in asked["delivered"]
     decision, _ = decide(failure(PYTEST_FAILURE), session)
-    assert decision["delivered"] == []
+    assert decision["delivered"] == ["rc-missing-requests"]
+    assert recall.AGAIN_NOTE in decision["context"]
+    later, _ = decide(failure(PYTEST_FAILURE), claims.open_session("sess-h"))
+    assert later["delivered"] == []
 
 
 @pytest.mark.parametrize(

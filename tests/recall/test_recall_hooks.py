@@ -108,12 +108,16 @@ def test_failure_recall_through_the_hook(agent: str, catalogue: Path, tmp_path: 
     assert set(specific) == {"hookEventName", "additionalContext"}
     assert "Fix: Run the tests with .venv/bin/python -m pytest" in specific["additionalContext"]
     assert "injected=rc-missing-requests" in specific["additionalContext"]
-    # the same failure again in the same session: silence
+    # the same failure again in the same session: the lesson once more, said to be a repeat;
+    # a third time, silence
+    again = run_hook(agent, FAILURES[agent](tmp_path, f"{agent}-s1"), catalogue)
+    assert again is not None
+    assert "(given earlier in this session)" in again["hookSpecificOutput"]["additionalContext"]
     assert run_hook(agent, FAILURES[agent](tmp_path, f"{agent}-s1"), catalogue) is None
     logged = read_log(catalogue)
     assert [(e["id"], e["kind"], e["agent"], e["session"]) for e in logged] == [
         ("rc-missing-requests", "recall", agent, f"{agent}-s1")
-    ]
+    ] * 2
     assert logged[0]["event"] == "post_failure" and logged[0]["call"]
 
 

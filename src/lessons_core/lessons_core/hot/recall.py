@@ -53,6 +53,8 @@ PROMPT_MIN_SHARED = 3
 PROMPT_SUMMARY_SHARE = 0.5
 
 FAILURE_HEADER = "Lessons from earlier sessions that match this error:"
+#: The claim of a lesson's one return at a failure (see :func:`_deliver`).
+AGAIN = "again:"
 PROMPT_HEADER = "Lessons from earlier sessions that may apply to this request:"
 
 # bm25() weights per column: lesson_id (unindexed), summary, mistake, remediation, error_lines.
@@ -107,7 +109,7 @@ def on_failure(event, manifest, state, environ, stats):
         stats,
     )
     stats["recall_exact"] = len(exact)
-    return _deliver(FAILURE_HEADER, found, manifest, state, stats)
+    return _deliver(FAILURE_HEADER, found, manifest, state, stats, again=True)
 
 
 def failure_accepts(failure_stems, row):
@@ -604,7 +606,19 @@ def pick_terms(index, words):
 # -- delivery -----------------------------------------------------------------------------------
 
 
-def _deliver(header, found, manifest, state, stats):
+#: Said of a lesson that comes back at a failure it is about, after an earlier delivery.
+AGAIN_NOTE = " (given earlier in this session)"
+
+
+def _deliver(header, found, manifest, state, stats, *, again=False):
+    """Deliver the lessons ``found``, each once per session; with ``again`` (a failure), a
+    lesson the session was given earlier, as a hint or by recall, comes back once more.
+
+    The failure shows the earlier delivery was not heeded, and by now it may be far back in a
+    long context: one more time, at the very error it is about, is when it is most likely to
+    be read. The outcome loop needs nothing more to see it: the earlier delivery was followed
+    by its mistake, which it counts as recurred.
+    """
     decision = new_decision()
     stats["recall_found"] = len(found)
     if not found:
@@ -613,8 +627,12 @@ def _deliver(header, found, manifest, state, stats):
     if state is not None and session is None:
         return decision  # an untrusted state dir: nothing that needs dedup
     fresh = []
+    back = set()
     for lesson_id, summary, fix in found:
         if session is not None and (session.has("recall:" + lesson_id) or session.has(lesson_id)):
+            if again and not session.has(AGAIN + lesson_id):
+                back.add(lesson_id)
+                fresh.append((lesson_id, summary + AGAIN_NOTE, fix))
             continue
         fresh.append((lesson_id, summary, fix))
     if not fresh:
@@ -630,11 +648,13 @@ def _deliver(header, found, manifest, state, stats):
     if session is not None:
         kept = []
         for item in chosen:
-            if session.claim("recall:" + item[0]):
+            if session.claim((AGAIN if item[0] in back else "recall:") + item[0]):
                 kept.append(item)
             else:
                 dropped.append({"id": item[0], "why": "seen"})
         chosen = kept
+        if back:
+            stats["again"] = [i for i, _, _ in chosen if i in back]
     decision["delivered"] = [i for i, _, _ in chosen]
     decision["dropped"] = dropped
     if chosen:
