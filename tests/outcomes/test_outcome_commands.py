@@ -7,6 +7,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 from outcome_support import MODULE_ERROR, SESSION, ClaudeTranscript
 
@@ -82,6 +83,47 @@ def test_build_lowers_the_confidence_of_a_failing_lesson(lesson_home: Path, tmp_
     assert manifest["lessons"]["oc-venv-pytest"]["confidence"] < 0.8
     with services.open_store() as store:
         assert [x.confidence for x in store.list_lessons()] == [0.8]
+
+
+@pytest.mark.parametrize("command", [("stats",), ("scan", "s0.jsonl")])
+def test_verdicts_reach_the_manifest_without_a_build(
+    lesson_home: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Whatever records a verdict rebuilds the manifest, so the hooks act on it at once:
+    here the lesson that keeps failing ranks lower without a `lessons build`."""
+    invoke("build")
+    before = json.loads((lesson_home / "lesson-manifest.json").read_text())
+    assert before["verdicts"] == 0
+    repeated_session(lesson_home, tmp_path)
+    invoke(*[str(tmp_path / a) if a.endswith(".jsonl") else a for a in command])
+    after = json.loads((lesson_home / "lesson-manifest.json").read_text())
+    assert after["verdicts"] == 2
+    assert (
+        after["lessons"]["oc-venv-pytest"]["confidence"]
+        < (before["lessons"]["oc-venv-pytest"]["confidence"])
+    )
+    manifest = [f for f in json.loads(invoke("doctor", "--json").output)["findings"]
+                if f["check"] == "manifest"]  # fmt: skip
+    assert manifest[0]["status"] == "ok", manifest
+
+
+def test_doctor_calls_the_manifest_stale_while_a_verdict_waits(
+    lesson_home: Path, tmp_path: Path
+) -> None:
+    """A verdict recorded without a build after it (the rebuild failed, or another program
+    recorded it) is named, with what to do."""
+    invoke("build")
+    with services.open_store() as store:
+        store.record_delivery("oc-venv-pytest", "s-9", "claude", "pre_tool", outcome="recurred")
+    found = [f for f in json.loads(invoke("doctor", "--json").output)["findings"]
+             if f["check"] == "manifest"]  # fmt: skip
+    assert found[0]["status"] == "fail"
+    assert "1 outcome verdict(s) recorded since it was built" in found[0]["detail"]
+    assert found[0]["fix"] == "run `lessons build`"
+    invoke("build")
+    found = [f for f in json.loads(invoke("doctor", "--json").output)["findings"]
+             if f["check"] == "manifest"]  # fmt: skip
+    assert found[0]["status"] == "ok"
 
 
 def test_concurrent_stats_runs_record_each_delivery_once(lesson_home: Path, tmp_path: Path) -> None:

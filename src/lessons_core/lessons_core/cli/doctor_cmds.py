@@ -116,7 +116,26 @@ def _check_outcomes(environ: Mapping[str, str]) -> list[Finding]:
     return [Finding("outcomes", WARN, line, "edit, retrigger or remove those lessons")]
 
 
-def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
+def _verdicts_since(manifest: Mapping[str, Any], environ: Mapping[str, str] | None) -> int:
+    """How many outcome verdicts the store holds beyond those the manifest was built on (0
+    when it cannot tell: a manifest from before the count, or a store that will not say)."""
+    built_on = manifest.get("verdicts")
+    if environ is None or not isinstance(built_on, int):
+        return 0
+    from lessons_core.outcomes import stats
+    from lessons_core.services import open_store
+
+    try:
+        with open_store(environ) as store:
+            per = stats.figures_or_none(store)
+    except Exception:  # the store check reports a store that cannot be opened
+        return 0
+    return max(0, stats.verdicts(per) - built_on) if per is not None else 0
+
+
+def _check_manifest(
+    home: Path, revision: int | None, lessons: int, environ: Mapping[str, str] | None = None
+) -> Finding:
     manifest_file = home / paths.MANIFEST_NAME
     try:
         manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
@@ -143,6 +162,13 @@ def _check_manifest(home: Path, revision: int | None, lessons: int) -> Finding:
     data = {"path": str(manifest_file), "lessons": count, "storeRevision": built_from}
     if revision is not None and built_from != revision:
         detail = f"stale: built from store revision {built_from}, the store is at {revision}"
+        return Finding("manifest", FAIL, detail, "run `lessons build`", data)
+    behind = _verdicts_since(manifest, environ)
+    if behind:
+        detail = (
+            f"stale: {behind} outcome verdict(s) recorded since it was built, which the hooks "
+            "do not act on yet"
+        )
         return Finding("manifest", FAIL, detail, "run `lessons build`", data)
     # Read both files as the hook will, whole: a damaged index makes the hook deliver nothing
     # without a word (it fails open), so only a check here can tell.
@@ -452,7 +478,7 @@ def run_checks(environ: Mapping[str, str] | None = None) -> list[Finding]:
     if revision is not None:
         findings.extend(_check_outcomes(env))
     lessons = int(store.data.get("counts", {}).get("lessons", 0))
-    findings.append(_check_manifest(home, revision, lessons))
+    findings.append(_check_manifest(home, revision, lessons, env if revision is not None else None))
     sources = _check_sources(env, home)
     if sources is not None:
         findings.append(sources)

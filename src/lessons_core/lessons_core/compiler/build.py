@@ -126,6 +126,10 @@ def build(
             manifest, refused, warnings, skipped = compile_manifest(
                 lessons, config, revision, failure_only=resting
             )
+        if per is not None:
+            # The outcome verdicts acted on: one recorded since leaves the manifest behind.
+            manifest["verdicts"] = stats.verdicts(per)
+            manifest["fingerprint"] = fingerprint(manifest)
         if sourced.revisions:
             manifest["sources"] = dict(sorted(sourced.revisions.items()))
             manifest["fingerprint"] = fingerprint(manifest)

@@ -108,13 +108,14 @@ def ingest(
 
 
 def run(session: Any) -> IngestReport | None:
-    """Ingest and judge with a :class:`lessons_core.services.Session` (``scan`` and ``stats``).
+    """Ingest and judge with a :class:`lessons_core.services.Session` (``scan``, ``stats`` and
+    ``report``), and rebuild the manifest when a verdict was recorded.
 
     A failure here is logged and swallowed: the figures are a by-product, never the reason a
     scan or a stats call fails.
     """
     try:
-        return ingest(
+        report = ingest(
             session.store,
             session.home,
             agents=session.plugins.agents(),
@@ -123,3 +124,11 @@ def run(session: Any) -> IngestReport | None:
     except Exception as exc:
         log.warning("outcomes.ingest_failed", error=str(exc))
         return None
+    if report.recorded:
+        # The build acts on the verdicts (ranking, a hint resting until its call fails, a
+        # guard demoted): the hooks get them now, not at whatever command builds next.
+        try:
+            session.rebuild_manifest()
+        except Exception as exc:  # `lessons doctor` says the manifest is behind, and why
+            log.warning("outcomes.rebuild_failed", error=str(exc))
+    return report

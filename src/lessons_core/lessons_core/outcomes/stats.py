@@ -209,6 +209,13 @@ def demotion(lesson: Lesson, fig: LessonFigures | None) -> str | None:
     return None
 
 
+def verdicts(per: Mapping[str, LessonFigures]) -> int:
+    """How many deliveries have a recorded outcome (``unknown`` included, waiting ones not):
+    a build names the count it acted on, so a verdict recorded since shows the manifest
+    behind (``lessons doctor``)."""
+    return sum(fig.fired - fig.waiting for fig in per.values())
+
+
 def figures_or_none(store: Any) -> dict[str, LessonFigures] | None:
     """:func:`figures`, or ``None`` when they cannot be read (they must never stop a build)."""
     try:
