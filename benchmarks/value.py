@@ -345,6 +345,8 @@ class Replayed:
     tool_of: dict[int, str] = field(default_factory=dict)
     deliveries: list[Delivery] = field(default_factory=list)
     reinjections: int = 0
+    #: The indexes of the calls a sub-agent made.
+    in_subagent: set[int] = field(default_factory=set)
 
 
 def _prompts(agent: str, path: Path, agents: Mapping[str, Any]) -> list[tuple[int, str]]:
@@ -408,6 +410,14 @@ def _payload(agent: str, event: str, session: str, cwd: str, transcript: Path) -
     return body
 
 
+def subagent_of(agent: str, path: Path) -> str | None:
+    """The sub-agent a transcript file belongs to (Claude Code's ``agent-<id>.jsonl``), else
+    ``None``. Other agents' sub-agents are not told apart in the replay."""
+    if agent == "claude" and path.name.startswith("agent-"):
+        return path.stem.removeprefix("agent-")
+    return None
+
+
 def replay_session(
     session: Session,
     env: Mapping[str, str],
@@ -415,8 +425,14 @@ def replay_session(
     corpora: Path,
     scratch: Path,
     tag: str,
+    subagents: str = "own",
 ) -> Replayed:
-    """Replay one session through the hook runner with the agent's hot adapter."""
+    """Replay one session through the hook runner with the agent's hot adapter.
+
+    ``subagents``: ``own`` sends a sub-agent's calls with its ``agent_id``, as the agent does,
+    so the hooks keep its dedup record apart and give it the parent's lessons again (the rule
+    the hooks follow); ``shared`` sends them as the parent's, as if a sub-agent inherited what
+    its parent was given."""
     from lessons_claude import hot_claude
     from lessons_codex import hot_codex
     from lessons_core.hot import manifest as manifest_mod
@@ -468,6 +484,7 @@ def replay_session(
         grown.write_bytes(b"" if session.agent != "gemini" else data)
         written = 0
         cwd = next((c.cwd for c in calls), "/")
+        sub = subagent_of(session.agent, path)
         start_event = "SessionStart"
         if not started:
             started = True
@@ -491,9 +508,13 @@ def replay_session(
             call.session = sid
             index = out.calls
             out.calls += 1
+            if sub is not None:
+                out.in_subagent.add(index)
             out.index[(rel, call.call_id)] = index
             out.tool_of[index] = call.name
             for phase, payload in nz.payloads(call, grown):
+                if sub is not None and subagents == "own":
+                    payload = {**payload, "agent_id": sub}
                 decision = hook(payload, index, phase)
                 if decision.get("deny") and phase == "before":
                     break  # a denied call does not run: nothing comes after it
@@ -530,6 +551,9 @@ class Figures:
     before_a_call: int = 0  # before a call ran,
     after_a_call: int = 0  # after it (failure-time recall, Gemini's and Codex's after-call)
     relevant: int = 0
+    subagent_calls: int = 0  # calls a sub-agent made
+    in_subagents: int = 0  # of the deliveries: to a sub-agent's calls,
+    in_subagents_relevant: int = 0  # and relevant by the rule
     reinjections: int = 0
     caught: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
@@ -574,6 +598,7 @@ def count(
     figures.prompts = replayed.prompts
     figures.ceiling = len(repeat)
     figures.reinjections = replayed.reinjections
+    figures.subagent_calls = len(replayed.in_subagent)
 
     def where(label: Any) -> int | None:
         return replayed.index.get((label.file, label.call_id))
@@ -585,6 +610,8 @@ def count(
         name = phases.get(delivery.phase, "after_a_call")
         setattr(figures, name, getattr(figures, name) + 1)
         words = lessons.get(delivery.lesson)
+        sub = delivery.index in replayed.in_subagent and delivery.phase in ("before", "after")
+        figures.in_subagents += sub
         if any(
             at is not None
             and delivery.index <= at <= delivery.index + window
@@ -592,6 +619,7 @@ def count(
             for at, lb in placed
         ):
             figures.relevant += 1
+            figures.in_subagents_relevant += sub
     for label in repeat:
         name = f"{replayed.session.corpus}/{label.file}#{label.call_id}"
         at = where(label)
@@ -649,6 +677,7 @@ def measure_project(
     corpora: Path,
     scratch: Path,
     window: int = WINDOW,
+    subagents: str = "own",
 ) -> dict[str, Figures]:
     """Variant → the figures of one project, learned as ``learned`` says and replayed on its
     later sessions (``sessions`` earliest first)."""
@@ -670,7 +699,9 @@ def measure_project(
                 total.ceiling += len(repeat)
                 total.labelled += len(labelled)
                 continue
-            replayed = replay_session(session, env, agents, corpora, scratch, f"{variant}-{n}")
+            replayed = replay_session(
+                session, env, agents, corpora, scratch, f"{variant}-{n}", subagents
+            )
             total.add(count(replayed, repeat, labelled, words, corpora, window))
         out[variant] = total
     return out
@@ -680,7 +711,11 @@ def measure_project(
 
 
 def run(
-    corpora: Path, names: Sequence[str], variants: Sequence[str], window: int = WINDOW
+    corpora: Path,
+    names: Sequence[str],
+    variants: Sequence[str],
+    window: int = WINDOW,
+    subagents: str = "own",
 ) -> dict[str, Any]:
     """Every project of two sessions or more, learned and replayed; the figures per agent."""
     from lessons_core import services
@@ -714,7 +749,7 @@ def run(
             earlier, _later = cut(sessions)
             learned = learn(base, f"p{n:02d}", corpora, earlier, variants)
             figures = measure_project(
-                sessions, learned, by_file, corpora, base / f"p{n:02d}-replay", window
+                sessions, learned, by_file, corpora, base / f"p{n:02d}-replay", window, subagents
             )
             agent = sessions[0].agent
             per_project[project] = {v: f.as_json() for v, f in figures.items()}
@@ -726,6 +761,7 @@ def run(
     result: dict[str, Any] = {
         "earlierShare": EARLIER,
         "window": window,
+        "subagents": subagents,
         "seconds": round(time.monotonic() - started, 1),
         "projectsLeftOut": sorted(p for p, s in projects.items() if len(s) < 2),
         "projects": per_project,
@@ -803,6 +839,16 @@ def render(result: Mapping[str, Any]) -> str:
             f" {o['reinjections']} directive re-injections not counted"
         )
         lines.append(
+            f"sub-agents ({result['subagents']}: "
+            + (
+                "each keeps its own record, as the hooks do"
+                if result["subagents"] == "own"
+                else "each shares its parent's record"
+            )
+            + f"): {o['subagent_calls']} calls, {o['in_subagents']} deliveries to them,"
+            f" {o['in_subagents_relevant']} relevant"
+        )
+        lines.append(
             f"learned from {o['sessions_learned']} earlier sessions: {o['pending']} candidates"
             f" offered for review, {o['held']} held back; {o['lessons']} lessons, of them"
             f" {o['not_hints']} of another type than a hint; {o['prompts']} prompts replayed"
@@ -830,13 +876,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", choices=CORPUS_NAMES, dest="names")
     parser.add_argument("--window", type=int, default=WINDOW)
     parser.add_argument("--variant", choices=[*VARIANTS, "both"], default="both")
+    parser.add_argument(
+        "--subagents",
+        choices=("own", "shared"),
+        default="own",
+        help="a sub-agent's calls keep their own dedup record (the hooks' rule) or share the"
+        " parent's",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.window < 0:
         parser.error(f"--window {args.window}: give how many calls ahead count, 0 or more")
     variants = VARIANTS if args.variant == "both" else (args.variant,)
     try:
-        result = run(args.corpora, args.names or CORPUS_NAMES, variants, args.window)
+        result = run(
+            args.corpora, args.names or CORPUS_NAMES, variants, args.window, args.subagents
+        )
     except CannotRun as exc:
         print(f"value: the replay cannot run: {exc}", file=sys.stderr)
         return 2

@@ -284,3 +284,60 @@ def test_a_replay_that_cannot_run_exits_non_zero_and_says_why(
     assert value.main(["--corpora", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert "cannot run" in err and "--corpora" in err
+
+
+class SubagentTranscript(Transcript):
+    """A sub-agent of a Claude Code session: its own file, its parent's session id."""
+
+    def __init__(self, corpus: Path, session: str, day: int, agent: str) -> None:
+        super().__init__(corpus, session, day)
+        self.path = corpus / "claude" / "acme__widgets" / f"agent-{agent}.jsonl"
+
+    def _line(self, kind: str, message: dict[str, Any]) -> int:
+        record = {
+            "parentUuid": None,
+            "isSidechain": True,
+            "agentId": "a1b2c3",
+            "userType": "external",
+            "cwd": "/srv/dev/widgets",
+            "sessionId": self.session,
+            "version": "2.1.33",
+            "type": kind,
+            "uuid": f"sub-{len(self.lines):04d}",
+            "timestamp": f"2026-03-{self.day:02d}T11:{len(self.lines):02d}:00.000Z",
+            "message": message,
+        }
+        self.lines.append(json.dumps(record))
+        self.path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+        return len(self.lines)
+
+
+@pytest.mark.parametrize(("rule", "docker"), [("own", 2), ("shared", 1)])  # docker deliveries
+def test_a_subagent_gets_its_parents_lessons_again_only_with_a_record_of_its_own(
+    tmp_path: Path, rule: str, docker: int
+) -> None:
+    """The sub-agent's docker call brings the docker lesson once more when it keeps its own
+    dedup record (as the hooks do), never when it shares its parent's; either way the count
+    says how many deliveries went to a sub-agent's calls."""
+    corpora, _labels, by_file = _project(tmp_path)
+    sub = SubagentTranscript(corpora / "real", LATER, day=2, agent="a1b2c3")
+    sub.prompt("List the running containers.")
+    sub.run("toolu_s1", "docker ps -a", "CONTAINER ID   IMAGE")
+    env = value.noise().make_home(tmp_path, f"home-{rule}")
+    with services.session(env) as sess:
+        sess.store.add_lessons(CATALOGUE)
+        sess.rebuild_manifest()
+        agents = sess.plugins.agents()
+    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
+    assert [len(s.files) for s in sessions] == [1, 2]
+    learned = value.Learned({"eager": env}, pending=3, held=0)
+    figures = value.measure_project(
+        sessions, learned, by_file, corpora, tmp_path / f"replay-{rule}", 20, rule
+    )["eager"]
+    assert figures.subagent_calls == 1
+    assert figures.calls == 8
+    lessons = figures.deliveries - 2  # pytest and npm, once each, in the parent
+    assert lessons == docker
+    # The parent's file is replayed first: its `docker ps` had the lesson already.
+    assert [f.name for f in sessions[1].files] == [f"{LATER}.jsonl", "agent-a1b2c3.jsonl"]
+    assert figures.in_subagents == docker - 1
