@@ -375,3 +375,24 @@ def test_only_claude_records_are_recognised_as_claude(tmp_path):
     user = {"type": "user", "sessionId": "s1", "parentUuid": None, "message": {}}
     assert judge("c.jsonl", json.dumps(user) + "\n") == 1
     assert judge("d.jsonl", json.dumps({**user, "message": {"content": "x" * 9000}})) == 1
+
+
+def test_an_edit_call_keeps_its_texts(tmp_path):
+    """The text an Edit expected and the text it wrote: a refused edit's cause is read from
+    them beside the edit that then worked."""
+    call = {
+        "type": "tool_use",
+        "id": "toolu_e1",
+        "name": "Edit",
+        "input": {"file_path": "/p/a.py", "old_string": "\tx = 1", "new_string": "\tx = 2"},
+    }
+    line = {
+        "type": "assistant",
+        "sessionId": "s1",
+        "cwd": "/p",
+        "message": {"role": "assistant", "content": [call]},
+    }
+    path = tmp_path / "s1.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    (event,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
+    assert event.edit == ("\tx = 1", "\tx = 2")

@@ -246,3 +246,39 @@ def test_code_mode_scripts_making_one_call_are_that_call(tmp_path):
     assert (results["call_s2"].failure, results["call_s2"].exit_code) == (ev.ERROR, 2)
     assert results["call_s2"].text == "src/x.c:3: unknown flag -Q\n"
     assert "call_s3" not in results
+
+
+def _patch_call(tmp_path, patch: str) -> ev.Event:
+    """The call event of a rollout holding one ``apply_patch`` call."""
+    records = [
+        {"type": "session_meta", "payload": {"id": SESSION, "cwd": "/home/dev/svc"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_p",
+                "name": "apply_patch",
+                "input": patch,
+            },
+        },
+    ]
+    path = tmp_path / f"rollout-2026-01-02T18-00-00-{SESSION}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (call,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
+    return call
+
+
+def test_a_one_file_patch_keeps_its_expected_and_written_lines(tmp_path):
+    """Context and removed lines are what the patch expects in the file; context and added
+    lines what it writes (a patch adding a file expects nothing)."""
+    patch = (
+        "*** Begin Patch\n*** Update File: app/main.py\n@@ def main():\n"
+        "     setup()\n-    run(fast=True)\n+    run(fast=False)\n     report()\n*** End Patch"
+    )
+    assert _patch_call(tmp_path, patch).edit == (
+        "    setup()\n    run(fast=True)\n    report()",
+        "    setup()\n    run(fast=False)\n    report()",
+    )
+    added = "*** Begin Patch\n*** Add File: x.md\n+hello\n*** End Patch"
+    assert _patch_call(tmp_path, added).edit is None

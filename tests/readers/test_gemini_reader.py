@@ -151,3 +151,26 @@ def test_a_jsonl_log_is_still_read_line_by_line(fixtures):
     assert not reader.is_document(str(path))
     _, prog = _read(path)
     assert not prog.document
+
+
+def test_a_replace_call_keeps_its_texts(tmp_path):
+    """A ``replace`` call carries the text it expected and the text it wrote: a refused one's
+    cause is read from them beside the one that then worked."""
+    args = {"file_path": "/w/app.py", "old_string": "  x = 1", "new_string": "  x = 2"}
+    doc = {
+        "sessionId": "s1",
+        "projectHash": "ab" * 32,
+        "messages": [
+            {
+                "id": "b",
+                "type": "gemini",
+                "content": "",
+                "toolCalls": [{"id": "c", "name": "replace", "args": args, "status": "success"}],
+            },
+        ],
+    }
+    path = tmp_path / "session-r.json"
+    path.write_text(json.dumps(doc))
+    (call,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
+    assert call.paths == ("/w/app.py",)
+    assert call.edit == ("  x = 1", "  x = 2")

@@ -64,9 +64,11 @@ class Script:
             ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, exit_code=code, text=output
         )
 
-    def file(self, tool: str, path: str, output: str = "", *, failure=None):
+    def file(self, tool: str, path: str, output: str = "", *, failure=None, edit=None):
+        """A call on one file and its result; ``edit`` is an edit's (text to replace,
+        replacement)."""
         cid = f"c{self.n + 1}"
-        self._add(ev.TOOL_CALL, tool=tool, paths=(path,), call_id=cid)
+        self._add(ev.TOOL_CALL, tool=tool, paths=(path,), call_id=cid, edit=edit)
         self._add(ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, text=output)
 
 

@@ -132,10 +132,13 @@ class _Reading:
                 tool_input = block.input
                 command = None
                 paths: tuple[str, ...] = ()
+                edit = None
                 if tool_input is not None:
                     if isinstance(tool_input.command, str):
                         command = tool_input.command
                     paths = _input_paths(tool_input)
+                    if tool_input.old_string is not None:
+                        edit = ev.edit_texts(tool_input.old_string, tool_input.new_string)
                 call_id = block.id if isinstance(block.id, str) else None
                 if call_id:
                     self.calls[call_id] = tool
@@ -144,6 +147,7 @@ class _Reading:
                         ev.TOOL_CALL, AGENT, session, project, when, file, line_no, offset,
                         tool, name, command, paths, call_id, None, None, "", side,
                         True,  # persistent_shell: the Bash tool keeps its cwd between calls
+                        None, False, edit,
                     )
                 )  # fmt: skip
 
@@ -291,8 +295,12 @@ class _Reading:
                     tool = canonical(name)
                     tool_input = block.get("input")
                     command = None
-                    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
-                        command = tool_input["command"]
+                    edit = None
+                    if isinstance(tool_input, dict):
+                        if isinstance(tool_input.get("command"), str):
+                            command = tool_input["command"]
+                        old, new = tool_input.get("old_string"), tool_input.get("new_string")
+                        edit = ev.edit_texts(old, new)
                     call_id = block.get("id") if isinstance(block.get("id"), str) else None
                     if call_id:
                         self.calls[call_id] = tool
@@ -306,6 +314,7 @@ class _Reading:
                             paths=_paths(tool_input),
                             call_id=call_id,
                             persistent_shell=True,
+                            edit=edit,
                             **base,
                         )
                     )

@@ -21,13 +21,15 @@ import msgspec
 
 
 class ToolInput(msgspec.Struct, gc=False):
-    """A tool call's input, reduced to its command and the paths it names."""
+    """A tool call's input, reduced to its command, the paths it names and an edit's texts."""
 
     command: Any = None
     file_path: Any = None
     notebook_path: Any = None
     path: Any = None
     edits: Any = None
+    old_string: Any = None
+    new_string: Any = None
 
 
 class Block(msgspec.Struct, gc=False):

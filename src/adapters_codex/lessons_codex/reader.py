@@ -122,6 +122,23 @@ def _where(args: Any) -> tuple[str | None, bool]:
     return (workdir if isinstance(workdir, str) and workdir else None), escalated
 
 
+def _patch_edit(patch: str) -> tuple[str, str] | None:
+    """The lines a one-file patch expects in the file (its context and removed lines) and the
+    lines it writes there (its context and added lines): the texts of an edit, compared with
+    the patch that later worked to say why this one did not apply."""
+    expected: list[str] = []
+    written: list[str] = []
+    for line in patch.splitlines():
+        if line.startswith(("***", "@@")):
+            continue
+        mark, rest = line[:1], line[1:]
+        if mark in (" ", "-"):
+            expected.append(rest)
+        if mark in (" ", "+"):
+            written.append(rest)
+    return ("\n".join(expected), "\n".join(written)) if expected else None
+
+
 def _parse_args(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
@@ -364,9 +381,11 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
         patch = args if isinstance(args, str) else None
         if isinstance(args, dict) and isinstance(args.get("input"), str):
             patch = args["input"]
+        edit = None
         if name == "apply_patch" and patch:
             headers = (patch_header(line) for line in patch.splitlines())
             paths = tuple(dict.fromkeys(header[1] for header in headers if header))
+            edit = _patch_edit(patch) if len(paths) == 1 else None
         elif isinstance(args, dict):
             for key in ("path", "file_path"):
                 if isinstance(args.get(key), str):
@@ -384,6 +403,7 @@ def _item(payload: dict[str, Any], base: dict[str, Any], st: _State) -> Iterator
             call_id=call_id,
             cwd=cwd,
             escalated=escalated,
+            edit=edit,
             **base,
         )
         return

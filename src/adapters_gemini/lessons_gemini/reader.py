@@ -127,6 +127,8 @@ def _tool_events(
     command = args.get("command") if isinstance(args.get("command"), str) else None
     paths = tuple(args[k] for k in _PATH_KEYS if isinstance(args.get(k), str))
     tool = canonical(name)
+    # A ``replace``'s texts: why a refused one did not match shows beside the one that worked.
+    edit = ev.edit_texts(args.get("old_string"), args.get("new_string"))
     yield ev.Event(
         ev.TOOL_CALL,
         AGENT,
@@ -135,6 +137,7 @@ def _tool_events(
         command=command,
         paths=paths,
         call_id=call_id,
+        edit=edit,
         **base,
     )
     text = _result_text(call)

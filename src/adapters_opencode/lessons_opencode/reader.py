@@ -237,6 +237,7 @@ def _tool_events(
         command=command if isinstance(command, str) else None,
         paths=paths,
         call_id=call_id,
+        edit=ev.edit_texts(args.get("oldString"), args.get("newString")),
         **base,
     )
     failure: str | None = None

@@ -146,6 +146,7 @@ def _call(call: dict[str, Any], base: dict[str, Any]) -> ev.Event:
         command=command,
         paths=paths,
         call_id=call_id if isinstance(call_id, str) else None,
+        edit=ev.edit_texts(args.get("old_string"), args.get("new_string")),
         **base,
     )
 

@@ -22,6 +22,7 @@ from lessons_core.scan.events import (
     VALIDATION,
     Event,
     Progress,
+    edit_texts,
     shorten,
 )
 
@@ -41,5 +42,6 @@ __all__ = [
     "VALIDATION",
     "Event",
     "Progress",
+    "edit_texts",
     "shorten",
 ]

@@ -65,7 +65,17 @@ _FIELDS = (
     "persistent_shell",
     "cwd",
     "escalated",
+    "edit",
 )
+
+
+def edit_texts(old: Any, new: Any) -> tuple[str, str] | None:
+    """An edit call's ``(text to replace, replacement)`` from its arguments, when both are text
+    and the first is not empty (see :attr:`Event.edit`); readers give it whatever the agent
+    calls the two (``old_string``, ``oldString``)."""
+    if isinstance(old, str) and old and isinstance(new, str):
+        return (old, new)
+    return None
 
 
 class Event(msgspec.Struct, gc=False):
@@ -81,7 +91,10 @@ class Event(msgspec.Struct, gc=False):
     knows its agent's shell; some start every command in the project directory). ``cwd`` is
     the working directory a call named for itself (Codex's ``workdir``), and ``escalated``
     marks a call that asked to run outside the agent's sandbox: a call that failed and the same
-    command run elsewhere, or with more permissions, are two different calls.
+    command run elsewhere, or with more permissions, are two different calls. ``edit`` is, for
+    a call that replaces text in a file (an ``Edit``, a patch, a ``replace``), the text it
+    expected to find and the text it wrote in its place: why such a call was refused shows
+    only beside the call that later worked (:mod:`lessons_core.scan.detectors.edit_causes`).
     """
 
     kind: str
@@ -104,6 +117,7 @@ class Event(msgspec.Struct, gc=False):
     persistent_shell: bool = False
     cwd: str | None = None
     escalated: bool = False
+    edit: tuple[str, str] | None = None
 
     @property
     def ok(self) -> bool:

@@ -38,7 +38,7 @@ from lessons_core.patterns import kept_programs
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
-from lessons_core.scan.detectors import failures, triggers
+from lessons_core.scan.detectors import edit_causes, failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass, error_lines, strip_tags
 
 NAME = "tier2"
@@ -184,6 +184,40 @@ STALE_OUTPUT = failures.MistakeClass(
     " project's own sources",
     "Delete `{dir}` so it is generated afresh, then run the command again",
 )
+#: The words of a refused edit whose fix shows why its text was not found
+#: (:mod:`.edit_causes`), in place of the general ones of :data:`failures.STALE_TEXT`: one
+#: title per cause, so the intake merges the sessions of one cause and keeps causes apart.
+EDIT_CAUSES = {
+    edit_causes.INDENTATION: failures.MistakeClass(
+        failures.STALE_TEXT,
+        r"(?!)",
+        "copy the leading tabs or spaces of the lines to replace",
+        "the text to replace had other leading whitespace than the file (tabs for spaces, or"
+        " one level of indentation too many or too few on its lines), so the {tool} was"
+        " refused",
+        "Copy the lines to replace from a fresh Read, counting their leading tabs or spaces,"
+        " or anchor the text on a unique fragment without the indentation",
+    ),
+    edit_causes.OLDER_VERSION: failures.MistakeClass(
+        failures.STALE_TEXT,
+        r"(?!)",
+        "read the lines again after editing the file",
+        "the text to replace was written from an older version of the file: an earlier edit"
+        " in this session had already changed it since it was last read, so the {tool} was"
+        " refused",
+        "Read the lines again after each edit of the file and copy the text to replace from"
+        " that Read",
+    ),
+    edit_causes.RETYPED: failures.MistakeClass(
+        failures.STALE_TEXT,
+        r"(?!)",
+        "copy long lines instead of retyping them",
+        "a long line of the text to replace was retyped with characters dropped or changed,"
+        " so the {tool} was refused",
+        "Copy long lines from a fresh Read instead of retyping them, or replace a shorter"
+        " unique fragment of the line",
+    ),
+}
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = kept_programs.compile(
     r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
@@ -412,6 +446,7 @@ class Finding:
         "diagnosis",
         "diagnosis_at",
         "drift_dir",
+        "edit_cause",
         "edited",
         "fix",
         "fix_failure",
@@ -454,6 +489,8 @@ class Finding:
         self.step: str | None = None
         #: The generated folder a call deleted before the command worked (:func:`_cleared`).
         self.cleared: str | None = None
+        #: Why an edit's text was not found, when its fix shows it (:mod:`.edit_causes`).
+        self.edit_cause: str | None = None
 
 
 def _sessions(events: Sequence[ev.Event]) -> Iterator[list[ev.Event]]:
@@ -860,7 +897,52 @@ def _judge(
     if finding.edited and cls.name not in _TOOL_REFUSALS:
         return None  # the call worked once the code changed: the code was the problem
     finding.cls = cls
+    if cls.name == failures.STALE_TEXT:
+        finding.edit_cause = _edit_cause(finding, events, i, results)
     return finding
+
+
+def _edit_cause(
+    finding: Finding, events: list[ev.Event], i: int, results: dict[int, ev.Event]
+) -> str | None:
+    """Why the refused edit's text was not found, from the call that then worked and the edits
+    of the same file made since it was last read (:func:`edit_causes.cause`)."""
+    call, fix = finding.call, finding.fix
+    if call.edit is None or fix is None or not call.paths:
+        return None
+    earlier = _edits_since_read(call, events, i, results)
+    if fix.edit is not None:
+        return edit_causes.cause(call.edit[0], fix.edit[0], earlier)
+    if fix.command:
+        script = edit_causes.script_text(fix.command)
+        return edit_causes.cause(call.edit[0], script, earlier, script=True)
+    return edit_causes.cause(call.edit[0], None, earlier)
+
+
+def _edits_since_read(
+    call: ev.Event, events: list[ev.Event], i: int, results: dict[int, ev.Event]
+) -> list[tuple[str, str]]:
+    """The edits of ``call``'s file that worked after the file was last read and before
+    ``call`` (from the failed result at ``i`` backwards): what the file looked like when it
+    was read is not what it was when the call was made."""
+    path = call.paths[0]
+    name = PurePosixPath(path).name
+    out: list[tuple[str, str]] = []
+    started = False
+    for k in range(i - 1, -1, -1):
+        other = events[k]
+        if other is call:
+            started = True
+            continue
+        if not started or other.kind != ev.TOOL_CALL or other.sidechain != call.sidechain:
+            continue
+        if other.edit is not None and path in other.paths:
+            res = results.get(id(other))
+            if res is not None and res.failure is None:
+                out.append(other.edit)
+        elif path in other.paths or (other.command and name and name in other.command):
+            break  # the file was read (or otherwise looked at) here
+    return out
 
 
 def _cd_to_root(fix: ev.Event) -> bool:
@@ -1304,6 +1386,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             mistake = f"{_describe_call(call)} failed run bare (“{gist}”)"
             summary = f"{exe}: run it through `{name}`"
     elif cls is not None:
+        cls = EDIT_CAUSES.get(finding.edit_cause or "", cls)
         general = cls.mistake.format(
             tool=tool_name,
             dir=finding.drift_dir or finding.cleared or "",
@@ -1396,6 +1479,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
             finding.read_between
             and finding.call.tool in _EDIT_TOOLS
             and (cls is None or cls.name != failures.NOT_READ)
+            and finding.edit_cause is None
         ):
             worked = f"Read the file again before the {tool_name}; {generic}"
         worked = worked[:1].upper() + worked[1:]
