@@ -776,3 +776,13 @@ def test_a_rejected_read_is_not_fixed_by_reading_another_file(script):
     script.file("Read", "/p/build.log", rejected, failure=ev.REJECTED)
     script.file("Read", "/p/summary.txt", "3 failures")
     assert list(tier2.detect(script.events)) == []
+
+
+def test_a_users_correction_is_looked_for_in_the_first_300_characters() -> None:
+    """The opening of a long message is what tells a correction; its first 300 characters are
+    read, so "no" that ends at the 300th counts and one past it does not."""
+    tier2._is_correction.cache_clear()
+    assert tier2._is_correction("-" * 298 + "no")
+    assert not tier2._is_correction("-" * 299 + "no")
+    assert tier2._is_correction("No, use pnpm here.")
+    assert not tier2._is_correction("[pasted log] no such file")
