@@ -65,17 +65,21 @@ TABS = {
 class Transcript:
     """A Claude Code session written line by line, as Claude Code records one."""
 
-    def __init__(self, corpus: Path, session: str, day: int) -> None:
-        self.path = corpus / "claude" / "acme__widgets" / f"{session}.jsonl"
+    def __init__(self, corpus: Path, session: str, day: int, agent: str | None = None) -> None:
+        # A sub-agent (``agent``) writes a file of its own under its parent's session id.
+        name = f"agent-{agent}" if agent else session
+        self.path = corpus / "claude" / "acme__widgets" / f"{name}.jsonl"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.session = session
         self.day = day
+        self.agent = agent
         self.lines: list[str] = []
 
     def _line(self, kind: str, message: dict[str, Any]) -> int:
         record = {
             "parentUuid": None,
-            "isSidechain": False,
+            "isSidechain": self.agent is not None,
+            **({"agentId": self.agent} if self.agent else {}),
             "userType": "external",
             "cwd": "/srv/dev/widgets",
             "sessionId": self.session,
@@ -286,32 +290,6 @@ def test_a_replay_that_cannot_run_exits_non_zero_and_says_why(
     assert "cannot run" in err and "--corpora" in err
 
 
-class SubagentTranscript(Transcript):
-    """A sub-agent of a Claude Code session: its own file, its parent's session id."""
-
-    def __init__(self, corpus: Path, session: str, day: int, agent: str) -> None:
-        super().__init__(corpus, session, day)
-        self.path = corpus / "claude" / "acme__widgets" / f"agent-{agent}.jsonl"
-
-    def _line(self, kind: str, message: dict[str, Any]) -> int:
-        record = {
-            "parentUuid": None,
-            "isSidechain": True,
-            "agentId": "a1b2c3",
-            "userType": "external",
-            "cwd": "/srv/dev/widgets",
-            "sessionId": self.session,
-            "version": "2.1.33",
-            "type": kind,
-            "uuid": f"sub-{len(self.lines):04d}",
-            "timestamp": f"2026-03-{self.day:02d}T11:{len(self.lines):02d}:00.000Z",
-            "message": message,
-        }
-        self.lines.append(json.dumps(record))
-        self.path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
-        return len(self.lines)
-
-
 @pytest.mark.parametrize(("rule", "docker"), [("own", 2), ("shared", 1)])  # docker deliveries
 def test_a_subagent_gets_its_parents_lessons_again_only_with_a_record_of_its_own(
     tmp_path: Path, rule: str, docker: int
@@ -320,7 +298,7 @@ def test_a_subagent_gets_its_parents_lessons_again_only_with_a_record_of_its_own
     dedup record (as the hooks do), never when it shares its parent's; either way the count
     says how many deliveries went to a sub-agent's calls."""
     corpora, _labels, by_file = _project(tmp_path)
-    sub = SubagentTranscript(corpora / "real", LATER, day=2, agent="a1b2c3")
+    sub = Transcript(corpora / "real", LATER, day=2, agent="a1b2c3")
     sub.prompt("List the running containers.")
     sub.run("toolu_s1", "docker ps -a", "CONTAINER ID   IMAGE")
     env = value.noise().make_home(tmp_path, f"home-{rule}")
