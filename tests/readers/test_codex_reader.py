@@ -122,22 +122,7 @@ def test_patch_paths_are_read_like_the_hook_reads_them(tmp_path):
         "*** Begin Patch\n*** Update File: old/name.py\n*** Move to: new/name.py\n@@\n-a\n+b\n"
         "*** Add File: docs/new.md\n+hello\n*** End Patch"
     )
-    records = [
-        {"type": "session_meta", "payload": {"id": SESSION, "cwd": "/home/dev/svc"}},
-        {
-            "type": "response_item",
-            "payload": {
-                "type": "custom_tool_call",
-                "status": "completed",
-                "call_id": "call_mv",
-                "name": "apply_patch",
-                "input": patch,
-            },
-        },
-    ]
-    path = tmp_path / f"rollout-2026-01-02T18-00-00-{SESSION}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    (call,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
+    call = _patch_call(tmp_path, patch)
     assert call.paths == ("old/name.py", "new/name.py", "docs/new.md")
 
 
