@@ -613,3 +613,23 @@ def test_a_broken_dedup_plugin_is_logged_with_its_traceback():
         assert intake.dedup_backend(Broken()) is None
     (entry,) = [e for e in logs if e["event"] == "intake.dedup_unavailable"]
     assert entry["exc_info"] is True
+
+
+#: A token of the shape a GitHub personal access token has (made up).
+_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_a_trigger_unsafe_only_once_its_secret_is_redacted_is_refused_for_that() -> None:
+    """Redaction can turn a safe pattern into an unsafe one (the secret's literal becomes a
+    repeat inside a repeated group): what would be stored is judged, and the refusal says the
+    secret was the cause. A trigger without a secret is left to the intake's own check."""
+    from lessons_core.testing import contract_candidate
+
+    base = attrs.evolve(contract_candidate(1), tool="Bash")
+    secret = attrs.evolve(base, trigger=r"(?:\w+" + _TOKEN + r")+x")
+    said = intake.scrubbed_or_refused(secret)
+    assert isinstance(said, str)
+    assert said.startswith("trigger held a secret, and once redacted would be refused")
+    plain = attrs.evolve(base, trigger=r"(?:\w+y)+x")  # unsafe, but nothing was redacted
+    kept = intake.scrubbed_or_refused(plain)
+    assert isinstance(kept, Candidate) and kept.trigger == plain.trigger
