@@ -303,6 +303,7 @@ REWRITTEN = [
     r"x.*a(?:b|bc).*c",
     r"x.*a\sa.*y",
     r"x\s+y(?!.*z)",
+    r"x[\s,]+y(?!.*z)",
     *HOT_FORMS,
 ]
 _PARTS = [
@@ -344,6 +345,7 @@ _PARTS = [
     "ya",
     "yc",
     ",",
+    "\u3000",
 ]
 
 
