@@ -13,7 +13,9 @@ from lessons_core.patterns.regex_safety import (
     DEGREE_LIMITS,
     MIN_LIMIT,
     UnsafePatternError,
+    check_ambiguity,
     check_pattern,
+    describe,
     ensure_safe,
     judge,
 )
@@ -37,6 +39,14 @@ REFUSED = {
     # Polynomial past any useful length: five repeats in a row that trade characters.
     r"\s*\s*\s*\s*x": "to the power 5",
     "a*a*a*a*b": "to the power 5",
+    # A repeat of something that can match nothing, judged before what its passes multiply to.
+    r"(?:\s?)+x": "can match nothing",
+    # Bounded repeats on both sides of a pass trade characters across it, once per pass.
+    "(?:a{0,3}/[^/]+/a{0,3})*": "nested quantifiers",
+    # A conditional's branches are walked like any group's.
+    "(a)?(?(1)(b+)+|c)": "nested quantifiers",
+    # A fixed count of a group multiplies the choices of each pass.
+    "(?:a{0,9}b){4}": "inside a repeat multiply",
 }
 
 #: Quadratic under search (rule 6): each took from 0.1 s to 3 s on 16 KB of their own text. They
@@ -53,6 +63,13 @@ LIMITED = {
     r"\bset\s+-[a-zA-Z]*e[a-zA-Z]*\b": 4096,
     r"execFile\w*\(['\"]claude": 4096,
     r"(?i)^.*/[^/]*cache[^/]*$": 4096,
+    # Two runs of word characters cannot meet across a word boundary: only the search's start
+    # chains with one of them.
+    r"x\w*\b\w*y": 4096,
+    # Possessive repeats never give back: a chain of them is as long as one.
+    "a*+a*+a*+a*+b": 4096,
+    # What an atomic group takes stands between the repeats around it like any other character.
+    r"\s*(?>x)\s*y": 4096,
 }
 
 ACCEPTED = [
@@ -65,6 +82,15 @@ ACCEPTED = [
     "(a+)++",
     r"x{1,5}(y+)",
     r"npm (install|i) ",
+    r"(['\"])\w+\1",  # a back-reference outside any repeat
+    "(?:(?>a)|b)+",  # an atomic group starts with what its body starts with
+    "(?:(?:(a)|(B))c|bd)+",  # a group's number is no flag: B and b differ
+    "(ab|ac){2}",  # a small fixed count repeats no choice
+    "(?:(?:a?){0,5}x)?",  # a bounded repeat of something that can match nothing
+    "a(?:b?){2}c",
+    # A class with \s before a look-ahead: tried on one line with \s written out, whose
+    # characters past Latin-1 the gap takes too.
+    r"\bgit[\s,]+push\b(?!.*--dry-run)",
 ]
 
 
@@ -106,6 +132,14 @@ def test_nested_repeats_whose_passes_cannot_trade_are_not_exponential(pattern):
     verdict = judge(pattern, measure=False)
     assert verdict.reason is None
     assert verdict.limit >= MIN_LIMIT
+
+
+def test_bounded_repeats_that_trade_are_refused_past_a_thousand_ways():
+    """Each bounded repeat a run can be split into multiplies the ways to try it: the rule
+    accepts a thousand of them (the probe then bounds the subject) and refuses one more."""
+    assert judge("a{0,9}a{0,9}a{0,9}b", measure=False).reason is None  # 10 * 10 * 10
+    reason = judge("a{0,6}a{0,10}a{0,12}b", measure=False).reason  # 7 * 11 * 13
+    assert reason is not None and "multiply to 1001 ways" in reason
 
 
 #: A refused pattern, the part of it at fault as written, and the rewrite offered.
@@ -152,6 +186,25 @@ def test_ensure_safe_names_lesson_field_and_pattern():
     assert "command" in message
     assert r"`(\w+\s?)+b`" in message
     assert "\\\\" not in message  # no doubled backslash anywhere
+
+
+@pytest.mark.parametrize("source", ["[", "(?:a{0,9}b){4}"])
+def test_a_refusal_names_no_part_when_the_whole_pattern_is_at_fault(source):
+    """A part is only worth naming when it is smaller than the pattern: a pattern that does not
+    compile has none, and one refused as a whole is already shown."""
+    verdict = judge(source)
+    assert verdict.reason is not None
+    text = describe(source, verdict)
+    assert text.startswith(f"pattern `{source}` is refused: {verdict.reason}")
+    assert "the problem is" not in text
+
+
+def test_a_pattern_too_deep_to_analyse_is_refused_not_raised():
+    """The ambiguity walk goes deeper per group than the parser: a pattern ``re`` still compiles
+    can exhaust the walk's recursion, which is a refusal rather than a crash of the build."""
+    source = "(?:" * 380 + "a" + ")+" * 380
+    re.compile(source)
+    assert check_ambiguity(source) == "too deeply nested to analyse"
 
 
 def test_the_limits_end_with_the_hooks_whole_subject():

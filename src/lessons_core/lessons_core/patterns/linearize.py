@@ -301,13 +301,18 @@ def _on_one_line(segment: str) -> str | None:
 def _within(segment: str, cls: str, fold: bool) -> bool:
     """Every character ``segment`` can take is one the gap takes too. Otherwise two matches of
     the segment that overlap can end on different sides of a character the gap cannot cross,
-    and the first match is no longer the one that leaves the most room."""
+    and the first match is no longer the one that leaves the most room.
+
+    The gap's characters are known only among the probe characters, while a segment's literals
+    can be any (``\\u3000`` of a ``\\s`` written out for one line): those are asked of the gap
+    itself."""
     try:
         taken = chars_in(list(syntax.parse(segment)), fold)
         gap = chars_in(list(syntax.parse(cls)), fold)
     except (re.error, RecursionError, OverflowError):
         return False
-    return taken <= gap
+    flags = re.IGNORECASE if fold else 0
+    return all(re.fullmatch(cls, ch, flags) for ch in taken - gap)
 
 
 _TRAILING_STAR = re.compile(r"(?:\[(?:\\.|[^\]\\])+\]|\\[wWsSdD]|\.)\*$")
