@@ -326,3 +326,9 @@ def test_a_pattern_broken_by_redaction_is_refused():
     lesson = _lesson(triggers=Triggers(command_patterns=("https://user:pa(ss@host)",)))
     with pytest.raises(ValidationError, match="no longer a valid regular expression"):
         privacy.redact_lesson(lesson)
+
+
+def test_a_random_looking_value_with_two_slashes_is_a_path_not_a_secret() -> None:
+    """Two slashes make a path of it, kept readable; one slash is not enough to tell."""
+    assert redact("key=Ab3dEf9hIjQ/Kl2nOp7rX/St5vWxY8z") == "key=Ab3dEf9hIjQ/Kl2nOp7rX/St5vWxY8z"
+    assert redact("key=Ab3dEf9hIjQ/Kl2nOp7rXSt5vWxY8z") == "key=[REDACTED:high-entropy]"

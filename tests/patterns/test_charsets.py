@@ -47,3 +47,10 @@ def test_a_groups_number_is_not_read_as_its_flags():
 
 def test_a_possessive_repeat_takes_its_bodys_characters():
     assert _chars("a*+b") == {"a", "b"}
+
+
+def test_a_range_takes_both_of_its_ends() -> None:
+    from lessons_core.patterns.charsets import class_members
+
+    ((_, items),) = list(syntax.parse("[b-d]"))
+    assert class_members(items) == frozenset("bcd")

@@ -259,6 +259,7 @@ HOT_FORMS = {
     r"\bjq\b.*\belse\s+empty\b": r"(?<![^\n])(?>[^\n]*?\bjq\b)[^\n]*?\belse\s+empty\b",
     r"git.*push\d+.*main": r"(?<![^\n])(?>[^\n]*?git)(?>[^\n]*?(?=push\d+))push\d+[^\n]*?main",
     r"x.*y[^/]*": r"(?<![^\n])(?>[^\n]*?x)[^\n]*?y",
+    r".*x.*y": r"(?<![^\n])(?>[^\n]*?x)[^\n]*?y",  # a leading .* says nothing
     r"x.*y.*?": r"(?<![^\n])(?>[^\n]*?x)[^\n]*?y",
     r"x.*y(a|b)": r"(?<![^\n])(?>[^\n]*?x)[^\n]*?y(a|b)",
     r"xy\d+(?!.*z)": r"(?<![^\n])(?>.*(?=xy\d+))xy\d+(?!.*z)",
