@@ -481,3 +481,11 @@ def test_a_general_rule_is_not_scoped_to_the_project(tmp_path):
     candidate = _corrected(Script(project=str(tmp_path)), "no, don't use sudo with pip")
     assert project_id(str(tmp_path))
     assert candidate.tags == ()
+
+
+def test_a_mark_right_after_the_first_letter_names_a_project_thing() -> None:
+    """``a/b`` or ``x.py`` names something of the project by a mark right after its first
+    character; a mark only at a word's end (``here.``) does not."""
+    assert corrections.names_project_thing("put it in a/b instead")
+    assert corrections.names_project_thing("edit x.py, not the copy")
+    assert not corrections.names_project_thing("no, stop here.")
