@@ -105,6 +105,27 @@ def test_a_missing_path_is_a_one_off_and_a_missing_command_is_not():
     assert command is not None and command.reusable is True
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote",
+        "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+        "remote: Invalid username or token.\nfatal: Authentication failed for 'https://h/r/'",
+        "To get started with GitHub CLI, please run:  gh auth login",
+        "HTTP 401: Bad credentials (https://api.github.com/user)",
+    ],
+)
+def test_a_credential_the_place_lacks_is_a_reusable_class_of_its_own(text):
+    """An SSH key refused is not a file the command may not touch: it is what this place can
+    authenticate with, which the next session meets again (and is fixed by another remote or
+    login, not by another path)."""
+    found = failures.mistake_class(text)
+    assert found is failures.mistake_class_named(failures.AUTHENTICATION)
+    assert found.reusable is True
+    plain = failures.mistake_class("rm: cannot remove 'x': Permission denied")
+    assert plain is failures.mistake_class_named(failures.NOT_PERMITTED)
+
+
 # -- the lines of an output that state the error -----------------------------------------------
 
 

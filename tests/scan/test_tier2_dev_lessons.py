@@ -73,7 +73,8 @@ def test_a_pipeline_is_not_blamed_on_its_first_command(shared_dir):
     rel = "real2/codex/EntityProcess__agentv/entire-checkpoints-v1/00/34f597b72d/1/full.jsonl"
     for candidate in _at(shared_dir, rel, 255):
         assert not candidate.summary.startswith("curl"), candidate
-        assert not triggers.matches(candidate.trigger or "", "curl -sSL https://example.org/a")
+        if candidate.trigger is not None:  # none: recalled at its error, never before a call
+            assert not triggers.matches(candidate.trigger, "curl -sSL https://example.org/a")
 
 
 # -- the fix is a call that worked, or says how far it got ---------------------------------------

@@ -105,6 +105,52 @@ def test_an_unknown_failure_fixed_by_dropping_a_flag(script):
     assert "git checkout feat/mfa" in candidate.fix
 
 
+def test_an_unknown_failure_fixed_on_the_same_target_is_recalled_at_its_error(script):
+    """``git push --force-with-lease`` refused as stale, then the same push with an explicit
+    lease and the remote spelled out: no class knows the error and nothing in the first command
+    line tells it from a push that works, so the lesson has no trigger and comes back when
+    the refusal does, with the error's own line to be found by."""
+    bad = "git push --force-with-lease"
+    good = "git push --force-with-lease=refs/heads/b:abc123 https://h/o/r.git HEAD:refs/heads/b"
+    refusal = " ! [rejected]        b -> b (stale info)\nerror: failed to push some refs to 'h'"
+    script.run(bad, refusal, failure=ERR, code=1)
+    script.run(good, " + 1..2 HEAD -> b (forced update)")
+    candidate = _one(script)
+    assert candidate.trigger is None
+    assert candidate.summary == "git push: needed another way"
+    assert candidate.error_lines == ("error: failed to push some refs to 'h'",)
+    assert good in candidate.fix
+
+
+def test_a_push_without_a_usable_key_is_recalled_at_the_refusal(script):
+    """``git push origin`` refused for want of an SSH key, then the push to the HTTPS URL with
+    the CLI's credential helper: the same push works wherever a key is loaded, so the lesson is
+    recalled at the refusal, and says to use the credentials the place has."""
+    bad = "git push -u origin feat/x"
+    script.run(bad, "git@github.com: Permission denied (publickey).\nfatal: Could not read "
+               "from remote repository.", failure=ERR, code=128)  # fmt: skip
+    script.run("gh auth setup-git", "")
+    script.run("git push -u https://github.com/o/r.git feat/x", "* [new branch] feat/x")
+    candidate = _one(script)
+    assert candidate.summary == "git push: authenticate the way this place can"
+    assert candidate.trigger is None
+    assert candidate.error_lines[0] == "git@github.com: Permission denied (publickey)."
+    assert "https://github.com/o/r.git" in candidate.fix
+
+
+def test_an_unknown_failure_is_no_lesson_when_its_fix_was_no_call_of_it(script):
+    """Failures no class knows whose fix tells nothing about the call stay silent: a fix that
+    rewrote a file on its way (the code was the problem), a run whose output ends in a lint
+    report, and a pipeline whose named command the fix dropped."""
+    script.run("node gen.js --out a", "error: bad input at 3", failure=ERR, code=1)
+    script.run("sed -i 's/x/y/' in.txt && node gen.js --out a --strict", "ok")
+    script.run("npm run check --x", "checking…\n" * 400 + "Found 5 errors.", failure=ERR, code=1)
+    script.run("npm run check --x --fix", "ok")
+    script.run("curl -s h | jq -r .a", "jq: error (at <stdin>:1): cannot index", failure=ERR)
+    script.run("curl -s -L h | head -5", "{}")
+    assert _detect(script) == []
+
+
 def test_an_unknown_failure_fixed_by_dropping_the_syntax_the_error_quotes(script):
     r"""``rg`` refuses a literal ``\n``; the fix searched without it. A fix that only added a
     flag would give a trigger firing on every plain call of its command (every ``go build``

@@ -227,6 +227,7 @@ SHELL_SYNTAX = "shell_syntax"
 MANAGED_ENVIRONMENT = "managed_environment"
 MISSING_PATH = "missing_path"
 TOO_LARGE = "too_large"
+AUTHENTICATION = "authentication"
 NOT_PERMITTED = "not_permitted"
 MODULE_NOT_FOUND = "module_not_found"
 
@@ -348,6 +349,20 @@ MISTAKE_CLASSES = (
         "install into a virtual environment",
         "the system Python refused a package install (externally managed environment)",
         "Install into the project's virtual environment",
+    ),
+    MistakeClass(
+        AUTHENTICATION,
+        # Before "permission denied": an SSH key refused is a credential this place lacks, not
+        # a file the command may not touch.
+        r"Permission denied \(publickey|Host key verification failed|"
+        r"Authentication failed for|could not read Username for|terminal prompts disabled|"
+        r"Bad credentials|\b401 Unauthorized|HTTP 401\b|requires authentication|"
+        r"not logged in|authentication required|gh auth login",
+        "authenticate the way this place can",
+        "the call could not authenticate from where it ran (no SSH key, token or login it"
+        " could use)",
+        "Use the credentials this environment has (an HTTPS remote with the CLI's credential"
+        " helper, a token, a client that is logged in)",
     ),
     MistakeClass(
         NOT_PERMITTED,

@@ -226,7 +226,11 @@ _NAMED_STEP = kept_programs.compile(
 #: Pseudo-classes whose lesson is recalled when the failure happens: nothing in the command
 #: line tells the wrong working directory from the right one, nor a command run too early
 #: from the same command run after its step.
-_COMMAND_FAILURE_TIME = frozenset({WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_OUTPUT.name})
+#: Nor does a command that could not authenticate: the same ``git push origin`` works where a
+#: key is loaded, so only the refusal tells the lesson is due.
+_COMMAND_FAILURE_TIME = frozenset(
+    {WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_OUTPUT.name, failures.AUTHENTICATION}
+)
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command.
@@ -1312,6 +1316,56 @@ def _generic_trigger(
     return None
 
 
+def _recallable(finding: Finding) -> bool:
+    """Whether a failure no class knows, fixed by a call nothing in the command line tells from
+    it (``git push origin`` then ``git push`` to a URL, a ``git apply`` of a hand-written patch
+    then one of a generated patch), is still a lesson: one recalled when its error comes back.
+
+    Only when the error is the command's own complaint about the call: it has lines that state
+    an error; the end of the output, where a long run reports, is no test, build or lint
+    failure; neither end names a one-off (a path that is not there, a permission); and the fix
+    rewrote no file on its way (then the code was the problem, not the call); and when the error
+    names one command of a pipeline, the fix still runs that command (a fix that dropped it
+    tells nothing about how to call it). A fix that worked on another target (another URL,
+    file, branch or query) says the first was wrong, not how to call the command: as in
+    :func:`_generic_trigger`, such a failure was a fact of its target and yields nothing.
+    """
+    call, result, fix = finding.call, finding.result, finding.fix
+    if not finding.generic or fix is None or not result.text or not call.command:
+        return False
+    if not _kept_target(call.command, fix.command or ""):
+        return False
+    named = triggers.named_segment(call.command, result.text)
+    if named is not None and all(
+        shape.exe != named[1].exe for shape in triggers.shapes(fix.command or "")
+    ):
+        return False
+    if not error_lines(result.text):
+        return False
+    tail = result.text[-3000:]
+    if _WORK_FAILURE.search(tail):
+        return False
+    for end in (result.text[:1500], result.text[-1500:]):
+        cls = failures.mistake_class(end)
+        if cls is not None and not cls.reusable:
+            return False
+    return not (fix.command and _REWRITES.search(fix.command))
+
+
+def _kept_target(failing: str, fixed: str) -> bool:
+    """Whether the fix ran the failing command's main command on all it named: every word of
+    that command that is no option is still in the fix's command of the same kind."""
+    shape = triggers.main_shape(failing)
+    if shape is None:
+        return False
+    segment = triggers.segment_of(failing, shape.exe, shape.sub)
+    own = triggers.segment_of(fixed, shape.exe, shape.sub)
+    if segment is None or own is None:
+        return False
+    kept = set(own.split())
+    return all(word in kept for word in segment.split() if not word.startswith("-"))
+
+
 def _refused_arguments(result: ev.Event) -> bool:
     """Whether the tool refused a call's arguments before running anything (OpenCode's bash
     tool without its required ``description``): the same command with the arguments right is
@@ -1354,7 +1408,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         trigger = None  # a shape the manifest compiler would refuse is no trigger at all
     bare = trigger is None or triggers.is_bare_executable(trigger)
     if call.command and bare and not _failure_time(finding):
-        return None  # nothing tells the wrong call from its fix: no lesson to deliver
+        if not _recallable(finding):
+            return None  # nothing tells the wrong call from its fix: no lesson to deliver
+        trigger = None  # told by its error alone: recalled when that error comes back
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls
     refused = bool(call.command) and _refused_arguments(result)
