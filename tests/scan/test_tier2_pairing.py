@@ -138,6 +138,22 @@ def test_a_push_without_a_usable_key_is_recalled_at_the_refusal(script):
     assert "https://github.com/o/r.git" in candidate.fix
 
 
+def test_a_failure_met_while_following_one_that_came_to_nothing_is_judged_on_its_own(script):
+    """A lint run failed on the code; the agent then gave it an option it does not have, which
+    failed too; ``npm run fix`` and the plain run worked. The first failure is no lesson (the
+    same run worked later), and the second, counted as its repeat while it was followed, is
+    judged on its own instead of being lost with it."""
+    script.run("npm run check", "a.ts:3 lint/style/useConst\nFound 2 errors.", failure=ERR, code=1)
+    bad = "npm run check -- --write"
+    script.run(bad, "error: unknown option '--write'", failure=ERR, code=1)
+    script.run("npm run fix", "Fixed 2 files.")
+    script.run("npm run check", "Checked 40 files. No fixes applied.")
+    candidate = _one(script)
+    assert candidate.summary == "npm run check: an option the command does not have"
+    assert [e.call_id for e in candidate.evidence] == ["c3"]
+    _fires(candidate, bad, "npm run check")
+
+
 def test_an_unknown_failure_is_no_lesson_when_its_fix_was_no_call_of_it(script):
     """Failures no class knows whose fix tells nothing about the call stay silent: a fix that
     rewrote a file on its way (the code was the problem), a run whose output ends in a lint

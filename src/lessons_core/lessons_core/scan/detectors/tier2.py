@@ -590,11 +590,7 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 # A finding dropped once its fix was known leaves the repeats that were another
                 # command to be judged on their own (a probe in one folder, then the mistake in
                 # another); the same command again stays counted.
-                own = " ".join((call.command or "").split())
-                for repeat in dropped.retries[1:]:
-                    other = calls.get(id(repeat))
-                    if other is not None and " ".join((other.command or "").split()) != own:
-                        consumed.discard(id(repeat))
+                _release_others(call, dropped.retries, calls, consumed)
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
             if finding is not None and finding.fix is not None and _actionable(finding.call):
@@ -604,6 +600,18 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 if candidate is not None:
                     corrected.add(id(finding.fix))
                     yield finding, candidate
+
+
+def _release_others(
+    call: ev.Event, retries: list[ev.Event], calls: dict[int, ev.Event], consumed: set[int]
+) -> None:
+    """Give back the repeats of a finding that came to nothing and were another command than
+    ``call``, so each is judged on its own; the same command again stays counted."""
+    own = " ".join((call.command or "").split())
+    for repeat in retries[1:]:
+        other = calls.get(id(repeat))
+        if other is not None and " ".join((other.command or "").split()) != own:
+            consumed.discard(id(repeat))
 
 
 def _actionable(call: ev.Event) -> bool:
@@ -724,7 +732,10 @@ def _follow(
                     step = _step_taken(failed.text, events, i, j, results)
                     cleared = None if step else _cleared(failed.text, events, i, j, results)
                     if step is None and cleared is None and not _refused_arguments(failed):
-                        return None  # the same call worked on a second try: flaky
+                        # The same call worked on a second try: flaky, or made to work by
+                        # something between; another command failing in between is its own.
+                        _release_others(call, finding.retries, calls, consumed)
+                        return None
                     finding.step = step  # it worked once the step its error named had run
                     finding.cleared = cleared  # or once the stale output it named was gone
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
@@ -752,6 +763,9 @@ def _follow(
         finding.fix, fix_at = fallback, fallback_at
         finding.signals.add(scoring.ERROR_THEN_SUCCESS)
     if finding.fix is None:
+        # Nothing fixed it: a later failure of another command of the same kind (a lint run,
+        # then the lint run given an option it does not have) is a mistake of its own.
+        _release_others(call, finding.retries, calls, consumed)
         return None
     finding.edited = any(j < fix_at for j in edited_at)
     # Only what was said before the fix explains it.
