@@ -28,9 +28,9 @@ import json, sys
 from lessons_core.cli.main import main
 watched = ("structlog", "cattrs", "asyncio", "hashlib", "shutil", "multiprocessing",
            "pickle", "lessons_core.scan.split", "lessons_core.patterns.regex_safety",
-           "lessons_core.outcomes.judging", "lessons_core.outcomes.stats",
+           "lessons_core.outcomes.judging", "lessons_core.verdicts.stats",
            "lessons_core.outcomes.transcripts", "lessons_core.repomem.folder",
-           "lessons_core.outcomes.loop", "lessons_core.outcomes.records", "importlib.metadata",
+           "lessons_core.outcomes.loop", "lessons_core.verdicts.records", "importlib.metadata",
            "email")
 code = 0
 try:

@@ -1,9 +1,10 @@
 """The manifest build and the outcome loop do not import each other, even lazily.
 
-The build acts on the outcome figures (``outcomes.stats``); the outcome loop compiles a
-lesson's entry to probe for its recurrence (``compiler.entries``). Neither may reach the
-other's module back: every import in the source counts, at module level or inside a function,
-because a lazy import is still a cycle the moment both run in one process.
+The build acts on the outcome figures (``verdicts.stats``, below both); the outcome loop
+compiles a lesson's entry to probe for its recurrence (``compiler.entries``). The build may not
+reach the loop at all, nor may the loop or the verdicts reach the build: every import in the
+source counts, at module level or inside a function, because a lazy import is still a cycle the
+moment both run in one process.
 """
 
 from __future__ import annotations
@@ -59,12 +60,19 @@ def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 
 def test_the_outcome_loop_does_not_reach_the_build():
     graph = import_graph()
-    outcomes = [m for m in graph if m.startswith("lessons_core.outcomes")]
-    assert outcomes
-    for module in outcomes:
+    below = [m for m in graph if m.startswith(("lessons_core.outcomes", "lessons_core.verdicts"))]
+    assert any(m.startswith("lessons_core.outcomes") for m in below)
+    assert any(m.startswith("lessons_core.verdicts") for m in below)
+    for module in below:
         assert "lessons_core.compiler.build" not in reachable(graph, module), module
+
+
+def test_the_build_does_not_reach_the_outcome_loop():
+    """The build reads the verdicts from below; nothing it imports leads into the loop."""
+    reached = reachable(import_graph(), "lessons_core.compiler.build")
+    assert not [m for m in reached if m.startswith("lessons_core.outcomes")]
 
 
 def test_the_build_reaches_the_figures_it_acts_on():
     """The check looks at the right graph: the build does use the outcome figures."""
-    assert "lessons_core.outcomes.stats" in reachable(import_graph(), "lessons_core.compiler.build")
+    assert "lessons_core.verdicts.stats" in reachable(import_graph(), "lessons_core.compiler.build")

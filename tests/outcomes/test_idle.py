@@ -1,4 +1,4 @@
-"""``outcomes.state.idle``: the scan skips the outcome loop only when the loop would do nothing.
+"""``verdicts.state.idle``: the scan skips the outcome loop only when the loop would do nothing.
 
 Each "idle" answer is checked against the loop itself: run anyway, it must read nothing, judge
 nothing and leave the store's scan state as it was.
@@ -13,7 +13,7 @@ from typing import Any
 
 from lessons_core import outcomes, services
 from lessons_core.hot import deliveries
-from lessons_core.outcomes import state
+from lessons_core.verdicts import state
 
 _LINE = {
     "id": "01J0000000000000000000000A",
@@ -117,7 +117,8 @@ def test_a_large_log_read_to_its_end_is_due_for_rotation(home: Path) -> None:
 
 def test_the_keys_are_the_loops_own() -> None:
     """The loop reads and writes under the same keys (they are re-exported, not copied)."""
-    from lessons_core.outcomes import logfile, records
+    from lessons_core.outcomes import logfile
+    from lessons_core.verdicts import records
 
     assert logfile.LOG_STATE_KEY is state.LOG_STATE_KEY
     assert records.PENDING_STATE_KEY is state.PENDING_STATE_KEY

@@ -14,7 +14,8 @@ from outcome_support import MODULE_ERROR, PYTEST_LESSON
 from lessons_core import serde
 from lessons_core.hot.deliveries import call_fingerprint
 from lessons_core.outcomes.judging import SETTLE_SECONDS, LessonProbe, judge
-from lessons_core.outcomes.records import (
+from lessons_core.scan import events as ev
+from lessons_core.verdicts.records import (
     NEEDLESS,
     PREVENTED,
     QUIET,
@@ -22,7 +23,6 @@ from lessons_core.outcomes.records import (
     UNKNOWN,
     Delivery,
 )
-from lessons_core.scan import events as ev
 
 T0 = 1_780_000_000.0  # the delivery's time; events are placed around it in seconds
 

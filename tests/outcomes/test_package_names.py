@@ -1,4 +1,4 @@
-"""The outcomes package offers its submodules' names lazily: the two lists of them agree."""
+"""The outcomes package offers its names and the verdicts' lazily: the two lists of them agree."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ def _typed_names() -> dict[str, str]:
     tree = ast.parse(inspect.getsource(outcomes))
     found: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and ".outcomes." in node.module:
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        if node.module.startswith("lessons_core."):
             for alias in node.names:
-                found[alias.asname or alias.name] = node.module.rsplit(".", 1)[1]
+                found[alias.asname or alias.name] = node.module
     return found
 
 
@@ -30,5 +32,5 @@ def test_every_lazy_name_resolves_to_its_modules_object():
     import importlib
 
     for name, module in outcomes._WHERE.items():
-        defined = getattr(importlib.import_module(f"lessons_core.outcomes.{module}"), name)
+        defined = getattr(importlib.import_module(module), name)
         assert getattr(outcomes, name) is defined

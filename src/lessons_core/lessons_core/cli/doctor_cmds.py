@@ -122,8 +122,8 @@ def _verdicts_since(manifest: Mapping[str, Any], environ: Mapping[str, str] | No
     built_on = manifest.get("verdicts")
     if environ is None or not isinstance(built_on, int):
         return 0
-    from lessons_core.outcomes import stats
     from lessons_core.services import open_store
+    from lessons_core.verdicts import stats
 
     try:
         with open_store(environ) as store:

@@ -155,7 +155,7 @@ def scan(
                 bar.finish()
         else:
             report = engine.run_scan(sess, files=files, on_wait=waiting)
-        from lessons_core.outcomes.state import idle
+        from lessons_core.verdicts.state import idle
 
         if not idle(sess.store, sess.home):  # judge what the delivered lessons achieved
             from lessons_core import outcomes
@@ -235,8 +235,8 @@ def _index_of(
     the next scan could not be answered from it: something was left for later (held candidates,
     deliveries waiting to be judged), a file could not be read, or the scan reads more than the
     agents' roots (``scanPaths``) or runs a model (``deep``)."""
-    from lessons_core.outcomes.state import PENDING_STATE_KEY
     from lessons_core.scan import walk
+    from lessons_core.verdicts.state import PENDING_STATE_KEY
 
     store = sess.store
     stamps = getattr(store, "list_scan_stamps", None)

@@ -117,7 +117,7 @@ def build(
         )
         lessons = merged.lessons
         # What deliveries achieved: ranking, priority, type (the figures alone, not the loop).
-        from lessons_core.outcomes import stats
+        from lessons_core.verdicts import stats
 
         per = stats.figures_or_none(store)
         lessons = stats.adjust(lessons, store, per, floor=config.min_confidence)

@@ -29,10 +29,12 @@ lesson prevented, a noisy lesson loses priority, and a guard whose denials were 
 compiled as a nudge (and a nudge, after repeated needless denials, as a hint). The stored lesson
 is never changed: the adjustment follows the figures, and a user's edit always wins.
 
-The package is split by concern: :mod:`~.records` (what is recorded), :mod:`~.logfile` (the
-hook's log), :mod:`~.transcripts` (finding a session's transcript), :mod:`~.judging` (one
-verdict), :mod:`~.loop` (ingest and record), :mod:`~.stats` (figures and what the compiler makes
-of them) and :mod:`~.transfer` (export and import). The names callers use are re-exported here.
+The package is split by concern: :mod:`~.logfile` (the hook's log), :mod:`~.transcripts`
+(finding a session's transcript), :mod:`~.judging` (one verdict), :mod:`~.loop` (ingest and
+record) and :mod:`~.transfer` (export and import). What is recorded and the figures, which the
+manifest build reads too, sit a floor below in :mod:`lessons_core.verdicts` (``state``,
+``records``, ``stats``), so the build never imports the loop. The names callers use, from both,
+are re-exported here.
 
 The names are imported on first use: ``lessons scan`` runs the loop after every scan, and
 with nothing new to judge it needs neither the judging nor the figures.
@@ -63,6 +65,9 @@ if TYPE_CHECKING:
         ROTATE_BYTES as ROTATE_BYTES,
     )
     from lessons_core.outcomes.logfile import (
+        IngestReport as IngestReport,
+    )
+    from lessons_core.outcomes.logfile import (
         read_log as read_log,
     )
     from lessons_core.outcomes.logfile import (
@@ -73,114 +78,6 @@ if TYPE_CHECKING:
     )
     from lessons_core.outcomes.loop import (
         run as run,
-    )
-    from lessons_core.outcomes.records import (
-        DENYING as DENYING,
-    )
-    from lessons_core.outcomes.records import (
-        MAX_PENDING as MAX_PENDING,
-    )
-    from lessons_core.outcomes.records import (
-        NEEDLESS as NEEDLESS,
-    )
-    from lessons_core.outcomes.records import (
-        OUTCOMES as OUTCOMES,
-    )
-    from lessons_core.outcomes.records import (
-        PENDING_STATE_KEY as PENDING_STATE_KEY,
-    )
-    from lessons_core.outcomes.records import (
-        PREVENTED as PREVENTED,
-    )
-    from lessons_core.outcomes.records import (
-        QUIET as QUIET,
-    )
-    from lessons_core.outcomes.records import (
-        RECURRED as RECURRED,
-    )
-    from lessons_core.outcomes.records import (
-        UNKNOWN as UNKNOWN,
-    )
-    from lessons_core.outcomes.records import (
-        WRONG as WRONG,
-    )
-    from lessons_core.outcomes.records import (
-        Delivery as Delivery,
-    )
-    from lessons_core.outcomes.records import (
-        IngestReport as IngestReport,
-    )
-    from lessons_core.outcomes.records import (
-        delivery_from_json as delivery_from_json,
-    )
-    from lessons_core.outcomes.records import (
-        existing_keys as existing_keys,
-    )
-    from lessons_core.outcomes.records import (
-        parse_time as parse_time,
-    )
-    from lessons_core.outcomes.records import (
-        pending_deliveries as pending_deliveries,
-    )
-    from lessons_core.outcomes.records import (
-        timestamp as timestamp,
-    )
-    from lessons_core.outcomes.stats import (
-        FAILING_MIN_RECURRED as FAILING_MIN_RECURRED,
-    )
-    from lessons_core.outcomes.stats import (
-        FAILING_SHARE as FAILING_SHARE,
-    )
-    from lessons_core.outcomes.stats import (
-        GUARD_DEMOTION_NEEDLESS as GUARD_DEMOTION_NEEDLESS,
-    )
-    from lessons_core.outcomes.stats import (
-        MAX_ADJUSTMENT as MAX_ADJUSTMENT,
-    )
-    from lessons_core.outcomes.stats import (
-        NOISY_MIN_JUDGED as NOISY_MIN_JUDGED,
-    )
-    from lessons_core.outcomes.stats import (
-        NOISY_PRIORITY_PENALTY as NOISY_PRIORITY_PENALTY,
-    )
-    from lessons_core.outcomes.stats import (
-        NOISY_RELEVANT_SHARE as NOISY_RELEVANT_SHARE,
-    )
-    from lessons_core.outcomes.stats import (
-        NUDGE_DEMOTION_NEEDLESS as NUDGE_DEMOTION_NEEDLESS,
-    )
-    from lessons_core.outcomes.stats import (
-        WRONG_PENALTY as WRONG_PENALTY,
-    )
-    from lessons_core.outcomes.stats import (
-        LessonFigures as LessonFigures,
-    )
-    from lessons_core.outcomes.stats import (
-        adjust as adjust,
-    )
-    from lessons_core.outcomes.stats import (
-        confidence_delta as confidence_delta,
-    )
-    from lessons_core.outcomes.stats import (
-        demotion as demotion,
-    )
-    from lessons_core.outcomes.stats import (
-        doctor_line as doctor_line,
-    )
-    from lessons_core.outcomes.stats import (
-        failure_only as failure_only,
-    )
-    from lessons_core.outcomes.stats import (
-        figures as figures,
-    )
-    from lessons_core.outcomes.stats import (
-        figures_or_none as figures_or_none,
-    )
-    from lessons_core.outcomes.stats import (
-        stats_lines as stats_lines,
-    )
-    from lessons_core.outcomes.stats import (
-        summary as summary,
     )
     from lessons_core.outcomes.transcripts import (
         MAX_CANDIDATES as MAX_CANDIDATES,
@@ -206,72 +103,177 @@ if TYPE_CHECKING:
     from lessons_core.outcomes.transfer import (
         merge_rows as merge_rows,
     )
+    from lessons_core.verdicts.records import (
+        DENYING as DENYING,
+    )
+    from lessons_core.verdicts.records import (
+        MAX_PENDING as MAX_PENDING,
+    )
+    from lessons_core.verdicts.records import (
+        NEEDLESS as NEEDLESS,
+    )
+    from lessons_core.verdicts.records import (
+        OUTCOMES as OUTCOMES,
+    )
+    from lessons_core.verdicts.records import (
+        PENDING_STATE_KEY as PENDING_STATE_KEY,
+    )
+    from lessons_core.verdicts.records import (
+        PREVENTED as PREVENTED,
+    )
+    from lessons_core.verdicts.records import (
+        QUIET as QUIET,
+    )
+    from lessons_core.verdicts.records import (
+        RECURRED as RECURRED,
+    )
+    from lessons_core.verdicts.records import (
+        UNKNOWN as UNKNOWN,
+    )
+    from lessons_core.verdicts.records import (
+        WRONG as WRONG,
+    )
+    from lessons_core.verdicts.records import (
+        Delivery as Delivery,
+    )
+    from lessons_core.verdicts.records import (
+        delivery_from_json as delivery_from_json,
+    )
+    from lessons_core.verdicts.records import (
+        existing_keys as existing_keys,
+    )
+    from lessons_core.verdicts.records import (
+        parse_time as parse_time,
+    )
+    from lessons_core.verdicts.records import (
+        pending_deliveries as pending_deliveries,
+    )
+    from lessons_core.verdicts.records import (
+        timestamp as timestamp,
+    )
+    from lessons_core.verdicts.stats import (
+        FAILING_MIN_RECURRED as FAILING_MIN_RECURRED,
+    )
+    from lessons_core.verdicts.stats import (
+        FAILING_SHARE as FAILING_SHARE,
+    )
+    from lessons_core.verdicts.stats import (
+        GUARD_DEMOTION_NEEDLESS as GUARD_DEMOTION_NEEDLESS,
+    )
+    from lessons_core.verdicts.stats import (
+        MAX_ADJUSTMENT as MAX_ADJUSTMENT,
+    )
+    from lessons_core.verdicts.stats import (
+        NOISY_MIN_JUDGED as NOISY_MIN_JUDGED,
+    )
+    from lessons_core.verdicts.stats import (
+        NOISY_PRIORITY_PENALTY as NOISY_PRIORITY_PENALTY,
+    )
+    from lessons_core.verdicts.stats import (
+        NOISY_RELEVANT_SHARE as NOISY_RELEVANT_SHARE,
+    )
+    from lessons_core.verdicts.stats import (
+        NUDGE_DEMOTION_NEEDLESS as NUDGE_DEMOTION_NEEDLESS,
+    )
+    from lessons_core.verdicts.stats import (
+        WRONG_PENALTY as WRONG_PENALTY,
+    )
+    from lessons_core.verdicts.stats import (
+        LessonFigures as LessonFigures,
+    )
+    from lessons_core.verdicts.stats import (
+        adjust as adjust,
+    )
+    from lessons_core.verdicts.stats import (
+        confidence_delta as confidence_delta,
+    )
+    from lessons_core.verdicts.stats import (
+        demotion as demotion,
+    )
+    from lessons_core.verdicts.stats import (
+        doctor_line as doctor_line,
+    )
+    from lessons_core.verdicts.stats import (
+        failure_only as failure_only,
+    )
+    from lessons_core.verdicts.stats import (
+        figures as figures,
+    )
+    from lessons_core.verdicts.stats import (
+        figures_or_none as figures_or_none,
+    )
+    from lessons_core.verdicts.stats import (
+        stats_lines as stats_lines,
+    )
+    from lessons_core.verdicts.stats import (
+        summary as summary,
+    )
 
 #: Each name this package offers -> the module that defines it.
 _WHERE = {
-    "SETTLE_SECONDS": "judging",
-    "LessonProbe": "judging",
-    "judge": "judging",
-    "LOG_STATE_KEY": "logfile",
-    "MAX_LOG_BYTES": "logfile",
-    "ROTATE_BYTES": "logfile",
-    "read_log": "logfile",
-    "read_new": "logfile",
-    "ingest": "loop",
-    "run": "loop",
-    "DENYING": "records",
-    "MAX_PENDING": "records",
-    "NEEDLESS": "records",
-    "OUTCOMES": "records",
-    "PENDING_STATE_KEY": "records",
-    "PREVENTED": "records",
-    "QUIET": "records",
-    "RECURRED": "records",
-    "UNKNOWN": "records",
-    "WRONG": "records",
-    "Delivery": "records",
-    "IngestReport": "records",
-    "delivery_from_json": "records",
-    "existing_keys": "records",
-    "parse_time": "records",
-    "pending_deliveries": "records",
-    "timestamp": "records",
-    "FAILING_MIN_RECURRED": "stats",
-    "FAILING_SHARE": "stats",
-    "GUARD_DEMOTION_NEEDLESS": "stats",
-    "MAX_ADJUSTMENT": "stats",
-    "NOISY_MIN_JUDGED": "stats",
-    "NOISY_PRIORITY_PENALTY": "stats",
-    "NOISY_RELEVANT_SHARE": "stats",
-    "NUDGE_DEMOTION_NEEDLESS": "stats",
-    "WRONG_PENALTY": "stats",
-    "LessonFigures": "stats",
-    "adjust": "stats",
-    "confidence_delta": "stats",
-    "demotion": "stats",
-    "doctor_line": "stats",
-    "failure_only": "stats",
-    "figures": "stats",
-    "figures_or_none": "stats",
-    "stats_lines": "stats",
-    "summary": "stats",
-    "MAX_CANDIDATES": "transcripts",
-    "find_transcripts": "transcripts",
-    "read_events": "transcripts",
-    "session_events": "transcripts",
-    "EXPORT_TYPE": "transfer",
-    "export_rows": "transfer",
-    "is_export_row": "transfer",
-    "merge_rows": "transfer",
+    "SETTLE_SECONDS": "lessons_core.outcomes.judging",
+    "LessonProbe": "lessons_core.outcomes.judging",
+    "judge": "lessons_core.outcomes.judging",
+    "LOG_STATE_KEY": "lessons_core.outcomes.logfile",
+    "MAX_LOG_BYTES": "lessons_core.outcomes.logfile",
+    "ROTATE_BYTES": "lessons_core.outcomes.logfile",
+    "read_log": "lessons_core.outcomes.logfile",
+    "read_new": "lessons_core.outcomes.logfile",
+    "IngestReport": "lessons_core.outcomes.logfile",
+    "ingest": "lessons_core.outcomes.loop",
+    "run": "lessons_core.outcomes.loop",
+    "DENYING": "lessons_core.verdicts.records",
+    "MAX_PENDING": "lessons_core.verdicts.records",
+    "NEEDLESS": "lessons_core.verdicts.records",
+    "OUTCOMES": "lessons_core.verdicts.records",
+    "PENDING_STATE_KEY": "lessons_core.verdicts.records",
+    "PREVENTED": "lessons_core.verdicts.records",
+    "QUIET": "lessons_core.verdicts.records",
+    "RECURRED": "lessons_core.verdicts.records",
+    "UNKNOWN": "lessons_core.verdicts.records",
+    "WRONG": "lessons_core.verdicts.records",
+    "Delivery": "lessons_core.verdicts.records",
+    "delivery_from_json": "lessons_core.verdicts.records",
+    "existing_keys": "lessons_core.verdicts.records",
+    "parse_time": "lessons_core.verdicts.records",
+    "pending_deliveries": "lessons_core.verdicts.records",
+    "timestamp": "lessons_core.verdicts.records",
+    "FAILING_MIN_RECURRED": "lessons_core.verdicts.stats",
+    "FAILING_SHARE": "lessons_core.verdicts.stats",
+    "GUARD_DEMOTION_NEEDLESS": "lessons_core.verdicts.stats",
+    "MAX_ADJUSTMENT": "lessons_core.verdicts.stats",
+    "NOISY_MIN_JUDGED": "lessons_core.verdicts.stats",
+    "NOISY_PRIORITY_PENALTY": "lessons_core.verdicts.stats",
+    "NOISY_RELEVANT_SHARE": "lessons_core.verdicts.stats",
+    "NUDGE_DEMOTION_NEEDLESS": "lessons_core.verdicts.stats",
+    "WRONG_PENALTY": "lessons_core.verdicts.stats",
+    "LessonFigures": "lessons_core.verdicts.stats",
+    "adjust": "lessons_core.verdicts.stats",
+    "confidence_delta": "lessons_core.verdicts.stats",
+    "demotion": "lessons_core.verdicts.stats",
+    "doctor_line": "lessons_core.verdicts.stats",
+    "failure_only": "lessons_core.verdicts.stats",
+    "figures": "lessons_core.verdicts.stats",
+    "figures_or_none": "lessons_core.verdicts.stats",
+    "stats_lines": "lessons_core.verdicts.stats",
+    "summary": "lessons_core.verdicts.stats",
+    "MAX_CANDIDATES": "lessons_core.outcomes.transcripts",
+    "find_transcripts": "lessons_core.outcomes.transcripts",
+    "read_events": "lessons_core.outcomes.transcripts",
+    "session_events": "lessons_core.outcomes.transcripts",
+    "EXPORT_TYPE": "lessons_core.outcomes.transfer",
+    "export_rows": "lessons_core.outcomes.transfer",
+    "is_export_row": "lessons_core.outcomes.transfer",
+    "merge_rows": "lessons_core.outcomes.transfer",
 }
-_MODULES = frozenset({"judging", "logfile", "loop", "records", "stats", "transcripts", "transfer"})
+_MODULES = frozenset({"judging", "logfile", "loop", "transcripts", "transfer"})
 
 
 def __getattr__(name: str) -> Any:
     """A name of a submodule, imported (and kept here) when it is first asked for."""
     module = _WHERE.get(name)
     if module is not None:
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        value = getattr(importlib.import_module(module), name)
     elif name in _MODULES:
         value = importlib.import_module(f"{__name__}.{name}")
     else:

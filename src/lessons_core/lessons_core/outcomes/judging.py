@@ -8,7 +8,7 @@ from typing import Any
 from lessons_core.hot import deliveries as delivery_log
 from lessons_core.hot import errnorm
 from lessons_core.models import Lesson
-from lessons_core.outcomes.records import (
+from lessons_core.verdicts.records import (
     DENYING,
     NEEDLESS,
     PREVENTED,

@@ -8,12 +8,27 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lessons_core.outcomes.records import Delivery, IngestReport, delivery_from_json
-from lessons_core.outcomes.state import LOG_STATE_KEY as LOG_STATE_KEY
-from lessons_core.outcomes.state import ROTATE_BYTES as ROTATE_BYTES
+import attrs
+
+from lessons_core.verdicts.records import Delivery, delivery_from_json
+from lessons_core.verdicts.state import LOG_STATE_KEY as LOG_STATE_KEY
+from lessons_core.verdicts.state import ROTATE_BYTES as ROTATE_BYTES
 
 #: Bytes of log read per run (the rest is read next time).
 MAX_LOG_BYTES = 64 * 1024 * 1024
+
+
+@attrs.define
+class IngestReport:
+    """What one :func:`~lessons_core.outcomes.loop.ingest` run did."""
+
+    read: int = 0
+    bad_lines: int = 0
+    recorded: int = 0
+    waiting: int = 0
+    duplicates: int = 0
+    orphans: int = 0
+    outcomes: dict[str, int] = attrs.field(factory=dict)
 
 
 def read_log(path: Path, offset: int = 0, limit: int = MAX_LOG_BYTES) -> tuple[list[Any], int]:

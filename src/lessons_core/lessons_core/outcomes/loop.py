@@ -9,13 +9,12 @@ from typing import Any
 
 from lessons_core.hot import deliveries as delivery_log
 from lessons_core.logs import get_logger
-from lessons_core.outcomes.logfile import read_new
-from lessons_core.outcomes.records import (
+from lessons_core.outcomes.logfile import IngestReport, read_new
+from lessons_core.verdicts.records import (
     MAX_PENDING,
     PENDING_STATE_KEY,
     UNKNOWN,
     Delivery,
-    IngestReport,
     delivery_from_json,
     existing_keys,
     timestamp,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core.logs import get_logger
-from lessons_core.outcomes.records import Delivery
+from lessons_core.verdicts.records import Delivery
 
 log = get_logger()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from lessons_core.outcomes.records import OUTCOMES, existing_keys
+from lessons_core.verdicts.records import OUTCOMES, existing_keys
 
 EXPORT_TYPE = "lesson-deliveries"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from lessons_core.outcomes.state import PENDING_STATE_KEY as PENDING_STATE_KEY
+from lessons_core.verdicts.state import PENDING_STATE_KEY as PENDING_STATE_KEY
 
 PREVENTED = "prevented"
 RECURRED = "recurred"
@@ -86,19 +86,6 @@ def delivery_from_json(obj: Any) -> Delivery | None:
         transcript=opt("transcript"),
         cwd=opt("cwd"),
     )
-
-
-@attrs.define
-class IngestReport:
-    """What one :func:`ingest` run did."""
-
-    read: int = 0
-    bad_lines: int = 0
-    recorded: int = 0
-    waiting: int = 0
-    duplicates: int = 0
-    orphans: int = 0
-    outcomes: dict[str, int] = attrs.field(factory=dict)
 
 
 def parse_time(text: str | None) -> datetime | None:

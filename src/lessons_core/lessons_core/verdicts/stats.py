@@ -9,7 +9,7 @@ import attrs
 
 from lessons_core.logs import get_logger
 from lessons_core.models import Lesson, LessonType, Status
-from lessons_core.outcomes.records import (
+from lessons_core.verdicts.records import (
     NEEDLESS,
     OUTCOMES,
     PREVENTED,
