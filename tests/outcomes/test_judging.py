@@ -260,6 +260,19 @@ def test_a_run_within_a_second_of_the_delivery_is_its_own() -> None:
     assert verdict(delivery(call=fingerprint("pytest -q")), events, now=SETTLE_SECONDS) == RECURRED
 
 
+def test_a_run_a_second_after_the_delivery_is_still_its_own() -> None:
+    """Up to a second either way: a run the transcript dates a second after the hook's clock is
+    the delivering call, not a later one."""
+    events = [
+        call("a", "pytest -q", -60),
+        result("a", MODULE_ERROR, ev.ERROR, -59),
+        call("b", "pytest -q", 1),
+        result("b", at=1.2),
+    ]
+    # Placed after `b`, whose run worked; placed after `a`, b's run would follow a's failure.
+    assert verdict(delivery(call=fingerprint("pytest -q")), events, now=SETTLE_SECONDS) == QUIET
+
+
 def test_placed_by_fingerprint_just_after_its_call() -> None:
     """The delivering call is not a later call, and its result is the first thing after it."""
     hinted = delivery(call=fingerprint("pytest -q"))
