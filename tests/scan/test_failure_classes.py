@@ -105,6 +105,19 @@ def test_a_missing_path_is_a_one_off_and_a_missing_command_is_not():
     assert command is not None and command.reusable is True
 
 
+def test_a_mistake_class_is_read_from_the_first_1500_characters():
+    """Only the head of an output is read: an error stated past its first 1,500 characters (a
+    long log before it) gives no class, and one ending on the 1,500th still does."""
+    error = "cat: build: No such file or directory"
+    missing = failures.mistake_class_named(failures.MISSING_PATH)
+    fits = "compiling module\n" * 50
+    fits += "." * (1500 - len(fits) - len(error) - 1) + "\n" + error
+    assert len(fits) == 1500
+    assert failures.mistake_class(fits) is missing
+    assert failures.mistake_class(fits + "\nmore output") is missing
+    assert failures.mistake_class("." + fits) is None
+
+
 # -- the lines of an output that state the error -----------------------------------------------
 
 
