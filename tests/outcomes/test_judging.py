@@ -37,6 +37,12 @@ def call(call_id: str, command: str, at: float = 0.0) -> ev.Event:
     )
 
 
+def edit(call_id: str, path: str, at: float = 0.0) -> ev.Event:
+    return ev.Event(
+        ev.TOOL_CALL, "claude", time=iso(at), tool="Edit", paths=(path,), call_id=call_id
+    )
+
+
 def result(call_id: str, text: str = "ok", failure: str | None = None, at: float = 0.0) -> ev.Event:
     return ev.Event(
         ev.TOOL_RESULT, "claude", time=iso(at), call_id=call_id, failure=failure, text=text
@@ -75,6 +81,21 @@ def test_a_call_matching_the_trigger_recurs_without_the_error_text() -> None:
         result("c2", "boom", ev.ERROR, 6),
     ]
     assert verdict(delivery(call_id="c1"), events) == RECURRED
+
+
+def test_a_file_tool_call_on_the_triggering_path_recurs() -> None:
+    """A lesson triggered by a path recurs when a later edit of that path fails, whatever the
+    output says; an edit of another file is not its trigger."""
+    by_path = probe(triggers={"toolNames": ["Edit"], "pathPatterns": ["**/migrations/*.py"]})
+    assert by_path.matches_call(edit("c2", "/srv/app/migrations/0002.py"), {})
+    assert not by_path.matches_call(edit("c2", "/srv/app/models.py"), {})
+    events = [
+        call("c1", "ls"),
+        result("c1"),
+        edit("c2", "/srv/app/migrations/0002.py", 5),
+        result("c2", "boom", ev.ERROR, 6),
+    ]
+    assert verdict(delivery(call_id="c1"), events, by_path) == RECURRED
 
 
 def test_a_lesson_without_a_trigger_matches_no_call() -> None:
