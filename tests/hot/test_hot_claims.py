@@ -167,6 +167,17 @@ def test_names_keep_the_order_of_delivery(state_dir):
     assert claims.open_session("order").names() == ["B", "nudge:A", "A"]
 
 
+def test_the_seen_file_is_read_up_to_its_limit_only(state_dir):
+    """A seen file grown past what a session delivers is no record of ours: the hook reads its
+    first 4 MiB and no more, so a name written after them is not taken as delivered."""
+    state = claims.open_session("big")
+    filler = "f" * (4 * 1024 * 1024 - len("first\n") - 1)
+    Path(state.seen_path).write_text(f"first\n{filler}\nlate\n")
+    fresh = claims.open_session("big")
+    assert fresh.names() == ["first", filler]
+    assert "late" not in fresh.seen()
+
+
 def test_notes_round_trip_and_a_broken_note_reads_as_none(state_dir):
     """A note of a few kilobytes comes back whole; one that is not JSON reads as no note."""
     state = claims.open_session("notes")

@@ -37,6 +37,12 @@ def call(call_id: str, command: str, at: float = 0.0) -> ev.Event:
     )
 
 
+def edit(call_id: str, path: str, at: float = 0.0) -> ev.Event:
+    return ev.Event(
+        ev.TOOL_CALL, "claude", time=iso(at), tool="Edit", paths=(path,), call_id=call_id
+    )
+
+
 def result(call_id: str, text: str = "ok", failure: str | None = None, at: float = 0.0) -> ev.Event:
     return ev.Event(
         ev.TOOL_RESULT, "claude", time=iso(at), call_id=call_id, failure=failure, text=text
@@ -75,6 +81,21 @@ def test_a_call_matching_the_trigger_recurs_without_the_error_text() -> None:
         result("c2", "boom", ev.ERROR, 6),
     ]
     assert verdict(delivery(call_id="c1"), events) == RECURRED
+
+
+def test_a_file_tool_call_on_the_triggering_path_recurs() -> None:
+    """A lesson triggered by a path recurs when a later edit of that path fails, whatever the
+    output says; an edit of another file is not its trigger."""
+    by_path = probe(triggers={"toolNames": ["Edit"], "pathPatterns": ["**/migrations/*.py"]})
+    assert by_path.matches_call(edit("c2", "/srv/app/migrations/0002.py"), {})
+    assert not by_path.matches_call(edit("c2", "/srv/app/models.py"), {})
+    events = [
+        call("c1", "ls"),
+        result("c1"),
+        edit("c2", "/srv/app/migrations/0002.py", 5),
+        result("c2", "boom", ev.ERROR, 6),
+    ]
+    assert verdict(delivery(call_id="c1"), events, by_path) == RECURRED
 
 
 def test_a_lesson_without_a_trigger_matches_no_call() -> None:
@@ -258,6 +279,19 @@ def test_a_run_within_a_second_of_the_delivery_is_its_own() -> None:
     ]
     # Placed after `a` (0 s), not `b` (1.5 s): a's failure, after the delivery, recurs.
     assert verdict(delivery(call=fingerprint("pytest -q")), events, now=SETTLE_SECONDS) == RECURRED
+
+
+def test_a_run_a_second_after_the_delivery_is_still_its_own() -> None:
+    """Up to a second either way: a run the transcript dates a second after the hook's clock is
+    the delivering call, not a later one."""
+    events = [
+        call("a", "pytest -q", -60),
+        result("a", MODULE_ERROR, ev.ERROR, -59),
+        call("b", "pytest -q", 1),
+        result("b", at=1.2),
+    ]
+    # Placed after `b`, whose run worked; placed after `a`, b's run would follow a's failure.
+    assert verdict(delivery(call=fingerprint("pytest -q")), events, now=SETTLE_SECONDS) == QUIET
 
 
 def test_placed_by_fingerprint_just_after_its_call() -> None:

@@ -122,6 +122,35 @@ def test_polynomial_patterns_are_accepted_on_a_shorter_subject(pattern, most):
     assert MIN_LIMIT <= measured.limit <= most
 
 
+def _slow_above(longest: int, measured: list[int]):
+    """A probe that finds a pattern too slow on any subject longer than ``longest``."""
+
+    def fake_probe(source: str, limit: int = SUBJECT_LIMIT, *, linear: bool = False) -> str | None:
+        measured.append(limit)
+        return "too slow" if limit > longest else None
+
+    return fake_probe
+
+
+def test_a_pattern_too_slow_on_its_limit_is_measured_again_on_a_quarter(monkeypatch):
+    """Too slow on its limit, a pattern is not refused at once: it is measured on a quarter of
+    the length, then a quarter of that, and the first length it is fast on bounds it; too slow
+    still at the last quarter not under MIN_LIMIT, it is refused."""
+    from lessons_core.patterns import probe
+
+    measured: list[int] = []
+    monkeypatch.setattr(probe, "probe", _slow_above(2048, measured))
+    polynomial = judge(r"\bgit\s+push\b.*--force\b")
+    assert (polynomial.reason, polynomial.limit) == (None, 1024)
+    assert measured == [4096, 1024]
+    measured.clear()
+    monkeypatch.setattr(probe, "probe", _slow_above(0, measured))
+    refused = judge(r"\bpytest\b")
+    assert refused.reason == "too slow"
+    assert measured == [32768, 8192, 2048, 512]
+    assert refused.limit == 512 and refused.limit // 4 < MIN_LIMIT
+
+
 @pytest.mark.parametrize(
     "pattern",
     [r"(?:[^/]+/)*x\.py", r"\w+(?:\s\w+)*\s?$", r"(\w+\s)+x", r"(?:\s+\S+)*;", r"(?:\d+\.)+\d"],

@@ -126,6 +126,19 @@ def test_a_credential_the_place_lacks_is_a_reusable_class_of_its_own(text):
     assert plain is failures.mistake_class_named(failures.NOT_PERMITTED)
 
 
+def test_a_mistake_class_is_read_from_the_first_1500_characters():
+    """Only the head of an output is read: an error stated past its first 1,500 characters (a
+    long log before it) gives no class, and one ending on the 1,500th still does."""
+    error = "cat: build: No such file or directory"
+    missing = failures.mistake_class_named(failures.MISSING_PATH)
+    fits = "compiling module\n" * 50
+    fits += "." * (1500 - len(fits) - len(error) - 1) + "\n" + error
+    assert len(fits) == 1500
+    assert failures.mistake_class(fits) is missing
+    assert failures.mistake_class(fits + "\nmore output") is missing
+    assert failures.mistake_class("." + fits) is None
+
+
 # -- the lines of an output that state the error -----------------------------------------------
 
 

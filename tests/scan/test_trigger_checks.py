@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from lessons_core import services
+from lessons_core.models import Candidate
 from lessons_core.patterns import probe, regex_safety
 from lessons_core.scan import engine, intake, trigger_checks
 
@@ -189,6 +190,38 @@ def test_an_acceptance_by_the_structural_rules_is_kept_apart(checked, monkeypatc
         assert intake.pattern_problem(SECRET_TRIGGER, measure=False) is None
         assert not trigger_checks.accepted(TRIGGER)
     assert calls == [TRIGGER]  # the later process judged nothing
+
+
+def _prepared(tier: int, tool: str, trigger: str | None) -> Candidate:
+    return Candidate(
+        id="",
+        tier=tier,
+        agent="claude",
+        tool=tool,
+        trigger=trigger,
+        mistake="`pytest --lf` ran every test again: no failures were recorded",
+        fix="Run `pytest -x` first so that `--lf` has failures to run.",
+    )
+
+
+def test_the_commit_remembers_only_the_triggers_intake_checked(checked):
+    """A candidate checked while reading (maybe in a helper) has its trigger remembered as the
+    check accepted it: a heuristic's by the structural rules, a plugin's with its timing. A
+    ``#lesson`` block's trigger may have passed unchecked for safety, and a file tool's path
+    glob is no pattern: neither is remembered."""
+    block, glob = r"\bnpm\s+test\b", "src/**/*.py"
+    intake.note_accepted(_prepared(1, "Bash", block))
+    intake.note_accepted(_prepared(2, "Edit", glob))
+    intake.note_accepted(_prepared(3, "Write", glob))
+    assert not trigger_checks.accepted(block, timed=False)
+    assert not trigger_checks.accepted(glob, timed=False)
+    intake.note_accepted(_prepared(2, "Bash", TRIGGER))
+    assert trigger_checks.accepted(TRIGGER, timed=False)
+    assert not trigger_checks.accepted(TRIGGER)
+    intake.note_accepted(_prepared(3, "Bash", SECRET_TRIGGER))
+    assert trigger_checks.accepted(SECRET_TRIGGER)
+    intake.note_accepted(_prepared(2, "Bash", None))  # nothing to remember
+    assert checked == []  # remembered, not judged
 
 
 def test_a_structurally_unsafe_heuristic_trigger_is_still_refused_at_intake(checked):

@@ -349,6 +349,15 @@ def test_main_shape_skips_what_comes_before_the_work(command, exe, sub):
     assert (shape.exe, shape.sub) == (exe, sub)
 
 
+@pytest.mark.parametrize("command", ["timeout", "sudo timeout", "FOO=1 timeout"])
+def test_a_timeout_with_nothing_to_run_has_no_shape(command):
+    """A ``timeout`` that ends the command runs nothing: no shape, rather than a look past the
+    last word for a duration."""
+    assert triggers.shapes(command) == ()
+    assert triggers.main_shape(command) is None
+    assert [shape.exe for shape in triggers.shapes(f"cd src && {command}")] == ["cd"]
+
+
 def test_segment_of_finds_the_last_segment_of_a_kind():
     """The executable and subcommand name the segment; a segment without a subcommand is
     found by ``None``."""

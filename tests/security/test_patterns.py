@@ -263,6 +263,10 @@ HOT_FORMS = {
     r"x.*y.*?": r"(?<![^\n])(?>[^\n]*?x)[^\n]*?y",
     r"x.*y(a|b)": r"(?<![^\n])(?>[^\n]*?x)[^\n]*?y(a|b)",
     r"xy\d+(?!.*z)": r"(?<![^\n])(?>.*(?=xy\d+))xy\d+(?!.*z)",
+    # After a .* gap, the last piece's negative look-ahead is tried on its last match only.
+    r"\bgit\b.*\bpush\b(?!.*--dry-run)": (
+        r"(?<![^\n])(?>[^\n]*?\bgit\b)(?>.*\bpush\b)(?!.*--dry-run)"
+    ),
     r"x\s+y(?!.*z)": (
         r"(?<![^\n])(?:(?>.*(?=x\s+y))x\s+y(?!.*z)|(?>.*(?=x[^\S\n]+y))x[^\S\n]+y(?!.*z))"
     ),

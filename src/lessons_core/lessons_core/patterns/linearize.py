@@ -396,7 +396,6 @@ def top_level_split(text: str, sep: str) -> list[str]:
 
 def _matching_open(text: str, close: int) -> int | None:
     """Where the group that ends at ``text[close]`` opens (top-level groups only)."""
-    depth = 0
     i = 0
     opened: list[int] = []
     found: Any = None
@@ -410,9 +409,7 @@ def _matching_open(text: str, close: int) -> int | None:
             continue
         if c == "(":
             opened.append(i)
-            depth += 1
         elif c == ")":
-            depth -= 1
             if not opened:
                 return None
             start = opened.pop()
