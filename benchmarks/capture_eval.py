@@ -23,7 +23,11 @@ Each figure is given for both sides, both corpora and both together, per agent a
   (noise the labels know about) and those that point at nothing labelled.
 
 The ``user-correction`` kind (a user saying the agent was wrong, without a failing call) is
-also reported on its own: its recall and the precision of the candidates on such events. Per
+also reported on its own: its recall and the precision of the candidates on such events. The
+correction detector is off by default (``offDetectors``), so that line says what the defaults
+find; a second scan with it switched on reports the detector itself (``corrections_detector``:
+its recall of user corrections, and the precision of all its candidates, rejection reasons
+included), so the figure that keeps it off is measured in every run, not quoted. Per
 kind, a candidate counts under the kind of the event it points at; one on nothing labelled is
 ``unlabelled``.
 
@@ -803,6 +807,20 @@ def scan_in_process(paths: Sequence[Path], home: Path) -> Scan:
         return Scan([serde.candidate_to_json(c) for c in found], report.rejected, len(files))
 
 
+#: The detector the defaults leave out, measured apart.
+CORRECTIONS = "corrections"
+
+
+def _detector_alone(
+    scan: Callable[[Sequence[Path], Path], Scan], folder: Path, home: Path
+) -> list[dict[str, Any]]:
+    """The candidates of the correction detector alone, from a scan of ``folder`` into
+    ``home`` with no detector switched off."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.json").write_text(json.dumps({"offDetectors": []}), encoding="utf-8")
+    return [c for c in scan([folder], home).candidates if c.get("detector") == CORRECTIONS]
+
+
 def scan_cli(paths: Sequence[Path], home: Path) -> Scan:
     """The same through the ``lessons`` command, as a user runs it."""
     exe = Path(sys.executable).parent / "lessons"
@@ -903,6 +921,14 @@ def _table(part: Mapping[str, Any], unread: Mapping[str, str], details: bool) ->
         f"precision {uc['on_reusable']}/{uc['candidates']} {_pct(uc['precision']).strip()} "
         f"({uc['labels']} labelled)",
     ]
+    cd = part.get("corrections_detector")
+    if cd is not None:
+        out.append(
+            f"  the corrections detector switched on (off by default): recall "
+            f"{cd['found']}/{cd['expected']} {_pct(cd['recall']).strip()}, precision "
+            f"{cd['on_reusable']}/{cd['candidates']} {_pct(cd['precision']).strip()} "
+            f"({cd['one_off']} one-off, {cd['unlabelled']} unlabelled)"
+        )
     if details:
         out += ["", "  missed (reusable, fixed, no candidate):"]
         out += [f"    {m['file']}:{m['line']} {m['kind']} {m['call_id']}" for m in part["missed"]]
@@ -1025,6 +1051,7 @@ def run(
         names = list(dict.fromkeys([*CORPUS_NAMES, *(lb.corpus for lb in labels)]))
         info: dict[str, dict[str, Any]] = {}
         candidates: list[dict[str, Any]] = []
+        corrections: list[dict[str, Any]] = []
         for name in names:
             folder = corpora / name
             mine = [lb for lb in labels if lb.corpus == name]
@@ -1035,6 +1062,7 @@ def run(
             else:
                 done = scan([folder], base / f"tier2-{name}")
                 candidates += done.candidates
+                corrections += _detector_alone(scan, folder, base / f"corrections-{name}")
                 info[name] = {
                     "dir": str(folder),
                     "transcripts_scanned": done.files,
@@ -1073,7 +1101,16 @@ def run(
                     if (corpus is None or lb.corpus == corpus)
                     and (side is None or split.side_of(lb.key) == side)
                 ]
-                return evaluate(subset, candidates, corpora, where=where(side, corpus))
+                figures = evaluate(subset, candidates, corpora, where=where(side, corpus))
+                alone = evaluate(subset, corrections, corpora, where=where(side, corpus))
+                figures["corrections_detector"] = {
+                    key: alone["user_correction"][key]
+                    for key in ("labels", "expected", "found", "recall", "lesson_found")
+                } | {
+                    key: alone[key]
+                    for key in ("candidates", "on_reusable", "one_off", "unlabelled", "precision")
+                }
+                return figures
 
             result["tier2"] = {
                 "evaluated": evaluated,

@@ -253,6 +253,41 @@ def test_tier1_end_to_end_through_the_scanner(tmp_path):
     assert (t1["strays"], t1["duplicates"]) == (1, 0)
 
 
+def _user(n, text):
+    return json.dumps(
+        {
+            **CLAUDE_LINE,
+            "type": "user",
+            "uuid": f"u-{n}",
+            "timestamp": f"2026-02-01T10:00:{n:02d}.000Z",
+            "message": {"role": "user", "content": text},
+        }
+    )
+
+
+def test_the_correction_detector_is_measured_apart_though_off_by_default(tmp_path):
+    """The defaults leave the correction detector out, so the headline scan has none of its
+    candidates; the scan made for its own figure switches it on and keeps only its own."""
+    folder = tmp_path / "corpus" / "claude"
+    folder.mkdir(parents=True)
+    (folder / "s.jsonl").write_text(
+        "\n".join(
+            [
+                _user(1, "Add the lodash dependency to the web package."),
+                _say(2, "I will add it with npm."),
+                _user(3, "no, use pnpm instead of npm, this repository is a pnpm workspace"),
+            ]
+        )
+        + "\n"
+    )
+    plain = ce.scan_in_process([folder], tmp_path / "defaults")
+    assert not [c for c in plain.candidates if c.get("detector") == ce.CORRECTIONS]
+    alone = ce._detector_alone(ce.scan_in_process, folder, tmp_path / "on")
+    assert len(alone) == 1
+    assert "use pnpm instead of npm" in alone[0]["summary"]
+    assert [e["line"] for e in alone[0]["evidence"]] == [3]
+
+
 def test_main_skips_tier2_with_a_message_when_the_corpus_is_absent(tmp_path, capsys, monkeypatch):
     # main() sets up logging on the stream it finds; keep it off pytest's captured one
     monkeypatch.setattr("lessons_core.logs.configure_logging", lambda *_a, **_k: None)
