@@ -164,6 +164,11 @@ def test_an_unknown_failure_is_no_lesson_when_its_fix_was_no_call_of_it(script):
     script.run("npm run check --x --fix", "ok")
     script.run("curl -s h | jq -r .a", "jq: error (at <stdin>:1): cannot index", failure=ERR)
     script.run("curl -s -L h | head -5", "{}")
+    # The end of a long output names a file that is not there: a fact of this checkout.
+    listing = "throw new Error('bad input')\n" + "const a = 1;\n" * 200
+    bad = "sed -n 1,400p src/a.ts && sed -n 1,50p src/gone.ts"
+    script.run(bad, listing + "sed: src/gone.ts: No such file or directory", failure=ERR, code=1)
+    script.run(bad.replace("-n 1,50p", "-n -e 1,50p"), listing)
     assert _detect(script) == []
 
 
