@@ -1,0 +1,120 @@
+"""Which calls are of one kind: what makes a later call the same call again, the same call
+corrected, or the same command run through a wrapper (or without one).
+
+The pairing, the user's corrections and the lesson's words all ask this of two calls, so it
+lives below them.
+"""
+
+from __future__ import annotations
+
+from lessons_core.patterns import kept_programs
+from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import triggers
+
+_FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
+_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+#: Tools that steer the conversation rather than act on the project.
+_META_TOOLS = frozenset(
+    {"ExitPlanMode", "EnterPlanMode", "TodoWrite", "AskUserQuestion", "Agent", "Task"}
+)
+#: A shell command that rewrites a file in place (``sed -i``, ``perl -pi``, a script that
+#: writes it): what an edit the edit tool kept refusing was done with instead.
+_REWRITES = kept_programs.compile(
+    r"\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|\.write(?:_text)?\(|writeFileSync|>\s*\S"
+)
+
+#: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that
+#: works in the right environment).
+_SAME_EXE = {"pip3": "pip", "python3": "python", "pytest-3": "pytest", "nodejs": "node"}
+
+
+def _exe(name: str) -> str:
+    return _SAME_EXE.get(name, name)
+
+
+def _key(call: ev.Event) -> tuple[str, ...]:
+    """What makes two calls "the same kind of call"."""
+    tool = call.tool or "?"
+    if call.command:
+        shape = triggers.main_shape(call.command)
+        if shape is not None:
+            return (tool, _exe(shape.exe), shape.sub or "")
+        return (tool, call.command)
+    if call.paths and tool in _FILE_TOOLS:
+        # Editing a file and rewriting it whole are one kind of call: a Write can fix an Edit.
+        return ("edit" if tool in _EDIT_TOOLS else tool, call.paths[0])
+    return (tool,)
+
+
+def _keys(call: ev.Event) -> set[tuple[str, ...]]:
+    """The kinds of every simple command in a call (``a && b`` is both an ``a`` and a ``b``)."""
+    if not call.command:
+        return {_key(call)}
+    tool = call.tool or "?"
+    out = {_key(call)}
+    for shape in triggers.shapes(call.command):
+        out.add((tool, _exe(shape.exe), shape.sub or ""))
+    return out
+
+
+def _same_input(a: ev.Event, b: ev.Event) -> bool:
+    """Whether two calls are one call repeated: the same command, run in the same directory
+    with the same permissions (the same command escalated, or in another ``workdir``, is the
+    fix of a sandbox refusal or of a wrong directory)."""
+    if a.command or b.command:
+        return (
+            " ".join((a.command or "").split()) == " ".join((b.command or "").split())
+            and a.cwd == b.cwd
+            and a.escalated == b.escalated
+        )
+    return False
+
+
+def _wrapped_inside(call: ev.Event) -> dict[tuple[str, str], tuple[str, str]]:
+    """What the failing call ran through a wrapper: ``(executable, subcommand)`` → ``(wrapper,
+    executable as written)`` (empty for a call without one, the usual case). Of nested wrappers
+    that run the same command (``fnm exec … corepack pnpm test``) the outermost is kept: a fix
+    that dropped it may keep the inner one."""
+    if not call.command:
+        return {}
+    inside: dict[tuple[str, str], tuple[str, str]] = {}
+    for wrapper, shape in triggers.wrapped(call.command):
+        inside.setdefault((_exe(shape.exe), shape.sub or ""), (wrapper, shape.exe))
+    return inside
+
+
+def _wrapping(
+    key: tuple[str, ...], inside: dict[tuple[str, str], tuple[str, str]], other: ev.Event
+) -> tuple[str, str, str] | None:
+    """How ``other`` runs the failing call's command (``key``) through a wrapper, or without
+    the one it had (``inside``, from :func:`_wrapped_inside`): ``("added", "pnpm", "vitest")``
+    for ``vitest`` fixed by ``pnpm exec vitest``, ``("dropped", "rtk", "bun")`` for ``rtk bun
+    run test`` fixed by ``bun run test``."""
+    command = other.command
+    if not command or len(key) != 3:
+        return None
+    if key[1] in command:  # (a substring test first: most calls hold no such word)
+        for wrapper, shape in triggers.wrapped(command):
+            if (key[0], _exe(shape.exe), shape.sub or "") == key:
+                return ("added", wrapper, shape.exe)
+    if inside:
+        main = triggers.main_shape(command)
+        if main is not None:
+            found = inside.get((_exe(main.exe), main.sub or ""))
+            if found is not None:
+                return ("dropped", found[0], found[1])
+    return None  # file tools: a retry of the same edit usually differs in its strings
+
+
+#: Flags and subcommands that only ask a command about itself.
+_HELP_WORDS = frozenset({"--help", "-h", "--version", "help"})
+
+
+def _asks_for_help(call: ev.Event) -> bool:
+    """Whether ``call`` only asked its command how it is called (``eval run --help``, ``gh
+    help run``): a look at the manual, not a corrected form of what failed, which is the next
+    call of the kind that does the work."""
+    shape = triggers.main_shape(call.command) if call.command else None
+    if shape is None:
+        return False
+    return shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags)

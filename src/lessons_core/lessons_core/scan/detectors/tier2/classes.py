@@ -1,0 +1,164 @@
+"""The pseudo-classes Tier 2 adds to :mod:`lessons_core.scan.detectors.failures`, and the sets
+of classes its stages share.
+
+A pseudo-class never matches an error's text (its pattern is ``(?!)``): the judging gives it to
+a pair when what happened between the failure and its fix, not the error's words, shows what
+went wrong (an earlier ``cd``, the sandbox, a step the error named).
+"""
+
+from __future__ import annotations
+
+from lessons_core.patterns import kept_programs
+from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import edit_causes, failures
+
+#: Classes where the tool, not a shell, refused the call: the lesson is about the tool.
+_TOOL_REFUSALS = frozenset(
+    {
+        failures.NOT_READ,
+        failures.STALE_TEXT,
+        failures.AMBIGUOUS_TEXT,
+        failures.RELATIVE_PATH,
+        failures.IS_DIRECTORY,
+        failures.UNKNOWN_TOOL,
+        failures.BAD_PARAMETERS,
+        failures.TOO_LARGE,
+    }
+)
+#: Refusals whose cause the call itself does not show: the file was not read yet in this
+#: session, it changed since, the text to replace occurs twice in it, or a path is relative
+#: (a path glob cannot tell a relative path from an absolute one). Before the call runs nothing
+#: tells the wrong call from the many right ones, so a trigger on the tool or on the file's
+#: extension would fire on every edit of every ``.py`` file. Such a lesson is as narrow as its
+#: mistake only at the refusal itself: it carries no trigger, the refusal's own words as its
+#: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
+#: lesson without a trigger no tool gate either).
+FAILURE_TIME_CLASSES = frozenset(
+    {
+        failures.NOT_READ,
+        failures.STALE_TEXT,
+        failures.AMBIGUOUS_TEXT,
+        failures.RELATIVE_PATH,
+        failures.TOO_LARGE,
+    }
+)
+#: The pseudo-class of a path that failed because an earlier ``cd`` moved the shell.
+CWD_DRIFT = failures.MistakeClass(
+    "cwd_drift",
+    r"(?!)",
+    "the working directory stayed where an earlier cd left it",
+    "the shell was still in the directory an earlier `cd {dir}` moved it to, so a relative"
+    " path or `cd` no longer pointed where the agent meant",
+    "Use absolute paths (or `cd` inside a subshell) instead of relying on the working directory",
+)
+#: The pseudo-class of a command the sandbox kept from what it needed, fixed by the same
+#: command run with escalated permissions (Codex's ``sandbox_permissions``).
+SANDBOX = failures.MistakeClass(
+    "sandbox",
+    r"(?!)",
+    "ask for escalated permissions",
+    "the agent's sandbox kept the command from what it needed (the network, a port, files"
+    " outside the workspace), so it failed until it ran with escalated permissions",
+    "Run it with escalated sandbox permissions (`sandbox_permissions: require_escalated`)",
+)
+#: The pseudo-class of relative paths given from the wrong working directory: the call's
+#: ``workdir`` was another folder than the one its paths are relative to.
+WORKDIR_DRIFT = failures.MistakeClass(
+    "workdir_drift",
+    r"(?!)",
+    "run it from the folder its paths are relative to",
+    "the call ran in `{dir}`, where its relative paths do not exist",
+    "Set the working directory the paths are relative to, or give paths from the one set",
+)
+#: The pseudo-class of a quoted argument starting with ``-`` that the command took for an
+#: option (``rg "- name"``): the class of an unknown option, said of what really went wrong.
+DASH_ARGUMENT = failures.MistakeClass(
+    "dash_argument",
+    r"(?!)",
+    "a pattern starting with `-` is read as an option",
+    "a pattern or text argument starting with `-` was read as an option",
+    "Put `--` (or `-e`) before a pattern argument that starts with `-`",
+)
+#: The pseudo-class of a command that needed another step first, which its error named
+#: (``Run "pnpm install"``): the step ran, and the same command then worked.
+PREREQUISITE = failures.MistakeClass(
+    "prerequisite",
+    r"(?!)",
+    "run the step its error names first",
+    "the command needed `{step}` to run first, as its error said",
+    "Run `{step}` first, then the command again",
+)
+#: The pseudo-class of a failure in generated output gone stale (``.next/types/x.ts`` after an
+#: upgrade): a call deleted the folder the error named a file in, and the command then worked.
+STALE_OUTPUT = failures.MistakeClass(
+    "stale_output",
+    r"(?!)",
+    "delete the stale generated folder and run it again",
+    "the error was in a generated file under `{dir}` left from an earlier build, not in the"
+    " project's own sources",
+    "Delete `{dir}` so it is generated afresh, then run the command again",
+)
+#: The words of a refused edit whose fix shows why its text was not found
+#: (:mod:`..edit_causes`), in place of the general ones of :data:`failures.STALE_TEXT`: one
+#: title per cause, so the intake merges the sessions of one cause and keeps causes apart.
+EDIT_CAUSES = {
+    edit_causes.INDENTATION: failures.MistakeClass(
+        failures.STALE_TEXT,
+        r"(?!)",
+        "copy the leading tabs or spaces of the lines to replace",
+        "the text to replace had other leading whitespace than the file (tabs for spaces, or"
+        " one level of indentation too many or too few on its lines), so the {tool} was"
+        " refused",
+        "Copy the lines to replace from a fresh Read, counting their leading tabs or spaces,"
+        " or anchor the text on a unique fragment without the indentation",
+    ),
+    edit_causes.OLDER_VERSION: failures.MistakeClass(
+        failures.STALE_TEXT,
+        r"(?!)",
+        "read the lines again after editing the file",
+        "the text to replace was written from an older version of the file: an earlier edit"
+        " in this session had already changed it since it was last read, so the {tool} was"
+        " refused",
+        "Read the lines again after each edit of the file and copy the text to replace from"
+        " that Read",
+    ),
+    edit_causes.RETYPED: failures.MistakeClass(
+        failures.STALE_TEXT,
+        r"(?!)",
+        "copy long lines instead of retyping them",
+        "a long line of the text to replace was retyped with characters dropped or changed,"
+        " so the {tool} was refused",
+        "Copy long lines from a fresh Read instead of retyping them, or replace a shorter"
+        " unique fragment of the line",
+    ),
+}
+#: Pseudo-classes whose lesson is recalled when the failure happens: nothing in the command
+#: line tells the wrong working directory from the right one, nor a command run too early
+#: from the same command run after its step.
+#: Nor does a command that could not authenticate: the same ``git push origin`` works where a
+#: key is loaded, so only the refusal tells the lesson is due.
+_COMMAND_FAILURE_TIME = frozenset(
+    {WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_OUTPUT.name, failures.AUTHENTICATION}
+)
+#: Classes whose fix is running the command through the project's environment.
+_ENVIRONMENT_CLASSES = frozenset(
+    {failures.COMMAND_NOT_FOUND, failures.MANAGED_ENVIRONMENT, failures.MODULE_NOT_FOUND}
+)
+#: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
+#: worked with other arguments ran other code (fewer tests, another file), it did not fix a
+#: misuse of the command.
+_WORK_FAILURE = kept_programs.compile(
+    r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
+    r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|SyntaxError|TypeError|ReferenceError|"
+    r"NameError|AttributeError|panic:|Traceback \(most recent call last\)",
+)
+
+
+def _refused_arguments(result: ev.Event) -> bool:
+    """Whether the tool refused a call's arguments before running anything (OpenCode's bash
+    tool without its required ``description``): the same command with the arguments right is
+    its fix, not a flaky second try, and nothing in the command line shows the mistake."""
+    if result.failure != ev.VALIDATION:
+        return False
+    cls = failures.mistake_class(result.text)
+    return cls is not None and cls.name == failures.BAD_PARAMETERS

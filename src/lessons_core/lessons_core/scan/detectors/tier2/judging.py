@@ -1,0 +1,160 @@
+"""The judging of a pair: whether a corrected failure is a mistake a person would call
+reusable, and of which class.
+
+A failing test run fixed by an edit, or a file that was not where the agent looked, is a
+one-off fact and is dropped; a tool refusing the call, an unknown option, a wrong working
+directory or a step the error named first is kept, with the class the lesson is written from.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from lessons_core.scan import events as ev
+from lessons_core.scan import scoring
+from lessons_core.scan.detectors import edit_causes, failures, triggers
+from lessons_core.scan.detectors.tier2.classes import (
+    _TOOL_REFUSALS,
+    _WORK_FAILURE,
+    CWD_DRIFT,
+    DASH_ARGUMENT,
+    PREREQUISITE,
+    SANDBOX,
+    STALE_OUTPUT,
+    WORKDIR_DRIFT,
+    _refused_arguments,
+)
+from lessons_core.scan.detectors.tier2.drift import _cd_to_root, _drift, _workdir_drift
+from lessons_core.scan.detectors.tier2.finding import Finding
+from lessons_core.scan.detectors.tier2.remedies import _cleared
+
+
+def _judge(
+    finding: Finding, events: list[ev.Event], i: int, results: dict[int, ev.Event]
+) -> Finding | None:
+    """Keep a corrected failure only when a person would call it a reusable mistake."""
+    call, result, fix = finding.call, finding.result, finding.fix
+    assert fix is not None
+    cls = failures.mistake_class(result.text)
+    if finding.step is not None:
+        finding.cls = PREREQUISITE
+        return finding
+    if call.command and not finding.edited:
+        if finding.cleared is None:
+            fix_at = next((k for k in range(i + 1, len(events)) if events[k] is fix), i)
+            finding.cleared = _cleared(result.text, events, i, fix_at, results)
+        if finding.cleared is not None:
+            finding.cls = STALE_OUTPUT
+            return finding
+    if call.command and fix.escalated and not call.escalated and not finding.edited:
+        finding.cls = SANDBOX  # the same command, once it could leave the sandbox, worked
+        return finding
+    if result.failure == ev.DENIED:
+        return None  # refused, and not resolved by asking for the permission
+    setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
+    missing = cls is not None and cls.name == failures.MISSING_PATH
+    if setup_failed or missing or _cd_to_root(fix):
+        drift = _drift(events, i, call, fix, results)
+        if drift is not None:
+            finding.cls, finding.drift_dir = CWD_DRIFT, drift
+            return finding
+        workdir = _workdir_drift(call, fix) if missing else None
+        if workdir is not None:
+            finding.cls, finding.drift_dir = WORKDIR_DRIFT, workdir
+            return finding
+        if setup_failed or missing:
+            return None  # a file that was not where the agent looked: a one-off fact
+    if (
+        cls is not None
+        and cls.name in _TOOL_REFUSALS
+        and call.command
+        and not _refused_arguments(result)
+    ):
+        cls = None  # the words came from the command's output, not from the tool refusing it
+    if (
+        (cls is None or cls.name == failures.UNKNOWN_OPTION)
+        and call.command
+        and fix.command
+        and not finding.edited
+        and triggers.dash_argument_trigger(call.command, fix.command) is not None
+    ):
+        finding.cls = DASH_ARGUMENT
+        return finding
+    if cls is None:
+        if result.failure == ev.TIMEOUT:
+            return finding if not finding.edited else None
+        if finding.edited:
+            # A test, build or lint run that failed: what fixed it was (nearly always) a
+            # change to the code.
+            return None
+        if scoring.USER_CORRECTION in finding.signals:
+            return finding
+        if not call.command or _WORK_FAILURE.search(result.text[:3000]):
+            return None
+        # A failure no class knows, fixed by the same command with something changed: a
+        # mistake when what changed can be named (:func:`.recall._generic_trigger`).
+        finding.generic = True
+        return finding
+    if not cls.reusable:
+        return None
+    if finding.edited and cls.name not in _TOOL_REFUSALS:
+        return None  # the call worked once the code changed: the code was the problem
+    finding.cls = cls
+    if cls.name == failures.STALE_TEXT:
+        finding.edit_cause = _edit_cause(finding, events, i, results)
+    return finding
+
+
+def _culprit_is_setup(command: str, output: str) -> bool:
+    """Whether the error names a set-up step (``cd: no such file …``) as what failed."""
+    head = output[:600]
+    for shape in triggers.shapes(command):
+        if shape.exe in triggers.SETUP_COMMANDS and re.search(
+            rf"(?:^|[\s(:]){re.escape(shape.exe)}(?::|\s*:)", head
+        ):
+            return True
+    return False
+
+
+def _edit_cause(
+    finding: Finding, events: list[ev.Event], i: int, results: dict[int, ev.Event]
+) -> str | None:
+    """Why the refused edit's text was not found, from the call that then worked and the edits
+    of the same file made since it was last read (:func:`edit_causes.cause`)."""
+    call, fix = finding.call, finding.fix
+    if call.edit is None or fix is None or not call.paths:
+        return None
+    earlier = _edits_since_read(call, events, i, results)
+    if fix.edit is not None:
+        return edit_causes.cause(call.edit[0], fix.edit[0], earlier)
+    if fix.command:
+        script = edit_causes.script_text(fix.command)
+        return edit_causes.cause(call.edit[0], script, earlier, script=True)
+    return edit_causes.cause(call.edit[0], None, earlier)
+
+
+def _edits_since_read(
+    call: ev.Event, events: list[ev.Event], i: int, results: dict[int, ev.Event]
+) -> list[tuple[str, str]]:
+    """The edits of ``call``'s file that worked after the file was last read and before
+    ``call`` (from the failed result at ``i`` backwards): what the file looked like when it
+    was read is not what it was when the call was made."""
+    path = call.paths[0]
+    name = PurePosixPath(path).name
+    out: list[tuple[str, str]] = []
+    started = False
+    for k in range(i - 1, -1, -1):
+        other = events[k]
+        if other is call:
+            started = True
+            continue
+        if not started or other.kind != ev.TOOL_CALL or other.sidechain != call.sidechain:
+            continue
+        if other.edit is not None and path in other.paths:
+            res = results.get(id(other))
+            if res is not None and res.failure is None:
+                out.append(other.edit)
+        elif path in other.paths or (other.command and name and name in other.command):
+            break  # the file was read (or otherwise looked at) here
+    return out

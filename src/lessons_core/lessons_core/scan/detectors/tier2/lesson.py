@@ -1,0 +1,213 @@
+"""The lesson's words: a judged finding written as a candidate, saying what went wrong, what
+the fixing call changed, the error lines it is recalled at and the project it belongs to.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from lessons_core.models import Candidate, Config, Evidence
+from lessons_core.patterns import kept_programs
+from lessons_core.privacy import redact_head
+from lessons_core.scan import events as ev
+from lessons_core.scan import scoring
+from lessons_core.scan.detectors import failures, triggers
+from lessons_core.scan.detectors.failures import MistakeClass, error_lines, strip_tags
+from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS
+from lessons_core.scan.detectors.tier2.classes import (
+    _ENVIRONMENT_CLASSES,
+    CWD_DRIFT,
+    EDIT_CAUSES,
+    _refused_arguments,
+)
+from lessons_core.scan.detectors.tier2.drift import _cd_to_root
+from lessons_core.scan.detectors.tier2.finding import NAME, Finding
+from lessons_core.scan.detectors.tier2.messages import _one_line
+from lessons_core.scan.detectors.tier2.recall import _failure_time, _recallable, _trigger
+
+
+def _head(call: ev.Event, error: str = "") -> str:
+    """What was called, in a few words: ``git gc``, ``pytest``, ``Edit``; in a pipeline or a
+    chain, the simple command the error names (``cat`` of ``sed … | cat -A``)."""
+    named = triggers.named_segment(call.command, error) if call.command else None
+    shape = named[1] if named is not None else None
+    if shape is None and call.command:
+        shape = triggers.main_shape(call.command)
+    if shape is not None:
+        return f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
+    return call.tool or "call"
+
+
+def _describe_call(call: ev.Event) -> str:
+    if call.command:
+        return f"`{_one_line(call.command, 120)}`"
+    if call.paths:
+        return f"{call.tool} on {PurePosixPath(call.paths[0]).name or call.paths[0]}"
+    return f"the {call.tool} call"
+
+
+def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
+    """The error in one short line, without shell prefixes or markup."""
+    text = lines[0] if lines else _one_line(strip_tags(result.text))
+    text = _NOISE_PREFIX.sub("", text).strip()
+    return _one_line(text, 120)
+
+
+_NOISE_PREFIX = kept_programs.compile(
+    r"^(?:Output:\s*|Error:\s*|(?:/usr)?(?:/bin/)?(?:ba|z)?sh: (?:-c: )?(?:line \d+: )?|"
+    r"\(eval\):(?:\w+:)?\d+: )+"
+)
+
+
+def _refusal_lines(cls: MistakeClass, text: str) -> tuple[str, ...]:
+    """The line of a tool's refusal that states it, without the tool's echo of the input (the
+    text that was not found is one repository's code, not the mistake's words)."""
+    for raw in strip_tags(text).splitlines():
+        line = " ".join(raw.split())
+        if line and cls.pattern.search(line):
+            return (redact_head(line, 200)[:200],)
+    return ()
+
+
+def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
+    call, result, fix = finding.call, finding.result, finding.fix
+    assert fix is not None
+    trigger = _trigger(finding)
+    if trigger is not None and call.command and not triggers.compiler_accepts(trigger):
+        trigger = None  # a shape the manifest compiler would refuse is no trigger at all
+    bare = trigger is None or triggers.is_bare_executable(trigger)
+    if call.command and bare and not _failure_time(finding):
+        if not _recallable(finding):
+            return None  # nothing tells the wrong call from its fix: no lesson to deliver
+        trigger = None  # told by its error alone: recalled when that error comes back
+    lines = error_lines(result.text) if result.text else ()
+    cls = finding.cls
+    refused = bool(call.command) and _refused_arguments(result)
+    if _failure_time(finding) and not call.command:
+        assert cls is not None
+        lines = _refusal_lines(cls, result.text) or lines
+    elif refused:
+        # The schema's complaint, whole: the key it names sits on a line of its own.
+        lines = (_one_line(strip_tags(result.text), 200),)
+    if finding.step is not None and not lines:
+        lines = tuple(
+            redact_head(line, 200)[:200]
+            for line in (" ".join(raw.split()) for raw in result.text.splitlines())
+            if finding.step in line
+        )[:1]  # the line that names the step: what failure-time recall matches
+    tool_name = call.tool or "call"
+    head = tool_name if refused else _head(call, result.text)
+    wrapper = finding.wrapper
+    if finding.rejected:
+        mistake = f"{_describe_call(call)} was rejected by the user"
+        summary = f"{head}: the user wanted another way"
+    elif wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
+        how, name, exe = wrapper
+        gist = _gist(result, lines)
+        if how == "dropped":
+            mistake = f"{_describe_call(call)} failed: `{name}` could not run `{exe}` (“{gist}”)"
+            summary = f"{exe}: run it without `{name}`"
+        else:
+            mistake = f"{_describe_call(call)} failed run bare (“{gist}”)"
+            summary = f"{exe}: run it through `{name}`"
+    elif cls is not None:
+        cls = EDIT_CAUSES.get(finding.edit_cause or "", cls)
+        general = cls.mistake.format(
+            tool=tool_name,
+            dir=finding.drift_dir or finding.cleared or "",
+            step=finding.step or "",
+        )
+        mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
+        summary = f"{head}: {cls.title}"
+    elif result.failure in ev.MISTAKES:
+        mistake = f"{_describe_call(call)} failed (“{_gist(result, lines)}”)"
+        summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
+    else:
+        mistake = f"{_describe_call(call)} was not what the user wanted"
+        summary = f"{head}: the user corrected it"
+    if finding.user_text:
+        mistake += f"; the user said: “{_one_line(strip_tags(finding.user_text), 200)}”"
+    mistake = mistake.rstrip(".") + "."
+    fixed = _fix_text(finding, cls, tool_name)
+    signals = set(finding.signals)
+    if cls is not None:
+        signals.add(scoring.KNOWN_MISTAKE)
+    return Candidate(
+        id="",
+        tier=2,
+        agent=call.agent,
+        tool=call.tool,
+        trigger=trigger,
+        mistake=mistake,
+        fix=fixed,
+        summary=_one_line(summary, 100).rstrip("…"),
+        tags=triggers.tags_for(call.tool, call.command, call.paths),
+        confidence=scoring.confidence(signals, cfg.scoring),
+        priority=scoring.priority(signals),
+        evidence=tuple(
+            Evidence(r.file, r.line, r.call_id or call.call_id, r.session_id)
+            for r in finding.retries
+        ),
+        error_lines=lines,
+        project=_project(finding),
+        detector=NAME,
+    )
+
+
+def _project(finding: Finding) -> str | None:
+    """The project of the lesson: the call's, except that a call made from the subdirectory an
+    earlier ``cd`` left the shell in belongs to the repository it drifted from."""
+    project, moved, fix = finding.call.project, finding.drift_dir, finding.fix
+    if not project or not moved or finding.cls is not CWD_DRIFT:
+        return project
+    project = project.rstrip("/") or project
+    if fix is not None and _cd_to_root(fix):
+        root = triggers.segments(fix.command or "")[0][1].rstrip("/")
+        if project.startswith(root + "/"):
+            return root  # the fix went back to the repository the shell had drifted from
+    tail = "/" + moved.strip("/")
+    if not moved.startswith((".", "/")) and project.endswith(tail):
+        return project[: -len(tail)] or project
+    return project
+
+
+def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str:
+    """What worked, from the fixing call: the command that ran, or the tool on the file; never
+    the agent's prose around it."""
+    fix = finding.fix
+    assert fix is not None
+    if fix.command:
+        did = f"`{_one_line(fix.command, 160)}` worked"
+        if finding.fix_failure is not None:
+            later = finding.fix_failure
+            gist = _gist(later, error_lines(later.text) if later.text else ())
+            did = (
+                f"`{_one_line(fix.command, 160)}` got past it "
+                f"(and then failed for a reason of its own: “{gist}”)"
+            )
+        wrapper = finding.wrapper
+        if wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
+            how, name, exe = wrapper
+            way = f"without `{name}`" if how == "dropped" else f"through `{name}`"
+            worked = f"Run `{exe}` {way}: {did}"
+        elif cls is None:
+            worked = f"Run `{_one_line(fix.command, 160)}` instead"
+        else:
+            way = cls.fix.format(tool=tool_name, step=finding.step or "", dir=finding.cleared or "")
+            worked = f"{way}: {did}"
+    else:
+        target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
+        on = f" on {target}" if target else ""
+        generic = f"the {fix.tool or 'tool'} call{on} then worked"
+        worked = f"{cls.fix.format(tool=tool_name)}; {generic}" if cls is not None else generic
+        if (
+            finding.read_between
+            and finding.call.tool in _EDIT_TOOLS
+            and (cls is None or cls.name != failures.NOT_READ)
+            and finding.edit_cause is None
+        ):
+            worked = f"Read the file again before the {tool_name}; {generic}"
+        worked = worked[:1].upper() + worked[1:]
+    # The agent's own words (``finding.diagnosis``) raise the confidence but stay out: what it
+    # said it was doing is often narration, and the fix must be what the calls show.
+    return worked.rstrip(".") + "."

@@ -1,0 +1,226 @@
+"""The pairing of a failure with its fix: the search of the window after a failed call for the
+call that corrected it, the repeats on the way, and what was said in between.
+
+What comes out is a :class:`.finding.Finding` with its fix, still unjudged (:mod:`.judging`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lessons_core.patterns import kept_programs
+from lessons_core.scan import events as ev
+from lessons_core.scan import scoring
+from lessons_core.scan.detectors import failures
+from lessons_core.scan.detectors.tier2.calls import (
+    _EDIT_TOOLS,
+    _FILE_TOOLS,
+    _asks_for_help,
+    _key,
+    _keys,
+    _same_input,
+    _wrapped_inside,
+    _wrapping,
+)
+from lessons_core.scan.detectors.tier2.classes import _refused_arguments
+from lessons_core.scan.detectors.tier2.finding import RETRY_THRESHOLD, WINDOW, Finding
+from lessons_core.scan.detectors.tier2.messages import _diagnoses, _first_sentence, _is_correction
+from lessons_core.scan.detectors.tier2.remedies import _cleared, _remedies, _step_taken
+
+#: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
+#: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
+#: is another task, not a correction.
+FALLBACK_TOOLS = frozenset(
+    {"npm", "pnpm", "yarn", "bun", "make", "just", "task", "mise", "cargo", "uv", "poetry", "pip"}
+)
+_MISUSE = kept_programs.compile(
+    r"missing script|unknown (?:command|subcommand|script|target)|no rule to make target|"
+    r"no such (?:command|subcommand|task)|did you mean|not a valid command|is not a task",
+    re.IGNORECASE,
+)
+
+#: Failures whose fix may itself fail for a reason of its own: a later call of the same kind
+#: that no longer fails this way got past the mistake (``rtk bun run test`` refused, then
+#: ``bun run test`` ran the tests, and some failed).
+_GOT_PAST_CLASSES = frozenset(
+    {
+        failures.MISSING_PATH,
+        failures.COMMAND_NOT_FOUND,
+        failures.UNKNOWN_OPTION,
+        failures.UNKNOWN_SUBCOMMAND,
+        failures.SHELL_SYNTAX,
+    }
+)
+
+
+def _link(events: list[ev.Event]) -> tuple[dict[int, ev.Event], dict[int, ev.Event], list[int]]:
+    """Each result's call and each call's result, keyed by the event's identity, and where the
+    findings may start (failed results, user text).
+
+    A result belongs to the latest call before it with its call id, not to any call of that
+    id: some models number their calls per message (``functions.bash:0`` again in every
+    answer), so one id names many calls of a session, each followed by its own result.
+    """
+    open_calls: dict[str, ev.Event] = {}
+    call_of: dict[int, ev.Event] = {}
+    result_of: dict[int, ev.Event] = {}
+    starts: list[int] = []
+    for i, event in enumerate(events):
+        kind = event.kind
+        if kind == ev.TOOL_CALL:
+            if event.call_id:
+                open_calls[event.call_id] = event
+        elif kind == ev.TOOL_RESULT:
+            call = open_calls.get(event.call_id) if event.call_id else None
+            if call is not None:
+                call_of[id(event)] = call
+                result_of.setdefault(id(call), event)
+            if event.failure:
+                starts.append(i)
+        elif kind == ev.USER_TEXT:
+            starts.append(i)
+    return call_of, result_of, starts
+
+
+def _follow(
+    events: list[ev.Event],
+    i: int,
+    call: ev.Event,
+    calls: dict[int, ev.Event],
+    results: dict[int, ev.Event],
+    consumed: set[int],
+) -> Finding | None:
+    failed = events[i]
+    finding = Finding(call, failed)
+    if failed.failure == ev.TIMEOUT:
+        finding.signals.add(scoring.HANG_OR_TIMEOUT)
+    key = _key(call)
+    exe_key = None
+    if call.command and len(key) == 3 and key[1] in FALLBACK_TOOLS and _MISUSE.search(failed.text):
+        exe_key = key[:2]
+    fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
+    fallback_at = fix_at = -1
+    first = failures.mistake_class(failed.text)
+    got_past = first is not None and first.name in _GOT_PAST_CLASSES
+    inside = _wrapped_inside(call)
+    taken = {id(failed)}  # the failures counted as this one's repeats
+    edited_at: list[int] = []
+    read_paths: set[str] = set()
+    for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
+        other = events[j]
+        if (
+            other.kind == ev.TOOL_RESULT
+            and other.is_mistake
+            and id(other) not in consumed
+            and id(other) not in taken
+        ):
+            sibling = calls.get(id(other))
+            if sibling is not None and sibling is not call and _key(sibling) == key:
+                # a parallel call of the same kind, sent before this failure came back (a
+                # later call's failure was counted, and consumed, when the call was met)
+                finding.retries.append(other)
+                taken.add(id(other))
+                consumed.add(id(other))
+        elif (
+            other.kind == ev.USER_TEXT and finding.user_text is None and _is_correction(other.text)
+        ):
+            finding.user_text, finding.user_at = other.text, j
+        elif other.kind == ev.ASSISTANT_TEXT and finding.diagnosis is None:
+            if _diagnoses(other.text):
+                finding.diagnosis, finding.diagnosis_at = _first_sentence(other.text), j
+        elif other.kind == ev.TOOL_CALL:
+            if (
+                other.tool == "Read"
+                and call.tool in _FILE_TOOLS
+                and call.paths
+                and call.paths[0] in other.paths
+            ):
+                finding.read_between = True
+            if other.sidechain != call.sidechain:
+                continue
+            keys = _keys(other)
+            if other.tool == "Read" and other.paths:
+                read_paths.update(other.paths)
+            wrap = None if key in keys else _wrapping(key, inside, other)
+            same = key in keys or wrap is not None
+            if not same and _remedies(first, call, other, read_paths, results):
+                finding.fix, fix_at = other, j
+                finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                break
+            if not same:
+                if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
+                    edited_at.append(j)
+                if exe_key is not None and fallback is None:
+                    res = results.get(id(other))
+                    worked = res is not None and res.failure is None
+                    if worked and any(k[:2] == exe_key for k in keys) and not _asks_for_help(other):
+                        fallback, fallback_at = other, j
+                continue
+            res = results.get(id(other))
+            if res is None:
+                continue
+            if res.failure is None and _asks_for_help(other):
+                continue  # it read how the command is called: the corrected call comes next
+            if res.failure is None:
+                if _same_input(other, call):
+                    step = _step_taken(failed.text, events, i, j, results)
+                    cleared = None if step else _cleared(failed.text, events, i, j, results)
+                    if step is None and cleared is None and not _refused_arguments(failed):
+                        # The same call worked on a second try: flaky, or made to work by
+                        # something between; another command failing in between is its own.
+                        _release_others(call, finding.retries, calls, consumed)
+                        return None
+                    finding.step = step  # it worked once the step its error named had run
+                    finding.cleared = cleared  # or once the stale output it named was gone
+                finding.fix, fix_at, finding.wrapper = other, j, wrap
+                finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                break
+            if got_past and res.is_mistake and not _same_input(other, call):
+                later = failures.mistake_class(res.text)
+                if later is None or later is not first:
+                    # The path is found now (the script, the command, the option); what failed
+                    # next (the tests it ran) is another matter. Whether the first failure was
+                    # the lesson is for the judge to say.
+                    finding.fix, fix_at, finding.wrapper = other, j, wrap
+                    finding.fix_failure = res
+                    finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+                    break
+            if res.is_mistake:
+                finding.retries.append(res)
+                taken.add(id(res))
+                consumed.add(id(res))
+            elif other.tool in _EDIT_TOOLS:
+                edited_at.append(j)
+    if len(finding.retries) >= RETRY_THRESHOLD:
+        finding.signals.add(scoring.RETRY_LOOP)
+    if finding.fix is None and fallback is not None:
+        finding.fix, fix_at = fallback, fallback_at
+        finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+    if finding.fix is None:
+        # Nothing fixed it: a later failure of another command of the same kind (a lint run,
+        # then the lint run given an option it does not have) is a mistake of its own.
+        _release_others(call, finding.retries, calls, consumed)
+        return None
+    finding.edited = any(j < fix_at for j in edited_at)
+    # Only what was said before the fix explains it.
+    if 0 <= finding.user_at < fix_at:
+        finding.signals.add(scoring.USER_CORRECTION)
+    else:
+        finding.user_text = None
+    if 0 <= finding.diagnosis_at < fix_at:
+        finding.signals.add(scoring.SELF_DIAGNOSIS)
+    else:
+        finding.diagnosis = None
+    return finding
+
+
+def _release_others(
+    call: ev.Event, retries: list[ev.Event], calls: dict[int, ev.Event], consumed: set[int]
+) -> None:
+    """Give back the repeats of a finding that came to nothing and were another command than
+    ``call``, so each is judged on its own; the same command again stays counted."""
+    own = " ".join((call.command or "").split())
+    for repeat in retries[1:]:
+        other = calls.get(id(repeat))
+        if other is not None and " ".join((other.command or "").split()) != own:
+            consumed.discard(id(repeat))

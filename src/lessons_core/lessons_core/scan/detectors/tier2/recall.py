@@ -1,0 +1,228 @@
+"""When a lesson comes back: the trigger that fires on the wrong call and not on its fix, or
+none, when only the failure itself tells the lesson is due (failure-time recall).
+"""
+
+from __future__ import annotations
+
+from lessons_core.patterns import kept_programs
+from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import failures, triggers
+from lessons_core.scan.detectors.failures import error_lines
+from lessons_core.scan.detectors.tier2.calls import _FILE_TOOLS, _REWRITES
+from lessons_core.scan.detectors.tier2.classes import (
+    _COMMAND_FAILURE_TIME,
+    _ENVIRONMENT_CLASSES,
+    _WORK_FAILURE,
+    CWD_DRIFT,
+    DASH_ARGUMENT,
+    FAILURE_TIME_CLASSES,
+    SANDBOX,
+    _refused_arguments,
+)
+from lessons_core.scan.detectors.tier2.finding import Finding
+
+#: A word a fix added that can name a subcommand or a flag.
+_ADDED_WORD = kept_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
+
+
+def _failure_time(finding: Finding) -> bool:
+    """Whether the finding is a tool's refusal the call does not show (see
+    :data:`FAILURE_TIME_CLASSES`), or a wrong working directory the command line does not
+    show: its lesson is recalled at the failure, never before a call."""
+    cls = finding.cls
+    if cls is None:
+        return False
+    if finding.call.command:
+        absolute_drift = cls is CWD_DRIFT and (finding.drift_dir or "").startswith("/")
+        refused = cls.name == failures.BAD_PARAMETERS and _refused_arguments(finding.result)
+        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift or refused
+    return cls.name in FAILURE_TIME_CLASSES
+
+
+def _trigger(finding: Finding) -> str | None:
+    """A pattern that fires on the wrong call and not on its fix (``None``: tool name only)."""
+    call, fix, cls = finding.call, finding.fix, finding.cls
+    assert fix is not None
+    if _failure_time(finding):
+        return None
+    if not call.command:
+        if call.paths and call.tool in _FILE_TOOLS:
+            return triggers.path_trigger(call.paths[0])
+        return None
+    failing, fixed = call.command, fix.command or ""
+    name = cls.name if cls is not None else None
+    if name == CWD_DRIFT.name:
+        # An absolute ``cd`` into a subdirectory looks like the fix's own ``cd``: such a drift
+        # is recalled when the failure happens (:func:`_failure_time`).
+        return None if (finding.drift_dir or "").startswith("/") else triggers.RELATIVE_CD
+    wrapper = _wrapper_trigger(finding)
+    if wrapper is not None:
+        return wrapper
+    named = triggers.named_segment(failing, finding.result.text)
+    if finding.generic:
+        return _generic_trigger(finding, named)
+    if name == failures.SHELL_SYNTAX:
+        found = None
+        if "no matches found" in finding.result.text[:1500]:
+            found = triggers.glob_trigger(failing, fixed)  # zsh: an unmatched glob
+        found = found or triggers.unquoted_path_trigger(failing)
+        if found is None or triggers.matches(found, fixed):
+            return None  # no word the shell misread that the fix wrote otherwise: no lesson
+        return found
+    if named is not None:
+        # The error named one simple command of the line: the trigger is built on it, against
+        # the fix's command of the same kind (none when the fix dropped it), and still checked
+        # against the whole fixing call.
+        fixed_whole = fixed
+        failing = named[0]
+        fixed = triggers.segment_of(fixed_whole, named[1].exe, named[1].sub) or ""
+    else:
+        fixed_whole = fixed
+    base = triggers.base_trigger(failing)
+    if base is None:
+        return None
+    if name == SANDBOX.name:
+        shape = triggers.main_shape(failing)
+        return base if shape is not None and shape.sub else None
+    if name == DASH_ARGUMENT.name:
+        dashed = triggers.dash_argument_trigger(failing, fixed)
+        return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == failures.UNKNOWN_OPTION:
+        flag = triggers.option_named(finding.result.text, failing)
+        if flag is not None:
+            flagged = triggers.with_flag(base, flag)
+            return flagged if not triggers.matches(flagged, fixed_whole) else None
+    if name == failures.UNKNOWN_SUBCOMMAND:
+        # The script exists, where the fix ran it: an option moved the command elsewhere.
+        moved = triggers.value_flag_trigger(failing, fixed)
+        if moved is not None and triggers.matches(moved, failing):
+            return moved if not triggers.matches(moved, fixed_whole) else None
+    pattern = triggers.command_trigger(failing, fixed or None)
+    if pattern is not None and not triggers.matches(pattern, fixed_whole):
+        return pattern
+    tight = triggers.tight_trigger(failing)
+    if (
+        tight is not None
+        and triggers.matches(tight, failing)
+        and not triggers.matches(tight, fixed_whole)
+    ):
+        return tight
+    if name in _ENVIRONMENT_CLASSES or finding.result.failure == ev.TIMEOUT:
+        # Run bare (from PATH, in the foreground) where the fix went through a virtual
+        # environment, a runner or a ``timeout``.
+        for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
+            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed_whole):
+                return bare
+    shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
+    if shape is not None and fixed_shape is not None and fixed_shape.exe == shape.exe:
+        # What the fix added: a flag (``--offline``) or a plain word (``vitest run``).
+        own = {w for seg in triggers.segments(failing) for w in seg}
+        added = [
+            w
+            for seg in triggers.segments(fixed)
+            for w in seg
+            if w not in own and _ADDED_WORD.fullmatch(w)
+        ]
+        for word in dict.fromkeys([*fixed_shape.flags, *added]):
+            if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
+                continue
+            pattern = triggers.without_flag(base, word)
+            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
+                return pattern
+    return None
+
+
+def _wrapper_trigger(finding: Finding) -> str | None:
+    """The wrapper the fix dropped, around the executable it wrapped (``rtk`` … ``bun``); or,
+    for a fix that added one, the executable run bare (``vitest`` first in its command)."""
+    if finding.wrapper is None or finding.call.command is None or finding.fix is None:
+        return None
+    how, wrapper, exe = finding.wrapper
+    failing, fixed = finding.call.command, finding.fix.command or ""
+    if how == "dropped":
+        pattern = triggers.wrapper_trigger(wrapper, exe)
+    else:
+        pattern = triggers.leading_trigger(exe)
+    if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
+        return pattern
+    return None
+
+
+def _generic_trigger(
+    finding: Finding, named: tuple[str, triggers.Shape] | None = None
+) -> str | None:
+    """For a failure no class knows, a pattern for what the failing call had and its fix did
+    not: the piece of syntax the error quotes, an argument starting with ``-``, or a flag the
+    fix dropped. Never the mere absence of what the fix added: that fires on every plain call
+    of the command (every ``go build`` without ``-tags``)."""
+    call, fix = finding.call, finding.fix
+    assert call.command is not None and fix is not None
+    failing, fixed = call.command, fix.command or ""
+    found = triggers.culprit_trigger(finding.result.text, failing, fixed)
+    if found is None:
+        shape = triggers.main_shape(fixed)
+        if shape is None or (named is not None and named[1].exe != shape.exe):
+            return None  # (the error named another command of the line: not this one's flag)
+        segment = triggers.segment_of(failing, shape.exe, shape.sub)
+        own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
+        if segment is None:
+            return None
+        words = {w for w in segment.split() if not w.startswith("-")}
+        if any(w not in words for w in own.split() if not w.startswith("-")):
+            return None  # the fix changed what it worked on too: the flag may be innocent
+        pattern = triggers.command_trigger(segment, own)
+        base = triggers.base_trigger(segment)
+        found = pattern if pattern != base else None  # only with a flag the fix dropped
+    if found is not None and triggers.matches(found, failing):
+        return found if not triggers.matches(found, fixed) else None
+    return None
+
+
+def _recallable(finding: Finding) -> bool:
+    """Whether a failure no class knows, fixed by a call nothing in the command line tells from
+    it (``git push origin`` then ``git push`` to a URL, a ``git apply`` of a hand-written patch
+    then one of a generated patch), is still a lesson: one recalled when its error comes back.
+
+    Only when the error is the command's own complaint about the call: it has lines that state
+    an error; the end of the output, where a long run reports, is no test, build or lint
+    failure; neither end names a one-off (a path that is not there, a permission); and the fix
+    rewrote no file on its way (then the code was the problem, not the call); and when the error
+    names one command of a pipeline, the fix still runs that command (a fix that dropped it
+    tells nothing about how to call it). A fix that worked on another target (another URL,
+    file, branch or query) says the first was wrong, not how to call the command: as in
+    :func:`_generic_trigger`, such a failure was a fact of its target and yields nothing.
+    """
+    call, result, fix = finding.call, finding.result, finding.fix
+    if not finding.generic or fix is None or not result.text or not call.command:
+        return False
+    if not _kept_target(call.command, fix.command or ""):
+        return False
+    named = triggers.named_segment(call.command, result.text)
+    if named is not None and all(
+        shape.exe != named[1].exe for shape in triggers.shapes(fix.command or "")
+    ):
+        return False
+    if not error_lines(result.text):
+        return False
+    tail = result.text[-3000:]
+    if _WORK_FAILURE.search(tail):
+        return False
+    for end in (result.text[:1500], result.text[-1500:]):
+        cls = failures.mistake_class(end)
+        if cls is not None and not cls.reusable:
+            return False
+    return not (fix.command and _REWRITES.search(fix.command))
+
+
+def _kept_target(failing: str, fixed: str) -> bool:
+    """Whether the fix ran the failing command's main command on all it named: every word of
+    that command that is no option is still in the fix's command of the same kind."""
+    shape = triggers.main_shape(failing)
+    if shape is None:
+        return False
+    segment = triggers.segment_of(failing, shape.exe, shape.sub)
+    own = triggers.segment_of(fixed, shape.exe, shape.sub)
+    if segment is None or own is None:
+        return False
+    kept = set(own.split())
+    return all(word in kept for word in segment.split() if not word.startswith("-"))

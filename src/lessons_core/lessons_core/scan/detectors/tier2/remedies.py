@@ -1,0 +1,130 @@
+"""What besides a corrected form of the call made a failure go away: the step its error named,
+a generated folder deleted, or the other kind of call a tool's refusal asks for.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from lessons_core.patterns import kept_programs
+from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import failures, triggers
+from lessons_core.scan.detectors.failures import MistakeClass
+from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _REWRITES
+
+#: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
+_NAMED_STEP = kept_programs.compile(
+    r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
+    re.IGNORECASE,
+)
+
+
+def _step_taken(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+) -> str | None:
+    """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
+    between the failure (``i``) and the same command working (``j``) ran it and worked."""
+    named = [" ".join(m.group(1).split()) for m in _NAMED_STEP.finditer(error[:2000])]
+    if not named:
+        return None
+    for k in range(i + 1, j):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command:
+            continue
+        res = results.get(id(other))
+        if res is None or res.failure is not None:
+            continue
+        command = " ".join(other.command.split())
+        for step in named:
+            if step in command:
+                return step
+    return None
+
+
+#: A path an error names: words with a slash in them (``.next/dev/types/validator.ts(17,62)``).
+_ERROR_PATH = kept_programs.compile(r"[\w.@~+-]*(?:/[\w.@+-]+)+")
+
+
+def _cleared(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+) -> str | None:
+    """The folder a call after a failure (``i``) deleted, up to the command working (``j``, which
+    may do it itself: ``rm -rf .next && tsc``), when the error named a file inside it: generated
+    output the error came from (a type error in ``.next/types/``), not the project's sources."""
+    paths = {m.group(0).rstrip(".:") for m in _ERROR_PATH.finditer(error[:2000])}
+    if not paths:
+        return None
+    for k in range(i + 1, j + 1):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command or "rm" not in other.command:
+            continue
+        res = results.get(id(other))
+        if res is None or res.failure is not None:
+            continue
+        for seg in triggers.segments(other.command):
+            if not seg or seg[0] != "rm":
+                continue
+            for word in seg[1:]:
+                folder = _removed_folder(word)
+                if folder and any(_inside(path, folder) for path in paths):
+                    return folder
+    return None
+
+
+def _removed_folder(word: str) -> str | None:
+    """The folder an ``rm`` argument names, or ``None`` for a flag, a glob or a folder so wide
+    (``.``, ``/``, ``~``) that everything is inside it."""
+    if word.startswith("-") or any(c in word for c in "*?[$"):
+        return None
+    folder = word.rstrip("/")
+    folder = folder[2:] if folder.startswith("./") else folder
+    if folder in ("", ".", "..", "~") or folder.startswith("../"):
+        return None
+    return folder
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` (from an error, relative or absolute) lies under ``folder`` (an ``rm``
+    argument, relative or absolute): the file itself deleted is not a folder cleared."""
+    path = path[2:] if path.startswith("./") else path
+    if path.startswith(folder + "/") or f"/{folder}/" in path:
+        return True
+    if folder.startswith("/") and not path.startswith("/"):
+        head = path.split("/", 1)[0]
+        return folder.endswith("/" + head) and "/" in path
+    return False
+
+
+#: Tools (and shell commands) that list a directory.
+_LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
+_LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
+
+
+def _remedies(
+    cls: MistakeClass | None,
+    call: ev.Event,
+    other: ev.Event,
+    read_paths: set[str],
+    results: dict[int, ev.Event],
+) -> bool:
+    """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
+    listing after reading a directory, an edit of a file read after "File has not been read"."""
+    if cls is None or call.command:
+        return False
+    res = results.get(id(other))
+    if res is None or res.failure is not None:
+        return False
+    if cls.name == failures.IS_DIRECTORY:
+        if other.tool in _LISTING_TOOLS:
+            return True
+        shape = triggers.main_shape(other.command) if other.command else None
+        return shape is not None and shape.exe in _LISTING_COMMANDS
+    if cls.name == failures.NOT_READ:
+        return other.tool in _EDIT_TOOLS and bool(other.paths) and other.paths[0] in read_paths
+    if cls.name in (failures.STALE_TEXT, failures.AMBIGUOUS_TEXT) and other.command and call.paths:
+        # The edit the tool kept refusing, made by a command that rewrites the same file.
+        name = PurePosixPath(call.paths[0]).name
+        named = call.paths[0] in other.command or ("." in name and name in other.command)
+        return named and _REWRITES.search(other.command) is not None
+    return False
