@@ -70,8 +70,11 @@ def load_modules() -> dict[str, dict[str, object]]:
 
 
 def module_file(name: str) -> Path:
-    """``hot.match`` -> the path of ``lessons_core/hot/match.py``."""
+    """``hot.match`` -> the path of ``lessons_core/hot/match.py``; a package's name -> its
+    ``__init__.py`` (``scan.detectors.tier2``, the entry of a detector split by stage)."""
     path = PACKAGE.joinpath(*name.split(".")).with_suffix(".py")
+    if not path.is_file() and PACKAGE.joinpath(*name.split(".")).is_dir():
+        path = PACKAGE.joinpath(*name.split("."), "__init__.py")
     if not path.is_file():
         raise SystemExit(f"no module file {path.relative_to(ROOT)} for {name!r}; fix modules.toml")
     return path
