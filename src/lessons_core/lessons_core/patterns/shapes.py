@@ -75,9 +75,10 @@ def _shape(source: str) -> str:
     if flags & (re.IGNORECASE | re.LOCALE):
         raise _NoShape
     items = list(tree)
-    classes: list[list[tuple[Any, Any]]] = []
+    found: list[list[tuple[Any, Any]]] = []
     pinned: set[int] = set()
-    _collect(items, classes, pinned, first=False)
+    _collect(items, found, pinned, first=False)
+    classes = tuple(tuple(members) for members in found)
     ascii_only = bool(flags & re.ASCII)
     names: dict[int, tuple[tuple[bool, ...], int]] = {}
     counts: dict[tuple[bool, ...], int] = {}
@@ -171,9 +172,13 @@ def _plain(arg: Any) -> Any:
     return str(arg)
 
 
-def _signature(ch: str, classes: list[list[tuple[Any, Any]]], ascii_only: bool) -> tuple[bool, ...]:
+@functools.lru_cache(maxsize=4096)
+def _signature(
+    ch: str, classes: tuple[tuple[tuple[Any, Any], ...], ...], ascii_only: bool
+) -> tuple[bool, ...]:
     """Which of the tests the pattern can make of a character ``ch`` passes: a newline, a word,
-    digit or space character, and a member of each of the pattern's classes."""
+    digit or space character, and a member of each of the pattern's classes (kept: a catalogue
+    asks it of the same letters and the same few classes again and again)."""
     own = (
         ch == "\n",
         _category("CATEGORY_WORD", ascii_only)(ch),
@@ -183,7 +188,7 @@ def _signature(ch: str, classes: list[list[tuple[Any, Any]]], ascii_only: bool) 
     return own + tuple(_member(items, ch, ascii_only) for items in classes)
 
 
-def _member(items: list[tuple[Any, Any]], ch: str, ascii_only: bool) -> bool:
+def _member(items: tuple[tuple[Any, Any], ...], ch: str, ascii_only: bool) -> bool:
     """Whether the parsed class ``items`` takes ``ch``, as the engine decides it."""
     c = sre_constants
     code = ord(ch)
