@@ -140,6 +140,8 @@ def forget() -> None:
     _fast.clear()
     _asked.clear()
     _fast_shapes.clear()
+    _measure.cache_clear()
+    shapes.forget()
 
 
 def _memory_key() -> str:

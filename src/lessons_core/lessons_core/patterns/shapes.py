@@ -68,6 +68,12 @@ def shape(source: str) -> str | None:
         return None
 
 
+def forget() -> None:
+    """Drop the shapes worked out in this process (see :func:`lessons_core.patterns.probe.
+    forget`)."""
+    _shape.cache_clear()
+
+
 @functools.lru_cache(maxsize=512)
 def _shape(source: str) -> str:
     tree = syntax.parse(source)
