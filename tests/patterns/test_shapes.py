@@ -95,10 +95,10 @@ def test_a_hostile_pattern_that_looks_like_a_benign_one_is_still_timed(
     measured: list[str],
 ) -> None:
     """``[a-z]{0,49}a[a-z]{0,19}!`` differs from the benign ``[a-z]{0,49}-[a-z]{0,19}!`` in one
-    literal, but that literal is a member of the class around it: on 32 KB of ``a`` each start
-    of the search tries every way of splitting its walk between the two repeats, ten times the
-    budget. Judged after the benign one, it is timed on its own subjects and bounded, as it is
-    when judged first."""
+    literal, but that literal is a member of the class around it: on a run of ``a`` each start
+    of the search tries every way of splitting its walk between the two repeats, already too
+    slow on the 1 KB subjects for the hook's whole 32 KB. Judged after the benign one, it is
+    timed on its own subjects and given a shorter limit, as it is when judged first."""
     benign, hostile = r"[a-z]{0,49}-[a-z]{0,19}!", r"[a-z]{0,49}a[a-z]{0,19}!"
     assert judge(benign).reason is None
     verdict = judge(hostile)
