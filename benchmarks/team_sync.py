@@ -17,7 +17,7 @@ configured) and against a home holding the same lessons added locally with no te
 interleaved run by run; and once more against B with the server stopped. The hook reads the
 local manifest only, so the three should agree within noise.
 
-    python benchmarks/team_sync.py [--lessons 10000] [--runs 30]
+    python benchmarks/team_sync.py [--lessons 10000] [--runs 30] [--patterns tools|seed]
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import attrs
 
 from lessons_core import services, team
 from lessons_core.models import Triggers
-from lessons_core.patterns import probe
+from lessons_core.patterns import regex_safety
 from lessons_core.testing import contract_lesson
 from lessons_postgres.testing import TempServer, find_bindir
 
@@ -46,15 +46,35 @@ def _bin(name: str) -> str:
     return str(candidate) if candidate.exists() else name
 
 
-def _lessons(n: int) -> list:
+def _lessons(n: int, patterns: str = "tools") -> list:
+    """``n`` lessons, each with one command pattern: ``\\btool{i}\\s+run\\b`` (``tools``, one
+    shape in other words), or the seed catalogue's accepted command patterns in turn
+    (``seed``, a realistic mix of shapes, each pattern repeated)."""
+    sources = _seed_sources() if patterns == "seed" else []
     return [
         contract_lesson(
             i,
             summary=f"tool{i} needs its config flag before the subcommand ({i})",
-            triggers=Triggers(tool_names=["Bash"], command_patterns=[rf"\btool{i}\s+run\b"]),
+            triggers=Triggers(
+                tool_names=["Bash"],
+                command_patterns=[sources[i % len(sources)] if sources else rf"\btool{i}\s+run\b"],
+            ),
         )
         for i in range(n)
     ]
+
+
+def _seed_sources() -> list[str]:
+    """The seed catalogue's command patterns a build accepts, which a team could hold; judged
+    here, then forgotten, so the machines still start with nothing remembered."""
+    from pattern_safety import seed_kinds
+
+    found = [source for source, kind, _uncut in seed_kinds() if kind == "command"]
+    if not found:
+        raise SystemExit("no seed catalogue (see benchmarks/pattern_safety.py)")
+    accepted = [source for source in found if regex_safety.judge(source).reason is None]
+    regex_safety.forget()
+    return accepted
 
 
 def _home(root: Path, name: str, url: str | None) -> dict[str, str]:
@@ -82,7 +102,7 @@ def _sync(environ: dict[str, str]) -> team.SyncReport:
 def _timed_sync(environ: dict[str, str]) -> tuple[team.SyncReport, float]:
     """The report (its ``seconds``: the exchange with the server) and the whole command's
     time, which adds opening the local store and rebuilding the manifest."""
-    probe.forget()  # each machine is a process of its own: only its own home remembers
+    regex_safety.forget()  # each machine is a process of its own: only its own home remembers
     started = time.perf_counter()
     report = _sync(environ)
     return report, time.perf_counter() - started
@@ -119,12 +139,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lessons", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument(
+        "--patterns",
+        choices=("tools", "seed"),
+        default="tools",
+        help="each lesson's command pattern: \\btool<i>\\s+run\\b, or the seed catalogue's in turn",
+    )
     args = parser.parse_args()
     bindir = find_bindir()
     if bindir is None:
         print("no PostgreSQL server binaries (install Debian's postgresql)", file=sys.stderr)
         return 1
-    lessons = _lessons(args.lessons)
+    lessons = _lessons(args.lessons, args.patterns)
     with TempServer(bindir) as server, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         url = server.create_database("bench")
@@ -155,7 +181,10 @@ def main() -> int:
                 f"{sent.pushed_lessons} sent, {got.updated} received",
             )
         )
-        print(f"lessons sync, {args.lessons} lessons, PostgreSQL {bindir.parent.name}:")
+        print(
+            f"lessons sync, {args.lessons} lessons ({args.patterns} patterns), "
+            f"PostgreSQL {bindir.parent.name}:"
+        )
         print("  step   exchange   with the manifest rebuild (when lessons changed here)")
         for name, exchange, total, what in rows:
             print(f"  {name:<5} {exchange:7.2f} s  {total:7.2f} s  {what}")

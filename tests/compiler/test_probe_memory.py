@@ -21,9 +21,15 @@ from lessons_core.patterns import probe
 
 @pytest.fixture
 def measured(monkeypatch):
-    """Every pattern the probe really times, in order; the in-process memory starts empty."""
+    """Every pattern the probe really times, in order; the in-process memory starts empty.
+
+    Each pattern is timed on its own here: the memory is of sources, and the benchmark's
+    patterns share one shape, which would spare all but the first a timing in any case
+    (``tests/patterns/test_shapes.py``)."""
     monkeypatch.setattr(probe, "_fast", set())
     monkeypatch.setattr(probe, "_asked", set())
+    monkeypatch.setattr(probe, "_fast_shapes", set())
+    monkeypatch.setattr(probe.shapes, "shape", lambda source: None)
     probe._measure.cache_clear()
     seen: list[str] = []
     real = probe._measure.__wrapped__
@@ -45,6 +51,7 @@ def _lessons(n: int):
 
 def _new_process() -> None:
     probe._fast.clear()
+    probe._fast_shapes.clear()
 
 
 def test_a_rebuild_in_a_new_process_times_nothing_it_measured_before(store, home, measured):

@@ -29,6 +29,7 @@ def fixture_searched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every subject the probe really searches, in order; nothing is remembered beforehand."""
     monkeypatch.setattr(probe, "_fast", set())
     monkeypatch.setattr(probe, "_asked", set())
+    monkeypatch.setattr(probe, "_fast_shapes", set())
     probe._measure.cache_clear()
     seen: list[str] = []
     real = probe._time

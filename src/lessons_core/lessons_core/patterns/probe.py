@@ -38,6 +38,12 @@ one, one whose reach does not fit in 1 KB such as ``[a-z]{4100,5000}!``, which i
 and 4 KB and 67 ms on 32 KB, or one not proven linear) it gets every size, as before.
 The proof is the compiler's own, made on the pattern in hand: nothing that comes with a lesson
 (a team's, a repository's, a model's) says which path a pattern takes.
+
+A pattern of the same shape as one measured fast in this process, on the same limit and the
+same path (:mod:`lessons_core.patterns.shapes`: the same parse tree, its literals renamed among
+characters every test of the pattern takes alike), is fast without a timing of its own: on
+every subject it makes the same steps as that one on a renamed subject. The shape too is worked
+out here from the pattern in hand, and only an acceptance is shared, never a refusal.
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from lessons_core import memory_file
-from lessons_core.patterns import syntax
+from lessons_core.patterns import shapes, syntax
 from lessons_core.patterns.charsets import class_members
 from lessons_core.patterns.syntax import sre_constants
 
@@ -90,6 +96,10 @@ class _Timeout(Exception):
 _fast: set[str] = set()
 #: The fast sources this process asked about, so a saved memory keeps only what is in use.
 _asked: set[str] = set()
+#: Shapes (:mod:`lessons_core.patterns.shapes`) this process measured fast, with the limit and
+#: whether the times were scaled: a pattern of one of them is as fast without a timing of its own.
+#: Kept in this process only, from patterns measured here.
+_fast_shapes: set[tuple[int, bool, str]] = set()
 #: Name of the memory a build keeps in ``LESSONS_HOME``; bump the format when the probe changes.
 MEMORY_NAME = "pattern-probes.json"
 _MEMORY_FORMAT = 5
@@ -110,10 +120,17 @@ def probe(source: str, limit: int = SUBJECT_LIMIT, *, linear: bool = False) -> s
     if key in _fast:
         _asked.add(key)
         return None
-    reason = _measure(source, limit, linear and limit >= SUBJECT_LIMIT)
+    scaled = linear and limit >= SUBJECT_LIMIT
+    form = shapes.shape(source)
+    kind = None if form is None else (limit, scaled, form)
+    # One of its shape measured fast: it is as fast on every subject (see the shapes module).
+    shared = kind is not None and kind in _fast_shapes
+    reason = None if shared else _measure(source, limit, scaled)
     if reason is None:
         _fast.add(key)
         _asked.add(key)
+        if kind is not None:
+            _fast_shapes.add(kind)
     return reason
 
 
@@ -122,6 +139,9 @@ def forget() -> None:
     process calls it, so each machine measures as a process of its own would)."""
     _fast.clear()
     _asked.clear()
+    _fast_shapes.clear()
+    _measure.cache_clear()
+    shapes.forget()
 
 
 def _memory_key() -> str:

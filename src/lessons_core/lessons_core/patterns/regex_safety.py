@@ -26,6 +26,7 @@ rule) and exits non-zero, while the rest of the catalogue is still compiled and 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import Any
@@ -75,12 +76,49 @@ def check_pattern(source: str, *, measure: bool = True) -> str | None:
     return judge(source, measure=measure).reason
 
 
+#: Patterns this process accepted on their full limit, with the form the hook runs: a build
+#: asks again of every pattern a sync or an import has just judged. Bounded: emptied when full.
+_accepted: dict[str, tuple[Verdict, str]] = {}
+_ACCEPTED_MAX = 65536
+
+
 def judge(source: str, *, measure: bool = True) -> Verdict:
     """Judge ``source``: rules 1-3 on the pattern as written, rules 4-6 on :func:`hot_source`
     (the form the hook runs), which also give the power its search time grows with and so the
     subject length it is matched against (:func:`subject_limit`); ``measure`` then times that
     form on subjects of that length made from its own text
-    (:mod:`lessons_core.patterns.probe`)."""
+    (:mod:`lessons_core.patterns.probe`).
+
+    A measured acceptance on the full limit of its degree is kept in this process, and given
+    again while the probe still holds that form fast (so the probe's own memory, and what it
+    saves, stay the judge of the timing); the rules, which never change their answer, are not
+    run twice. A refusal, and an acceptance on a limit the probe lowered (whose refusal on the
+    longer limit is measured again each time), are judged anew."""
+    if measure and source in _accepted:
+        from lessons_core.patterns.probe import probe
+
+        verdict, hot = _accepted[source]
+        if probe(hot, verdict.limit, linear=verdict.degree <= 1) is None:
+            return verdict
+    verdict = _judge(source, measure=measure)
+    if measure and verdict.reason is None and verdict.limit == subject_limit(verdict.degree):
+        if len(_accepted) >= _ACCEPTED_MAX:
+            _accepted.clear()
+        _accepted[source] = (verdict, hot_source(source))
+    return verdict
+
+
+def forget() -> None:
+    """Drop every verdict and timing this process remembers, as a new process starts (a
+    benchmark standing for several machines in one process calls it)."""
+    from lessons_core.patterns import probe
+
+    _accepted.clear()
+    hot_source.cache_clear()
+    probe.forget()
+
+
+def _judge(source: str, *, measure: bool) -> Verdict:
     try:
         compiled = re.compile(source)
     except (re.error, RecursionError, OverflowError) as exc:
@@ -116,8 +154,10 @@ def judge(source: str, *, measure: bool = True) -> Verdict:
     return Verdict(None, limit, degree)
 
 
+@functools.lru_cache(maxsize=16384)
 def hot_source(source: str) -> str:
-    """The form of ``source`` the hook runs: ``.*`` chains rewritten to run in linear time."""
+    """The form of ``source`` the hook runs: ``.*`` chains rewritten to run in linear time
+    (kept: a build asks it of each pattern several times, and a sync or an import before)."""
     from lessons_core.patterns.linearize import hot_form
 
     return hot_form(source)
