@@ -136,8 +136,11 @@ def test_a_pattern_too_slow_on_its_limit_is_measured_again_on_a_quarter(monkeypa
     """Too slow on its limit, a pattern is not refused at once: it is measured on a quarter of
     the length, then a quarter of that, and the first length it is fast on bounds it; too slow
     still at the last quarter not under MIN_LIMIT, it is refused."""
-    from lessons_core.patterns import probe
+    from lessons_core.patterns import probe, regex_safety
 
+    # As a fresh process: an acceptance another test left in this one would be asked of the
+    # probe again first, and counted among the lengths measured.
+    regex_safety.forget()
     measured: list[int] = []
     monkeypatch.setattr(probe, "probe", _slow_above(2048, measured))
     polynomial = judge(r"\bgit\s+push\b.*--force\b")
