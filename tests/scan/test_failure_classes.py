@@ -8,7 +8,7 @@ import pytest
 
 from lessons_core.patterns.linearize import top_level_split
 from lessons_core.scan import events as ev
-from lessons_core.scan.detectors import failures
+from lessons_core.scan.detectors import failures, tier2
 
 
 @pytest.mark.parametrize("kind,source", failures._CLASSES)
@@ -137,6 +137,27 @@ def test_a_mistake_class_is_read_from_the_first_1500_characters():
     assert failures.mistake_class(fits) is missing
     assert failures.mistake_class(fits + "\nmore output") is missing
     assert failures.mistake_class("." + fits) is None
+
+
+def test_a_failure_kind_is_read_from_the_first_500_characters():
+    """Harnesses state why a call failed at the start of its result: a timeout stated up to
+    the 500th character is one, a statement cut at it is not."""
+    said = "Command timed out"
+    fits = "." * (500 - len(said)) + said
+    assert len(fits) == 500
+    assert failures.classify_text(fits) == ev.TIMEOUT
+    assert failures.classify_text("." + fits) is None
+
+
+def test_a_command_not_permitted_where_it_ran_is_no_lesson(script):
+    """A permission the place lacked is a fact of that place (a system folder, a sandbox), not
+    a misuse the next session repeats: a global install refused there and then made under the
+    user's own prefix is no lesson, though the class is still told."""
+    refused = "npm ERR! Error: EACCES: permission denied, mkdir '/usr/lib/node_modules'"
+    assert failures.mistake_class(refused) is failures.mistake_class_named(failures.NOT_PERMITTED)
+    script.run("npm install -g typescript", refused, failure=ev.ERROR, code=243)
+    script.run("npm install -g --prefix ~/.local typescript", "added 1 package in 2s")
+    assert list(tier2.detect(script.events)) == []
 
 
 # -- the lines of an output that state the error -----------------------------------------------

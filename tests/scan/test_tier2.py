@@ -753,6 +753,27 @@ def test_the_users_words_are_quoted_up_to_200_characters(script):
     assert f"the user said: “{said[:199]}…”." in candidate.mistake
 
 
+@pytest.mark.parametrize("length", [63, 64])
+def test_a_summary_is_kept_to_100_characters(script, length):
+    """The summary is one line of at most 100 characters: a summary of exactly 100 is kept
+    whole, a longer one is cut to its first 99, without an ellipsis."""
+    exe = "tool-" + "x" * (length - 5)  # a generated executable's long name
+    script.run(f"{exe} --frobnicate", "error: unknown option '--frobnicate'", failure=ERR, code=2)
+    script.run(exe, "ok")
+    summary = f"{exe}: an option the command does not have"
+    assert _one(script).summary == (summary if len(summary) <= 100 else summary[:99])
+
+
+def test_a_fixing_command_is_quoted_up_to_160_characters(script):
+    """A failure no class knows, fixed by a long command: the fix quotes the command's first
+    159 characters and an ellipsis."""
+    refusal = " ! [rejected]        b -> b (stale info)\nerror: failed to push some refs to 'h'"
+    good = f"git push --force-with-lease=refs/heads/b:abc123 https://h/{'o' * 120}/r.git HEAD:b"
+    script.run("git push --force-with-lease", refusal, failure=ERR, code=1)
+    script.run(good, " + 1..2 HEAD -> b (forced update)")
+    assert _one(script).fix == f"Run `{good[:159]}…` instead."
+
+
 _REJECTED_FOR_PNPM = (
     "The user doesn't want to proceed with this tool use. The user provided the following "
     "reason for the rejection:  use pnpm"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import tier2, triggers
 
@@ -290,6 +292,45 @@ def test_an_edit_the_tool_refused_made_by_a_script_on_the_same_file(script):
     assert "open(p, 'w')" in candidate.fix
 
 
+@pytest.mark.parametrize(("between", "advice"), [
+    (None, "Read the lines again and copy the text to replace exactly"),
+    ("Grep", "Read the lines again and copy the text to replace exactly"),
+    ("Read", "Read the file again before the Edit"),
+])  # fmt: skip
+def test_only_a_read_of_the_file_between_tells_the_fix_to_read_it_again(script, between, advice):
+    """An edit of stale text, fixed by the next edit of the file: the advice to read the file
+    again comes from a Read of it in between, never from the fixing edit itself or a search
+    in the file."""
+    stale = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+    script.file("Edit", "/p/src/app.js", stale, failure=ev.VALIDATION)
+    if between is not None:
+        script.file(between, "/p/src/app.js", "1\tconst port = 3000;")
+    script.file("Edit", "/p/src/app.js", "updated")
+    candidate = _one(script)
+    assert candidate.fix.startswith(advice), candidate.fix
+
+
+@pytest.mark.parametrize(("between", "found"), [(tier2.WINDOW - 1, 1), (tier2.WINDOW, 0)])
+def test_a_failures_fix_comes_within_the_window(script, between, found):
+    """The call that fixed a failure must come within ``WINDOW`` events of its result: the
+    last event of the window still counts, the one after it does not."""
+    script.run("pytest tests/", "bash: pytest: command not found", failure=ERR, code=127)
+    for _ in range(between):
+        script.say("Looking at the layout.")
+    script.run(".venv/bin/python -m pytest tests/", "12 passed")
+    assert len(_detect(script)) == found
+
+
+def test_a_flag_beside_a_fix_by_another_tool_is_no_trigger(script):
+    """``cargo clippy`` is missing until ``rustup`` adds it: the fixing call is another tool's
+    (its main command is ``rustup``), so the flag the cargo run carried there
+    (``--all-targets``) is no difference between the wrong call and its fix, and yields no
+    trigger, nor a lesson."""
+    script.run("cargo clippy", "error: no such command: `clippy`", failure=ERR, code=101)
+    script.run("rustup component add clippy && cargo clippy --all-targets", "Finished")
+    assert _detect(script) == []
+
+
 # -- working directories ---------------------------------------------------------------------
 
 
@@ -414,6 +455,21 @@ def test_a_fix_that_then_failed_for_its_own_reason_still_fixed_the_mistake(scrip
     script.run(good, "src/a.test.ts:\n(fail) parses\n 1 fail", failure=ERR, code=1)
     candidate = _one(script)
     assert candidate.summary == "bun: run it without `rtk`"
+    _fires(candidate, bad, good)
+
+
+def test_a_later_call_failing_the_same_way_is_a_repeat_not_the_fix(script):
+    """``ls --colour`` refused, then ``ls --colr`` refused for the same reason, then ``ls
+    --color`` ran: the second call did not get past the mistake, so it is counted as a repeat
+    and the call that ran is the fix."""
+    bad, good = "ls --colour", "ls --color"
+    script.run(bad, "ls: unrecognized option '--colour'", failure=ERR, code=2)
+    script.run("ls --colr", "ls: unrecognized option '--colr'", failure=ERR, code=2)
+    script.run(good, "a.txt  b.txt")
+    candidate = _one(script)
+    assert [e.call_id for e in candidate.evidence] == ["c1", "c3"]
+    assert candidate.fix == "Drop or replace the option: `ls --color` worked."
+    assert "got past it" not in candidate.fix
     _fires(candidate, bad, good)
 
 
