@@ -99,6 +99,21 @@ def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     trigger_checks.forget()
 
 
+@pytest.fixture(name="fresh_probe")
+def fixture_fresh_probe(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The timing probe as a fresh process has it: no pattern or shape remembered fast, nothing
+    asked, no measurement cached (and none left behind for the next test)."""
+    from lessons_core.patterns import probe
+
+    monkeypatch.setattr(probe, "_fast", set())
+    monkeypatch.setattr(probe, "_asked", set())
+    monkeypatch.setattr(probe, "_fast_shapes", set())
+    measure = probe._measure  # the cached function itself: a test may stand something in for it
+    measure.cache_clear()
+    yield
+    measure.cache_clear()
+
+
 @pytest.fixture(name="shared_dir")
 def fixture_shared_dir() -> Path:
     """The shared corpus folder beside the checkout; tests that need it skip without it."""

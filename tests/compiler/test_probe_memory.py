@@ -20,17 +20,13 @@ from lessons_core.patterns import probe
 
 
 @pytest.fixture
-def measured(monkeypatch):
+def measured(monkeypatch, fresh_probe):
     """Every pattern the probe really times, in order; the in-process memory starts empty.
 
     Each pattern is timed on its own here: the memory is of sources, and the benchmark's
     patterns share one shape, which would spare all but the first a timing in any case
     (``tests/patterns/test_shapes.py``)."""
-    monkeypatch.setattr(probe, "_fast", set())
-    monkeypatch.setattr(probe, "_asked", set())
-    monkeypatch.setattr(probe, "_fast_shapes", set())
     monkeypatch.setattr(probe.shapes, "shape", lambda source: None)
-    probe._measure.cache_clear()
     seen: list[str] = []
     real = probe._measure.__wrapped__
 

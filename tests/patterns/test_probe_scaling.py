@@ -25,12 +25,8 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs 
 
 
 @pytest.fixture(name="searched")
-def fixture_searched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+def fixture_searched(monkeypatch: pytest.MonkeyPatch, fresh_probe: None) -> Iterator[list[str]]:
     """Every subject the probe really searches, in order; nothing is remembered beforehand."""
-    monkeypatch.setattr(probe, "_fast", set())
-    monkeypatch.setattr(probe, "_asked", set())
-    monkeypatch.setattr(probe, "_fast_shapes", set())
-    probe._measure.cache_clear()
     seen: list[str] = []
     real = probe._time
 
@@ -40,7 +36,6 @@ def fixture_searched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(probe, "_time", recording)
     yield seen
-    probe._measure.cache_clear()
 
 
 def test_a_pattern_proven_linear_is_timed_on_the_short_subjects_only(searched):

@@ -25,12 +25,8 @@ needs_alarm = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs
 
 
 @pytest.fixture(name="measured")
-def fixture_measured(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+def fixture_measured(monkeypatch: pytest.MonkeyPatch, fresh_probe: None) -> Iterator[list[str]]:
     """Every source the probe really times, in order; nothing is remembered beforehand."""
-    monkeypatch.setattr(probe, "_fast", set())
-    monkeypatch.setattr(probe, "_asked", set())
-    monkeypatch.setattr(probe, "_fast_shapes", set())
-    probe._measure.cache_clear()
     seen: list[str] = []
     real = probe._measure.__wrapped__
 
