@@ -114,6 +114,22 @@ def fixture_fresh_probe(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     measure.cache_clear()
 
 
+@pytest.fixture(name="measured")
+def fixture_measured(monkeypatch: pytest.MonkeyPatch, fresh_probe: None) -> list[str]:
+    """Every source the probe really times, in order, from a fresh process's memory."""
+    from lessons_core.patterns import probe
+
+    seen: list[str] = []
+    real = probe._measure.__wrapped__
+
+    def counting(source: str, *args: object) -> str | None:
+        seen.append(source)
+        return real(source, *args)
+
+    monkeypatch.setattr(probe, "_measure", counting)
+    return seen
+
+
 @pytest.fixture(name="shared_dir")
 def fixture_shared_dir() -> Path:
     """The shared corpus folder beside the checkout; tests that need it skip without it."""

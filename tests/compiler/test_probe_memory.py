@@ -19,23 +19,12 @@ from lessons_core.models import Config
 from lessons_core.patterns import probe
 
 
-@pytest.fixture
-def measured(monkeypatch, fresh_probe):
-    """Every pattern the probe really times, in order; the in-process memory starts empty.
-
-    Each pattern is timed on its own here: the memory is of sources, and the benchmark's
+@pytest.fixture(autouse=True)
+def _no_shapes(monkeypatch):
+    """Each pattern is timed on its own here: the memory is of sources, and the benchmark's
     patterns share one shape, which would spare all but the first a timing in any case
-    (``tests/patterns/test_shapes.py``)."""
+    (``tests/patterns/test_shapes.py``). ``measured`` (the shared conftest) records them."""
     monkeypatch.setattr(probe.shapes, "shape", lambda source: None)
-    seen: list[str] = []
-    real = probe._measure.__wrapped__
-
-    def counting(source: str, *limit: int) -> str | None:
-        seen.append(source)
-        return real(source, *limit)
-
-    monkeypatch.setattr(probe, "_measure", counting)
-    return seen
 
 
 def _lessons(n: int):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import re
 import signal
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -22,20 +21,6 @@ from lessons_core.patterns.regex_safety import judge
 from lessons_core.patterns.shapes import shape
 
 needs_alarm = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM")
-
-
-@pytest.fixture(name="measured")
-def fixture_measured(monkeypatch: pytest.MonkeyPatch, fresh_probe: None) -> Iterator[list[str]]:
-    """Every source the probe really times, in order; nothing is remembered beforehand."""
-    seen: list[str] = []
-    real = probe._measure.__wrapped__
-
-    def counting(source: str, *args: object) -> str | None:
-        seen.append(source)
-        return real(source, *args)
-
-    monkeypatch.setattr(probe, "_measure", counting)
-    yield seen
 
 
 @pytest.mark.parametrize(
