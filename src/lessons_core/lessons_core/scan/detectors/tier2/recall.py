@@ -167,8 +167,7 @@ def _generic_trigger(
         own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
         if segment is None:
             return None
-        words = {w for w in segment.split() if not w.startswith("-")}
-        if any(w not in words for w in own.split() if not w.startswith("-")):
+        if not _operands(own) <= _operands(segment):
             return None  # the fix changed what it worked on too: the flag may be innocent
         pattern = triggers.command_trigger(segment, own)
         base = triggers.base_trigger(segment)
@@ -224,5 +223,9 @@ def _kept_target(failing: str, fixed: str) -> bool:
     own = triggers.segment_of(fixed, shape.exe, shape.sub)
     if segment is None or own is None:
         return False
-    kept = set(own.split())
-    return all(word in kept for word in segment.split() if not word.startswith("-"))
+    return _operands(segment) <= _operands(own)
+
+
+def _operands(segment: str) -> set[str]:
+    """The words of a simple command that are no option: what it names and works on."""
+    return {word for word in segment.split() if not word.startswith("-")}
