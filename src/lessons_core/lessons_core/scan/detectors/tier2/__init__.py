@@ -136,9 +136,9 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
             ):
                 if event.exit_code == 1 and not event.text.strip():
                     continue  # a probe that found nothing (grep, rg, test): not a mistake
-                finding = dropped = _follow(events, i, call, calls, results, consumed)
-                if finding is not None:
-                    finding = _judge(finding, events, i, results)
+                followed = dropped = _follow(events, i, call, calls, results, consumed)
+                fixed = followed.fix is not None
+                finding = _judge(followed, events, i, results) if fixed else None
             elif event.failure == ev.REJECTED:
                 finding, dropped = _rejection(events, i, call, results), None
             else:
@@ -149,10 +149,12 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                     corrected.add(id(finding.fix))
                     yield finding, candidate
                     continue
-            if dropped is not None and dropped.fix is not None:
-                # A finding dropped once its fix was known leaves the repeats that were another
+            if dropped is not None:
+                # A finding that came to nothing (no fix, the same call working on a second
+                # try, or dropped once its fix was known) leaves the repeats that were another
                 # command to be judged on their own (a probe in one folder, then the mistake in
-                # another); the same command again stays counted.
+                # another; a lint run, then the run given an option it does not have); the
+                # same command again stays counted.
                 _release_others(call, dropped.retries, calls, consumed)
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)

@@ -89,7 +89,10 @@ def _follow(
     calls: dict[int, ev.Event],
     results: dict[int, ev.Event],
     consumed: set[int],
-) -> Finding | None:
+) -> Finding:
+    """The failure at ``i`` with what came of it in the window: its fix, its repeats (marked
+    ``consumed``), what was said. The fix is ``None`` when nothing fixed it, or when the same
+    call simply worked on a second try (flaky, or made to work by something in between)."""
     failed = events[i]
     finding = Finding(call, failed)
     if failed.failure == ev.TIMEOUT:
@@ -166,10 +169,7 @@ def _follow(
                     step = _step_taken(failed.text, events, i, j, results)
                     cleared = None if step else _cleared(failed.text, events, i, j, results)
                     if step is None and cleared is None and not _refused_arguments(failed):
-                        # The same call worked on a second try: flaky, or made to work by
-                        # something between; another command failing in between is its own.
-                        _release_others(call, finding.retries, calls, consumed)
-                        return None
+                        return finding  # the same call worked on a second try: no fix
                     finding.step = step  # it worked once the step its error named had run
                     finding.cleared = cleared  # or once the stale output it named was gone
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
@@ -197,10 +197,7 @@ def _follow(
         finding.fix, fix_at = fallback, fallback_at
         finding.signals.add(scoring.ERROR_THEN_SUCCESS)
     if finding.fix is None:
-        # Nothing fixed it: a later failure of another command of the same kind (a lint run,
-        # then the lint run given an option it does not have) is a mistake of its own.
-        _release_others(call, finding.retries, calls, consumed)
-        return None
+        return finding
     finding.edited = any(j < fix_at for j in edited_at)
     # Only what was said before the fix explains it.
     if 0 <= finding.user_at < fix_at:
