@@ -9,27 +9,15 @@ hook's whole 32 KB.
 
 from __future__ import annotations
 
-import re
 import signal
-import time
 
 import pytest
 
 from lessons_core.patterns import probe
 from lessons_core.patterns.regex_safety import hot_source, judge
+from search_timing import searched_ms
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM")
-
-
-def _searched_ms(source: str, subject: str) -> float:
-    """CPU milliseconds of the best of three searches (a busy moment only ever adds time)."""
-    rx = re.compile(source)
-    best = float("inf")
-    for _ in range(3):
-        start = time.thread_time()
-        rx.search(subject)
-        best = min(best, (time.thread_time() - start) * 1000)
-    return best
 
 
 @pytest.mark.parametrize(
@@ -53,7 +41,7 @@ def test_a_long_walk_is_bounded_on_the_limit_it_is_given(source: str, body: str)
         return
     hot = hot_source(source)
     worst = max(
-        _searched_ms(hot, subject)
+        searched_ms(hot, subject)
         for subject in (
             (body * verdict.limit)[: verdict.limit],
             (body * verdict.limit)[: verdict.limit - 1] + "\x01",
@@ -77,7 +65,7 @@ def test_a_walk_within_the_short_reach_is_measured_on_the_short_path() -> None:
     verdict = judge(source)
     assert verdict.reason is None and verdict.limit < probe.SUBJECT_LIMIT
     subject = ("a-" * verdict.limit)[: verdict.limit]
-    assert _searched_ms(hot, subject) <= probe.budget_ms(verdict.limit) * probe.LOAD_SLACK
+    assert searched_ms(hot, subject) <= probe.budget_ms(verdict.limit) * probe.LOAD_SLACK
 
 
 @pytest.mark.parametrize(

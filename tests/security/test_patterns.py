@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +14,7 @@ from lessons_core.cli.main import cli as lessons_cli
 from lessons_core.patterns.globs import glob_to_regex
 from lessons_core.patterns.probe import SUBJECT_LIMIT
 from lessons_core.patterns.regex_safety import check_pattern, hot_source, judge
+from search_timing import worst_ms
 
 BUDGET_MS = 5.0
 
@@ -28,16 +28,6 @@ SHAPES = {
     "seed: jq else empty": r"\bjq\b.*\belse\s+empty\b",
     "quadratic email": r"[\w.-]+@[\w.-]+",
 }
-
-
-def _worst_ms(source: str, subjects: list[str]) -> float:
-    rx = re.compile(source)
-    worst = 0.0
-    for subject in subjects:
-        start = time.thread_time()
-        rx.search(subject)
-        worst = max(worst, (time.thread_time() - start) * 1000)
-    return worst
 
 
 def _adversarial(source: str) -> list[str]:
@@ -55,7 +45,7 @@ def test_each_shape_is_refused_or_runs_in_bounded_time(name):
     if verdict.reason is not None:
         return
     subjects = [s[: verdict.limit] for s in _adversarial(source)]
-    assert _worst_ms(hot_source(source), subjects) <= BUDGET_MS * 4  # busy machine
+    assert worst_ms(hot_source(source), subjects) <= BUDGET_MS * 4  # busy machine
 
 
 @pytest.mark.parametrize(
@@ -92,12 +82,12 @@ def test_dot_star_chains_are_rewritten_and_find_the_same():
 def test_glob_chain_is_linear():
     regex = glob_to_regex("**/**/**/**/**/z")
     assert check_pattern(regex) is None
-    assert _worst_ms(regex, ["a/" * (SUBJECT_LIMIT // 2)]) <= BUDGET_MS * 4
+    assert worst_ms(regex, ["a/" * (SUBJECT_LIMIT // 2)]) <= BUDGET_MS * 4
     middle = glob_to_regex("src/**/test/**/*.py")
     assert check_pattern(middle) is None
     assert re.search(middle, "/r/src/a/test/b/c/x.py")
     assert not re.search(middle, "/r/src/a/b/c/x.py")
-    assert _worst_ms(middle, [("/src" * SUBJECT_LIMIT)[:SUBJECT_LIMIT]]) <= BUDGET_MS * 4
+    assert worst_ms(middle, [("/src" * SUBJECT_LIMIT)[:SUBJECT_LIMIT]]) <= BUDGET_MS * 4
 
 
 def test_accepted_seed_patterns_run_in_bounded_time(shared_dir):
@@ -115,9 +105,7 @@ def test_accepted_seed_patterns_run_in_bounded_time(shared_dir):
     assert len(accepted) >= len(sources) * 3 // 4
     assert check_pattern(r"\bjq\b.*\belse\s+empty\b") is None  # rewritten, not refused
     limits = {s: judge(s).limit for s in accepted}
-    slow = {
-        s: _worst_ms(hot_source(s), [t[: limits[s]] for t in _adversarial(s)]) for s in accepted
-    }
+    slow = {s: worst_ms(hot_source(s), [t[: limits[s]] for t in _adversarial(s)]) for s in accepted}
     assert max(slow.values()) <= BUDGET_MS * 4, max(slow.items(), key=lambda kv: kv[1])
 
 
