@@ -106,6 +106,27 @@ def test_a_missing_path_is_a_one_off_and_a_missing_command_is_not():
 
 
 @pytest.mark.parametrize(
+    "text,name",
+    [
+        ("Error: You must read file /a/b.py before overwriting it. Use the Read tool first",
+         failures.NOT_READ),
+        ("Error: File /a/b.py has been modified since it was last read.", failures.NOT_READ),
+        ("Error: Could not find oldString in the file. It must match exactly, including"
+         " whitespace, indentation, and line endings.", failures.STALE_TEXT),
+        ("Error: oldString not found in content", failures.STALE_TEXT),
+        ("Error: Found multiple matches for oldString. Provide more surrounding context to make"
+         " the match unique.", failures.AMBIGUOUS_TEXT),
+    ],
+)  # fmt: skip
+def test_opencode_s_edit_refusals_are_the_classes_of_claude_s(text, name):
+    """OpenCode's edit and write tools refuse a call in their own words (``oldString``, "must
+    read file"): the same mistakes as Claude Code's, so the same lessons, and a refusal of the
+    call (validation) rather than a command that failed."""
+    assert failures.mistake_class(text) is failures.mistake_class_named(name)
+    assert failures.class_of(text) == ev.VALIDATION
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote",

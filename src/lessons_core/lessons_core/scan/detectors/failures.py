@@ -25,7 +25,7 @@ _REJECTED = (
 _DENIED = (
     r"requires approval|was blocked\. For security|haven't granted it yet|"
     r"sandbox denied|not allowed by (?:the )?(?:sandbox|policy)|approval policy|"
-    r"Permission to use \S+ has been denied"
+    r"Permission to use \S+ has been denied|specified a rule which prevents you from using"
 )
 _INTERRUPTED = (
     r"\[Request interrupted|Interrupted by user|Sibling tool call errored|"
@@ -36,7 +36,9 @@ _VALIDATION = (
     r"<tool_use_error>|File has not been read yet|File does not exist|String to replace not found|"
     r"Found \d+ matches of the string to replace|Path does not exist|Path must be absolute|"
     r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
-    r"InputValidationError|Invalid tool parameters|EISDIR|tool was called with invalid arguments"
+    r"InputValidationError|Invalid tool parameters|EISDIR|tool was called with invalid arguments|"
+    r"before overwriting it\. Use the Read tool|modified since it was last read|"
+    r"oldString not found|Could not find oldString|multiple matches for oldString"
 )
 #: Harnesses state why a call failed at the start of its result; the rest is command output.
 HEAD = 500
@@ -95,6 +97,7 @@ _LITERALS = (
     "timeout", "deadline exceeded", "<tool_use_error>", "not been read", "does not exist",
     "to replace", "must be absolute", "in registry", "occurrences found", "verification failed",
     "inputvalidationerror", "invalid tool parameters", "eisdir", "invalid arguments",
+    "prevents you from using", "overwriting", "last read", "oldstring",
 )  # fmt: skip
 #: The characters a caseless match equates with an ASCII letter where ``str.lower`` gives no
 #: such letter: the dotless i and the long s (left as they are), the dotted capital I (two
@@ -235,7 +238,8 @@ MODULE_NOT_FOUND = "module_not_found"
 MISTAKE_CLASSES = (
     MistakeClass(
         NOT_READ,
-        r"File has not been read yet|must (?:first )?read (?:the|this) file",
+        r"File has not been read yet|must (?:first )?read (?:(?:the|this) )?file|"
+        r"modified since it was last read",
         "read the file before changing it",
         "the {tool} was refused because the file had not been read in this session",
         "Read the file first, then repeat the {tool}",
@@ -243,7 +247,7 @@ MISTAKE_CLASSES = (
     MistakeClass(
         AMBIGUOUS_TEXT,
         r"Found \d+ matches of the string to replace|\b(?:[2-9]|\d\d+) occurrences found for "
-        r"old_string|Expected \d+ occurrences? but found \d+",
+        r"old_string|Expected \d+ occurrences? but found \d+|multiple matches for oldString",
         "make the text to replace unique",
         "the text to replace occurs several times in the file, so the {tool} was refused",
         "Include enough surrounding lines to make the text unique (or replace every occurrence"
@@ -253,7 +257,8 @@ MISTAKE_CLASSES = (
         STALE_TEXT,
         r"String to replace not found|\b0 occurrences found for old_string|"
         r"could not find (?:the )?(?:text|string) to replace|apply_patch verification failed|"
-        r"Failed to find expected lines|does not match the file",
+        r"Failed to find expected lines|does not match the file|oldString not found|"
+        r"Could not find oldString",
         "copy the text to replace from the file as it is now",
         "the text to replace did not match the file as it is now (it was changed, or typed from"
         " memory with other whitespace), so the {tool} was refused",
