@@ -26,6 +26,13 @@ An exported session (``opencode export``: one JSON document of the same messages
 read by :mod:`lessons_opencode.export`, which this module hands any file that does not start as
 a SQLite database does; its events come from :func:`part_events` too.
 
+How a call failed is read as :mod:`lessons_opencode.failures` says: an ``error`` part by its
+text (a permission rule, an edit refused, a call cut short by the user), a shell call by its exit
+code and by the note the tool appends when it killed the command (a timeout, the user's abort:
+no exit code then). A shell call's ``workdir`` (the directory it asked to run in, OpenCode's
+stand-in for ``cd``) is its event's ``cwd``, as Codex's is: the same command run in another
+directory is another call.
+
 A part of the ``invalid`` tool is OpenCode's stand-in for a call whose arguments could not be
 parsed (or that named no tool it has): it is recorded ``completed``, with the tool the model
 meant and the parser's complaint as its input, and is read as that tool's call, refused as
@@ -47,8 +54,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from lessons_core.api import classify_text
 from lessons_core.api import events as ev
+from lessons_opencode import failures
 from lessons_opencode.hot_opencode import AGENT as AGENT
 from lessons_opencode.hot_opencode import HOST as OPENCODE
 from lessons_opencode.hot_plugin import PluginHost
@@ -229,6 +236,7 @@ def _tool_events(
     tool = host.canonical_tool(name)
     command = args.get("command") if tool == "Bash" else None
     paths = tuple(args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k])
+    workdir = args.get("workdir") if command else None
     yield ev.Event(
         ev.TOOL_CALL,
         host.agent,
@@ -237,26 +245,25 @@ def _tool_events(
         command=command if isinstance(command, str) else None,
         paths=paths,
         call_id=call_id,
+        cwd=workdir if isinstance(workdir, str) and workdir else None,
         edit=ev.edit_texts(args.get("oldString"), args.get("newString")),
         **base,
     )
     failure: str | None = None
     code: int | None = None
+    metadata = state.get("metadata")
     if status == "error":
         text = state.get("error") if isinstance(state.get("error"), str) else ""
         assert isinstance(text, str)
-        failure = classify_text(text) or ev.ERROR
+        failure = failures.error_failure(text, metadata)
     elif status == "completed":
         output = state.get("output")
         text = output if isinstance(output, str) else ""
+        code = _exit_code(metadata)
         if invalid:
             failure = ev.VALIDATION
-        metadata = state.get("metadata")
-        exit_code = metadata.get("exit") if isinstance(metadata, dict) else None
-        if isinstance(exit_code, int) and not isinstance(exit_code, bool):
-            code = exit_code
-            if code != 0:
-                failure = ev.TIMEOUT if classify_text(text) == ev.TIMEOUT else ev.ERROR
+        elif tool == "Bash" or code is not None:
+            failure = failures.shell_failure(text, code)
     else:  # unfinished and stale: the agent stopped while it ran
         text = ""
         failure = ev.INTERRUPTED
@@ -271,3 +278,9 @@ def _tool_events(
         text=ev.shorten(text),
         **base,
     )
+
+
+def _exit_code(metadata: Any) -> int | None:
+    """The exit code a shell call's ``metadata`` records (``null`` for a command it killed)."""
+    code = metadata.get("exit") if isinstance(metadata, dict) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None

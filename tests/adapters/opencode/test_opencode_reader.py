@@ -262,3 +262,118 @@ def test_a_part_nested_deeper_than_the_parser_goes_costs_only_itself(tmp_path):
     events, prog = _read(db.path)
     assert events[-1].text == "after the deep part"
     assert prog.bad_lines == 1
+
+
+def _one_call(tmp_path: Path, tool: str, state: dict[str, Any]) -> tuple[ev.Event, ev.Event]:
+    """The call and result events of a session holding one finished ``tool`` part."""
+    db = Db(tmp_path / "opencode.db")
+    db.session("ses_f")
+    db.message("msg_1", "ses_f", DONE)
+    db.part("msg_1", "ses_f", {"type": "tool", "tool": tool, "callID": "c1", "state": state})
+    call, result = _read(db.path)[0]
+    return call, result
+
+
+def _shell(output: str, exit_code: int | None, **args: Any) -> dict[str, Any]:
+    return {
+        "status": "completed",
+        "input": {"command": "npm run dev", "description": "d", **args},
+        "output": output,
+        "metadata": {"output": output, "exit": exit_code, "description": "d"},
+    }
+
+
+@pytest.mark.parametrize("block", ["bash_metadata", "shell_metadata"])
+def test_a_command_the_shell_tool_killed_for_its_timeout_timed_out(tmp_path, block):
+    """The shell tool kills a command that outlives its timeout and says so in a note at the
+    end of the output; the killed command has no exit code, so the note alone tells a hang
+    from a success."""
+    out = (
+        "ready on :3000\n"
+        * 200
+        + f"\n\n<{block}>\nbash tool terminated command after exceeding timeout 120000 ms."
+        f" If this command is expected to take longer, retry with a larger timeout.\n</{block}>"
+    )
+    _, result = _one_call(tmp_path, "bash", _shell(out, None))
+    assert result.failure == ev.TIMEOUT and result.exit_code is None
+
+
+def test_a_command_the_user_aborted_is_interrupted(tmp_path):
+    out = "watching…\n\n<bash_metadata>\nUser aborted the command\n</bash_metadata>"
+    _, result = _one_call(tmp_path, "bash", _shell(out, None))
+    assert result.failure == ev.INTERRUPTED
+
+
+def test_a_command_without_an_exit_code_or_a_note_worked(tmp_path):
+    _, result = _one_call(tmp_path, "bash", _shell("done\n", None))
+    assert result.failure is None and result.exit_code is None
+
+
+def test_a_note_quoted_in_the_middle_of_an_output_is_the_command_s_own(tmp_path):
+    """Only the block that closes the output is the tool's note: a log the command printed
+    that quotes one is its output, judged by its exit code."""
+    quoted = "<bash_metadata>\nUser aborted the command\n</bash_metadata>\nall good\n"
+    _, result = _one_call(tmp_path, "bash", _shell(quoted, 0))
+    assert result.failure is None and result.exit_code == 0
+
+
+def test_a_call_cut_short_by_the_user_is_interrupted_not_an_error(tmp_path):
+    state = {
+        "status": "error",
+        "input": {"command": "sleep 100", "description": "wait"},
+        "error": "Tool execution aborted",
+        "metadata": {"interrupted": True},
+    }
+    _, result = _one_call(tmp_path, "bash", state)
+    assert result.failure == ev.INTERRUPTED and not result.is_mistake
+
+
+def test_a_call_a_permission_rule_blocked_is_denied(tmp_path):
+    state = {
+        "status": "error",
+        "input": {"command": "git push origin main", "description": "push"},
+        "error": "Error: The user has specified a rule which prevents you from using this "
+        'specific tool call. Here are some of the relevant rules [{"permission":"bash",'
+        '"pattern":"git push *","action":"deny"}]',
+    }
+    _, result = _one_call(tmp_path, "bash", state)
+    assert result.failure == ev.DENIED
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error: Could not find oldString in the file. It must match exactly, including"
+        " whitespace, indentation, and line endings.",
+        "Error: oldString not found in content",
+        "Error: Found multiple matches for oldString. Provide more surrounding context to make"
+        " the match unique.",
+        "Error: You must read file /home/dev/shop/a.py before overwriting it. Use the Read tool"
+        " first",
+        "Error: File /home/dev/shop/a.py has been modified since it was last read.\n"
+        "Last modification: 2026-01-01T10:00:00.000Z",
+    ],
+)
+def test_an_edit_the_tool_refused_is_malformed_like_claude_s(tmp_path, text):
+    """OpenCode's edit and write tools refuse a call in their own words: read as the same
+    refusals Claude Code's tools make (stale or ambiguous text, a file not read)."""
+    state = {
+        "status": "error",
+        "input": {"filePath": "/home/dev/shop/a.py", "oldString": "x = 1", "newString": "x = 2"},
+        "error": text,
+    }
+    call, result = _one_call(tmp_path, "edit", state)
+    assert call.tool == "Edit" and call.edit == ("x = 1", "x = 2")
+    assert result.failure == ev.VALIDATION
+
+
+def test_a_shell_call_s_workdir_is_its_cwd(tmp_path):
+    """The directory a shell call asked to run in is its own, as Codex's ``workdir`` is: the
+    same command in another directory is another call."""
+    call, _ = _one_call(tmp_path, "bash", _shell("ok\n", 0, workdir="/home/dev/shop/web"))
+    assert call.cwd == "/home/dev/shop/web"
+
+
+def test_a_shell_call_without_a_workdir_has_no_cwd_of_its_own(tmp_path):
+    call, _ = _one_call(tmp_path, "bash", _shell("ok\n", 0))
+    assert call.cwd is None
