@@ -118,8 +118,17 @@ def _tool_parts(path):
         if p["state"].get("status") == "error"
         or p["tool"] == "invalid"
         or (p["tool"] == "bash" and (p["state"].get("metadata") or {}).get("exit") not in (None, 0))
+        or (p["tool"] == "bash" and _killed(p["state"].get("output") or ""))
     ]
     return len(parts), len(failed)
+
+
+def _killed(output: str) -> bool:
+    """Whether the shell tool's closing note says it stopped the command (its timeout, the
+    user's abort): such a command failed, with or without an exit code."""
+    tail = output.rstrip()[-600:]
+    closed = tail.endswith(("</bash_metadata>", "</shell_metadata>"))
+    return closed and ("exceeding timeout" in tail or "User aborted the command" in tail)
 
 
 def test_opencode_exports_are_read_whole(corpus2):
