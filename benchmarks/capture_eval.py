@@ -50,6 +50,9 @@ label whatever it teaches. Another tool's name does count ("Read the file first"
 ``--sample N --seed S`` writes a seeded random sample of N test-side candidates (false finds
 included), each beside the reusable labels it points at and the rule's verdict, to a JSON file
 (``--sample-out``) for judging by hand; the sample is the same for the same N, seed and scan.
+``--sample-side dev`` draws it from the dev side instead: the side whose defects a rule may be
+changed for. A judged test sample (``labels/judged/test-sample.json``) is the headline figure; a
+judged dev sample (``labels/judged/dev-sample.json``) is reported on a line of its own after it.
 
 Tier 1 (``#lesson`` blocks) is measured on authored transcripts under ``tests/fixtures/transcripts``
 (or ``--fixtures``) that have an ``<file>.expected.json`` sidecar listing the blocks they hold:
@@ -57,6 +60,7 @@ blocks captured / expected, stray captures and duplicates.
 
     python benchmarks/capture_eval.py [--corpora DIR] [--labels DIR] [--fixtures DIR] [--cli]
                                       [--json] [--details] [--sample N --seed S]
+                                      [--sample-side test|dev]
 
 A corpus that is absent is skipped with a message (exit 0); Tier 1 still runs.
 """
@@ -82,6 +86,8 @@ LABELS = REPO / "benchmarks" / "labels"
 SPLIT = LABELS / "split.json"
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
 JUDGED = LABELS / "judged" / "test-sample.json"
+#: The dev side judged the same way: what wording defects may be fixed for, never the headline.
+JUDGED_DEV = LABELS / "judged" / "dev-sample.json"
 #: What a judge decides about each sampled candidate (issue: the lesson must be right).
 VERDICTS = ("cause", "fix", "trigger")
 #: The labelled corpora, in the order they are reported (each one a folder of ``--corpora``).
@@ -550,6 +556,27 @@ def evaluate(
     }
 
 
+def on_side(
+    labels: Sequence[Label],
+    candidates: Iterable[Mapping[str, Any]],
+    root: Path,
+    where: Callable[[str], bool],
+    home: str | None = None,
+) -> list[tuple[Mapping[str, Any], list[Pointer], list[Label]]]:
+    """The candidates with evidence ``where`` (its pointers kept), each with the reusable labels
+    it points at, in a fixed order: the population a sample is drawn from, so that the same
+    seed draws the same sample from the same scan."""
+    found = []
+    for cand in heuristic(candidates):
+        ptrs = [p for p in pointers(cand, root, home) if where(p.file)]
+        if not ptrs:
+            continue
+        hit = [lb for lb in labels if lb.reusable and any(points_at(p, lb) for p in ptrs)]
+        found.append((cand, ptrs, hit))
+    found.sort(key=lambda f: (f[1][0].file, f[1][0].line, str(f[0].get("summary"))))
+    return found
+
+
 def sample(
     labels: Sequence[Label],
     candidates: Iterable[Mapping[str, Any]],
@@ -564,14 +591,7 @@ def sample(
     judging by hand (``"judged"`` is left for the reader). False finds are drawn too, so the
     judged share is of what a user would be shown, not of what the labels already agree with.
     """
-    found = []
-    for cand in heuristic(candidates):
-        ptrs = [p for p in pointers(cand, root, home) if where(p.file)]
-        if not ptrs:
-            continue
-        hit = [lb for lb in labels if lb.reusable and any(points_at(p, lb) for p in ptrs)]
-        found.append((cand, ptrs, hit))
-    found.sort(key=lambda f: (f[1][0].file, f[1][0].line, str(f[0].get("summary"))))
+    found = on_side(labels, candidates, root, where, home)
     chosen = random.Random(seed).sample(found, min(size, len(found)))
     return [
         {
@@ -624,6 +644,7 @@ def judged(path: Path) -> dict[str, Any] | None:
     right = sum(all(e["judged"][k] for k in VERDICTS) for e in drawn)
     return {
         "file": path.name,
+        "side": data.get("side") or "test",
         "seed": data.get("seed"),
         "judged": len(drawn),
         "population": data.get("population"),
@@ -638,7 +659,8 @@ def _judged_line(figures: Mapping[str, Any]) -> str:
     parts = ", ".join(f"{said[k]} {figures[k]}/{n}" for k in VERDICTS)
     of = f" of {figures['population']}" if figures.get("population") else ""
     return (
-        f"Judged by hand ({figures['file']}, seed {figures['seed']}, {n}{of} test-side "
+        f"Judged by hand ({figures['file']}, seed {figures['seed']}, {n}{of} "
+        f"{figures.get('side') or 'test'}-side "
         f"candidates): {parts}; all three right {figures['all_three']}/{n} "
         f"({_pct(figures['all_three'] / n if n else None).strip()})."
     )
@@ -982,7 +1004,11 @@ def render(result: Mapping[str, Any], details: bool = False) -> str:
                 "",
             ]
         if result.get("judged"):
-            out += [_judged_line(result["judged"]), ""]
+            out.append(_judged_line(result["judged"]))
+        if result.get("judged_dev"):
+            out.append("  dev, not the headline: " + _judged_line(result["judged_dev"]))
+        if result.get("judged") or result.get("judged_dev"):
+            out.append("")
         out.append("Per corpus (both sides):")
         out.append(HEAD)
         for name, per in t2["by_corpus"].items():
@@ -1040,9 +1066,15 @@ def run(
     sample_size: int = 0,
     seed: int = 0,
     judged_file: Path = JUDGED,
+    sample_side: str = "test",
+    judged_dev_file: Path = JUDGED_DEV,
 ) -> dict[str, Any]:
     """The whole evaluation of the corpora under ``corpora`` (one folder each, named as its
-    label folder); ``scratch`` holds the scan homes (a temporary folder if None)."""
+    label folder); ``scratch`` holds the scan homes (a temporary folder if None). A sample of
+    ``sample_size`` candidates of ``sample_side`` is left under ``"sample"`` with its side and
+    the number of candidates it was drawn from."""
+    if sample_side not in SIDES:
+        raise ValueError(f"sample side {sample_side!r} is not one of {list(SIDES)}")
     scan = scan_cli if cli else scan_in_process
     result: dict[str, Any] = {"corpora": str(corpora), "fixtures": str(fixtures)}
     with tempfile.TemporaryDirectory(prefix="capture-eval-") as tmp:
@@ -1124,10 +1156,14 @@ def run(
                 "corpora": info,
             }
             result["judged"] = judged(judged_file)
+            result["judged_dev"] = judged(judged_dev_file)
             if sample_size:
-                result["sample"] = sample(
-                    kept, candidates, corpora, sample_size, seed, where("test")
-                )
+                keep = where(sample_side)
+                result["sample"] = {
+                    "side": sample_side,
+                    "population": len(on_side(kept, candidates, corpora, keep)),
+                    "drawn": sample(kept, candidates, corpora, sample_size, seed, keep),
+                }
         else:
             result["tier2"] = None
             result["tier2_skipped"] = "; ".join(f"{n}: {i['skipped']}" for n, i in info.items())
@@ -1149,7 +1185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cli", action="store_true", help="run `lessons` processes, not in-process")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--details", action="store_true", help="list misses and false positives")
-    ap.add_argument("--sample", type=int, default=0, metavar="N", help="sample N test candidates")
+    ap.add_argument("--sample", type=int, default=0, metavar="N", help="sample N candidates")
+    ap.add_argument(
+        "--sample-side", choices=SIDES, default="test", help="the side the sample is drawn from"
+    )
     ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
     ap.add_argument(
         "--sample-out", type=Path, default=Path("capture-sample.json"), help="the sample's file"
@@ -1169,6 +1208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             split_file=args.split,
             sample_size=args.sample,
             seed=args.seed,
+            sample_side=args.sample_side,
         )
     except (ValueError, OSError, subprocess.CalledProcessError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
@@ -1177,7 +1217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if drawn is not None:
         args.sample_out.write_text(
             json.dumps(
-                {"seed": args.seed, "asked": args.sample, "drawn": drawn},
+                {"side": drawn["side"], "seed": args.seed, "asked": args.sample}
+                | {"population": drawn["population"], "drawn": drawn["drawn"]},
                 indent=2,
                 ensure_ascii=False,
             )
@@ -1191,7 +1232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.sample and drawn is None:
         print("No sample: no labelled corpus was evaluated.", file=sys.stderr)
     if drawn is not None:
-        print(f"Wrote {len(drawn)} sampled test-side candidate(s) to {args.sample_out}.")
+        print(
+            f"Wrote {len(drawn['drawn'])} of {drawn['population']} {drawn['side']}-side "
+            f"candidate(s) to {args.sample_out}."
+        )
     return 0
 
 

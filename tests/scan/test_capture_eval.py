@@ -490,6 +490,14 @@ def test_the_committed_judged_sample_is_whole() -> None:
     assert figures["judged"] == figures["population"] or figures["judged"] >= 30
 
 
+def test_the_committed_judged_dev_sample_is_whole_and_on_the_dev_side() -> None:
+    """The dev sample is every dev-side candidate, judged: the defects wording rules answer."""
+    figures = ce.judged(ce.JUDGED_DEV)
+    assert figures is not None, "benchmarks/labels/judged/dev-sample.json is missing"
+    assert figures["side"] == "dev"
+    assert figures["judged"] == figures["population"]
+
+
 def test_the_sample_draws_false_finds_too(tmp_path):
     """A sample of only the candidates the labels agree with would flatter the judged share."""
     root = tmp_path / "corpora"

@@ -425,3 +425,89 @@ def test_the_sample_is_seeded_and_taken_from_the_test_side(tmp_path):
     assert all(s["judged"] is None and s["lesson_rule"] for s in one)
     assert one != ce.sample(labels, cands, root, 4, 8, on_test)
     assert len(ce.sample(labels, cands, root, 50, 7, on_test)) == 10
+
+
+def _scanned_both_sides(corpora: Path, paths) -> ce.Scan:
+    """A scan that found one candidate in each side's session of :func:`_corpus` (in ``real``,
+    none in the other corpus)."""
+    if [Path(p).name for p in paths] != ["real"]:
+        return ce.Scan([], 0, 1)
+    cands = [
+        {
+            "tier": 2,
+            "summary": f"on the {side} side",
+            "evidence": [{"file": str(corpora / "real/claude/p" / f"{side}.jsonl"), "line": 3}],
+        }
+        for side in ("test", "dev")
+    ]
+    return ce.Scan(cands, 0, 2)
+
+
+@pytest.mark.parametrize("side", ["test", "dev"])
+def test_the_sample_is_drawn_from_the_side_asked_and_says_so(tmp_path, monkeypatch, side):
+    """``--sample-side dev`` judges the candidates rules may be changed for; the file names its
+    side and the number of candidates it was drawn from."""
+    corpora, labels, split_file = _corpus(tmp_path)
+    monkeypatch.setattr(
+        ce, "scan_in_process", lambda paths, home: _scanned_both_sides(corpora, paths)
+    )
+    monkeypatch.setattr("lessons_core.logs.configure_logging", lambda *_a, **_k: None)
+    out = tmp_path / "sample.json"
+    argv = ["--corpora", str(corpora), "--labels", str(labels), "--split", str(split_file)]
+    argv += ["--fixtures", str(tmp_path / "none"), "--sample", "5", "--seed", "3"]
+    argv += ["--sample-out", str(out), "--sample-side", side]
+    assert ce.main(argv) == 0
+    written = json.loads(out.read_text())
+    assert (written["side"], written["population"], written["asked"]) == (side, 1, 5)
+    assert [d["candidate"]["summary"] for d in written["drawn"]] == [f"on the {side} side"]
+
+
+def test_an_unknown_sample_side_is_an_error(tmp_path):
+    corpora, labels, split_file = _corpus(tmp_path)
+    with pytest.raises(ValueError, match="sample side"):
+        ce.run(corpora, labels, tmp_path / "f", split_file=split_file, sample_side="train")
+
+
+def test_a_judged_dev_sample_is_reported_beside_the_test_one_never_in_its_place(tmp_path):
+    corpora, labels, split_file = _corpus(tmp_path)
+    verdicts = [
+        {"cause": True, "fix": True, "trigger": True, "why": "right"},
+        {"cause": False, "fix": True, "trigger": True, "why": "only the error text"},
+    ]
+    files = {}
+    for side, drawn in (("test", verdicts[:1]), ("dev", verdicts)):
+        files[side] = tmp_path / f"{side}-sample.json"
+        entries = [{"candidate": {}, "judged": v} for v in drawn]
+        body = {"side": side, "seed": 1, "population": len(drawn), "drawn": entries}
+        files[side].write_text(json.dumps(body))
+    result = ce.run(
+        corpora,
+        labels,
+        tmp_path / "f",
+        scratch=tmp_path / "s",
+        split_file=split_file,
+        judged_file=files["test"],
+        judged_dev_file=files["dev"],
+    )
+    assert result["judged"]["all_three"] == 1 and result["judged_dev"]["all_three"] == 1
+    assert result["judged_dev"]["side"] == "dev" and result["judged_dev"]["cause"] == 1
+    lines = ce.render(result).splitlines()
+    test_line = next(i for i, s in enumerate(lines) if "1 of 1 test-side" in s)
+    dev_line = next(i for i, s in enumerate(lines) if "2 of 2 dev-side" in s)
+    assert dev_line == test_line + 1
+    assert lines[dev_line].lstrip().startswith("dev, not the headline:")
+    assert "all three right 1/2" in lines[dev_line]
+
+
+def test_without_a_judged_dev_sample_only_the_test_figure_is_printed(tmp_path):
+    corpora, labels, split_file = _corpus(tmp_path)
+    result = ce.run(
+        corpora,
+        labels,
+        tmp_path / "f",
+        scratch=tmp_path / "s",
+        split_file=split_file,
+        judged_dev_file=tmp_path / "absent.json",
+    )
+    assert result["judged_dev"] is None
+    assert "dev, not the headline" not in ce.render(result)

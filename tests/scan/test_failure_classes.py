@@ -201,3 +201,51 @@ def test_an_error_line_is_cut_to_200_characters():
     """A long line keeps its first 200 characters (after redaction)."""
     line = "error: " + "the value was out of range " * 12
     assert failures.error_lines(line) == (line[:200],)
+
+
+def test_a_passed_tests_line_is_no_error_line():
+    """A test named after errors passed: its line says nothing failed, the timeout does."""
+    text = (
+        "  ✔ provider keeps checkpoint session load errors in-tree\n"
+        "  43 passing (9s)\n"
+        "  1 failing\n"
+        "  Error: Timeout of 2000ms exceeded.\n"
+    )
+    lines = failures.error_lines(text)
+    assert lines[0] == "Error: Timeout of 2000ms exceeded."
+    assert not any("✔" in line for line in lines)
+
+
+def test_warnings_and_tallies_come_after_the_lines_that_say_what_failed():
+    """The first line is the one a lesson quotes: never a warning the run went on from, nor a
+    count of failures, when a later line says what failed."""
+    text = (
+        "▲ [WARNING] Missing required secrets: API_KEY.\n"
+        "npm WARN cannot resolve peer react@18\n"
+        "Found 1 error.\n"
+        "Error: listen EPERM: operation not permitted 127.0.0.1\n"
+    )
+    assert failures.error_lines(text) == (
+        "Error: listen EPERM: operation not permitted 127.0.0.1",
+        "▲ [WARNING] Missing required secrets: API_KEY.",
+        "npm WARN cannot resolve peer react@18",
+        "Found 1 error.",
+    )
+    assert failures.error_lines("warning: missing docs\n") == ("warning: missing docs",)
+
+
+def test_colour_codes_are_dropped_from_error_lines():
+    text = (
+        "\x1b[31m✘ \x1b[41;31m[\x1b[41;97mERROR\x1b[41;31m]\x1b[0m \x1b[1mCould not bind\x1b[0m\n"
+    )
+    assert failures.error_lines(text) == ("✘ [ERROR] Could not bind",)
+
+
+def test_a_rejected_push_states_its_reason_before_the_summary():
+    """git says why a push was refused on the ``! [rejected]`` line, before the summary."""
+    text = (
+        "To https://example.com/o/r.git\n"
+        " ! [rejected]        b -> b (stale info)\n"
+        "error: failed to push some refs to 'https://example.com/o/r.git'\n"
+    )
+    assert failures.error_lines(text)[0] == "! [rejected] b -> b (stale info)"

@@ -111,7 +111,8 @@ def test_an_unknown_failure_fixed_on_the_same_target_is_recalled_at_its_error(sc
     """``git push --force-with-lease`` refused as stale, then the same push with an explicit
     lease and the remote spelled out: no class knows the error and nothing in the first command
     line tells it from a push that works, so the lesson has no trigger and comes back when
-    the refusal does, with the error's own line to be found by."""
+    the refusal does, with the error's own lines to be found by: the ``! [rejected]`` line that
+    says why first, the one the mistake quotes."""
     bad = "git push --force-with-lease"
     good = "git push --force-with-lease=refs/heads/b:abc123 https://h/o/r.git HEAD:refs/heads/b"
     refusal = " ! [rejected]        b -> b (stale info)\nerror: failed to push some refs to 'h'"
@@ -120,7 +121,11 @@ def test_an_unknown_failure_fixed_on_the_same_target_is_recalled_at_its_error(sc
     candidate = _one(script)
     assert candidate.trigger is None
     assert candidate.summary == "git push: needed another way"
-    assert candidate.error_lines == ("error: failed to push some refs to 'h'",)
+    assert candidate.error_lines == (
+        "! [rejected] b -> b (stale info)",
+        "error: failed to push some refs to 'h'",
+    )
+    assert "(“! [rejected] b -> b (stale info)”)" in candidate.mistake
     assert good in candidate.fix
 
 
@@ -708,3 +713,22 @@ def test_a_step_named_on_two_lines_keeps_the_first_of_them(script):
     script.run("pnpm run typecheck", "")
     candidate = _one(script)
     assert candidate.error_lines == ('Run "pnpm install" to bring it up to date.',)
+
+
+# -- the error a lesson quotes ------------------------------------------------------------------
+
+
+def test_the_mistake_quotes_the_line_that_says_what_failed(script):
+    """A coloured warning printed first is not the error: the lesson quotes the line that says
+    why the call failed, without the terminal's colour codes."""
+    bad, good = "vitest run test/a.test.ts", "pnpm exec vitest run test/a.test.ts"
+    output = (
+        "\x1b[33m▲ [WARNING]\x1b[0m Missing required secrets: API_KEY.\n"
+        "zsh:1: command not found: vitest"
+    )
+    script.run(bad, output, failure=ERR, code=127)
+    script.run(good, "1 passed")
+    candidate = _one(script)
+    assert "(“zsh:1: command not found: vitest”)" in candidate.mistake, candidate.mistake
+    assert "\x1b" not in candidate.mistake and "WARNING" not in candidate.mistake
+    assert candidate.error_lines[0] == "zsh:1: command not found: vitest"

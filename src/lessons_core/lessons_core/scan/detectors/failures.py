@@ -46,9 +46,26 @@ HEAD = 500
 #: Lines of an error output worth remembering for failure-time recall.
 _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
-    r"fatal|missing|refused|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|\bexit code\b",
+    r"fatal|missing|refused|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
+    r"\bexit code\b",
     re.IGNORECASE,
 )
+#: A test runner's line for a test that passed (``✔ keeps load errors in-tree``): a word such
+#: as "errors" in a test's name says nothing failed, and quoted as the error it hides the one
+#: that did.
+_PASSED_LINE = kept_programs.compile(r"^(?:[✓✔√]|PASS\b)")
+#: A warning (``▲ [WARNING] Missing secrets``, ``npm WARN …``, ``warning: …``): output the run
+#: went on from. It is kept after the lines that say what stopped the run, so the first error
+#: line, which a lesson quotes, is the error.
+_WARNING_LINE = kept_programs.compile(r"^\W*(?:npm\s+)?\[?warn(?:ing)?\b", re.IGNORECASE)
+#: A runner's tally (``1 failing``, ``Found 2 errors.``, ``3 tests failed``): it says how many
+#: failed, not what; kept after the lines that do, with the warnings.
+_TALLY_LINE = kept_programs.compile(
+    r"^\W*(?:found\s+)?\d+\s+(?:\w+\s+)?(?:failing|failed|failures?|errors?)\b\W*",
+    re.IGNORECASE,
+)
+#: Terminal colour and cursor codes: a coloured error's words are the same without them.
+_ANSI = kept_programs.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 #: The classes in the order they win when several match.
@@ -146,25 +163,32 @@ def classify_text(text: str) -> str | None:
 
 @functools.lru_cache(maxsize=2048)
 def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
-    """The lines of an output that state the error, whitespace collapsed, each ≤ 200 chars.
+    """The lines of an output that state the error, whitespace collapsed and colour codes
+    dropped, each ≤ 200 chars: the lines that say what stopped the run first, then warnings
+    and tallies; never a passed test's line.
 
     Remembered for the process: the same error recurs across a scan's sessions, and the
     detectors ask for the lines of one failure more than once.
     """
     out: list[str] = []
+    after: list[str] = []
     seen: set[str] = set()
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     for raw in text.splitlines():
         line = " ".join(strip_tags(raw).split())
         if not line or len(line) < 4 or line in seen:
             continue
         if line.startswith(("Exit code", "Chunk ID", "Wall time", "Original token count")):
             continue
-        if _ERROR_LINE.search(line):
+        if _ERROR_LINE.search(line) and not _PASSED_LINE.match(line):
             seen.add(line)
-            out.append(redact_head(line, 200)[:200])  # redact first: a cut token leaks
+            kept = redact_head(line, 200)[:200]  # redact first: a cut token leaks
+            aside = _WARNING_LINE.match(line) or _TALLY_LINE.match(line)
+            (after if aside else out).append(kept)
             if len(out) >= limit:
                 break
-    return tuple(out)
+    return tuple([*out, *after][:limit])
 
 
 # -- mistake classes ---------------------------------------------------------------------------
