@@ -69,9 +69,19 @@ def load_modules() -> dict[str, dict[str, object]]:
     return modules
 
 
-def module_file(name: str) -> Path:
+def module_file(name: str, spec: dict[str, object] | None = None) -> Path:
     """``hot.match`` -> the path of ``lessons_core/hot/match.py``; a package's name -> its
-    ``__init__.py`` (``scan.detectors.tier2``, the entry of a detector split by stage)."""
+    ``__init__.py`` (``scan.detectors.tier2``, the entry of a detector split by stage).
+
+    A module of another distribution (an adapter's reader) is named by its entry's ``path``,
+    the file relative to the checkout: the core's names stay short, and no search of the
+    checkout guesses which ``src`` folder a name lives in.
+    """
+    if spec is not None and "path" in spec:
+        path = ROOT / str(spec["path"])
+        if not path.is_file():
+            raise SystemExit(f"{name}: no module file {spec['path']}; fix modules.toml")
+        return path
     path = PACKAGE.joinpath(*name.split(".")).with_suffix(".py")
     if not path.is_file() and PACKAGE.joinpath(*name.split(".")).is_dir():
         path = PACKAGE.joinpath(*name.split("."), "__init__.py")
@@ -80,7 +90,7 @@ def module_file(name: str) -> Path:
     return path
 
 
-def write_config(name: str, tests: list[str], folder: Path) -> Path:
+def write_config(name: str, spec: dict[str, object], tests: list[str], folder: Path) -> Path:
     """A cosmic-ray config running ``tests`` on every mutant of module ``name``."""
     for test in tests:
         if not (ROOT / test).exists():
@@ -88,7 +98,7 @@ def write_config(name: str, tests: list[str], folder: Path) -> Path:
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
     lines = [
         "[cosmic-ray]",
-        f"module-path = {json.dumps(str(module_file(name).relative_to(ROOT)))}",
+        f"module-path = {json.dumps(str(module_file(name, spec).relative_to(ROOT)))}",
         f"timeout = {TIMEOUT}",
         "excluded-modules = []",
         f"test-command = {json.dumps(' '.join(command))}",
@@ -155,7 +165,7 @@ def run_module(
     folder = WORK / name
     folder.mkdir(parents=True, exist_ok=True)
     tests = [str(t) for t in spec["tests"]]  # type: ignore[attr-defined]
-    config = write_config(name, tests, folder)
+    config = write_config(name, spec, tests, folder)
     session = folder / "session.sqlite"
     if mode != "fresh" and not session.exists():
         raise SystemExit(f"{name}: no session to {mode}; run it without --{mode} first")
@@ -171,14 +181,17 @@ def run_module(
             kept, pending = keep_sample(session, *sample)
             print(f"{name}: a sample of {kept} of its {pending} mutants (seed {sample[1]})")
     cosmic_ray("cosmic-ray", "exec", config, session)
-    summary = summarise(name, session, spec.get("equivalent", []))  # type: ignore[arg-type]
+    equivalent: list[dict[str, str]] = spec.get("equivalent", [])  # type: ignore[assignment]
+    summary = summarise(name, module_file(name, spec), session, equivalent)
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 
 
-def summarise(name: str, session: Path, equivalent: list[dict[str, str]]) -> dict[str, object]:
-    """Counts of a finished session, and the survivors not explained as equivalent."""
-    source = module_file(name).read_text(encoding="utf-8").splitlines()
+def summarise(
+    name: str, file: Path, session: Path, equivalent: list[dict[str, str]]
+) -> dict[str, object]:
+    """Counts of a finished session of ``file``, and the survivors not explained as equivalent."""
+    source = file.read_text(encoding="utf-8").splitlines()
     known = {(e["operator"], e["line"].strip(), e.get("mutated", "").strip()) for e in equivalent}
     dump = subprocess.run(
         [tool("cosmic-ray"), "dump", str(session)], cwd=ROOT, check=True, capture_output=True
