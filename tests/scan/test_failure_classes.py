@@ -197,6 +197,21 @@ def test_error_lines_stop_at_the_limit():
     assert failures.error_lines(text, 2) == ("error: failure number 0", "error: failure number 1")
 
 
+def test_error_lines_redact_no_line_past_the_limit(monkeypatch):
+    """Redaction, the costly step, runs on the lines kept and stops once ``limit`` are found: a
+    failed build's output can hold thousands of error lines."""
+    redacted: list[str] = []
+
+    def counting(line: str, limit: int) -> str:
+        redacted.append(line)
+        return line
+
+    monkeypatch.setattr(failures, "redact_head", counting)
+    text = "\n".join(f"error: unresolved import number {n}" for n in range(9))
+    assert len(failures.error_lines(text, 3)) == 3
+    assert redacted == [f"error: unresolved import number {n}" for n in range(3)]
+
+
 def test_an_error_line_is_cut_to_200_characters():
     """A long line keeps its first 200 characters (after redaction)."""
     line = "error: " + "the value was out of range " * 12
