@@ -377,3 +377,136 @@ def test_a_shell_call_s_workdir_is_its_cwd(tmp_path):
 def test_a_shell_call_without_a_workdir_has_no_cwd_of_its_own(tmp_path):
     call, _ = _one_call(tmp_path, "bash", _shell("ok\n", 0))
     assert call.cwd is None
+
+
+def test_a_call_the_metadata_says_was_interrupted_is_interrupted_whatever_its_text(tmp_path):
+    """``metadata.interrupted`` is OpenCode's own mark of a call cut short: it decides even
+    when the text is not the usual one."""
+    state = {
+        "status": "error",
+        "input": {"command": "npm test", "description": "tests"},
+        "error": "Error: The operation was aborted.",
+        "metadata": {"interrupted": True},
+    }
+    _, result = _one_call(tmp_path, "bash", state)
+    assert result.failure == ev.INTERRUPTED
+
+
+@pytest.mark.parametrize("metadata", [{}, {"interrupted": False}, {"output": "partial"}])
+def test_an_error_part_not_marked_interrupted_is_read_by_its_text(tmp_path, metadata):
+    state = {
+        "status": "error",
+        "input": {"filePath": "/home/dev/shop/a.py"},
+        "error": "Error: File /home/dev/shop/a.py not found",
+        "metadata": metadata,
+    }
+    _, result = _one_call(tmp_path, "read", state)
+    assert result.failure == ev.ERROR
+
+
+def test_a_note_written_on_one_line_is_read_alike(tmp_path):
+    out = "watching…\n\n<shell_metadata>User aborted the command</shell_metadata>\n"
+    _, result = _one_call(tmp_path, "bash", _shell(out, None))
+    assert result.failure == ev.INTERRUPTED
+
+
+def _note_of(size: int) -> str:
+    """A timeout note of exactly ``size`` characters, from its opening tag to the end."""
+    head = "<bash_metadata>\nbash tool terminated command after exceeding timeout 120000 ms."
+    tail = "\n</bash_metadata>"
+    return head + " " * (size - len(head) - len(tail)) + tail
+
+
+def test_the_note_is_looked_for_in_the_last_2000_characters(tmp_path):
+    """The note is short and closes the output: only the output's last 2,000 characters are
+    searched for it, so a long output costs no more than a short one."""
+    _, result = _one_call(tmp_path, "bash", _shell("x\n" * 50 + _note_of(2000), None))
+    assert result.failure == ev.TIMEOUT
+    (tmp_path / "b").mkdir()
+    _, result = _one_call(tmp_path / "b", "bash", _shell("x\n" * 50 + _note_of(2001), None))
+    assert result.failure is None
+
+
+def test_a_tool_that_records_an_exit_code_fails_by_it(tmp_path):
+    """Not only the shell tool records ``metadata.exit`` (a plugin's tool running a command
+    does): a non-zero code is a failed command whatever the tool."""
+    state = {
+        "status": "completed",
+        "input": {"script": "lint"},
+        "output": "3 problems\n",
+        "metadata": {"exit": 1},
+    }
+    _, result = _one_call(tmp_path, "run_script", state)
+    assert result.failure == ev.ERROR and result.exit_code == 1
+    (tmp_path / "b").mkdir()
+    _, result = _one_call(tmp_path / "b", "webfetch", {**state, "metadata": {}})
+    assert result.failure is None and result.exit_code is None
+
+
+def test_an_empty_text_part_is_no_event(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    db.session("ses_e")
+    db.message("msg_1", "ses_e", DONE)
+    db.part("msg_1", "ses_e", {"type": "text", "text": ""})
+    db.part("msg_1", "ses_e", {"type": "text", "text": "then words"})
+    assert [e.text for e in _read(db.path)[0]] == ["then words"]
+
+
+def test_a_read_without_progress_starts_at_the_first_part(tmp_path):
+    db = Db(tmp_path / "opencode.db")
+    _session(db)
+    events = list(reader.read(db.path))
+    assert events[0].kind == ev.USER_TEXT and events[0].text == "run the tests"
+
+
+def test_a_finished_call_of_an_answer_still_being_written_is_read_at_once(tmp_path):
+    """A call that finished will not change, though the answer around it goes on."""
+    db = Db(tmp_path / "opencode.db")
+    now = int(time.time() * 1000)
+    db.session("ses_g")
+    db.message("msg_1", "ses_g", {"role": "assistant", "time": {"created": now}}, created=now)
+    done = {"status": "completed", "input": {"command": "ls"}, "metadata": {"exit": 0}}
+    db.part("msg_1", "ses_g", {"type": "tool", "tool": "bash", "callID": "c", "state": done}, now)
+    events, prog = _read(db.path)
+    assert [e.kind for e in events] == [ev.TOOL_CALL, ev.TOOL_RESULT] and prog.line == db.n
+
+
+def _running_for(tmp_path: Path, ms: int) -> tuple[list[ev.Event], ev.Progress]:
+    """A read of a session whose one call has been running for ``ms`` milliseconds."""
+    db = Db(tmp_path / "opencode.db")
+    started = int(time.time() * 1000) - ms
+    db.session("ses_r")
+    db.message("msg_1", "ses_r", {"role": "assistant", "time": {"created": started}}, started)
+    running = {"status": "running", "input": {"command": "sleep 9999"}}
+    call = {"type": "tool", "tool": "bash", "callID": "c", "state": running}
+    db.part("msg_1", "ses_r", call, started)
+    return _read(db.path)
+
+
+def test_a_call_running_for_half_an_hour_is_abandoned(tmp_path):
+    """Thirty minutes (``STALE_MS``) without a change: the agent is gone, the call is read as
+    interrupted; a call running a second and a half less is still waited for."""
+    events, _ = _running_for(tmp_path, 31 * 60 * 1000)
+    assert events[-1].failure == ev.INTERRUPTED
+    (tmp_path / "b").mkdir()
+    events, prog = _running_for(tmp_path / "b", 30 * 60 * 1000 - 1500)
+    assert events == [] and prog.line == 0
+
+
+def test_a_file_that_starts_as_a_database_but_is_none_yields_nothing(tmp_path):
+    """Not OpenCode's: nothing read and nothing counted unreadable (it is no session's)."""
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    events, prog = _read(broken)
+    assert events == [] and prog.bad_lines == 0
+
+
+def test_a_database_the_query_fails_on_counts_one_unreadable_line(tmp_path):
+    """A database that fails while it is read (rewritten meanwhile, another version's columns)
+    is one unreadable line, and the next scan reads it from where this one started."""
+    path = tmp_path / "opencode.db"
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.executescript("CREATE TABLE session (id); CREATE TABLE message (id);")
+        conn.execute("CREATE TABLE part (id)")
+    events, prog = _read(path)
+    assert events == [] and prog.bad_lines == 1 and prog.line == 0
