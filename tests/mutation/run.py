@@ -256,9 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     modules = load_modules()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("modules", nargs="*", help=f"modules to run (default all): {list(modules)}")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--resume", action="store_true", help="finish an interrupted session")
-    mode.add_argument(
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help="finish an interrupted session")
+    again.add_argument(
         "--survivors", action="store_true", help="run only the last run's survivors again"
     )
     parser.add_argument(
