@@ -174,6 +174,27 @@ def test_a_test_failure_the_wider_run_did_not_repeat_is_a_flake(script):
     assert candidate.error_lines[0].startswith("Error: Timeout of 2000ms exceeded.")
 
 
+def test_a_flake_has_no_trigger_even_when_its_error_names_the_dropped_flag(script):
+    """The runner's failure line mentions ``--bail``, the option the wider run dropped; the
+    failure still came and went, so no trigger on every ``pnpm test -- --bail``."""
+    output = _MOCHA_TIMEOUT + "Error: 1 test failed (stopped early: --bail)\n"
+    script.run("pnpm test -- --bail", output, failure=ERR, code=1)
+    script.run("pnpm test", "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm test: a failure the wider run did not repeat"
+    assert candidate.trigger is None
+
+
+def test_a_focused_run_that_hung_is_no_flake(script):
+    """A focused run the harness killed for taking too long, its output holding a failed test,
+    then the wider run passing: the run hung, which is the lesson."""
+    output = _MOCHA_TIMEOUT + "Command timed out after 120s"
+    script.run('pnpm test -- --grep "UI"', output, failure=ev.TIMEOUT, code=124)
+    script.run("pnpm test", "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm test: it hung"
+
+
 def test_a_test_failure_is_no_flake_when_the_rerun_was_not_wider_or_the_code_changed(script):
     """A rerun that dropped a file it ran (``pytest a.py b.py`` then ``pytest b.py``), or one
     made after an edit, or a wider run that failed as well, says the tests that failed were
@@ -200,6 +221,8 @@ def test_a_test_failure_is_no_flake_when_the_rerun_was_not_wider_or_the_code_cha
         ("pytest -x tests", "pytest -q tests", False),  # an option added
         ("pnpm test -- --grep UI", "pnpm lint", False),  # another command
         ("pytest tests -x", "pytest -x", False),  # in its place, another word
+        ("pytest -x tests extra", "pytest tests", False),  # an operand after a kept word
+        ("npm run test -- --grep UI", "npm run lint", False),  # another script
     ],
 )
 def test_a_wider_rerun_only_drops_options_and_their_values(failing, fixed, wider):
@@ -293,6 +316,19 @@ def test_a_pipeline_is_blamed_on_the_command_its_error_names(script):
     _fires(candidate, bad, good)
     assert triggers.matches(candidate.trigger, "tr -Q x y")
     assert not triggers.matches(candidate.trigger, "printf '%s' a | sed -n 1p")
+
+
+def test_a_known_failure_of_a_later_command_of_the_line_is_blamed_on_it(script):
+    """``sed … | cat -A``: the error names ``cat``, not the line's main command; its fix
+    gave ``cat`` another flag. The trigger is built on ``cat`` against the fix's ``cat``."""
+    bad = "sed -n 1,5p notes.txt | cat -A"
+    good = "sed -n 1,5p notes.txt | cat -v"
+    script.run(bad, "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]", failure=ERR)
+    script.run(good, "a$\nb$")
+    candidate = _one(script)
+    assert candidate.summary == "cat: an option the command does not have"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "sed -n 1,5p notes.txt")
 
 
 # -- the classes of the misses ----------------------------------------------------------------

@@ -93,8 +93,8 @@ def _judge(
             return finding
         if not call.command:
             return None
-        if _WORK_FAILURE.search(result.text[:3000]) and not (
-            finding.fix_failure is None and flaky_run(call.command, fix.command or "", result.text)
+        if _WORK_FAILURE.search(result.text[:3000]) and not flaky_run(
+            call.command, fix.command or "", result.text
         ):
             return None  # the run failed on the code, unless the wider run then passed
         # A failure no class knows, fixed by the same command with something changed: a

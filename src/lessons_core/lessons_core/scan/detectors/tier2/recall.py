@@ -231,10 +231,10 @@ _FAILED_TESTS = kept_programs.compile(r"\b\d+ (?:failed|failing)\b")
 
 def _flaky(finding: Finding) -> bool:
     """Whether a failure no class knows is a test run whose failure the wider run then did not
-    repeat: see :func:`flaky_run`. Its fix must have worked outright (a wider run that failed
-    too repeated it)."""
+    repeat: see :func:`flaky_run`. (A wider run that failed as well is no fix of it: a fix
+    that got past a failure and then failed is only paired for a class of failure.)"""
     call, fix = finding.call, finding.fix
-    if not finding.generic or fix is None or finding.fix_failure is not None:
+    if not finding.generic or fix is None:
         return False
     return flaky_run(call.command or "", fix.command or "", finding.result.text)
 
@@ -255,8 +255,8 @@ def _wider_rerun(failing: str, fixed: str) -> bool:
     word right after one (its value, or what ``--`` passed on): ``pnpm test -- --grep "UI"``
     then ``pnpm test``, never ``pytest a.py b.py`` then ``pytest b.py`` (a narrower run)."""
     shape, again = triggers.main_shape(failing), triggers.main_shape(fixed)
-    if shape is None or again is None or (again.exe, again.sub) != (shape.exe, shape.sub):
-        return False
+    if shape is None or again is None or again.exe != shape.exe:
+        return False  # (another subcommand is a word kept out of order, below)
     words, kept = _words_of(failing, shape), _words_of(fixed, again)
     if words is None or kept is None or len(kept) >= len(words):
         return False
