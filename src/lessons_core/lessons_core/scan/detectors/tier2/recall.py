@@ -255,8 +255,8 @@ def _wider_rerun(failing: str, fixed: str) -> bool:
     word right after one (its value, or what ``--`` passed on): ``pnpm test -- --grep "UI"``
     then ``pnpm test``, never ``pytest a.py b.py`` then ``pytest b.py`` (a narrower run)."""
     shape, again = triggers.main_shape(failing), triggers.main_shape(fixed)
-    if shape is None or again is None or again.exe != shape.exe:
-        return False  # (another subcommand is a word kept out of order, below)
+    if shape is None or again is None:
+        return False  # (another executable or subcommand is a word not kept, below)
     words, kept = _words_of(failing, shape), _words_of(fixed, again)
     if words is None or kept is None or len(kept) >= len(words):
         return False
