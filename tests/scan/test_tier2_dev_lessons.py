@@ -191,3 +191,39 @@ def test_a_script_run_in_a_package_without_it(shared_dir):
     assert candidate.trigger is not None
     assert triggers.matches(candidate.trigger, "npm --prefix ui test -- run")
     assert not triggers.matches(candidate.trigger, "npm test -- ui/tests/unit/")
+
+
+# -- a trigger never fires on the plain form of the command ---------------------------------------
+
+
+def test_a_flag_the_error_does_not_name_is_no_trigger(shared_dir):
+    """``git checkout -b feat/phase-12-multi-factor`` failed: the branch already existed; the
+    plain checkout of it worked. ``-b`` is how every branch is made, and git's error names the
+    branch, not the flag: the lesson comes back when git says the branch exists."""
+    rel = "real2/claude/FSM1__cipher-box/entire-checkpoints-v1/e8/9fb6a2d646/0/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 43)
+    assert candidate.trigger is None
+    assert candidate.error_lines == (
+        "fatal: a branch named 'feat/phase-12-multi-factor' already exists",
+    )
+
+
+def test_a_listing_of_one_folder_after_two_is_no_lesson(shared_dir):
+    """``ls -R a/ b/ 2>/dev/null`` listed ``a/`` and hid that ``b/`` was not there; the next
+    call listed ``a/`` alone. Nothing was misused: no trigger on every ``ls -R``, and nothing
+    to recall at an error either."""
+    rel = "real2/opencode/eitatech__gatomia-vscode/entire-checkpoints-v1/07/810ebb88e2/0/full.jsonl"
+    assert _at(shared_dir, rel, 246) == []
+
+
+def test_a_focused_test_run_that_timed_out_is_a_flake(shared_dir):
+    """``pnpm test -- --grep "Checkpoint UI"`` failed on a 2000 ms timeout in another suite;
+    with nothing edited, ``pnpm test`` passed, in two sessions, three times. The lesson says
+    the failure was flaky and to rerun the suite, and comes back at the timeout, not on every
+    ``pnpm test --grep``."""
+    rel = "real2/codex/savekirk__session-bridge/entire-checkpoints-v1/64/b5e5660349/1/full.jsonl"
+    (candidate,) = _at(shared_dir, rel, 532)
+    assert candidate.summary == "pnpm test: a failure the wider run did not repeat"
+    assert candidate.trigger is None
+    assert candidate.error_lines[0].startswith("Error: Timeout of 2000ms exceeded.")
+    assert candidate.fix == "Rerun `pnpm test` before looking for a cause: it passed."

@@ -13,6 +13,7 @@ import pytest
 
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import tier2, triggers
+from lessons_core.scan.detectors.tier2 import recall
 
 ERR = ev.ERROR
 
@@ -81,11 +82,13 @@ def test_command_not_found_fixed_by_mise_exec(script):
 # -- failures no class knows ---------------------------------------------------------------------
 
 
-def test_an_unknown_failure_fixed_by_dropping_a_flag(script):
+def test_an_unknown_failure_fixed_by_dropping_a_flag_the_error_does_not_name(script):
     """``git checkout -b`` of a branch that exists, then ``git checkout`` of it: no class knows
-    the error, the flag the fix dropped is the lesson. A rerun on other files, another URL or
-    another name changed what it worked on: that failure was a fact of its target (a failing
-    test, a missing branch), not a misuse, and yields nothing."""
+    the error, and the error says nothing of ``-b``, the plain way to make a branch. A trigger
+    on the dropped flag would fire on every new branch: the lesson comes back when git says the
+    branch exists. A rerun on other files, another URL or another name changed what it worked
+    on: that failure was a fact of its target (a failing test, a missing branch), not a misuse,
+    and yields nothing."""
     script.run("pytest -x tests/test_a.py", "1 failed, 3 passed", failure=ERR, code=1)
     script.run("pytest tests/test_b.py", "4 passed")
     script.run("curl -fsSL -o /tmp/l.zip https://h/x/logs", "curl: (56) 403", failure=ERR, code=56)
@@ -102,9 +105,26 @@ def test_an_unknown_failure_fixed_by_dropping_a_flag(script):
     script.run(bad, "fatal: a branch named 'feat/mfa' already exists", failure=ERR, code=128)
     script.run(good, "Switched to branch 'feat/mfa'")
     candidate = _one(script)
-    _fires(candidate, bad, good)
-    assert not triggers.matches(candidate.trigger, "git checkout main")
+    assert candidate.trigger is None
+    assert candidate.error_lines == ("fatal: a branch named 'feat/mfa' already exists",)
     assert "git checkout feat/mfa" in candidate.fix
+
+
+def test_an_unknown_failure_fixed_by_dropping_a_flag_the_error_names(script):
+    """``prettier --check --write`` refused, its error naming ``--check``; the same call
+    without it worked: the flag is what the failure is about, so the trigger needs it. The
+    runner's echo of its command line names a flag too, but is no line of the error: a
+    ``vitest run --bail 1`` that could not reach its database and then passed without the flag
+    says nothing of it."""
+    echo = "> vitest run --bail 1 src\n\nError: connect ECONNREFUSED 127.0.0.1:5432"
+    script.run("vitest run --bail 1 src", echo, failure=ERR, code=1)
+    script.run("vitest run src", "Test Files 4 passed (4)")
+    bad, good = "prettier --check --write src", "prettier --write src"
+    script.run(bad, "[error] Cannot use --check and --write together.", failure=ERR, code=2)
+    script.run(good, "src/a.ts 12ms")
+    candidate = _one(script)
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "prettier --write src")
 
 
 def test_an_unknown_failure_fixed_on_the_same_target_is_recalled_at_its_error(script):
@@ -127,6 +147,87 @@ def test_an_unknown_failure_fixed_on_the_same_target_is_recalled_at_its_error(sc
     )
     assert "(“! [rejected] b -> b (stale info)”)" in candidate.mistake
     assert good in candidate.fix
+
+
+_MOCHA_TIMEOUT = (
+    "  Workspace Probe\n    1) enables a repository\n  3 passing (2s)\n  1 failing\n\n"
+    "  1) Workspace Probe\n     Error: Timeout of 2000ms exceeded. For async tests and hooks, "
+    'ensure "done()" is called.\n'
+)
+
+
+def test_a_test_failure_the_wider_run_did_not_repeat_is_a_flake(script):
+    """A focused run (``--grep``) failed on a test timing out; with nothing edited, the whole
+    suite then passed, that test included. The failure came and went: the lesson says so and
+    to rerun first, and comes back at the timeout, never on a focused run (the dropped
+    ``--grep`` was innocent)."""
+    bad, good = 'pnpm test -- --grep "Checkpoint UI"', "pnpm test"
+    script.run(bad, _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.run(good, "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.trigger is None
+    assert candidate.summary == "pnpm test: a failure the wider run did not repeat"
+    assert "the wider run `pnpm test` then passed with nothing changed: a flaky" in (
+        candidate.mistake
+    )
+    assert candidate.fix == "Rerun `pnpm test` before looking for a cause: it passed."
+    assert candidate.error_lines[0].startswith("Error: Timeout of 2000ms exceeded.")
+
+
+def test_a_flake_has_no_trigger_even_when_its_error_names_the_dropped_flag(script):
+    """The runner's failure line mentions ``--bail``, the option the wider run dropped; the
+    failure still came and went, so no trigger on every ``pnpm test -- --bail``."""
+    output = _MOCHA_TIMEOUT + "Error: 1 test failed (stopped early: --bail)\n"
+    script.run("pnpm test -- --bail", output, failure=ERR, code=1)
+    script.run("pnpm test", "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm test: a failure the wider run did not repeat"
+    assert candidate.trigger is None
+
+
+def test_a_focused_run_that_hung_is_no_flake(script):
+    """A focused run the harness killed for taking too long, its output holding a failed test,
+    then the wider run passing: the run hung, which is the lesson."""
+    output = _MOCHA_TIMEOUT + "Command timed out after 120s"
+    script.run('pnpm test -- --grep "UI"', output, failure=ev.TIMEOUT, code=124)
+    script.run("pnpm test", "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm test: it hung"
+
+
+def test_a_test_failure_is_no_flake_when_the_rerun_was_not_wider_or_the_code_changed(script):
+    """A rerun that dropped a file it ran (``pytest a.py b.py`` then ``pytest b.py``), or one
+    made after an edit, or a wider run that failed as well, says the tests that failed were
+    not run again or were fixed: no lesson."""
+    script.run("pytest tests/a.py tests/b.py", "1 failed, 3 passed in 0.2s", failure=ERR, code=1)
+    script.run("pytest tests/b.py", "3 passed in 0.1s")
+    script.run('pnpm test -- --grep "UI"', _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.file("Edit", "/p/src/probe.ts", "ok", edit=("a", "b"))
+    script.run("pnpm test", "  44 passing (9s)")
+    script.run('npm test -- --grep "UI"', _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.run("npm test", "  40 passing (9s)\n  2 failing", failure=ERR, code=1)
+    assert _detect(script) == []
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "wider"),
+    [
+        ('pnpm test -- --grep "Checkpoint UI"', "pnpm test", True),
+        ("npm test -- tests/a.test.ts", "npm test", True),
+        ("pytest -x -k probe tests", "pytest tests", True),
+        ('pnpm test -- --grep "UI" extra', "pnpm test", False),  # an operand dropped
+        ("pytest tests/a.py tests/b.py", "pytest tests/b.py", False),
+        ("pytest -x tests", "pytest -x tests", False),  # the same run again
+        ("pytest -x tests", "pytest -q tests", False),  # an option added
+        ("pnpm test -- --grep UI", "pnpm lint", False),  # another command
+        ("pytest tests -x", "pytest -x", False),  # in its place, another word
+        ("pytest -x tests extra", "pytest tests", False),  # an operand after a kept word
+        ("npm run test -- --grep UI", "npm run lint", False),  # another script
+    ],
+)
+def test_a_wider_rerun_only_drops_options_and_their_values(failing, fixed, wider):
+    assert recall.flaky_run(failing, fixed, "1 failed") is wider
+    assert recall.flaky_run(failing, fixed, "Tests: 3 passed") is False
 
 
 def test_a_push_without_a_usable_key_is_recalled_at_the_refusal(script):
@@ -215,6 +316,19 @@ def test_a_pipeline_is_blamed_on_the_command_its_error_names(script):
     _fires(candidate, bad, good)
     assert triggers.matches(candidate.trigger, "tr -Q x y")
     assert not triggers.matches(candidate.trigger, "printf '%s' a | sed -n 1p")
+
+
+def test_a_known_failure_of_a_later_command_of_the_line_is_blamed_on_it(script):
+    """``sed … | cat -A``: the error names ``cat``, not the line's main command; its fix
+    gave ``cat`` another flag. The trigger is built on ``cat`` against the fix's ``cat``."""
+    bad = "sed -n 1,5p notes.txt | cat -A"
+    good = "sed -n 1,5p notes.txt | cat -v"
+    script.run(bad, "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]", failure=ERR)
+    script.run(good, "a$\nb$")
+    candidate = _one(script)
+    assert candidate.summary == "cat: an option the command does not have"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "sed -n 1,5p notes.txt")
 
 
 # -- the classes of the misses ----------------------------------------------------------------

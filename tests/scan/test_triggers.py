@@ -35,6 +35,22 @@ def test_command_trigger_shapes(failing, fix, pattern):
     assert re.search(got, failing)
 
 
+@pytest.mark.parametrize(
+    ("failing", "fix", "flag"),
+    [
+        ("pip install --user -q requests", "pip install requests", "--user"),
+        ("prettier --check --write src", "prettier --write src", "--check"),
+        ("git -C repo push --force origin main", "git push origin main", "--force"),
+        ("npm --prefix ui test", "npm test", None),  # moved the command: no flag of it
+        ("pytest -x tests", "pytest -x -q tests", None),  # dropped nothing
+        ("ruff format --check src", "black --check src", None),  # another executable
+    ],
+)
+def test_the_flag_the_fix_dropped(failing, fix, flag):
+    """The first flag of the failing command its fix, the same executable, went without."""
+    assert triggers.dropped_flag(failing, fix) == flag
+
+
 def test_every_generated_trigger_passes_the_compilers_safety_check():
     """No nested repeats: the manifest compiler must accept what the scanner proposes."""
     from lessons_core.patterns.regex_safety import check_pattern

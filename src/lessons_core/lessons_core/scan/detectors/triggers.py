@@ -560,17 +560,22 @@ def command_trigger(failing: str, fix: str | None = None) -> str | None:
             if len(words) > 1
             else [_word(words[0])]
         )
-    fixed = main_shape(fix) if fix else None
-    if fixed is not None and fixed.exe == shape.exe:
-        dropped = [
-            f
-            for f in shape.flags
-            if f not in fixed.flags and f not in _VALUE_FLAGS and f not in _NOISE_FLAGS
-        ]
-        if dropped:
-            flag = _escape(dropped[0])
-            pattern += rf"(?={_GAP}\s{flag}(?:[\s=]|$))"
+    flag = dropped_flag(failing, fix) if fix else None
+    if flag is not None:
+        pattern += rf"(?={_GAP}\s{_escape(flag)}(?:[\s=]|$))"
     return pattern
+
+
+def dropped_flag(failing: str, fix: str) -> str | None:
+    """The first flag of ``failing``'s main command that the fix, the same executable, left out
+    (neither a global option that moves the command elsewhere nor a noise flag)."""
+    shape, fixed = main_shape(failing), main_shape(fix)
+    if shape is None or fixed is None or fixed.exe != shape.exe:
+        return None
+    for flag in shape.flags:
+        if flag not in fixed.flags and flag not in _VALUE_FLAGS and flag not in _NOISE_FLAGS:
+            return flag
+    return None
 
 
 def value_flag_trigger(failing: str, fixed: str) -> str | None:

@@ -27,6 +27,7 @@ from lessons_core.scan.detectors.tier2.classes import (
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root, _drift, _workdir_drift
 from lessons_core.scan.detectors.tier2.finding import Finding
+from lessons_core.scan.detectors.tier2.recall import flaky_run
 from lessons_core.scan.detectors.tier2.remedies import _cleared
 
 
@@ -90,8 +91,12 @@ def _judge(
             return None
         if scoring.USER_CORRECTION in finding.signals:
             return finding
-        if not call.command or _WORK_FAILURE.search(result.text[:3000]):
+        if not call.command:
             return None
+        if _WORK_FAILURE.search(result.text[:3000]) and not flaky_run(
+            call.command, fix.command or "", result.text
+        ):
+            return None  # the run failed on the code, unless the wider run then passed
         # A failure no class knows, fixed by the same command with something changed: a
         # mistake when what changed can be named (:func:`.recall._generic_trigger`).
         finding.generic = True

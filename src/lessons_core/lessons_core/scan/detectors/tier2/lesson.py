@@ -23,7 +23,12 @@ from lessons_core.scan.detectors.tier2.classes import (
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root
 from lessons_core.scan.detectors.tier2.finding import NAME, Finding
 from lessons_core.scan.detectors.tier2.messages import _one_line
-from lessons_core.scan.detectors.tier2.recall import _failure_time, _recallable, _trigger
+from lessons_core.scan.detectors.tier2.recall import (
+    _failure_time,
+    _flaky,
+    _recallable,
+    _trigger,
+)
 
 
 def _head(call: ev.Event, error: str = "") -> str:
@@ -119,6 +124,13 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         )
         mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
+    elif _flaky(finding):
+        mistake = (
+            f"{_describe_call(call)} failed (“{_gist(result, lines)}”), and the wider run "
+            f"{_describe_call(fix)} then passed with nothing changed: a flaky failure, not one "
+            "of the change"
+        )
+        summary = f"{head}: a failure the wider run did not repeat"
     elif result.failure in ev.MISTAKES:
         mistake = f"{_describe_call(call)} failed (“{_gist(result, lines)}”)"
         summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
@@ -190,6 +202,8 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
             how, name, exe = wrapper
             way = f"without `{name}`" if how == "dropped" else f"through `{name}`"
             worked = f"Run `{exe}` {way}: {did}"
+        elif _flaky(finding):
+            worked = f"Rerun `{_one_line(fix.command, 160)}` before looking for a cause: it passed"
         elif cls is None:
             worked = f"Run `{_one_line(fix.command, 160)}` instead"
         else:

@@ -4,6 +4,8 @@ none, when only the failure itself tells the lesson is due (failure-time recall)
 
 from __future__ import annotations
 
+import re
+
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
@@ -152,11 +154,17 @@ def _generic_trigger(
     finding: Finding, named: tuple[str, triggers.Shape] | None = None
 ) -> str | None:
     """For a failure no class knows, a pattern for what the failing call had and its fix did
-    not: the piece of syntax the error quotes, an argument starting with ``-``, or a flag the
-    fix dropped. Never the mere absence of what the fix added: that fires on every plain call
-    of the command (every ``go build`` without ``-tags``)."""
+    not: the piece of syntax the error quotes, or a flag the fix dropped that the error's own
+    lines name. Never the mere absence of what the fix added: that fires on every plain call
+    of the command (every ``go build`` without ``-tags``). Nor a dropped flag the error says
+    nothing of: the fix shows that the call worked without it this once, not that the flag was
+    wrong (``git checkout -b`` of a branch that already existed, a focused test run that failed
+    in a test it did not select), so the pattern would fire on every ordinary use of the flag;
+    such a lesson is recalled at its error (:func:`_recallable`) or is none."""
     call, fix = finding.call, finding.fix
     assert call.command is not None and fix is not None
+    if _flaky(finding):
+        return None  # the run failed, not the call: nothing in the command line to warn about
     failing, fixed = call.command, fix.command or ""
     found = triggers.culprit_trigger(finding.result.text, failing, fixed)
     if found is None:
@@ -172,6 +180,9 @@ def _generic_trigger(
         pattern = triggers.command_trigger(segment, own)
         base = triggers.base_trigger(segment)
         found = pattern if pattern != base else None  # only with a flag the fix dropped
+        flag = triggers.dropped_flag(segment, own)
+        if flag is None or not _names_flag(finding.result.text, flag):
+            return None  # the error says nothing of the flag: it may be innocent
     if found is not None and triggers.matches(found, failing):
         return found if not triggers.matches(found, fixed) else None
     return None
@@ -194,7 +205,8 @@ def _recallable(finding: Finding) -> bool:
     call, result, fix = finding.call, finding.result, finding.fix
     if not finding.generic or fix is None or not result.text or not call.command:
         return False
-    if not _kept_target(call.command, fix.command or ""):
+    flaky = _flaky(finding)
+    if not flaky and not _kept_target(call.command, fix.command or ""):
         return False
     named = triggers.named_segment(call.command, result.text)
     if named is not None and all(
@@ -204,13 +216,77 @@ def _recallable(finding: Finding) -> bool:
     if not error_lines(result.text):
         return False
     tail = result.text[-3000:]
-    if _WORK_FAILURE.search(tail):
+    if _WORK_FAILURE.search(tail) and not flaky:
         return False
     for end in (result.text[:1500], result.text[-1500:]):
         cls = failures.mistake_class(end)
         if cls is not None and not cls.reusable:
             return False
     return not (fix.command and _REWRITES.search(fix.command))
+
+
+#: A test runner's tally of tests that failed (``1 failing``, ``2 failed``, ``Tests: 1 failed``).
+_FAILED_TESTS = kept_programs.compile(r"\b\d+ (?:failed|failing)\b")
+
+
+def _flaky(finding: Finding) -> bool:
+    """Whether a failure no class knows is a test run whose failure the wider run then did not
+    repeat: see :func:`flaky_run`. (A wider run that failed as well is no fix of it: a fix
+    that got past a failure and then failed is only paired for a class of failure.)"""
+    call, fix = finding.call, finding.fix
+    if not finding.generic or fix is None:
+        return False
+    return flaky_run(call.command or "", fix.command or "", finding.result.text)
+
+
+def flaky_run(failing: str, fixed: str, output: str) -> bool:
+    """Whether ``failing`` was a test run that reported failed tests and ``fixed`` the same run
+    made wider, nothing else changed (:func:`_wider_rerun`). With no file edited in between,
+    the tests that failed ran again in the wider run and passed: the failure came and went
+    (a timeout, a race), it was neither the change's nor the call's. The lesson is that such a
+    failure is checked by a rerun, recalled when it comes back; the options the wider run
+    dropped were innocent, so they are no trigger."""
+    return bool(_FAILED_TESTS.search(output)) and _wider_rerun(failing, fixed)
+
+
+def _wider_rerun(failing: str, fixed: str) -> bool:
+    """Whether ``fixed`` is ``failing``'s main command with options dropped and nothing else:
+    every word it keeps is in the same order, and every word it dropped is an option or the
+    word right after one (its value, or what ``--`` passed on): ``pnpm test -- --grep "UI"``
+    then ``pnpm test``, never ``pytest a.py b.py`` then ``pytest b.py`` (a narrower run)."""
+    shape, again = triggers.main_shape(failing), triggers.main_shape(fixed)
+    if shape is None or again is None:
+        return False  # (another executable or subcommand is a word not kept, below)
+    words, kept = _words_of(failing, shape), _words_of(fixed, again)
+    if words is None or kept is None or len(kept) >= len(words):
+        return False
+    after_option = False
+    for word in words:
+        if kept and word == kept[0]:
+            kept.pop(0)
+            after_option = False
+        elif word.startswith("-") or after_option:
+            after_option = word.startswith("-")
+        else:
+            return False  # an operand dropped: the fix ran less, or something else
+    return not kept
+
+
+def _words_of(command: str, shape: triggers.Shape) -> list[str] | None:
+    """The words of ``command``'s simple command of ``shape``, quoted words kept whole."""
+    for words in triggers.segments(command):
+        found = triggers.shape_of(list(words))
+        if found is not None and (found.exe, found.sub) == (shape.exe, shape.sub):
+            return list(words)
+    return None
+
+
+def _names_flag(output: str, flag: str) -> bool:
+    """Whether the lines of ``output`` that state the error name ``flag`` as it was spelled:
+    the failure is about the flag (``Cannot use --check with --write``), not merely met while
+    it was given. Only those lines: a runner echoes the command line it ran."""
+    spelled = re.compile(rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
+    return any(spelled.search(line) for line in error_lines(output))
 
 
 def _kept_target(failing: str, fixed: str) -> bool:
