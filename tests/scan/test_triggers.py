@@ -437,3 +437,15 @@ def test_glob_trigger_finds_the_globbing_segment():
     assert triggers.matches(pattern, failing)
     assert triggers.glob_trigger(failing, "ls build/") is None
     assert triggers.glob_trigger("ls src/", "ls src/a") is None
+
+
+def test_a_redirection_is_part_of_its_command():
+    """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
+    run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""
+    assert triggers.segments("npm test 2>&1 | tail -5") == [
+        ["npm", "test", "2", ">&", "1"],
+        ["tail", "-5"],
+    ]
+    assert triggers.segments("echo x >&2") == [["echo", "x", ">&", "2"]]
+    assert triggers.segments("make &>log && ls") == [["make", "&>", "log"], ["ls"]]
+    assert triggers.segments("sleep 5 & ls") == [["sleep", "5"], ["ls"]]

@@ -162,7 +162,9 @@ LANG_BY_EXE = {
 
 #: Commands without quotes, escapes or substitutions split fast, without shlex.
 _PLAIN = kept_programs.compile(r"""^[^'"\\`$]*$""")
-_PLAIN_TOKENS = kept_programs.compile(r"&&|\|\||\|&|;;|[;|&()]|[^\s;|&()]+")
+#: A plain command's tokens as ``shlex`` reads them: runs of punctuation and words. ``2>&1`` is
+#: the words ``2``, ``>&`` and ``1`` of its command, not a ``1`` run in the background.
+_PLAIN_TOKENS = kept_programs.compile(r"[();<>|&]+|[^\s();<>|&]+")
 
 #: One token of a quoted command as ``shlex`` (POSIX mode, punctuation characters, split on
 #: whitespace only) reads it: a run of punctuation, a comment (dropped up to the end of its
