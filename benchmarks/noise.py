@@ -49,15 +49,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -112,6 +115,8 @@ class Call:
         "output",
         "raw_output",
         "session",
+        "state",
+        "time",
         "tool_input",
     )
 
@@ -138,6 +143,11 @@ class Call:
         self.ok = False  # a result arrived and it was a success
         self.output = ""
         self.raw_output: Any = None  # Codex: the output as the agent recorded it
+        #: OpenCode: the tool part's recorded ``state`` (status, output or error, metadata);
+        #: Copilot CLI: the ``tool.execution_complete`` data, with its ``timestamp`` (ms).
+        #: What the hook is sent after the call is built from it alone.
+        self.state: dict[str, Any] | None = None
+        self.time: int | None = None  # Copilot CLI: when the call started (ms)
 
 
 # -- reading the corpus -------------------------------------------------------------------------
@@ -263,6 +273,137 @@ def gemini_calls(path: Path) -> list[Call]:
 READERS = {"claude": claude_calls, "codex": codex_calls, "gemini": gemini_calls}
 
 
+# -- OpenCode and Copilot CLI: a session as its hooks see it ---------------------------------------
+#
+# These two agents are replayed by ``value.py`` only. What their hooks are sent is read from the
+# transcript whole, in order, as steps: ``("start", parent id)`` where the session block is asked
+# for, ``("prompt", text)`` for a typed prompt, ``("call", Call)`` for a tool call.
+
+
+def _document(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_bytes())
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def opencode_steps(path: Path) -> list[tuple[str, Any]]:
+    """What OpenCode's plugin (``opencode_plugin.js``) hands the hook for an exported session
+    (``opencode export``, the database's messages and parts as they are).
+
+    * ``chat.message`` fires as a user message is created, with its typed text parts (not the
+      ``synthetic`` ones OpenCode or a plugin added) joined by a newline; a message without any,
+      a compaction's among them, asks nothing;
+    * the session block is asked for by the system-prompt transform, which runs before the first
+      model request, so after the first user message's ``chat.message``;
+    * each tool part is a call, in the order of the parts (``Call.state`` is its recorded state).
+    """
+    doc = _document(path)
+    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    assert isinstance(info, dict)
+    session = str(info.get("id") or path.stem)
+    cwd = str(info.get("directory") or "/")
+    parent = str(info.get("parentID") or "")
+    messages = doc.get("messages") if isinstance(doc.get("messages"), list) else []
+    steps: list[tuple[str, Any]] = []
+    started = False
+    for message in messages or ():
+        meta = message.get("info") if isinstance(message, dict) else None
+        parts = message.get("parts") if isinstance(message, dict) else None
+        if not isinstance(meta, dict) or not isinstance(parts, list):
+            continue
+        if meta.get("role") == "user":
+            typed = [
+                p["text"]
+                for p in parts
+                if isinstance(p, dict)
+                and p.get("type") == "text"
+                and not p.get("synthetic")
+                and isinstance(p.get("text"), str)
+                and p["text"]
+            ]
+            if typed:
+                steps.append(("prompt", "\n".join(typed)))
+        if not started:
+            started = True
+            steps.append(("start", parent))
+        for part in parts:
+            if not isinstance(part, dict) or part.get("type") != "tool":
+                continue
+            state = part.get("state")
+            if not isinstance(state, dict) or not part.get("callID"):
+                continue
+            call = Call("opencode", session, cwd, str(part["callID"]), str(part.get("tool")), None)
+            arguments = state.get("input")
+            call.tool_input = arguments if isinstance(arguments, dict) else {}
+            call.state = state
+            steps.append(("call", call))
+    return steps
+
+
+def _ms(stamp: Any) -> int | None:
+    """An ISO 8601 time of a Copilot CLI event as epoch milliseconds."""
+    try:
+        moment = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int(moment.timestamp() * 1000)
+
+
+def copilot_steps(path: Path) -> list[tuple[str, Any]]:
+    """What Copilot CLI hands its hooks for a session log (``events.jsonl``): ``sessionStart``
+    at ``session.start``, ``userPromptSubmitted`` for each ``user.message`` (what was typed,
+    its ``content``), and each call of ``tool.execution_start``, its result the
+    ``tool.execution_complete`` of the same id (``Call.state``)."""
+    steps: list[tuple[str, Any]] = []
+    calls: dict[str, Call] = {}
+    session, cwd = path.stem, "/"
+    for record in _lines(path):
+        data = record.get("data")
+        if not isinstance(data, dict):
+            continue
+        kind = record.get("type")
+        stamp = _ms(record.get("timestamp"))
+        if kind in ("session.start", "session.resume"):
+            session = str(data.get("sessionId") or session)
+            context = data.get("context")
+            if isinstance(context, dict) and context.get("cwd"):
+                cwd = str(context["cwd"])
+            if kind == "session.start":
+                steps.append(("start", {"timestamp": stamp}))
+        elif kind == "user.message" and isinstance(data.get("content"), str):
+            steps.append(("prompt", {"timestamp": stamp, "prompt": data["content"]}))
+        elif kind == "tool.execution_start" and data.get("toolCallId"):
+            arguments = data.get("arguments")
+            if isinstance(arguments, str):
+                with contextlib.suppress(ValueError):
+                    arguments = json.loads(arguments)
+            call = Call(
+                "copilot",
+                session,
+                cwd,
+                str(data["toolCallId"]),
+                str(data.get("toolName")),
+                arguments,
+            )
+            call.time = stamp
+            calls[call.call_id] = call
+            steps.append(("call", call))
+        elif kind == "tool.execution_complete" and data.get("toolCallId") in calls:
+            calls[data["toolCallId"]].state = {**data, "timestamp": stamp}
+    # A session started with a prompt names it at its start (``initialPrompt``).
+    first = next((value["prompt"] for kind, value in steps if kind == "prompt"), None)
+    for kind, value in steps:
+        if kind == "start" and first is not None:
+            value["initialPrompt"] = first
+    return steps
+
+
+#: The agents replayed from steps (``value.py``): their hooks get no transcript path.
+STEPS = {"opencode": opencode_steps, "copilot": copilot_steps}
+
+
 def corpus_files(corpus: Path) -> list[tuple[str, Path]]:
     out = []
     for agent in READERS:
@@ -305,28 +446,31 @@ def load_corpus(corpus: Path, agents: Mapping[str, Any]) -> list[tuple[Path, lis
 # -- payloads -----------------------------------------------------------------------------------
 
 
-def payloads(call: Call, transcript: Path) -> list[tuple[str, dict[str, Any]]]:
-    """(phase, payload) pairs the agent's hook receives for ``call``: before, then after."""
+def payloads(call: Call, transcript: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    """(phase, event, payload) triples the agent's hook receives for ``call``: before, then
+    after. ``event`` is the hook event the payload is sent for (Copilot CLI's payloads do not
+    name it: its hook command does, see :func:`adapter`)."""
+    if call.agent == "opencode":
+        return opencode_payloads(call)
+    if call.agent == "copilot":
+        return copilot_payloads(call)
     common = {"session_id": call.session, "cwd": call.cwd, "transcript_path": str(transcript)}
     tool = {"tool_name": call.name, "tool_input": call.tool_input, "tool_use_id": call.call_id}
     if call.agent == "claude":
-        out = [("before", {**common, **tool, "hook_event_name": "PreToolUse"})]
+        out = [("before", "PreToolUse", {**common, **tool, "hook_event_name": "PreToolUse"})]
         if call.failed:
             error = call.output or "Exit code 1"
-            out.append(
-                (
-                    "after",
-                    {**common, **tool, "hook_event_name": "PostToolUseFailure", "error": error},
-                )
-            )
+            failure = {**common, **tool, "hook_event_name": "PostToolUseFailure", "error": error}
+            out.append(("after", "PostToolUseFailure", failure))
         return out
     if call.agent == "codex":
-        response = call.raw_output if call.raw_output is not None else call.output
+        recorded = call.raw_output if call.raw_output is not None else call.output
         return [
-            ("before", {**common, **tool, "hook_event_name": "PreToolUse"}),
+            ("before", "PreToolUse", {**common, **tool, "hook_event_name": "PreToolUse"}),
             (
                 "after",
-                {**common, **tool, "hook_event_name": "PostToolUse", "tool_response": response},
+                "PostToolUse",
+                {**common, **tool, "hook_event_name": "PostToolUse", "tool_response": recorded},
             ),
         ]
     response: dict[str, Any] = {"llmContent": call.output, "returnDisplay": ""}
@@ -340,9 +484,142 @@ def payloads(call: Call, transcript: Path) -> list[tuple[str, dict[str, Any]]]:
         "transcript_path": str(transcript),
     }
     return [
-        ("before", {**gemini, "hook_event_name": "BeforeTool"}),
-        ("after", {**gemini, "hook_event_name": "AfterTool", "tool_response": response}),
+        ("before", "BeforeTool", {**gemini, "hook_event_name": "BeforeTool"}),
+        (
+            "after",
+            "AfterTool",
+            {**gemini, "hook_event_name": "AfterTool", "tool_response": response},
+        ),
     ]
+
+
+def session_payload(
+    agent: str, kind: str, value: Any, session: str, cwd: str, transcript: Path
+) -> tuple[str, dict[str, Any]]:
+    """(event, payload) of a session's start (``kind`` ``start``) or of a typed prompt
+    (``prompt``), as the agent's hook receives them; ``value`` is the step's (see
+    :func:`opencode_steps`, :func:`copilot_steps`; the prompt's text for the others)."""
+    if agent == "opencode":
+        body = {"session_id": session, "cwd": cwd}
+        if kind == "start":
+            event, extra = "session.start", {"source": "startup", "parent_id": value or ""}
+        else:
+            event, extra = "chat.message", {"prompt": value}
+        return event, {"hook_event_name": event, **body, **extra}
+    if agent == "copilot":
+        event = "sessionStart" if kind == "start" else "userPromptSubmitted"
+        body = {"sessionId": session, "timestamp": value.get("timestamp"), "cwd": cwd}
+        if kind == "start":
+            extra = {"source": "new"}
+            if value.get("initialPrompt") is not None:
+                extra["initialPrompt"] = value["initialPrompt"]
+        else:
+            extra = {"prompt": value["prompt"]}
+        return event, {**body, **extra}
+    body = {"session_id": session, "cwd": cwd, "transcript_path": str(transcript)}
+    if kind == "start":
+        return "SessionStart", {**body, "hook_event_name": "SessionStart", "source": "startup"}
+    event = "BeforeAgent" if agent == "gemini" else "UserPromptSubmit"
+    return event, {**body, "hook_event_name": event, "prompt": value}
+
+
+@functools.cache
+def _plugin_limit() -> int:
+    """``MAX_RESULT_CHARS`` of the OpenCode plugin file, read from the file itself: the replay
+    cuts a result where the plugin does."""
+    from importlib import resources
+
+    text = resources.files("lessons_opencode").joinpath("opencode_plugin.js").read_text()
+    found = re.search(r"const MAX_RESULT_CHARS = (\d+);", text)
+    if found is None:
+        raise SystemExit("opencode_plugin.js names no MAX_RESULT_CHARS: keep the replay in step")
+    return int(found.group(1))
+
+
+def plugin_shorten(value: Any) -> str:
+    """The plugin's ``shorten``: a long result or error keeps its start and its end. JavaScript
+    counts a string in UTF-16 code units, so the cut is made there (a character outside the
+    Basic Multilingual Plane counts two, and may be cut in half, as the plugin would)."""
+    if not isinstance(value, str):
+        return ""
+    limit = _plugin_limit()
+    units = value.encode("utf-16-le", "surrogatepass")
+    if len(units) <= 2 * limit:
+        return value
+    half = 2 * (limit // 2)
+    head = units[:half].decode("utf-16-le", "surrogatepass")
+    tail = units[-half:].decode("utf-16-le", "surrogatepass")
+    return head + "\n…\n" + tail
+
+
+def opencode_payloads(call: Call) -> list[tuple[str, str, dict[str, Any]]]:
+    """What the plugin sends for one tool part: ``tool.execute.before``; then, by the part's
+    recorded state, ``tool.execute.after`` for a call that returned (its ``output`` and a shell
+    call's ``exit``) or ``tool.error`` for one that threw (its ``error``). A call left unfinished
+    gets nothing after it: the plugin hears of neither."""
+    body = {"session_id": call.session, "cwd": call.cwd}
+    tool = {"tool": call.name, "call_id": call.call_id, "args": call.tool_input}
+    before: dict[str, Any] = {"hook_event_name": "tool.execute.before", **body, **tool}
+    out: list[tuple[str, str, dict[str, Any]]] = [("before", "tool.execute.before", before)]
+    state = call.state or {}
+    if state.get("status") == "completed":
+        metadata = state.get("metadata")
+        exit_code = metadata.get("exit") if isinstance(metadata, dict) else None
+        exit_code = None if isinstance(exit_code, bool) else exit_code
+        after: dict[str, Any] = {
+            "hook_event_name": "tool.execute.after",
+            **body,
+            **tool,
+            "output": plugin_shorten(state.get("output")),
+            "exit": exit_code if isinstance(exit_code, (int, float)) else None,
+        }
+        out.append(("after", "tool.execute.after", after))
+    elif state.get("status") == "error":
+        error: dict[str, Any] = {
+            "hook_event_name": "tool.error",
+            **body,
+            **tool,
+            "error": plugin_shorten(state.get("error")),
+        }
+        out.append(("after", "tool.error", error))
+    return out
+
+
+def copilot_payloads(call: Call) -> list[tuple[str, str, dict[str, Any]]]:
+    """What Copilot CLI sends the hooks ``lessons install copilot`` registers (the camelCase
+    dialect, which names no event: the command line does): ``preToolUse``; then
+    ``postToolUse`` with the result the model read (``textResultForLlm``; a shell command that
+    exited non-zero is a success whose text says so) or ``postToolUseFailure`` with the error
+    of a call that failed. A call with no result gets nothing after it."""
+    body = {"sessionId": call.session, "timestamp": call.time, "cwd": call.cwd}
+    tool = {"toolName": call.name, "toolArgs": call.tool_input}
+    out: list[tuple[str, str, dict[str, Any]]] = [("before", "preToolUse", {**body, **tool})]
+    state = call.state
+    if state is None:
+        return out
+    body = {**body, "timestamp": state.get("timestamp")}
+    if state.get("success"):
+        result = state.get("result") if isinstance(state.get("result"), dict) else {}
+        assert isinstance(result, dict)
+        text = result.get("content") if isinstance(result.get("content"), str) else ""
+        answer = {"resultType": "success", "textResultForLlm": text}
+        out.append(("after", "postToolUse", {**body, **tool, "toolResult": answer}))
+    else:
+        error = state.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        failure = {**body, **tool, "error": message if isinstance(message, str) else ""}
+        out.append(("after", "postToolUseFailure", failure))
+    return out
+
+
+def adapter(agent: str, event: str) -> Any:
+    """The hot adapter the agent's hook command hands the runner for ``event``, as
+    ``lessons-<agent>-hook`` does (Copilot CLI's binds the event its command line names)."""
+    if agent == "copilot":
+        from lessons_copilot import hot_copilot
+
+        return hot_copilot.Bound(event)
+    return importlib.import_module(f"lessons_{agent}.hot_{agent}")
 
 
 class Capture:
@@ -438,13 +715,9 @@ def replay(
     """Replay ``transcripts`` through the hook; ``tag`` names the round (fresh sessions, its own
     copies of the transcripts). ``labels`` are the labelled reusable failures by (transcript,
     call id); ``lessons`` the catalogue's :func:`lesson_words` by id."""
-    from lessons_claude import hot_claude
-    from lessons_codex import hot_codex
     from lessons_core.hot import manifest as manifest_mod
     from lessons_core.hot import runner
-    from lessons_gemini import hot_gemini
 
-    adapters = {"claude": hot_claude, "codex": hot_codex, "gemini": hot_gemini}
     manifest_mod.clear_cache()
     compiled = manifest_mod.load(environ=env).get("lessons", {})
     scheduled = {
@@ -476,8 +749,8 @@ def replay(
                 call.agent, {"calls": 0, "injections": 0, "denials": 0}
             )
             agent["calls"] += 1
-            for phase, payload in payloads(call, seen_as):
-                capture = Capture(adapters[call.agent])
+            for phase, event, payload in payloads(call, seen_as):
+                capture = Capture(adapter(call.agent, event))
                 runner.run(
                     capture,
                     stdin=io.BytesIO(json.dumps(payload).encode()),

@@ -91,7 +91,7 @@ EARLIER = 0.6
 WINDOW = 20
 VARIANTS = ("eager", "review")
 #: Agents whose calls ``noise.py`` turns into hook payloads.
-REPLAYED = ("claude", "codex", "gemini")
+REPLAYED = ("claude", "codex", "copilot", "gemini", "opencode")
 #: The targets of the issue, beside the figures.
 TARGETS = {
     "caught": "≥ 50 % of the ceiling",
@@ -404,12 +404,6 @@ def _steps(agent: str, path: Path, calls: list[Any], agents: Mapping[str, Any]) 
     return [step for *_, step in sorted(placed, key=lambda p: p[:3])]
 
 
-def _payload(agent: str, event: str, session: str, cwd: str, transcript: Path) -> dict[str, Any]:
-    body: dict[str, Any] = {"session_id": session, "cwd": cwd, "transcript_path": str(transcript)}
-    body["hook_event_name"] = event
-    return body
-
-
 def subagent_of(agent: str, path: Path) -> str | None:
     """The sub-agent a transcript file belongs to (Claude Code's ``agent-<id>.jsonl``), else
     ``None``. Other agents' sub-agents are not told apart in the replay."""
@@ -433,24 +427,20 @@ def replay_session(
     so the hooks keep its dedup record apart and give it the parent's lessons again (the rule
     the hooks follow); ``shared`` sends them as the parent's, as if a sub-agent inherited what
     its parent was given."""
-    from lessons_claude import hot_claude
-    from lessons_codex import hot_codex
     from lessons_core.hot import manifest as manifest_mod
     from lessons_core.hot import runner
-    from lessons_gemini import hot_gemini
 
     nz = noise()
-    adapters = {"claude": hot_claude, "codex": hot_codex, "gemini": hot_gemini}
     manifest_mod.clear_cache()
     compiled = manifest_mod.load(environ=dict(env)).get("lessons", {})
     standing = {i for i, e in compiled.items() if e.get("type") in ("directive", "protocol")}
     out = Replayed(session)
     given: set[str] = set()
     sid = f"{session.key}~{tag}"
-    started = False
+    started: set[str] = set()
 
-    def hook(payload: dict[str, Any], index: int, phase: str) -> dict[str, Any]:
-        capture = nz.Capture(adapters[session.agent])
+    def hook(event: str, payload: dict[str, Any], index: int, phase: str) -> dict[str, Any]:
+        capture = nz.Capture(nz.adapter(session.agent, event))
         runner.run(
             capture,
             stdin=io.BytesIO(json.dumps(payload).encode()),
@@ -470,7 +460,8 @@ def replay_session(
     root = corpora / session.corpus
     for number, path in enumerate(session.files):
         rel = path.relative_to(root).as_posix()
-        calls = nz.READERS[session.agent](path)
+        steps = _file_steps(session.agent, path, agents)
+        calls = [value for kind, value in steps if kind == "call"]
         results = nz.outcomes_of(session.agent, path, agents)
         for call in calls:
             result = results.get(call.call_id)
@@ -481,44 +472,72 @@ def replay_session(
         data = path.read_bytes()
         grown = scratch / tag / f"{number:03d}-{path.name}"
         grown.parent.mkdir(parents=True, exist_ok=True)
-        grown.write_bytes(b"" if session.agent != "gemini" else data)
+        grown.write_bytes(data if session.agent == "gemini" else b"")
         written = 0
         cwd = next((c.cwd for c in calls), "/")
         sub = subagent_of(session.agent, path)
-        start_event = "SessionStart"
-        if not started:
-            started = True
-            start = _payload(session.agent, start_event, sid, cwd, grown)
-            hook({**start, "source": "startup"}, out.calls, "start")
-        for step in _steps(session.agent, path, calls, agents):
-            if isinstance(step, str):
-                event = "BeforeAgent" if session.agent == "gemini" else "UserPromptSubmit"
-                out.prompts += 1
-                hook(
-                    {**_payload(session.agent, event, sid, cwd, grown), "prompt": step},
-                    out.calls,
-                    "prompt",
+        file_sid = _session_of(session.agent, steps, sid, tag, subagents)
+        if sub is None and file_sid != sid:
+            sub = file_sid  # an OpenCode task's own session
+        for kind, value in steps:
+            if kind in ("start", "prompt"):
+                if kind == "start":
+                    if file_sid in started:
+                        continue
+                    started.add(file_sid)
+                else:
+                    out.prompts += 1
+                event, payload = nz.session_payload(
+                    session.agent, kind, value, file_sid, cwd, grown
                 )
+                hook(event, payload, out.calls, kind)
                 continue
-            call = step
+            call = value
             if call.end is not None and call.end > written:
                 with grown.open("ab") as fh:
                     fh.write(data[written : call.end])
                 written = call.end
-            call.session = sid
+            call.session = file_sid
             index = out.calls
             out.calls += 1
             if sub is not None:
                 out.in_subagent.add(index)
             out.index[(rel, call.call_id)] = index
             out.tool_of[index] = call.name
-            for phase, payload in nz.payloads(call, grown):
-                if sub is not None and subagents == "own":
+            for phase, event, payload in nz.payloads(call, grown):
+                if sub is not None and subagents == "own" and session.agent == "claude":
                     payload = {**payload, "agent_id": sub}
-                decision = hook(payload, index, phase)
+                decision = hook(event, payload, index, phase)
                 if decision.get("deny") and phase == "before":
                     break  # a denied call does not run: nothing comes after it
     return out
+
+
+def _file_steps(agent: str, path: Path, agents: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The steps of one transcript (``noise.opencode_steps`` says what they are): OpenCode's
+    and Copilot CLI's as their readers there give them; for the others, the calls of
+    ``noise.READERS`` and the prompts in the order they happened, after a session start."""
+    nz = noise()
+    if agent in nz.STEPS:
+        return list(nz.STEPS[agent](path))
+    calls = nz.READERS[agent](path)
+    steps: list[tuple[str, Any]] = [("start", None)]
+    for step in _steps(agent, path, calls, agents):
+        steps.append(("prompt", step) if isinstance(step, str) else ("call", step))
+    return steps
+
+
+def _session_of(
+    agent: str, steps: Sequence[tuple[str, Any]], sid: str, tag: str, subagents: str
+) -> str:
+    """The session id one transcript's payloads carry: the replayed session's, but for an
+    OpenCode task's child session (its start names a parent), which the plugin reports under
+    its own id; ``shared`` sends it as the parent's."""
+    parent = next((value for kind, value in steps if kind == "start"), None)
+    if agent != "opencode" or not parent or subagents == "shared":
+        return sid
+    child = next((value.session for kind, value in steps if kind == "call"), None)
+    return f"{child}~{tag}" if child else sid
 
 
 # -- counting -----------------------------------------------------------------------------------
