@@ -319,3 +319,90 @@ def test_a_subagent_gets_its_parents_lessons_again_only_with_a_record_of_its_own
     # The parent's file is replayed first: its `docker ps` had the lesson already.
     assert [f.name for f in sessions[1].files] == [f"{LATER}.jsonl", "agent-a1b2c3.jsonl"]
     assert figures.in_subagents == docker - 1
+
+
+def _opencode_export(path: Path, session: str, day: int, calls: list[tuple[str, str, int]]) -> None:
+    """An OpenCode session as ``opencode export`` writes it: one typed prompt, then shell calls
+    (id, command, exit code)."""
+    parts = [
+        {
+            "id": f"prt_{call_id}",
+            "type": "tool",
+            "tool": "bash",
+            "callID": call_id,
+            "state": {
+                "status": "completed",
+                "input": {"command": command},
+                "output": "failed" if code else "ok",
+                "metadata": {"exit": code},
+            },
+        }
+        for call_id, command, code in calls
+    ]
+    created = 1_780_000_000_000 + day * 86_400_000
+    doc = {
+        "info": {"id": session, "projectID": "prj", "directory": "/srv/dev/widgets"},
+        "messages": [
+            {
+                "info": {"id": "msg_u", "role": "user", "time": {"created": created}},
+                "parts": [{"id": "prt_u", "type": "text", "text": "Ship it."}],
+            },
+            {
+                "info": {
+                    "id": "msg_a",
+                    "role": "assistant",
+                    "time": {"created": created + 1, "completed": created + 2},
+                },
+                "parts": parts,
+            },
+        ],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2))
+
+
+def test_an_opencode_session_is_replayed_through_its_plugins_payloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt, then the session block (asked for at the first model request), then each
+    call before and after it, through OpenCode's hot adapter: the docker hint comes before its
+    call ran, and the calls are found by their ids for the labels."""
+    corpus = tmp_path / "corpora" / "real2"
+    project = corpus / "opencode" / "acme__widgets"
+    _opencode_export(project / "a" / "full.jsonl", "ses_earlier", 1, [("c0", "ls", 0)])
+    calls = [("c1", "docker compose up", 1), ("c2", "npm ci", 0)]
+    _opencode_export(project / "b" / "full.jsonl", "ses_later", 2, calls)
+    env = value.noise().make_home(tmp_path, "home")
+    with services.session(env) as sess:
+        sess.store.add_lessons(CATALOGUE)
+        sess.rebuild_manifest()
+        agents = sess.plugins.agents()
+    (sessions,) = value.sessions_of(tmp_path / "corpora", ["real2"], agents, {}).values()
+    assert [s.key for s in sessions] == ["ses_earlier", "ses_later"]
+    sent: list[tuple[str, str]] = []
+    adapter = value.noise().adapter
+
+    def recording(agent: str, event: str) -> Any:
+        sent.append((agent, event))
+        return adapter(agent, event)
+
+    monkeypatch.setattr(value.noise(), "adapter", recording)
+    replayed = value.replay_session(sessions[1], env, agents, tmp_path / "corpora", tmp_path, "t")
+
+    assert sent == [
+        ("opencode", "chat.message"),
+        ("opencode", "session.start"),
+        ("opencode", "tool.execute.before"),
+        ("opencode", "tool.execute.after"),  # exit 1: the plugin's after, read as a failure
+        ("opencode", "tool.execute.before"),
+        ("opencode", "tool.execute.after"),
+    ]
+    assert (replayed.calls, replayed.prompts) == (2, 1)
+    assert replayed.index == {
+        ("opencode/acme__widgets/b/full.jsonl", "c1"): 0,
+        ("opencode/acme__widgets/b/full.jsonl", "c2"): 1,
+    }
+    assert [(d.lesson, d.index, d.phase) for d in replayed.deliveries] == [
+        (CATALOGUE[0].id, 0, "before"),  # docker
+        (CATALOGUE[2].id, 1, "before"),  # npm
+    ]
