@@ -34,9 +34,23 @@ transcript growing as it would live: a session start, each typed user prompt (Cl
 ``UserPromptSubmit``, Gemini ``BeforeAgent``), and each tool call's payloads as the agent sends
 them (before the call, and after it: Claude's ``PostToolUseFailure`` when it failed, Codex's
 ``PostToolUse``, Gemini's ``AfterTool``; see ``benchmarks/noise.py``). A call a guard denies
-does not run, so nothing comes after it. OpenCode and Copilot CLI sessions are not replayed
-(their hooks run inside a plugin or with payloads this script does not build); their ceiling is
-printed apart and left out of the totals.
+does not run, so nothing comes after it.
+
+OpenCode's sessions (exports, ``opencode export``) are replayed as its plugin
+(``opencode_plugin.js``) calls the hook: ``chat.message`` with the typed text parts of each
+user message, then ``session.start`` at the first model request (the system-prompt transform
+asks for the session block there, so after the first prompt), and for each tool part
+``tool.execute.before`` and, by its recorded state, ``tool.execute.after`` (its output cut as
+the plugin cuts it, a shell call's exit code) or ``tool.error`` (a call that threw). A task's
+child session is sent under its own id, its start naming its parent. Copilot CLI's session logs
+are replayed as the hooks ``lessons install copilot`` registers receive them: camelCase
+payloads that name no event (the hook command's argument does), ``sessionStart``,
+``userPromptSubmitted``, ``preToolUse``, then ``postToolUse`` with the result the model read or
+``postToolUseFailure`` with the error: the shapes of Copilot CLI 1.0.102, the release the
+adapter is verified against (the corpus's logs come from older ones). Neither agent sends its
+hooks a transcript path (OpenCode keeps one database for every session; Copilot names its log
+only at the stop), so nothing grows for them. As for the other agents, the end of a turn and a
+compaction are not sent: neither answers with a lesson.
 
 **Ceiling.** The labelled reusable events (``benchmarks/labels/``, with the lesson a reviewer
 would write) of the replayed sessions whose lesson the lesson rule finds in a labelled reusable
