@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -89,3 +90,26 @@ def test_an_old_edit_priority_is_left_out_and_named() -> None:
     assert left_out == [
         "lesson pytest-hangs-cd34 field 'priority': must be between 1 and 10, got -3"
     ]
+
+
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029", "\x0b", "\x1c"])
+def test_a_line_separator_inside_a_text_stays_in_its_line(separator: str) -> None:
+    """``str.splitlines`` breaks at U+0085, U+2028, U+2029 and some control characters, which
+    JSON may hold in a string: a summary with one was cut in two and the export refused."""
+    lesson = Lesson(
+        id=ids.new_id(),
+        slug="sep-ab12",
+        summary=f"before{separator}after",
+        mistake="ran it wrong",
+        remediation="run it right",
+    )
+    lines = jsonl.export_lines([lesson])
+    text = "\n".join(lines)
+    assert len(text.splitlines()) == len(lines)  # one line for any reader
+    (_, back), *_ = jsonl.parse_jsonl(text, source="export").lessons
+    assert back.summary == lesson.summary
+    # A file another program wrote, with the separator raw inside a string, reads too.
+    raw = lines[1].replace("\\u0085", "\x85").replace("\\u2028", "\u2028")
+    raw = raw.replace("\\u2029", "\u2029")
+    (_, again), *_ = jsonl.parse_jsonl(raw + "\r\n", source="file").lessons
+    assert again.summary == lesson.summary

@@ -7,6 +7,10 @@ deep exhausts the stack of whatever walks it next, and a ``\\ud800`` escape yiel
 cannot be encoded (SQLite, stdout). :func:`loads` turns all of these into ``JSONDecodeError``, so
 each caller's existing ``except json.JSONDecodeError`` names the input and the problem, and the
 command prints ``Error: …`` instead of a traceback.
+
+JSON Lines go both ways (``export``/``import``, ``--json`` output): :func:`json_lines` splits a
+text where JSON Lines end a line and nowhere else, and :func:`dumps_line` writes a line that
+every reader takes as one.
 """
 
 from __future__ import annotations
@@ -60,3 +64,27 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def json_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text: split at line feeds only (a carriage return before one
+    dropped).
+
+    ``str.splitlines`` also breaks at U+0085, U+2028, U+2029 and a few control characters, which
+    JSON allows unescaped inside a string: a lesson whose summary holds one would be cut in two
+    and refused."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def dumps_line(obj: Any) -> str:
+    """``obj`` as one JSON Lines line, readable (no ASCII escapes) yet one line for every
+    reader: the separators ``str.splitlines`` and JavaScript break at are written escaped."""
+    line = json.dumps(obj, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS:
+        line = line.replace(char, escaped)
+    return line
+
+
+#: Characters JSON leaves unescaped in a string that some readers take as a line break (an
+#: escaped form is only ever inside a string, where it decodes to the same character).
+_LINE_BREAKS = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))

@@ -7,7 +7,6 @@ Kept apart from the commands themselves so a command module can use them without
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -98,4 +97,6 @@ def settle_heap() -> None:
 
 
 def json_line(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+    from lessons_core.jsoninput import dumps_line
+
+    return dumps_line(obj)

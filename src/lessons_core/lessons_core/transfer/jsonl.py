@@ -68,7 +68,7 @@ def is_statistics(obj: Any) -> bool:
 def statistics_lines(text: str) -> list[dict[str, Any]]:
     """The delivery-statistics lines of an export (merged by ``lessons_core.outcomes``)."""
     out: list[dict[str, Any]] = []
-    for raw in text.splitlines():
+    for raw in jsoninput.json_lines(text):
         if STATISTICS_TYPE not in raw:
             continue
         try:
@@ -132,7 +132,7 @@ def parse_jsonl(
     warnings: list[str] = []
     header: dict[str, Any] | None = None
     seen_content = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(jsoninput.json_lines(text), start=1):
         if not raw.strip():
             continue
         where = f"line {number}"
@@ -175,7 +175,10 @@ def parse_lessons(
     try:
         whole = jsoninput.loads(text)  # the original text, so positions are the user's
     except json.JSONDecodeError as exc:
-        if len([line for line in stripped.splitlines() if line.strip()]) > 1 and stripped[0] == "{":
+        if (
+            len([line for line in jsoninput.json_lines(stripped) if line.strip()]) > 1
+            and stripped[0] == "{"
+        ):
             return parse_jsonl(text, source=source, partial=partial, tools=tools, hint=hint)
         raise LessonsError(
             f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -286,15 +289,15 @@ def export_lines(
     for lesson in lessons:
         where = f"lesson {lesson.slug or lesson.id}"
         try:
-            line = json.dumps(serde.lesson_to_json(scrubbed(lesson, home)), ensure_ascii=False)
+            line = jsoninput.dumps_line(serde.lesson_to_json(scrubbed(lesson, home)))
             _lesson(json.loads(line), where, [], tools)
         except ValidationError as exc:
             if left_out is not None:
                 left_out.append(str(exc))
             continue
         written.append(line)
-    out = [json.dumps(export_header(len(written)), ensure_ascii=False), *written]
-    out.extend(json.dumps(_redacted_row(row), ensure_ascii=False) for row in statistics)
+    out = [jsoninput.dumps_line(export_header(len(written))), *written]
+    out.extend(jsoninput.dumps_line(_redacted_row(row)) for row in statistics)
     return out
 
 
