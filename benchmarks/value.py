@@ -33,10 +33,11 @@ runner with the agent's hot adapter, in process, as ``lessons-<agent>-hook`` cal
 transcript growing as it would live: a session start, each typed user prompt (Claude and Codex
 ``UserPromptSubmit``, Gemini ``BeforeAgent``), and each tool call's payloads as the agent sends
 them (before the call, and after it: Claude's ``PostToolUseFailure`` when it failed, Codex's
-``PostToolUse``, Gemini's ``AfterTool``; see ``benchmarks/noise.py``). A call a guard denies
-does not run, so nothing comes after it. OpenCode and Copilot CLI sessions are not replayed
-(their hooks run inside a plugin or with payloads this script does not build); their ceiling is
-printed apart and left out of the totals.
+``PostToolUse``, Gemini's ``AfterTool``; see ``benchmarks/noise.py``). A Codex code-mode script
+that makes one tool call is replayed as that call: Codex dispatches it as a direct call, hooks
+and all. A call a guard denies does not run, so nothing comes after it. OpenCode and Copilot CLI
+sessions are not replayed (their hooks run inside a plugin or with payloads this script does not
+build); their ceiling is printed apart and left out of the totals.
 
 **Ceiling.** The labelled reusable events (``benchmarks/labels/``, with the lesson a reviewer
 would write) of the replayed sessions whose lesson the lesson rule finds in a labelled reusable
