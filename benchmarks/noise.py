@@ -114,6 +114,7 @@ class Call:
         "ok",
         "output",
         "raw_output",
+        "scripted",
         "session",
         "state",
         "time",
@@ -148,6 +149,7 @@ class Call:
         #: What the hook is sent after the call is built from it alone.
         self.state: dict[str, Any] | None = None
         self.time: int | None = None  # Copilot CLI: when the call started (ms)
+        self.scripted = False  # Codex: the one call of a code-mode script
 
 
 # -- reading the corpus -------------------------------------------------------------------------
@@ -231,18 +233,64 @@ def codex_calls(path: Path) -> list[Call]:
         if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
             for call in reversed(calls[-50:]):
                 if call.call_id == payload.get("call_id"):
-                    call.raw_output = payload.get("output")
+                    output = payload.get("output")
+                    call.raw_output = _script_result(output) if call.scripted else output
                     break
             continue
+        scripted = False
         if payload.get("type") == "function_call":
             name, tool_input = _codex_command(str(payload.get("name")), payload.get("arguments"))
         elif payload.get("type") == "custom_tool_call":
-            name, tool_input = "apply_patch", {"command": str(payload.get("input") or "")}
+            name, tool_input, scripted = _codex_custom(
+                str(payload.get("name")), payload.get("input")
+            )
         else:
             continue
         if payload.get("call_id"):
-            calls.append(Call("codex", session, cwd, payload["call_id"], name, tool_input, end))
+            call = Call("codex", session, cwd, payload["call_id"], name, tool_input, end)
+            call.scripted = scripted
+            calls.append(call)
     return calls
+
+
+def _codex_custom(name: str, script: Any) -> tuple[str, dict[str, Any], bool]:
+    """Codex's custom (freeform) call → the hook's ``tool_name`` and ``tool_input``, and
+    whether it is the one call of a code-mode script.
+
+    In code mode the model's one tool, ``exec``, runs a script that calls the real tools, and
+    Codex dispatches each of those as it dispatches a direct call, hooks and all: its hooks see
+    ``Bash`` and the command, never the script. So a script making exactly one call with a
+    literal object (what the transcript reader reads as that call) is replayed as that call; a
+    script doing more stays ``exec``. Any other custom tool is ``apply_patch``.
+    """
+    from lessons_codex.code_mode import SCRIPT_TOOL, script_call
+
+    text = str(script or "")
+    if name != SCRIPT_TOOL:
+        return "apply_patch", {"command": text}, False
+    inner = script_call(text)
+    if inner is None:
+        return name, {"command": text}, False
+    return (*_codex_command(*inner), True)
+
+
+def _script_result(output: Any) -> Any:
+    """A code-mode script's output as its one call's own result: what the script printed of
+    it, headed by the exit code (or the running process) as a direct unified-exec call's
+    output is (``Process exited with code N``); anything else as it was recorded."""
+    from lessons_codex.code_mode import script_output
+    from lessons_core.scan.lines import as_text
+
+    found = script_output(as_text(output))
+    if found is None:
+        return output
+    printed, code, process = found
+    head = (
+        f"Process exited with code {code}"
+        if code is not None
+        else f"Process running with session ID {process}"
+    )
+    return f"{head}\nOutput:\n{printed}"
 
 
 def gemini_calls(path: Path) -> list[Call]:

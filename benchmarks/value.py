@@ -33,8 +33,9 @@ runner with the agent's hot adapter, in process, as ``lessons-<agent>-hook`` cal
 transcript growing as it would live: a session start, each typed user prompt (Claude and Codex
 ``UserPromptSubmit``, Gemini ``BeforeAgent``), and each tool call's payloads as the agent sends
 them (before the call, and after it: Claude's ``PostToolUseFailure`` when it failed, Codex's
-``PostToolUse``, Gemini's ``AfterTool``; see ``benchmarks/noise.py``). A call a guard denies
-does not run, so nothing comes after it.
+``PostToolUse``, Gemini's ``AfterTool``; see ``benchmarks/noise.py``). A Codex code-mode script
+that makes one tool call is replayed as that call: Codex dispatches it as a direct call, hooks
+and all. A call a guard denies does not run, so nothing comes after it.
 
 OpenCode's sessions (exports, ``opencode export``) are replayed as its plugin
 (``opencode_plugin.js``) calls the hook: ``chat.message`` with the typed text parts of each

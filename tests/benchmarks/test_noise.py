@@ -231,3 +231,67 @@ def test_the_report_defines_both_silence_counts_and_the_split(tmp_path: Path, ca
     assert "went silent: strict 0, lenient 0" in out
     assert "went silent, strict = " in out and "went silent, lenient = " in out
     assert "learns on the dev side of the locked split" in out
+
+
+def _codex_line(kind: str, **payload: Any) -> str:
+    return json.dumps({"timestamp": "2026-07-12T06:26:03.329Z", "type": kind, "payload": payload})
+
+
+def _script(cmd: str) -> str:
+    args = json.dumps({"cmd": cmd, "workdir": "/srv/dev/acme", "yield_time_ms": 1000})
+    return f"const r = await tools.exec_command({args});\ntext(JSON.stringify(r));\n"
+
+
+def _script_output(result: dict[str, Any]) -> list[dict[str, str]]:
+    head = {"type": "input_text", "text": "Script completed\nWall time 0.2 seconds\nOutput:\n"}
+    return [head, {"type": "input_text", "text": json.dumps(result)}]
+
+
+def test_a_codex_code_mode_script_of_one_call_is_replayed_as_that_call(tmp_path: Path) -> None:
+    """Codex dispatches a code-mode script's tool calls as direct ones, hooks and all: the hook
+    sees the command (Bash) and its failure, never the script (an ``apply_patch`` before)."""
+    from lessons_codex import hot_codex
+
+    failing = {"chunk_id": "82611a", "exit_code": 1, "output": "ERR_PNPM_UNSUPPORTED_ENGINE\n"}
+    lines = [
+        _codex_line("session_meta", id="s-1", cwd="/srv/dev/acme"),
+        _codex_line(
+            "response_item",
+            type="custom_tool_call",
+            call_id="c1",
+            name="exec",
+            input=_script("corepack pnpm run check"),
+        ),
+        _codex_line(
+            "response_item",
+            type="custom_tool_call_output",
+            call_id="c1",
+            output=_script_output(failing),
+        ),
+        _codex_line(
+            "response_item",
+            type="custom_tool_call",
+            call_id="c2",
+            name="exec",
+            input=_script("ls") + _script("pwd"),
+        ),
+        _codex_line(
+            "response_item",
+            type="custom_tool_call",
+            call_id="c3",
+            name="apply_patch",
+            input="*** Begin Patch\n*** End Patch\n",
+        ),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    one, two, patch = noise.codex_calls(path)
+    assert (one.name, one.tool_input) == ("Bash", {"command": "corepack pnpm run check"})
+    assert one.raw_output == "Process exited with code 1\nOutput:\nERR_PNPM_UNSUPPORTED_ENGINE\n"
+    before, after = (hot_codex.normalize(p) for _, _, p in noise.payloads(one, path))
+    assert (before["tool"], before["command"]) == ("Bash", "corepack pnpm run check")
+    assert after["event"] == "post_failure" and "ERR_PNPM_UNSUPPORTED_ENGINE" in after["error"]
+    # A script doing more stays the script; another custom tool is the patch it always was.
+    assert (two.name, two.scripted) == ("exec", False)
+    assert patch.name == "apply_patch" and not patch.scripted
