@@ -4,7 +4,10 @@ A lesson is only worth its bytes when it arrives on a call it is about. This scr
 tool call of the real transcripts (``../shared/corpus/real``, all three agents) as the hook
 payloads the agent would have sent — PreToolUse for Claude Code and Codex, BeforeTool and
 AfterTool for Gemini, and the failure event when the call failed — session by session, through
-the real hook runner with its own once-per-session dedup, against a catalogue:
+the real hook runner with its own once-per-session dedup, against a catalogue. A Claude Code call
+refused by its input checks before it ran (its result wrapped in ``<tool_use_error>``: a file not
+read yet, an ``old_string`` not found, input that fails the schema) gets no payload: Claude Code
+fires no hook for it (``tests/e2e/test_claude_refusals_e2e.py``); it still counts as a call.
 
 * ``seed`` — the Node original's 143-lesson catalogue (``lessons import`` of its manifest);
 * ``scanned`` — what ``lessons scan`` proposes from the learning half of the corpus (below),
@@ -114,6 +117,7 @@ class Call:
         "ok",
         "output",
         "raw_output",
+        "refused",
         "scripted",
         "session",
         "state",
@@ -143,6 +147,9 @@ class Call:
         self.failed = False  # the agent's mistake: error, validation, timeout
         self.ok = False  # a result arrived and it was a success
         self.output = ""
+        #: Claude Code: the call was refused by its input checks before it ran, so no hook
+        #: heard of it (see :func:`refused_unheard`).
+        self.refused = False
         self.raw_output: Any = None  # Codex: the output as the agent recorded it
         #: OpenCode: the tool part's recorded ``state`` (status, output or error, metadata);
         #: Copilot CLI: the ``tool.execution_complete`` data, with its ``timestamp`` (ms).
@@ -484,11 +491,44 @@ def load_corpus(corpus: Path, agents: Mapping[str, Any]) -> list[tuple[Path, lis
         for call in calls:
             result = results.get(call.call_id)
             if result is not None:
-                call.ok = result.failure is None
-                call.failed = bool(result.is_mistake)
-                call.output = result.text or ""
+                record_result(call, result)
         transcripts.append((path, calls))
     return transcripts
+
+
+def record_result(call: Call, result: Any) -> None:
+    """What the call's result (the reader's result event) says, kept on the call."""
+    call.ok = result.failure is None
+    call.failed = bool(result.is_mistake)
+    call.output = result.text or ""
+    call.refused = refused_unheard(call.agent, result)
+
+
+#: How Claude Code wraps the result of a call its input checks refused.
+TOOL_USE_ERROR = "<tool_use_error>"
+
+
+def refused_unheard(agent: str, result: Any) -> bool:
+    """Whether Claude Code refused the call before running it, where no hook hears of it.
+
+    Claude Code checks a call's input before the call runs: the schema, that the tool exists,
+    and the tool's own preconditions (a file read before it is edited and not changed since,
+    an ``old_string`` found once). A call refused there comes back wrapped in
+    ``<tool_use_error>`` and fires none of ``PreToolUse``, ``PostToolUse`` and
+    ``PostToolUseFailure`` (``tests/e2e/test_claude_refusals_e2e.py`` asserts it against the
+    pinned release). A call that ran and failed is not wrapped, even when its words are a
+    refusal's (a Read of a missing file: "File does not exist."), and its hooks fire. The
+    readers sort both into ``VALIDATION``; the wrapper tells them apart. A wrapped result of
+    another class (a call cancelled because a sibling failed) is no refusal of its input.
+    """
+    from lessons_core.scan import events as ev
+
+    text = result.text or ""
+    return (
+        agent == "claude"
+        and result.failure == ev.VALIDATION
+        and text.lstrip().startswith(TOOL_USE_ERROR)
+    )
 
 
 # -- payloads -----------------------------------------------------------------------------------
@@ -497,7 +537,8 @@ def load_corpus(corpus: Path, agents: Mapping[str, Any]) -> list[tuple[Path, lis
 def payloads(call: Call, transcript: Path) -> list[tuple[str, str, dict[str, Any]]]:
     """(phase, event, payload) triples the agent's hook receives for ``call``: before, then
     after. ``event`` is the hook event the payload is sent for (Copilot CLI's payloads do not
-    name it: its hook command does, see :func:`adapter`)."""
+    name it: its hook command does, see :func:`adapter`). A Claude Code call refused by its
+    input checks gets none: Claude Code fires no hook for it (:func:`refused_unheard`)."""
     if call.agent == "opencode":
         return opencode_payloads(call)
     if call.agent == "copilot":
@@ -505,6 +546,8 @@ def payloads(call: Call, transcript: Path) -> list[tuple[str, str, dict[str, Any
     common = {"session_id": call.session, "cwd": call.cwd, "transcript_path": str(transcript)}
     tool = {"tool_name": call.name, "tool_input": call.tool_input, "tool_use_id": call.call_id}
     if call.agent == "claude":
+        if call.refused:
+            return []  # refused by the input checks: no hook heard of it
         out = [("before", "PreToolUse", {**common, **tool, "hook_event_name": "PreToolUse"})]
         if call.failed:
             error = call.output or "Exit code 1"

@@ -35,7 +35,11 @@ transcript growing as it would live: a session start, each typed user prompt (Cl
 them (before the call, and after it: Claude's ``PostToolUseFailure`` when it failed, Codex's
 ``PostToolUse``, Gemini's ``AfterTool``; see ``benchmarks/noise.py``). A Codex code-mode script
 that makes one tool call is replayed as that call: Codex dispatches it as a direct call, hooks
-and all. A call a guard denies does not run, so nothing comes after it.
+and all. A call a guard denies does not run, so nothing comes after it. A Claude Code call its
+input checks refused (a ``<tool_use_error>`` result: a file not read yet, an ``old_string`` not
+found, input that fails the schema) is sent nothing at all: Claude Code fires no hook for it
+(``tests/e2e/test_claude_refusals_e2e.py``), so a lesson about it can come only before it. It
+still counts as a call, and its labelled event is still a repeat to catch.
 
 OpenCode's sessions (exports, ``opencode export``) are replayed as its plugin
 (``opencode_plugin.js``) calls the hook: ``chat.message`` with the typed text parts of each
@@ -481,9 +485,7 @@ def replay_session(
         for call in calls:
             result = results.get(call.call_id)
             if result is not None:
-                call.ok = result.failure is None
-                call.failed = bool(result.is_mistake)
-                call.output = result.text or ""
+                nz.record_result(call, result)
         data = path.read_bytes()
         grown = scratch / tag / f"{number:03d}-{path.name}"
         grown.parent.mkdir(parents=True, exist_ok=True)

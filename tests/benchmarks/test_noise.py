@@ -99,7 +99,12 @@ class Transcript:
         self.path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
 
     def run(self, call_id: str, command: str, output: str, *, failed: bool = False) -> None:
-        use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+        self.call(call_id, "Bash", {"command": command}, output, failed=failed)
+
+    def call(
+        self, call_id: str, name: str, tool_input: dict[str, Any], output: str, *, failed: bool
+    ) -> None:
+        use = {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}
         self._line("assistant", {"id": f"msg_{call_id}", "role": "assistant", "content": [use]})
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": output}
         if failed:
@@ -231,6 +236,79 @@ def test_the_report_defines_both_silence_counts_and_the_split(tmp_path: Path, ca
     assert "went silent: strict 0, lenient 0" in out
     assert "went silent, strict = " in out and "went silent, lenient = " in out
     assert "learns on the dev side of the locked split" in out
+
+
+#: Claude Code's results for calls its input checks refused, worded as Claude Code 2.1.197
+#: words them (``tests/e2e/test_claude_refusals_e2e.py``): no hook heard of any of them.
+REFUSED_SCHEMA = (
+    "<tool_use_error>InputValidationError: Bash failed due to the following issue:\n"
+    "The parameter `timeout` type is expected as `number` but provided as `string`"
+    "</tool_use_error>"
+)
+REFUSED_NOT_FOUND = (
+    "<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>"
+)
+#: A Read of a missing file runs and fails: its words are a refusal's, its hooks fire.
+MISSING = "File does not exist. Note: your current working directory is /srv/dev/acme."
+#: Wrapped, but no refusal of the call's input: another call of the turn failed.
+SIBLING = "<tool_use_error>Sibling tool call errored</tool_use_error>"
+
+
+def _refusals(tmp_path: Path) -> dict[str, Any]:
+    """A Claude Code session of refused calls, calls that ran and failed, and a cancelled one:
+    call id -> the call as the corpus loader reads it (its result kept on it)."""
+    corpus = tmp_path / "corpus"
+    session = Transcript(corpus, REPORTED)
+    edit = {"file_path": "/srv/dev/acme/app.py", "old_string": "x", "new_string": "y"}
+    session.call("toolu_schema", "Bash", {"command": "pytest -x", "timeout": "long"},
+                 REFUSED_SCHEMA, failed=True)  # fmt: skip
+    session.call("toolu_not_found", "Edit", edit, REFUSED_NOT_FOUND, failed=True)
+    session.call("toolu_missing", "Read", {"file_path": "/srv/dev/acme/gone.txt"}, MISSING,
+                 failed=True)  # fmt: skip
+    session.run("toolu_exit", "pytest -x", MODULE_ERROR, failed=True)
+    session.run("toolu_sibling", "pytest -q", SIBLING, failed=True)
+    env = noise.make_home(tmp_path, "home")
+    with services.session(env) as sess:
+        ((_path, calls),) = noise.load_corpus(corpus, sess.plugins.agents())
+    return {call.call_id: call for call in calls}
+
+
+def test_a_claude_call_refused_by_its_input_checks_gets_no_hook(tmp_path: Path) -> None:
+    """Claude Code fires no hook for a call its input checks refused (the result is wrapped in
+    ``<tool_use_error>``): the replay sends nothing for it. A call that ran and failed gets its
+    ``PreToolUse`` and ``PostToolUseFailure``, however its result is worded; a call cancelled
+    because another failed is no refusal of its input and keeps its ``PreToolUse``."""
+    calls = _refusals(tmp_path)
+
+    def events(call_id: str) -> list[str]:
+        return [event for _, event, _ in noise.payloads(calls[call_id], tmp_path / "t.jsonl")]
+
+    assert events("toolu_schema") == []
+    assert events("toolu_not_found") == []
+    assert events("toolu_missing") == ["PreToolUse", "PostToolUseFailure"]
+    assert events("toolu_exit") == ["PreToolUse", "PostToolUseFailure"]
+    assert events("toolu_sibling") == ["PreToolUse"]
+    # The refusals are still failed calls of the session: only the hooks never heard of them.
+    assert calls["toolu_schema"].failed and calls["toolu_not_found"].failed
+
+
+def test_a_refused_call_is_counted_but_nothing_is_delivered_on_it(tmp_path: Path) -> None:
+    """A pytest hint would match the refused pytest call; Claude Code never asked the hook, so
+    the replay delivers nothing there, and the hint comes with the next pytest run instead."""
+    corpus = tmp_path / "corpus"
+    reported = Transcript(corpus, REPORTED)
+    reported.call("toolu_r1", "Bash", {"command": "pytest -x", "timeout": "long"},
+                  REFUSED_SCHEMA, failed=True)  # fmt: skip
+    reported.run("toolu_r2", "pytest -x", MODULE_ERROR, failed=True)
+    labels = {reported.key(corpus, "toolu_r2"): _label()}
+    sides = _sides(corpus, (reported, noise.REPORT))
+    env = _catalogue(tmp_path, [_lesson(1, LessonType.HINT, r"^pytest\b", **VENV)])
+
+    (figures,) = noise.run_catalogue("made", env, corpus, 0, labels, sides)["rounds"]
+
+    assert figures["calls"] == 2 and figures["failingCalls"] == 2
+    assert figures["injections"] == 1
+    assert figures["labelledFailuresReached"] == 1  # once a session: on the call that ran
 
 
 def _codex_line(kind: str, **payload: Any) -> str:

@@ -96,8 +96,12 @@ class Transcript:
     def prompt(self, text: str) -> None:
         self._line("user", {"role": "user", "content": text})
 
-    def run(self, call_id: str, command: str, output: str, *, failed: bool = False) -> int:
-        use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+    def run(
+        self, call_id: str, command: str, output: str, *, failed: bool = False, **extra: Any
+    ) -> int:
+        """A Bash call and its result; ``extra`` adds to the call's input."""
+        tool_input = {"command": command, **extra}
+        use = {"type": "tool_use", "id": call_id, "name": "Bash", "input": tool_input}
         self._line("assistant", {"id": f"msg_{call_id}", "role": "assistant", "content": [use]})
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": output}
         if failed:
@@ -319,6 +323,47 @@ def test_a_subagent_gets_its_parents_lessons_again_only_with_a_record_of_its_own
     # The parent's file is replayed first: its `docker ps` had the lesson already.
     assert [f.name for f in sessions[1].files] == [f"{LATER}.jsonl", "agent-a1b2c3.jsonl"]
     assert figures.in_subagents == docker - 1
+
+
+#: Claude Code 2.1.197's result for a call whose input failed the tool's schema: refused before
+#: it ran, and no hook heard of it (``tests/e2e/test_claude_refusals_e2e.py``).
+REFUSED = (
+    "<tool_use_error>InputValidationError: Bash failed due to the following issue:\n"
+    "The parameter `timeout` type is expected as `number` but provided as `string`"
+    "</tool_use_error>"
+)
+
+
+def test_a_call_claude_code_refused_before_any_hook_gets_no_delivery(tmp_path: Path) -> None:
+    """The later session's first pytest call is refused by Claude Code's input checks, which
+    fire no hook; the pytest hint comes with the next pytest call, the labelled failure, so it
+    is caught at that call and not before it (the replay of every call would give it to the
+    refused one, once a session, and count a catch before)."""
+    corpora = tmp_path / "corpora"
+    corpus = corpora / "real"
+    earlier, later = Transcript(corpus, EARLIER, day=1), Transcript(corpus, LATER, day=2)
+    failed = earlier.run("toolu_e1", "pytest", "E   No module named 'x'", failed=True)
+    labels = [earlier.label(corpus, "toolu_e1", failed, VENV)]
+    later.run("toolu_l0", "pytest -x", REFUSED, failed=True, timeout="long")
+    again = later.run("toolu_l1", "pytest -x", "E   No module named 'x'", failed=True)
+    labels.append(later.label(corpus, "toolu_l1", again, VENV))
+    env = value.noise().make_home(tmp_path, "home")
+    with services.session(env) as sess:
+        sess.store.add_lessons(CATALOGUE)
+        sess.rebuild_manifest()
+        agents = sess.plugins.agents()
+    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
+    learned = value.Learned({"eager": env}, pending=3, held=0)
+    figures = value.measure_project(
+        sessions, learned, value.reusable(labels), corpora, tmp_path / "replay"
+    )["eager"]
+
+    assert figures.calls == 2  # the refused call is still one of the session's calls
+    assert figures.deliveries == 1
+    assert (figures.before, figures.at_before_it_ran) == (0, 1)
+    assert [name.split("#", 1)[1].split(":")[0] for name in figures.caught] == [
+        "toolu_l1 (at, before it ran)"
+    ]
 
 
 def _opencode_export(path: Path, session: str, day: int, calls: list[tuple[str, str, int]]) -> None:
