@@ -81,6 +81,15 @@ class Transcript:
             self.result(call_id, error, is_error=True),
         )
 
+    def pad(self, size: int) -> None:
+        """One ordinary line of exactly ``size`` bytes, its line feed included."""
+        frame = json.dumps({"type": "progress", "pad": ""}, separators=(",", ":"))
+        if size <= len(frame):  # too short for a record: a blank line
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(" " * (size - 1) + "\n")
+            return
+        self.write({"type": "progress", "pad": "x" * (size - len(frame) - 1)})
+
     def filler(self, size: int) -> None:
         """Ordinary calls and results, about ``size`` bytes of them."""
         n = 0
@@ -197,12 +206,46 @@ def test_lines_before_the_saved_offset_are_not_read_again(home, lesson_id, trans
     assert _hook(_payload(transcript)) == ""
 
 
-def test_only_the_newest_bytes_are_read(home, lesson_id, transcript):
+@pytest.mark.parametrize(("behind", "read"), [(0, True), (1, False)])
+def test_only_the_newest_bytes_are_read(home, lesson_id, transcript, behind, read):
+    """The refusal's line is read when it starts within the last 256 KiB, not when cut."""
+    transcript.write(transcript.call(EDIT_ID, "Edit", file_path="/p/a.py", old_string="x"))
+    starts = transcript.path.stat().st_size
+    transcript.write(transcript.result(EDIT_ID, REFUSAL, is_error=True))
+    transcript.pad(catchup.MAX_TAIL + behind - (transcript.path.stat().st_size - starts))
+    assert transcript.path.stat().st_size - starts == catchup.MAX_TAIL + behind
+    assert (FIX in _hook(_payload(transcript))) is read
+
+
+def test_a_refusal_further_back_than_that_waits_for_none(home, lesson_id, transcript):
     transcript.refused_edit()
     transcript.filler(catchup.MAX_TAIL + 4096)
     assert _hook(_payload(transcript)) == ""
     transcript.refused_edit("toolu_edit_2")
     assert FIX in _hook(_payload(transcript, tool_use_id="toolu_read_10"))
+
+
+def test_a_damaged_note_counts_as_none(home, lesson_id, transcript):
+    transcript.refused_edit()
+    note = runner.LazyState({"session_id": "s-catchup"}, os.environ, {}).note_file(catchup.NOTE)
+    Path(note).parent.mkdir(mode=0o700, exist_ok=True)
+    for offset in (-1, True, "9999999", None):
+        record = {"path": str(transcript.path), "offset": offset}
+        safefile.overwrite(note, json.dumps(record).encode())
+        assert catchup.saved_offset(note, str(transcript.path)) is None
+    safefile.overwrite(note, json.dumps({"path": "/other.jsonl", "offset": 10**9}).encode())
+    assert catchup.saved_offset(note, str(transcript.path)) is None
+    safefile.overwrite(note, b"{not json")
+    assert catchup.saved_offset(note, str(transcript.path)) is None
+    safefile.overwrite(note, json.dumps({"path": str(transcript.path), "offset": 0}).encode())
+    assert catchup.saved_offset(note, str(transcript.path)) == 0
+    assert FIX in _hook(_payload(transcript))
+
+
+def test_an_event_without_a_transcript_is_left_alone(home, lesson_id, transcript):
+    for path in (None, ""):
+        assert _hook(_payload(transcript, transcript_path=path)) == ""
+        assert "catchup_error" not in _log(home)[-1]
 
 
 def test_a_line_still_being_written_waits_for_the_next_event(home, lesson_id, transcript):
@@ -265,10 +308,16 @@ def test_the_offset_is_written_when_it_moved_far_or_found_a_refusal(home, lesson
     note = Path(
         runner.LazyState({"session_id": "s-catchup"}, os.environ, {}).note_file(catchup.NOTE)
     )
-    transcript.filler(catchup.SAVE_SPAN // 2)
+    transcript.pad(catchup.SAVE_SPAN - 1)
     _hook(_payload(transcript))
     assert not note.exists()  # read again next time, rather than written now
-    transcript.filler(catchup.SAVE_SPAN + 1024)
+    transcript.write({"type": "progress"})
+    _hook(_payload(transcript))
+    assert json.loads(note.read_text())["offset"] == transcript.path.stat().st_size
+    transcript.pad(catchup.SAVE_SPAN - 1)
+    _hook(_payload(transcript))
+    assert json.loads(note.read_text())["offset"] < transcript.path.stat().st_size
+    transcript.pad(1)
     _hook(_payload(transcript))
     assert json.loads(note.read_text())["offset"] == transcript.path.stat().st_size
     transcript.refused_edit()

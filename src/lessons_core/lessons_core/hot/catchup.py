@@ -48,6 +48,7 @@ MAX_TAIL = 256 * 1024
 SAVE_SPAN = 32 * 1024
 #: The session note keeping how far the transcript was read (``{"path", "offset"}``).
 NOTE = "tail"
+#: A path and a number: more than any note of ours holds.
 MAX_NOTE_BYTES = 8 * 1024
 #: The claim of a failed call, made by the process that handles it (or by its failure hook).
 CLAIM = "failure:"
@@ -66,8 +67,7 @@ def applies(event, decision):
         return False
     if event.get("deliver_hints") is False or decision.get("deny"):
         return False
-    path = event.get("transcript_path")
-    return isinstance(path, str) and bool(path)
+    return bool(event.get("transcript_path"))
 
 
 def lessons(adapter, event, state, environ, stats, given=()):
@@ -129,24 +129,26 @@ def refused_calls(adapter, event, state, stats):
         return []
     if saved is not None and size <= saved:
         return []
-    start = saved if saved is not None and size - saved <= MAX_TAIL else max(0, size - MAX_TAIL)
-    if saved is not None and start != saved:
+    start = max(saved or 0, size - MAX_TAIL)
+    if saved is not None and start > saved:
         stats["catchup_skipped"] = start - saved
-    data = read_from(path, start, size - start)
-    # From a line's start: the saved offset, the file's start, or the first line feed read.
-    skip = data.find(b"\n") + 1 if start and start != saved else 0
+    # A line starts at the saved offset and at the file's start; elsewhere the byte before
+    # ``start`` is read too, and the lines begin after the first line feed.
+    known = start == (saved or 0)
+    base = start if known else start - 1
+    data = read_from(path, base, size - base)
+    skip = 0 if known else data.find(b"\n") + 1
     end = data.rfind(b"\n") + 1
     if end <= skip:
         return []
     chunk = data[skip:end]
     found = adapter.REFUSAL_MARK in chunk
-    moved = start + end - (saved if saved is not None else start + skip)
-    if not found and moved < SAVE_SPAN:
+    if not found and base + end - (base + skip if saved is None else saved) < SAVE_SPAN:
         return []  # read again next time: cheaper than writing the offset now
     session = state.get()
     if session is None:  # an untrusted state directory: nothing that needs dedup
         return []
-    record = fastjson.dumps({"path": path, "offset": start + end})
+    record = fastjson.dumps({"path": path, "offset": base + end})
     safefile.overwrite(session.note_path(NOTE), record.encode("utf-8", "replace"))
     return refusals_in(adapter, event, session, chunk, stats) if found else []
 
