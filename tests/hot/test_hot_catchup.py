@@ -29,6 +29,10 @@ NOT_READ = (
 FIX = "FIX-C7"
 OTHER_FIX = "FIX-R2"
 EDIT_ID = "toolu_edit_1"
+#: The bounds the docs give (written out: a test that read them from the module would follow
+#: any change of them).
+MAX_TAIL = 256 * 1024
+SAVE_SPAN = 32 * 1024
 
 
 @pytest.fixture(name="lesson_id")
@@ -186,6 +190,14 @@ def test_refusals_of_one_tail_each_bring_their_own_lesson(home, lesson_id, trans
     assert logged[EDIT_ID] == lesson_id and logged["toolu_write_1"] != lesson_id
 
 
+def test_one_lesson_for_two_refusals_is_given_once_under_the_first(home, lesson_id, transcript):
+    transcript.refused_edit()
+    transcript.refused_edit("toolu_edit_2")
+    context = _hook(_payload(transcript))
+    assert context.count(FIX) == 1
+    assert [(d["id"], d["callId"]) for d in _deliveries(home)] == [(lesson_id, EDIT_ID)]
+
+
 def test_a_failure_its_hook_reported_is_not_caught_up(home, lesson_id, transcript):
     failure = _payload(transcript, "PostToolUseFailure", tool_use_id=EDIT_ID, error=REFUSAL)
     failure.update(tool_name="Edit", tool_input={"file_path": "/p/a.py", "old_string": "x"})
@@ -212,14 +224,14 @@ def test_only_the_newest_bytes_are_read(home, lesson_id, transcript, behind, rea
     transcript.write(transcript.call(EDIT_ID, "Edit", file_path="/p/a.py", old_string="x"))
     starts = transcript.path.stat().st_size
     transcript.write(transcript.result(EDIT_ID, REFUSAL, is_error=True))
-    transcript.pad(catchup.MAX_TAIL + behind - (transcript.path.stat().st_size - starts))
-    assert transcript.path.stat().st_size - starts == catchup.MAX_TAIL + behind
+    transcript.pad(MAX_TAIL + behind - (transcript.path.stat().st_size - starts))
+    assert transcript.path.stat().st_size - starts == MAX_TAIL + behind
     assert (FIX in _hook(_payload(transcript))) is read
 
 
 def test_a_refusal_further_back_than_that_waits_for_none(home, lesson_id, transcript):
     transcript.refused_edit()
-    transcript.filler(catchup.MAX_TAIL + 4096)
+    transcript.filler(MAX_TAIL + 4096)
     assert _hook(_payload(transcript)) == ""
     transcript.refused_edit("toolu_edit_2")
     assert FIX in _hook(_payload(transcript, tool_use_id="toolu_read_10"))
@@ -308,13 +320,13 @@ def test_the_offset_is_written_when_it_moved_far_or_found_a_refusal(home, lesson
     note = Path(
         runner.LazyState({"session_id": "s-catchup"}, os.environ, {}).note_file(catchup.NOTE)
     )
-    transcript.pad(catchup.SAVE_SPAN - 1)
+    transcript.pad(SAVE_SPAN - 1)
     _hook(_payload(transcript))
     assert not note.exists()  # read again next time, rather than written now
     transcript.write({"type": "progress"})
     _hook(_payload(transcript))
     assert json.loads(note.read_text())["offset"] == transcript.path.stat().st_size
-    transcript.pad(catchup.SAVE_SPAN - 1)
+    transcript.pad(SAVE_SPAN - 1)
     _hook(_payload(transcript))
     assert json.loads(note.read_text())["offset"] < transcript.path.stat().st_size
     transcript.pad(1)
