@@ -26,7 +26,16 @@ fresh session id, so dedup never turns a measured hint call into a cheap "alread
 Targets: median ≤ 18 ms, p99 ≤ 25 ms (≤ 30 ms with 2,000 lessons), median ≤ 2.0× the floor.
 The floor's own p99 is printed too: when it spikes, the machine was busy, not the hook.
 
+The payloads name a transcript that does not exist, unless ``--transcript KIB`` is given: then
+it is a file of that many KiB of ordinary calls and results in Claude Code's shape, and every
+hook run first appends one more call and its result (about 2 KiB), as a session does, so the
+catch-up of refused calls (``lessons_core.hot.catchup``) has new lines to read. The no-match and
+guard runs of a kind then share one session (the state a session keeps between its calls), the
+hint runs keep a fresh one each (each is a session's first look at the whole transcript, up to
+256 KiB).
+
     python benchmarks/hook_latency.py [--runs 40] [--command "…"] [--catalogue seed|generated]
+        [--transcript KIB]
 """
 
 from __future__ import annotations
@@ -257,7 +266,12 @@ def _argv(hook: list[str], agent: str, kind: str) -> list[str]:
 
 
 def _payload(
-    tool: str, tool_input: dict[str, object], session: str, agent: str = "claude", kind: str = ""
+    tool: str,
+    tool_input: dict[str, object],
+    session: str,
+    agent: str = "claude",
+    kind: str = "",
+    transcript: Path | None = None,
 ) -> bytes:
     if agent == "copilot":
         event, native, native_input = _copilot_call(kind, tool, tool_input)
@@ -273,7 +287,7 @@ def _payload(
         return json.dumps(camel).encode()
     body: dict[str, object] = {
         "session_id": session,
-        "transcript_path": "/tmp/bench.jsonl",
+        "transcript_path": str(transcript) if transcript else "/tmp/bench.jsonl",
         "cwd": "/tmp/bench-project",
         "hook_event_name": "PreToolUse",
         "tool_name": tool,
@@ -329,6 +343,60 @@ def _describe(out: bytes) -> str:
     return "other"
 
 
+#: One ordinary call and its result, as Claude Code writes them (about 2 KiB).
+_CALL = json.dumps(
+    {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_b",
+                    "name": "Bash",
+                    "input": {"command": "ls -la"},
+                }
+            ],
+        },
+    },
+    separators=(",", ":"),
+)
+_RESULT = json.dumps(
+    {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "tool_use_id": "toolu_b",
+                    "type": "tool_result",
+                    "content": "drwxr-xr-x 2 u u 4096 src\n" * 70,
+                }
+            ],
+        },
+    },
+    separators=(",", ":"),
+)
+
+
+def _grow(transcript: Path | None) -> None:
+    """One more call and its result at the end of the session's transcript."""
+    if transcript is not None:
+        with transcript.open("a", encoding="utf-8") as handle:
+            handle.write(_CALL + "\n" + _RESULT + "\n")
+
+
+def _transcript(folder: Path, kib: int) -> Path | None:
+    """A transcript of ``kib`` KiB of ordinary calls, or ``None`` for the payloads' old path."""
+    if kib <= 0:
+        return None
+    path = folder / "transcript.jsonl"
+    path.write_text("")
+    while path.stat().st_size < kib * 1024:
+        _grow(path)
+    return path
+
+
 def measure(
     name: str,
     home: Path,
@@ -337,6 +405,7 @@ def measure(
     runs: int,
     large: bool,
     agent: str = "claude",
+    transcript_kib: int = 0,
 ) -> bool:
     state = home / "state"
     env = _env(home, state)
@@ -350,13 +419,18 @@ def measure(
     for kind, (tool, tool_input) in calls.items():
         # one warm-up of each, so the page cache holds the files
         argv = _argv(hook, agent, kind)
-        _time(argv, _payload(tool, tool_input, f"warm-{agent}-{kind}", agent, kind), env)
+        transcript = _transcript(home, transcript_kib)
+        warm = _payload(tool, tool_input, f"warm-{agent}-{kind}", agent, kind, transcript)
+        _time(argv, warm, env)
         _time(floor_argv, b"", env)
         hook_ms: list[float] = []
         floor_ms: list[float] = []
         outcome = ""
+        shared = transcript is not None and kind in ("no-match", "guard")
         for i in range(runs):
-            payload = _payload(tool, tool_input, f"{agent}-{name}-{kind}-{i}", agent, kind)
+            session = f"{agent}-{name}-{kind}" + ("" if shared else f"-{i}")
+            payload = _payload(tool, tool_input, session, agent, kind, transcript)
+            _grow(transcript)
             elapsed, out = _time(argv, payload, env)
             hook_ms.append(elapsed)
             outcome = _describe(out)
@@ -388,6 +462,13 @@ def main() -> int:
     )
     parser.add_argument("--catalogue", choices=["seed", "generated", "both"], default="both")
     parser.add_argument("--lessons", type=int, default=2000, help="size of the generated one")
+    parser.add_argument(
+        "--transcript",
+        type=int,
+        default=0,
+        metavar="KIB",
+        help="a real transcript of this size, growing by a call per run (default: none)",
+    )
     args = parser.parse_args()
     agents = AGENTS if args.agent == "all" else (args.agent,)
     if args.command and len(agents) > 1:
@@ -410,7 +491,14 @@ def main() -> int:
             if _seed_catalogue(home):
                 for agent, hook in hooks.items():
                     ok &= measure(
-                        "seed-143", home, SEED_CALLS, hook, args.runs, large=False, agent=agent
+                        "seed-143",
+                        home,
+                        SEED_CALLS,
+                        hook,
+                        args.runs,
+                        large=False,
+                        agent=agent,
+                        transcript_kib=args.transcript,
                     )
         if args.catalogue in ("generated", "both"):
             home = Path(tmp) / "generated"
@@ -431,6 +519,7 @@ def main() -> int:
                     args.runs,
                     large=True,
                     agent=agent,
+                    transcript_kib=args.transcript,
                 )
     print("\nall within targets" if ok else "\nsome figures are over target")
     return 0

@@ -188,6 +188,33 @@ def test_notes_round_trip_and_a_broken_note_reads_as_none(state_dir):
     assert state.read_note("fails") is None
 
 
+def test_a_note_of_the_full_bound_comes_back_whole(state_dir):
+    """Notes are read up to 64 KiB: one that fills them exactly is read, a byte more is not."""
+    state = claims.open_session("big-note")
+    frame = len(json.dumps({"x": ""}).encode())
+    for extra, whole in ((0, True), (1, False)):
+        value = {"x": "y" * (64 * 1024 - frame + extra)}
+        Path(state.note_path("handoff")).write_text(json.dumps(value))
+        assert (state.read_note("handoff") == value) is whole
+
+
+def test_a_plain_file_where_the_claim_dir_should_be_is_replaced(state_dir):
+    state = claims.open_session("dir-file")
+    Path(state.claim_dir).write_text("planted")
+    assert state.claim("A")
+    assert os.listdir(state.claim_dir) == ["A"]
+
+
+def test_a_seen_file_that_cannot_be_replaced_leaves_release_working(state_dir):
+    """Release drops the names even when the seen file cannot be rewritten (a directory there)."""
+    state = claims.open_session("seen-dir")
+    assert state.claim("A") and state.claim("B")
+    os.unlink(state.seen_path)
+    os.mkdir(state.seen_path)
+    state.release(["A"])
+    assert not state.has("A") and state.has("B")
+
+
 def test_a_linked_seen_file_is_replaced_not_written_through(state_dir, tmp_path):
     """A link where the seen file should be is dropped; the record starts in a file of ours."""
     state = claims.open_session("seen-link")
@@ -212,7 +239,7 @@ def test_a_linked_claim_dir_is_replaced_not_followed(state_dir, tmp_path):
     assert os.listdir(state.claim_dir) == ["A"]
 
 
-@pytest.mark.parametrize("mode", [0o755, 0o750])
+@pytest.mark.parametrize("mode", [0o755, 0o750, 0o701])
 def test_a_readable_state_dir_is_tightened_to_exactly_0700(tmp_path, monkeypatch, mode):
     """Others lose read and search; the owner keeps all three rights."""
     root = tmp_path / "readable-state"

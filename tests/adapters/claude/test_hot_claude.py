@@ -283,3 +283,66 @@ def test_render_never_uses_env_key():
         assert "env" not in out
         assert "env" not in out["hookSpecificOutput"]
         json.dumps(out)  # plain JSON, nothing else
+
+
+# -- refusals read back from the transcript (the catch-up seam) ---------------------------------
+
+REFUSED = "<tool_use_error>String to replace not found in file.\nString: x = 1</tool_use_error>"
+
+
+def _results(*blocks: dict) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": list(blocks)}}
+
+
+def _result(call_id: str, content: object, is_error: object = True) -> dict:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error}
+
+
+def test_a_refusal_is_an_error_result_opening_with_the_refusal_tag():
+    """Only the calls Claude Code refused unrun: its other failures reach PostToolUseFailure."""
+    line = _results(
+        _result("toolu_1", REFUSED),
+        _result("toolu_2", "Exit code 1\nno such file"),
+        _result("toolu_3", REFUSED, is_error=False),
+        _result("toolu_5", "<tool_use_error>Sibling tool call errored</tool_use_error>"),
+        _result("toolu_4", [{"type": "text", "text": REFUSED}]),
+        _result("toolu_6", "see <tool_use_error>quoted</tool_use_error>"),
+        _result("", REFUSED),
+        {"type": "text", "text": REFUSED},
+    )
+    assert hot_claude.refusals(line) == [("toolu_1", REFUSED), ("toolu_4", REFUSED)]
+    assert hot_claude.refusals({**line, "type": "assistant"}) == []
+    assert hot_claude.refusals({"type": "user", "message": {"content": REFUSED}}) == []
+    assert hot_claude.refusals(None) == []
+    assert hot_claude.REFUSAL_MARK in json.dumps(line, separators=(",", ":")).encode()
+
+
+def test_the_refused_call_is_read_from_the_message_that_made_it():
+    line = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "editing"},
+                {"type": "tool_use", "id": "toolu_0", "name": "Bash", "input": {"command": "ls"}},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "Edit",
+                    "input": {"file_path": "src/a.py", "old_string": "x = 1", "new_string": "y"},
+                },
+                {"type": "tool_use", "id": "toolu_2", "name": "Task", "input": {"prompt": "go"}},
+            ],
+        },
+    }
+    assert hot_claude.refused_call(line, "toolu_1", "/repo") == {
+        "tool": "Edit",
+        "command": None,
+        "paths": ["/repo/src/a.py"],
+        "content": "y",
+    }
+    assert hot_claude.refused_call(line, "toolu_2", "/repo")["tool"] == "Agent"
+    assert hot_claude.refused_call(line, "toolu_9", "/repo") is None
+    assert hot_claude.refused_call({**line, "type": "user"}, "toolu_1", "/repo") is None
+    odd = {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_1"}]}}
+    assert hot_claude.refused_call(odd, "toolu_1", "/repo") is None

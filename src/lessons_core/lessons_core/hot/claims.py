@@ -43,7 +43,7 @@ from lessons_core.hot.digest import sha256
 
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
 #: Suffixes of a session's files (what :func:`prune` removes when old).
-NOTE_KINDS = ("handoff", "fails")
+NOTE_KINDS = ("handoff", "fails", "tail")
 MAX_NOTE_BYTES = 64 * 1024
 #: Beyond this the seen file is not a record of ours (a session delivers far fewer names).
 MAX_SEEN_BYTES = 4 * 1024 * 1024

@@ -80,15 +80,29 @@ def handle(event, manifest, state, environ, stats):
 
 def on_failure(event, manifest, state, environ, stats):
     """Lessons whose error lines or text match the failure output."""
+    found = failure_found(event, manifest, environ, stats)
+    if found is None:
+        return new_decision()
+    return deliver_failure(found, manifest, state, stats)
+
+
+def deliver_failure(found, manifest, state, stats):
+    """Deliver what recall ``found`` for one or more failures, as at a failure's own hook."""
+    return _deliver(FAILURE_HEADER, found, manifest, state, stats, again=True)
+
+
+def failure_found(event, manifest, environ, stats):
+    """``[(id, summary, remediation)]`` matching the failure of ``event``; ``None`` when its
+    text is no mistake to recall for (none, an interrupt, a decision, our own command)."""
     error = event.get("error")
     if not isinstance(error, str) or not error.strip() or event.get("interrupted"):
-        return new_decision()
+        return None
     if errnorm.not_a_mistake(error) or own_command(event.get("command")):
         stats["recall"] = "ignored"
-        return new_decision()
+        return None
     lines = errnorm.key_lines(error)
     if not lines:
-        return new_decision()
+        return None
     fps = errnorm.fingerprints(lines)
     index = manifest.get("errorFingerprints") or {}
     exact = []
@@ -109,7 +123,7 @@ def on_failure(event, manifest, state, environ, stats):
         stats,
     )
     stats["recall_exact"] = len(exact)
-    return _deliver(FAILURE_HEADER, found, manifest, state, stats, again=True)
+    return found
 
 
 def failure_accepts(failure_stems, row):

@@ -65,19 +65,24 @@ class LazyState:
 
         The file is only looked at here; reading it goes through :meth:`get` and its checks.
         """
-        from lessons_core.hot import paths
-
         opened = self._state
         if opened is not False:  # opened already: ask it
             note_path = getattr(opened, "note_path", None)
             return note_path is not None and os.path.exists(note_path(kind))  # noqa: PTH110
-        key = session_key_of(self.event).encode("utf-8", "replace")
-        name = _sha256_hex(key)[:24] + "." + kind  # claims.session_key, without dedup
         try:
-            os.stat(os.path.join(paths.state_dir(self.environ), name))  # noqa: PTH116, PTH118
+            os.stat(self.note_file(kind))  # noqa: PTH116
         except (OSError, ValueError):
             return False
         return True
+
+    def note_file(self, kind):
+        """Where the session's ``kind`` note is, found without opening the state (no checks:
+        a reader must take the file for what it is, one of ours or nothing)."""
+        from lessons_core.hot import paths
+
+        key = session_key_of(self.event).encode("utf-8", "replace")
+        name = _sha256_hex(key)[:24] + "." + kind  # claims.session_key, without dedup
+        return os.path.join(paths.state_dir(self.environ), name)  # noqa: PTH118
 
     def get(self):
         if self._state is False:
@@ -158,12 +163,14 @@ def run(adapter, stdin=None, stdout=None, environ=None):
             manifest = manifest_mod.load(environ=env)
         if env.get("LESSONS_HOOK_LOG"):
             stats["stale"] = manifest_mod.is_stale(manifest, env)
-        decision = dispatch(event, manifest, LazyState(event, env, stats), env, stats)
-        stats["injected"] = decision.get("delivered")
+        state = LazyState(event, env, stats)
+        decision = dispatch(event, manifest, state, env, stats)
         if decision.get("delivered"):
             from lessons_core.hot import deliveries  # the outcome loop's log
 
             deliveries.record(event, decision, manifest, env, stats)
+        decision = catch_up(adapter, event, decision, state, env, stats)
+        stats["injected"] = decision.get("delivered")
         stats["dropped"] = decision.get("dropped")
         answer = adapter.render(event, decision)
         if answer is not None:
@@ -177,6 +184,27 @@ def run(adapter, stdin=None, stdout=None, environ=None):
         stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         hook_log.write(env, stats)
     return 0
+
+
+def catch_up(adapter, event, decision, state, environ, stats):
+    """``decision`` plus the lessons of calls the agent refused without firing a hook.
+
+    See :mod:`lessons_core.hot.catchup`; only adapters that say how their transcript shows a
+    refusal take part. Whatever goes wrong there is logged, and the event keeps its own answer.
+    """
+    if getattr(adapter, "REFUSAL_MARK", None) is None:
+        return decision
+    try:
+        from lessons_core.hot import catchup
+
+        if not catchup.applies(event, decision):
+            return decision
+        given = decision.get("delivered") or ()
+        caught = catchup.lessons(adapter, event, state, environ, stats, given)
+    except Exception as exc:  # the event proceeds without them
+        stats["catchup_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        return decision
+    return merge_decisions(decision, caught) if caught else decision
 
 
 def _text_of(raw):

@@ -33,6 +33,7 @@ _UID = os.getuid() if hasattr(os, "getuid") else None
 
 READ_FLAGS = os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC | _BINARY
 APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC | _BINARY
+WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC | _BINARY
 CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | NONBLOCK | CLOEXEC | _BINARY
 
 
@@ -100,6 +101,27 @@ def append(path, data, dir_fd=None):
         if _UID is not None and st.st_uid != _UID:
             raise UnsafeFile(f"{path} is owned by uid {st.st_uid}")
         os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def overwrite(path, data):
+    """Write ``data`` over the start of a private regular file (created 0600), cut to its size.
+
+    For a small record rewritten on nearly every hook call (the transcript offset of
+    :mod:`lessons_core.hot.catchup`): no scratch file and no rename, which ext4 follows with a
+    flush of the new file's data. A reader may meet a record half old and half new, so it
+    must be one whose damage costs nothing (a wrong offset is read again or skipped).
+    """
+    fd = os.open(path, WRITE_FLAGS, 0o600)
+    try:
+        st = os.fstat(fd)
+        check(st, path, trusted=True, single=True)
+        view = memoryview(data)
+        while view:  # a descriptor opened without O_APPEND writes from the start
+            view = view[os.write(fd, view) :]
+        if st.st_size > len(data):
+            os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
 
