@@ -728,6 +728,11 @@ class Capture:
         self.decision = decision
         return self.adapter.render(event, decision)
 
+    def __getattr__(self, name: str) -> Any:
+        """Every other part of the adapter as the adapter has it (the runner looks up optional
+        seams, such as how the transcript shows a refused call, by ``getattr``)."""
+        return getattr(self.adapter, name)
+
 
 # -- replaying ----------------------------------------------------------------------------------
 

@@ -67,7 +67,11 @@ share a key word with the later label's trigger and one with its fix
 lesson's summary, trigger patterns, mistake and remediation against the label) was delivered
 earlier in its session: at the session start, on a prompt, or on an earlier call; *at* when it
 was delivered on the failing call itself, before it ran (a hint or a denial) or after it failed
-(failure-time recall). A repeat caught before is not counted at.
+(failure-time recall). A call Claude Code refused before any hook ran gets its lesson with the
+session's next event, which reads the refusal back from the transcript (catch-up); the delivery
+log names the refused call, and the replay counts that lesson on it, after it failed ("caught
+up"), and as coming before a later call only from the call after it on. A repeat caught before
+is not counted at.
 
 **Deliveries** are the lessons in the hook's answers (a hint, a denial, recall, a directive),
 each lesson of each answer once; a standing directive given again as the transcript grew is a
@@ -342,10 +346,17 @@ def learn(
 # -- replay -------------------------------------------------------------------------------------
 
 
+#: The phase of a lesson given for a call the agent refused without firing a hook: it rides
+#: with the session's next event (the hook reads the refusal back from the transcript), and is
+#: counted on the refused call, after it failed.
+CAUGHT_UP = "caught up"
+
+
 @dataclass(frozen=True)
 class Delivery:
     """A lesson in a hook's answer: at which call of the session (0-based) and in which phase
-    (``start`` and ``prompt`` come before the call ``index``; ``before`` and ``after`` on it)."""
+    (``start`` and ``prompt`` come before the call ``index``; ``before`` and ``after`` on it;
+    :data:`CAUGHT_UP` after it too, given with the next event)."""
 
     lesson: str
     index: int
@@ -458,6 +469,27 @@ def replay_session(
     sid = f"{session.key}~{tag}"
     started: set[str] = set()
 
+    log = Path(env["LESSONS_HOME"]) / "deliveries.jsonl"
+    read = [log.stat().st_size if log.exists() else 0]
+    calls_by_id: dict[str, int] = {}
+
+    def caught_up() -> dict[str, int]:
+        """The lessons this hook call delivered for a call it did not come with (a refusal no
+        hook saw, caught up from the transcript: the log names the refused call), by lesson."""
+        if not log.exists():
+            return {}
+        with log.open("rb") as fh:
+            fh.seek(read[0])
+            new = fh.read()
+        read[0] += len(new)
+        out: dict[str, int] = {}
+        for line in new.splitlines():
+            entry = json.loads(line)
+            at = calls_by_id.get(str(entry.get("callId")))
+            if entry.get("event") == "post_failure" and at is not None:
+                out[str(entry.get("id"))] = at
+        return out
+
     def hook(event: str, payload: dict[str, Any], index: int, phase: str) -> dict[str, Any]:
         capture = nz.Capture(nz.adapter(session.agent, event))
         runner.run(
@@ -468,11 +500,16 @@ def replay_session(
         )
         decision: dict[str, Any] = capture.decision or {}
         delivered = [str(i) for i in decision.get("delivered") or ()]
+        refused = caught_up()
         if delivered and all(i in standing and i in given for i in delivered):
             out.reinjections += 1
             return decision
         for lesson in delivered:
-            out.deliveries.append(Delivery(lesson, index, phase))
+            if lesson in refused and phase != "after":
+                # With the next event after a refused call: on that call, after it failed.
+                out.deliveries.append(Delivery(lesson, refused[lesson], CAUGHT_UP))
+            else:
+                out.deliveries.append(Delivery(lesson, index, phase))
         given.update(delivered)
         return decision
 
@@ -520,6 +557,7 @@ def replay_session(
             if sub is not None:
                 out.in_subagent.add(index)
             out.index[(rel, call.call_id)] = index
+            calls_by_id[call.call_id] = index
             out.tool_of[index] = call.name
             for phase, event, payload in nz.payloads(call, grown):
                 if sub is not None and subagents == "own" and session.agent == "claude":
@@ -665,7 +703,12 @@ def count(
             continue
         tool = replayed.tool_of.get(at, "")
         reached = [d for d in replayed.deliveries if about(lessons.get(d.lesson), label, tool)]
-        early = [d for d in reached if d.index < at or d.phase in ("start", "prompt")]
+        # A lesson caught up after a refusal arrives with the next call at the earliest.
+        early = [
+            d
+            for d in reached
+            if d.index + (d.phase == CAUGHT_UP) < at or d.phase in ("start", "prompt")
+        ]
         early = [d for d in early if d.index <= at]
         if early:
             figures.before += 1
@@ -681,9 +724,10 @@ def count(
         elif pre := [d for d in reached if d.index == at and d.phase == "before"]:
             figures.at_before_it_ran += 1
             first, how = pre[0], "at, before it ran"
-        elif post := [d for d in reached if d.index == at and d.phase == "after"]:
+        elif post := [d for d in reached if d.index == at and d.phase in ("after", CAUGHT_UP)]:
             figures.at_after_it_failed += 1
-            first, how = post[0], "at, after it failed"
+            first = post[0]
+            how = "at, after it failed" + (" (caught up)" if first.phase == CAUGHT_UP else "")
         else:
             if not any(about(words, label, tool) for words in lessons.values()):
                 figures.missed_unlearned += 1

@@ -451,3 +451,58 @@ def test_an_opencode_session_is_replayed_through_its_plugins_payloads(
         (CATALOGUE[0].id, 0, "before"),  # docker
         (CATALOGUE[2].id, 1, "before"),  # npm
     ]
+
+
+TIMEOUT = {
+    "mistake": "The Bash timeout was given as a string, so Claude Code refused the call.",
+    "fix": "Pass the timeout as a number of milliseconds.",
+    "trigger": "A Bash call whose timeout parameter is a string.",
+}
+
+
+def test_a_refusals_lesson_caught_up_with_the_next_call_counts_at_the_refused_call(
+    tmp_path: Path,
+) -> None:
+    """No hook fires for the refused call; the hook of the next call reads the refusal back from
+    the transcript and recalls its lesson. The benchmark counts that lesson on the refused call,
+    after it failed (caught up), not on the call it came with."""
+    corpora = tmp_path / "corpora"
+    corpus = corpora / "real"
+    earlier, later = Transcript(corpus, EARLIER, day=1), Transcript(corpus, LATER, day=2)
+    first = earlier.run("toolu_e1", "sleep 1", REFUSED, failed=True, timeout="long")
+    labels = [earlier.label(corpus, "toolu_e1", first, TIMEOUT)]
+    refused = later.run("toolu_l0", "sleep 2", REFUSED, failed=True, timeout="long")
+    later.run("toolu_l1", "sleep 2", "")
+    labels.append(later.label(corpus, "toolu_l1", refused, TIMEOUT))
+    labels[-1] = value.capture_eval().Label(**{**vars(labels[-1]), "call_id": "toolu_l0"})
+    recalled = Lesson(
+        id="01VALUETEST000000000000000009",
+        slug="value-test-timeout",
+        type=LessonType.HINT,
+        priority=6,
+        summary="Bash: the timeout parameter is a number",
+        mistake="The Bash timeout was given as a string and the call was refused.",
+        remediation="Pass the timeout as a number of milliseconds.",
+        error_lines=(
+            "inputvalidationerror: bash failed due to the following issue:",
+            "the parameter `timeout` type is expected as `number` but provided as `string`",
+        ),
+    )
+    env = value.noise().make_home(tmp_path, "home")
+    with services.session(env) as sess:
+        sess.store.add_lessons([recalled])
+        sess.rebuild_manifest()
+        agents = sess.plugins.agents()
+    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
+    learned = value.Learned({"eager": env}, pending=1, held=0)
+    figures = value.measure_project(
+        sessions, learned, value.reusable(labels), corpora, tmp_path / "replay"
+    )["eager"]
+
+    assert figures.calls == 2
+    assert figures.deliveries == 1
+    assert figures.relevant == 1
+    assert (figures.before, figures.at_before_it_ran, figures.at_after_it_failed) == (0, 0, 1)
+    assert [name.split("#", 1)[1].split(":")[0] for name in figures.caught] == [
+        "toolu_l0 (at, after it failed (caught up))"
+    ]
