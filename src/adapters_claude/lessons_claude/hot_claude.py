@@ -28,6 +28,7 @@ the core's catch-up (:mod:`lessons_core.hot.catchup`) how the transcript shows s
 from lessons_claude.hot_dialect import EVENTS as EVENTS
 from lessons_claude.hot_dialect import Dialect, tool_fields
 from lessons_claude.hot_names import NATIVE_TO_CANONICAL
+from lessons_core.hot.payload import blocks_text
 
 AGENT = "claude"
 
@@ -63,15 +64,6 @@ _REFUSAL_OPEN = "<tool_use_error>"
 _NOT_THE_CALLS_OWN = ("Sibling tool call errored",)
 
 
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [b.get("text") for b in content if isinstance(b, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
-
-
 def _blocks(record: object, role: str) -> list[dict[str, object]]:
     """The content blocks of a transcript line of ``role`` (``user``, ``assistant``)."""
     if not isinstance(record, dict) or record.get("type") != role:
@@ -96,7 +88,7 @@ def refusals(record: object) -> list[tuple[str, str]]:
         if block.get("type") != "tool_result" or block.get("is_error") is not True:
             continue
         call_id = block.get("tool_use_id")
-        text = _result_text(block.get("content"))
+        text = blocks_text(block.get("content"))
         if not isinstance(call_id, str) or not call_id or not text.startswith(_REFUSAL_OPEN):
             continue
         if any(text[len(_REFUSAL_OPEN) :].startswith(n) for n in _NOT_THE_CALLS_OWN):

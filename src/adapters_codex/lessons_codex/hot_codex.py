@@ -23,6 +23,7 @@ from lessons_core.hot import safefile
 from lessons_core.hot.payload import (
     DEFAULT_DENY,
     LazyPattern,
+    blocks_text,
     context_answer,
     event_of,
     first_text,
@@ -292,21 +293,11 @@ def _failure_of_object(obj):
         text = output if isinstance(output, str) else json.dumps(obj)
         return _clip(f"Exit code: {metadata['exit_code']}\n{text}")
     if obj.get("isError") is True or obj.get("is_error") is True:
-        return _clip(_flatten(obj.get("content")) or json.dumps(obj))
+        return _clip(blocks_text(obj.get("content")) or json.dumps(obj))
     nested = obj.get("output")
     if isinstance(nested, str):
         return failure_text(nested)
     return None
-
-
-def _flatten(content):
-    """Text of an MCP ``content`` list (``[{"type": "text", "text": …}, …]``) or a string."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [item.get("text") for item in content if isinstance(item, dict)]
-        return "\n".join(part for part in parts if isinstance(part, str))
-    return ""
 
 
 def render(event, decision):

@@ -24,6 +24,17 @@ def text(value):
     return value if isinstance(value, str) else None
 
 
+def blocks_text(content):
+    """The text of a tool result's ``content``: a string, or a list of blocks whose ``text``
+    parts are joined by newlines (Claude Code's tool results, MCP's ``content``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [block.get("text") for block in content if isinstance(block, dict)]
+        return "\n".join(part for part in parts if isinstance(part, str))
+    return ""
+
+
 def absolute(path, cwd):
     """An absolute, normalised path; a relative one is taken against the session's ``cwd``."""
     path = os.path.expanduser(path)
