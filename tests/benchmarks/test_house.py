@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from benchmark_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _house() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("house", REPO / "benchmarks" / "house.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["house"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load("house", REPO / "benchmarks" / "house.py")
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

@@ -9,29 +9,18 @@ reaching a failure while still firing elsewhere is silent by the strict count on
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from benchmark_scripts import load
 from lessons_core import services
 from lessons_core.models import Lesson, LessonType, Triggers
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-noise = _load("noise_benchmark", REPO / "benchmarks" / "noise.py")
+noise = load("noise_benchmark", REPO / "benchmarks" / "noise.py")
 
 #: Sessions of the made-up corpus, each in its own file under ``claude/acme/``.
 LEARNING = "11111111-0000-4000-8000-00000000aaaa"

@@ -9,28 +9,17 @@ here as the agent records it: an OpenCode export, a Copilot CLI session log.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from benchmark_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 CAPTURED = REPO / "tests" / "adapters"
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-noise = _load("noise_benchmark", REPO / "benchmarks" / "noise.py")
+noise = load("noise_benchmark", REPO / "benchmarks" / "noise.py")
 
 
 def _captured(agent: str, name: str) -> dict[str, Any]:

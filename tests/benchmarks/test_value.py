@@ -9,32 +9,20 @@ nothing labelled.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from benchmark_scripts import load
 from lessons_core import services
 from lessons_core.models import Lesson, LessonType, Triggers
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-value = _load("value_benchmark", REPO / "benchmarks" / "value.py")
+value = load("value_benchmark", REPO / "benchmarks" / "value.py")
 
 #: The earlier session's file sorts after the later one's: the order must come from the time.
 EARLIER = "ffffffff-0000-4000-8000-00000000aaaa"

@@ -9,29 +9,19 @@ what the scanner's figures should be: those are measurements, not contracts.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from benchmark_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = REPO / "benchmarks" / "labels"
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-ce = _load("capture_eval", REPO / "benchmarks" / "capture_eval.py")
-enum = _load("enumerate_events", LABELS / "enumerate_events.py")
+ce = load("capture_eval", REPO / "benchmarks" / "capture_eval.py")
+enum = load("enumerate_events", LABELS / "enumerate_events.py")
 
 
 def _label(file, line, call_id, kind="validation", reusable=True, fixed=True, corpus="real"):

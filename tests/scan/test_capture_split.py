@@ -9,30 +9,20 @@ lesson rule and the report's shape are checked on hand-made cases whose answers 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from benchmark_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = REPO / "benchmarks" / "labels"
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-ce = _load("capture_eval", REPO / "benchmarks" / "capture_eval.py")
-split = _load("labels_split", LABELS / "split.py")
+ce = load("capture_eval", REPO / "benchmarks" / "capture_eval.py")
+split = load("labels_split", LABELS / "split.py")
 
 
 def _record(file, line=3, call_id="toolu_1", reusable=True, **extra):

@@ -10,30 +10,20 @@ its call id, and the shapes that are easy to get wrong (a call id repeated in on
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from benchmark_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = REPO / "benchmarks" / "labels" / "real2"
 AGENTS = ("opencode", "copilot")
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-enum = _load("enumerate_events", REPO / "benchmarks" / "labels" / "enumerate_events.py")
+enum = load("enumerate_events", REPO / "benchmarks" / "labels" / "enumerate_events.py")
 
 
 def _labels(agent: str) -> list[dict[str, Any]]:
