@@ -213,18 +213,40 @@ def _project(tmp_path: Path) -> tuple[Path, list[Any], dict[tuple[str, str], lis
     return corpora, labels, value.reusable(labels)
 
 
-def _measure(tmp_path: Path, window: int) -> Any:
-    corpora, _labels, by_file = _project(tmp_path)
-    env = value.noise().make_home(tmp_path, f"home-{window}")
+def _home(
+    tmp_path: Path, name: str, lessons: list[Lesson], corpora: Path, corpus: str = "real"
+) -> tuple[dict[str, str], Any, list[Any]]:
+    """A home whose store holds ``lessons`` (its manifest built), the agents' plugins, and the
+    sessions of the one project under ``corpora``."""
+    env = value.noise().make_home(tmp_path, name)
     with services.session(env) as sess:
-        sess.store.add_lessons(CATALOGUE)
+        sess.store.add_lessons(lessons)
         sess.rebuild_manifest()
         agents = sess.plugins.agents()
-    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
+    (sessions,) = value.sessions_of(corpora, [corpus], agents, {}).values()
+    return env, agents, sessions
+
+
+def _eager(
+    env: dict[str, str],
+    sessions: list[Any],
+    lessons: int,
+    by_file: Any,
+    corpora: Path,
+    scratch: Path,
+    *rest: Any,
+) -> Any:
+    """The eager variant's figures of replaying ``sessions`` (``rest``: window, sub-agent rule)."""
+    learned = value.Learned({"eager": env}, pending=lessons, held=0)
+    return value.measure_project(sessions, learned, by_file, corpora, scratch, *rest)["eager"]
+
+
+def _measure(tmp_path: Path, window: int) -> Any:
+    corpora, _labels, by_file = _project(tmp_path)
+    env, _agents, sessions = _home(tmp_path, f"home-{window}", CATALOGUE, corpora)
     assert [s.key for s in sessions] == [EARLIER, LATER]
-    learned = value.Learned({"eager": env}, pending=3, held=0)
     scratch = tmp_path / f"replay-{window}"
-    return value.measure_project(sessions, learned, by_file, corpora, scratch, window)["eager"]
+    return _eager(env, sessions, len(CATALOGUE), by_file, corpora, scratch, window)
 
 
 def test_a_repeat_is_caught_before_at_or_missed_and_a_lesson_about_nothing_is_noise(
@@ -293,17 +315,10 @@ def test_a_subagent_gets_its_parents_lessons_again_only_with_a_record_of_its_own
     sub = Transcript(corpora / "real", LATER, day=2, agent="a1b2c3")
     sub.prompt("List the running containers.")
     sub.run("toolu_s1", "docker ps -a", "CONTAINER ID   IMAGE")
-    env = value.noise().make_home(tmp_path, f"home-{rule}")
-    with services.session(env) as sess:
-        sess.store.add_lessons(CATALOGUE)
-        sess.rebuild_manifest()
-        agents = sess.plugins.agents()
-    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
+    env, _agents, sessions = _home(tmp_path, f"home-{rule}", CATALOGUE, corpora)
     assert [len(s.files) for s in sessions] == [1, 2]
-    learned = value.Learned({"eager": env}, pending=3, held=0)
-    figures = value.measure_project(
-        sessions, learned, by_file, corpora, tmp_path / f"replay-{rule}", 20, rule
-    )["eager"]
+    scratch = tmp_path / f"replay-{rule}"
+    figures = _eager(env, sessions, len(CATALOGUE), by_file, corpora, scratch, 20, rule)
     assert figures.subagent_calls == 1
     assert figures.calls == 8
     lessons = figures.deliveries - 2  # pytest and npm, once each, in the parent
@@ -335,16 +350,9 @@ def test_a_call_claude_code_refused_before_any_hook_gets_no_delivery(tmp_path: P
     later.run("toolu_l0", "pytest -x", REFUSED, failed=True, timeout="long")
     again = later.run("toolu_l1", "pytest -x", "E   No module named 'x'", failed=True)
     labels.append(later.label(corpus, "toolu_l1", again, VENV))
-    env = value.noise().make_home(tmp_path, "home")
-    with services.session(env) as sess:
-        sess.store.add_lessons(CATALOGUE)
-        sess.rebuild_manifest()
-        agents = sess.plugins.agents()
-    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
-    learned = value.Learned({"eager": env}, pending=3, held=0)
-    figures = value.measure_project(
-        sessions, learned, value.reusable(labels), corpora, tmp_path / "replay"
-    )["eager"]
+    env, _agents, sessions = _home(tmp_path, "home", CATALOGUE, corpora)
+    by_file = value.reusable(labels)
+    figures = _eager(env, sessions, len(CATALOGUE), by_file, corpora, tmp_path / "replay")
 
     assert figures.calls == 2  # the refused call is still one of the session's calls
     assert figures.deliveries == 1
@@ -405,12 +413,7 @@ def test_an_opencode_session_is_replayed_through_its_plugins_payloads(
     _opencode_export(project / "a" / "full.jsonl", "ses_earlier", 1, [("c0", "ls", 0)])
     calls = [("c1", "docker compose up", 1), ("c2", "npm ci", 0)]
     _opencode_export(project / "b" / "full.jsonl", "ses_later", 2, calls)
-    env = value.noise().make_home(tmp_path, "home")
-    with services.session(env) as sess:
-        sess.store.add_lessons(CATALOGUE)
-        sess.rebuild_manifest()
-        agents = sess.plugins.agents()
-    (sessions,) = value.sessions_of(tmp_path / "corpora", ["real2"], agents, {}).values()
+    env, agents, sessions = _home(tmp_path, "home", CATALOGUE, tmp_path / "corpora", "real2")
     assert [s.key for s in sessions] == ["ses_earlier", "ses_later"]
     sent: list[tuple[str, str]] = []
     adapter = value.noise().adapter
@@ -476,16 +479,9 @@ def test_a_refusals_lesson_caught_up_with_the_next_call_counts_at_the_refused_ca
             "the parameter `timeout` type is expected as `number` but provided as `string`",
         ),
     )
-    env = value.noise().make_home(tmp_path, "home")
-    with services.session(env) as sess:
-        sess.store.add_lessons([recalled])
-        sess.rebuild_manifest()
-        agents = sess.plugins.agents()
-    (sessions,) = value.sessions_of(corpora, ["real"], agents, {}).values()
-    learned = value.Learned({"eager": env}, pending=1, held=0)
-    figures = value.measure_project(
-        sessions, learned, value.reusable(labels), corpora, tmp_path / "replay"
-    )["eager"]
+    env, _agents, sessions = _home(tmp_path, "home", [recalled], corpora)
+    by_file = value.reusable(labels)
+    figures = _eager(env, sessions, 1, by_file, corpora, tmp_path / "replay")
 
     assert figures.calls == 2
     assert figures.deliveries == 1
