@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_harness import FakeModelServer, Recorded, Reply
@@ -157,3 +159,33 @@ class FakeAnthropic(FakeModelServer):
                 ("message_stop", {"type": "message_stop"}),
             ]
         )
+
+
+class ScriptedCalls(FakeAnthropic):
+    """Answers the n-th main-loop request with the n-th scripted call ``(call id, tool, input)``,
+    then "done"; the n-th is the one after n tool results, so a refused call counts as well.
+
+    ``pauses`` waits that many seconds before answering the n-th: Claude Code appends to its
+    transcript a moment after a result, and a real model takes longer than that to answer.
+    """
+
+    def __init__(
+        self,
+        script: Sequence[tuple[str, str, dict[str, Any]]],
+        pauses: Mapping[int, float] | None = None,
+    ) -> None:
+        super().__init__("true")
+        self.script = list(script)
+        self.pauses = dict(pauses or {})
+
+    def answer(self, request: Recorded) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        if request.method != "POST" or not self._is_main(body):
+            return super().answer(request)
+        model = str(body.get("model") or "claude-fake")
+        done = len(_tool_results(body))
+        if done >= len(self.script):
+            return self._text(model, "done")
+        time.sleep(self.pauses.get(done, 0))
+        call_id, name, tool_input = self.script[done]
+        return self._tool(model, call_id, name, tool_input)

@@ -12,12 +12,11 @@ refusal did not come back, so the lesson prevented it.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
-from agent_harness import Recorded, Reply, Scratch, run_lessons
-from fake_anthropic import FakeAnthropic, result_text
+from agent_harness import Scratch, run_lessons
+from fake_anthropic import ScriptedCalls, result_text
 from test_claude_e2e import add_lesson, hook_events, run_claude, tool_results
 
 pytestmark = pytest.mark.e2e
@@ -31,28 +30,15 @@ AGAIN_ID = "toolu_fake_read_2"
 THINKING_SECONDS = 1.0
 
 
-class RefusedEditModel(FakeAnthropic):
+def refused_edit_model(path: str) -> ScriptedCalls:
     """Read, an Edit whose text to replace is not in the file, Read again, then done."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("true")
-        self.path = path
-
-    def answer(self, request: Recorded) -> Reply:
-        body = request.body if isinstance(request.body, dict) else {}
-        if request.method != "POST" or not self._is_main(body):
-            return super().answer(request)
-        model = str(body.get("model") or "claude-fake")
-        done = len(tool_results(body))
-        if done == 0:
-            return self._tool(model, READ_ID, "Read", {"file_path": self.path})
-        if done == 1:
-            edit = {"file_path": self.path, "old_string": "gamma = 3", "new_string": "gamma = 4"}
-            return self._tool(model, EDIT_ID, "Edit", edit)
-        if done == 2:
-            time.sleep(THINKING_SECONDS)
-            return self._tool(model, AGAIN_ID, "Read", {"file_path": self.path})
-        return self._text(model, "done")
+    edit = {"file_path": path, "old_string": "gamma = 3", "new_string": "gamma = 4"}
+    script = [
+        (READ_ID, "Read", {"file_path": path}),
+        (EDIT_ID, "Edit", edit),
+        (AGAIN_ID, "Read", {"file_path": path}),
+    ]
+    return ScriptedCalls(script, pauses={2: THINKING_SECONDS})
 
 
 def _context_of(body: dict[str, Any], call_id: str) -> tuple[dict[str, Any], str]:
@@ -76,7 +62,7 @@ def test_refused_edit_brings_its_lesson_with_the_next_call(scratch: Scratch) -> 
             "errorLines": ["String to replace not found in file."],
         },
     )
-    with RefusedEditModel(str(target)) as server:
+    with refused_edit_model(str(target)) as server:
         out = run_claude(scratch, server, extra=("--allowedTools", "Read,Edit"))
     requests = server.main_requests()
     assert len(requests) == 4, [json.dumps(r["messages"][-1])[:300] for r in requests]

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import Recorded, Reply, Scratch, make_scratch
-from fake_anthropic import FakeAnthropic, result_text
+from agent_harness import Scratch, make_scratch
+from fake_anthropic import ScriptedCalls, result_text
 from test_claude_e2e import run_claude, tool_results
 
 from lessons_claude.failures import classify_claude
@@ -107,25 +107,6 @@ def scripted(project: Path) -> list[tuple[str, str, dict[str, Any]]]:
     return out
 
 
-class Script(FakeAnthropic):
-    """Answers the n-th main request with the n-th scripted call, then ``done``."""
-
-    def __init__(self, script: list[tuple[str, str, dict[str, Any]]]) -> None:
-        super().__init__("true")
-        self.script = script
-
-    def answer(self, request: Recorded) -> Reply:
-        body = request.body if isinstance(request.body, dict) else {}
-        if request.method != "POST" or not self._is_main(body):
-            return super().answer(request)
-        model = str(body.get("model") or "claude-fake")
-        done = len(tool_results(body))
-        if done < len(self.script):
-            call_id, name, tool_input = self.script[done]
-            return self._tool(model, call_id, name, tool_input)
-        return self._text(model, "done")
-
-
 def register_recorder(scratch: Scratch) -> Path:
     """Settings whose only hooks are the recorder, for the three events and every tool."""
     script = scratch.root / "recorder.py"
@@ -163,7 +144,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     log = register_recorder(scratch)
     make_project(scratch.project)
     script = scripted(scratch.project)
-    with Script(script) as server:
+    with ScriptedCalls(script) as server:
         run_claude(scratch, server, extra=("--allowedTools", "Edit,Write,Read"))
     results = {
         str(block.get("tool_use_id")): block
