@@ -283,6 +283,12 @@ def _shell(output: str, exit_code: int | None, **args: Any) -> dict[str, Any]:
     }
 
 
+def _errored(tool_input: dict[str, Any], error: str, **metadata: Any) -> dict[str, Any]:
+    """A tool part's state when the call threw: its input, the error, and any metadata."""
+    state = {"status": "error", "input": tool_input, "error": error}
+    return {**state, "metadata": metadata} if metadata else state
+
+
 @pytest.mark.parametrize("block", ["bash_metadata", "shell_metadata"])
 def test_a_command_the_shell_tool_killed_for_its_timeout_timed_out(tmp_path, block):
     """The shell tool kills a command that outlives its timeout and says so in a note at the
@@ -318,24 +324,19 @@ def test_a_note_quoted_in_the_middle_of_an_output_is_the_command_s_own(tmp_path)
 
 
 def test_a_call_cut_short_by_the_user_is_interrupted_not_an_error(tmp_path):
-    state = {
-        "status": "error",
-        "input": {"command": "sleep 100", "description": "wait"},
-        "error": "Tool execution aborted",
-        "metadata": {"interrupted": True},
-    }
+    command = {"command": "sleep 100", "description": "wait"}
+    state = _errored(command, "Tool execution aborted", interrupted=True)
     _, result = _one_call(tmp_path, "bash", state)
     assert result.failure == ev.INTERRUPTED and not result.is_mistake
 
 
 def test_a_call_a_permission_rule_blocked_is_denied(tmp_path):
-    state = {
-        "status": "error",
-        "input": {"command": "git push origin main", "description": "push"},
-        "error": "Error: The user has specified a rule which prevents you from using this "
+    state = _errored(
+        {"command": "git push origin main", "description": "push"},
+        "Error: The user has specified a rule which prevents you from using this "
         'specific tool call. Here are some of the relevant rules [{"permission":"bash",'
         '"pattern":"git push *","action":"deny"}]',
-    }
+    )
     _, result = _one_call(tmp_path, "bash", state)
     assert result.failure == ev.DENIED
 
@@ -357,11 +358,8 @@ def test_a_call_a_permission_rule_blocked_is_denied(tmp_path):
 def test_an_edit_the_tool_refused_is_malformed_like_claude_s(tmp_path, text):
     """OpenCode's edit and write tools refuse a call in their own words: read as the same
     refusals Claude Code's tools make (stale or ambiguous text, a file not read)."""
-    state = {
-        "status": "error",
-        "input": {"filePath": "/home/dev/shop/a.py", "oldString": "x = 1", "newString": "x = 2"},
-        "error": text,
-    }
+    edit = {"filePath": "/home/dev/shop/a.py", "oldString": "x = 1", "newString": "x = 2"}
+    state = _errored(edit, text)
     call, result = _one_call(tmp_path, "edit", state)
     assert call.tool == "Edit" and call.edit == ("x = 1", "x = 2")
     assert result.failure == ev.VALIDATION
@@ -382,24 +380,18 @@ def test_a_shell_call_without_a_workdir_has_no_cwd_of_its_own(tmp_path):
 def test_a_call_the_metadata_says_was_interrupted_is_interrupted_whatever_its_text(tmp_path):
     """``metadata.interrupted`` is OpenCode's own mark of a call cut short: it decides even
     when the text is not the usual one."""
-    state = {
-        "status": "error",
-        "input": {"command": "npm test", "description": "tests"},
-        "error": "Error: The operation was aborted.",
-        "metadata": {"interrupted": True},
-    }
+    command = {"command": "npm test", "description": "tests"}
+    state = _errored(command, "Error: The operation was aborted.", interrupted=True)
     _, result = _one_call(tmp_path, "bash", state)
     assert result.failure == ev.INTERRUPTED
 
 
 @pytest.mark.parametrize("metadata", [{}, {"interrupted": False}, {"output": "partial"}])
 def test_an_error_part_not_marked_interrupted_is_read_by_its_text(tmp_path, metadata):
-    state = {
-        "status": "error",
-        "input": {"filePath": "/home/dev/shop/a.py"},
-        "error": "Error: File /home/dev/shop/a.py not found",
-        "metadata": metadata,
-    }
+    state = _errored(
+        {"filePath": "/home/dev/shop/a.py"}, "Error: File /home/dev/shop/a.py not found"
+    )
+    state["metadata"] = metadata
     _, result = _one_call(tmp_path, "read", state)
     assert result.failure == ev.ERROR
 
