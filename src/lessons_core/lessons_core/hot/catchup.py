@@ -143,12 +143,14 @@ def refused_calls(adapter, event, state, stats):
         return []
     chunk = data[skip:end]
     found = adapter.REFUSAL_MARK in chunk
-    if not found and base + end - (base + skip if saved is None else saved) < SAVE_SPAN:
+    done = base + end  # the offset just past the last complete line
+    moved = done - (base + skip if saved is None else saved)
+    if not found and moved < SAVE_SPAN:
         return []  # read again next time: cheaper than writing the offset now
     session = state.get()
     if session is None:  # an untrusted state directory: nothing that needs dedup
         return []
-    record = fastjson.dumps({"path": path, "offset": base + end})
+    record = fastjson.dumps({"path": path, "offset": done})
     safefile.overwrite(session.note_path(NOTE), record.encode("utf-8", "replace"))
     return refusals_in(adapter, event, session, chunk, stats) if found else []
 
