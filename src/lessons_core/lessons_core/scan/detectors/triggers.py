@@ -401,17 +401,24 @@ def _wrapped_layer(seg: list[str]) -> tuple[list[str], Shape] | None:
     return inner, shape
 
 
+def segments_of(command: str, exe: str, sub: str | None) -> list[tuple[str, ...]]:
+    """The simple commands of ``command`` whose executable and subcommand are ``exe`` and
+    ``sub``, in order, each as its words (a quoted word whole)."""
+    found = []
+    for seg in _segments(command):
+        shape = shape_of(list(seg))
+        if shape is not None and shape.exe == exe and (shape.sub or "") == (sub or ""):
+            found.append(seg)
+    return found
+
+
 @functools.lru_cache(maxsize=1024)
 def segment_of(command: str, exe: str, sub: str | None) -> str | None:
     """The last simple command of ``command`` whose executable and subcommand are ``exe`` and
     ``sub``, its words joined by spaces: in ``a && b && c`` the later parts ran only when the
     earlier ones worked, so the last one of a kind is the one that failed."""
-    found = None
-    for seg in _segments(command):
-        shape = shape_of(list(seg))
-        if shape is not None and shape.exe == exe and (shape.sub or "") == (sub or ""):
-            found = " ".join(seg)
-    return found
+    found = segments_of(command, exe, sub)
+    return " ".join(found[-1]) if found else None
 
 
 #: A line of an error that starts with the name of the program that wrote it (``cat: illegal

@@ -273,12 +273,9 @@ def _wider_rerun(failing: str, fixed: str) -> bool:
 
 
 def _words_of(command: str, shape: triggers.Shape) -> list[str] | None:
-    """The words of ``command``'s simple command of ``shape``, quoted words kept whole."""
-    for words in triggers.segments(command):
-        found = triggers.shape_of(list(words))
-        if found is not None and (found.exe, found.sub) == (shape.exe, shape.sub):
-            return list(words)
-    return None
+    """The words of ``command``'s first simple command of ``shape``, quoted words kept whole."""
+    found = triggers.segments_of(command, shape.exe, shape.sub)
+    return list(found[0]) if found else None
 
 
 def _names_flag(output: str, flag: str) -> bool:
