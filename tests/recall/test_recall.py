@@ -141,6 +141,70 @@ def test_a_lesson_given_as_hint_comes_back_once_at_its_failure(catalogue: Path) 
     assert later["delivered"] == []
 
 
+def _add(home: Path, *lessons: dict[str, Any]) -> None:
+    """Store more lessons beside the catalogue and publish again."""
+    from lessons_core import serde, services
+
+    with services.open_store() as store:
+        store.add_lessons([serde.lesson_from_json(obj) for obj in lessons])
+        services.rebuild_manifest(store)
+    manifest_mod.clear_cache()
+
+
+def _edit_lesson(lesson_id: str, summary: str, confidence: float, line: str) -> dict[str, Any]:
+    return {
+        "id": lesson_id,
+        "summary": summary,
+        "mistake": "Edit of a block typed from memory.",
+        "remediation": f"{summary}, then retry the edit.",
+        "errorLines": [line],
+        "tags": ["tool:edit"],
+        "priority": 5,
+        "confidence": confidence,
+    }
+
+
+NOT_FOUND = "String to replace not found in file."
+
+
+def test_one_lesson_per_error_line(catalogue: Path) -> None:
+    """Lessons stored with the same error line are ways out of one error: the best ranked one
+    is given, not all; a failure that also shows another lesson's line gets that one too."""
+    _add(
+        catalogue,
+        _edit_lesson("rc-edit-tabs", "Edit: copy the leading tabs", 0.7, NOT_FOUND),
+        _edit_lesson("rc-edit-reread", "Edit: read the lines again", 0.9, NOT_FOUND),
+        _edit_lesson("rc-edit-long", "Edit: copy long lines whole", 0.8, NOT_FOUND),
+    )
+    # the way a refused call reads back, with the tool's markup around the line
+    refused = f"<tool_use_error>{NOT_FOUND}\nString:     return total</tool_use_error>"
+    for error in (NOT_FOUND, refused):
+        decision, stats = decide(failure(error, tool="Edit", command=None))
+        assert decision["delivered"] == ["rc-edit-reread"], error
+        assert stats["recall_found"] == 1
+    both, _ = decide(failure(f"{NOT_FOUND}\n{PYTEST_FAILURE}", tool="Edit", command=None))
+    assert both["delivered"] == ["rc-edit-reread", "rc-missing-requests"]
+
+
+def test_the_lesson_whose_line_is_written_in_the_failure_is_the_one_given(
+    catalogue: Path,
+) -> None:
+    """Normalized lines hide paths, so lessons about two missing files share one: the lesson
+    whose line appears as written in the failure goes first, whatever the rank says."""
+    line = "cat: {}: No such file or directory"
+    _add(
+        catalogue,
+        _edit_lesson(
+            "rc-where-config", "The config lives in conf/", 0.9, line.format("config/app.yml")
+        ),
+        _edit_lesson("rc-where-docs", "The docs live in site/", 0.6, line.format("docs/index.md")),
+    )
+    decision, _ = decide(failure(line.format("docs/index.md"), command="cat docs/index.md"))
+    assert decision["delivered"] == ["rc-where-docs"]
+    decision, _ = decide(failure(line.format("notes/todo.md"), command="cat notes/todo.md"))
+    assert decision["delivered"] == ["rc-where-config"]
+
+
 @pytest.mark.parametrize(
     ("error", "extra"),
     [

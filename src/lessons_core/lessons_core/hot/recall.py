@@ -14,13 +14,14 @@ through the recall index the store publishes at every build (``recall-index.bin`
    computed ahead. A match must also share enough distinct words with the lesson to count: BM25
    always ranks *something* first, and a lesson that merely shares the word "module" is noise.
 
-Delivered lessons are claimed once per session (``recall:<id>``, beside the pre-tool claims);
-one already given as a hint in this session is not repeated. The text is bounded by
-``recallBudgetBytes`` (at most 2 KB). Interrupts, permission denials, user rejections and
-failures of our own commands are ignored. A missing, damaged or stale index (built for another
-store revision than the manifest's stamp) is not read: recall fails open, the manifest's
-fingerprint hits are still delivered with their short texts, and the reason goes to the opt-in
-log.
+Lessons stored with the same error line are ways out of one error, and the failure gets the
+best of them, not all (:func:`one_per_line`). Delivered lessons are claimed once per session
+(``recall:<id>``, beside the pre-tool claims); one already given as a hint in this session is
+not repeated. The text is bounded by ``recallBudgetBytes`` (at most 2 KB). Interrupts,
+permission denials, user rejections and failures of our own commands are ignored. A missing,
+damaged or stale index (built for another store revision than the manifest's stamp) is not
+read: recall fails open, the manifest's fingerprint hits are still delivered with their short
+texts, and the reason goes to the opt-in log.
 """
 
 # os.path, not pathlib: importing pathlib costs the hook process more than these calls.
@@ -103,13 +104,13 @@ def failure_found(event, manifest, environ, stats):
     lines = errnorm.key_lines(error)
     if not lines:
         return None
-    fps = errnorm.fingerprints(lines)
     index = manifest.get("errorFingerprints") or {}
-    exact = []
-    for fp in fps:
+    # lesson id -> the fingerprints of the failure's lines it was stored with
+    by_line: dict[str, set[str]] = {}
+    for fp in errnorm.fingerprints(lines):
         for lesson_id in index.get(fp, ()):
-            if lesson_id not in exact:
-                exact.append(lesson_id)
+            by_line.setdefault(lesson_id, set()).add(fp)
+    exact = list(by_line)
     joined = " ".join(lines)
     query_words = errnorm.words(joined)
     failure_stems = {errnorm.stem(w) for w in errnorm.words(joined, limit=400)}
@@ -121,6 +122,11 @@ def failure_found(event, manifest, environ, stats):
         _FAILURE_WEIGHTS,
         lambda shared, row: failure_accepts(failure_stems, row),
         stats,
+        answers=lambda row: [
+            *(mine for mine in row[9] if covered_stems(mine, failure_stems)),
+            *by_line.get(row[0], ()),
+        ],
+        text=error,
     )
     stats["recall_exact"] = len(exact)
     return found
@@ -542,11 +548,13 @@ def load_index(environ=None):
 # -- searching ------------------------------------------------------------------------------------
 
 
-def search(environ, manifest, query_words, exact, weights, accepts, stats):
+def search(environ, manifest, query_words, exact, weights, accepts, stats, answers=None, text=""):
     """``[(id, summary, remediation)]``: the exact hits first, then accepted BM25 matches.
 
-    Never raises: an index problem is noted in ``stats["recall_error"]`` and the exact hits are
-    returned with the manifest's texts.
+    With ``answers`` (a record's stored error lines that the failure shows), lessons that only
+    answer lines an earlier one answers are left out: see :func:`one_per_line`. Never raises:
+    an index problem is noted in ``stats["recall_error"]`` and the exact hits are returned with
+    the manifest's texts.
     """
     rows = {}
     ranked = []
@@ -579,6 +587,8 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
     finally:
         if opened is not None:
             opened.close()
+    if answers is not None and "recall_error" not in stats:
+        exact, ranked = one_per_line([*exact, *ranked], rows, answers, text), []
     out = []
     lessons = manifest.get("lessons", {})
     if exact and "recall_error" in stats and manifest.get("type") == INDEX_TYPE:
@@ -591,6 +601,49 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats):
             out.append((lesson_id, lessons[lesson_id].get("short", ""), ""))
     out.extend((i, rows[i][2] or rows[i][4] or "", rows[i][3] or "") for i in ranked)
     return out
+
+
+def one_per_line(found, rows, answers, text):
+    """The lessons of ``found`` (ids, best first) worth giving for one failure.
+
+    Lessons stored with the same error line describe one error and different ways out of it
+    (a string to replace not found: copy long lines, mind the tabs, read the file again).
+    Given all at once they cost the agent's attention, and the ledger a delivery each, for one
+    failure; the best is enough. So a lesson is passed over when every line of the failure it
+    answers (``answers(record)``: its stored lines the failure shows, by their words or their
+    fingerprint) is answered by a lesson kept before it; one with no such line (found by its
+    summary) is always kept.
+
+    Of the lessons that answer the same lines, the one kept is the one whose stored line
+    appears in the failure as written (the same path or name, which normalized lines hide),
+    then the most confident; the search's order only breaks ties, since text scores between
+    lessons of one error line measure their other words, not their worth.
+    """
+    usable = [i for i in found if i in rows]
+    lines = {i: frozenset(answers(rows[i])) for i in usable}
+    folded = text.lower()
+    kept = []
+    answered: set[object] = set()
+    for lesson_id in usable:
+        mine = lines[lesson_id]
+        if mine and answered.issuperset(mine):
+            continue
+        if mine:
+            rivals = [i for i in usable if lines[i] == mine]
+            lesson_id = min(
+                rivals,
+                key=lambda i: (not _verbatim(rows[i], folded), -rows[i][7], rivals.index(i)),
+            )
+        answered.update(mine)
+        kept.append(lesson_id)
+    return kept
+
+
+def _verbatim(row, folded):
+    """Does one of a record's stored error lines appear, as written, in the folded failure?"""
+    return bool(folded) and any(
+        line.strip().lower() in folded for line in stored_error_lines(row[5]) if line.strip()
+    )
 
 
 def pick_terms(index, words):
