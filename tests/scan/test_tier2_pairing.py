@@ -262,6 +262,24 @@ def test_a_failure_met_while_following_one_that_came_to_nothing_is_judged_on_its
     _fires(candidate, bad, "npm run check")
 
 
+_TYPE_ERROR = "src/probe.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."
+
+
+def test_the_same_run_failing_again_after_an_edit_is_judged_on_its_own(script):
+    """A focused run failed on a type error; the code was edited and the same run made again,
+    which failed anew, on a test timing out; with nothing edited since, the wider run passed.
+    The first failure was the code's (no lesson), and the rerun, counted as its repeat while
+    it was followed, is a failure of its own: the wider run did not repeat it."""
+    focused = 'pnpm test -- --grep "UI"'
+    script.run(focused, _TYPE_ERROR, failure=ERR, code=2)
+    script.file("Edit", "/p/src/probe.ts", "ok", edit=("a", "b"))
+    script.run(focused, _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.run("pnpm test", "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm test: a failure the wider run did not repeat"
+    assert [e.call_id for e in candidate.evidence] == ["c5"]
+
+
 def test_an_unknown_failure_is_no_lesson_when_its_fix_was_no_call_of_it(script):
     """Failures no class knows whose fix tells nothing about the call stay silent: a fix that
     rewrote a file on its way (the code was the problem), a run whose output ends in a lint
