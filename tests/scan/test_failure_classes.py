@@ -231,6 +231,18 @@ def test_a_passed_tests_line_is_no_error_line():
     assert not any("✔" in line for line in lines)
 
 
+def test_a_lone_word_is_no_error_line():
+    """A test suite titled ``missing`` prints the word on a line of its own: it states no error,
+    and quoted as the error it hides the timeout that was one."""
+    text = (
+        "  missing\n    ✔ reads the mirror ref\n  1 failing\n  Error: Timeout of 2000ms exceeded.\n"
+    )
+    assert failures.error_lines(text) == ("Error: Timeout of 2000ms exceeded.", "1 failing")
+    assert failures.error_lines("FAILED\nfatal: not a git repository\n") == (
+        "fatal: not a git repository",
+    )
+
+
 def test_warnings_and_tallies_come_after_the_lines_that_say_what_failed():
     """The first line is the one a lesson quotes: never a warning the run went on from, nor a
     count of failures, when a later line says what failed."""

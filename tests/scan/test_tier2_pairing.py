@@ -246,6 +246,43 @@ def test_a_push_without_a_usable_key_is_recalled_at_the_refusal(script):
     assert "https://github.com/o/r.git" in candidate.fix
 
 
+_NO_KEY = (
+    "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository."
+)
+
+
+def test_a_remote_reached_by_its_url_after_a_refused_key_is_the_fix(script):
+    """``git fetch origin`` refused for want of an SSH key; the agent then asked the same
+    repository by its HTTPS URL with ``git ls-remote``, which answered. Another subcommand, but
+    the same remote reached the way this place can: the fix of the refusal."""
+    script.run("git fetch origin feat/x", _NO_KEY, failure=ERR, code=128, cwd="/p")
+    script.run("git status --short", "", cwd="/p")
+    fixed = "git ls-remote https://github.com/o/r.git refs/heads/feat/x"
+    script.run(fixed, "0a1b2c3\trefs/heads/feat/x", cwd="/p")
+    candidate = _one(script)
+    assert candidate.summary == "git fetch: authenticate the way this place can"
+    assert candidate.trigger is None
+    assert f"`{fixed}` worked" in candidate.fix
+
+
+@pytest.mark.parametrize(
+    ("failing", "later", "where"),
+    [
+        ("git fetch origin", "git ls-remote origin", "/p"),  # the same remote the same way
+        ("git push https://github.com/o/r.git", "git ls-remote https://github.com/o/r.git", "/p"),
+        ("git fetch origin", "git ls-remote https://github.com/o/q.git", "/q"),  # elsewhere
+        ("git fetch origin", "git status --short", "/p"),  # no remote reached
+    ],
+)
+def test_a_remote_reached_no_other_way_is_no_fix_of_a_refused_key(script, failing, later, where):
+    """After the refusal, the remote reached by its name again, by a URL the failing call gave
+    already, or another repository's from its own directory, or no remote at all: nothing the
+    refused call could not do, so none of them is its fix."""
+    script.run(failing, _NO_KEY, failure=ERR, code=128, cwd="/p")
+    script.run(later, "0a1b2c3\tHEAD", cwd=where)
+    assert _detect(script) == []
+
+
 def test_a_failure_met_while_following_one_that_came_to_nothing_is_judged_on_its_own(script):
     """A lint run failed on the code; the agent then gave it an option it does not have, which
     failed too; ``npm run fix`` and the plain run worked. The first failure is no lesson (the
@@ -260,6 +297,24 @@ def test_a_failure_met_while_following_one_that_came_to_nothing_is_judged_on_its
     assert candidate.summary == "npm run check: an option the command does not have"
     assert [e.call_id for e in candidate.evidence] == ["c3"]
     _fires(candidate, bad, "npm run check")
+
+
+_TYPE_ERROR = "src/probe.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."
+
+
+def test_the_same_run_failing_again_after_an_edit_is_judged_on_its_own(script):
+    """A focused run failed on a type error; the code was edited and the same run made again,
+    which failed anew, on a test timing out; with nothing edited since, the wider run passed.
+    The first failure was the code's (no lesson), and the rerun, counted as its repeat while
+    it was followed, is a failure of its own: the wider run did not repeat it."""
+    focused = 'pnpm test -- --grep "UI"'
+    script.run(focused, _TYPE_ERROR, failure=ERR, code=2)
+    script.file("Edit", "/p/src/probe.ts", "ok", edit=("a", "b"))
+    script.run(focused, _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.run("pnpm test", "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.summary == "pnpm test: a failure the wider run did not repeat"
+    assert [e.call_id for e in candidate.evidence] == ["c5"]
 
 
 def test_an_unknown_failure_is_no_lesson_when_its_fix_was_no_call_of_it(script):

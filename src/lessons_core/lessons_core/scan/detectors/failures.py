@@ -177,8 +177,8 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
         text = _ANSI.sub("", text)
     for raw in text.splitlines():
         line = " ".join(strip_tags(raw).split())
-        if not line or len(line) < 4 or line in seen:
-            continue
+        if not line or len(line) < 4 or line in seen or line.isalpha():
+            continue  # (a lone word, ``missing``, names a test suite or a heading, no error)
         if line.startswith(("Exit code", "Chunk ID", "Wall time", "Original token count")):
             continue
         if _ERROR_LINE.search(line) and not _PASSED_LINE.match(line):

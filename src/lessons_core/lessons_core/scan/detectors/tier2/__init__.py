@@ -153,9 +153,10 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
                 # A finding that came to nothing (no fix, the same call working on a second
                 # try, or dropped once its fix was known) leaves the repeats that were another
                 # command to be judged on their own (a probe in one folder, then the mistake in
-                # another; a lint run, then the run given an option it does not have); the
-                # same command again stays counted.
-                _release_others(call, dropped.retries, calls, consumed)
+                # another; a lint run, then the run given an option it does not have), and the
+                # same command made again on edited code; the same command again on the same
+                # code stays counted.
+                _release_others(dropped, calls, consumed)
         elif event.kind == ev.USER_TEXT and _is_correction(event.text):
             finding = _user_correction(events, i, results)
             if finding is not None and finding.fix is not None and _actionable(finding.call):

@@ -33,6 +33,7 @@ class Finding:
         "generic",
         "read_between",
         "rejected",
+        "rerun",
         "result",
         "retries",
         "signals",
@@ -56,6 +57,9 @@ class Finding:
         self.diagnosis_at = -1
         #: The failing results of the same call repeated before the fix (the first included).
         self.retries: list[ev.Event] = [result]
+        #: Those of the repeats that came after a file was edited: the same command run again
+        #: on changed code, a new attempt rather than the failure once more.
+        self.rerun: set[int] = set()
         self.cls: MistakeClass | None = None
         self.drift_dir: str | None = None
         self.edited = False  # a file was edited between the failure and the fix

@@ -189,6 +189,8 @@ def _follow(
                 finding.retries.append(res)
                 taken.add(id(res))
                 consumed.add(id(res))
+                if edited_at:
+                    finding.rerun.add(id(res))
             elif other.tool in _EDIT_TOOLS:
                 edited_at.append(j)
     if len(finding.retries) >= RETRY_THRESHOLD:
@@ -211,13 +213,19 @@ def _follow(
     return finding
 
 
-def _release_others(
-    call: ev.Event, retries: list[ev.Event], calls: dict[int, ev.Event], consumed: set[int]
-) -> None:
+def _release_others(finding: Finding, calls: dict[int, ev.Event], consumed: set[int]) -> None:
     """Give back the repeats of a finding that came to nothing and were another command than
-    ``call``, so each is judged on its own; the same command again stays counted."""
-    own = " ".join((call.command or "").split())
-    for repeat in retries[1:]:
+    its call, or the same command run after a file was edited, so each is judged on its own;
+    the same command again on the same code stays counted.
+
+    A run that failed, then the code edited and the run made again, is the usual loop of work:
+    the edit answered the first failure, and when the run fails anew its failure is its own
+    (a focused test run that failed on the code, edited, and failed next on a test timing out
+    that the wider run then passed)."""
+    own = " ".join((finding.call.command or "").split())
+    for repeat in finding.retries[1:]:
         other = calls.get(id(repeat))
-        if other is not None and " ".join((other.command or "").split()) != own:
+        if other is None:
+            continue
+        if id(repeat) in finding.rerun or " ".join((other.command or "").split()) != own:
             consumed.discard(id(repeat))

@@ -109,12 +109,15 @@ def _remedies(
     results: dict[int, ev.Event],
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
-    listing after reading a directory, an edit of a file read after "File has not been read"."""
-    if cls is None or call.command:
+    listing after reading a directory, an edit of a file read after "File has not been read",
+    the repository reached by its URL after git could not authenticate to it."""
+    if cls is None or (call.command and cls.name != failures.AUTHENTICATION):
         return False
     res = results.get(id(other))
     if res is None or res.failure is not None:
         return False
+    if call.command:
+        return _reached_remote(call, other)
     if cls.name == failures.IS_DIRECTORY:
         if other.tool in _LISTING_TOOLS:
             return True
@@ -127,4 +130,31 @@ def _remedies(
         name = PurePosixPath(call.paths[0]).name
         named = call.paths[0] in other.command or ("." in name and name in other.command)
         return named and _REWRITES.search(other.command) is not None
+    return False
+
+
+#: git's subcommands that talk to a remote repository.
+_REMOTE_SUBCOMMANDS = frozenset({"fetch", "pull", "push", "ls-remote", "clone"})
+#: A remote given by its address rather than by a name (``origin``).
+_REMOTE_URL = kept_programs.compile(r"^(?:[a-z][\w+.-]*://|[\w.-]+@[\w.-]+:)\S")
+
+
+def _reached_remote(call: ev.Event, other: ev.Event) -> bool:
+    """Whether ``other``, from the same directory, reached a remote that ``call`` could not
+    authenticate to, by an address ``call`` did not give (``git fetch origin`` refused for want
+    of an SSH key, then ``git ls-remote https://…`` answered): which subcommand talks to the
+    remote does not matter, how the remote is reached does. The subcommand may well differ:
+    the agent looks up what it needs another way once the configured remote failed."""
+    if not other.command or other.cwd != call.cwd:
+        return False
+    failing = triggers.main_shape(call.command or "")
+    if failing is None or failing.exe != "git" or failing.sub not in _REMOTE_SUBCOMMANDS:
+        return False
+    given = (call.command or "").split()
+    for shape in triggers.shapes(other.command):
+        if shape.exe != "git" or shape.sub not in _REMOTE_SUBCOMMANDS:
+            continue
+        for seg in triggers.segments_of(other.command, "git", shape.sub):
+            if any(_REMOTE_URL.match(w) and w not in given for w in seg):
+                return True
     return False
