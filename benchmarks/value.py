@@ -57,16 +57,24 @@ hooks a transcript path (OpenCode keeps one database for every session; Copilot 
 only at the stop), so nothing grows for them. As for the other agents, the end of a turn and a
 compaction are not sent: neither answers with a lesson.
 
-**Ceiling.** The labelled reusable events (``benchmarks/labels/``, with the lesson a reviewer
-would write) of the replayed sessions whose lesson the lesson rule finds in a labelled reusable
-event of the same project's earlier sessions: the earlier label's words (trigger, mistake, fix)
-share a key word with the later label's trigger and one with its fix
-(``capture_eval.says_lesson``, the tool names of both left out). A repeat of an earlier kind.
+**Judged by hand, the lesson rule where no one has.** Whether a later event repeats an earlier
+one's kind, and whether a stored lesson is about a labelled event, are read from the hand
+verdicts in ``benchmarks/labels/judged/value-relevance.json`` (each with its reason). The
+*lesson rule* (``capture_eval.says_lesson``: the one side's words, tool names left out, share a
+key word with the other's trigger and one with its fix) decides only the pairs no one has
+judged yet, and the report counts them; ``--word-rule`` uses the rule alone. The rule is kind:
+it takes a lesson about the Read tool's parameters for one about an Edit's indentation (both
+say "read"), and an Edit after a branch switch for a repeat of creating a branch that exists.
+On the run the verdicts were written for, it put 51 repeats in the ceiling where a reader
+finds 33, and called 31 of 35 deliveries relevant where a reader finds 22.
 
-**Catches.** A repeat is caught *before* when a lesson about it (the lesson rule, the stored
-lesson's summary, trigger patterns, mistake and remediation against the label) was delivered
-earlier in its session: at the session start, on a prompt, or on an earlier call; *at* when it
-was delivered on the failing call itself, before it ran (a hint or a denial) or after it failed
+**Ceiling.** The labelled reusable events (``benchmarks/labels/``, with the lesson a reviewer
+would write) of the replayed sessions that repeat the kind of a labelled reusable event of the
+same project's earlier sessions.
+
+**Catches.** A repeat is caught *before* when a lesson about it was delivered earlier in its
+session: at the session start, on a prompt, or on an earlier call; *at* when it was delivered
+on the failing call itself, before it ran (a hint or a denial) or after it failed
 (failure-time recall). A call Claude Code refused before any hook ran gets its lesson with the
 session's next event, which reads the refusal back from the transcript (catch-up); the delivery
 log names the refused call, and the replay counts that lesson on it, after it failed ("caught
@@ -76,10 +84,9 @@ is not counted at.
 **Deliveries** are the lessons in the hook's answers (a hint, a denial, recall, a directive),
 each lesson of each answer once; a standing directive given again as the transcript grew is a
 re-injection, not counted. Per 100 replayed tool calls. A delivery is **relevant** when its
-lesson is about (the lesson rule) a labelled reusable event of its session on the call it came
-with or on one of the :data:`WINDOW` calls after it (a session start or a prompt comes with
-the call that follows it). Nothing else is judged: a lesson about an unlabelled mistake counts
-as not relevant.
+lesson is about a labelled reusable event of its session on the call it came with or on one of
+the :data:`WINDOW` calls after it (a session start or a prompt comes with the call that follows
+it). A lesson about an unlabelled mistake counts as not relevant.
 
     python benchmarks/value.py [--corpora DIR] [--window N] [--variant eager|review|both] [--json]
 
@@ -97,7 +104,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -107,6 +114,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 CORPORA = REPO.parent / "shared" / "corpus"
 LABELS = REPO / "benchmarks" / "labels"
+#: Hand verdicts on (lesson, labelled event) pairs: see :class:`Relevance`.
+JUDGED = LABELS / "judged" / "value-relevance.json"
 CORPUS_NAMES = ("real", "real2")
 #: The share of a project's sessions learned from (the earlier ones).
 EARLIER = 0.6
@@ -266,17 +275,83 @@ def repeats(earlier: Any, later: Any) -> bool:
     return bool(capture_eval().says_lesson(said, later.lesson, tools))
 
 
-def ceiling(earlier: Sequence[Any], later: Sequence[Any]) -> list[Any]:
-    """The later labelled events that repeat an earlier one's kind."""
-    return [lb for lb in later if any(repeats(e, lb) for e in earlier)]
+def ceiling(
+    earlier: Sequence[Any], later: Sequence[Any], relevance: Relevance | None = None
+) -> list[Any]:
+    """The later labelled events that repeat an earlier one's kind: by the hand verdicts of
+    ``relevance`` where it has one, else by the lesson rule (:func:`repeats`)."""
+    if relevance is None:
+        return [lb for lb in later if any(repeats(e, lb) for e in earlier)]
+    return [lb for lb in later if relevance.repeats_earlier(earlier, lb)]
 
 
 def about(words: Mapping[str, str] | None, label: Any, tool: str = "") -> bool:
-    """Whether a stored lesson (``noise.lesson_words``) is about a labelled event."""
+    """Whether a stored lesson (``noise.lesson_words``) is about a labelled event, by the
+    lesson rule alone."""
     if words is None:
         return False
     tools = f"{label.tool or ''} {tool}"
     return bool(capture_eval().says_lesson(words, label.lesson, tools))
+
+
+def _event(label: Any) -> str:
+    """A labelled event as the hand verdicts name it: ``corpus/file#call id``."""
+    return f"{label.key}#{label.call_id}"
+
+
+@dataclass
+class Relevance:
+    """Whether a stored lesson is about a labelled event, and whether a later event repeats an
+    earlier one's kind: the hand verdict when one is on record (:data:`JUDGED`), else the
+    lesson rule (:func:`about`, :func:`repeats`).
+
+    The lesson rule asks only for a shared key word with the label's trigger and one with its
+    fix, so it takes a lesson about the Read tool's parameters for one about an Edit's
+    indentation, since both say "read", and an Edit after a branch switch for a repeat of
+    creating a branch that exists. Catches, the ceiling and relevance are only as honest as
+    this test, so each pair the rule accepted has been read and judged; a pair no one judged
+    yet (a lesson worded anew, a label added) falls back to the rule and is counted, so the
+    report says how much of it rests on the rule.
+    """
+
+    verdicts: Mapping[tuple[str, str], bool] = field(default_factory=dict)
+    #: later event -> the earlier event it repeats, or None: it repeats none
+    repeated: Mapping[str, str | None] = field(default_factory=dict)
+    judged: set[tuple[str, str]] = field(default_factory=set)
+    by_rule: set[tuple[str, str]] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, path: Path = JUDGED) -> Relevance:
+        try:
+            doc = json.loads(path.read_text("utf-8"))
+            verdicts = {(p["lesson"], p["label"]): bool(p["relevant"]) for p in doc["pairs"]}
+            repeated = {r["later"]: r["repeats"] for r in doc["repeats"]}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CannotRun(f"hand verdicts unreadable ({path.name}): {exc}") from None
+        return cls(verdicts, repeated)
+
+    def repeats_earlier(self, earlier: Sequence[Any], later: Any) -> bool:
+        """Whether ``later`` repeats the kind of one of the ``earlier`` events."""
+        event = _event(later)
+        if event in self.repeated:
+            self.judged.add(("(repeats)", event))
+            return self.repeated[event] in {_event(e) for e in earlier}
+        said = any(repeats(e, later) for e in earlier)
+        if said:
+            self.by_rule.add(("(repeats)", event))
+        return said
+
+    def __call__(self, words: Mapping[str, str] | None, label: Any, tool: str = "") -> bool:
+        if words is None:
+            return False
+        pair = (words.get("summary", ""), _event(label))
+        if pair in self.verdicts:
+            self.judged.add(pair)
+            return self.verdicts[pair]
+        said = about(words, label, tool)
+        if said:
+            self.by_rule.add(pair)
+        return said
 
 
 # -- learning -----------------------------------------------------------------------------------
@@ -665,9 +740,11 @@ def count(
     lessons: Mapping[str, Mapping[str, str]],
     corpora: Path,
     window: int = WINDOW,
+    about: Callable[[Mapping[str, str] | None, Any, str], bool] = about,
 ) -> Figures:
     """The catches of ``repeat`` (the session's share of the ceiling) and the relevance of every
-    delivery against ``labelled`` (the session's labelled reusable events)."""
+    delivery against ``labelled`` (the session's labelled reusable events); ``about`` says
+    whether a lesson is about a labelled event (:class:`Relevance`, or the lesson rule)."""
     figures = Figures(sessions_replayed=1, calls=replayed.calls, labelled=len(labelled))
     figures.prompts = replayed.prompts
     figures.ceiling = len(repeat)
@@ -758,6 +835,7 @@ def measure_project(
     scratch: Path,
     window: int = WINDOW,
     subagents: str = "own",
+    relevance: Callable[[Mapping[str, str] | None, Any, str], bool] = about,
 ) -> dict[str, Figures]:
     """Variant → the figures of one project, learned as ``learned`` says and replayed on its
     later sessions (``sessions`` earliest first)."""
@@ -774,7 +852,9 @@ def measure_project(
         total.pending, total.held, total.not_hints = learned.pending, learned.held, not_hints
         for n, session in enumerate(later):
             labelled = labels_in([session], corpora, by_file)
-            repeat = ceiling(known, labelled)
+            repeat = ceiling(
+                known, labelled, relevance if isinstance(relevance, Relevance) else None
+            )
             if session.agent not in REPLAYED:
                 total.ceiling += len(repeat)
                 total.labelled += len(labelled)
@@ -782,7 +862,7 @@ def measure_project(
             replayed = replay_session(
                 session, env, agents, corpora, scratch, f"{variant}-{n}", subagents
             )
-            total.add(count(replayed, repeat, labelled, words, corpora, window))
+            total.add(count(replayed, repeat, labelled, words, corpora, window, relevance))
         out[variant] = total
     return out
 
@@ -796,8 +876,10 @@ def run(
     variants: Sequence[str],
     window: int = WINDOW,
     subagents: str = "own",
+    judged: bool = True,
 ) -> dict[str, Any]:
-    """Every project of two sessions or more, learned and replayed; the figures per agent."""
+    """Every project of two sessions or more, learned and replayed; the figures per agent.
+    ``judged``: take the hand verdicts on record (:class:`Relevance`), else the lesson rule."""
     from lessons_core import services
 
     ce = capture_eval()
@@ -813,6 +895,7 @@ def run(
     except (OSError, ValueError) as exc:
         raise CannotRun(f"labels unreadable: {exc}") from None
     by_file = reusable(labels)
+    relevance = Relevance.load() if judged else Relevance()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lessons-value-") as tmp:
         base = Path(tmp)
@@ -829,7 +912,14 @@ def run(
             earlier, _later = cut(sessions)
             learned = learn(base, f"p{n:02d}", corpora, earlier, variants)
             figures = measure_project(
-                sessions, learned, by_file, corpora, base / f"p{n:02d}-replay", window, subagents
+                sessions,
+                learned,
+                by_file,
+                corpora,
+                base / f"p{n:02d}-replay",
+                window,
+                subagents,
+                relevance,
             )
             agent = sessions[0].agent
             per_project[project] = {v: f.as_json() for v, f in figures.items()}
@@ -842,6 +932,9 @@ def run(
         "earlierShare": EARLIER,
         "window": window,
         "subagents": subagents,
+        "judged": judged,
+        "pairsJudged": len(relevance.judged),
+        "pairsByRule": [list(p) for p in sorted(relevance.by_rule)],
         "seconds": round(time.monotonic() - started, 1),
         "projectsLeftOut": sorted(p for p, s in projects.items() if len(s) < 2),
         "projects": per_project,
@@ -869,6 +962,18 @@ def render(result: Mapping[str, Any]) -> str:
         f" the rest replayed; relevance window: the call a lesson came with and {result['window']}"
         f" after it; {result['seconds']} s",
         f"projects of one session, left out: {len(result['projectsLeftOut'])}",
+        (
+            f"whether a lesson is about a labelled event, and a later event repeats an earlier"
+            f" one's kind: the hand verdict for {result['pairsJudged']} pairs ({JUDGED.name}),"
+            f" the lesson rule for {len(result['pairsByRule'])} no one has judged"
+            if result["judged"]
+            else "whether a lesson is about a labelled event, and a later event repeats an"
+            " earlier one's kind: the lesson rule alone (--word-rule)"
+        ),
+    ]
+    lines += [
+        f"  by the rule, not judged: {lesson!r} / {label}"
+        for lesson, label in result["pairsByRule"]
     ]
     head = (
         f"{'':<10} {'proj':>4} {'sess':>5} {'less':>5} {'calls':>6} {'label':>5} {'ceil':>4}"
@@ -963,6 +1068,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a sub-agent's calls keep their own dedup record (the hooks' rule) or share the"
         " parent's",
     )
+    parser.add_argument(
+        "--word-rule",
+        action="store_true",
+        help="judge whether a lesson is about a labelled event by the lesson rule alone, not by"
+        " the hand verdicts on record",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.window < 0:
@@ -970,7 +1081,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     variants = VARIANTS if args.variant == "both" else (args.variant,)
     try:
         result = run(
-            args.corpora, args.names or CORPUS_NAMES, variants, args.window, args.subagents
+            args.corpora,
+            args.names or CORPUS_NAMES,
+            variants,
+            args.window,
+            args.subagents,
+            judged=not args.word_rule,
         )
     except CannotRun as exc:
         print(f"value: the replay cannot run: {exc}", file=sys.stderr)

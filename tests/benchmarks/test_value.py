@@ -296,6 +296,56 @@ def test_relevance_looks_only_as_far_ahead_as_the_window(tmp_path: Path) -> None
     assert figures.before == 2
 
 
+def _event(session: str, call_id: str) -> str:
+    """A labelled event of the test project, as the hand verdicts name it."""
+    return f"real/claude/acme__widgets/{session}.jsonl#{call_id}"
+
+
+def test_hand_verdicts_decide_over_the_lesson_rule_both_ways(tmp_path: Path) -> None:
+    """A verdict on record decides whether a later event repeats an earlier one and whether a
+    lesson is about an event, whichever way the lesson rule would go; a pair with no verdict
+    goes by the rule and is counted as such."""
+    corpora, _labels, by_file = _project(tmp_path)
+    env, _agents, sessions = _home(tmp_path, "home-judged", CATALOGUE, corpora)
+    docker = "Start docker compose detached"
+    relevance = value.Relevance(
+        verdicts={
+            (docker, _event(LATER, "toolu_l2")): False,  # the rule says yes
+            ("Install with the lockfile", _event(LATER, "toolu_l5")): True,  # no
+        },
+        repeated={
+            _event(LATER, "toolu_l3"): None,  # the rule says it repeats toolu_e3
+            _event(LATER, "toolu_l5"): _event(EARLIER, "toolu_e1"),
+        },
+    )
+    learned = value.Learned({"eager": env}, pending=len(CATALOGUE), held=0)
+    figures = value.measure_project(
+        sessions, learned, by_file, corpora, tmp_path / "replay", 20, "own", relevance
+    )["eager"]
+
+    assert figures.ceiling == 4  # the force push left out, the gofmt failure counted in
+    caught = {name.split("#", 1)[1].split(" ", 1)[0] for name in figures.caught}
+    # docker's first failure is not its lesson's by the verdict; its second still is, by the
+    # rule; gofmt is caught before by the npm lesson, said to be about it
+    assert caught == {"toolu_l1", "toolu_l5", "toolu_l6"}
+    assert figures.relevant == 3  # npm's is now about the gofmt failure, within the window
+    assert (docker, _event(LATER, "toolu_l6")) in relevance.by_rule
+    assert ("(repeats)", _event(LATER, "toolu_l3")) in relevance.judged
+    assert (docker, _event(LATER, "toolu_l2")) in relevance.judged
+    assert (docker, _event(LATER, "toolu_l2")) not in relevance.by_rule
+
+
+def test_the_hand_verdicts_on_record_load_and_name_their_events() -> None:
+    """The verdicts kept with the labels load, and every event they name is a labelled one."""
+    relevance = value.Relevance.load()
+    labels = value.capture_eval().load_labels(value.LABELS)
+    events = {f"{lb.key}#{lb.call_id}" for lb in labels}
+    assert relevance.verdicts and relevance.repeated
+    named = {label for _lesson, label in relevance.verdicts}
+    named |= set(relevance.repeated) | {e for e in relevance.repeated.values() if e}
+    assert named <= events
+
+
 def test_a_replay_that_cannot_run_exits_non_zero_and_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
