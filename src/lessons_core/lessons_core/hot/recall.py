@@ -621,15 +621,16 @@ def one_per_line(found, rows, answers, text):
     """
     usable = [i for i in found if i in rows]
     lines = {i: frozenset(answers(rows[i])) for i in usable}
-    folded = text.lower()
+    folded = None
     kept = []
     answered: set[object] = set()
     for lesson_id in usable:
         mine = lines[lesson_id]
         if mine and answered.issuperset(mine):
             continue
-        if mine:
-            rivals = [i for i in usable if lines[i] == mine]
+        rivals = [i for i in usable if lines[i] == mine] if mine else []
+        if len(rivals) > 1:  # the texts are read only when there is a choice to make
+            folded = text.lower() if folded is None else folded
             lesson_id = min(
                 rivals,
                 key=lambda i: (not _verbatim(rows[i], folded), -rows[i][7], rivals.index(i)),
