@@ -178,6 +178,16 @@ class ScriptedCalls(FakeAnthropic):
         self.script = list(script)
         self.pauses = dict(pauses or {})
 
+    @classmethod
+    def bash(cls, commands: Sequence[str]) -> ScriptedCalls:
+        """A script of Bash calls, one command each."""
+        return cls(
+            [
+                (f"toolu_fake_{n:02d}", "Bash", {"command": command, "description": "Run it"})
+                for n, command in enumerate(commands, 1)
+            ]
+        )
+
     def answer(self, request: Recorded) -> Reply:
         body = request.body if isinstance(request.body, dict) else {}
         if request.method != "POST" or not self._is_main(body):

@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 import pytest
-from agent_harness import Recorded, Reply, Scratch, run_lessons
-from fake_anthropic import FakeAnthropic
+from agent_harness import Scratch, run_lessons
+from fake_anthropic import ScriptedCalls
 from test_claude_e2e import add_lesson, run_claude, tool_results
 
 pytestmark = pytest.mark.e2e
@@ -28,25 +28,6 @@ DIRECTIVE = {
     "type": "directive",
     "priority": 8,
 }
-
-
-class Script(FakeAnthropic):
-    """Answers the n-th main request with the n-th command, then ``done``."""
-
-    def __init__(self, commands: list[str]) -> None:
-        super().__init__(commands[0] if commands else "true")
-        self.commands = commands
-
-    def answer(self, request: Recorded) -> Reply:
-        body = request.body if isinstance(request.body, dict) else {}
-        if request.method != "POST" or not self._is_main(body):
-            return super().answer(request)
-        model = str(body.get("model") or "claude-fake")
-        done = len(tool_results(body))
-        if done < len(self.commands):
-            self.command = self.commands[done]
-            return self._bash(model, done + 1)
-        return self._text(model, "done")
 
 
 def configure(scratch: Scratch, config: dict[str, Any]) -> None:
@@ -63,7 +44,7 @@ def sibling_text(body: dict[str, Any], index: int) -> str:
 def test_fixed_failure_reminder_and_directives_reach_the_model(scratch: Scratch) -> None:
     configure(scratch, {"directiveReinjectThresholds": [16, 10**9], "stopReminderBytes": 0})
     add_lesson(scratch, DIRECTIVE)
-    with Script(["ls no-such-dir-e2e", "ls .", "echo third"]) as server:
+    with ScriptedCalls.bash(["ls no-such-dir-e2e", "ls .", "echo third"]) as server:
         run_claude(scratch, server)
     requests = server.main_requests()
     assert len(requests) == 4, [json.dumps(r["messages"][-1])[:300] for r in requests]
@@ -97,13 +78,13 @@ def _session_id(stdout: str) -> str:
 
 def test_stop_arms_the_reminder_without_continuing_the_turn(scratch: Scratch) -> None:
     configure(scratch, {"stopReminderBytes": 64})
-    with Script(["echo work"]) as server:
+    with ScriptedCalls.bash(["echo work"]) as server:
         out = run_claude(scratch, server)
     # Stop answered nothing: Claude Code did not ask the model again after "done".
     assert len(server.main_requests()) == 2
     assert "substantial work" not in json.dumps(server.main_requests())
 
-    with Script([]) as server:
+    with ScriptedCalls.bash([]) as server:
         run_claude(
             scratch, server, prompt="and now the next step", extra=("--resume", _session_id(out))
         )
@@ -130,7 +111,7 @@ def test_generated_skill_is_offered_to_the_model(scratch: Scratch) -> None:
     assert "written" in out, out
     skill = scratch.home / ".claude" / "skills" / "lessons-pnpm" / "SKILL.md"
     assert "PNPM-SKILL-4" in skill.read_text()
-    with Script([]) as server:
+    with ScriptedCalls.bash([]) as server:
         run_claude(scratch, server)
     (first, *_) = server.main_requests()
     text = json.dumps(first)
