@@ -299,6 +299,28 @@ def test_a_prompt_carries_it(home, lesson_id, transcript):
     assert FIX in _hook(prompt)
 
 
+def test_a_resumed_session_passes_over_the_refusals_of_its_earlier_life(
+    home, lesson_id, transcript
+):
+    """A refusal before the resume was the earlier life's; one after it is caught up."""
+    transcript.refused_edit()
+    resumed = _payload(transcript, "SessionStart", source="resume")
+    del resumed["tool_name"], resumed["tool_input"], resumed["tool_use_id"]
+    _hook(resumed)
+    assert FIX not in _hook(_payload(transcript))
+    transcript.refused_edit("toolu_edit_2")
+    assert FIX in _hook(_payload(transcript, tool_use_id="toolu_read_10"))
+
+
+def test_a_new_session_reads_what_its_transcript_holds(home, lesson_id, transcript):
+    """Started, not resumed: the refusal is the session's own, and is caught up."""
+    transcript.refused_edit()
+    started = _payload(transcript, "SessionStart", source="startup")
+    del started["tool_name"], started["tool_input"], started["tool_use_id"]
+    _hook(started)
+    assert FIX in _hook(_payload(transcript))
+
+
 def test_a_stop_does_not(home, lesson_id, transcript):
     transcript.refused_edit()
     assert _hook(_payload(transcript, "Stop", stop_hook_active=False)) == ""

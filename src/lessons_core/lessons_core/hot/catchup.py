@@ -155,6 +155,22 @@ def refused_calls(adapter, event, state, stats):
     return refusals_in(adapter, event, session, chunk, stats) if found else []
 
 
+def start_at_end(event, session):
+    """A resumed session: whatever its transcript holds was seen in its earlier life, so the
+    catch-up starts at its end (the first event would otherwise read the newest
+    :data:`MAX_TAIL` bytes and give, once more, the lesson of a refusal from before the
+    resume)."""
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not path or session is None:
+        return
+    try:
+        size = os.stat(path).st_size
+    except OSError:  # no transcript (yet): there is nothing old to pass over
+        return
+    record = fastjson.dumps({"path": path, "offset": size})
+    safefile.overwrite(session.note_path(NOTE), record.encode("utf-8", "replace"))
+
+
 def saved_offset(note_path, path):
     """The offset the session's note keeps for the transcript ``path``, or ``None``.
 

@@ -613,6 +613,8 @@ def handle_session_start(event, manifest, state, environ, stats):
             return session_block(event, manifest, environ, stats, carried)
         else:
             _drop_tentative(session)
+        if source == "resume":
+            _catch_up_from_now(event, session, stats)
         if source == "resume" and session.has("session"):
             return new_decision()  # the transcript already holds the block
         if source in (None, "startup"):
@@ -621,6 +623,16 @@ def handle_session_start(event, manifest, state, environ, stats):
             claims.prune(session.root)
         session.claim("session")
     return session_block(event, manifest, environ, stats)
+
+
+def _catch_up_from_now(event, session, stats):
+    """Refusals from before a resume were the earlier life's: catch-up reads on from here."""
+    from lessons_core.hot import catchup
+
+    try:
+        catchup.start_at_end(event, session)
+    except Exception as exc:  # no note written: catch-up reads the newest tail, as without one
+        stats["catchup_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _drop_tentative(session):
