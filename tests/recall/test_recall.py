@@ -58,6 +58,7 @@ def test_exact_fingerprint_finds_the_lesson(catalogue: Path) -> None:
     decision, stats = decide(failure(PYTEST_FAILURE))
     assert decision["delivered"][0] == "rc-missing-requests"
     assert stats["recall_exact"] == 1
+    assert "- ModuleNotFoundError for requests: the test venv lacks" in decision["context"]
     assert "Fix: Run the tests with .venv/bin/python -m pytest" in decision["context"]
     assert decision["context"].startswith(recall.FAILURE_HEADER)
     assert "injected=rc-missing-requests" in decision["trailer"]
@@ -242,6 +243,7 @@ def test_prompt_recall_matches_clearly_related_prompts(catalogue: Path) -> None:
     decision, _ = decide(prompt("git push was rejected as non-fast-forward, please push my fix"))
     assert decision["delivered"] == ["rc-git-non-fast-forward"]
     assert decision["context"].startswith(recall.PROMPT_HEADER)
+    assert "Fix: git pull --rebase origin BRANCH" in decision["context"]
 
 
 @pytest.mark.parametrize(
@@ -280,6 +282,61 @@ def test_missing_index_fails_open_with_fingerprint_hits(catalogue: Path) -> None
     assert decision["delivered"] == ["rc-missing-requests"]
     assert "ModuleNotFoundError for requests" in decision["context"]
     assert "FileNotFoundError" in stats["recall_error"]
+
+
+def test_the_published_index_answers_by_fingerprint(catalogue: Path) -> None:
+    """Read from the published index, the stored error line is an exact hit, as from the
+    manifest: the index's fingerprint table is not taken for empty."""
+    decision, stats = decide(failure(PYTEST_FAILURE), manifest=recall.load_index())
+    assert decision["delivered"] == ["rc-missing-requests"]
+    assert stats["recall_exact"] == 1
+    assert "recall_error" not in stats
+
+
+def test_an_index_that_fails_mid_search_still_gives_the_exact_hits(
+    catalogue: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index opened, then a record could not be read: the fingerprint hits are given with
+    the manifest's short texts, read from the full manifest since the index has none."""
+
+    def unreadable(self: Any, lesson_id: str) -> Any:
+        raise recall.UnusableIndex("recall index truncated")
+
+    monkeypatch.setattr(recall.RecallIndex, "record", unreadable)
+    decision, stats = decide(failure(PYTEST_FAILURE), manifest=recall.load_index())
+    assert decision["delivered"] == ["rc-missing-requests"]
+    assert "ModuleNotFoundError for requests" in decision["context"]
+    assert "truncated" in stats["recall_error"]
+
+
+def test_the_normalizer_programs_are_taken_only_for_this_interpreter(catalogue: Path) -> None:
+    """The compiler's regex programs load for the interpreter they were built for, and are
+    refused for another (marshal and ``_sre`` change between versions)."""
+    import marshal
+
+    assert recall.load_programs(os.environ) is True
+    path = catalogue / recall.PROGRAMS_NAME
+    path.write_bytes(marshal.dumps({"python": "py2.7 m0", "programs": {}}))
+    assert recall.load_programs(os.environ) is False
+
+
+class _Counts:
+    """An index whose words are found in the given numbers of documents."""
+
+    def __init__(self, docs: dict[str, int]) -> None:
+        self.docs = docs
+
+    def term(self, word: str) -> tuple[int] | None:
+        return (self.docs[word],) if word in self.docs else None
+
+
+def test_query_words_are_the_rarest_within_the_document_cap() -> None:
+    """Rarest first; past the first two, a word is taken only while the documents the words
+    touch stay within the cap; a word found nowhere is dropped."""
+    index = _Counts({"common": 1000, "middle": 300, "rare": 5, "mid2": 600})
+    assert recall.pick_terms(index, ["common", "middle", "rare", "absent"]) == ["rare", "middle"]
+    assert recall.pick_terms(index, ["common", "rare"]) == ["rare", "common"]
+    assert recall.pick_terms(index, ["mid2", "middle", "rare"]) == ["rare", "middle", "mid2"]
 
 
 @pytest.mark.parametrize(
