@@ -187,6 +187,18 @@ def test_one_lesson_per_error_line(catalogue: Path) -> None:
     assert both["delivered"] == ["rc-edit-reread", "rc-missing-requests"]
 
 
+def test_a_lesson_found_by_its_summary_is_no_way_out_of_a_line(catalogue: Path) -> None:
+    """A lesson with no stored error line, found because the failure covers its summary,
+    answers no line of it: it is given beside the line's lesson, not passed over."""
+    summary_only = _edit_lesson(
+        "rc-collection-summary", "Collection error interrupted: requests module", 0.7, ""
+    )
+    summary_only["errorLines"] = []
+    _add(catalogue, summary_only)
+    decision, _ = decide(failure(PYTEST_FAILURE))
+    assert decision["delivered"] == ["rc-missing-requests", "rc-collection-summary"]
+
+
 def test_the_lesson_whose_line_is_written_in_the_failure_is_the_one_given(
     catalogue: Path,
 ) -> None:
