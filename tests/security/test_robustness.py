@@ -175,6 +175,14 @@ def _reading(pids: list[int], corpus: Path) -> bool:
     return False
 
 
+def _as_in_a_terminal() -> None:
+    """Run in the scan's process before it starts: Ctrl-C's default action, as a terminal gives
+    a command. A shell that starts a job in the background without job control (a CI runner's
+    script, ``cmd &`` under ``nohup``) makes its children ignore SIGINT, and a scan started so
+    would rightly not stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_until_reading(scan: subprocess.Popen[Any], base: Path) -> float:
     """Wait until the scan (or one of its helpers) has a transcript open; returns the deadline
     the test keeps to."""
@@ -234,6 +242,7 @@ def test_one_ctrl_c_stops_any_scan_and_the_next_scan_is_right(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_as_in_a_terminal,
     )
     try:
         _wait_until_reading(scan, base)
@@ -982,7 +991,7 @@ def test_a_second_ctrl_c_after_the_line_still_leaves_exit_code_130(
     env = _env(base, f"store-twice-{tmp_path.name}", LESSONS_SCAN_WORKERS="1")
     scan = subprocess.Popen(
         [LESSONS, "scan"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_as_in_a_terminal,
     )  # fmt: skip
     assert scan.stderr is not None
     said = b""
