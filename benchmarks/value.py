@@ -62,9 +62,10 @@ one's kind, and whether a stored lesson is about a labelled event, are read from
 verdicts in ``benchmarks/labels/judged/value-relevance.json`` (each with its reason). The
 *lesson rule* (``capture_eval.says_lesson``: the one side's words, tool names left out, share a
 key word with the other's trigger and one with its fix) decides only the pairs no one has
-judged yet, and the report counts them; ``--word-rule`` uses the rule alone. The rule is kind:
-it takes a lesson about the Read tool's parameters for one about an Edit's indentation (both
-say "read"), and an Edit after a branch switch for a repeat of creating a branch that exists.
+judged yet, and the report counts them; ``--word-rule`` uses the rule alone. The rule is
+lenient: it takes a lesson about the Read tool's parameters for one about an Edit's
+indentation (both say "read"), and an Edit after a branch switch for a repeat of creating a
+branch that exists.
 On the run the verdicts were written for, it put 51 repeats in the ceiling where a reader
 finds 33, and called 31 of 35 deliveries relevant where a reader finds 22.
 
