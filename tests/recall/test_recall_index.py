@@ -400,6 +400,23 @@ def test_records_carry_the_stems_recall_compares(published: tuple[Path, list[str
         index.close()
 
 
+@pytest.mark.parametrize(
+    ("size", "refused_unread"),
+    [((1 << 20) + 1, True), ((1 << 19) + 1, False)],
+    ids=["over-1-MiB", "half-a-MiB"],
+)
+def test_a_header_over_a_mebibyte_is_refused_unread(
+    tmp_path: Path, size: int, refused_unread: bool
+) -> None:
+    """The header's length is read before the header: past 1 MiB the file is refused at once;
+    within it, the header is read, and here found cut short."""
+    path = tmp_path / recall.INDEX_NAME
+    path.write_bytes(recall.MAGIC + size.to_bytes(4, "little") + bytes(64))
+    with pytest.raises((ValueError, EOFError)) as raised:
+        recall.RecallIndex(str(path))
+    assert ("header too large" in str(raised.value)) is refused_unread
+
+
 def test_damaged_postings_fail_open(home: Path) -> None:
     """Score indices pointing past a word's table: recall notes the error and answers nothing."""
     lessons = catalogue_lessons()
