@@ -150,8 +150,7 @@ def refused_calls(adapter, event, state, stats):
     session = state.get()
     if session is None:  # an untrusted state directory: nothing that needs dedup
         return []
-    record = fastjson.dumps({"path": path, "offset": done})
-    safefile.overwrite(session.note_path(NOTE), record.encode("utf-8", "replace"))
+    save_offset(session, path, done)
     return refusals_in(adapter, event, session, chunk, stats) if found else []
 
 
@@ -167,7 +166,12 @@ def start_at_end(event, session):
         size = os.stat(path).st_size
     except OSError:  # no transcript (yet): there is nothing old to pass over
         return
-    record = fastjson.dumps({"path": path, "offset": size})
+    save_offset(session, path, size)
+
+
+def save_offset(session, path, offset):
+    """Keep in the session's note how far the transcript ``path`` has been read."""
+    record = fastjson.dumps({"path": path, "offset": offset})
     safefile.overwrite(session.note_path(NOTE), record.encode("utf-8", "replace"))
 
 

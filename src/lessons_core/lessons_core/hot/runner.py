@@ -615,8 +615,8 @@ def handle_session_start(event, manifest, state, environ, stats):
             _drop_tentative(session)
         if source == "resume":
             _catch_up_from_now(event, session, stats)
-        if source == "resume" and session.has("session"):
-            return new_decision()  # the transcript already holds the block
+            if session.has("session"):
+                return new_decision()  # the transcript already holds the block
         if source in (None, "startup"):
             from lessons_core.hot import claims
 
