@@ -147,14 +147,16 @@ def _reached_remote(call: ev.Event, other: ev.Event) -> bool:
     the agent looks up what it needs another way once the configured remote failed."""
     if not other.command or other.cwd != call.cwd:
         return False
-    failing = triggers.main_shape(call.command or "")
-    if failing is None or failing.exe != "git" or failing.sub not in _REMOTE_SUBCOMMANDS:
+    if not _talks_to_remote(triggers.main_shape(call.command or "")):
         return False
     given = (call.command or "").split()
-    for shape in triggers.shapes(other.command):
-        if shape.exe != "git" or shape.sub not in _REMOTE_SUBCOMMANDS:
-            continue
-        for seg in triggers.segments_of(other.command, "git", shape.sub):
-            if any(_REMOTE_URL.match(w) and w not in given for w in seg):
-                return True
+    for words in triggers.segments(other.command):
+        if _talks_to_remote(triggers.shape_of(words)) and any(
+            _REMOTE_URL.match(w) and w not in given for w in words
+        ):
+            return True
     return False
+
+
+def _talks_to_remote(shape: triggers.Shape | None) -> bool:
+    return shape is not None and shape.exe == "git" and shape.sub in _REMOTE_SUBCOMMANDS
