@@ -276,13 +276,9 @@ def repeats(earlier: Any, later: Any) -> bool:
     return bool(capture_eval().says_lesson(said, later.lesson, tools))
 
 
-def ceiling(
-    earlier: Sequence[Any], later: Sequence[Any], relevance: Relevance | None = None
-) -> list[Any]:
+def ceiling(earlier: Sequence[Any], later: Sequence[Any], relevance: Relevance) -> list[Any]:
     """The later labelled events that repeat an earlier one's kind: by the hand verdicts of
     ``relevance`` where it has one, else by the lesson rule (:func:`repeats`)."""
-    if relevance is None:
-        return [lb for lb in later if any(repeats(e, lb) for e in earlier)]
     return [lb for lb in later if relevance.repeats_earlier(earlier, lb)]
 
 
@@ -836,10 +832,13 @@ def measure_project(
     scratch: Path,
     window: int = WINDOW,
     subagents: str = "own",
-    relevance: Callable[[Mapping[str, str] | None, Any, str], bool] = about,
+    relevance: Relevance | None = None,
 ) -> dict[str, Figures]:
     """Variant → the figures of one project, learned as ``learned`` says and replayed on its
-    later sessions (``sessions`` earliest first)."""
+    later sessions (``sessions`` earliest first); ``relevance`` holds the hand verdicts (none:
+    the lesson rule throughout)."""
+    if relevance is None:
+        relevance = Relevance()
     from lessons_core import services
 
     earlier, later = cut(sessions)
@@ -853,9 +852,7 @@ def measure_project(
         total.pending, total.held, total.not_hints = learned.pending, learned.held, not_hints
         for n, session in enumerate(later):
             labelled = labels_in([session], corpora, by_file)
-            repeat = ceiling(
-                known, labelled, relevance if isinstance(relevance, Relevance) else None
-            )
+            repeat = ceiling(known, labelled, relevance)
             if session.agent not in REPLAYED:
                 total.ceiling += len(repeat)
                 total.labelled += len(labelled)
