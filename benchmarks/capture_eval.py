@@ -303,13 +303,9 @@ class Split:
 def load_split(path: Path = SPLIT) -> Split:
     """``split.json``, read and checked by ``labels/split.py`` (an error that says what to do
     when it is missing or broken)."""
-    import importlib.util
+    from siblings import labels_split
 
-    spec = importlib.util.spec_from_file_location("labels_split", LABELS / "split.py")
-    assert spec is not None and spec.loader is not None
-    split = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(split)
-    data = split.load(path)
+    data = labels_split().load(path)
     return Split(data["files"], data["sessions"])
 
 

@@ -65,8 +65,9 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from siblings import capture_eval, labels_split
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -83,25 +84,6 @@ SPLIT_RULE = (
     ' by session: test when sha256("lessons-split-v1:" + session id)[:8] / 2**32 < 0.45) and'
     " every figure is the test side; nothing of the learning half is counted"
 )
-
-
-def _sibling(name: str, path: Path) -> ModuleType:
-    """A script beside this one, loaded once (``benchmarks/`` is no package)."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is built
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-def capture_eval() -> ModuleType:
-    return _sibling("capture_eval", REPO / "benchmarks" / "capture_eval.py")
-
-
-def split_module() -> ModuleType:
-    return _sibling("labels_split", REPO / "benchmarks" / "labels" / "split.py")
 
 
 class Call:
@@ -983,7 +965,7 @@ def sides(corpus: Path, files: Iterable[tuple[str, Path]]) -> dict[str, str]:
     """Transcript (relative to ``corpus``) → :data:`LEARN` or :data:`REPORT`: the dev and test
     sides of the locked split (``split.json``, keyed by the corpus folder's name), and for a
     transcript it does not list, the split's own rule on the session the transcript names."""
-    split = split_module()
+    split = labels_split()
     known = split.load(SPLIT_FILE) if SPLIT_FILE.is_file() else {"files": {}, "sessions": {}}
     out = {}
     for agent, path in files:

@@ -98,7 +98,6 @@ that failed, no call replayed): a run that measured nothing never prints a zero.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import io
 import json
 import shutil
@@ -109,8 +108,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from siblings import capture_eval, labels_split, noise
 
 REPO = Path(__file__).resolve().parent.parent
 CORPORA = REPO.parent / "shared" / "corpus"
@@ -136,25 +136,6 @@ TARGETS = {
 
 class CannotRun(Exception):
     """The replay cannot run: the message says why and what to do."""
-
-
-def _sibling(name: str, path: Path) -> ModuleType:
-    """A script beside this one, loaded once (``benchmarks/`` is no package)."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-def noise() -> ModuleType:
-    return _sibling("noise_benchmark", REPO / "benchmarks" / "noise.py")
-
-
-def capture_eval() -> ModuleType:
-    return noise().capture_eval()  # type: ignore[no-any-return]
 
 
 # -- sessions -----------------------------------------------------------------------------------
@@ -211,7 +192,7 @@ def sessions_of(
     """Project (``corpus/agent/repo``) → its sessions, earliest first."""
     from lessons_core.outcomes.transcripts import read_events
 
-    split = noise().split_module()
+    split = labels_split()
     projects: dict[str, dict[str, Session]] = {}
     for name in names:
         corpus = corpora / name

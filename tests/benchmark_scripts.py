@@ -1,32 +1,22 @@
 """The scripts of ``benchmarks/`` (no package) as modules, for the tests that check them.
 
 Imported as a plain module (``from benchmark_scripts import load``): ``tests/`` is on
-``sys.path`` because the suite's root ``conftest.py`` lives there.
+``sys.path`` because the suite's root ``conftest.py`` lives there. The scripts import their
+shared loader, ``benchmarks/siblings.py``, by name, as they do when run: the folder is put on
+``sys.path`` here, once, for them.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
 
+if str(BENCHMARKS) not in sys.path:
+    sys.path.append(str(BENCHMARKS))
 
-def load(name: str, path: Path) -> ModuleType:
-    """The script at ``path`` as the module ``name``, loaded once per process.
+from siblings import load  # noqa: E402  (the folder goes on the path first)
 
-    Once, and under the name the scripts give each other (``noise_benchmark``, ``capture_eval``,
-    ...): ``value.py`` loads ``noise.py`` by that name too, and two copies would be two sets of
-    classes. It is in ``sys.modules`` before it runs: dataclasses look their module up while
-    the class is built.
-    """
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+__all__ = ["BENCHMARKS", "REPO", "load"]
