@@ -774,6 +774,59 @@ def test_a_fixing_command_is_quoted_up_to_160_characters(script):
     assert _one(script).fix == f"Run `{good[:159]}…` instead."
 
 
+_LONG_URL = f"https://api.example.com/repos/o/r/issues?state=open&per_page=100&q={'x' * 90}"
+
+
+def test_a_long_command_is_quoted_where_it_parts_from_the_other_call(script):
+    """Two long commands that part past what a quote from their start shows (the same long
+    URL, then another jq filter): both quotes start a little before that point, on a word, so
+    the lesson shows the filter that failed and the one that worked."""
+    token = "ghp_" + "A1b2C3d4E5" * 4  # redacted wherever the quote starts
+    wrong = f"curl -sSL '{_LONG_URL}' -H 'Authorization: token {token}' | jq -r '.[] | .number"
+    wrong += ' + "\\t" + .title\''
+    right = f"curl -sSL '{_LONG_URL}' -H 'Authorization: token {token}' | jq -r '.[] | "
+    right += "[(.number|tostring), .title] | @tsv'"
+    error = 'jq: error (at <stdin>:3): number (7) and string ("\\t") cannot be added'
+    script.run(wrong, error, failure=ERR, code=5)
+    script.run(right, "7\tfix it")
+    candidate = _one(script)
+    assert "ghp_" not in candidate.fix and "ghp_" not in candidate.mistake
+    fixed = candidate.fix.removeprefix("Run `").removesuffix("` instead.")
+    assert fixed.startswith("…") and len(fixed) <= 159
+    assert "jq -r '.[] | [(.number|tostring), .title] | @tsv'" in fixed
+    quoted = candidate.mistake.split("`")[1]
+    assert quoted.startswith("…") and quoted.endswith('.number + "\\t" + .title\'')
+    assert len(quoted) <= 120
+    assert "jq: error" in candidate.mistake
+
+
+def test_a_quote_that_starts_at_the_change_still_fills_its_width(script):
+    """A change near a long command's end: the quote ends with the command and starts, on a
+    word, as far back as its width allows, not a few words after the change."""
+    refspecs = " ".join(f"refs/heads/topic-{n}:refs/heads/topic-{n}" for n in range(5))
+    wrong = f"git push origin {refspecs} --force-with-lease"
+    right = f"git push origin {refspecs} --force-with-lease=topic-4:abc123"
+    refusal = " ! [rejected]        b -> b (stale info)\nerror: failed to push some refs to 'h'"
+    script.run(wrong, refusal, failure=ERR, code=1)
+    script.run(right, " + 1..2 HEAD -> b (forced update)")
+    quoted = _one(script).fix.removeprefix("Run `").removesuffix("` instead.")
+    assert quoted.startswith("…") and right.endswith(quoted[1:])
+    assert 158 - 40 < len(quoted) <= 159
+    assert right[-len(quoted)] == " "  # the character before the quote: it starts on a word
+
+
+def test_a_sandbox_lesson_quotes_the_command_from_its_start(script):
+    """Run again with escalated permissions, the command may differ far on (another set of
+    tests); the lesson is the permission, so the quotes keep the command's start."""
+    files = " ".join(f"test/part-{n:02d}-of-the-suite.test.ts" for n in range(6))
+    eperm = "Error: EPERM: operation not permitted, open '/Users/u/Library/Preferences/x.log'"
+    script.run(f"pnpm exec vitest run {files}", eperm, failure=ERR, code=1)
+    script.run(f"pnpm exec vitest run {files} test/extra.test.ts", "40 passed", escalated=True)
+    candidate = _one(script)
+    assert "`pnpm exec vitest run test/part-00" in candidate.mistake
+    assert "`pnpm exec vitest run test/part-00" in candidate.fix
+
+
 _REJECTED_FOR_PNPM = (
     "The user doesn't want to proceed with this tool use. The user provided the following "
     "reason for the rejection:  use pnpm"

@@ -18,6 +18,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _ENVIRONMENT_CLASSES,
     CWD_DRIFT,
     EDIT_CAUSES,
+    SANDBOX,
     _refused_arguments,
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root
@@ -43,12 +44,48 @@ def _head(call: ev.Event, error: str = "") -> str:
     return call.tool or "call"
 
 
-def _describe_call(call: ev.Event) -> str:
+def _describe_call(call: ev.Event, other: ev.Event | None = None) -> str:
     if call.command:
-        return f"`{_one_line(call.command, 120)}`"
+        return f"`{_quoted(call.command, other.command if other else None, 120)}`"
     if call.paths:
         return f"{call.tool} on {PurePosixPath(call.paths[0]).name or call.paths[0]}"
     return f"the {call.tool} call"
+
+
+#: How much of a command is compared with the other call's: a heredoc of megabytes is not
+#: flattened and redacted whole to find where two commands part.
+_COMPARED = 4000
+
+
+def _quoted(command: str, other: str | None, limit: int) -> str:
+    """``command`` on one line, cut to ``limit``: from its start, or, when it parts from
+    ``other`` (the wrong call or its fix) past what the start would show, from a little before
+    that point, so the quote shows what changed (a jq filter after a long URL) rather than the
+    words both calls share."""
+    if other is None:
+        return _one_line(command, limit)
+    text = " ".join(redact_head(command, _COMPARED).split())
+    if len(text) <= limit:
+        return text
+    base = " ".join(redact_head(other, _COMPARED).split())
+    parted = next(
+        (i for i, (a, b) in enumerate(zip(text, base, strict=False)) if a != b),
+        min(len(text), len(base)),
+    )
+    lead = limit // 4  # what the quote keeps before the change: the words it belongs to
+    if text == base or parted <= limit - lead or parted >= _COMPARED:
+        return text[: limit - 1] + "…"
+    width = limit - 2  # between the two ellipses
+    if parted - lead + width <= len(text):
+        start = parted - lead  # the change, with the words before it
+        space = text.rfind(" ", start - lead, start)
+        start = space + 1 if space >= 0 else start  # from a word's start when one is near
+    else:
+        start = len(text) - width  # a change near the end: the quote ends with the command
+        space = text.find(" ", start, start + lead)
+        start = space + 1 if space >= 0 else start
+    end = start + width
+    return "…" + text[start:end] + ("…" if end < len(text) else "")
 
 
 def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
@@ -102,6 +139,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         )[:1]  # the line that names the step: what failure-time recall matches
     tool_name = call.tool or "call"
     head = tool_name if refused else _head(call, result.text)
+    # The fix the quotes are compared with, where the lesson is what changed in the command;
+    # a sandbox lesson is the permission, whatever else the rerun changed.
+    partner = fix if cls is not SANDBOX else None
     wrapper = finding.wrapper
     if finding.rejected:
         mistake = f"{_describe_call(call)} was rejected by the user"
@@ -110,10 +150,11 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         how, name, exe = wrapper
         gist = _gist(result, lines)
         if how == "dropped":
-            mistake = f"{_describe_call(call)} failed: `{name}` could not run `{exe}` (“{gist}”)"
+            said = _describe_call(call, partner)
+            mistake = f"{said} failed: `{name}` could not run `{exe}` (“{gist}”)"
             summary = f"{exe}: run it without `{name}`"
         else:
-            mistake = f"{_describe_call(call)} failed run bare (“{gist}”)"
+            mistake = f"{_describe_call(call, partner)} failed run bare (“{gist}”)"
             summary = f"{exe}: run it through `{name}`"
     elif cls is not None:
         cls = EDIT_CAUSES.get(finding.edit_cause or "", cls)
@@ -122,7 +163,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             dir=finding.drift_dir or finding.cleared or "",
             step=finding.step or "",
         )
-        mistake = f"{_describe_call(call)} failed: {general} (“{_gist(result, lines)}”)"
+        mistake = f"{_describe_call(call, partner)} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
     elif _flaky(finding):
         mistake = (
@@ -132,7 +173,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         )
         summary = f"{head}: a failure the wider run did not repeat"
     elif result.failure in ev.MISTAKES:
-        mistake = f"{_describe_call(call)} failed (“{_gist(result, lines)}”)"
+        mistake = f"{_describe_call(call, partner)} failed (“{_gist(result, lines)}”)"
         summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
     else:
         mistake = f"{_describe_call(call)} was not what the user wanted"
@@ -189,14 +230,13 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
     fix = finding.fix
     assert fix is not None
     if fix.command:
-        did = f"`{_one_line(fix.command, 160)}` worked"
+        other = finding.call.command if cls is not SANDBOX else None
+        quoted = _quoted(fix.command, other, 160)
+        did = f"`{quoted}` worked"
         if finding.fix_failure is not None:
             later = finding.fix_failure
             gist = _gist(later, error_lines(later.text) if later.text else ())
-            did = (
-                f"`{_one_line(fix.command, 160)}` got past it "
-                f"(and then failed for a reason of its own: “{gist}”)"
-            )
+            did = f"`{quoted}` got past it (and then failed for a reason of its own: “{gist}”)"
         wrapper = finding.wrapper
         if wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
             how, name, exe = wrapper
@@ -205,7 +245,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         elif _flaky(finding):
             worked = f"Rerun `{_one_line(fix.command, 160)}` before looking for a cause: it passed"
         elif cls is None:
-            worked = f"Run `{_one_line(fix.command, 160)}` instead"
+            worked = f"Run `{quoted}` instead"
         else:
             way = cls.fix.format(tool=tool_name, step=finding.step or "", dir=finding.cleared or "")
             worked = f"{way}: {did}"
