@@ -793,6 +793,19 @@ def test_a_call_id_used_again_names_the_call_just_before_its_result(script):
     _fires(candidate, bad, good)
 
 
+def test_an_option_a_cli_says_is_not_expected_in_this_context(script):
+    """Biome (and CLIs built on its argument parser) refuse an option it does not have with
+    ``--apply is not expected in this context`` (the flag in backticks): an unknown option,
+    whose trigger names the refused flag and not the command alone."""
+    bad, good = "npx @biomejs/biome check --apply src", "npx @biomejs/biome check --write src"
+    script.run(bad, "Error: `--apply` is not expected in this context", failure=ERR, code=1)
+    script.run(good, "Checked 12 files in 40ms. Fixed 1 file.")
+    candidate = _one(script)
+    assert candidate.summary == "biome: an option the command does not have"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "npx @biomejs/biome check src")
+
+
 # -- stale generated output ----------------------------------------------------------------------
 
 

@@ -230,6 +230,7 @@ def test_bare_executable(pattern, bare):
         ("error: unrecognized arguments: --colour", "pytest --colour=yes", "--colour"),
         ("Error: unknown flag: --watchh", "vitest run --watchh", "--watchh"),
         ("flag provided but not defined: -racy", "go test -racy ./...", "-racy"),
+        ("Error: `--apply` is not expected in this context", "biome check --apply", "--apply"),
         ("error: unknown option `dry-run'", "git gc --auto", None),
     ],
 )

@@ -699,11 +699,13 @@ def matches(pattern: str, command: str) -> bool:
 
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
 #: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``); getopt
-#: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``).
+#: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``), Biome's
+#: parser names it first, in backticks (``--apply is not expected in this context``).
 _NAMED_OPTION = kept_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
-    r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
+    r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)|"
+    r"[`'\"](?P<before>--?[A-Za-z][\w-]*)[`'\"] is not expected in this context",
     re.IGNORECASE,
 )
 
@@ -713,7 +715,7 @@ def option_named(error: str, command: str) -> str | None:
     m = _NAMED_OPTION.search(error)
     if m is None:
         return None
-    name = m.group("name").lstrip("-")
+    name = (m.group("name") or m.group("before")).lstrip("-")
     shape = main_shape(command)
     flags = shape.flags if shape is not None else ()
     for flag in flags:
