@@ -421,6 +421,47 @@ def test_zsh_unmatched_glob_fixed_by_listing_the_folder(script):
     assert not triggers.matches(candidate.trigger, "ls -la /p")
 
 
+def test_zsh_refused_a_query_string_and_the_file_was_fetched_another_way(script):
+    """zsh reads the ``?`` of an unquoted query string as a glob and stops before the command
+    runs; the file was then fetched by another address that names it. A ``?`` that opens a
+    query (``?ref=``) is never a file pattern, so this is no probe that found nothing: the
+    lesson is the quoting, recalled on an unquoted glob character in a ``gh`` call and never
+    on the quoted one."""
+    word = "repos/o/r/contents/.github/workflows/ci.yml?ref=abc123"
+    bad = f"gh api {word} --jq .content"
+    script.run(bad, f"zsh:1: no matches found: {word}", failure=ERR, code=1)
+    good = "curl -fsSL https://raw.githubusercontent.com/o/r/abc123/.github/workflows/ci.yml"
+    script.run(good, "name: ci")
+    candidate = _one(script)
+    assert candidate.summary == "gh api: quote words the shell would read as syntax"
+    assert "Quote" in candidate.fix
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, f"gh api '{word}' --jq .content")
+    assert triggers.matches(candidate.trigger, "gh api repos/o/r/pulls?state=open")
+
+
+def test_a_refused_query_string_is_not_fixed_by_a_call_on_another_target(script):
+    """What worked after the refusal must name the file the refused word asked for: a call
+    that fetched something else is the next task, not the same file reached another way."""
+    word = "repos/o/r/contents/.github/workflows/ci.yml?ref=abc123"
+    script.run(f"gh api {word}", f"zsh:1: no matches found: {word}", failure=ERR, code=1)
+    script.run("curl -fsSL https://raw.githubusercontent.com/o/r/abc123/README.md", "# r")
+    script.run("cat .github/workflows/release.yml", "name: release")
+    assert _detect(script) == []
+
+
+def test_zsh_unmatched_brackets_of_a_package_extra(script):
+    """``pip install -e .[dev]``: zsh reads the brackets as a glob; the quoted word worked.
+    The trigger is an unquoted word with a bracket in a ``pip`` call."""
+    bad, good = "pip install -e .[dev]", "pip install -e '.[dev]'"
+    script.run(bad, "zsh:1: no matches found: .[dev]", failure=ERR, code=1)
+    script.run(good, "Successfully installed p-0.1")
+    candidate = _one(script)
+    assert candidate.summary == "pip install: quote words the shell would read as syntax"
+    _fires(candidate, bad, good)
+    assert triggers.compiler_accepts(candidate.trigger)
+
+
 def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
     """Read refused for its size, then read in parts: a failure-time lesson without trigger."""
     script.file(
@@ -750,6 +791,19 @@ def test_a_call_id_used_again_names_the_call_just_before_its_result(script):
     assert "`cargo bench --quick` failed" in candidate.mistake
     assert candidate.evidence[0].line == 4
     _fires(candidate, bad, good)
+
+
+def test_an_option_a_cli_says_is_not_expected_in_this_context(script):
+    """Biome (and CLIs built on its argument parser) refuse an option it does not have with
+    ``--apply is not expected in this context`` (the flag in backticks): an unknown option,
+    whose trigger names the refused flag and not the command alone."""
+    bad, good = "npx @biomejs/biome check --apply src", "npx @biomejs/biome check --write src"
+    script.run(bad, "Error: `--apply` is not expected in this context", failure=ERR, code=1)
+    script.run(good, "Checked 12 files in 40ms. Fixed 1 file.")
+    candidate = _one(script)
+    assert candidate.summary == "biome: an option the command does not have"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "npx @biomejs/biome check src")
 
 
 # -- stale generated output ----------------------------------------------------------------------

@@ -230,6 +230,7 @@ def test_bare_executable(pattern, bare):
         ("error: unrecognized arguments: --colour", "pytest --colour=yes", "--colour"),
         ("Error: unknown flag: --watchh", "vitest run --watchh", "--watchh"),
         ("flag provided but not defined: -racy", "go test -racy ./...", "-racy"),
+        ("Error: `--apply` is not expected in this context", "biome check --apply", "--apply"),
         ("error: unknown option `dry-run'", "git gc --auto", None),
     ],
 )
@@ -433,10 +434,23 @@ def test_glob_trigger_finds_the_globbing_segment():
     """Past a segment that is only an assignment; not when the fix looked elsewhere."""
     failing = "LC_ALL=C; ls src/*.tmp"
     pattern = triggers.glob_trigger(failing, "ls src/")
-    assert pattern == r"\bls\b[^|;&\n]*?" + r"""\s[^\s'"|;&]*[*?]"""
+    assert pattern == r"\bls\b[^|;&\n]*?" + r"""\s[^\s'"|;&]*[*?\[]"""
     assert triggers.matches(pattern, failing)
     assert triggers.glob_trigger(failing, "ls build/") is None
     assert triggers.glob_trigger("ls src/", "ls src/a") is None
+
+
+def test_glob_trigger_on_a_query_string_whatever_the_fix_looked_at():
+    """A query string's ``?`` is no probe: the trigger stands whichever way the fix went, and
+    fires on an unquoted ``*``, ``?`` or ``[`` in the command, never on a quoted word."""
+    failing = "gh api repos/o/r/contents/a.yml?ref=main --jq .content"
+    pattern = triggers.glob_trigger(failing, "curl -fsSL https://raw.example/o/r/main/a.yml")
+    assert pattern is not None
+    assert triggers.matches(pattern, "gh api repos/o/r/issues?state=open")
+    assert triggers.matches(pattern, "gh api repos/o/r/pulls --jq .[0]")
+    assert not triggers.matches(pattern, "gh api 'repos/o/r/contents/a.yml?ref=main'")
+    assert triggers.query_string("a.yml?ref=main")
+    assert not triggers.query_string("src/*.tm?")
 
 
 def test_a_redirection_is_part_of_its_command():

@@ -340,7 +340,7 @@ MISTAKE_CLASSES = (
         UNKNOWN_OPTION,
         r"unknown option|unrecognized (?:option|arguments?)|no such option|invalid option|"
         r"unknown (?:shorthand )?flag|flag provided but not defined|unexpected argument|"
-        r"illegal option|unknown argument|unrecognized flag",
+        r"illegal option|unknown argument|unrecognized flag|is not expected in this context",
         "an option the command does not have",
         "the command was given an option it does not have",
         "Drop or replace the option",

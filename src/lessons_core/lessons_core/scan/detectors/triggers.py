@@ -508,21 +508,36 @@ def dash_argument_trigger(failing: str, fixed: str) -> str | None:
     return None
 
 
-#: An unquoted word holding a glob character (zsh stops at one that matches nothing).
-_GLOB_WORD = r"""\s[^\s'"|;&]*[*?]"""
+#: An unquoted word holding a glob character (zsh stops at one that matches nothing): ``*``,
+#: ``?`` or ``[`` (``pip install .[dev]``).
+_GLOB_WORD = r"""\s[^\s'"|;&]*[*?\[]"""
+_GLOB_CHARS = frozenset("*?[")
+#: A ``?`` that opens a query string (``contents/a.yml?ref=main``): a glob character meant
+#: literally, never a pattern for files.
+_QUERY = kept_programs.compile(r"\?[\w.-]+=")
+
+
+def query_string(word: str) -> bool:
+    """Whether ``word``'s glob character is the ``?`` of a query string (``path?ref=main``):
+    a word the shell must be told to leave alone, not a file pattern that found nothing."""
+    return _QUERY.search(word) is not None
 
 
 def glob_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for an unquoted glob in the command the shell refused (``no matches found``),
     when the fix looked in the same folder without one: a fix that went to look elsewhere
-    says the glob was a probe that found nothing, not a mistake."""
+    says the glob was a probe that found nothing, not a mistake. A query string's ``?`` was
+    never a probe: any fix without an unquoted glob character answers it."""
     for seg in _segments(failing):
         shape = shape_of(list(seg))
         if shape is None:
             continue
-        globbed = [w for w in seg[1:] if ("*" in w or "?" in w) and not w.startswith("-")]
-        folders = [w.rsplit("/", 1)[0] for w in globbed if "/" in w]
-        if not globbed or (folders and not any(f and f in fixed for f in folders)):
+        globbed = [w for w in seg[1:] if not _GLOB_CHARS.isdisjoint(w) and not w.startswith("-")]
+        probes = [w for w in globbed if not query_string(w)]
+        folders = [w.rsplit("/", 1)[0] for w in probes if "/" in w]
+        if not globbed or (
+            len(probes) == len(globbed) and folders and not any(f and f in fixed for f in folders)
+        ):
             continue
         pattern = _word(shape.exe) + _GAP + _GLOB_WORD
         if matches(pattern, failing) and not matches(pattern, fixed):
@@ -684,11 +699,13 @@ def matches(pattern: str, command: str) -> bool:
 
 #: The option a "no such option" message names (``unknown option `dry-run'``, ``unrecognized
 #: arguments: --foo``, ``unknown flag: --bar``, ``flag provided but not defined: -baz``); getopt
-#: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``).
+#: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``), Biome's
+#: parser names it first, in backticks (``--apply is not expected in this context``).
 _NAMED_OPTION = kept_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
-    r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)",
+    r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)|"
+    r"[`'\"](?P<before>--?[A-Za-z][\w-]*)[`'\"] is not expected in this context",
     re.IGNORECASE,
 )
 
@@ -698,7 +715,7 @@ def option_named(error: str, command: str) -> str | None:
     m = _NAMED_OPTION.search(error)
     if m is None:
         return None
-    name = m.group("name").lstrip("-")
+    name = (m.group("name") or m.group("before")).lstrip("-")
     shape = main_shape(command)
     flags = shape.flags if shape is not None else ()
     for flag in flags:

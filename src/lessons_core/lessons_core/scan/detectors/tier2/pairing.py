@@ -146,7 +146,7 @@ def _follow(
                 read_paths.update(other.paths)
             wrap = None if key in keys else _wrapping(key, inside, other)
             same = key in keys or wrap is not None
-            if not same and _remedies(first, call, other, read_paths, results):
+            if not same and _remedies(first, call, other, read_paths, results, failed.text):
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break

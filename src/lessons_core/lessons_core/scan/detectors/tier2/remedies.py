@@ -101,22 +101,31 @@ _LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
 _LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
 
 
+#: The classes of a failed command that another kind of call can remedy.
+_COMMAND_REMEDIES = frozenset({failures.AUTHENTICATION, failures.SHELL_SYNTAX})
+
+
 def _remedies(
     cls: MistakeClass | None,
     call: ev.Event,
     other: ev.Event,
     read_paths: set[str],
     results: dict[int, ev.Event],
+    error: str = "",
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
     listing after reading a directory, an edit of a file read after "File has not been read",
-    the repository reached by its URL after git could not authenticate to it."""
-    if cls is None or (call.command and cls.name != failures.AUTHENTICATION):
+    the repository reached by its URL after git could not authenticate to it, the file a
+    query string the shell refused asked for, fetched another way (``error`` is the failure's
+    text)."""
+    if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     res = results.get(id(other))
     if res is None or res.failure is not None:
         return False
     if call.command:
+        if cls.name == failures.SHELL_SYNTAX:
+            return _fetched_otherwise(error, other)
         return _reached_remote(call, other)
     if cls.name == failures.IS_DIRECTORY:
         if other.tool in _LISTING_TOOLS:
@@ -160,3 +169,24 @@ def _reached_remote(call: ev.Event, other: ev.Event) -> bool:
 
 def _talks_to_remote(shape: triggers.Shape | None) -> bool:
     return shape is not None and shape.exe == "git" and shape.sub in _REMOTE_SUBCOMMANDS
+
+
+#: The word zsh refused to run a command with (``zsh:1: no matches found: a.yml?ref=main``).
+_REFUSED_WORD = kept_programs.compile(r"no matches found: (\S+)")
+
+
+def _fetched_otherwise(error: str, other: ev.Event) -> bool:
+    """Whether ``other`` names the file that the query string the shell refused asked for
+    (``repos/o/r/contents/ci/a.yml?ref=main``, then a raw URL ending ``ci/a.yml``): the
+    command never ran, and the agent reached the same file another way. Its folder and name
+    must both be in ``other``: a call on another file is the next task. A glob meant for files
+    (``*.md``) is judged by its fix's folder instead (:func:`.triggers.glob_trigger`)."""
+    m = _REFUSED_WORD.search(error[:1500])
+    if m is None or not other.command or not triggers.query_string(m.group(1)):
+        return False
+    path = m.group(1).split("?", 1)[0].rstrip("/")
+    parts = [part for part in path.split("/") if part]
+    if len(parts) < 2 or not any(c.isalpha() for c in parts[-1]):
+        return False
+    named = re.escape("/".join(parts[-2:]))
+    return re.search(rf"(?<![\w.-]){named}(?![\w.-])", other.command) is not None
