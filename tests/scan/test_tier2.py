@@ -815,6 +815,45 @@ def test_a_quote_that_starts_at_the_change_still_fills_its_width(script):
     assert right[-len(quoted)] == " "  # the character before the quote: it starts on a word
 
 
+def test_a_change_inside_a_long_word_is_quoted_from_inside_the_word(script):
+    """The calls part inside a word far longer than the quote's lead: the quote starts inside
+    the word (no word's start is near), shows the change, and marks the cut at both ends."""
+    ref = f"refs/heads/{'segment/' * 20}topic"
+    tail = " origin HEAD:topic --no-verify --progress --recurse-submodules=check --verbose" * 2
+    right = f"git push --force-with-lease={ref}:def456{tail}"
+    refusal = " ! [rejected]        topic -> topic (stale info)"
+    script.run(right.replace("def456", "abc123"), refusal, failure=ERR, code=1)
+    script.run(right, " + 1..2 HEAD -> topic")
+    fixed = _one(script).fix.removeprefix("Run `").removesuffix("` instead.")
+    assert fixed.startswith("…") and fixed.endswith("…") and len(fixed) == 160
+    assert right.index(fixed[1:-1]) > right.index("segment/")  # inside the word
+    assert "topic:def456 origin" in fixed
+
+
+def test_a_command_as_long_as_the_quote_is_quoted_whole(script):
+    """A command of exactly the quote's width is shown whole, wherever it parts."""
+    wrong = f"git push origin {'x' * 113} --force-with-lease=main:abc123"
+    right = wrong.replace("abc123", "def456")
+    assert len(right) == 160
+    refusal = " ! [rejected]        main -> main (stale info)"
+    script.run(wrong, refusal, failure=ERR, code=1)
+    script.run(right, " + 1..2 HEAD -> main (forced update)")
+    assert _one(script).fix == f"Run `{right}` instead."
+
+
+def test_the_same_long_command_again_is_quoted_from_its_start(script):
+    """A command that worked as it was once the step its error named had run: the two calls
+    never part, so there is no change to show and the quotes start where the command does."""
+    files = " ".join(f"packages/part-{n:02d}/src/index.ts" for n in range(8))
+    command = f"corepack pnpm exec tsc --noEmit {files}"
+    error = 'ERR_PNPM_VERIFY_DEPS_BEFORE_RUN out of date.\n\nRun "pnpm install" to update them.'
+    script.run(command, error, failure=ERR, code=1)
+    script.run("corepack pnpm install", "Done in 2.1s")
+    script.run(command, "")
+    candidate = _one(script)
+    assert f"`{command[:119]}…`" in candidate.mistake
+
+
 def test_a_sandbox_lesson_quotes_the_command_from_its_start(script):
     """Run again with escalated permissions, the command may differ far on (another set of
     tests); the lesson is the permission, so the quotes keep the command's start."""

@@ -52,8 +52,9 @@ def _describe_call(call: ev.Event, other: ev.Event | None = None) -> str:
     return f"the {call.tool} call"
 
 
-#: How much of a command is compared with the other call's: a heredoc of megabytes is not
-#: flattened and redacted whole to find where two commands part.
+#: How much of a command is redacted and compared with the other call's (a few times more is
+#: kept, :func:`redact_head`): a heredoc of megabytes is not flattened whole to find where two
+#: commands part.
 _COMPARED = 4000
 
 
@@ -73,7 +74,7 @@ def _quoted(command: str, other: str | None, limit: int) -> str:
         min(len(text), len(base)),
     )
     lead = limit // 4  # what the quote keeps before the change: the words it belongs to
-    if text == base or parted <= limit - lead or parted >= _COMPARED:
+    if text == base or parted <= limit - lead:
         return text[: limit - 1] + "…"
     width = limit - 2  # between the two ellipses
     if parted - lead + width <= len(text):
