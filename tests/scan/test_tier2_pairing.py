@@ -402,7 +402,9 @@ def test_a_pattern_starting_with_a_dash_is_read_as_an_option(script):
 
 def test_zsh_unmatched_glob_fixed_by_listing_the_folder(script):
     """zsh stops at a glob that matches nothing; listing the folder worked. A glob that found
-    nothing, followed by a look in another folder, was a probe: nothing was fixed."""
+    nothing, followed by a look in another folder, was a probe: nothing was fixed. The glob was
+    meant for files, so the lesson says to look in the folder first, not to quote it (a quoted
+    ``*-PLAN.md`` names no file either)."""
     script.run("ls ~/Library/Agents/*git* 2>&1", "zsh: no matches found: ~/Library/Agents/*git*",
                failure=ERR, code=1)  # fmt: skip
     script.run("ls /p/.git/objects/pack/", "pack-1.idx")
@@ -415,7 +417,9 @@ def test_zsh_unmatched_glob_fixed_by_listing_the_folder(script):
     script.run(bad, "(eval):1: no matches found: /p/plans/*-PLAN.md\n0", failure=ERR, code=1)
     script.run(good, "README.md")
     candidate = _one(script)
-    assert candidate.summary == "ls: quote words the shell would read as syntax"
+    assert candidate.summary == "ls: a glob that matches no file stops zsh"
+    assert "zsh stops the whole command" in candidate.mistake
+    assert candidate.fix.startswith("Look in the folder first") and "Quote" not in candidate.fix
     assert [e.call_id for e in candidate.evidence] == ["c7"]
     _fires(candidate, bad, good)
     assert not triggers.matches(candidate.trigger, "ls -la /p")

@@ -98,6 +98,19 @@ STALE_OUTPUT = failures.MistakeClass(
     " project's own sources",
     "Delete `{dir}` so it is generated afresh, then run the command again",
 )
+#: The words of a shell refusal whose word was a glob meant for files (``ls plans/*-PLAN.md``)
+#: that matched none: zsh stops the command where bash passes the word on, and quoting it, the
+#: cure for a word the shell misread (:data:`failures.SHELL_SYNTAX`), would only look for a
+#: file named with a ``*``.
+UNMATCHED_GLOB = failures.MistakeClass(
+    failures.SHELL_SYNTAX,
+    r"(?!)",
+    "a glob that matches no file stops zsh",
+    "an unquoted glob matched no file, and zsh stops the whole command then (bash passes the"
+    " word on as written), so nothing ran",
+    "Look in the folder first (list it, or `find` the files) rather than globbing for files"
+    " that may not exist; quoting the glob would look for a file named with the `*`",
+)
 #: The words of a refused edit whose fix shows why its text was not found
 #: (:mod:`..edit_causes`), in place of the general ones of :data:`failures.STALE_TEXT`: one
 #: title per cause, so the intake merges the sessions of one cause and keeps causes apart.

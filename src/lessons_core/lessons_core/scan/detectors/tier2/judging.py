@@ -22,13 +22,14 @@ from lessons_core.scan.detectors.tier2.classes import (
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
+    UNMATCHED_GLOB,
     WORKDIR_DRIFT,
     _refused_arguments,
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root, _drift, _workdir_drift
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.recall import flaky_run
-from lessons_core.scan.detectors.tier2.remedies import _cleared
+from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared
 
 
 def _judge(
@@ -106,9 +107,22 @@ def _judge(
     if finding.edited and cls.name not in _TOOL_REFUSALS:
         return None  # the call worked once the code changed: the code was the problem
     finding.cls = cls
+    if cls.name == failures.SHELL_SYNTAX and _unmatched_glob(result.text):
+        finding.cls = UNMATCHED_GLOB
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
     return finding
+
+
+def _unmatched_glob(error: str) -> bool:
+    """Whether the word zsh refused (``no matches found: plans/*-PLAN.md``) was a glob meant
+    for files: a ``*``, or a ``?`` that opens no query string. A bracket alone is taken for
+    the literal it usually is (``.[dev]``), which quoting does cure."""
+    m = _REFUSED_WORD.search(error[:1500])
+    if m is None:
+        return False
+    word = m.group(1)
+    return "*" in word or ("?" in word and not triggers.query_string(word))
 
 
 def _culprit_is_setup(command: str, output: str) -> bool:
