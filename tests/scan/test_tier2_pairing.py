@@ -875,6 +875,26 @@ def test_a_shell_call_whose_arguments_the_tool_refused(script):
     assert candidate.summary == "Bash: call the tool with its own parameter names"
     assert candidate.trigger is None
     assert any('["description"]' in line for line in candidate.error_lines)
+    assert "(`description` was missing): `ls -la src` worked" in candidate.fix
+
+
+_TYPE_REFUSALS = {
+    "claude": "<tool_use_error>InputValidationError: Read failed due to the following issue:\n"
+    "The parameter `offset` type is expected as `number` but provided as `string`</tool_use_error>",
+    "zod": 'InputValidationError: [\n  {\n    "expected": "number",\n    "code": "invalid_type",\n'
+    '    "path": [\n      "offset"\n    ],\n    "message": "Invalid input"\n  }\n]',
+}
+
+
+@pytest.mark.parametrize("refusal", _TYPE_REFUSALS.values(), ids=_TYPE_REFUSALS)
+def test_a_parameter_of_the_wrong_type_is_named_in_the_fix(script, refusal):
+    """A Read refused for a parameter's type (a range given as a string): the fix says which
+    parameter and what it must be, as the error did, in Claude Code's words or a zod issue's."""
+    script.file("Read", "/p/src/app.tsx", refusal, failure=ev.VALIDATION)
+    script.file("Read", "/p/src/app.tsx", "280\tconst x = 1")
+    candidate = _one(script)
+    assert candidate.summary == "Read: call the tool with its own parameter names"
+    assert "(`offset` must be a number); the Read call on app.tsx then worked" in candidate.fix
 
 
 def test_a_command_that_printed_the_words_and_passed_next_time_is_flaky(script):

@@ -208,6 +208,34 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     )
 
 
+#: Where a tool's schema error names the parameter it refused: a key it lacked (OpenCode's
+#: ``Missing key at ["description"]``, Gemini's ``must have required property 'file_path'``)
+#: or one of the wrong type (Claude Code's ``The parameter `offset` type is expected as
+#: `number` …``, a zod issue's ``"expected": "number", … "path": ["offset"]``).
+_MISSING_PARAMETER = kept_programs.compile(
+    r"""Missing\s+key\s+at\s+\[\s*"([\w.-]+)"|required\s+property\s+'([\w.-]+)'|"""
+    r"""required\s+parameter\s+`?([\w.-]+)`?\s+is\s+missing"""
+)
+_TYPED_PARAMETER = kept_programs.compile(
+    r"""[Pp]arameter\s+`([\w.-]+)`\s+type\s+is\s+expected\s+as\s+`(\w+)`|"""
+    r'"expected":\s*"(\w+)",[^\]]*?"path":\s*\[\s*"([\w.-]+)"'
+)
+
+
+def _parameters_named(error: str) -> str:
+    """`` (`description` was missing)``, `` (`offset` must be a number)``: what a schema
+    error says the call got wrong, for the fix to say; empty when it names no parameter."""
+    said: list[str] = []
+    head = error[:3000]
+    for m in _MISSING_PARAMETER.finditer(head):
+        said.append(f"`{next(g for g in m.groups() if g)}` was missing")
+    for m in _TYPED_PARAMETER.finditer(head):
+        name, kind = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        said.append(f"`{name}` must be a {kind}")
+    unique = list(dict.fromkeys(said))[:3]
+    return f" ({'; '.join(unique)})" if unique else ""
+
+
 def _project(finding: Finding) -> str | None:
     """The project of the lesson: the call's, except that a call made from the subdirectory an
     earlier ``cd`` left the shell in belongs to the repository it drifted from."""
@@ -249,12 +277,18 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
             worked = f"Run `{quoted}` instead"
         else:
             way = cls.fix.format(tool=tool_name, step=finding.step or "", dir=finding.cleared or "")
+            if cls.name == failures.BAD_PARAMETERS:
+                way += _parameters_named(finding.result.text)
             worked = f"{way}: {did}"
     else:
         target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
         on = f" on {target}" if target else ""
         generic = f"the {fix.tool or 'tool'} call{on} then worked"
-        worked = f"{cls.fix.format(tool=tool_name)}; {generic}" if cls is not None else generic
+        named = _parameters_named(finding.result.text) if cls is not None else ""
+        if cls is not None and cls.name == failures.BAD_PARAMETERS and named:
+            worked = f"{cls.fix.format(tool=tool_name)}{named}; {generic}"
+        else:
+            worked = f"{cls.fix.format(tool=tool_name)}; {generic}" if cls is not None else generic
         if (
             finding.read_between
             and finding.call.tool in _EDIT_TOOLS
