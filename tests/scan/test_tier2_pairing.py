@@ -889,12 +889,17 @@ _TYPE_REFUSALS = {
 @pytest.mark.parametrize("refusal", _TYPE_REFUSALS.values(), ids=_TYPE_REFUSALS)
 def test_a_parameter_of_the_wrong_type_is_named_in_the_fix(script, refusal):
     """A Read refused for a parameter's type (a range given as a string): the fix says which
-    parameter and what it must be, as the error did, in Claude Code's words or a zod issue's."""
+    parameter and what it must be, as the error did, in Claude Code's words or a zod issue's.
+    Nothing in the file's path shows the mistake: no trigger (one on ``.tsx`` paths would fire
+    on every Read of such a file), recalled at the refusal."""
     script.file("Read", "/p/src/app.tsx", refusal, failure=ev.VALIDATION)
     script.file("Read", "/p/src/app.tsx", "280\tconst x = 1")
     candidate = _one(script)
     assert candidate.summary == "Read: call the tool with its own parameter names"
     assert "(`offset` must be a number); the Read call on app.tsx then worked" in candidate.fix
+    assert candidate.trigger is None
+    if "`offset` type" in refusal:  # the line that names the parameter is what recall matches
+        assert candidate.error_lines == (refusal.split("\n")[1].split("<")[0],)
 
 
 def test_a_command_that_printed_the_words_and_passed_next_time_is_flaky(script):

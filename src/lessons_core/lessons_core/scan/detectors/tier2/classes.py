@@ -40,6 +40,7 @@ FAILURE_TIME_CLASSES = frozenset(
         failures.AMBIGUOUS_TEXT,
         failures.RELATIVE_PATH,
         failures.TOO_LARGE,
+        failures.BAD_PARAMETERS,  # a parameter of the wrong type or missing, on any file
     }
 )
 #: The pseudo-class of a path that failed because an earlier ``cd`` moved the shell.

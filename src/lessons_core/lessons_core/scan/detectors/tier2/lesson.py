@@ -105,8 +105,14 @@ _NOISE_PREFIX = kept_programs.compile(
 def _refusal_lines(cls: MistakeClass, text: str) -> tuple[str, ...]:
     """The line of a tool's refusal that states it, without the tool's echo of the input (the
     text that was not found is one repository's code, not the mistake's words)."""
-    for raw in strip_tags(text).splitlines():
-        line = " ".join(raw.split())
+    lines = [" ".join(raw.split()) for raw in strip_tags(text).splitlines()]
+    if cls.name == failures.BAD_PARAMETERS:
+        # The line that names the parameter, where there is one: a Read refused for its
+        # ``offset`` is not a Read refused for its ``limit``.
+        for line in lines:
+            if _MISSING_PARAMETER.search(line) or _TYPED_PARAMETER.search(line):
+                return (redact_head(line, 200)[:200],)
+    for line in lines:
         if line and cls.pattern.search(line):
             return (redact_head(line, 200)[:200],)
     return ()
