@@ -462,6 +462,51 @@ def test_zsh_unmatched_brackets_of_a_package_extra(script):
     assert triggers.compiler_accepts(candidate.trigger)
 
 
+SPAWN_FAILED = "ENOENT: no such file or directory, posix_spawn '/h/.local/share/cli/versions/2.1.4'"
+
+
+def test_a_search_tool_that_cannot_start_is_done_through_the_shell(script):
+    """Glob could not start its search program (the CLI was updated under the session), twice;
+    ``ls`` in the shell found the file. The call was fine and the same Glob works once the CLI
+    restarts: the lesson has no trigger, comes back at the error, and says to search with the
+    shell."""
+    script.call("Glob", SPAWN_FAILED, failure=ERR)
+    script.call("Glob", SPAWN_FAILED, failure=ERR)
+    script.run("ls *.md 2>/dev/null", "CHANGELOG.md\nREADME.md")
+    candidate = _one(script)
+    assert candidate.summary == "Glob: search with the shell while the tool cannot start"
+    assert candidate.tool == "Glob"
+    assert candidate.trigger is None
+    assert candidate.error_lines == (SPAWN_FAILED,)
+    assert candidate.fix.startswith("Do the same search through the shell")
+    assert [e.call_id for e in candidate.evidence] == ["c1", "c3"]
+
+
+@pytest.mark.parametrize(
+    ("error", "later"),
+    [
+        (SPAWN_FAILED, None),  # the same Glob worked again: the tool came back
+        (SPAWN_FAILED, "cat README.md"),  # no search: the next task
+        ("ENOENT: no such file or directory, scandir '/p/docs'", "ls /p"),  # a missing folder
+    ],
+)
+def test_a_search_tool_that_could_start_or_no_shell_search_is_no_lesson(script, error, later):
+    script.call("Glob", error, failure=ERR)
+    if later is None:
+        script.call("Glob", "/p/CHANGELOG.md")
+    else:
+        script.run(later, "text")
+    assert _detect(script) == []
+
+
+def test_a_command_whose_output_says_a_spawn_failed_is_not_a_broken_tool(script):
+    """The words of a program the command ran (a script spawning a missing binary) say nothing
+    of the agent's tools: such a failure is judged as a command's."""
+    script.run("node build.js", "Error: spawn esbuild ENOENT", failure=ERR, code=1)
+    script.run("ls node_modules/.bin", "tsc")
+    assert _detect(script) == []
+
+
 def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
     """Read refused for its size, then read in parts: a failure-time lesson without trigger."""
     script.file(

@@ -51,6 +51,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     SANDBOX,
     STALE_OUTPUT,
     WORKDIR_DRIFT,
+    cannot_start,
 )
 from lessons_core.scan.detectors.tier2.finding import NAME, RETRY_THRESHOLD, WINDOW, Finding
 from lessons_core.scan.detectors.tier2.judging import _judge
@@ -129,8 +130,10 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
         event = events[i]
         if event.kind == ev.TOOL_RESULT and id(event) not in consumed:
             call = calls.get(id(event))
-            if call is None or call.sidechain != event.sidechain or not _actionable(call):
+            if call is None or call.sidechain != event.sidechain:
                 continue
+            if not _actionable(call) and not cannot_start(call, event.text):
+                continue  # (a tool that could not start is a lesson whatever it was given)
             if event.is_mistake or (
                 event.failure == ev.DENIED and call.command and not call.escalated
             ):
