@@ -507,6 +507,44 @@ def test_a_command_whose_output_says_a_spawn_failed_is_not_a_broken_tool(script)
     assert _detect(script) == []
 
 
+def test_a_skill_the_project_does_not_define_is_done_in_the_shell(script):
+    """Asked to commit, the agent called a ``commit`` skill the project does not have, then
+    committed with git (through a wrapper, after looking at the changes). No hook sees a
+    skill's name before the call, so the lesson comes back at the refusal, which names it; the
+    summary names the skill, so each unknown skill is a lesson of its own."""
+    script.user("commit")
+    script.call("Skill", "<tool_use_error>Unknown skill: commit</tool_use_error>",
+                failure=ev.VALIDATION)  # fmt: skip
+    script.run("git status", "M src/a.ts")
+    script.run("git diff", "+a")
+    script.run('rtk git add src/a.ts && rtk git commit -m "Fix a"', "ok")
+    candidate = _one(script)
+    assert candidate.summary == "Skill `commit`: no such skill here, do its job in the shell"
+    assert candidate.tool == "Skill"
+    assert candidate.trigger is None
+    assert candidate.error_lines == ("Unknown skill: commit",)
+    assert "rtk git commit" in candidate.fix
+    assert [e.call_id for e in candidate.evidence] == ["c2"]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        None,  # the same skill worked on a second try
+        "git status",  # the shell, but not the skill's job
+        "git log --oneline -5 | grep commit",  # the name, as a word of another command
+    ],
+)
+def test_an_unknown_skill_not_done_in_the_shell_is_no_lesson(script, later):
+    script.call("Skill", "<tool_use_error>Unknown skill: commit</tool_use_error>",
+                failure=ev.VALIDATION)  # fmt: skip
+    if later is None:
+        script.call("Skill", "Launching skill: commit")
+    else:
+        script.run(later, "text")
+    assert _detect(script) == []
+
+
 def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
     """Read refused for its size, then read in parts: a failure-time lesson without trigger."""
     script.file(

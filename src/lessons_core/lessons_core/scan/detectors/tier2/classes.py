@@ -53,6 +53,32 @@ def cannot_start(call: ev.Event, error: str) -> bool:
     return not call.command and "ENOENT" in head and _SPAWN_FAILED.search(head) is not None
 
 
+#: The pseudo-class of a skill the agent asked for by a name the project does not define
+#: (``Unknown skill: commit``), whose job it then did with the shell (``git commit``). The call
+#: carries no name a hook sees before it runs, so the lesson is recalled at the refusal, which
+#: names the skill (:data:`FAILURE_TIME_CLASSES`).
+UNKNOWN_SKILL = failures.MistakeClass(
+    "unknown_skill",
+    r"(?!)",
+    "no such skill here, do its job in the shell",
+    "no skill of that name is defined in this project",
+    "Call a skill only when it is listed as available; otherwise run the commands it stands"
+    " for in the shell",
+)
+#: A tool's refusal of a skill name it does not know, and the name (``plugin:name`` counts by
+#: its last part).
+_UNKNOWN_SKILL = kept_programs.compile(r"\bUnknown skill:\s*/?(?:[\w.-]+:)*([\w.-]+)")
+
+
+def unknown_skill(call: ev.Event, error: str) -> str | None:
+    """The skill ``call``, a tool's call that runs no command, was refused for with ``error``
+    because no skill of that name is defined (:data:`UNKNOWN_SKILL`), else ``None``."""
+    if call.command or "nknown skill" not in error[:500]:
+        return None
+    m = _UNKNOWN_SKILL.search(error[:500])
+    return m.group(1) if m else None
+
+
 #: Refusals whose cause the call itself does not show: the file was not read yet in this
 #: session, it changed since, the text to replace occurs twice in it, or a path is relative
 #: (a path glob cannot tell a relative path from an absolute one). Before the call runs nothing
@@ -60,7 +86,8 @@ def cannot_start(call: ev.Event, error: str) -> bool:
 #: extension would fire on every edit of every ``.py`` file. Such a lesson is as narrow as its
 #: mistake only at the refusal itself: it carries no trigger, the refusal's own words as its
 #: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
-#: lesson without a trigger no tool gate either). So is a tool that could not start at all.
+#: lesson without a trigger no tool gate either). So is a tool that could not start at all,
+#: and a skill the project does not define.
 FAILURE_TIME_CLASSES = frozenset(
     {
         failures.NOT_READ,
@@ -69,6 +96,7 @@ FAILURE_TIME_CLASSES = frozenset(
         failures.RELATIVE_PATH,
         failures.TOO_LARGE,
         TOOL_CANNOT_START.name,
+        UNKNOWN_SKILL.name,
     }
 )
 #: The pseudo-class of a path that failed because an earlier ``cd`` moved the shell.

@@ -23,9 +23,11 @@ from lessons_core.scan.detectors.tier2.classes import (
     SANDBOX,
     STALE_OUTPUT,
     TOOL_CANNOT_START,
+    UNKNOWN_SKILL,
     WORKDIR_DRIFT,
     _refused_arguments,
     cannot_start,
+    unknown_skill,
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root, _drift, _workdir_drift
 from lessons_core.scan.detectors.tier2.finding import Finding
@@ -49,6 +51,13 @@ def _judge(
         if not fix.command:
             return None
         finding.cls = TOOL_CANNOT_START
+        return finding
+    if unknown_skill(call, result.text) is not None:
+        # The skill's job done in the shell (:func:`.remedies._did_by_hand`); another call of
+        # the same tool is no way around a name the project does not define.
+        if not fix.command:
+            return None
+        finding.cls = UNKNOWN_SKILL
         return finding
     if call.command and not finding.edited:
         if finding.cleared is None:

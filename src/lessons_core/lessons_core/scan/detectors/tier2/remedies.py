@@ -12,7 +12,7 @@ from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass
 from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _REWRITES
-from lessons_core.scan.detectors.tier2.classes import cannot_start
+from lessons_core.scan.detectors.tier2.classes import cannot_start, unknown_skill
 
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = kept_programs.compile(
@@ -118,14 +118,18 @@ def _remedies(
     error: str = "",
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
-    search through the shell after a search tool could not start, a listing after reading a
-    directory, an edit of a file read after "File has not been read",
-    the repository reached by its URL after git could not authenticate to it, the file a
-    query string the shell refused asked for, fetched another way (``error`` is the failure's
-    text)."""
+    search through the shell after a search tool could not start, the command a skill that
+    does not exist is named for, a listing after reading a directory, an edit of a file read
+    after "File has not been read", the repository reached by its URL after git could not
+    authenticate to it, the file a query string the shell refused asked for, fetched another
+    way (``error`` is the failure's text)."""
     if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
         res = results.get(id(other))
         return res is not None and res.failure is None and _searched_in_shell(other)
+    skill = unknown_skill(call, error)
+    if skill is not None:
+        res = results.get(id(other))
+        return res is not None and res.failure is None and _did_by_hand(skill, other)
     if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     res = results.get(id(other))
@@ -162,6 +166,16 @@ def _searched_in_shell(other: ev.Event) -> bool:
         if shape.exe == "git" and shape.sub in ("ls-files", "grep"):
             return True
     return False
+
+
+def _did_by_hand(skill: str, other: ev.Event) -> bool:
+    """Whether ``other`` ran, in the shell, the command a skill that does not exist is named
+    for: ``git commit`` (through a wrapper or not) after ``Unknown skill: commit``. A command
+    that does not name it is the next step of the task, not the skill's job."""
+    if not other.command or skill not in other.command:
+        return False
+    shapes = [*triggers.shapes(other.command), *(s for _w, s in triggers.wrapped(other.command))]
+    return any(skill in (shape.exe, shape.sub) for shape in shapes)
 
 
 #: git's subcommands that talk to a remote repository.
