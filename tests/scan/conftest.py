@@ -64,6 +64,13 @@ class Script:
             ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, exit_code=code, text=output
         )
 
+    def call(self, tool: str, output: str = "", *, failure=None, command: str | None = None):
+        """A call of a tool that names no file (a Glob by its pattern alone, a Skill) and its
+        result; ``command`` is what the reader took for its command, if anything."""
+        cid = f"c{self.n + 1}"
+        self._add(ev.TOOL_CALL, tool=tool, command=command, call_id=cid)
+        self._add(ev.TOOL_RESULT, tool=tool, call_id=cid, failure=failure, text=output)
+
     def file(self, tool: str, path: str, output: str = "", *, failure=None, edit=None):
         """A call on one file and its result; ``edit`` is an edit's (text to replace,
         replacement)."""

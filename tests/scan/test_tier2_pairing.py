@@ -466,6 +466,89 @@ def test_zsh_unmatched_brackets_of_a_package_extra(script):
     assert triggers.compiler_accepts(candidate.trigger)
 
 
+SPAWN_FAILED = "ENOENT: no such file or directory, posix_spawn '/h/.local/share/cli/versions/2.1.4'"
+
+
+def test_a_search_tool_that_cannot_start_is_done_through_the_shell(script):
+    """Glob could not start its search program (the CLI was updated under the session), twice;
+    ``ls`` in the shell found the file. The call was fine and the same Glob works once the CLI
+    restarts: the lesson has no trigger, comes back at the error, and says to search with the
+    shell."""
+    script.call("Glob", SPAWN_FAILED, failure=ERR)
+    script.call("Glob", SPAWN_FAILED, failure=ERR)
+    script.run("ls *.md 2>/dev/null", "CHANGELOG.md\nREADME.md")
+    candidate = _one(script)
+    assert candidate.summary == "Glob: search with the shell while the tool cannot start"
+    assert candidate.tool == "Glob"
+    assert candidate.trigger is None
+    assert candidate.error_lines == (SPAWN_FAILED,)
+    assert candidate.fix.startswith("Do the same search through the shell")
+    assert [e.call_id for e in candidate.evidence] == ["c1", "c3"]
+
+
+@pytest.mark.parametrize(
+    ("error", "later"),
+    [
+        (SPAWN_FAILED, None),  # the same Glob worked again: the tool came back
+        (SPAWN_FAILED, "cat README.md"),  # no search: the next task
+        ("ENOENT: no such file or directory, scandir '/p/docs'", "ls /p"),  # a missing folder
+    ],
+)
+def test_a_search_tool_that_could_start_or_no_shell_search_is_no_lesson(script, error, later):
+    script.call("Glob", error, failure=ERR)
+    if later is None:
+        script.call("Glob", "/p/CHANGELOG.md")
+    else:
+        script.run(later, "text")
+    assert _detect(script) == []
+
+
+def test_a_command_whose_output_says_a_spawn_failed_is_not_a_broken_tool(script):
+    """The words of a program the command ran (a script spawning a missing binary) say nothing
+    of the agent's tools: such a failure is judged as a command's."""
+    script.run("node build.js", "Error: spawn esbuild ENOENT", failure=ERR, code=1)
+    script.run("ls node_modules/.bin", "tsc")
+    assert _detect(script) == []
+
+
+def test_a_skill_the_project_does_not_define_is_done_in_the_shell(script):
+    """Asked to commit, the agent called a ``commit`` skill the project does not have, then
+    committed with git (through a wrapper, after looking at the changes). No hook sees a
+    skill's name before the call, so the lesson comes back at the refusal, which names it; the
+    summary names the skill, so each unknown skill is a lesson of its own."""
+    script.user("commit")
+    script.call("Skill", "<tool_use_error>Unknown skill: commit</tool_use_error>",
+                failure=ev.VALIDATION)  # fmt: skip
+    script.run("git status", "M src/a.ts")
+    script.run("git diff", "+a")
+    script.run('rtk git add src/a.ts && rtk git commit -m "Fix a"', "ok")
+    candidate = _one(script)
+    assert candidate.summary == "Skill `commit`: no such skill here, do its job in the shell"
+    assert candidate.tool == "Skill"
+    assert candidate.trigger is None
+    assert candidate.error_lines == ("Unknown skill: commit",)
+    assert "rtk git commit" in candidate.fix
+    assert [e.call_id for e in candidate.evidence] == ["c2"]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        None,  # the same skill worked on a second try
+        "git status",  # the shell, but not the skill's job
+        "git log --oneline -5 | grep commit",  # the name, as a word of another command
+    ],
+)
+def test_an_unknown_skill_not_done_in_the_shell_is_no_lesson(script, later):
+    script.call("Skill", "<tool_use_error>Unknown skill: commit</tool_use_error>",
+                failure=ev.VALIDATION)  # fmt: skip
+    if later is None:
+        script.call("Skill", "Launching skill: commit")
+    else:
+        script.run(later, "text")
+    assert _detect(script) == []
+
+
 def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
     """Read refused for its size, then read in parts: a failure-time lesson without trigger."""
     script.file(

@@ -51,6 +51,8 @@ from lessons_core.scan.detectors.tier2.classes import (
     SANDBOX,
     STALE_OUTPUT,
     WORKDIR_DRIFT,
+    cannot_start,
+    unknown_skill,
 )
 from lessons_core.scan.detectors.tier2.finding import NAME, RETRY_THRESHOLD, WINDOW, Finding
 from lessons_core.scan.detectors.tier2.judging import _judge
@@ -129,7 +131,9 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
         event = events[i]
         if event.kind == ev.TOOL_RESULT and id(event) not in consumed:
             call = calls.get(id(event))
-            if call is None or call.sidechain != event.sidechain or not _actionable(call):
+            if call is None or call.sidechain != event.sidechain:
+                continue
+            if not _actionable(call) and not _refused_itself(call, event.text):
                 continue
             if event.is_mistake or (
                 event.failure == ev.DENIED and call.command and not call.escalated
@@ -174,3 +178,10 @@ def _actionable(call: ev.Event) -> bool:
     if call.tool in _META_TOOLS or (call.tool or "").startswith("mcp__"):
         return False
     return bool(call.command) or bool(call.paths) or call.tool in _FILE_TOOLS
+
+
+def _refused_itself(call: ev.Event, error: str) -> bool:
+    """Whether a call with nothing a lesson could match (no command, no file) failed for a
+    reason of the tool's own that its words state: the tool could not start, or the skill it
+    was asked for does not exist. Such a failure is a lesson whatever the call was given."""
+    return cannot_start(call, error) or unknown_skill(call, error) is not None

@@ -25,6 +25,60 @@ _TOOL_REFUSALS = frozenset(
         failures.TOO_LARGE,
     }
 )
+#: The pseudo-class of a tool of the agent's own that could not start the program it runs
+#: (Claude Code's Glob spawns a search binary from the CLI's install, which an update under the
+#: running session removed): the call was fine, the tool is broken until the CLI restarts, and
+#: the shell did the same search. Nothing in the call tells it from the same call once the CLI
+#: has restarted, so the lesson is recalled at the error (:data:`FAILURE_TIME_CLASSES`).
+TOOL_CANNOT_START = failures.MistakeClass(
+    "tool_cannot_start",
+    r"(?!)",
+    "search with the shell while the tool cannot start",
+    "the {tool} could not start the program it runs (the agent's CLI was updated or moved"
+    " under the running session), so every call of it fails the same way",
+    "Do the same search through the shell (`ls`, `find`, `rg`) for the rest of the session,"
+    " or restart the CLI",
+)
+#: A tool's own words that it could not start a program: Bun's ``ENOENT: no such file or
+#: directory, posix_spawn '…'``, Node's ``spawn … ENOENT``.
+_SPAWN_FAILED = kept_programs.compile(r"\bENOENT\b[^\n]{0,80}\bposix_spawn\b|\bspawn \S+ ENOENT\b")
+
+
+def cannot_start(call: ev.Event, error: str) -> bool:
+    """Whether ``call``, a tool's call that runs no command (a Glob, a Grep), failed with
+    ``error`` because the tool could not start the program it runs: the tool is broken, not
+    the call (:data:`TOOL_CANNOT_START`). A command's output saying so is about what the
+    command ran."""
+    head = error[:1500]
+    return not call.command and "ENOENT" in head and _SPAWN_FAILED.search(head) is not None
+
+
+#: The pseudo-class of a skill the agent asked for by a name the project does not define
+#: (``Unknown skill: commit``), whose job it then did with the shell (``git commit``). The call
+#: carries no name a hook sees before it runs, so the lesson is recalled at the refusal, which
+#: names the skill (:data:`FAILURE_TIME_CLASSES`).
+UNKNOWN_SKILL = failures.MistakeClass(
+    "unknown_skill",
+    r"(?!)",
+    "no such skill here, do its job in the shell",
+    "no skill of that name is defined in this project",
+    "Call a skill only when it is listed as available; otherwise run the commands it stands"
+    " for in the shell",
+)
+#: A tool's refusal of a skill name it does not know, and the name (``plugin:name`` counts by
+#: its last part).
+_UNKNOWN_SKILL = kept_programs.compile(r"\bUnknown skill:\s*/?(?:[\w.-]+:)*([\w.-]+)")
+
+
+def unknown_skill(call: ev.Event, error: str) -> str | None:
+    """The skill ``call``, a tool's call that runs no command, was refused for with ``error``
+    because no skill of that name is defined (:data:`UNKNOWN_SKILL`), else ``None``."""
+    if call.command or "nknown skill" not in error[:500]:
+        return None
+    m = _UNKNOWN_SKILL.search(error[:500])
+    return m.group(1) if m else None
+
+
 #: Refusals whose cause the call itself does not show: the file was not read yet in this
 #: session, it changed since, the text to replace occurs twice in it, or a path is relative
 #: (a path glob cannot tell a relative path from an absolute one). Before the call runs nothing
@@ -32,7 +86,8 @@ _TOOL_REFUSALS = frozenset(
 #: extension would fire on every edit of every ``.py`` file. Such a lesson is as narrow as its
 #: mistake only at the refusal itself: it carries no trigger, the refusal's own words as its
 #: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
-#: lesson without a trigger no tool gate either).
+#: lesson without a trigger no tool gate either). So is a tool that could not start at all,
+#: and a skill the project does not define.
 FAILURE_TIME_CLASSES = frozenset(
     {
         failures.NOT_READ,
@@ -41,6 +96,8 @@ FAILURE_TIME_CLASSES = frozenset(
         failures.RELATIVE_PATH,
         failures.TOO_LARGE,
         failures.BAD_PARAMETERS,  # a parameter of the wrong type or missing, on any file
+        TOOL_CANNOT_START.name,
+        UNKNOWN_SKILL.name,
     }
 )
 #: The pseudo-class of a path that failed because an earlier ``cd`` moved the shell.

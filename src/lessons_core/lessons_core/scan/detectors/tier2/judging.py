@@ -22,9 +22,13 @@ from lessons_core.scan.detectors.tier2.classes import (
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
+    TOOL_CANNOT_START,
+    UNKNOWN_SKILL,
     UNMATCHED_GLOB,
     WORKDIR_DRIFT,
     _refused_arguments,
+    cannot_start,
+    unknown_skill,
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root, _drift, _workdir_drift
 from lessons_core.scan.detectors.tier2.finding import Finding
@@ -41,6 +45,20 @@ def _judge(
     cls = failures.mistake_class(result.text)
     if finding.step is not None:
         finding.cls = PREREQUISITE
+        return finding
+    if cannot_start(call, result.text):
+        # The tool could not start, whatever it was given: the lesson is the shell doing its
+        # job (:func:`.remedies._searched_in_shell`), never the same tool working again.
+        if not fix.command:
+            return None
+        finding.cls = TOOL_CANNOT_START
+        return finding
+    if unknown_skill(call, result.text) is not None:
+        # The skill's job done in the shell (:func:`.remedies._did_by_hand`); another call of
+        # the same tool is no way around a name the project does not define.
+        if not fix.command:
+            return None
+        finding.cls = UNKNOWN_SKILL
         return finding
     if call.command and not finding.edited:
         if finding.cleared is None:

@@ -19,7 +19,9 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     EDIT_CAUSES,
     SANDBOX,
+    UNKNOWN_SKILL,
     _refused_arguments,
+    unknown_skill,
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root
 from lessons_core.scan.detectors.tier2.finding import NAME, Finding
@@ -146,6 +148,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         )[:1]  # the line that names the step: what failure-time recall matches
     tool_name = call.tool or "call"
     head = tool_name if refused else _head(call, result.text)
+    skill = unknown_skill(call, result.text) if cls is UNKNOWN_SKILL else None
+    if skill is not None:
+        head = f"{tool_name} `{skill}`"  # one lesson per skill name, never one for them all
     # The fix the quotes are compared with, where the lesson is what changed in the command;
     # a sandbox lesson is the permission, whatever else the rerun changed.
     partner = fix if cls is not SANDBOX else None

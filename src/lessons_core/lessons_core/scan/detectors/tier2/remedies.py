@@ -12,6 +12,7 @@ from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass
 from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _REWRITES
+from lessons_core.scan.detectors.tier2.classes import cannot_start, unknown_skill
 
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = kept_programs.compile(
@@ -99,6 +100,9 @@ def _inside(path: str, folder: str) -> bool:
 #: Tools (and shell commands) that list a directory.
 _LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
 _LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
+#: Tools that search the project, and the shell commands that do the same job.
+_SEARCH_TOOLS = _LISTING_TOOLS | {"Grep"}
+_SEARCH_COMMANDS = _LISTING_COMMANDS | {"rg", "grep", "ag", "ack"}
 
 
 #: The classes of a failed command that another kind of call can remedy.
@@ -114,10 +118,18 @@ def _remedies(
     error: str = "",
 ) -> bool:
     """Whether ``other`` (another kind of call) is what the failure's own words ask for: a
-    listing after reading a directory, an edit of a file read after "File has not been read",
-    the repository reached by its URL after git could not authenticate to it, the file a
-    query string the shell refused asked for, fetched another way (``error`` is the failure's
-    text)."""
+    search through the shell after a search tool could not start, the command a skill that
+    does not exist is named for, a listing after reading a directory, an edit of a file read
+    after "File has not been read", the repository reached by its URL after git could not
+    authenticate to it, the file a query string the shell refused asked for, fetched another
+    way (``error`` is the failure's text)."""
+    if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
+        res = results.get(id(other))
+        return res is not None and res.failure is None and _searched_in_shell(other)
+    skill = unknown_skill(call, error)
+    if skill is not None:
+        res = results.get(id(other))
+        return res is not None and res.failure is None and _did_by_hand(skill, other)
     if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     res = results.get(id(other))
@@ -140,6 +152,30 @@ def _remedies(
         named = call.paths[0] in other.command or ("." in name and name in other.command)
         return named and _REWRITES.search(other.command) is not None
     return False
+
+
+def _searched_in_shell(other: ev.Event) -> bool:
+    """Whether ``other`` did a search tool's job through the shell (``ls``, ``find``, ``rg``,
+    ``git ls-files``): what is left once the tool itself cannot start. Another tool, the same
+    one among them, is no way around a tool that is broken."""
+    if not other.command:
+        return False
+    for shape in triggers.shapes(other.command):
+        if shape.exe in _SEARCH_COMMANDS:
+            return True
+        if shape.exe == "git" and shape.sub in ("ls-files", "grep"):
+            return True
+    return False
+
+
+def _did_by_hand(skill: str, other: ev.Event) -> bool:
+    """Whether ``other`` ran, in the shell, the command a skill that does not exist is named
+    for: ``git commit`` (through a wrapper or not) after ``Unknown skill: commit``. A command
+    that does not name it is the next step of the task, not the skill's job."""
+    if not other.command or skill not in other.command:
+        return False
+    shapes = [*triggers.shapes(other.command), *(s for _w, s in triggers.wrapped(other.command))]
+    return any(skill in (shape.exe, shape.sub) for shape in shapes)
 
 
 #: git's subcommands that talk to a remote repository.
