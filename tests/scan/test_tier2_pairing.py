@@ -57,6 +57,47 @@ def test_a_wrapper_that_cannot_run_the_command_is_dropped_by_the_fix(script):
     assert not triggers.matches(candidate.trigger, "bun test")
 
 
+def test_a_wrapper_that_runs_commands_through_a_subcommand_of_its_own(script):
+    """``rtk bun …`` refused (``bun`` is no subcommand of the wrapper), ``rtk test bun …``
+    worked: the wrapper stayed and its runner subcommand went in before the command. The
+    lesson names that runner; its trigger is the command right after the wrapper, never the
+    fix nor the command alone."""
+    bad, good = "rtk bun run test 2>&1", "rtk test bun run test 2>&1"
+    script.run(
+        bad, "error: unrecognized subcommand 'bun'\nUsage: rtk [OPTIONS]", failure=ERR, code=2
+    )
+    script.run(good, "12 pass\n0 fail")
+    candidate = _one(script)
+    assert candidate.summary == "bun: run it through `rtk test`"
+    assert "`rtk` has no `bun` subcommand" in candidate.mistake
+    assert candidate.fix.startswith("Run `bun` through `rtk test`")
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "bun run test")
+
+    # A runner word the other call's command line holds with its other words changed is
+    # another command, not the refused one run through the runner.
+    other = type(script)(session="s2")
+    other.run(bad, "error: unrecognized subcommand 'bun'", failure=ERR, code=2)
+    other.run("rtk lint bun run lint 2>&1", "ok")
+    assert all("rtk lint" not in c.summary for c in _detect(other))
+
+
+def test_a_runner_word_the_fix_put_before_the_refused_subcommand(script):
+    """``uv pytest`` refused as an unknown subcommand, ``uv run pytest`` worked: the runner's
+    word went in, all else kept. An error that does not quote the word is not about it."""
+    bad, good = "uv pytest -x tests", "uv run pytest -x tests"
+    script.run(bad, "error: unrecognized subcommand 'pytest'", failure=ERR, code=2)
+    script.run(good, "3 passed")
+    candidate = _one(script)
+    assert candidate.summary == "pytest: run it through `uv run`"
+    _fires(candidate, bad, good)
+
+    unquoted = type(script)(session="s2")
+    unquoted.run(bad, "error: unrecognized subcommand", failure=ERR, code=2)
+    unquoted.run(good, "3 passed")
+    assert all("through `uv run`" not in c.summary for c in _detect(unquoted))
+
+
 def test_a_tool_only_reachable_through_a_wrapper(script):
     """A failure no class knows (npm's placeholder ``tsc``), fixed by the same command through
     ``pnpm exec``: the trigger is the tool run bare, first in its command."""

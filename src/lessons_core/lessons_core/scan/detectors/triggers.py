@@ -458,6 +458,46 @@ def wrapper_trigger(wrapper: str, exe: str) -> str:
     return _word(wrapper) + _GAP + _word(exe)
 
 
+def runner_trigger(wrapper: str, exe: str) -> str:
+    """A pattern for ``exe`` given to ``wrapper`` as its subcommand, only options between
+    (``rtk bun``, not ``rtk test bun``: the runner subcommand in between is the fix)."""
+    return _word(wrapper) + r"(?:\s+-\S+)*\s+" + _word(exe)
+
+
+def refused_subcommand(command: str, error: str) -> tuple[tuple[str, ...], int] | None:
+    """The simple command of ``command`` whose first word refused the word after it (its
+    options aside) as a subcommand, and where that word is: the one ``error`` quotes
+    (``rtk bun run test`` told ``unrecognized subcommand 'bun'``). The error is the class of an
+    unknown subcommand; the quote tells which word of the line it was about."""
+    head = error[:600]
+    for seg in _segments(command):
+        first = PurePosixPath(seg[0]).name
+        if first in _SETUP or _ASSIGNMENT.match(first):
+            continue
+        at = next((i for i in range(1, len(seg)) if not seg[i].startswith("-")), None)
+        if at is None or not _EXE_NAME.fullmatch(seg[at]) or seg[at] == first:
+            continue
+        if re.search(rf"[\"'`\u2018\u201c]{re.escape(seg[at])}[\"'`\u2019\u201d]", head):
+            return seg, at
+    return None
+
+
+def inserted_word(segment: tuple[str, ...], at: int, command: str) -> str | None:
+    """The one word ``command`` put into ``segment`` right before its word at ``at``, all else
+    the same (``rtk test bun run test`` for ``rtk bun run test``: ``test``), else ``None``.
+    The word is a plain subcommand name, never an option or a path."""
+    for seg in _segments(command):
+        if (
+            len(seg) != len(segment) + 1
+            or seg[:at] != segment[:at]
+            or seg[at + 1 :] != segment[at:]
+        ):
+            continue
+        if _SUBCOMMAND.fullmatch(seg[at]):
+            return seg[at]
+    return None
+
+
 def leading_trigger(exe: str) -> str:
     """A pattern for ``exe`` as the first word of a simple command: run bare, not through a
     wrapper or runner (``vitest`` but not ``pnpm exec vitest``)."""

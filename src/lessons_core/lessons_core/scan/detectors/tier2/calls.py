@@ -7,6 +7,8 @@ lives below them.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import triggers
@@ -104,6 +106,24 @@ def _wrapping(
             if found is not None:
                 return ("dropped", found[0], found[1])
     return None  # file tools: a retry of the same edit usually differs in its strings
+
+
+def _inserted(
+    refused: tuple[tuple[str, ...], int] | None, other: ev.Event
+) -> tuple[str, str, str] | None:
+    """How ``other`` ran what the failing call's wrapper refused as a subcommand (``refused``,
+    from :func:`triggers.refused_subcommand`): through a runner subcommand of the wrapper's own
+    put in before it, nothing else changed: ``("inserted", "rtk test", "bun")`` for ``rtk bun
+    run test`` (``unrecognized subcommand 'bun'``) fixed by ``rtk test bun run test``, or
+    ``("inserted", "uv run", "pytest")`` for ``uv pytest``. The wrapper stayed, so this is
+    neither a wrapper added nor one dropped (:func:`_wrapping`)."""
+    if refused is None or not other.command:
+        return None
+    segment, at = refused
+    word = triggers.inserted_word(segment, at, other.command)
+    if word is None:
+        return None
+    return ("inserted", f"{PurePosixPath(segment[0]).name} {word}", segment[at])
 
 
 #: Flags and subcommands that only ask a command about itself.

@@ -65,7 +65,8 @@ class Finding:
         self.edited = False  # a file was edited between the failure and the fix
         self.read_between = False
         self.rejected = False
-        #: ``(how, wrapper, executable)`` when the fix added or dropped a wrapper.
+        #: ``(how, wrapper, executable)`` when the fix added or dropped a wrapper, or put the
+        #: wrapper's runner subcommand in (``("inserted", "rtk test", "bun")``).
         self.wrapper: tuple[str, str, str] | None = None
         #: A failure no class knows, kept for what its fix changed (see :func:`.judging._judge`).
         self.generic = False

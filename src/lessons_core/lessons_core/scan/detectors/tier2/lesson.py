@@ -165,6 +165,14 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             said = _describe_call(call, partner)
             mistake = f"{said} failed: `{name}` could not run `{exe}` (“{gist}”)"
             summary = f"{exe}: run it without `{name}`"
+        elif how == "inserted":
+            said = _describe_call(call, partner)
+            outer = name.split()[0]
+            mistake = (
+                f"{said} failed: `{outer}` has no `{exe}` subcommand, it runs other commands"
+                f" through one of its own (`{name}`) (“{gist}”)"
+            )
+            summary = f"{exe}: run it through `{name}`"
         else:
             mistake = f"{_describe_call(call, partner)} failed run bare (“{gist}”)"
             summary = f"{exe}: run it through `{name}`"

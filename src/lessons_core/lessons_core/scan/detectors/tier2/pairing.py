@@ -11,11 +11,12 @@ import re
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
-from lessons_core.scan.detectors import failures
+from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.tier2.calls import (
     _EDIT_TOOLS,
     _FILE_TOOLS,
     _asks_for_help,
+    _inserted,
     _key,
     _keys,
     _same_input,
@@ -106,6 +107,11 @@ def _follow(
     first = failures.mistake_class(failed.text)
     got_past = first is not None and first.name in _GOT_PAST_CLASSES
     inside = _wrapped_inside(call)
+    refused = (
+        triggers.refused_subcommand(call.command, failed.text)
+        if call.command and first is not None and first.name == failures.UNKNOWN_SUBCOMMAND
+        else None
+    )
     taken = {id(failed)}  # the failures counted as this one's repeats
     edited_at: list[int] = []
     read_paths: set[str] = set()
@@ -144,7 +150,9 @@ def _follow(
             keys = _keys(other)
             if other.tool == "Read" and other.paths:
                 read_paths.update(other.paths)
-            wrap = None if key in keys else _wrapping(key, inside, other)
+            wrap = _inserted(refused, other)
+            if wrap is None and key not in keys:
+                wrap = _wrapping(key, inside, other)
             same = key in keys or wrap is not None
             if not same and _remedies(first, call, other, read_paths, results, failed.text):
                 finding.fix, fix_at = other, j

@@ -135,14 +135,18 @@ def _trigger(finding: Finding) -> str | None:
 
 
 def _wrapper_trigger(finding: Finding) -> str | None:
-    """The wrapper the fix dropped, around the executable it wrapped (``rtk`` … ``bun``); or,
-    for a fix that added one, the executable run bare (``vitest`` first in its command)."""
+    """The wrapper the fix dropped, around the executable it wrapped (``rtk`` … ``bun``); for
+    a fix that put the wrapper's runner subcommand in, the executable right after the wrapper
+    (``rtk bun``); or, for a fix that added one, the executable run bare (``vitest`` first in
+    its command)."""
     if finding.wrapper is None or finding.call.command is None or finding.fix is None:
         return None
     how, wrapper, exe = finding.wrapper
     failing, fixed = finding.call.command, finding.fix.command or ""
     if how == "dropped":
         pattern = triggers.wrapper_trigger(wrapper, exe)
+    elif how == "inserted":  # (``wrapper`` is the wrapper and the runner word the fix put in)
+        pattern = triggers.runner_trigger(wrapper.split()[0], exe)
     else:
         pattern = triggers.leading_trigger(exe)
     if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
