@@ -777,6 +777,26 @@ def test_codex_paths_given_from_the_wrong_workdir(tmp_path):
     assert "`/w/app`" in candidate.mistake
 
 
+def test_codex_path_of_the_other_workdir_dropped_by_the_fix(tmp_path):
+    """A session working in two repositories: ``workers`` searched from the action's
+    ``workdir``, where only the service (whose ``workdir`` an earlier search used it from) has
+    it; the same search without it worked, finding nothing. The path belonged to the other
+    folder: the lesson is the working directory, and the fix did not fail (``rg`` found no
+    line). Without the earlier use from the other folder, a missing path is a one-off."""
+    wrong = ("a", "rg -n audience README.md workers src", {"workdir": "/w/action"},
+             "rg: workers: No such file or directory (os error 2)", 2)  # fmt: skip
+    fixed = ("b", "rg -n audience README.md src", {"workdir": "/w/action"}, "", 1)
+    used = ("u", "rg -n audience workers test", {"workdir": "/w/service"}, "workers/a.ts:1:x", 0)
+    (candidate,) = tier2.detect(_codex(tmp_path, [used, wrong, fixed]))
+    assert candidate.summary == "rg: run it from the folder its paths are relative to"
+    assert "`/w/action`" in candidate.mistake
+    assert candidate.fix.endswith("`rg -n audience README.md src` worked.")
+    assert candidate.trigger is None
+
+    (tmp_path / "alone").mkdir()
+    assert list(tier2.detect(_codex(tmp_path / "alone", [wrong, fixed]))) == []
+
+
 def test_codex_path_that_repeats_the_workdir(tmp_path):
     events = _codex(
         tmp_path,

@@ -4,10 +4,12 @@ shell elsewhere, or because the call ran in another folder than its paths are re
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
+from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
-from lessons_core.scan.detectors import triggers
+from lessons_core.scan.detectors import failures, triggers
 
 
 def _cd_to_root(fix: ev.Event) -> bool:
@@ -51,6 +53,71 @@ def _workdir_drift(call: ev.Event, fix: ev.Event) -> str | None:
             if head in parts and any(word.endswith("/" + f) for f in fix_words if f):
                 return where
     return None
+
+
+def _path_of_another_workdir(
+    events: list[ev.Event], i: int, call: ev.Event, fix: ev.Event, results: dict[int, ev.Event]
+) -> str | None:
+    """The working directory a call ran in when a relative path its error names as missing
+    (``rg: workers: No such file or directory``) is one an earlier call of the session used,
+    and that worked, from another ``workdir``, without a ``cd`` of its own: the path belongs to
+    that folder (a sibling repository of a session that works in two). The fix, run in the
+    same folder, dropped the path; a fix run in the other folder is :func:`_workdir_drift`'s.
+    """
+    if not call.cwd or not call.command or not fix.command or fix.cwd != call.cwd:
+        return None
+    missing = _missing_words(call.command, events[i].text)
+    fix_words = _words(fix.command)
+    missing = [p for p in missing if not any(_under(w, p) for w in fix_words)]
+    if not missing:
+        return None
+    for k in range(i - 1, -1, -1):
+        other = events[k]
+        if (
+            other.kind != ev.TOOL_CALL
+            or not other.command
+            or not other.cwd
+            or other.cwd == call.cwd
+            or other.sidechain != call.sidechain
+        ):
+            continue
+        res = results.get(id(other))
+        if res is None or res.failure is not None or _cd_target(other.command) is not None:
+            continue
+        words = _words(other.command)
+        if any(_under(w, p) for p in missing for w in words):
+            return call.cwd
+    return None
+
+
+def _words(command: str) -> list[str]:
+    return [w for seg in triggers.segments(command) for w in seg[1:]]
+
+
+def _under(word: str, path: str) -> bool:
+    """Whether ``word`` is the relative ``path`` or a path inside it."""
+    return word == path or word.startswith(path + "/")
+
+
+def _missing_words(command: str, error: str) -> list[str]:
+    """The relative paths of ``command`` that the lines of ``error`` saying a path is missing
+    name (``rg: workers: No such file or directory`` names ``workers``)."""
+    missing = failures.mistake_class_named(failures.MISSING_PATH).pattern
+    lines = [line for line in error[:1500].splitlines() if missing.search(line)]
+    if not lines:
+        return []
+    out = []
+    for word in dict.fromkeys(_words(command)):
+        if word.startswith(("/", "~", "$", "-", ".")) or not _PATH_WORD.fullmatch(word):
+            continue
+        named = re.compile(rf"(?<![\w./-]){re.escape(word)}(?![\w/-])")
+        if any(named.search(line) for line in lines):
+            out.append(word)
+    return out
+
+
+#: A word that can be a relative path: letters, digits and ``._-/`` (no glob, no quoting).
+_PATH_WORD = kept_programs.compile(r"\w[\w./-]*")
 
 
 def _drift(

@@ -30,7 +30,12 @@ from lessons_core.scan.detectors.tier2.classes import (
     cannot_start,
     unknown_skill,
 )
-from lessons_core.scan.detectors.tier2.drift import _cd_to_root, _drift, _workdir_drift
+from lessons_core.scan.detectors.tier2.drift import (
+    _cd_to_root,
+    _drift,
+    _path_of_another_workdir,
+    _workdir_drift,
+)
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.recall import flaky_run
 from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared
@@ -80,6 +85,8 @@ def _judge(
             finding.cls, finding.drift_dir = CWD_DRIFT, drift
             return finding
         workdir = _workdir_drift(call, fix) if missing else None
+        if workdir is None and missing:
+            workdir = _path_of_another_workdir(events, i, call, fix, results)
         if workdir is not None:
             finding.cls, finding.drift_dir = WORKDIR_DRIFT, workdir
             return finding

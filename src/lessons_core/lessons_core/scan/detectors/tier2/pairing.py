@@ -190,7 +190,7 @@ def _follow(
                     # next (the tests it ran) is another matter. Whether the first failure was
                     # the lesson is for the judge to say.
                     finding.fix, fix_at, finding.wrapper = other, j, wrap
-                    finding.fix_failure = res
+                    finding.fix_failure = None if _found_nothing(res) else res
                     finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                     break
             if res.is_mistake:
@@ -219,6 +219,12 @@ def _follow(
     else:
         finding.diagnosis = None
     return finding
+
+
+def _found_nothing(result: ev.Event) -> bool:
+    """Whether a result is a search that found nothing (``rg`` exits 1 and says nothing): it
+    ran, so the fix did not fail for a reason of its own, it worked and matched no line."""
+    return result.exit_code == 1 and not result.text.strip()
 
 
 def _release_others(finding: Finding, calls: dict[int, ev.Event], consumed: set[int]) -> None:
