@@ -105,6 +105,14 @@ def test_segments_split_compound_commands():
     ]
 
 
+def test_a_comment_ends_at_its_line():
+    """A ``#`` line (a comment, or a heading in a heredoc's text) ends where its line does: the
+    commands on the lines after it are still commands, quoted words or not."""
+    command = "cat > b.md <<'EOF'\n## Summary `x`\nbody\nEOF\ngh pr edit 5 --body-file b.md"
+    assert triggers.segments(command)[-1] == ["gh", "pr", "edit", "5", "--body-file", "b.md"]
+    assert triggers.segments("# build it, then 'list'\nmake -j4") == [["make", "-j4"]]
+
+
 # -- tokenizing quoted commands without shlex ----------------------------------------------------
 
 

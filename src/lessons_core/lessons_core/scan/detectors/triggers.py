@@ -242,9 +242,13 @@ def segments(command: str) -> list[list[str]]:
 
 
 def _split(command: str) -> list[list[str]]:
-    """The simple commands of a command line (split at ``&&``, ``||``, ``;``, ``|``)."""
+    """The simple commands of a command line (split at ``&&``, ``||``, ``;``, ``|``).
+
+    A line break ends a command as ``;`` does; the newline is kept before the ``;`` so that a
+    comment (a ``#`` line, a heading in a heredoc's text) still ends with its line rather than
+    swallowing every command after it."""
     out: list[list[str]] = [[]]
-    for tok in _tokens(command.replace("\n", " ; ")):
+    for tok in _tokens(command.replace("\n", "\n;")):
         if tok in _OPERATORS or (tok and set(tok) <= set("&|;()")):
             if out[-1]:
                 out.append([])
