@@ -98,6 +98,49 @@ def test_a_runner_word_the_fix_put_before_the_refused_subcommand(script):
     assert all("through `uv run`" not in c.summary for c in _detect(unquoted))
 
 
+_GRAPHQL = (
+    "GraphQL: Projects (classic) is being deprecated in favor of the new Projects experience."
+    " (repository.pullRequest.projectCards)"
+)
+
+
+def test_a_gh_command_failing_on_its_own_graphql_query_fixed_through_gh_api(script):
+    """``gh pr edit 12`` failed on a GraphQL field of gh's own, twice; the pull request was
+    read, then changed with ``gh api`` on ``pulls/12``: the lesson is the REST call, recalled
+    by gh's GraphQL line (nothing in ``gh pr edit`` tells the failing repository). ``gh pr
+    view`` in between reads the pull request: it is not the fix."""
+    bad = "gh pr edit 12 --body-file body.md"
+    script.run(bad, _GRAPHQL, failure=ERR, code=1)
+    script.run("gh pr view 12 --json body", '{"body": "old"}')
+    script.run(bad, _GRAPHQL, failure=ERR, code=1)
+    script.run('gh api repos/o/r/pulls/12 -X PATCH -f body="$(cat body.md)"', '{"number": 12}')
+    candidate = _one(script)
+    assert (
+        candidate.summary == "gh pr edit: use `gh api` when it fails on a GraphQL query of its own"
+    )
+    assert [e.call_id for e in candidate.evidence] == ["c1", "c5"]
+    assert candidate.trigger is None
+    assert candidate.error_lines == (_GRAPHQL,)
+    assert candidate.mistake.startswith(f"`{bad}` failed")
+    assert "gh api repos/o/r/pulls/12 -X PATCH" in candidate.fix
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed"),
+    [
+        ("gh pr edit 12 --add-label x", "gh api repos/o/r/pulls/13 -X PATCH -f title=y"),
+        ("gh issue edit 12 --add-label x", "gh api repos/o/r/pulls/12 -X PATCH -f title=y"),
+        ("gh pr edit --add-label x", "gh api repos/o/r/pulls/12 -X PATCH -f title=y"),
+    ],
+)
+def test_a_gh_api_call_on_another_number_or_kind_is_no_fix(script, failing, fixed):
+    """Another number, an issue's number in the pulls collection, or a command that named no
+    number: the ``gh api`` call is another task, and no GraphQL lesson is drawn."""
+    script.run(failing, _GRAPHQL, failure=ERR, code=1)
+    script.run(fixed, "{}")
+    assert all("GraphQL" not in c.summary for c in _detect(script))
+
+
 def test_a_tool_only_reachable_through_a_wrapper(script):
     """A failure no class knows (npm's placeholder ``tsc``), fixed by the same command through
     ``pnpm exec``: the trigger is the tool run bare, first in its command."""

@@ -8,9 +8,13 @@ went wrong (an earlier ``cd``, the sandbox, a step the error named).
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+from typing import NamedTuple
+
 from lessons_core.patterns import kept_programs
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
-from lessons_core.scan.detectors import edit_causes, failures
+from lessons_core.scan.detectors import edit_causes, failures, triggers
 
 #: Classes where the tool, not a shell, refused the call: the lesson is about the tool.
 _TOOL_REFUSALS = frozenset(
@@ -77,6 +81,76 @@ def unknown_skill(call: ev.Event, error: str) -> str | None:
         return None
     m = _UNKNOWN_SKILL.search(error[:500])
     return m.group(1) if m else None
+
+
+#: The pseudo-class of a ``gh`` command on a pull request or issue that failed on a GraphQL
+#: query of gh's own (``GraphQL: Projects (classic) is being deprecated …
+#: (repository.pullRequest.projectCards)``: the field an older gh asks for whatever it was told
+#: to change), fixed by a ``gh api`` call on the same number through the REST API. The same
+#: ``gh pr edit`` works with another gh or on another repository, so the lesson is recalled at
+#: the error (:data:`_COMMAND_FAILURE_TIME`).
+GH_GRAPHQL = failures.MistakeClass(
+    "gh_graphql",
+    r"(?!)",
+    "use `gh api` when it fails on a GraphQL query of its own",
+    "gh failed on a GraphQL query of its own (a field GitHub has retired or refuses here),"
+    " not on the change it was asked for",
+    "Make the same change through the REST API with `gh api repos/OWNER/REPO/pulls/NUMBER`"
+    " (`issues/NUMBER` for an issue) and the method and fields it needs",
+)
+#: gh's report of a GraphQL error, at the start of a line.
+_GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
+#: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull
+#: request is an issue too (its comments and labels live under ``issues/N``).
+_GH_COLLECTIONS = {"pr": ("pulls", "issues"), "issue": ("issues",)}
+
+
+class GhTarget(NamedTuple):
+    """What a ``gh pr|issue`` command worked on: ``gh pr edit`` and ``1533``, and the simple
+    command as written."""
+
+    command: str
+    number: str
+    collections: tuple[str, ...]
+    segment: str
+
+
+def gh_graphql_refused(call: ev.Event, error: str) -> GhTarget | None:
+    """The ``gh pr …`` or ``gh issue …`` command of ``call``, given a number, that failed with
+    ``error`` because a GraphQL query of gh's own did (:data:`GH_GRAPHQL`), else ``None``."""
+    if not call.command or "gh" not in call.command or "GraphQL:" not in error[:1500]:
+        return None
+    if _GRAPHQL_ERROR.search(error[:1500]) is None:
+        return None
+    for seg in triggers.segments(call.command):
+        if len(seg) < 4 or PurePosixPath(seg[0]).name != "gh" or seg[1] not in _GH_COLLECTIONS:
+            continue
+        number = next((w.lstrip("#") for w in seg[3:] if not w.startswith("-")), "")
+        if number.isdigit():
+            return GhTarget(f"gh {seg[1]} {seg[2]}", number, _GH_COLLECTIONS[seg[1]], " ".join(seg))
+    return None
+
+
+def runs_gh_command(target: GhTarget, other: ev.Event) -> bool:
+    """Whether ``other`` runs the gh command ``target`` names (``gh pr edit``). ``gh pr view``
+    is of the same kind by executable and subcommand, but it reads what the edit was to change:
+    a look before the change is made another way, not a corrected form of the edit."""
+    want = target.command.split()
+    for seg in triggers.segments(other.command or ""):
+        if len(seg) >= 3 and [PurePosixPath(seg[0]).name, seg[1], seg[2]] == want:
+            return True
+    return False
+
+
+def graphql_lines(error: str) -> tuple[str, ...]:
+    """gh's GraphQL error lines (``GraphQL: … (repository.pullRequest.projectCards)``): what
+    failure-time recall matches a :data:`GH_GRAPHQL` lesson by. The usual error lines miss
+    them, for they hold no word of failing."""
+    return tuple(
+        redact_head(line, 200)[:200]
+        for line in (" ".join(raw.split()) for raw in error[:1500].splitlines())
+        if _GRAPHQL_ERROR.match(line)
+    )[:2]
 
 
 #: Refusals whose cause the call itself does not show: the file was not read yet in this
@@ -207,9 +281,16 @@ EDIT_CAUSES = {
 #: line tells the wrong working directory from the right one, nor a command run too early
 #: from the same command run after its step.
 #: Nor does a command that could not authenticate: the same ``git push origin`` works where a
-#: key is loaded, so only the refusal tells the lesson is due.
+#: key is loaded, so only the refusal tells the lesson is due. Nor a gh command that failed on
+#: its own GraphQL query: the same ``gh pr edit`` works with another gh or on another repository.
 _COMMAND_FAILURE_TIME = frozenset(
-    {WORKDIR_DRIFT.name, PREREQUISITE.name, STALE_OUTPUT.name, failures.AUTHENTICATION}
+    {
+        WORKDIR_DRIFT.name,
+        PREREQUISITE.name,
+        STALE_OUTPUT.name,
+        failures.AUTHENTICATION,
+        GH_GRAPHQL.name,
+    }
 )
 #: Classes whose fix is running the command through the project's environment.
 _ENVIRONMENT_CLASSES = frozenset(

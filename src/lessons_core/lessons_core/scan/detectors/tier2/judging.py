@@ -19,6 +19,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _WORK_FAILURE,
     CWD_DRIFT,
     DASH_ARGUMENT,
+    GH_GRAPHQL,
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
@@ -28,6 +29,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     WORKDIR_DRIFT,
     _refused_arguments,
     cannot_start,
+    gh_graphql_refused,
     unknown_skill,
 )
 from lessons_core.scan.detectors.tier2.drift import (
@@ -38,7 +40,7 @@ from lessons_core.scan.detectors.tier2.drift import (
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.recall import flaky_run
-from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared
+from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared, through_gh_api
 
 
 def _judge(
@@ -64,6 +66,11 @@ def _judge(
         if not fix.command:
             return None
         finding.cls = UNKNOWN_SKILL
+        return finding
+    target = gh_graphql_refused(call, result.text)
+    if target is not None and through_gh_api(target, fix):
+        # gh's own query failed, not the change: the REST call on the same number made it.
+        finding.cls = GH_GRAPHQL
         return finding
     if call.command and not finding.edited:
         if finding.cleared is None:

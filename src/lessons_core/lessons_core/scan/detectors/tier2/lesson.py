@@ -18,9 +18,12 @@ from lessons_core.scan.detectors.tier2.classes import (
     _ENVIRONMENT_CLASSES,
     CWD_DRIFT,
     EDIT_CAUSES,
+    GH_GRAPHQL,
     SANDBOX,
     UNKNOWN_SKILL,
     _refused_arguments,
+    gh_graphql_refused,
+    graphql_lines,
     unknown_skill,
 )
 from lessons_core.scan.detectors.tier2.drift import _cd_to_root
@@ -151,6 +154,10 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     skill = unknown_skill(call, result.text) if cls is UNKNOWN_SKILL else None
     if skill is not None:
         head = f"{tool_name} `{skill}`"  # one lesson per skill name, never one for them all
+    gh = gh_graphql_refused(call, result.text) if cls is GH_GRAPHQL else None
+    if gh is not None:
+        head = gh.command  # (``gh pr edit``, whatever else the command line did first)
+        lines = graphql_lines(result.text) or lines
     # The fix the quotes are compared with, where the lesson is what changed in the command;
     # a sandbox lesson is the permission, whatever else the rerun changed.
     partner = fix if cls is not SANDBOX else None
@@ -183,7 +190,10 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             dir=finding.drift_dir or finding.cleared or "",
             step=finding.step or "",
         )
-        mistake = f"{_describe_call(call, partner)} failed: {general} (“{_gist(result, lines)}”)"
+        # (a gh command is quoted alone: what came before it in the line did not fail)
+        named = f"`{_one_line(gh.segment, 120)}`" if gh is not None else None
+        said = named or _describe_call(call, partner)
+        mistake = f"{said} failed: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title}"
     elif _flaky(finding):
         mistake = (

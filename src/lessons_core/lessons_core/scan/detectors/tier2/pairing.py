@@ -23,7 +23,11 @@ from lessons_core.scan.detectors.tier2.calls import (
     _wrapped_inside,
     _wrapping,
 )
-from lessons_core.scan.detectors.tier2.classes import _refused_arguments
+from lessons_core.scan.detectors.tier2.classes import (
+    _refused_arguments,
+    gh_graphql_refused,
+    runs_gh_command,
+)
 from lessons_core.scan.detectors.tier2.finding import RETRY_THRESHOLD, WINDOW, Finding
 from lessons_core.scan.detectors.tier2.messages import _diagnoses, _first_sentence, _is_correction
 from lessons_core.scan.detectors.tier2.remedies import _cleared, _remedies, _step_taken
@@ -112,6 +116,7 @@ def _follow(
         if call.command and first is not None and first.name == failures.UNKNOWN_SUBCOMMAND
         else None
     )
+    gh = gh_graphql_refused(call, failed.text)
     taken = {id(failed)}  # the failures counted as this one's repeats
     edited_at: list[int] = []
     read_paths: set[str] = set()
@@ -154,6 +159,8 @@ def _follow(
             if wrap is None and key not in keys:
                 wrap = _wrapping(key, inside, other)
             same = key in keys or wrap is not None
+            if same and gh is not None and not runs_gh_command(gh, other):
+                same = False  # ``gh pr view`` after ``gh pr edit`` failed: another task
             if not same and _remedies(first, call, other, read_paths, results, failed.text):
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)

@@ -12,7 +12,12 @@ from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass
 from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _REWRITES
-from lessons_core.scan.detectors.tier2.classes import cannot_start, unknown_skill
+from lessons_core.scan.detectors.tier2.classes import (
+    GhTarget,
+    cannot_start,
+    gh_graphql_refused,
+    unknown_skill,
+)
 
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = kept_programs.compile(
@@ -122,7 +127,8 @@ def _remedies(
     does not exist is named for, a listing after reading a directory, an edit of a file read
     after "File has not been read", the repository reached by its URL after git could not
     authenticate to it, the file a query string the shell refused asked for, fetched another
-    way (``error`` is the failure's text)."""
+    way, the pull request a gh command failed on through a GraphQL query of its own, reached
+    through ``gh api`` (``error`` is the failure's text)."""
     if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
         res = results.get(id(other))
         return res is not None and res.failure is None and _searched_in_shell(other)
@@ -130,6 +136,10 @@ def _remedies(
     if skill is not None:
         res = results.get(id(other))
         return res is not None and res.failure is None and _did_by_hand(skill, other)
+    target = gh_graphql_refused(call, error)
+    if target is not None:
+        res = results.get(id(other))
+        return res is not None and res.failure is None and through_gh_api(target, other)
     if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     res = results.get(id(other))
@@ -176,6 +186,27 @@ def _did_by_hand(skill: str, other: ev.Event) -> bool:
         return False
     shapes = [*triggers.shapes(other.command), *(s for _w, s in triggers.wrapped(other.command))]
     return any(skill in (shape.exe, shape.sub) for shape in shapes)
+
+
+#: A REST endpoint of one pull request or issue (``repos/o/r/pulls/1533``, ``/repos/{owner}/
+#: {repo}/issues/7/comments``): the collection and the number.
+_GH_ENDPOINT = kept_programs.compile(r"^/?repos/[^/\s]+/[^/\s]+/(pulls|issues)/(\d+)(?:/|$)")
+
+
+def through_gh_api(target: GhTarget, other: ev.Event) -> bool:
+    """Whether ``other`` is a ``gh api`` call on the pull request or issue ``target`` named: the
+    same number, in a REST collection that holds that kind of resource (``gh pr edit 1533``
+    then ``gh api repos/o/r/pulls/1533 -X PATCH``). Another number is another task."""
+    if not other.command or "gh" not in other.command:
+        return False
+    for seg in triggers.segments(other.command):
+        if len(seg) < 3 or PurePosixPath(seg[0]).name != "gh" or seg[1] != "api":
+            continue
+        for word in seg[2:]:
+            m = _GH_ENDPOINT.match(word)
+            if m and m.group(1) in target.collections and m.group(2) == target.number:
+                return True
+    return False
 
 
 #: git's subcommands that talk to a remote repository.
