@@ -659,6 +659,17 @@ def test_drift_fixed_by_going_back_to_the_root_is_a_lesson_of_the_root(script):
     assert candidate.trigger == triggers.RELATIVE_CD
 
 
+def test_a_failure_that_names_no_missing_path_is_not_put_on_an_earlier_cd(script):
+    """An earlier ``cd web`` stayed and the fix gave the script by its absolute path, but the
+    error was a syntax error, not a path that could not be found (nor a set-up step that
+    failed): the working directory explains nothing, and no lesson says it does."""
+    script.run("cd web && bun install", "done", persistent_shell=True)
+    script.run("bun run scripts/build.ts", "SyntaxError: Unexpected token '}'", failure=ERR,
+               code=1, persistent_shell=True)  # fmt: skip
+    script.run("bun run /w/app/scripts/build.ts", "built", persistent_shell=True)
+    assert _detect(script) == []
+
+
 def _codex(tmp_path, calls):
     """A Codex rollout from ``(call id, command, arguments, output, exit code)``."""
     from lessons_codex import reader
