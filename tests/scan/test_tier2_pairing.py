@@ -174,6 +174,18 @@ def test_a_test_failure_the_wider_run_did_not_repeat_is_a_flake(script):
     assert candidate.error_lines[0].startswith("Error: Timeout of 2000ms exceeded.")
 
 
+def test_a_long_wider_run_is_quoted_up_to_160_characters_in_the_flakes_fix(script):
+    """The wider run the fix says to repeat is quoted on one line, its first 159 characters
+    and an ellipsis."""
+    good = "pnpm test " + " ".join(
+        f"--reporter-option=output=reports/run-{k}.xml" for k in range(6)
+    )
+    script.run(good + ' -- --grep "Checkpoint UI"', _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.run(good, "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.fix == f"Rerun `{good[:159]}…` before looking for a cause: it passed."
+
+
 def test_a_flake_has_no_trigger_even_when_its_error_names_the_dropped_flag(script):
     """The runner's failure line mentions ``--bail``, the option the wider run dropped; the
     failure still came and went, so no trigger on every ``pnpm test -- --bail``."""
@@ -594,6 +606,18 @@ def test_an_edit_the_tool_refused_made_by_a_script_on_the_same_file(script):
     assert "open(p, 'w')" in candidate.fix
 
 
+def test_a_fix_on_several_files_is_named_by_its_first(script):
+    """A refused edit, fixed by a call on two files (a patch): the fix names the first file
+    it was given, the one the refused edit was on."""
+    script.file("Edit", "/p/src/a.py", _STALE, failure=ev.VALIDATION)
+    script._add(ev.TOOL_CALL, tool="Edit", paths=("/p/src/a.py", "/p/src/b.py"), call_id="x1")
+    script._add(ev.TOOL_RESULT, tool="Edit", call_id="x1", text="ok")
+    assert _one(script).fix.endswith("; the Edit call on a.py then worked.")
+
+
+_STALE = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+
+
 @pytest.mark.parametrize(("between", "advice"), [
     (None, "Read the lines again and copy the text to replace exactly"),
     ("Grep", "Read the lines again and copy the text to replace exactly"),
@@ -657,6 +681,30 @@ def test_drift_fixed_by_going_back_to_the_root_is_a_lesson_of_the_root(script):
     )
     assert candidate.project == "/w/app"
     assert candidate.trigger == triggers.RELATIVE_CD
+
+
+def test_drift_into_a_folder_is_a_lesson_of_the_folder_above_it(script):
+    """``cd tests`` stayed, and the failed call was recorded in ``/w/app/tests``; the fix gave
+    the file by its absolute path, with no ``cd`` back to name the repository. The lesson's
+    project is the recorded one with the folder the shell drifted into taken off."""
+    script.run("cd tests && uv run pytest -q", "3 passed", persistent_shell=True)
+    script.run(
+        "ruff check src/app/render.py",
+        "src/app/render.py:1:1: E902 No such file or directory",
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app/tests",
+    )
+    script.run(
+        "ruff check /w/app/src/app/render.py",
+        "All checks passed!",
+        persistent_shell=True,
+        project="/w/app/tests",
+    )
+    candidate = _one(script)
+    assert candidate.summary == "ruff: the working directory stayed where an earlier cd left it"
+    assert candidate.project == "/w/app"
 
 
 def test_a_failure_that_names_no_missing_path_is_not_put_on_an_earlier_cd(script):
