@@ -295,6 +295,15 @@ def test_a_remote_reached_no_other_way_is_no_fix_of_a_refused_key(script, failin
     assert _detect(script) == []
 
 
+def test_a_refused_login_of_another_program_is_fixed_by_no_other_call(script):
+    """Only git's talk to a remote is reached another way (by its URL): a publish the
+    registry refused, followed by a look at the package, has no fix and is no lesson."""
+    refusal = "npm error code E401\nnpm error 401 Unauthorized - PUT https://registry.npmjs.org/x"
+    script.run("npm publish", refusal, failure=ERR, code=1)
+    script.run("cat package.json", "{}")
+    assert _detect(script) == []
+
+
 def test_a_failure_met_while_following_one_that_came_to_nothing_is_judged_on_its_own(script):
     """A lint run failed on the code; the agent then gave it an option it does not have, which
     failed too; ``npm run fix`` and the plain run worked. The first failure is no lesson (the
@@ -466,6 +475,33 @@ def test_a_refused_query_string_is_not_fixed_by_a_call_on_another_target(script)
     assert _detect(script) == []
 
 
+def test_a_refused_query_string_of_a_folder_and_a_file_is_fetched_by_both(script):
+    """A refused word of two parts, a folder and a file, is enough to name the file that was
+    then fetched another way."""
+    word = "workflows/ci.yml?ref=abc123"
+    script.run(f"gh api {word}", f"zsh:1: no matches found: {word}", failure=ERR, code=1)
+    fetched = "curl -fsSL https://raw.githubusercontent.com/o/r/abc123/.github/workflows/ci.yml"
+    script.run(fetched, "name: ci")
+    assert _one(script).summary == "gh api: quote words the shell would read as syntax"
+
+
+@pytest.mark.parametrize(
+    ("word", "later"),
+    [
+        # no folder: a single word names no file
+        ("user?fields=login", "curl -s https://api.github.com/user"),
+        # a number last: an issue, not a file
+        ("repos/o/r/issues/123?per_page=5", "curl -s https://api.github.com/repos/o/r/issues/123"),
+    ],
+)
+def test_a_refused_query_string_that_names_no_file_has_no_fix_another_way(script, word, later):
+    """The refused word must end in a folder and a file name (with a letter in it) for a
+    later call to be the same file reached another way; anything else is no such fix."""
+    script.run(f"gh api {word}", f"zsh:1: no matches found: {word}", failure=ERR, code=1)
+    script.run(later, "{}")
+    assert _detect(script) == []
+
+
 def test_zsh_unmatched_brackets_of_a_package_extra(script):
     """``pip install -e .[dev]``: zsh reads the brackets as a glob; the quoted word worked.
     The trigger is an unquoted word with a bracket in a ``pip`` call."""
@@ -532,6 +568,7 @@ def test_a_skill_the_project_does_not_define_is_done_in_the_shell(script):
     script.call("Skill", "<tool_use_error>Unknown skill: commit</tool_use_error>",
                 failure=ev.VALIDATION)  # fmt: skip
     script.run("git status", "M src/a.ts")
+    script.file("Read", "/p/src/a.ts", "1\ta")  # no command: not the skill's job either
     script.run("git diff", "+a")
     script.run('rtk git add src/a.ts && rtk git commit -m "Fix a"', "ok")
     candidate = _one(script)
@@ -613,6 +650,19 @@ def test_a_fix_on_several_files_is_named_by_its_first(script):
     script._add(ev.TOOL_CALL, tool="Edit", paths=("/p/src/a.py", "/p/src/b.py"), call_id="x1")
     script._add(ev.TOOL_RESULT, tool="Edit", call_id="x1", text="ok")
     assert _one(script).fix.endswith("; the Edit call on a.py then worked.")
+
+
+def test_a_refused_edit_of_several_files_is_made_by_a_script_on_its_first(script):
+    """An edit of two files (a patch) refused for its text, then a script that rewrote the
+    first of them: the refused edit made another way."""
+    script._add(ev.TOOL_CALL, tool="Edit", paths=("/p/src/a.py", "/p/src/b.py"), call_id="x1")
+    script._add(ev.TOOL_RESULT, tool="Edit", call_id="x1", text=_STALE, failure=ev.VALIDATION)
+    script.run(
+        "python3 - <<'EOF'\np = 'src/a.py'\ns = open(p).read()\n"
+        "open(p, 'w').write(s.replace('a', 'b'))\nEOF",
+        "",
+    )
+    assert _one(script).summary == "Edit: copy the text to replace from the file as it is now"
 
 
 _STALE = "<tool_use_error>String to replace not found in file.</tool_use_error>"
@@ -986,6 +1036,18 @@ def test_the_folder_deleted_in_the_fixing_call_itself(script):
     assert "`out`" in candidate.mistake
 
 
+def test_a_deletion_that_failed_on_the_way_is_passed_over(script):
+    """Another ``rm`` failed between the failure and the folder deleted: the folder deleted
+    after it is still what cleared the stale output."""
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm -rf .turbo", "rm: .turbo: Operation not permitted", failure=ERR, code=1)
+    script.run("rm -rf build/gen/", "")
+    script.run("npx tsc --noEmit", "")
+    candidate = _one(script)
+    assert candidate.summary == "tsc: delete the stale generated folder and run it again"
+    assert "Delete `build/gen`" in candidate.fix
+
+
 def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
     """The deleted folder must hold the file the error named; deleting that file itself is
     changing the sources, and a folder the error never named explains nothing."""
@@ -994,6 +1056,11 @@ def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
     script.run("npx tsc --noEmit", "")
     script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
     script.run("rm build/gen/routes.d.ts", "")
+    script.run("npx tsc --noEmit", "")
+    # ``gen/…`` from here is not inside ``build/gen``, though the folder's name ends in it.
+    script.run("npx tsc --noEmit", "gen/routes.d.ts(4,9): error TS1005: ';' expected.\n",
+               failure=ERR, code=2)  # fmt: skip
+    script.run("rm -rf build/gen", "")
     script.run("npx tsc --noEmit", "")
     assert _detect(script) == []
 
