@@ -163,3 +163,76 @@ def test_one_cause_in_two_sessions_is_one_candidate_and_causes_stay_apart(home, 
         "Edit: copy the leading tabs or spaces of the lines to replace": {"s1", "s2"},
         "Edit: copy long lines instead of retyping them": {"s3"},
     }
+
+
+# -- the edits since the file was read ------------------------------------------------------
+
+
+def test_an_edit_at_the_start_of_the_session_still_counts(script):
+    """The file was edited first thing (never read in the session), a remark came between,
+    and the refused edit was written from the text before that edit: every event back to the
+    session's first is looked at, not every other one."""
+    path = "/p/settings.py"
+    script.file("Edit", path, "updated", edit=("limit = 10", "limit = 20"))
+    script.say("Now the retries.")
+    script.file(
+        "Edit", path, NOT_FOUND, failure=ev.VALIDATION, edit=("limit = 10\nretries = 2", "x")
+    )
+    script.file("Edit", path, "updated", edit=("limit = 20\nretries = 2", "x"))
+    assert _one(script).summary == "Edit: read the lines again after editing the file"
+
+
+def test_a_read_sent_beside_the_refused_edit_is_no_read_before_it(script):
+    """A Read of the file sent in the same turn as the refused edit (its call between the
+    edit's call and its result) came back after the edit was written: the edit made before
+    them still explains the refusal."""
+    path = "/p/settings.py"
+    script.file("Read", path, "1\tlimit = 10\n2\tretries = 2")
+    script.file("Edit", path, "updated", edit=("limit = 10", "limit = 20"))
+    refused = ("limit = 10\nretries = 2", "x")
+    script._add(ev.TOOL_CALL, tool="Edit", paths=(path,), call_id="e1", edit=refused)
+    script._add(ev.TOOL_CALL, tool="Read", paths=(path,), call_id="r1")
+    script._add(ev.TOOL_RESULT, tool="Edit", call_id="e1", failure=ev.VALIDATION, text=NOT_FOUND)
+    script._add(ev.TOOL_RESULT, tool="Read", call_id="r1", text="1\tlimit = 20\n2\tretries = 2")
+    script.file("Edit", path, "updated", edit=("limit = 20\nretries = 2", "x"))
+    assert _one(script).summary == "Edit: read the lines again after editing the file"
+
+
+# -- a script as the fix ----------------------------------------------------------------------
+
+
+def test_a_script_fix_shows_the_indentation_of_the_refused_text(script):
+    """The refused edit's text to replace (not its replacement) is compared with the lines
+    of the script that then rewrote the file: one more tab on each, so the lesson is the
+    indentation."""
+    failed = "\t\t<Row item={item} />\n\t\t<Row item={next} />"
+    script.file(
+        "Edit", "/p/src/panel.tsx", NOT_FOUND, failure=ev.VALIDATION, edit=(failed, "\t\t<Row />")
+    )
+    script.run(
+        "python3 - <<'EOF'\ns = open('panel.tsx').read()\nold = (\n"
+        "    '\\t\\t\\t<Row item={item} />\\n'\n"
+        "    '\\t\\t\\t<Row item={next} />'\n)\n"
+        "open('panel.tsx', 'w').write(s.replace(old, ''))\nEOF",
+        "",
+    )
+    assert _one(script).summary == "Edit: copy the leading tabs or spaces of the lines to replace"
+
+
+def test_a_script_fix_holding_the_long_line_is_no_retyping(script):
+    """The script that rewrote the file holds the long line the refused edit had a few
+    characters off, but a script's lines are as often its code: the lesson stays general."""
+    script.file(
+        "Edit",
+        "/p/src/panel.ts",
+        NOT_FOUND,
+        failure=ev.VALIDATION,
+        edit=(LONG.replace("the desk", "desk"), "x"),
+    )
+    script.run(
+        "python3 - <<'EOF'\np = 'panel.ts'\ns = open(p).read()\nold = (\n"
+        "    \"\\tnotice = 'The reports are rebuilt every night; ask the desk before you"
+        " change them.'\"\n)\nopen(p, 'w').write(s.replace(old, ''))\nEOF",
+        "",
+    )
+    assert _one(script).summary == GENERAL

@@ -10,6 +10,7 @@ from lessons_core.models import Config, ScoringWeights
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
 from lessons_core.scan.detectors import tier2, triggers
+from lessons_core.scan.detectors.tier2 import lesson
 
 ERR = ev.ERROR
 
@@ -828,6 +829,30 @@ def test_a_change_inside_a_long_word_is_quoted_from_inside_the_word(script):
     assert fixed.startswith("…") and fixed.endswith("…") and len(fixed) == 160
     assert right.index(fixed[1:-1]) > right.index("segment/")  # inside the word
     assert "topic:def456 origin" in fixed
+
+
+@pytest.mark.parametrize(("same", "from_start"), [(90, True), (91, False)])
+def test_a_change_the_start_shows_with_a_quarter_of_the_width_before_it(same, from_start):
+    """A quote of 120 characters keeps 30 before the change: commands that part at character
+    90 are quoted from their start (the change and its 30 characters still show), one
+    character later from a little before the change."""
+    wrong, right = "a" * same + "B" + "c" * 100, "a" * same + "D" + "c" * 100
+    quoted = lesson._quoted(wrong, right, 120)
+    if from_start:
+        assert quoted == wrong[:119] + "…"
+    else:
+        assert quoted.startswith("…") and "aB" in quoted
+
+
+def test_a_long_command_is_compared_over_its_first_20000_characters():
+    """Where two commands part is looked for in their redacted heads (4,000 characters and the
+    margin redaction searches past them, up to the next space), not in a heredoc of megabytes:
+    a change just past that head is not found, and the quote starts where the command does;
+    the same change ten characters earlier is."""
+    head = "w" * 20000
+    assert lesson._quoted(head + " A end", head + " B end", 120) == head[:119] + "…"
+    early = "w" * 19990
+    assert lesson._quoted(early + " A end", early + " B end", 120).startswith("…")
 
 
 def test_a_command_as_long_as_the_quote_is_quoted_whole(script):

@@ -258,6 +258,18 @@ def test_a_test_failure_the_wider_run_did_not_repeat_is_a_flake(script):
     assert candidate.error_lines[0].startswith("Error: Timeout of 2000ms exceeded.")
 
 
+def test_a_long_wider_run_is_quoted_up_to_160_characters_in_the_flakes_fix(script):
+    """The wider run the fix says to repeat is quoted on one line, its first 159 characters
+    and an ellipsis."""
+    good = "pnpm test " + " ".join(
+        f"--reporter-option=output=reports/run-{k}.xml" for k in range(6)
+    )
+    script.run(good + ' -- --grep "Checkpoint UI"', _MOCHA_TIMEOUT, failure=ERR, code=1)
+    script.run(good, "  44 passing (9s)")
+    candidate = _one(script)
+    assert candidate.fix == f"Rerun `{good[:159]}…` before looking for a cause: it passed."
+
+
 def test_a_flake_has_no_trigger_even_when_its_error_names_the_dropped_flag(script):
     """The runner's failure line mentions ``--bail``, the option the wider run dropped; the
     failure still came and went, so no trigger on every ``pnpm test -- --bail``."""
@@ -364,6 +376,15 @@ def test_a_remote_reached_no_other_way_is_no_fix_of_a_refused_key(script, failin
     refused call could not do, so none of them is its fix."""
     script.run(failing, _NO_KEY, failure=ERR, code=128, cwd="/p")
     script.run(later, "0a1b2c3\tHEAD", cwd=where)
+    assert _detect(script) == []
+
+
+def test_a_refused_login_of_another_program_is_fixed_by_no_other_call(script):
+    """Only git's talk to a remote is reached another way (by its URL): a publish the
+    registry refused, followed by a look at the package, has no fix and is no lesson."""
+    refusal = "npm error code E401\nnpm error 401 Unauthorized - PUT https://registry.npmjs.org/x"
+    script.run("npm publish", refusal, failure=ERR, code=1)
+    script.run("cat package.json", "{}")
     assert _detect(script) == []
 
 
@@ -538,6 +559,33 @@ def test_a_refused_query_string_is_not_fixed_by_a_call_on_another_target(script)
     assert _detect(script) == []
 
 
+def test_a_refused_query_string_of_a_folder_and_a_file_is_fetched_by_both(script):
+    """A refused word of two parts, a folder and a file, is enough to name the file that was
+    then fetched another way."""
+    word = "workflows/ci.yml?ref=abc123"
+    script.run(f"gh api {word}", f"zsh:1: no matches found: {word}", failure=ERR, code=1)
+    fetched = "curl -fsSL https://raw.githubusercontent.com/o/r/abc123/.github/workflows/ci.yml"
+    script.run(fetched, "name: ci")
+    assert _one(script).summary == "gh api: quote words the shell would read as syntax"
+
+
+@pytest.mark.parametrize(
+    ("word", "later"),
+    [
+        # no folder: a single word names no file
+        ("user?fields=login", "curl -s https://api.github.com/user"),
+        # a number last: an issue, not a file
+        ("repos/o/r/issues/123?per_page=5", "curl -s https://api.github.com/repos/o/r/issues/123"),
+    ],
+)
+def test_a_refused_query_string_that_names_no_file_has_no_fix_another_way(script, word, later):
+    """The refused word must end in a folder and a file name (with a letter in it) for a
+    later call to be the same file reached another way; anything else is no such fix."""
+    script.run(f"gh api {word}", f"zsh:1: no matches found: {word}", failure=ERR, code=1)
+    script.run(later, "{}")
+    assert _detect(script) == []
+
+
 def test_zsh_unmatched_brackets_of_a_package_extra(script):
     """``pip install -e .[dev]``: zsh reads the brackets as a glob; the quoted word worked.
     The trigger is an unquoted word with a bracket in a ``pip`` call."""
@@ -604,6 +652,7 @@ def test_a_skill_the_project_does_not_define_is_done_in_the_shell(script):
     script.call("Skill", "<tool_use_error>Unknown skill: commit</tool_use_error>",
                 failure=ev.VALIDATION)  # fmt: skip
     script.run("git status", "M src/a.ts")
+    script.file("Read", "/p/src/a.ts", "1\ta")  # no command: not the skill's job either
     script.run("git diff", "+a")
     script.run('rtk git add src/a.ts && rtk git commit -m "Fix a"', "ok")
     candidate = _one(script)
@@ -678,6 +727,31 @@ def test_an_edit_the_tool_refused_made_by_a_script_on_the_same_file(script):
     assert "open(p, 'w')" in candidate.fix
 
 
+def test_a_fix_on_several_files_is_named_by_its_first(script):
+    """A refused edit, fixed by a call on two files (a patch): the fix names the first file
+    it was given, the one the refused edit was on."""
+    script.file("Edit", "/p/src/a.py", _STALE, failure=ev.VALIDATION)
+    script._add(ev.TOOL_CALL, tool="Edit", paths=("/p/src/a.py", "/p/src/b.py"), call_id="x1")
+    script._add(ev.TOOL_RESULT, tool="Edit", call_id="x1", text="ok")
+    assert _one(script).fix.endswith("; the Edit call on a.py then worked.")
+
+
+def test_a_refused_edit_of_several_files_is_made_by_a_script_on_its_first(script):
+    """An edit of two files (a patch) refused for its text, then a script that rewrote the
+    first of them: the refused edit made another way."""
+    script._add(ev.TOOL_CALL, tool="Edit", paths=("/p/src/a.py", "/p/src/b.py"), call_id="x1")
+    script._add(ev.TOOL_RESULT, tool="Edit", call_id="x1", text=_STALE, failure=ev.VALIDATION)
+    script.run(
+        "python3 - <<'EOF'\np = 'src/a.py'\ns = open(p).read()\n"
+        "open(p, 'w').write(s.replace('a', 'b'))\nEOF",
+        "",
+    )
+    assert _one(script).summary == "Edit: copy the text to replace from the file as it is now"
+
+
+_STALE = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+
+
 @pytest.mark.parametrize(("between", "advice"), [
     (None, "Read the lines again and copy the text to replace exactly"),
     ("Grep", "Read the lines again and copy the text to replace exactly"),
@@ -741,6 +815,41 @@ def test_drift_fixed_by_going_back_to_the_root_is_a_lesson_of_the_root(script):
     )
     assert candidate.project == "/w/app"
     assert candidate.trigger == triggers.RELATIVE_CD
+
+
+def test_drift_into_a_folder_is_a_lesson_of_the_folder_above_it(script):
+    """``cd tests`` stayed, and the failed call was recorded in ``/w/app/tests``; the fix gave
+    the file by its absolute path, with no ``cd`` back to name the repository. The lesson's
+    project is the recorded one with the folder the shell drifted into taken off."""
+    script.run("cd tests && uv run pytest -q", "3 passed", persistent_shell=True)
+    script.run(
+        "ruff check src/app/render.py",
+        "src/app/render.py:1:1: E902 No such file or directory",
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/app/tests",
+    )
+    script.run(
+        "ruff check /w/app/src/app/render.py",
+        "All checks passed!",
+        persistent_shell=True,
+        project="/w/app/tests",
+    )
+    candidate = _one(script)
+    assert candidate.summary == "ruff: the working directory stayed where an earlier cd left it"
+    assert candidate.project == "/w/app"
+
+
+def test_a_failure_that_names_no_missing_path_is_not_put_on_an_earlier_cd(script):
+    """An earlier ``cd web`` stayed and the fix gave the script by its absolute path, but the
+    error was a syntax error, not a path that could not be found (nor a set-up step that
+    failed): the working directory explains nothing, and no lesson says it does."""
+    script.run("cd web && bun install", "done", persistent_shell=True)
+    script.run("bun run scripts/build.ts", "SyntaxError: Unexpected token '}'", failure=ERR,
+               code=1, persistent_shell=True)  # fmt: skip
+    script.run("bun run /w/app/scripts/build.ts", "built", persistent_shell=True)
+    assert _detect(script) == []
 
 
 def _codex(tmp_path, calls):
@@ -1031,6 +1140,18 @@ def test_the_folder_deleted_in_the_fixing_call_itself(script):
     assert "`out`" in candidate.mistake
 
 
+def test_a_deletion_that_failed_on_the_way_is_passed_over(script):
+    """Another ``rm`` failed between the failure and the folder deleted: the folder deleted
+    after it is still what cleared the stale output."""
+    script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
+    script.run("rm -rf .turbo", "rm: .turbo: Operation not permitted", failure=ERR, code=1)
+    script.run("rm -rf build/gen/", "")
+    script.run("npx tsc --noEmit", "")
+    candidate = _one(script)
+    assert candidate.summary == "tsc: delete the stale generated folder and run it again"
+    assert "Delete `build/gen`" in candidate.fix
+
+
 def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
     """The deleted folder must hold the file the error named; deleting that file itself is
     changing the sources, and a folder the error never named explains nothing."""
@@ -1039,6 +1160,11 @@ def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
     script.run("npx tsc --noEmit", "")
     script.run("npx tsc --noEmit", STALE_TYPES, failure=ERR, code=2)
     script.run("rm build/gen/routes.d.ts", "")
+    script.run("npx tsc --noEmit", "")
+    # ``gen/…`` from here is not inside ``build/gen``, though the folder's name ends in it.
+    script.run("npx tsc --noEmit", "gen/routes.d.ts(4,9): error TS1005: ';' expected.\n",
+               failure=ERR, code=2)  # fmt: skip
+    script.run("rm -rf build/gen", "")
     script.run("npx tsc --noEmit", "")
     assert _detect(script) == []
 
