@@ -1169,6 +1169,15 @@ def test_deleting_another_folder_or_the_named_file_is_no_stale_output(script):
     assert _detect(script) == []
 
 
+def test_a_file_rm_could_not_find_then_its_folder_deleted_is_no_stale_output(script):
+    """``rm`` of a file that was not there names the path it was told to delete, not output a
+    build read: deleting its folder next is the same cleanup done wider, no lesson."""
+    script.run("rm build/gen/app.js.map", "rm: build/gen/app.js.map: No such file or directory",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("rm -rf build/gen/", "")
+    assert _detect(script) == []
+
+
 # -- arguments the tool refused ------------------------------------------------------------------
 
 

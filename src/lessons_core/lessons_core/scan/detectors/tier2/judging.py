@@ -72,7 +72,7 @@ def _judge(
         # gh's own query failed, not the change: the REST call on the same number made it.
         finding.cls = GH_GRAPHQL
         return finding
-    if call.command and not finding.edited:
+    if call.command and not finding.edited and not _removes(call.command):
         if finding.cleared is None:
             fix_at = next((k for k in range(i + 1, len(events)) if events[k] is fix), i)
             finding.cleared = _cleared(result.text, events, i, fix_at, results)
@@ -144,6 +144,14 @@ def _judge(
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
     return finding
+
+
+def _removes(command: str) -> bool:
+    """Whether the call was itself an ``rm``: the path its error names is the one it was told to
+    delete, not generated output some build read, so a folder deleted next is no stale output
+    cleared (``rm build/gen/x.map`` missing, then ``rm -rf build/gen``)."""
+    shape = triggers.main_shape(command)
+    return shape is not None and shape.exe == "rm"
 
 
 def _unmatched_glob(error: str) -> bool:
