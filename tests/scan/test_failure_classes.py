@@ -190,6 +190,25 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
     assert failures.error_lines(text) == ("error: mismatched types",)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'rg: the literal "\\n" is not allowed in a regex',
+        "cat: illegal option -- A",
+        "SyntaxError: Unexpected token '}'",
+        "Operation not permitted",
+        "this platform is not supported",
+        "ERR_PNPM_UNSUPPORTED_ENGINE Unsupported environment",
+        "unrecognized subcommand 'bun'",
+    ],
+)
+def test_a_line_that_says_what_was_refused_is_an_error_line(line):
+    """A command's own refusal in words other than "error": not allowed, not supported, not
+    permitted, illegal, unexpected, unrecognized. The line after it, the usage or the advice,
+    is not."""
+    assert failures.error_lines(f"{line}\nusage: tool [-belnstuv] [file ...]") == (line,)
+
+
 def test_error_lines_stop_at_the_limit():
     """The first ``limit`` error lines, in order, and no more."""
     text = "\n".join(f"error: failure number {n}" for n in range(8))

@@ -924,3 +924,26 @@ def test_a_users_correction_is_looked_for_in_the_first_300_characters() -> None:
     assert not tier2._is_correction("-" * 299 + "no")
     assert tier2._is_correction("No, use pnpm here.")
     assert not tier2._is_correction("[pasted log] no such file")
+
+
+_RG_NEWLINE = (
+    'rg: the literal "\\n" is not allowed in a regex\n\n'
+    "Consider enabling multiline mode with the --multiline flag (or -U for short).\n"
+    "When multiline mode is enabled, new line characters can be matched."
+)
+
+
+def test_a_refusal_the_fix_answered_with_the_flag_it_advised(script):
+    """``rg`` refused a literal ``\\n`` and advised ``-U``; the same search with ``-U`` worked.
+    Nothing in the command line tells the two apart but the flag the error named, so the lesson
+    is recalled at that error, and quotes the command's own advice beside it."""
+    script.run('rg -n "foo\\nbar" src', _RG_NEWLINE, failure=ERR, code=2)
+    script.run('rg -n -U "foo\\nbar" src', "src/a.py:3:foo")
+    candidate = _one(script)
+    assert candidate.summary == "rg: needed another way"
+    assert candidate.error_lines == ('rg: the literal "\\n" is not allowed in a regex',)
+    assert candidate.mistake.endswith(
+        "; it said: “Consider enabling multiline mode with the --multiline flag (or -U for"
+        " short).”."
+    )
+    assert candidate.fix == 'Run `rg -n -U "foo\\nbar" src` instead.'

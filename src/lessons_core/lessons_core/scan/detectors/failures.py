@@ -47,6 +47,7 @@ HEAD = 500
 _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
     r"fatal|missing|refused|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
+    r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b",
     re.IGNORECASE,
 )

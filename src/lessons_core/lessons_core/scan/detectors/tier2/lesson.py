@@ -4,6 +4,7 @@ the fixing call changed, the error lines it is recalled at and the project it be
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 from lessons_core.models import Candidate, Config, Evidence
@@ -99,6 +100,26 @@ def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
     text = lines[0] if lines else _one_line(strip_tags(result.text))
     text = _NOISE_PREFIX.sub("", text).strip()
     return _one_line(text, 120)
+
+
+#: A line of an error that says what to do (``Consider enabling multiline mode with the
+#: --multiline flag``, ``hint: …``, ``Did you mean …``): for a failure no class knows, the
+#: command's own advice is the best words the lesson has.
+_HINT_LINE = kept_programs.compile(
+    r"^(?:hint|help|tip)\s*:|^(?:consider|did you mean|perhaps you meant|to fix|use `|"
+    r"try (?:running|using|again with))\b",
+    re.IGNORECASE,
+)
+
+
+def _hint(text: str, lines: tuple[str, ...]) -> str | None:
+    """The first line of ``text`` that advises what to do, when it is not an error line the
+    lesson quotes already."""
+    for raw in strip_tags(text[:3000]).splitlines():
+        line = " ".join(raw.split())
+        if _HINT_LINE.match(line) and line not in lines:
+            return _one_line(line, 160)
+    return None
 
 
 _NOISE_PREFIX = kept_programs.compile(
@@ -204,6 +225,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         summary = f"{head}: a failure the wider run did not repeat"
     elif result.failure in ev.MISTAKES:
         mistake = f"{_describe_call(call, partner)} failed (“{_gist(result, lines)}”)"
+        hint = _hint(result.text, lines)
+        if hint:
+            mistake += f"; it said: “{hint}”"
         summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
     else:
         mistake = f"{_describe_call(call)} was not what the user wanted"
