@@ -1306,3 +1306,27 @@ def test_the_mistake_quotes_the_line_that_says_what_failed(script):
     assert "(“zsh:1: command not found: vitest”)" in candidate.mistake, candidate.mistake
     assert "\x1b" not in candidate.mistake and "WARNING" not in candidate.mistake
     assert candidate.error_lines[0] == "zsh:1: command not found: vitest"
+
+
+def test_a_package_pattern_taken_for_a_path(script):
+    """``gofmt -l ./...`` looked for a file named ``...`` (only the ``go`` command expands the
+    pattern); ``gofmt -l .`` worked. No file was guessed, so this is no one-off missing path:
+    the lesson fires on the pattern given to ``gofmt``, never on the folder or on ``go vet``."""
+    bad, good = "gofmt -l ./...", "gofmt -l ."
+    script.run(bad, "stat ./...: no such file or directory", failure=ERR, code=2)
+    script.run(good, "")
+    candidate = _one(script)
+    assert candidate.summary == "gofmt: it takes folders, not a `./...` pattern"
+    assert "Give it a folder" in candidate.fix and "`gofmt -l .` worked" in candidate.fix
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "go vet ./...")
+    assert triggers.compiler_accepts(candidate.trigger)
+
+
+def test_a_guessed_path_replaced_by_the_right_one_is_still_a_one_off(script):
+    """A path that names a file (``./src/main.go``) and was not there is a fact of one
+    repository, whatever the fix gave instead."""
+    script.run("gofmt -l ./src/main.go", "stat ./src/main.go: no such file or directory",
+               failure=ERR, code=2)  # fmt: skip
+    script.run("gofmt -l ./cmd/main.go", "")
+    assert _detect(script) == []

@@ -538,6 +538,23 @@ def culprit_trigger(error: str, failing: str, fixed: str) -> str | None:
 _DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-(?!-)"""
 
 
+#: A word of only dots and slashes around ``...`` (``./...``): the ``go`` command's pattern.
+_PATTERN_PATH = r"""\s\.{0,2}/?\.\.\.(?![^\s|;&])"""
+
+
+def pattern_path_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for a ``./...`` given to the command that took it for a path (``gofmt -l
+    ./...``), when its fix has none."""
+    for seg in _segments(failing):
+        shape = shape_of(list(seg))
+        if shape is None or not any("..." in w and not w.strip("./") for w in seg[1:]):
+            continue
+        pattern = _word(shape.exe) + _GAP + _PATTERN_PATH
+        if matches(pattern, failing) and not matches(pattern, fixed):
+            return pattern
+    return None
+
+
 def dash_argument_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for a quoted argument starting with ``-`` (``rg "- name"``, ``grep '-x'``),
     which the command parsed as an option, when the fix has none."""

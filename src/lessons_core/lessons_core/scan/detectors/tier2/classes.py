@@ -230,6 +230,16 @@ STALE_OUTPUT = failures.MistakeClass(
     " project's own sources",
     "Delete `{dir}` so it is generated afresh, then run the command again",
 )
+#: The pseudo-class of a package pattern taken for a path: ``gofmt -l ./...`` looked for a
+#: file named ``...`` (only the ``go`` command expands it), and ``gofmt -l .`` worked.
+PATTERN_PATH = failures.MistakeClass(
+    "pattern_path",
+    r"(?!)",
+    "it takes folders, not a `./...` pattern",
+    "the command took the package pattern `./...` for a path and looked for a file of that"
+    " name: only the `go` command expands `...`",
+    "Give it a folder (`.`) or the files instead",
+)
 #: The words of a shell refusal whose word was a glob meant for files (``ls plans/*-PLAN.md``)
 #: that matched none: zsh stops the command where bash passes the word on, and quoting it, the
 #: cure for a word the shell misread (:data:`failures.SHELL_SYNTAX`), would only look for a

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
 from lessons_core.scan.detectors import edit_causes, failures, triggers
@@ -20,6 +21,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     GH_GRAPHQL,
+    PATTERN_PATH,
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
@@ -97,6 +99,9 @@ def _judge(
         if workdir is not None:
             finding.cls, finding.drift_dir = WORKDIR_DRIFT, workdir
             return finding
+        if missing and _pattern_taken_for_path(call.command or "", fix.command or "", result.text):
+            finding.cls = PATTERN_PATH  # no file was guessed: the call's syntax was wrong
+            return finding
         if setup_failed or missing:
             return None  # a file that was not where the agent looked: a one-off fact
     if (
@@ -144,6 +149,24 @@ def _judge(
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
     return finding
+
+
+#: What an error says was not there (``stat ./...: no such file or directory``).
+_NOT_THERE = kept_programs.compile(
+    r"([^\s:'\"`]+)'?:? (?:no such file or directory|not found)", re.I
+)
+
+
+def _pattern_taken_for_path(failing: str, fixed: str, error: str) -> bool:
+    """Whether the path the error says was not there is a pattern, not a file the agent
+    guessed: only dots and slashes around a ``...`` (``./...``, the ``go`` command's "every
+    package below"), given to a tool that took it for a file, and gone from the fix
+    (``gofmt -l ./...`` then ``gofmt -l .``)."""
+    for m in _NOT_THERE.finditer(error[:1500]):
+        word = m.group(1)
+        if "..." in word and not word.strip("./") and word in failing.split():
+            return word not in fixed.split()
+    return False
 
 
 def _removes(command: str) -> bool:

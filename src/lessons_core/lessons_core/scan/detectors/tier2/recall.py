@@ -18,6 +18,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     FAILURE_TIME_CLASSES,
+    PATTERN_PATH,
     SANDBOX,
     _refused_arguments,
 )
@@ -63,6 +64,8 @@ def _trigger(finding: Finding) -> str | None:
     named = triggers.named_segment(failing, finding.result.text)
     if finding.generic:
         return _generic_trigger(finding, named)
+    if name == PATTERN_PATH.name:
+        return triggers.pattern_path_trigger(failing, fixed)
     if name == failures.SHELL_SYNTAX:
         found = None
         if "no matches found" in finding.result.text[:1500]:
