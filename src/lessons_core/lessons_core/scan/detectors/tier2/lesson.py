@@ -35,6 +35,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _flaky,
     _recallable,
     _trigger,
+    wrapper_refused,
 )
 
 
@@ -189,18 +190,21 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     elif wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
         how, name, exe = wrapper
         gist = _gist(result, lines)
-        if how == "dropped":
+        outer = name.split()[0]
+        if how == "inserted" or (how == "dropped" and wrapper_refused(finding)):
+            # One lesson whichever way out a session took (``bun`` alone, or ``rtk test
+            # bun``): the mistake is the wrapper given the command as its subcommand.
+            said = _describe_call(call, partner)
+            runs = f", it runs other commands through one of its own (`{name}`)"
+            mistake = (
+                f"{said} failed: `{outer}` has no `{exe}` subcommand"
+                f"{runs if how == 'inserted' else ''} (“{gist}”)"
+            )
+            summary = f"{exe}: `{outer}` has no `{exe}` subcommand"
+        elif how == "dropped":
             said = _describe_call(call, partner)
             mistake = f"{said} failed: `{name}` could not run `{exe}` (“{gist}”)"
             summary = f"{exe}: run it without `{name}`"
-        elif how == "inserted":
-            said = _describe_call(call, partner)
-            outer = name.split()[0]
-            mistake = (
-                f"{said} failed: `{outer}` has no `{exe}` subcommand, it runs other commands"
-                f" through one of its own (`{name}`) (“{gist}”)"
-            )
-            summary = f"{exe}: run it through `{name}`"
         else:
             mistake = f"{_describe_call(call, partner)} failed run bare (“{gist}”)"
             summary = f"{exe}: run it through `{name}`"
@@ -323,6 +327,10 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         if wrapper is not None and (cls is None or cls.name not in _ENVIRONMENT_CLASSES):
             how, name, exe = wrapper
             way = f"without `{name}`" if how == "dropped" else f"through `{name}`"
+            if how == "inserted":
+                way += f" (or without `{name.split()[0]}`)"
+            elif wrapper_refused(finding):
+                way += f" (or through a runner subcommand of `{name}`, if it has one)"
             worked = f"Run `{exe}` {way}: {did}"
         elif _flaky(finding):
             worked = f"Rerun `{_one_line(fix.command, 160)}` before looking for a cause: it passed"

@@ -5,6 +5,7 @@ none, when only the failure itself tells the lesson is due (failure-time recall)
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
@@ -137,6 +138,22 @@ def _trigger(finding: Finding) -> str | None:
     return None
 
 
+def wrapper_refused(finding: Finding) -> bool:
+    """Whether the wrapper the fix dropped refused the command as its subcommand (``rtk bun``:
+    "unrecognized subcommand 'bun'"), rather than failing to run it: then running the command
+    through a runner subcommand of the wrapper's (``rtk test bun``) is as good a way out, and
+    the lesson is the same one."""
+    if finding.wrapper is None or finding.wrapper[0] != "dropped" or not finding.call.command:
+        return False
+    refused = triggers.refused_subcommand(finding.call.command, finding.result.text)
+    if refused is None:
+        return False
+    segment, at = refused
+    return (
+        PurePosixPath(segment[0]).name == finding.wrapper[1] and segment[at] == finding.wrapper[2]
+    )
+
+
 def _wrapper_trigger(finding: Finding) -> str | None:
     """The wrapper the fix dropped, around the executable it wrapped (``rtk`` … ``bun``); for
     a fix that put the wrapper's runner subcommand in, the executable right after the wrapper
@@ -146,7 +163,9 @@ def _wrapper_trigger(finding: Finding) -> str | None:
         return None
     how, wrapper, exe = finding.wrapper
     failing, fixed = finding.call.command, finding.fix.command or ""
-    if how == "dropped":
+    if how == "dropped" and wrapper_refused(finding):
+        pattern = triggers.runner_trigger(wrapper, exe)  # not ``rtk test bun``, another way out
+    elif how == "dropped":
         pattern = triggers.wrapper_trigger(wrapper, exe)
     elif how == "inserted":  # (``wrapper`` is the wrapper and the runner word the fix put in)
         pattern = triggers.runner_trigger(wrapper.split()[0], exe)
