@@ -947,3 +947,17 @@ def test_a_refusal_the_fix_answered_with_the_flag_it_advised(script):
         " short).”."
     )
     assert candidate.fix == 'Run `rg -n -U "foo\\nbar" src` instead.'
+
+
+def test_the_advice_quoted_is_a_line_of_its_own_cut_to_160_characters():
+    """The first line that advises (``hint:``, ``Consider …``, ``Did you mean …``), not one the
+    lesson quotes as the error already, cut as every quote is."""
+    from lessons_core.scan.detectors.tier2.lesson import _hint
+
+    text = "hint: the push was rejected\nerror: failed\nhint: pull first, then push again"
+    assert _hint(text, ("hint: the push was rejected", "error: failed")) == (
+        "hint: pull first, then push again"
+    )
+    assert _hint("error: failed\nsee the log", ("error: failed",)) is None
+    long = _hint("Consider " + "a very long piece of advice " * 10, ())
+    assert long is not None and len(long) == 160 and long.endswith("…")

@@ -1311,16 +1311,17 @@ def test_the_mistake_quotes_the_line_that_says_what_failed(script):
     assert candidate.error_lines[0] == "zsh:1: command not found: vitest"
 
 
-def test_a_package_pattern_taken_for_a_path(script):
+@pytest.mark.parametrize(("word", "folder"), [("./...", "."), ("internal/...", "internal")])
+def test_a_package_pattern_taken_for_a_path(script, word, folder):
     """``gofmt -l ./...`` looked for a file named ``...`` (only the ``go`` command expands the
     pattern); ``gofmt -l .`` worked. No file was guessed, so this is no one-off missing path:
     the lesson fires on the pattern given to ``gofmt``, never on the folder or on ``go vet``."""
-    bad, good = "gofmt -l ./...", "gofmt -l ."
-    script.run(bad, "stat ./...: no such file or directory", failure=ERR, code=2)
+    bad, good = f"gofmt -l {word}", f"gofmt -l {folder}"
+    script.run(bad, f"stat {word}: no such file or directory", failure=ERR, code=2)
     script.run(good, "")
     candidate = _one(script)
     assert candidate.summary == "gofmt: it takes folders, not a `./...` pattern"
-    assert "Give it a folder" in candidate.fix and "`gofmt -l .` worked" in candidate.fix
+    assert "Give it a folder" in candidate.fix and f"`{good}` worked" in candidate.fix
     _fires(candidate, bad, good)
     assert not triggers.matches(candidate.trigger, "go vet ./...")
     assert triggers.compiler_accepts(candidate.trigger)
@@ -1332,4 +1333,8 @@ def test_a_guessed_path_replaced_by_the_right_one_is_still_a_one_off(script):
     script.run("gofmt -l ./src/main.go", "stat ./src/main.go: no such file or directory",
                failure=ERR, code=2)  # fmt: skip
     script.run("gofmt -l ./cmd/main.go", "")
+    # A name with dots in it is a file too, not a pattern.
+    script.run("gofmt -l ./gen...go", "stat ./gen...go: no such file or directory",
+               failure=ERR, code=2)  # fmt: skip
+    script.run("gofmt -l ./gen.go", "")
     assert _detect(script) == []

@@ -471,3 +471,14 @@ def test_a_redirection_is_part_of_its_command():
     assert triggers.segments("echo x >&2") == [["echo", "x", ">&", "2"]]
     assert triggers.segments("make &>log && ls") == [["make", "&>", "log"], ["ls"]]
     assert triggers.segments("sleep 5 & ls") == [["sleep", "5"], ["ls"]]
+
+
+@pytest.mark.parametrize(
+    ("word", "pattern"),
+    [("./...", True), ("internal/...", True), ("...", True), ("./gen...go", False),
+     ("a...b", False), ("./...x", False), (".", False)],
+)  # fmt: skip
+def test_a_package_pattern_is_a_last_part_of_three_dots(word, pattern):
+    """The ``go`` command's "every package below" (``./...``, ``pkg/...``), not a name that
+    holds three dots."""
+    assert triggers.package_pattern(word) is pattern

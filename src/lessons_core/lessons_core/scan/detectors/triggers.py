@@ -538,16 +538,23 @@ def culprit_trigger(error: str, failing: str, fixed: str) -> str | None:
 _DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-(?!-)"""
 
 
-#: A word of only dots and slashes around ``...`` (``./...``): the ``go`` command's pattern.
-_PATTERN_PATH = r"""\s\.{0,2}/?\.\.\.(?![^\s|;&])"""
+#: A word whose last part is ``...`` (``./...``, ``pkg/...``): the ``go`` command's pattern.
+_PATTERN_PATH = r"""\s(?:[^\s|;&'"]*/)?\.\.\.(?![^\s|;&])"""
+_PACKAGE_PATTERN = re.compile(r"(?:[^\s/]*/)*\.\.\.")
+
+
+def package_pattern(word: str) -> bool:
+    """Whether ``word`` is a package pattern of the ``go`` command (``./...``, ``pkg/...``,
+    ``...``): "every package below", which no other tool reads as a path."""
+    return _PACKAGE_PATTERN.fullmatch(word) is not None
 
 
 def pattern_path_trigger(failing: str, fixed: str) -> str | None:
-    """A pattern for a ``./...`` given to the command that took it for a path (``gofmt -l
+    """A pattern for a package pattern given to a command that took it for a path (``gofmt -l
     ./...``), when its fix has none."""
     for seg in _segments(failing):
         shape = shape_of(list(seg))
-        if shape is None or not any("..." in w and not w.strip("./") for w in seg[1:]):
+        if shape is None or not any(package_pattern(w) for w in seg[1:]):
             continue
         pattern = _word(shape.exe) + _GAP + _PATTERN_PATH
         if matches(pattern, failing) and not matches(pattern, fixed):

@@ -99,7 +99,7 @@ def _judge(
         if workdir is not None:
             finding.cls, finding.drift_dir = WORKDIR_DRIFT, workdir
             return finding
-        if missing and _pattern_taken_for_path(call.command or "", fix.command or "", result.text):
+        if missing and _pattern_taken_for_path(call.command or "", result.text):
             finding.cls = PATTERN_PATH  # no file was guessed: the call's syntax was wrong
             return finding
         if setup_failed or missing:
@@ -157,15 +157,14 @@ _NOT_THERE = kept_programs.compile(
 )
 
 
-def _pattern_taken_for_path(failing: str, fixed: str, error: str) -> bool:
-    """Whether the path the error says was not there is a pattern, not a file the agent
-    guessed: only dots and slashes around a ``...`` (``./...``, the ``go`` command's "every
-    package below"), given to a tool that took it for a file, and gone from the fix
-    (``gofmt -l ./...`` then ``gofmt -l .``)."""
+def _pattern_taken_for_path(failing: str, error: str) -> bool:
+    """Whether the path the error says was not there is a package pattern, not a file the
+    agent guessed: a last part of ``...`` (``./...``, ``pkg/...``: the ``go`` command's "every
+    package below"), given to a tool that took it for a file (``gofmt -l ./...``)."""
     for m in _NOT_THERE.finditer(error[:1500]):
         word = m.group(1)
-        if "..." in word and not word.strip("./") and word in failing.split():
-            return word not in fixed.split()
+        if triggers.package_pattern(word) and word in failing.split():
+            return True
     return False
 
 

@@ -143,7 +143,7 @@ def wrapper_refused(finding: Finding) -> bool:
     "unrecognized subcommand 'bun'"), rather than failing to run it: then running the command
     through a runner subcommand of the wrapper's (``rtk test bun``) is as good a way out, and
     the lesson is the same one."""
-    if finding.wrapper is None or finding.wrapper[0] != "dropped" or not finding.call.command:
+    if finding.wrapper is None or not finding.call.command:
         return False
     refused = triggers.refused_subcommand(finding.call.command, finding.result.text)
     if refused is None:
