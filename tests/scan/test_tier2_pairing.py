@@ -59,6 +59,15 @@ def test_a_wrapper_that_cannot_run_the_command_is_dropped_by_the_fix(script):
     assert not triggers.matches(candidate.trigger, "rtk test bun run test")
 
 
+def test_a_refusal_of_another_word_is_not_the_wrapper_refusing_the_command(script):
+    """``rtk gain bun test`` refused ``gain``, not ``bun``: whatever the fix dropped, the lesson
+    does not say the wrapper has no ``bun`` subcommand."""
+    script.run("rtk gain bun test", "error: unrecognized subcommand 'gain'", failure=ERR, code=2)
+    script.run("bun test", "12 pass")
+    candidate = _one(script)
+    assert "no `bun` subcommand" not in candidate.summary + candidate.mistake
+
+
 def test_a_wrapper_that_runs_commands_through_a_subcommand_of_its_own(script):
     """``rtk bun …`` refused (``bun`` is no subcommand of the wrapper), ``rtk test bun …``
     worked: the wrapper stayed and its runner subcommand went in before the command. The
