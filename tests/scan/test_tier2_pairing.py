@@ -853,6 +853,31 @@ def test_drift_into_a_folder_is_a_lesson_of_the_folder_above_it(script):
     assert candidate.project == "/w/app"
 
 
+def test_paths_given_from_a_folder_below_keep_the_calls_project(script):
+    """The shell was in ``packages/api`` (no earlier ``cd`` put it there), the call gave
+    ``packages/api/src/app.ts`` as if from the repository's root, and the fix went up to
+    ``packages`` by its absolute path. The lesson is the working directory, and its project
+    is the call's: only a drift an earlier ``cd`` caused is moved to the folder the fix went
+    back to."""
+    script.run(
+        "sed -n 1,40p packages/api/src/app.ts",
+        "sed: packages/api/src/app.ts: No such file or directory",
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/mono/packages/api",
+    )
+    script.run(
+        "cd /w/mono/packages && sed -n 1,40p api/src/app.ts",
+        "export const app = 1",
+        persistent_shell=True,
+        project="/w/mono/packages/api",
+    )
+    candidate = _one(script)
+    assert candidate.summary == "sed: run it from the folder its paths are relative to"
+    assert candidate.project == "/w/mono/packages/api"
+
+
 def test_a_failure_that_names_no_missing_path_is_not_put_on_an_earlier_cd(script):
     """An earlier ``cd web`` stayed and the fix gave the script by its absolute path, but the
     error was a syntax error, not a path that could not be found (nor a set-up step that
