@@ -44,6 +44,9 @@ def test_command_trigger_shapes(failing, fix, pattern):
         ("npm --prefix ui test", "npm test", None),  # moved the command: no flag of it
         ("pytest -x tests", "pytest -x -q tests", None),  # dropped nothing
         ("ruff format --check src", "black --check src", None),  # another executable
+        ("ruff check --fix src", "black src", None),  # another's flags are not the dropped ones
+        ("pip install -q requests", "", None),  # a fix with no command to compare
+        ("", "pip install requests", None),  # nor a failing one
     ],
 )
 def test_the_flag_the_fix_dropped(failing, fix, flag):
@@ -410,10 +413,23 @@ def test_first_word_trigger_leaves_set_up_words_out():
     assert triggers.first_word_trigger("python x.py") == r"^\s*\bpython\b"
 
 
+@pytest.mark.parametrize("command", ["", "   "])
+def test_first_word_trigger_of_no_command_is_none(command):
+    """A command line of no word has no first word to anchor: no trigger, and no error."""
+    assert triggers.first_word_trigger(command) is None
+
+
 def test_option_named_prefers_the_main_commands_spelling():
     """A set-up segment's flag of the same name is not the one the error is about."""
     error = "error: unknown option: --n"
     assert triggers.option_named(error, "echo -n x | mytool --n") == "--n"
+
+
+def test_option_named_found_in_another_segment_than_the_main_one():
+    """``cat -A`` at the end of a pipeline whose main command is ``sed``: the error names
+    ``cat``'s flag, which the main command does not carry, and it is still the one named."""
+    assert triggers.main_shape("sed -n 1p x | cat -A").exe == "sed"
+    assert triggers.option_named("cat: illegal option -- A", "sed -n 1p x | cat -A") == "-A"
 
 
 # -- syntax the error quotes, dashes and globs -------------------------------------------------
@@ -436,6 +452,13 @@ def test_dash_argument_trigger_takes_either_quote(quote):
     assert pattern is not None
     assert triggers.matches(pattern, failing)
     assert triggers.dash_argument_trigger("grep -x notes.txt", "grep x notes.txt") is None
+
+
+def test_dash_argument_trigger_needs_the_failing_call_alone_to_hold_one():
+    """A fix that still passes a quoted ``-`` argument did not get past that mistake, and a
+    failing call whose quoted ``-`` follows ``-e`` never had it: no trigger either way."""
+    assert triggers.dash_argument_trigger("grep '-x' notes.txt", "grep '-x' other.txt") is None
+    assert triggers.dash_argument_trigger("grep -e '-x' notes.txt", "grep x notes.txt") is None
 
 
 def test_glob_trigger_finds_the_globbing_segment():
