@@ -114,6 +114,11 @@ def test_a_comment_ends_at_its_line():
     command = "cat > b.md <<'EOF'\n## Summary `x`\nbody\nEOF\ngh pr edit 5 --body-file b.md"
     assert triggers.segments(command)[-1] == ["gh", "pr", "edit", "5", "--body-file", "b.md"]
     assert triggers.segments("# build it, then 'list'\nmake -j4") == [["make", "-j4"]]
+    # A comment after a quoted command ends at its line too: the next line is a command.
+    assert triggers.segments("git commit -m 'x' # done\ngit push") == [
+        ["git", "commit", "-m", "x"],
+        ["git", "push"],
+    ]
 
 
 # -- tokenizing quoted commands without shlex ----------------------------------------------------
@@ -498,10 +503,31 @@ def test_a_redirection_is_part_of_its_command():
 
 @pytest.mark.parametrize(
     ("word", "pattern"),
-    [("./...", True), ("internal/...", True), ("...", True), ("./gen...go", False),
+    [("./...", True), ("internal/...", True), ("./cmd/api/...", True), ("...", True),
+     ("./gen...go", False),
      ("a...b", False), ("./...x", False), (".", False)],
 )  # fmt: skip
 def test_a_package_pattern_is_a_last_part_of_three_dots(word, pattern):
     """The ``go`` command's "every package below" (``./...``, ``pkg/...``), not a name that
     holds three dots."""
     assert triggers.package_pattern(word) is pattern
+
+
+@pytest.mark.parametrize("failing", ["gofmt ./...", "gofmt -l ./...", "cd svc && gofmt -l ./..."])
+def test_pattern_path_trigger_fires_on_the_package_pattern(failing):
+    """The command given a package pattern, as its first argument or a later one, in whichever
+    simple command of the line holds it; never a word that goes on past its three dots."""
+    pattern = triggers.pattern_path_trigger(failing, "gofmt -l .")
+    assert pattern is not None
+    assert triggers.matches(pattern, failing)
+    assert not triggers.matches(pattern, "gofmt -l .")
+    assert not triggers.matches(pattern, "gofmt -l ./...x")
+
+
+def test_pattern_path_trigger_needs_a_pattern_the_fix_dropped():
+    """No trigger when the fix still gives a package pattern, when the failing call's pattern
+    is quoted (the trigger would not fire on that call), or when no word is a package pattern
+    (an ellipsis inside a quoted search)."""
+    assert triggers.pattern_path_trigger("gofmt -l ./...", "gofmt -l internal/...") is None
+    assert triggers.pattern_path_trigger("gofmt -l './...'", "gofmt -l .") is None
+    assert triggers.pattern_path_trigger('grep -rn "a ... b" .', 'grep -rn "a.*b" .') is None
