@@ -14,6 +14,7 @@ import pytest
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import tier2, triggers
 from lessons_core.scan.detectors.tier2 import recall
+from lessons_core.scan.detectors.tier2.finding import Finding
 
 ERR = ev.ERROR
 
@@ -66,6 +67,24 @@ def test_a_refusal_of_another_word_is_not_the_wrapper_refusing_the_command(scrip
     script.run("bun test", "12 pass")
     candidate = _one(script)
     assert "no `bun` subcommand" not in candidate.summary + candidate.mistake
+
+
+def test_the_wrapper_refused_the_command_only_for_a_finding_with_that_wrapper(script):
+    """``wrapper_refused`` asks whether the wrapper a fix dropped is the one that refused the
+    command as its subcommand: the same refusal says nothing without a wrapper, nor for a
+    call with no command line, nor for a wrapper around another command."""
+    script.run("rtk bun run test", "error: unrecognized subcommand 'bun'", failure=ERR, code=2)
+    script.call("Skill", "error: unrecognized subcommand 'bun'", failure=ERR)
+    call, result, skill, refusal = script.events
+    finding = Finding(call, result)
+    assert recall.wrapper_refused(finding) is False
+    finding.wrapper = ("dropped", "rtk", "bun")
+    assert recall.wrapper_refused(finding) is True
+    finding.wrapper = ("dropped", "rtk", "node")
+    assert recall.wrapper_refused(finding) is False
+    no_command = Finding(skill, refusal)
+    no_command.wrapper = ("dropped", "rtk", "bun")
+    assert recall.wrapper_refused(no_command) is False
 
 
 def test_a_wrapper_that_runs_commands_through_a_subcommand_of_its_own(script):
@@ -243,6 +262,24 @@ def test_an_unknown_failure_fixed_on_the_same_target_is_recalled_at_its_error(sc
     )
     assert "(“! [rejected] b -> b (stale info)”)" in candidate.mistake
     assert good in candidate.fix
+
+
+def test_a_one_off_in_the_middle_of_a_long_output_does_not_make_it_one(script):
+    """Only the two ends of a failure's output say whether it was a one-off: a path missing in
+    a hook's message halfway through a long push's remote output (neither in its first nor in
+    its last 1,500 characters) is not why the push was refused, and the lesson stays."""
+    bad = "git push --force-with-lease"
+    good = "git push --force-with-lease=refs/heads/b:abc123 https://h/o/r.git HEAD:refs/heads/b"
+    refusal = " ! [rejected]        b -> b (stale info)\nerror: failed to push some refs to 'h'\n"
+    filler = "".join(f"remote: checking object {i:05d}\n" for i in range(70))
+    missing = "remote: hooks/post-receive: line 3: /srv/notify: No such file or directory\n"
+    output = refusal + filler + missing + filler
+    assert 1500 < output.index(missing) < len(output) - 1500 - len(missing)
+    script.run(bad, output, failure=ERR, code=1)
+    script.run(good, " + 1..2 HEAD -> b (forced update)")
+    candidate = _one(script)
+    assert candidate.trigger is None
+    assert candidate.summary == "git push: needed another way"
 
 
 _MOCHA_TIMEOUT = (
@@ -851,6 +888,31 @@ def test_drift_into_a_folder_is_a_lesson_of_the_folder_above_it(script):
     candidate = _one(script)
     assert candidate.summary == "ruff: the working directory stayed where an earlier cd left it"
     assert candidate.project == "/w/app"
+
+
+def test_paths_given_from_a_folder_below_keep_the_calls_project(script):
+    """The shell was in ``packages/api`` (no earlier ``cd`` put it there), the call gave
+    ``packages/api/src/app.ts`` as if from the repository's root, and the fix went up to
+    ``packages`` by its absolute path. The lesson is the working directory, and its project
+    is the call's: only a drift an earlier ``cd`` caused is moved to the folder the fix went
+    back to."""
+    script.run(
+        "sed -n 1,40p packages/api/src/app.ts",
+        "sed: packages/api/src/app.ts: No such file or directory",
+        failure=ERR,
+        code=1,
+        persistent_shell=True,
+        project="/w/mono/packages/api",
+    )
+    script.run(
+        "cd /w/mono/packages && sed -n 1,40p api/src/app.ts",
+        "export const app = 1",
+        persistent_shell=True,
+        project="/w/mono/packages/api",
+    )
+    candidate = _one(script)
+    assert candidate.summary == "sed: run it from the folder its paths are relative to"
+    assert candidate.project == "/w/mono/packages/api"
 
 
 def test_a_failure_that_names_no_missing_path_is_not_put_on_an_earlier_cd(script):

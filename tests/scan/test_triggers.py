@@ -44,6 +44,9 @@ def test_command_trigger_shapes(failing, fix, pattern):
         ("npm --prefix ui test", "npm test", None),  # moved the command: no flag of it
         ("pytest -x tests", "pytest -x -q tests", None),  # dropped nothing
         ("ruff format --check src", "black --check src", None),  # another executable
+        ("ruff check --fix src", "black src", None),  # another's flags are not the dropped ones
+        ("pip install -q requests", "", None),  # a fix with no command to compare
+        ("", "pip install requests", None),  # nor a failing one
     ],
 )
 def test_the_flag_the_fix_dropped(failing, fix, flag):
@@ -111,6 +114,11 @@ def test_a_comment_ends_at_its_line():
     command = "cat > b.md <<'EOF'\n## Summary `x`\nbody\nEOF\ngh pr edit 5 --body-file b.md"
     assert triggers.segments(command)[-1] == ["gh", "pr", "edit", "5", "--body-file", "b.md"]
     assert triggers.segments("# build it, then 'list'\nmake -j4") == [["make", "-j4"]]
+    # A comment after a quoted command ends at its line too: the next line is a command.
+    assert triggers.segments("git commit -m 'x' # done\ngit push") == [
+        ["git", "commit", "-m", "x"],
+        ["git", "push"],
+    ]
 
 
 # -- tokenizing quoted commands without shlex ----------------------------------------------------
@@ -410,10 +418,23 @@ def test_first_word_trigger_leaves_set_up_words_out():
     assert triggers.first_word_trigger("python x.py") == r"^\s*\bpython\b"
 
 
+@pytest.mark.parametrize("command", ["", "   "])
+def test_first_word_trigger_of_no_command_is_none(command):
+    """A command line of no word has no first word to anchor: no trigger, and no error."""
+    assert triggers.first_word_trigger(command) is None
+
+
 def test_option_named_prefers_the_main_commands_spelling():
     """A set-up segment's flag of the same name is not the one the error is about."""
     error = "error: unknown option: --n"
     assert triggers.option_named(error, "echo -n x | mytool --n") == "--n"
+
+
+def test_option_named_found_in_another_segment_than_the_main_one():
+    """``cat -A`` at the end of a pipeline whose main command is ``sed``: the error names
+    ``cat``'s flag, which the main command does not carry, and it is still the one named."""
+    assert triggers.main_shape("sed -n 1p x | cat -A").exe == "sed"
+    assert triggers.option_named("cat: illegal option -- A", "sed -n 1p x | cat -A") == "-A"
 
 
 # -- syntax the error quotes, dashes and globs -------------------------------------------------
@@ -436,6 +457,13 @@ def test_dash_argument_trigger_takes_either_quote(quote):
     assert pattern is not None
     assert triggers.matches(pattern, failing)
     assert triggers.dash_argument_trigger("grep -x notes.txt", "grep x notes.txt") is None
+
+
+def test_dash_argument_trigger_needs_the_failing_call_alone_to_hold_one():
+    """A fix that still passes a quoted ``-`` argument did not get past that mistake, and a
+    failing call whose quoted ``-`` follows ``-e`` never had it: no trigger either way."""
+    assert triggers.dash_argument_trigger("grep '-x' notes.txt", "grep '-x' other.txt") is None
+    assert triggers.dash_argument_trigger("grep -e '-x' notes.txt", "grep x notes.txt") is None
 
 
 def test_glob_trigger_finds_the_globbing_segment():
@@ -475,10 +503,31 @@ def test_a_redirection_is_part_of_its_command():
 
 @pytest.mark.parametrize(
     ("word", "pattern"),
-    [("./...", True), ("internal/...", True), ("...", True), ("./gen...go", False),
+    [("./...", True), ("internal/...", True), ("./cmd/api/...", True), ("...", True),
+     ("./gen...go", False),
      ("a...b", False), ("./...x", False), (".", False)],
 )  # fmt: skip
 def test_a_package_pattern_is_a_last_part_of_three_dots(word, pattern):
     """The ``go`` command's "every package below" (``./...``, ``pkg/...``), not a name that
     holds three dots."""
     assert triggers.package_pattern(word) is pattern
+
+
+@pytest.mark.parametrize("failing", ["gofmt ./...", "gofmt -l ./...", "cd svc && gofmt -l ./..."])
+def test_pattern_path_trigger_fires_on_the_package_pattern(failing):
+    """The command given a package pattern, as its first argument or a later one, in whichever
+    simple command of the line holds it; never a word that goes on past its three dots."""
+    pattern = triggers.pattern_path_trigger(failing, "gofmt -l .")
+    assert pattern is not None
+    assert triggers.matches(pattern, failing)
+    assert not triggers.matches(pattern, "gofmt -l .")
+    assert not triggers.matches(pattern, "gofmt -l ./...x")
+
+
+def test_pattern_path_trigger_needs_a_pattern_the_fix_dropped():
+    """No trigger when the fix still gives a package pattern, when the failing call's pattern
+    is quoted (the trigger would not fire on that call), or when no word is a package pattern
+    (an ellipsis inside a quoted search)."""
+    assert triggers.pattern_path_trigger("gofmt -l ./...", "gofmt -l internal/...") is None
+    assert triggers.pattern_path_trigger("gofmt -l './...'", "gofmt -l .") is None
+    assert triggers.pattern_path_trigger('grep -rn "a ... b" .', 'grep -rn "a.*b" .') is None
