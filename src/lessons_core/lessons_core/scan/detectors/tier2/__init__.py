@@ -65,6 +65,7 @@ from lessons_core.scan.detectors.tier2.messages import (
 from lessons_core.scan.detectors.tier2.pairing import (
     FALLBACK_TOOLS,
     _follow,
+    _found_nothing,
     _link,
     _release_others,
 )
@@ -138,7 +139,7 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
             if event.is_mistake or (
                 event.failure == ev.DENIED and call.command and not call.escalated
             ):
-                if event.exit_code == 1 and not event.text.strip():
+                if _found_nothing(event):
                     continue  # a probe that found nothing (grep, rg, test): not a mistake
                 followed = dropped = _follow(events, i, call, calls, results, consumed)
                 fixed = followed.fix is not None

@@ -230,7 +230,8 @@ def _follow(
 
 def _found_nothing(result: ev.Event) -> bool:
     """Whether a result is a search that found nothing (``rg`` exits 1 and says nothing): it
-    ran, so the fix did not fail for a reason of its own, it worked and matched no line."""
+    ran and matched no line. A failure of that kind is no mistake, and a fix of that kind did
+    not fail for a reason of its own."""
     return result.exit_code == 1 and not result.text.strip()
 
 
