@@ -129,21 +129,18 @@ def _remedies(
     authenticate to it, the file a query string the shell refused asked for, fetched another
     way, the pull request a gh command failed on through a GraphQL query of its own, reached
     through ``gh api`` (``error`` is the failure's text)."""
-    if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
-        res = results.get(id(other))
-        return res is not None and res.failure is None and _searched_in_shell(other)
-    skill = unknown_skill(call, error)
-    if skill is not None:
-        res = results.get(id(other))
-        return res is not None and res.failure is None and _did_by_hand(skill, other)
-    target = gh_graphql_refused(call, error)
-    if target is not None:
-        res = results.get(id(other))
-        return res is not None and res.failure is None and through_gh_api(target, other)
-    if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
-        return False
     res = results.get(id(other))
     if res is None or res.failure is not None:
+        return False  # only a call that worked remedies anything
+    if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
+        return _searched_in_shell(other)
+    skill = unknown_skill(call, error)
+    if skill is not None:
+        return _did_by_hand(skill, other)
+    target = gh_graphql_refused(call, error)
+    if target is not None:
+        return through_gh_api(target, other)
+    if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     if call.command:
         if cls.name == failures.SHELL_SYNTAX:
