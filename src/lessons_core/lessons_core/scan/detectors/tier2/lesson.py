@@ -345,11 +345,13 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         target = PurePosixPath(fix.paths[0]).name if fix.paths else ""
         on = f" on {target}" if target else ""
         generic = f"the {fix.tool or 'tool'} call{on} then worked"
-        named = _parameters_named(finding.result.text) if cls is not None else ""
-        if cls is not None and cls.name == failures.BAD_PARAMETERS and named:
-            worked = f"{cls.fix.format(tool=tool_name)}{named}; {generic}"
+        if cls is None:
+            worked = generic
         else:
-            worked = f"{cls.fix.format(tool=tool_name)}; {generic}" if cls is not None else generic
+            way = cls.fix.format(tool=tool_name)
+            if cls.name == failures.BAD_PARAMETERS:
+                way += _parameters_named(finding.result.text)
+            worked = f"{way}; {generic}"
         if (
             finding.read_between
             and finding.call.tool in _EDIT_TOOLS
