@@ -200,6 +200,8 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "this platform is not supported",
         "ERR_PNPM_UNSUPPORTED_ENGINE Unsupported environment",
         "unrecognized subcommand 'bun'",
+        "[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted removal of modules directory",
+        "Aborted (core dumped)",
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):
@@ -207,6 +209,40 @@ def test_a_line_that_says_what_was_refused_is_an_error_line(line):
     permitted, illegal, unexpected, unrecognized. The line after it, the usage or the advice,
     is not."""
     assert failures.error_lines(f"{line}\nusage: tool [-belnstuv] [file ...]") == (line,)
+
+
+def test_an_error_code_is_told_by_its_case():
+    """Node's and pnpm's codes (``ERR_PNPM_…``, ``ERR_MODULE_NOT_FOUND``) state the error; a
+    name in lower case with the same letters (``err_count``) is a program's own word."""
+    assert failures.error_lines("ERR_SOCKET_CLOSED while fetching") == (
+        "ERR_SOCKET_CLOSED while fetching",
+    )
+    assert failures.error_lines("stats: err_count = 0") == ()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "at getFinalError (file:///opt/pnpm/dist/pnpm.mjs:34109:14)",
+        "at async Promise.all (index 0)",
+        "at Object.<anonymous> (/w/app/build.js:3:9)",
+        "at /w/app/node_modules/x/index.js:12:5",
+        "at com.acme.Store.loadError(Store.java:41)",
+        'File "/w/app/cli.py", line 12, in raise_error',
+        "at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+    ],
+)
+def test_a_stack_frame_comes_after_the_error_it_carried(frame):
+    """A frame of a stack trace holds a function's name (``getFinalError``), not the error: it
+    is kept after the lines that state one, whichever came first."""
+    text = f"{frame}\nTypeError: cannot read properties of undefined\n{frame}2"
+    assert failures.error_lines(text)[0] == "TypeError: cannot read properties of undefined"
+
+
+def test_a_line_that_only_starts_with_at_is_no_frame():
+    """ "at 10:30 the build failed" is a sentence: it keeps its place."""
+    text = "at 10:30 the build failed\nerror: disk full"
+    assert failures.error_lines(text) == ("at 10:30 the build failed", "error: disk full")
 
 
 def test_error_lines_stop_at_the_limit():

@@ -48,7 +48,7 @@ _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
     r"fatal|missing|refused|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
-    r"\bexit code\b",
+    r"\bexit code\b|\baborted\b|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})",
     re.IGNORECASE,
 )
 #: A test runner's line for a test that passed (``✔ keeps load errors in-tree``): a word such
@@ -59,6 +59,13 @@ _PASSED_LINE = kept_programs.compile(r"^(?:[✓✔√]|PASS\b)")
 #: went on from. It is kept after the lines that say what stopped the run, so the first error
 #: line, which a lesson quotes, is the error.
 _WARNING_LINE = kept_programs.compile(r"^\W*(?:npm\s+)?\[?warn(?:ing)?\b", re.IGNORECASE)
+#: A frame of a stack trace (Node's ``at getFinalError (file:///…/pnpm.mjs:34109:14)``, Java's
+#: ``at a.B.c(B.java:12)``, Python's ``File "x.py", line 3, in f``): where the error passed,
+#: not what it was, though a function's name may hold the word ``Error``. Kept after the lines
+#: that say what went wrong, with the warnings.
+_FRAME_LINE = kept_programs.compile(
+    r"^(?:at\s+\S.*(?::\d+(?::\d+)?\)?|\((?:native|<anonymous>)\))$|File \"[^\"]+\", line \d+)"
+)
 #: A runner's tally (``1 failing``, ``Found 2 errors.``, ``3 tests failed``): it says how many
 #: failed, not what; kept after the lines that do, with the warnings.
 _TALLY_LINE = kept_programs.compile(
@@ -185,7 +192,7 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
         if _ERROR_LINE.search(line) and not _PASSED_LINE.match(line):
             seen.add(line)
             kept = redact_head(line, 200)[:200]  # redact first: a cut token leaks
-            aside = _WARNING_LINE.match(line) or _TALLY_LINE.match(line)
+            aside = _WARNING_LINE.match(line) or _TALLY_LINE.match(line) or _FRAME_LINE.match(line)
             (after if aside else out).append(kept)
             if len(out) >= limit:
                 break

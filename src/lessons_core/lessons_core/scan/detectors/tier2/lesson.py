@@ -165,12 +165,13 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     elif refused:
         # The schema's complaint, whole: the key it names sits on a line of its own.
         lines = (_one_line(strip_tags(result.text), 200),)
-    if finding.step is not None and not lines:
-        lines = tuple(
+    if finding.step is not None:
+        step_line = tuple(
             redact_head(line, 200)[:200]
             for line in (" ".join(raw.split()) for raw in result.text.splitlines())
             if finding.step in line
-        )[:1]  # the line that names the step: what failure-time recall matches
+        )[:1]  # the line that names the step: what failure-time recall matches, too
+        lines = tuple(dict.fromkeys((*lines[:4], *step_line)))
     tool_name = call.tool or "call"
     head = tool_name if refused else _head(call, result.text)
     skill = unknown_skill(call, result.text) if cls is UNKNOWN_SKILL else None
