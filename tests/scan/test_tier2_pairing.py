@@ -731,6 +731,92 @@ def test_an_unknown_skill_not_done_in_the_shell_is_no_lesson(script, later):
     assert _detect(script) == []
 
 
+_NO_TTY = (
+    "[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted removal of modules directory due to"
+    " no TTY\n    at getFinalError (file:///opt/pnpm/dist/pnpm.mjs:34109:14)"
+)
+
+
+def test_a_job_another_program_then_did_on_the_same_target(script):
+    """``node --run wrangler:check`` failed on the package manager it called; the agent read
+    the scripts and ran ``corepack pnpm run wrangler:check``, which worked. The fix is another
+    program on the same script, and nothing in the failed command line tells it from one that
+    works: the lesson is recalled at the error, which it quotes (not the stack frame under
+    it). A script's name with no mark in it (``check``) names too little to count."""
+    script.run("node --run wrangler:check", _NO_TTY, failure=ERR, code=1)
+    script.run("cat package.json", '{"scripts": {"wrangler:check": "wrangler check"}}')
+    script.run("corepack pnpm run wrangler:check", "ok")
+    candidate = _one(script)
+    assert candidate.summary == "node: `pnpm` did the job on `wrangler:check`"
+    assert candidate.trigger is None
+    assert candidate.error_lines[0].startswith("[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY]")
+    assert "`pnpm` then did it (“[ERR_PNPM_ABORTED" in candidate.mistake
+    assert candidate.fix == "Do it with `pnpm`: `corepack pnpm run wrangler:check` worked."
+    assert [e.call_id for e in candidate.evidence] == ["c1"]
+
+
+def test_a_run_id_reached_through_another_client(script):
+    """A run's logs refused to ``curl``, then ``gh run view`` of the same run id: the same
+    target (the id inside the URL) reached another way."""
+    script.run(
+        "curl -fsSL https://api.github.com/repos/o/r/actions/runs/28574/logs",
+        "curl: (22) The requested URL returned error: 403",
+        failure=ERR,
+        code=22,
+    )
+    script.run("gh run view 28574 --log", "build  Run tests  ok")
+    candidate = _one(script)
+    assert candidate.summary == "curl: `gh` did the job on `28574`"
+    assert candidate.error_lines == ("curl: (22) The requested URL returned error: 403",)
+
+
+@pytest.mark.parametrize(
+    ("between", "later"),
+    [
+        # A look at the target is a step towards a fix, not one.
+        ([], "cat /tmp/report-2024.md"),
+        # Another target: the next task.
+        ([], "corepack pnpm run lint:fix"),
+        # The same program again: a corrected form of the call, judged as such elsewhere.
+        ([], "node --run check:all"),
+        # Further than the next two commands that worked: a later step naming it again.
+        (["git status", "git diff --stat"], "corepack pnpm run check:types"),
+        # A change to the code on the way: the code was the problem.
+        (["EDIT"], "corepack pnpm run check:types"),
+    ],
+)
+def test_what_is_not_the_job_done_another_way(script, between, later):
+    failing = "node --run check:types /tmp/report-2024.md"
+    script.run(failing, "error: the check failed to start", failure=ERR, code=1)
+    for command in between:
+        if command == "EDIT":
+            script.file("Edit", "/p/src/a.ts", "ok")
+        else:
+            script.run(command, "ok")
+    script.run(later, "ok")
+    assert all("did the job" not in c.summary for c in _detect(script))
+
+
+def test_another_program_given_more_permissions_is_no_job_done_another_way(tmp_path):
+    """Codex: ``gh run view`` refused in the sandbox, then ``curl`` of the same run escalated,
+    then ``gh run view`` escalated: the permission made the difference, so the other program
+    that also needed it is no fix; the same ``gh`` command escalated is."""
+    sandboxed = "error connecting to api.github.com"
+    escalated = {"sandbox_permissions": "require_escalated"}
+    events = _codex(
+        tmp_path,
+        [
+            ("a", "gh run view 28574 --log", {}, sandboxed, 1),
+            ("b", "curl -fsSL https://api.github.com/repos/o/r/actions/runs/28574", escalated,
+             "{}", 0),
+            ("c", "gh run view 28574 --log", escalated, "ok", 0),
+        ],
+    )  # fmt: skip
+    (candidate,) = tier2.detect(events)
+    assert candidate.summary == "gh run: ask for escalated permissions"
+    assert "`gh run view 28574 --log` worked" in candidate.fix
+
+
 def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
     """Read refused for its size, then read in parts: a failure-time lesson without trigger."""
     script.file(

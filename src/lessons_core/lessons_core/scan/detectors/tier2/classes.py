@@ -98,6 +98,17 @@ GH_GRAPHQL = failures.MistakeClass(
     "Make the same change through the REST API with `gh api repos/OWNER/REPO/pulls/NUMBER`"
     " (`issues/NUMBER` for an issue) and the method and fields it needs",
 )
+#: The pseudo-class of a command that failed on what it was pointed at, whose job another
+#: program then did on the same target (``curl`` of a run's logs refused, ``gh run view`` of that
+#: run; ``node --run check`` failed, ``corepack pnpm run check`` worked). The failing command
+#: line is an ordinary one, so the lesson is recalled at the error (:data:`_COMMAND_FAILURE_TIME`).
+ANOTHER_WAY = failures.MistakeClass(
+    "another_way",
+    r"(?!)",
+    "`{other}` did the job on `{target}`",
+    "the command could not do its job on `{target}` here, and `{other}` then did it",
+    "Do it with `{other}`",
+)
 #: gh's report of a GraphQL error, at the start of a line.
 _GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
 #: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull
@@ -300,6 +311,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         STALE_OUTPUT.name,
         failures.AUTHENTICATION,
         GH_GRAPHQL.name,
+        ANOTHER_WAY.name,
     }
 )
 #: Classes whose fix is running the command through the project's environment.

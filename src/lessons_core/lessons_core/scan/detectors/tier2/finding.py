@@ -31,6 +31,7 @@ class Finding:
         "fix",
         "fix_failure",
         "generic",
+        "other_target",
         "read_between",
         "rejected",
         "rerun",
@@ -70,6 +71,9 @@ class Finding:
         self.wrapper: tuple[str, str, str] | None = None
         #: A failure no class knows, kept for what its fix changed (see :func:`.judging._judge`).
         self.generic = False
+        #: What a fix of another program worked on that the failed command named too
+        #: (:func:`.remedies.same_target`): the job done another way.
+        self.other_target: str | None = None
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
         #: The generated folder deleted before the command worked (:func:`.remedies._cleared`).

@@ -15,9 +15,11 @@ from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
 from lessons_core.scan.detectors import edit_causes, failures, triggers
+from lessons_core.scan.detectors.failures import error_lines
 from lessons_core.scan.detectors.tier2.classes import (
     _TOOL_REFUSALS,
     _WORK_FAILURE,
+    ANOTHER_WAY,
     CWD_DRIFT,
     DASH_ARGUMENT,
     GH_GRAPHQL,
@@ -86,6 +88,8 @@ def _judge(
         return finding
     if result.failure == ev.DENIED:
         return None  # refused, and not resolved by asking for the permission
+    if finding.other_target is not None:
+        return _judge_other_way(finding, cls)
     setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
     missing = cls is not None and cls.name == failures.MISSING_PATH
     if setup_failed or missing or _cd_to_root(fix):
@@ -148,6 +152,22 @@ def _judge(
         finding.cls = UNMATCHED_GLOB
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
+    return finding
+
+
+def _judge_other_way(finding: Finding, cls: failures.MistakeClass | None) -> Finding | None:
+    """A failed command whose job another program then did on the same target: a lesson when
+    the command's own complaint is not a one-off (a path that is not there, a failing test
+    run), the command ran at all, and no file was changed on the way (then the code was the
+    problem)."""
+    result = finding.result
+    if finding.edited or not error_lines(result.text):
+        return None
+    if cls is not None and (not cls.reusable or cls.name == failures.SHELL_SYNTAX):
+        return None  # (a word the shell refused: the command never ran to fail)
+    if _WORK_FAILURE.search(result.text[:3000]) or _WORK_FAILURE.search(result.text[-3000:]):
+        return None
+    finding.cls = ANOTHER_WAY
     return finding
 
 

@@ -215,12 +215,13 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             tool=tool_name,
             dir=finding.drift_dir or finding.cleared or "",
             step=finding.step or "",
+            **_other_way(finding),
         )
         # (a gh command is quoted alone: what came before it in the line did not fail)
         named = f"`{_one_line(gh.segment, 120)}`" if gh is not None else None
         said = named or _describe_call(call, partner)
         mistake = f"{said} failed: {general} (“{_gist(result, lines)}”)"
-        summary = f"{head}: {cls.title}"
+        summary = f"{head}: {cls.title.format(**_other_way(finding))}"
     elif _flaky(finding):
         mistake = (
             f"{_describe_call(call)} failed (“{_gist(result, lines)}”), and the wider run "
@@ -294,6 +295,16 @@ def _parameters_named(error: str) -> str:
     return f" ({'; '.join(unique)})" if unique else ""
 
 
+def _other_way(finding: Finding) -> dict[str, str]:
+    """The program that did a failed command's job and what it did it on (``other`` and
+    ``target`` of :data:`.classes.ANOTHER_WAY`'s sentences), when the fix was another program."""
+    fix, target = finding.fix, finding.other_target
+    shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
+    if target is None or shape is None:
+        return {"other": "", "target": ""}
+    return {"other": shape.exe, "target": target}
+
+
 def _project(finding: Finding) -> str | None:
     """The project of the lesson: the call's, except that a call made from the subdirectory an
     earlier ``cd`` left the shell in belongs to the repository it drifted from."""
@@ -338,7 +349,12 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         elif cls is None:
             worked = f"Run `{quoted}` instead"
         else:
-            way = cls.fix.format(tool=tool_name, step=finding.step or "", dir=finding.cleared or "")
+            way = cls.fix.format(
+                tool=tool_name,
+                step=finding.step or "",
+                dir=finding.cleared or "",
+                **_other_way(finding),
+            )
             if cls.name == failures.BAD_PARAMETERS:
                 way += _parameters_named(finding.result.text)
             worked = f"{way}: {did}"

@@ -30,7 +30,7 @@ from lessons_core.scan.detectors.tier2.classes import (
 )
 from lessons_core.scan.detectors.tier2.finding import RETRY_THRESHOLD, WINDOW, Finding
 from lessons_core.scan.detectors.tier2.messages import _diagnoses, _first_sentence, _is_correction
-from lessons_core.scan.detectors.tier2.remedies import _cleared, _remedies, _step_taken
+from lessons_core.scan.detectors.tier2.remedies import _cleared, _remedies, _step_taken, same_target
 
 #: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
 #: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
@@ -38,6 +38,9 @@ from lessons_core.scan.detectors.tier2.remedies import _cleared, _remedies, _ste
 FALLBACK_TOOLS = frozenset(
     {"npm", "pnpm", "yarn", "bun", "make", "just", "task", "mise", "cargo", "uv", "poetry", "pip"}
 )
+#: How many commands of other programs that worked, after a failure, may be its fix by doing
+#: the same job on the same target: the next few, not any later step that names it again.
+_OTHER_WAY_REACH = 2
 _MISUSE = kept_programs.compile(
     r"missing script|unknown (?:command|subcommand|script|target)|no rule to make target|"
     r"no such (?:command|subcommand|task)|did you mean|not a valid command|is not a task",
@@ -120,6 +123,11 @@ def _follow(
     taken = {id(failed)}  # the failures counted as this one's repeats
     edited_at: list[int] = []
     read_paths: set[str] = set()
+    others = 0  # the commands of other programs that worked since the failure
+    # The first of them that did the failed command's job on its target: the fix when no
+    # corrected form of the command itself comes in the window (a weaker match, like
+    # ``fallback``).
+    other_way: tuple[ev.Event, int, str] | None = None
     for j in range(i + 1, min(len(events), i + 1 + WINDOW)):
         other = events[j]
         if (
@@ -165,6 +173,13 @@ def _follow(
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
+            if not same and other_way is None and others < _OTHER_WAY_REACH and other.command:
+                res = results.get(id(other))
+                if res is not None and res.failure is None and not _asks_for_help(other):
+                    others += 1
+                    target = same_target(call, other)
+                    if target is not None and other.escalated == call.escalated:
+                        other_way = (other, j, target)
             if not same:
                 if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
                     edited_at.append(j)
@@ -212,6 +227,9 @@ def _follow(
         finding.signals.add(scoring.RETRY_LOOP)
     if finding.fix is None and fallback is not None:
         finding.fix, fix_at = fallback, fallback_at
+        finding.signals.add(scoring.ERROR_THEN_SUCCESS)
+    if finding.fix is None and other_way is not None:
+        finding.fix, fix_at, finding.other_target = other_way
         finding.signals.add(scoring.ERROR_THEN_SUCCESS)
     if finding.fix is None:
         return finding

@@ -254,3 +254,60 @@ def _fetched_otherwise(error: str, other: ev.Event) -> bool:
         return False
     named = re.escape("/".join(parts[-2:]))
     return re.search(rf"(?<![\w.-]){named}(?![\w.-])", other.command) is not None
+
+
+#: What splits a word into the parts a target is named by: a URL's or a path's segments, a
+#: query's keys and values.
+_PART_BREAKS = kept_programs.compile(r"[/?&=#,\s]+")
+#: A part that names one thing rather than a kind of thing: an id (``24871``) or a name with
+#: inner punctuation (``wrangler:check``, ``cyspbot.toml``, ``feat-login``).
+_DISTINCT = kept_programs.compile(r"\d{3,}|(?=[\w:.@+-]*[A-Za-z])[\w@+-]+[:._][\w:.@+-]+")
+
+
+#: Programs that look at a target without doing anything with it: reading the file a command
+#: was given, or searching for the name it failed on, is a step towards a fix, not one.
+_LOOKS = _SEARCH_COMMANDS | {
+    "cat", "head", "tail", "less", "more", "wc", "stat", "file", "echo", "printf", "sed", "awk",
+    "which", "type", "test", "[", "true", "jq", "sort", "diff", "cut", "tr", "xxd", "od",
+}  # fmt: skip
+
+
+def _target_parts(command: str) -> set[str]:
+    """The parts of a command's operands that name what it worked on: no executable, no
+    subcommand, no option (an option's value counts: ``--run-id=24871``)."""
+    out: set[str] = set()
+    for seg in triggers.segments(command):
+        shape = triggers.shape_of(seg)
+        skip = {shape.exe, shape.sub} if shape is not None else set()
+        for word in seg[1:]:
+            if word.startswith("-"):
+                if "=" not in word:
+                    continue
+                word = word.split("=", 1)[1]
+            for part in _PART_BREAKS.split(word):
+                part = part.strip(".:'\"")
+                if part and part not in skip and _DISTINCT.fullmatch(part):
+                    out.add(part)
+    return out
+
+
+def _programs(command: str) -> set[str]:
+    """The programs a command line runs, set-up steps (``cd``) aside, wrappers seen through."""
+    shapes = [*triggers.shapes(command), *(shape for _w, shape in triggers.wrapped(command))]
+    return {shape.exe for shape in shapes if shape.exe not in triggers.SETUP_COMMANDS}
+
+
+def same_target(call: ev.Event, other: ev.Event) -> str | None:
+    """The part of ``call``'s command that ``other``, a command of another program, names too
+    (``24871`` for ``curl …/actions/runs/24871/logs`` then ``gh run view 24871 --log``): the
+    same thing reached another way, else ``None``."""
+    if not call.command or not other.command:
+        return None
+    theirs = triggers.main_shape(other.command)
+    if theirs is None or theirs.exe in _LOOKS:
+        return None
+    ran = _programs(call.command)
+    if ran & _programs(other.command):
+        return None  # a program the failed line ran, run again: another form of the same call
+    shared = _target_parts(call.command) & _target_parts(other.command)
+    return min(shared, key=lambda part: (-len(part), part)) if shared else None
