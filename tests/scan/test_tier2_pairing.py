@@ -797,6 +797,99 @@ def test_what_is_not_the_job_done_another_way(script, between, later):
     assert all("did the job" not in c.summary for c in _detect(script))
 
 
+def _wrangler(script, later, *, output=_NO_TTY, cd=""):
+    script.run(f"{cd}node --run wrangler:check", output, failure=ERR, code=1)
+    for command, code in later:
+        script.run(f"{cd}{command}", "ok" if code == 0 else "error: it failed", code=code,
+                   failure=ERR if code else None)  # fmt: skip
+    return [c for c in _detect(script) if "did the job" in c.summary]
+
+
+def test_the_first_other_program_that_did_the_job_is_the_fix(script):
+    """Two other programs did the job in turn: the first is the fix. From a folder a ``cd``
+    put the shell in (a Codex habit), the ``cd`` is no program the two lines share."""
+    (candidate,) = _wrangler(
+        script,
+        [("corepack pnpm run wrangler:check", 0), ("bun run wrangler:check", 0)],
+        cd="cd web && ",
+    )
+    assert "`cd web && corepack pnpm run wrangler:check` worked" in candidate.fix
+
+
+def test_a_corrected_form_of_the_same_program_comes_before_another_one(script):
+    """Another program did the job, then the failed command worked corrected: the lesson is
+    the correction of the command itself, however late in the window it came."""
+    script.run("wrangler check:types", "bash: wrangler: command not found", failure=ERR,
+               code=127)  # fmt: skip
+    script.run("corepack pnpm run build check:types", "ok")
+    script.run("npx wrangler check:types", "ok")
+    (candidate,) = _detect(script)
+    assert candidate.summary == "wrangler: the command is not on PATH"
+    assert "`npx wrangler check:types` worked" in candidate.fix
+
+
+@pytest.mark.parametrize(
+    ("later", "found"),
+    [
+        # Another program that failed as well did no job.
+        ([("corepack pnpm run wrangler:check", 1)], None),
+        # A look at how the other program is called is no fix; the call after it is.
+        (
+            [
+                ("corepack pnpm run wrangler:check --help", 0),
+                ("corepack pnpm run wrangler:check", 0),
+            ],
+            "`corepack pnpm run wrangler:check` worked",
+        ),
+    ],
+)
+def test_only_another_program_that_worked_did_the_job(script, later, found):
+    candidates = _wrangler(script, later)
+    assert [found in c.fix for c in candidates] == ([True] if found else [])
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "target"),
+    [
+        # An id of three digits or more; a name with a dot, a colon or an underscore.
+        ("curl -fsSL https://x.dev/api/runs/285/log", "gh run view 285 --log", "285"),
+        ("node --run check_types", "corepack pnpm run check_types", "check_types"),
+        # Of two shared parts, the longer is said.
+        (
+            "curl -fsSL https://api.github.com/repos/acme/web.site/actions/runs/28574/logs",
+            "gh run view 28574 --log --repo acme/web.site",
+            "web.site",
+        ),
+        # Two digits name too little: a line count, a small number of anything.
+        ("curl -fsSL https://x.dev/api/runs/42/log", "gh run view 42 --log", None),
+    ],
+)
+def test_the_part_of_the_target_both_commands_name(script, failing, fixed, target):
+    script.run(failing, "error: the request was refused", failure=ERR, code=22)
+    script.run(fixed, "ok")
+    candidates = [c for c in _detect(script) if "did the job" in c.summary]
+    assert [c.summary.rsplit("`", 2)[-2] for c in candidates] == ([target] if target else [])
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # No line that states an error: nothing to recall the lesson by.
+        "the job ended",
+        # A file that was not there: a one-off, whatever did the job next.
+        "node: report-2024.json: No such file or directory",
+        # A run that failed on the code, said first ...
+        "1 failed, 3 passed\n" + "log line\n" * 400 + "error: see above",
+        # ... or last, after a long log.
+        "error: see below\n" + "log line\n" * 400 + "Tests: 1 failed, 3 passed",
+    ],
+)
+def test_what_another_program_did_is_no_lesson_after(script, output):
+    script.run("node --run wrangler:check report-2024.json", output, failure=ERR, code=1)
+    script.run("corepack pnpm run wrangler:check report-2024.json", "ok")
+    assert all("did the job" not in c.summary for c in _detect(script))
+
+
 def test_another_program_given_more_permissions_is_no_job_done_another_way(tmp_path):
     """Codex: ``gh run view`` refused in the sandbox, then ``curl`` of the same run escalated,
     then ``gh run view`` escalated: the permission made the difference, so the other program
@@ -815,6 +908,12 @@ def test_another_program_given_more_permissions_is_no_job_done_another_way(tmp_p
     (candidate,) = tier2.detect(events)
     assert candidate.summary == "gh run: ask for escalated permissions"
     assert "`gh run view 28574 --log` worked" in candidate.fix
+    # Without the same command escalated, the other program is no fix either.
+    alone = _codex(tmp_path, [(cid, cmd, extra, text, code) for cid, cmd, extra, text, code in
+                              [("a", "gh run view 28574 --log", {}, sandboxed, 1),
+                               ("b", "curl -fsSL https://api.github.com/repos/o/r/actions/runs/"
+                                "28574", escalated, "{}", 0)]])  # fmt: skip
+    assert list(tier2.detect(alone)) == []
 
 
 def test_a_read_over_the_size_limit_fixed_with_offset_and_limit(script):
@@ -1227,7 +1326,23 @@ def test_a_step_the_error_named_then_the_same_command(script):
     assert candidate.summary == "pnpm run typecheck: run the step its error names first"
     assert candidate.trigger is None
     assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
-    assert candidate.error_lines and "pnpm install" in " ".join(candidate.error_lines)
+    assert candidate.error_lines[0].startswith("ERR_PNPM_VERIFY_DEPS_BEFORE_RUN")
+    assert candidate.error_lines[-1] == 'Run "pnpm install" to update them.'
+
+
+def test_the_line_naming_the_step_is_kept_after_five_error_lines(script):
+    """An output with five error lines and the advice after them: the lesson keeps four of
+    them and the line that names the step, five in all, which recall matches it by."""
+    errors = "\n".join(f"error: dependency number {n} is out of date" for n in range(6))
+    script.run("pnpm run build", f'{errors}\nRun "pnpm install" to update them.', failure=ERR,
+               code=1)  # fmt: skip
+    script.run("pnpm install", "Done")
+    script.run("pnpm run build", "built")
+    (candidate,) = _detect(script)
+    assert candidate.error_lines == (
+        *(f"error: dependency number {n} is out of date" for n in range(4)),
+        'Run "pnpm install" to update them.',
+    )
 
 
 # -- call ids used again -------------------------------------------------------------------------

@@ -274,27 +274,21 @@ _LOOKS = _SEARCH_COMMANDS | {
 
 def _target_parts(command: str) -> set[str]:
     """The parts of a command's operands that name what it worked on: no executable, no
-    subcommand, no option (an option's value counts: ``--run-id=24871``)."""
+    option (an option's value counts: ``--run-id=24871``)."""
     out: set[str] = set()
     for seg in triggers.segments(command):
-        shape = triggers.shape_of(seg)
-        skip = {shape.exe, shape.sub} if shape is not None else set()
         for word in seg[1:]:
             if word.startswith("-"):
                 if "=" not in word:
                     continue
                 word = word.split("=", 1)[1]
-            for part in _PART_BREAKS.split(word):
-                part = part.strip(".:'\"")
-                if part and part not in skip and _DISTINCT.fullmatch(part):
-                    out.add(part)
+            out.update(part for part in _PART_BREAKS.split(word) if _DISTINCT.fullmatch(part))
     return out
 
 
 def _programs(command: str) -> set[str]:
-    """The programs a command line runs, set-up steps (``cd``) aside, wrappers seen through."""
-    shapes = [*triggers.shapes(command), *(shape for _w, shape in triggers.wrapped(command))]
-    return {shape.exe for shape in shapes if shape.exe not in triggers.SETUP_COMMANDS}
+    """The programs a command line runs, set-up steps (``cd``) aside."""
+    return {s.exe for s in triggers.shapes(command) if s.exe not in triggers.SETUP_COMMANDS}
 
 
 def same_target(call: ev.Event, other: ev.Event) -> str | None:
