@@ -372,9 +372,15 @@ def points_at(pointer: Pointer, label: Label) -> bool:
     return pointer.line == label.line
 
 
+#: Statuses of candidates no user is shown: refused by the intake, or waiting to come back in
+#: another session (a guessed path seen once).
+UNSEEN = frozenset({"rejected", "waiting"})
+
+
 def heuristic(candidates: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Tier 2 and higher candidates a user would review (intake rejections are not counted)."""
-    return [c for c in candidates if c.get("tier") != 1 and c.get("status") != "rejected"]
+    """Tier 2 and higher candidates a user would review (intake rejections, and findings that
+    wait to come back in another session, are not counted)."""
+    return [c for c in candidates if c.get("tier") != 1 and c.get("status") not in UNSEEN]
 
 
 def agent_of(candidate: Mapping[str, Any], ptrs: Sequence[Pointer]) -> str | None:

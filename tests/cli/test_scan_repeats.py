@@ -147,3 +147,66 @@ def test_the_same_block_twice_in_one_session_is_seen_once_and_offers_nothing():
     assert prov["occurrences"] == 1
     assert [(e["line"], e["session_id"]) for e in prov["evidence"]] == [(2, "sess-alpha")]
     assert "rescope" not in lessons("candidates").stdout
+
+
+def _guessing_session(project: Path, session: str) -> Path:
+    """A session in ``project`` that reads a file where it is not, then where it is."""
+    project.mkdir(parents=True, exist_ok=True)
+    folder = Path(os.environ["HOME"]) / ".claude" / "projects" / str(project).replace("/", "-")
+    folder.mkdir(parents=True, exist_ok=True)
+    wrong, right = project / "src" / "hooks" / "use-list.ts", project / "src" / "ui" / "use-list.ts"
+
+    def read(n: int, path: Path) -> str:
+        use = [
+            {"type": "tool_use", "id": f"r{n}", "name": "Read", "input": {"file_path": str(path)}}
+        ]
+        return _record("assistant", session, str(project), n, use)
+
+    def result(n: int, text: str, error: bool) -> str:
+        block = {"type": "tool_result", "tool_use_id": f"r{n - 1}", "content": text}
+        return _record("user", session, str(project), n, [{**block, "is_error": error}])
+
+    lines = [
+        _record("user", session, str(project), 1, "fix the list hook"),
+        read(2, wrong),
+        result(3, "File does not exist.", True),
+        read(4, right),
+        result(5, "1\texport function useList() {}", False),
+    ]
+    path = folder / f"{session}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_guessed_path_waits_for_another_session_of_its_project():
+    """A file read where it is not, then where it is: after one session the finding waits
+    (listed under ``--status waiting``, not offered for review); when another session of the
+    same project makes the same guess, it is a candidate of that project."""
+    alpha, _beta = _projects()
+    _guessing_session(alpha, "sess-one")
+    scanned = lessons("scan", "--agent", "claude")
+    assert scanned.returncode == 0, scanned.stderr
+    assert "0 new candidate(s)" in scanned.stdout
+    assert "1 guessed path(s) kept until the same guess comes back" in scanned.stdout
+    assert lessons("candidates", "--json").stdout.strip() == ""
+    (waiting,) = _json(lessons("candidates", "--json", "--status", "waiting").stdout)
+    assert waiting["summary"] == "Read: `use-list.ts` is at `src/ui/use-list.ts`"
+
+    _guessing_session(alpha, "sess-two")
+    scanned = lessons("scan", "--agent", "claude")
+    assert scanned.returncode == 0, scanned.stderr
+    assert "1 new candidate(s)" in scanned.stdout
+    (pending,) = _json(lessons("candidates", "--json").stdout)
+    assert pending["id"] == waiting["id"]
+    assert [e["session_id"] for e in pending["evidence"]] == ["sess-one", "sess-two"]
+    assert pending["trigger"] == "**/hooks/use-list.ts"
+    assert any(tag.startswith("scope:") for tag in pending["tags"])
+    promoted = lessons("promote", pending["id"])
+    assert promoted.returncode == 0, promoted.stderr
+    lesson = _only_lesson()
+    assert lesson["scope"] and "until:recurs" not in lesson["tags"]
+    assert lesson["triggers"]["pathPatterns"] == ["**/hooks/use-list.ts"]
+
+
+def _json(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]

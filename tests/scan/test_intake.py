@@ -633,3 +633,60 @@ def test_a_trigger_unsafe_only_once_its_secret_is_redacted_is_refused_for_that()
     plain = attrs.evolve(base, trigger=r"(?:\w+y)+x")  # unsafe, but nothing was redacted
     kept = intake.scrubbed_or_refused(plain)
     assert isinstance(kept, Candidate) and kept.trigger == plain.trigger
+
+
+# -- findings that wait to come back --------------------------------------------------------------
+
+
+def _guess(session: str, line: int = 5, **kw) -> Candidate:
+    """A guessed path: a lesson only once the same guess comes back in another session."""
+    base = {
+        "trigger": r"(?<![\w.-])hooks/use\-list\.ts(?![\w.-])",
+        "mistake": "`sed -n 1,20p src/hooks/use-list.ts` failed: the path was guessed.",
+        "fix": "Look for `use-list.ts` at `src/ui/hooks/use-list.ts` in this project.",
+        "summary": "sed: `use-list.ts` is at `src/ui/hooks/use-list.ts`",
+        "tags": (intake.RECURS_TAG,),
+        "evidence": (Evidence(f"/t/{session}.jsonl", line, f"c{line}", session),),
+    }
+    base.update(kw)
+    return _candidate(**base)
+
+
+@pytest.mark.parametrize("defer", [False, True])
+def test_a_guess_waits_out_of_review_until_it_comes_back_in_another_session(store, defer):
+    """Seen once, or again in the same session, the guess waits, listed under its own status
+    and not offered for review. From another session of the same project it merges and
+    becomes pending, reported as new; from another project it is a guess of its own."""
+    sink = Intake(store, Config(), defer_merges=defer)
+    first = sink.admit(_guess("s1"))
+    assert (first.status, first.candidate.status) == (intake.WAITING, intake.WAITING)
+    assert sink.admit(_guess("s1", line=9)).status == DUPLICATE
+    elsewhere = sink.admit(_guess("s9", project="/srv/other"))
+    assert elsewhere.status == intake.WAITING
+    sink.flush()
+    assert store.list_candidates(status="pending") == []
+    assert len(store.list_candidates(status=intake.WAITING)) == 2
+
+    back = sink.admit(_guess("s2"))
+    assert back.status == NEW
+    assert back.candidate.status == "pending"
+    sink.flush()
+    (pending,) = store.list_candidates(status="pending")
+    assert pending.id == first.candidate.id
+    assert [e.session_id for e in pending.evidence] == ["s1", "s1", "s2"]
+    (still,) = store.list_candidates(status=intake.WAITING)
+    assert still.project == "/srv/other"
+
+
+def test_a_guess_and_an_ordinary_finding_never_fold_into_each_other(store):
+    """Even with the same words, a finding that waits and one that does not are two: the one
+    must not reach review on the other's evidence, nor the other wait on the first's."""
+    sink = Intake(store, Config())
+    assert sink.admit(_guess("s1")).status == intake.WAITING
+    assert sink.admit(_guess("s2", tags=())).status == NEW
+    assert sink.admit(_guess("s3", tags=())).status == DUPLICATE
+    assert sink.admit(_guess("s1", line=8)).status == DUPLICATE
+    (pending,) = store.list_candidates(status="pending")
+    assert [e.session_id for e in pending.evidence] == ["s2", "s3"]
+    (waiting,) = store.list_candidates(status=intake.WAITING)
+    assert [e.session_id for e in waiting.evidence] == ["s1", "s1"]

@@ -8,7 +8,7 @@ import pytest
 from lessons_codex import failures as codex_failures
 from lessons_core.models import Config, ScoringWeights
 from lessons_core.scan import events as ev
-from lessons_core.scan import scoring
+from lessons_core.scan import intake, scoring
 from lessons_core.scan.detectors import tier2, triggers
 from lessons_core.scan.detectors.tier2 import lesson
 
@@ -489,8 +489,10 @@ def test_cwd_drift_after_a_persistent_cd(tmp_path):
     assert not triggers.matches(candidate.trigger, "cd /w/app && pytest")
 
 
-def test_a_missing_file_fixed_by_another_path_is_a_one_off(tmp_path):
-    """No earlier ``cd``: the file was just elsewhere. Not a lesson."""
+def test_a_missing_file_fixed_by_another_path_waits_to_come_back(tmp_path):
+    """No earlier ``cd``: the file was just elsewhere. Once is a fact of this task, not yet a
+    lesson: the finding says where the file lives in the project and is marked to wait until
+    the same guess comes back in another session. Its trigger is the wrong path alone."""
     events = _claude_lines(
         tmp_path,
         [
@@ -498,6 +500,28 @@ def test_a_missing_file_fixed_by_another_path_is_a_one_off(tmp_path):
             ("result", "t1", "sed: src/hooks/use-list.ts: No such file or directory", True),
             ("bash", "t2", "sed -n '1,20p' src/ui/hooks/use-list.ts"),
             ("result", "t2", "export function useList() {}", False),
+        ],
+    )
+    (candidate,) = tier2.detect(events)
+    assert intake.RECURS_TAG in candidate.tags
+    assert candidate.summary == "sed: `use-list.ts` is at `src/ui/hooks/use-list.ts`"
+    assert "the path `src/hooks/use-list.ts` was guessed" in candidate.mistake
+    assert candidate.fix.startswith("Look for `use-list.ts` at `src/ui/hooks/use-list.ts`")
+    assert triggers.matches(candidate.trigger, "cat src/hooks/use-list.ts")
+    assert triggers.matches(candidate.trigger, "cat /w/app/src/hooks/use-list.ts")
+    assert not triggers.matches(candidate.trigger, "sed -n '1,20p' src/ui/hooks/use-list.ts")
+
+
+def test_a_missing_file_fixed_by_a_file_of_another_name_is_a_one_off(tmp_path):
+    """The call after it read another file altogether: the next step of the task, which says
+    nothing of where the missing one lives."""
+    events = _claude_lines(
+        tmp_path,
+        [
+            ("bash", "t1", "sed -n '1,20p' src/hooks/use-list.ts"),
+            ("result", "t1", "sed: src/hooks/use-list.ts: No such file or directory", True),
+            ("bash", "t2", "sed -n '1,20p' src/ui/hooks/use-items.ts"),
+            ("result", "t2", "export function useItems() {}", False),
         ],
     )
     assert list(tier2.detect(events)) == []

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from lessons_core.scan import events as ev
+from lessons_core.scan import intake
 from lessons_core.scan.detectors import tier2, triggers
 from lessons_core.scan.detectors.tier2 import recall
 from lessons_core.scan.detectors.tier2.finding import Finding
@@ -1599,9 +1600,10 @@ def test_a_package_pattern_taken_for_a_path(script, word, folder):
     assert triggers.compiler_accepts(candidate.trigger)
 
 
-def test_a_guessed_path_replaced_by_the_right_one_is_still_a_one_off(script):
+def test_a_guessed_path_replaced_by_the_right_one_is_no_package_pattern(script):
     """A path that names a file (``./src/main.go``) and was not there is a fact of one
-    repository, whatever the fix gave instead."""
+    repository: where the file lives, kept until the same guess comes back, never a package
+    pattern."""
     script.run("gofmt -l ./src/main.go", "stat ./src/main.go: no such file or directory",
                failure=ERR, code=2)  # fmt: skip
     script.run("gofmt -l ./cmd/main.go", "")
@@ -1609,4 +1611,6 @@ def test_a_guessed_path_replaced_by_the_right_one_is_still_a_one_off(script):
     script.run("gofmt -l ./gen...go", "stat ./gen...go: no such file or directory",
                failure=ERR, code=2)  # fmt: skip
     script.run("gofmt -l ./gen.go", "")
-    assert _detect(script) == []
+    (candidate,) = _detect(script)
+    assert candidate.summary == "gofmt: `main.go` is at `cmd/main.go`"
+    assert intake.RECURS_TAG in candidate.tags

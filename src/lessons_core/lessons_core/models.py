@@ -228,7 +228,7 @@ class Candidate:
     tags: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     confidence: float = 0.5
     priority: int = 5
-    status: str = "pending"  # pending | held | promoted | rejected | duplicate
+    status: str = "pending"  # pending | held | waiting | promoted | rejected | duplicate
     evidence: tuple[Evidence, ...] = ()
     error_lines: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     project: str | None = None

@@ -194,6 +194,11 @@ def scan(
         )
     if report.released:
         click.echo(f"{report.released} held candidate(s) from earlier scans are now pending.")
+    if report.waiting:
+        click.echo(
+            f"{report.waiting} guessed path(s) kept until the same guess comes back in another "
+            "session of the project (see `lessons candidates --status waiting`)."
+        )
     if report.bad_lines:
         click.echo(f"{report.bad_lines} unreadable line(s) skipped.", err=True)
     if pending or report.released:
@@ -272,7 +277,7 @@ def _keep_index(
 # -- candidates --------------------------------------------------------------------------------
 
 
-STATUSES = ("pending", "held", "promoted", "rejected", "duplicate", "all")
+STATUSES = ("pending", "held", "waiting", "promoted", "rejected", "duplicate", "all")
 
 
 @click.command()

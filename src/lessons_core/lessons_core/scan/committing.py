@@ -15,7 +15,15 @@ import attrs
 
 from lessons_core.logs import get_logger
 from lessons_core.models import Candidate, Lesson
-from lessons_core.scan.intake import DUPLICATE, NEW, PROMOTED, REJECTED, Intake, note_accepted
+from lessons_core.scan.intake import (
+    DUPLICATE,
+    NEW,
+    PROMOTED,
+    REJECTED,
+    WAITING,
+    Intake,
+    note_accepted,
+)
 from lessons_core.scan.reading import FileResult
 
 log = get_logger()
@@ -47,6 +55,8 @@ class Report:
     #: New candidates held back by ``maxCandidatesPerScan``, and held ones offered again.
     held: int = 0
     released: int = 0
+    #: New findings that wait to come back in another session before review sees them.
+    waiting: int = 0
     #: Lessons scoped to one project that this scan saw in another: offered for every project.
     offers: list[Lesson] = attrs.field(factory=list)
 
@@ -162,3 +172,5 @@ class Committer:
             log.debug("scan.rejected", reason=redact_head(reason, 300), mistake=mistake)
         elif status == DUPLICATE:
             self.report.duplicates += 1
+        elif status == WAITING:
+            self.report.waiting += 1

@@ -45,6 +45,12 @@ log = get_logger()
 MIN_TEXT = 20
 #: The tag prefix that carries a detected lesson's scope (a project id) into the lesson.
 SCOPE_TAG = "scope:"
+#: The tag of a finding that is a lesson only once it comes back in another session of the
+#: same project (a path the agent guessed where the project keeps the file elsewhere): it waits
+#: in the store, out of review, and becomes pending when a repeat from another session merges.
+RECURS_TAG = "until:recurs"
+#: The status of such a candidate while it waits.
+WAITING = "waiting"
 SIMILARITY = 0.5
 
 NEW = "new"
@@ -229,6 +235,11 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
+def _waits(candidate: Candidate) -> bool:
+    """Whether a candidate is a lesson only once it comes back (:data:`RECURS_TAG`)."""
+    return RECURS_TAG in candidate.tags
+
+
 def _same_finding(a: Candidate, b: Candidate) -> bool:
     """Two findings of one lesson: the same tool, the same trigger and the same summary."""
     return bool(a.trigger) and (a.tool, a.trigger, a.summary) == (b.tool, b.trigger, b.summary)
@@ -331,7 +342,7 @@ def to_lesson(
         ),
         priority=candidate.priority,
         confidence=candidate.confidence,
-        tags=tuple(tag for tag in candidate.tags if tag not in scopes),
+        tags=tuple(tag for tag in candidate.tags if tag not in scopes and tag != RECURS_TAG),
         scope=(scopes[0][len(SCOPE_TAG) :] if scopes else None) if scope == FROM_TAGS else scope,
         error_lines=candidate.error_lines,
         status=Status.ACTIVE,
@@ -402,6 +413,7 @@ class Intake:
         self.pending = [
             *self.store.list_candidates(status="pending"),
             *self.store.list_candidates(status="held"),
+            *self.store.list_candidates(status=WAITING),
         ]
         self._lesson_tokens = [_tokens(_lesson_text(lesson)) for lesson in self.lessons]
         self._pending_tokens = [_tokens(_candidate_text(c)) for c in self.pending]
@@ -452,20 +464,29 @@ class Intake:
         return None
 
     def _duplicate_candidate(self, candidate: Candidate) -> int | None:
+        if _waits(candidate):
+            # Only the same finding in the same project counts as the guess coming back.
+            for i, other in enumerate(self.pending):
+                same_place = _waits(other) and other.project == candidate.project
+                if same_place and _same_finding(other, candidate):
+                    return i
+            return None
         if candidate.trigger:
             # The same tool, trigger and summary are the same lesson, however much the texts
             # differ: a fix that failed next carries the error it met, which alone drew two
             # findings of one mistake below the text similarity.
             for i, other in enumerate(self.pending):
-                if _same_finding(other, candidate):
+                if _same_finding(other, candidate) and not _waits(other):
                     return i
         mine = _tokens(_candidate_text(candidate))
         if not mine:  # a text without words is alike to nothing: it gives no evidence
             return None
         best, best_score = None, SIMILARITY
         for i, other in enumerate(self.pending):
-            if other.tool != candidate.tool or (
-                other.trigger and candidate.trigger and other.trigger != candidate.trigger
+            if (
+                _waits(other)
+                or other.tool != candidate.tool
+                or (other.trigger and candidate.trigger and other.trigger != candidate.trigger)
             ):
                 continue
             score = jaccard(mine, self._pending_tokens[i])
@@ -554,6 +575,8 @@ class Intake:
             tags=tuple(dict.fromkeys((*old.tags, *candidate.tags))),
             error_lines=tuple(dict.fromkeys((*old.error_lines, *candidate.error_lines))),
         )
+        if merged.status == WAITING and sessions >= 2:
+            merged = attrs.evolve(merged, status="pending")  # the guess came back
         if self.defer_merges:
             self.pending[index] = merged
             self._dirty.add(index)
@@ -593,8 +616,13 @@ class Intake:
             return Outcome(DUPLICATE, candidate, reason, lesson, offer=offer)
         hit = self._duplicate_candidate(candidate)
         if hit is not None:
+            waited = self.pending[hit].status == WAITING
             merged = self._merge_candidate(hit, candidate)
+            if waited and merged.status != WAITING:
+                return Outcome(NEW, merged, "came back in another session")
             return Outcome(DUPLICATE, merged, f"repeats candidate {merged.id}")
+        if _waits(candidate):
+            candidate = attrs.evolve(candidate, status=WAITING)
         stored = self.store.add_candidate(candidate)
         if stored.evidence != candidate.evidence and len(stored.evidence) > 1:
             return Outcome(DUPLICATE, stored, "merged into an equal candidate")
@@ -607,7 +635,7 @@ class Intake:
                 return Outcome(PROMOTED, attrs.evolve(stored, status="promoted"), "", lesson)
         self.pending.append(stored)
         self._pending_tokens.append(_tokens(_candidate_text(stored)))
-        return Outcome(NEW, stored)
+        return Outcome(WAITING if stored.status == WAITING else NEW, stored)
 
     def promote(
         self,

@@ -241,6 +241,15 @@ STALE_OUTPUT = failures.MistakeClass(
     " project's own sources",
     "Delete `{dir}` so it is generated afresh, then run the command again",
 )
+#: The pseudo-class of a path the agent guessed where the project keeps the file elsewhere
+#: (:mod:`.paths`): a lesson of that project once the same guess comes back in another session.
+GUESSED_PATH = failures.MistakeClass(
+    "guessed_path",
+    r"(?!)",
+    "`{name}` is at `{right}`",
+    "the path `{wrong}` was guessed, and this project keeps `{name}` at `{right}`",
+    "Look for `{name}` at `{right}` in this project",
+)
 #: The pseudo-class of a package pattern taken for a path: ``gofmt -l ./...`` looked for a
 #: file named ``...`` (only the ``go`` command expands it), and ``gofmt -l .`` worked.
 PATTERN_PATH = failures.MistakeClass(

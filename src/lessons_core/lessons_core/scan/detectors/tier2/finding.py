@@ -31,6 +31,7 @@ class Finding:
         "fix",
         "fix_failure",
         "generic",
+        "guessed",
         "other_target",
         "read_between",
         "rejected",
@@ -71,6 +72,8 @@ class Finding:
         self.wrapper: tuple[str, str, str] | None = None
         #: A failure no class knows, kept for what its fix changed (see :func:`.judging._judge`).
         self.generic = False
+        #: The path the call guessed and the one the file was found at (:mod:`.paths`).
+        self.guessed: tuple[str, str] | None = None
         #: What a fix of another program worked on that the failed command named too
         #: (:func:`.remedies.same_target`): the job done another way.
         self.other_target: str | None = None

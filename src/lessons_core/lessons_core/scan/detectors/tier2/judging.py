@@ -23,6 +23,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     GH_GRAPHQL,
+    GUESSED_PATH,
     PATTERN_PATH,
     PREREQUISITE,
     SANDBOX,
@@ -43,6 +44,7 @@ from lessons_core.scan.detectors.tier2.drift import (
     _workdir_drift,
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
+from lessons_core.scan.detectors.tier2.paths import guessed
 from lessons_core.scan.detectors.tier2.recall import flaky_run
 from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared, through_gh_api
 
@@ -106,8 +108,14 @@ def _judge(
         if missing and _pattern_taken_for_path(call.command or "", result.text):
             finding.cls = PATTERN_PATH  # no file was guessed: the call's syntax was wrong
             return finding
+        where = guessed(call, fix, result.text) if missing and not finding.edited else None
+        if where is not None:
+            # A file that was not where the agent looked: a fact of this project, a lesson
+            # once the same guess comes back (:mod:`.paths`).
+            finding.cls, finding.guessed = GUESSED_PATH, where
+            return finding
         if setup_failed or missing:
-            return None  # a file that was not where the agent looked: a one-off fact
+            return None  # a path that was not there, and no sign of where it is
     if (
         cls is not None
         and cls.name in _TOOL_REFUSALS

@@ -5,8 +5,9 @@ the fixing call changed, the error lines it is recalled at and the project it be
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
+from lessons_core.hot.project import project_id
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.patterns import kept_programs
 from lessons_core.privacy import redact_head
@@ -37,6 +38,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _trigger,
     wrapper_refused,
 )
+from lessons_core.scan.intake import RECURS_TAG, SCOPE_TAG
 
 
 def _head(call: ev.Event, error: str = "") -> str:
@@ -151,6 +153,8 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     trigger = _trigger(finding)
     if trigger is not None and call.command and not triggers.compiler_accepts(trigger):
         trigger = None  # a shape the manifest compiler would refuse is no trigger at all
+    if finding.guessed is not None and trigger is None:
+        return None  # no pattern for the wrong path that the right one does not match too
     bare = trigger is None or triggers.is_bare_executable(trigger)
     if call.command and bare and not _failure_time(finding):
         if not _recallable(finding):
@@ -215,13 +219,13 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             tool=tool_name,
             dir=finding.drift_dir or finding.cleared or "",
             step=finding.step or "",
-            **_other_way(finding),
+            **_class_words(finding),
         )
         # (a gh command is quoted alone: what came before it in the line did not fail)
         named = f"`{_one_line(gh.segment, 120)}`" if gh is not None else None
         said = named or _describe_call(call, partner)
         mistake = f"{said} failed: {general} (“{_gist(result, lines)}”)"
-        summary = f"{head}: {cls.title.format(**_other_way(finding))}"
+        summary = f"{head}: {cls.title.format(**_class_words(finding))}"
     elif _flaky(finding):
         mistake = (
             f"{_describe_call(call)} failed (“{_gist(result, lines)}”), and the wider run "
@@ -254,7 +258,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         mistake=mistake,
         fix=fixed,
         summary=_one_line(summary, 100).rstrip("…"),
-        tags=triggers.tags_for(call.tool, call.command, call.paths),
+        tags=_tags(finding),
         confidence=scoring.confidence(signals, cfg.scoring),
         priority=scoring.priority(signals),
         evidence=tuple(
@@ -295,14 +299,37 @@ def _parameters_named(error: str) -> str:
     return f" ({'; '.join(unique)})" if unique else ""
 
 
-def _other_way(finding: Finding) -> dict[str, str]:
-    """The program that did a failed command's job and what it did it on (``other`` and
-    ``target`` of :data:`.classes.ANOTHER_WAY`'s sentences), when the fix was another program."""
+def _class_words(finding: Finding) -> dict[str, str]:
+    """The words a pseudo-class's sentences name besides the tool: the program that did a
+    failed command's job and what it did it on (``other``, ``target``:
+    :data:`.classes.ANOTHER_WAY`), the path guessed and the one the file is at (``wrong``,
+    ``right``, ``name``: :data:`.classes.GUESSED_PATH`)."""
+    words = dict.fromkeys(("other", "target", "wrong", "right", "name"), "")
     fix, target = finding.fix, finding.other_target
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
-    if target is None or shape is None:
-        return {"other": "", "target": ""}
-    return {"other": shape.exe, "target": target}
+    if target is not None and shape is not None:
+        words.update(other=shape.exe, target=target)
+    if finding.guessed is not None:
+        wrong, right = finding.guessed
+        words.update(wrong=wrong, right=right, name=PurePosixPath(wrong).name)
+    return words
+
+
+def _tags(finding: Finding) -> tuple[str, ...]:
+    """The candidate's tags: the tool's and the language's; for a guessed path, also the
+    project it belongs to (when its folder is there to give an id) and the mark that holds it
+    until the same guess comes back in another session."""
+    call = finding.call
+    tags = triggers.tags_for(call.tool, call.command, call.paths)
+    if finding.guessed is None:
+        return tags
+    extra = [RECURS_TAG]
+    project = _project(finding)
+    if project and PurePosixPath(project).is_absolute() and Path(project).is_dir():
+        scope = project_id(project)
+        if scope:
+            extra.append(SCOPE_TAG + scope)
+    return (*tags, *extra)
 
 
 def _project(finding: Finding) -> str | None:
@@ -353,7 +380,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
                 tool=tool_name,
                 step=finding.step or "",
                 dir=finding.cleared or "",
-                **_other_way(finding),
+                **_class_words(finding),
             )
             if cls.name == failures.BAD_PARAMETERS:
                 way += _parameters_named(finding.result.text)
@@ -365,7 +392,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         if cls is None:
             worked = generic
         else:
-            way = cls.fix.format(tool=tool_name)
+            way = cls.fix.format(tool=tool_name, **_class_words(finding))
             if cls.name == failures.BAD_PARAMETERS:
                 way += _parameters_named(finding.result.text)
             worked = f"{way}; {generic}"

@@ -24,6 +24,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _refused_arguments,
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
+from lessons_core.scan.detectors.tier2.paths import guessed_trigger
 
 #: A word a fix added that can name a subcommand or a flag.
 _ADDED_WORD = kept_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
@@ -49,6 +50,8 @@ def _trigger(finding: Finding) -> str | None:
     assert fix is not None
     if _failure_time(finding):
         return None
+    if finding.guessed is not None:
+        return guessed_trigger(call, *finding.guessed)
     if not call.command:
         if call.paths and call.tool in _FILE_TOOLS:
             return triggers.path_trigger(call.paths[0])

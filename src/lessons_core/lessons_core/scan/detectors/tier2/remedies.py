@@ -11,7 +11,8 @@ from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass
-from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _REWRITES
+from lessons_core.scan.detectors.tier2 import paths
+from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _FILE_TOOLS, _REWRITES
 from lessons_core.scan.detectors.tier2.classes import (
     GhTarget,
     cannot_start,
@@ -151,6 +152,14 @@ def _remedies(
             return True
         shape = triggers.main_shape(other.command) if other.command else None
         return shape is not None and shape.exe in _LISTING_COMMANDS
+    if cls.name == failures.MISSING_PATH:
+        # The same file looked up where it really is (:mod:`.paths`).
+        return (
+            other.tool in _FILE_TOOLS
+            and bool(call.paths)
+            and bool(other.paths)
+            and paths.alike(call.paths[0], other.paths[0])
+        )
     if cls.name == failures.NOT_READ:
         return other.tool in _EDIT_TOOLS and bool(other.paths) and other.paths[0] in read_paths
     if cls.name in (failures.STALE_TEXT, failures.AMBIGUOUS_TEXT) and other.command and call.paths:

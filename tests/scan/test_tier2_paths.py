@@ -1,0 +1,157 @@
+"""Where things live: a path the agent guessed, the one the project keeps the file at, and the
+pattern that fires on the wrong one only (``tier2/paths.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lessons_core.scan import events as ev
+from lessons_core.scan import intake
+from lessons_core.scan.detectors import tier2, triggers
+from lessons_core.scan.detectors.tier2 import paths
+
+ERR = ev.ERROR
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "same"),
+    [
+        ("src/utils/config.ts", "src/config/config.ts", True),  # the name, elsewhere
+        ("lib/config.js", "lib/config.ts", True),  # the stem, another extension
+        ("src/config.ts", "src/config.ts", False),  # the same path is no other place
+        ("src/config.ts", "src/settings.ts", False),  # another file
+        ("Makefile", "build/Makefile.am", False),  # no extension: the name must match
+        ("docs/", "src/", False),  # two folders of other names
+        ("/", ".", False),  # no name at all: nothing to compare
+    ],
+)
+def test_the_same_file_looked_for_in_two_places(wrong, right, same):
+    assert paths.alike(wrong, right) is same
+
+
+@pytest.mark.parametrize(
+    ("path", "project", "cwd", "relative"),
+    [
+        ("/w/app/src/a.ts", "/w/app", None, "src/a.ts"),
+        ("/w/app/src/a.ts", "/w/app/", None, "src/a.ts"),
+        ("./src/a.ts", "/w/app", None, "src/a.ts"),
+        ("src/a.ts", "/w/app", "/w/app/web", "web/src/a.ts"),
+        ("./src/a.ts", "/w/app", "/w/app/web/", "web/src/a.ts"),
+        ("/etc/hosts", "/w/app", None, "/etc/hosts"),  # outside the project: as given
+        ("/w/application/a.ts", "/w/app", None, "/w/application/a.ts"),  # a longer name
+    ],
+)
+def test_a_path_from_the_projects_root(path, project, cwd, relative):
+    assert paths.relative(path, project, cwd) == relative
+
+
+@pytest.mark.parametrize(
+    ("command", "wrong", "right", "pattern", "fires", "quiet"),
+    [
+        # The shortest tail that the right path does not end with.
+        ("cat x", "src/utils/config.ts", "src/config/config.ts",
+         r"(?<![\w.-])utils/config\.ts(?![\w.-])", "cat web/src/utils/config.ts",
+         "cat src/config/config.ts"),
+        # Two places that end alike: the tail must go further up.
+        (None, "src/utils/config.ts", "lib/utils/config.ts", "**/src/utils/config.ts",
+         None, None),
+        # A bare name the right path ends with too: nothing to tell them apart.
+        ("cat x", "config.ts", "src/config.ts", None, None, None),
+        # Never a name alone, even where it differs: it would fire in every folder.
+        ("cat x", "src/utils/settings.js", "src/utils/settings.ts",
+         r"(?<![\w.-])utils/settings\.js(?![\w.-])", "cat utils/settings.js", "cat settings.ts"),
+        # Outside the project, up to the root and still alike: no pattern from the root.
+        ("cat x", "/etc/tool.conf", "/usr/local/etc/tool.conf", None, None, None),
+    ],
+)  # fmt: skip
+def test_the_pattern_fires_on_the_wrong_path_only(command, wrong, right, pattern, fires, quiet):
+    call = ev.Event(ev.TOOL_CALL, agent="claude", tool="Bash" if command else "Read",
+                    command=command)  # fmt: skip
+    found = paths.guessed_trigger(call, wrong, right)
+    assert found == pattern
+    if fires:
+        assert triggers.matches(found, fires)
+        assert not triggers.matches(found, quiet)
+        assert not triggers.matches(found, "cat src/myutils/config.ts")
+
+
+def test_a_read_of_the_file_where_it_really_is(script):
+    """Claude Code's Read of a file that is not there, a Glob, then the Read where it is: a
+    guessed path, with a glob of the wrong path as its trigger and the project's paths in its
+    words. A Read of another file in between is the next step, not the fix."""
+    script.file("Read", "/p/src/hooks/use-list.ts", "File does not exist.", failure=ERR)
+    script.file("Read", "/p/package.json", '{"name": "app"}')
+    script.file("Glob", "/p/src/**/use-list.ts", "/p/src/ui/use-list.ts")  # a search, no read
+    script.file("Read", "/p/src/ui/use-list.ts", "1\texport function useList() {}")
+    (candidate,) = tier2.detect(script.events)
+    assert candidate.summary == "Read: `use-list.ts` is at `src/ui/use-list.ts`"
+    assert candidate.trigger == "**/hooks/use-list.ts"
+    assert intake.RECURS_TAG in candidate.tags
+    assert candidate.fix.startswith(
+        "Look for `use-list.ts` at `src/ui/use-list.ts` in this project"
+    )
+
+
+def test_a_command_names_the_missing_path_in_its_own_words(script):
+    """``ls`` says "cannot access"; the fix lists the file in another folder. The path the
+    error names must be one the command was given, and the fix's path one it was not."""
+    script.run("ls -la src/hooks/use-list.ts", "ls: cannot access 'src/hooks/use-list.ts': No such"
+               " file or directory", failure=ERR, code=2)  # fmt: skip
+    script.run("ls -la src/ui/use-list.ts", "-rw-r--r-- 1 u u 30 src/ui/use-list.ts")
+    (candidate,) = tier2.detect(script.events)
+    assert candidate.summary == "ls: `use-list.ts` is at `src/ui/use-list.ts`"
+
+
+@pytest.mark.parametrize(
+    ("error", "fixed"),
+    [
+        # The error names a path the command was not given (a file it read on its way).
+        ("cat: /p/tsconfig.base.json: No such file or directory", "cat src/ui/use-list.ts"),
+        # The fix gave the same path again, or another file.
+        ("cat: src/hooks/use-list.ts: No such file or directory", "cat src/hooks/use-items.ts"),
+    ],
+)
+def test_no_place_is_learned_from_what_the_calls_do_not_show(script, error, fixed):
+    script.run("cat src/hooks/use-list.ts", error, failure=ERR, code=1)
+    script.run(fixed, "export {}")
+    assert all(intake.RECURS_TAG not in c.tags for c in tier2.detect(script.events))
+
+
+def test_a_guess_no_pattern_can_tell_from_its_fix_is_no_lesson(script):
+    """``config.ts`` read at the root, then in ``src/``: every pattern of the wrong path fires
+    on the right one too, and a lesson with no pattern would come with every Read."""
+    script.file("Read", "/p/config.ts", "File does not exist.", failure=ERR)
+    script.file("Read", "/p/src/config.ts", "1\texport {}")
+    assert list(tier2.detect(script.events)) == []
+
+
+@pytest.mark.parametrize(
+    ("failing", "error", "fixed", "right"),
+    [
+        # A path the error names that the command was not given: a file it read on its way.
+        ("bash run.sh", "run.sh: line 3: src/hooks/use-list.ts: No such file or directory",
+         "bash run.sh src/ui/use-list.ts", None),
+        # The fix only swapped two paths the failing call had.
+        ("cp src/hooks/use-list.ts src/ui/use-list.ts",
+         "cp: src/hooks/use-list.ts: No such file or directory",
+         "cp src/ui/use-list.ts src/hooks/use-list.ts", None),
+        # An option's value is no path the file was found at.
+        ("ls src/hooks/use-list.ts", "ls: src/hooks/use-list.ts: No such file or directory",
+         "ls --hide=src/ui/use-list.ts src/lib/use-list.ts", "src/lib/use-list.ts"),
+    ],
+)  # fmt: skip
+def test_the_paths_the_calls_themselves_give(script, failing, error, fixed, right):
+    script.run(failing, error, failure=ERR, code=1)
+    script.run(fixed, "ok")
+    found = [c for c in tier2.detect(script.events) if intake.RECURS_TAG in c.tags]
+    assert [c.summary.rsplit("`", 2)[-2] for c in found] == ([right] if right else [])
+
+
+def test_a_guess_after_a_change_to_the_code_is_no_place(script):
+    """The file was created between the failure and the call that worked: it did not live
+    elsewhere, it did not exist yet."""
+    script.run("cat src/hooks/use-list.ts", "cat: src/hooks/use-list.ts: No such file or directory",
+               failure=ERR, code=1)  # fmt: skip
+    script.file("Write", "/p/src/ui/use-list.ts", "ok")
+    script.run("cat src/ui/use-list.ts", "export {}")
+    assert all(intake.RECURS_TAG not in c.tags for c in tier2.detect(script.events))
