@@ -75,6 +75,16 @@ def test_the_pattern_fires_on_the_wrong_path_only(command, wrong, right, pattern
         assert not triggers.matches(found, "cat src/myutils/config.ts")
 
 
+def test_a_file_call_without_a_path_on_either_side_tells_no_place(script):
+    """A refused Read paired with a call that names no file (as another detector could pair
+    them) says nothing of where the file is, and neither does a Read of no path."""
+    script.file("Read", "/p/src/hooks/use-list.ts", "File does not exist.", failure=ERR)
+    script.call("Read", "listed")
+    read, _refused, no_path, _listed = script.events
+    assert paths.guessed(read, no_path, "File does not exist.") is None
+    assert paths.guessed(no_path, read, "File does not exist.") is None
+
+
 def test_a_read_of_the_file_where_it_really_is(script):
     """Claude Code's Read of a file that is not there, a Glob, then the Read where it is: a
     guessed path, with a glob of the wrong path as its trigger and the project's paths in its
