@@ -233,6 +233,14 @@ def test_a_detected_lesson_without_a_trigger_has_no_tool_gate(tier, error_lines,
     assert (triggers.command_patterns, triggers.path_patterns) == ((), ())
 
 
+def test_the_first_scope_tag_is_the_lessons_scope():
+    """A candidate that names two projects (tags merged from two findings) is scoped to the
+    first it named; the tags that carried the scopes stay out of the lesson's tags."""
+    lesson = intake.to_lesson(_candidate(tags=("scope:alpha", "tool:pytest", "scope:beta")))
+    assert lesson.scope == "alpha"
+    assert lesson.tags == ("tool:pytest",)
+
+
 def test_to_lesson_counts_evidence():
     """Provenance reflects every piece of evidence."""
     many = attrs.evolve(
@@ -539,6 +547,12 @@ def test_a_merged_confidence_keeps_three_decimals(store):
     sink.admit(_candidate(evidence=(Evidence("/t/a.jsonl", 9, "c2", "s1"),), confidence=0.555))
     (stored,) = store.list_candidates(status="pending")
     assert stored.confidence == 0.555
+    # A finer confidence is cut to thousandths when merged.
+    sink.admit(_candidate(summary="other", trigger=r"\btox\b", confidence=0.61237))
+    sink.admit(_candidate(summary="other", trigger=r"\btox\b", confidence=0.61237,
+                          evidence=(Evidence("/t/a.jsonl", 12, "c3", "s1"),)))  # fmt: skip
+    finer = next(c for c in store.list_candidates(status="pending") if c.summary == "other")
+    assert finer.confidence == 0.612
 
 
 def test_alike_candidates_with_other_summaries_fold_by_their_text(store):

@@ -395,7 +395,6 @@ class Intake:
         self._dirty: set[int] = set()
         #: Per pending candidate: the evidence tuple, its (file, line, call) keys and sessions.
         self._evidence: dict[int, tuple[tuple[Evidence, ...], set[tuple[Any, ...]], set[str]]] = {}
-        self.promoted = 0
         self._loaded = False
         self.lessons: list[Lesson] = []
         self.pending: list[Candidate] = []
@@ -652,7 +651,6 @@ class Intake:
         self.store.update_candidate(attrs.evolve(candidate, status="promoted"))
         self.lessons.append(lesson)
         self._lesson_tokens.append(_tokens(_lesson_text(lesson)))
-        self.promoted += 1
         return lesson
 
 
