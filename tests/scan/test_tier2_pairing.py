@@ -173,6 +173,45 @@ def test_a_gh_api_call_on_another_number_or_kind_is_no_fix(script, failing, fixe
     assert all("GraphQL" not in c.summary for c in _detect(script))
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "code", "good", "summary"),
+    [
+        ("docker compose up -d", "docker: 'compose' is not a docker command.", 1,
+         "docker-compose up -d", "docker compose: a subcommand or script that does not exist"),
+        ("git lfs pull", "git: 'lfs' is not a git command. See 'git --help'.", 1,
+         "git-lfs pull", "git lfs: a subcommand or script that does not exist"),
+        ("docker-compose up -d", "bash: docker-compose: command not found", 127,
+         "docker compose up -d", "docker-compose: the command is not on PATH"),
+        # A plugin whose own name holds a dash: the CLI's name is the part before the first.
+        ("kubectl node-shell web", 'error: unknown command "node-shell" for "kubectl"', 1,
+         "kubectl-node-shell web", "kubectl node-shell: a subcommand or script that does not"
+         " exist"),
+    ],
+)  # fmt: skip
+def test_a_cli_plugin_by_its_other_name(script, bad, error, code, good, summary):
+    """A CLI's plugin goes by two names (``docker compose``, ``docker-compose``), and a machine
+    has one of them: the failing form corrected into the other is one call, whose lesson fires
+    on the failing form only. A program not on PATH at all is named where it starts the
+    command, not anywhere in it."""
+    script.run(bad, error, failure=ERR, code=code)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert f"`{good}` worked" in candidate.fix
+    _fires(candidate, bad, good)
+
+
+def test_another_name_is_no_other_command_with_a_dash(script):
+    """``docker compose`` refused, then ``docker-buildx build``: a plugin of another name is
+    another task. So is ``npm-check`` after ``npm run check`` failed."""
+    script.run("docker compose up -d", "docker: 'compose' is not a docker command.", failure=ERR,
+               code=1)  # fmt: skip
+    script.run("docker-buildx build .", "ok")
+    script.run("npm run check:all", 'npm error Missing script: "check:all"', failure=ERR, code=1)
+    script.run("npm-check --skip-unused", "ok")
+    assert _detect(script) == []
+
+
 def test_a_tool_only_reachable_through_a_wrapper(script):
     """A failure no class knows (npm's placeholder ``tsc``), fixed by the same command through
     ``pnpm exec``: the trigger is the tool run bare, first in its command."""

@@ -59,6 +59,17 @@ def _keys(call: ev.Event) -> set[tuple[str, ...]]:
     return out
 
 
+def _renamed(key: tuple[str, ...], call: ev.Event) -> bool:
+    """Whether ``call`` runs the command of kind ``key`` under the other name a plugin of a CLI
+    goes by: ``docker compose up`` is ``docker-compose up``, ``git-lfs pull`` is ``git lfs
+    pull``. Which of the two a machine has differs, and the failing form corrected into the
+    other is one call, not two tasks."""
+    return any(
+        tuple(shape.exe.split("-", 1)) == key[1:] or (f"{shape.exe}-{shape.sub}", "") == key[1:]
+        for shape in triggers.shapes(call.command or "")
+    )
+
+
 def _same_input(a: ev.Event, b: ev.Event) -> bool:
     """Whether two calls are one call repeated: the same command, run in the same directory
     with the same permissions (the same command escalated, or in another ``workdir``, is the

@@ -19,6 +19,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _inserted,
     _key,
     _keys,
+    _renamed,
     _same_input,
     _wrapped_inside,
     _wrapping,
@@ -166,7 +167,7 @@ def _follow(
             wrap = _inserted(refused, other)
             if wrap is None and key not in keys:
                 wrap = _wrapping(key, inside, other)
-            same = key in keys or wrap is not None
+            same = key in keys or wrap is not None or _renamed(key, other)
             if same and gh is not None and not runs_gh_command(gh, other):
                 same = False  # ``gh pr view`` after ``gh pr edit`` failed: another task
             if not same and _remedies(first, call, other, read_paths, results, failed.text):

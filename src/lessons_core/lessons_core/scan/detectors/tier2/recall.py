@@ -107,7 +107,11 @@ def _trigger(finding: Finding) -> str | None:
         if moved is not None and triggers.matches(moved, failing):
             return moved if not triggers.matches(moved, fixed_whole) else None
     pattern = triggers.command_trigger(failing, fixed or None)
-    if pattern is not None and not triggers.matches(pattern, fixed_whole):
+    environment = name in _ENVIRONMENT_CLASSES
+    # (a program not on PATH at all is not named anywhere in a command: where it starts one,
+    # below)
+    unnamed = pattern is not None and environment and triggers.is_bare_executable(pattern)
+    if pattern is not None and not unnamed and not triggers.matches(pattern, fixed_whole):
         return pattern
     tight = triggers.tight_trigger(failing)
     if (
@@ -116,7 +120,7 @@ def _trigger(finding: Finding) -> str | None:
         and not triggers.matches(tight, fixed_whole)
     ):
         return tight
-    if name in _ENVIRONMENT_CLASSES or finding.result.failure == ev.TIMEOUT:
+    if environment or finding.result.failure == ev.TIMEOUT:
         # Run bare (from PATH, in the foreground) where the fix went through a virtual
         # environment, a runner or a ``timeout``.
         for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
