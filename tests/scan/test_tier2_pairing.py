@@ -182,6 +182,9 @@ def test_a_gh_api_call_on_another_number_or_kind_is_no_fix(script, failing, fixe
          "git-lfs pull", "git lfs: a subcommand or script that does not exist"),
         ("docker-compose up -d", "bash: docker-compose: command not found", 127,
          "docker compose up -d", "docker-compose: the command is not on PATH"),
+        # A program Debian installs under another name.
+        ("fd -e ts src", "bash: fd: command not found", 127, "fdfind -e ts src",
+         "fd: the command is not on PATH"),
         # A plugin whose own name holds a dash: the CLI's name is the part before the first.
         ("kubectl node-shell web", 'error: unknown command "node-shell" for "kubectl"', 1,
          "kubectl-node-shell web", "kubectl node-shell: a subcommand or script that does not"

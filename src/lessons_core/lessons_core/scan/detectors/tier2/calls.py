@@ -26,8 +26,15 @@ _REWRITES = kept_programs.compile(
 )
 
 #: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that
-#: works in the right environment).
-_SAME_EXE = {"pip3": "pip", "python3": "python", "pytest-3": "pytest", "nodejs": "node"}
+#: works in the right environment; Debian installs ``fd`` and ``bat`` under other names).
+_SAME_EXE = {
+    "pip3": "pip",
+    "python3": "python",
+    "pytest-3": "pytest",
+    "nodejs": "node",
+    "fdfind": "fd",
+    "batcat": "bat",
+}
 
 
 def _exe(name: str) -> str:
