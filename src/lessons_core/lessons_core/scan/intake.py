@@ -15,12 +15,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from lessons_core import ids, scope_offers
 from lessons_core.errors import LessonsError, ValidationError
+from lessons_core.hot.project import project_id
 from lessons_core.logs import get_logger
 from lessons_core.models import (
     Candidate,
@@ -233,6 +235,16 @@ def scrub(candidate: Candidate, home: str | None = None) -> Candidate:
 
 def _tokens(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
+
+
+def scope_tag(project: str | None) -> str | None:
+    """The ``scope:<project id>`` tag of the project a detector saw a finding in, when that
+    project's folder is here to give its id (a scan of another machine's transcripts has
+    none: such a finding stays global)."""
+    if not project or not Path(project).is_absolute() or not Path(project).is_dir():
+        return None
+    scope = project_id(project)
+    return SCOPE_TAG + scope if scope else None
 
 
 def _waits(candidate: Candidate) -> bool:

@@ -26,16 +26,15 @@ right ("that's not the branch", "check again on …") make it a correction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 from lessons_core.hot import corrections
-from lessons_core.hot.project import project_id
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
-from lessons_core.scan.intake import SCOPE_TAG
+from lessons_core.scan.intake import scope_tag
 
 NAME = "corrections"
 #: How many events after a correction are searched for the agent's next call.
@@ -155,12 +154,8 @@ def _candidate(
     nxt = _next_call(events, i)
     if nxt is not None:
         fix += f"; the agent then ran {_describe(nxt)}"
-    tags: list[str] = []
-    place = Path(user.project) if user.project else None
-    if place is not None and place.is_absolute() and names_project_thing(words):
-        scope = project_id(user.project) if place.is_dir() else None
-        if scope:
-            tags.append(SCOPE_TAG + scope)
+    scope = scope_tag(user.project) if names_project_thing(words) else None
+    tags = [scope] if scope else []
     signals = {scoring.USER_CORRECTION}
     return Candidate(
         id="",

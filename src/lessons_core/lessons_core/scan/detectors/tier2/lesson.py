@@ -5,9 +5,8 @@ the fixing call changed, the error lines it is recalled at and the project it be
 from __future__ import annotations
 
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
-from lessons_core.hot.project import project_id
 from lessons_core.models import Candidate, Config, Evidence
 from lessons_core.patterns import kept_programs
 from lessons_core.privacy import redact_head
@@ -38,7 +37,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _trigger,
     wrapper_refused,
 )
-from lessons_core.scan.intake import RECURS_TAG, SCOPE_TAG
+from lessons_core.scan.intake import RECURS_TAG, scope_tag
 
 
 def _head(call: ev.Event, error: str = "") -> str:
@@ -185,6 +184,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     if gh is not None:
         head = gh.command  # (``gh pr edit``, whatever else the command line did first)
         lines = graphql_lines(result.text) or lines
+    words = _class_words(finding)  # what a pseudo-class's sentences name
     # The fix the quotes are compared with, where the lesson is what changed in the command;
     # a sandbox lesson is the permission, whatever else the rerun changed.
     partner = fix if cls is not SANDBOX else None
@@ -219,13 +219,13 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
             tool=tool_name,
             dir=finding.drift_dir or finding.cleared or "",
             step=finding.step or "",
-            **_class_words(finding),
+            **words,
         )
         # (a gh command is quoted alone: what came before it in the line did not fail)
         named = f"`{_one_line(gh.segment, 120)}`" if gh is not None else None
         said = named or _describe_call(call, partner)
         mistake = f"{said} failed: {general} (“{_gist(result, lines)}”)"
-        summary = f"{head}: {cls.title.format(**_class_words(finding))}"
+        summary = f"{head}: {cls.title.format(**words)}"
     elif _flaky(finding):
         mistake = (
             f"{_describe_call(call)} failed (“{_gist(result, lines)}”), and the wider run "
@@ -245,7 +245,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     if finding.user_text:
         mistake += f"; the user said: “{_one_line(strip_tags(finding.user_text), 200)}”"
     mistake = mistake.rstrip(".") + "."
-    fixed = _fix_text(finding, cls, tool_name)
+    fixed = _fix_text(finding, cls, tool_name, words)
     signals = set(finding.signals)
     if cls is not None:
         signals.add(scoring.KNOWN_MISTAKE)
@@ -323,13 +323,8 @@ def _tags(finding: Finding) -> tuple[str, ...]:
     tags = triggers.tags_for(call.tool, call.command, call.paths)
     if finding.guessed is None:
         return tags
-    extra = [RECURS_TAG]
-    project = _project(finding)
-    if project and PurePosixPath(project).is_absolute() and Path(project).is_dir():
-        scope = project_id(project)
-        if scope:
-            extra.append(SCOPE_TAG + scope)
-    return (*tags, *extra)
+    scope = scope_tag(_project(finding))
+    return (*tags, RECURS_TAG, *([scope] if scope else []))
 
 
 def _project(finding: Finding) -> str | None:
@@ -349,7 +344,9 @@ def _project(finding: Finding) -> str | None:
     return project
 
 
-def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str:
+def _fix_text(
+    finding: Finding, cls: MistakeClass | None, tool_name: str, words: dict[str, str]
+) -> str:
     """What worked, from the fixing call: the command that ran, or the tool on the file; never
     the agent's prose around it."""
     fix = finding.fix
@@ -380,7 +377,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
                 tool=tool_name,
                 step=finding.step or "",
                 dir=finding.cleared or "",
-                **_class_words(finding),
+                **words,
             )
             if cls.name == failures.BAD_PARAMETERS:
                 way += _parameters_named(finding.result.text)
@@ -392,7 +389,7 @@ def _fix_text(finding: Finding, cls: MistakeClass | None, tool_name: str) -> str
         if cls is None:
             worked = generic
         else:
-            way = cls.fix.format(tool=tool_name, **_class_words(finding))
+            way = cls.fix.format(tool=tool_name, **words)
             if cls.name == failures.BAD_PARAMETERS:
                 way += _parameters_named(finding.result.text)
             worked = f"{way}; {generic}"

@@ -174,21 +174,25 @@ def _follow(
                 finding.fix, fix_at = other, j
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
-            if not same and other_way is None and others < _OTHER_WAY_REACH and other.command:
+            if not same:
+                if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
+                    edited_at.append(j)
+                # A call of another kind that worked, and did more than read how it is called,
+                # may be the weaker fix: another subcommand, or another program on the target.
                 res = results.get(id(other))
-                if res is not None and res.failure is None and not _asks_for_help(other):
+                worked = res is not None and res.failure is None and not _asks_for_help(other)
+                if (
+                    worked
+                    and fallback is None
+                    and exe_key is not None
+                    and any(k[:2] == exe_key for k in keys)
+                ):
+                    fallback, fallback_at = other, j
+                if worked and other.command and other_way is None and others < _OTHER_WAY_REACH:
                     others += 1
                     target = same_target(call, other)
                     if target is not None and other.escalated == call.escalated:
                         other_way = (other, j, target)
-            if not same:
-                if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
-                    edited_at.append(j)
-                if exe_key is not None and fallback is None:
-                    res = results.get(id(other))
-                    worked = res is not None and res.failure is None
-                    if worked and any(k[:2] == exe_key for k in keys) and not _asks_for_help(other):
-                        fallback, fallback_at = other, j
                 continue
             res = results.get(id(other))
             if res is None:
