@@ -6,6 +6,8 @@ decides by content, never by call count:
 * a turn with no ``functionResponse`` yet gets the scripted function call;
 * a turn whose last function response says a hook blocked the call gets the same call again,
   once, when ``retry_blocked`` is set (how a model honours a nudge it judged irrelevant);
+* a turn after the n-th function response gets the n-th call of ``then``, while there are
+  any (a model that corrects its call after a failure);
 * any other turn gets the final text ``done``.
 
 ``countTokens`` gets a fixed count and a non-streaming ``generateContent`` (the model router,
@@ -15,6 +17,7 @@ used only without ``-m``) a schema-valid routing answer.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from agent_harness import FakeModelServer, Recorded, Reply
@@ -25,11 +28,19 @@ BLOCKED = "Tool execution blocked"
 class FakeGemini(FakeModelServer):
     """Answers Gemini CLI's model calls with one scripted function call, then ``done``."""
 
-    def __init__(self, tool: str, args: dict[str, Any], *, retry_blocked: bool = False) -> None:
+    def __init__(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        *,
+        retry_blocked: bool = False,
+        then: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> None:
         super().__init__()
         self.tool = tool
         self.args = args
         self.retry_blocked = retry_blocked
+        self.then = list(then)
 
     # -- what the agent sent ------------------------------------------------------------------
 
@@ -79,6 +90,9 @@ class FakeGemini(FakeModelServer):
             return self._sse([{"functionCall": {"name": self.tool, "args": self.args}}])
         if self.retry_blocked and BLOCKED in json.dumps(responses[-1]) and calls < 2:
             return self._sse([{"functionCall": {"name": self.tool, "args": self.args}}])
+        if len(responses) <= len(self.then):
+            tool, args = self.then[len(responses) - 1]
+            return self._sse([{"functionCall": {"name": tool, "args": args}}])
         return self._sse([{"text": "done"}])
 
     def _candidate(self, parts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -7,6 +7,8 @@ decides by content, never by call count:
 * a turn with no tool output in ``input`` yet gets the scripted tool call;
 * a turn whose last tool output says a hook blocked the call gets the same call again, once,
   when ``retry_blocked`` is set (how a model honours a nudge it judged irrelevant);
+* a turn after the n-th tool output gets the n-th call of ``then``, while there are any (a
+  model that corrects its call after a failure);
 * any other turn gets the final text ``done``.
 
 The scripted call is ``(tool name, arguments)``; for ``exec_command`` pass ``login: False`` so
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from agent_harness import FakeModelServer, Recorded, Reply
@@ -28,12 +31,18 @@ class FakeOpenAI(FakeModelServer):
     """Answers Codex's Responses API calls with one scripted tool call, then ``done``."""
 
     def __init__(
-        self, tool: str, arguments: dict[str, Any], *, retry_blocked: bool = False
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        retry_blocked: bool = False,
+        then: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> None:
         super().__init__()
         self.tool = tool
         self.arguments = arguments
         self.retry_blocked = retry_blocked
+        self.then = list(then)
         self._ids = itertools.count(1)
 
     # -- what the agent sent ------------------------------------------------------------------
@@ -87,12 +96,18 @@ class FakeOpenAI(FakeModelServer):
         )
         if self.retry_blocked and BLOCKED in outputs[-1] and calls < 2:
             return self._call(body)
+        if len(outputs) <= len(self.then):
+            return self._call(body, *self.then[len(outputs) - 1])
         return self._final("done")
 
-    def _call(self, body: dict[str, Any]) -> Reply:
+    def _call(
+        self, body: dict[str, Any], tool: str | None = None, arguments: dict[str, Any] | None = None
+    ) -> Reply:
         n = next(self._ids)
+        tool = tool or self.tool
+        arguments = self.arguments if arguments is None else arguments
         custom = any(
-            t.get("type") == "custom" and t.get("name") == self.tool for t in body.get("tools", [])
+            t.get("type") == "custom" and t.get("name") == tool for t in body.get("tools", [])
         )
         if custom:
             # A freeform tool (apply_patch in some releases) takes its input as plain text.
@@ -100,8 +115,8 @@ class FakeOpenAI(FakeModelServer):
                 "type": "custom_tool_call",
                 "id": f"ctc_{n}",
                 "call_id": f"call_{n}",
-                "name": self.tool,
-                "input": self.arguments.get("input", ""),
+                "name": tool,
+                "input": arguments.get("input", ""),
                 "status": "completed",
             }
         else:
@@ -109,8 +124,8 @@ class FakeOpenAI(FakeModelServer):
                 "type": "function_call",
                 "id": f"fc_{n}",
                 "call_id": f"call_{n}",
-                "name": self.tool,
-                "arguments": json.dumps(self.arguments),
+                "name": tool,
+                "arguments": json.dumps(arguments),
                 "status": "completed",
             }
         return self._stream(item)

@@ -9,6 +9,8 @@ a request that declares no tools. The fake decides by content, never by call cou
 * a turn with no ``tool`` message yet gets the scripted tool call;
 * a turn whose last tool message carries ``retry_marker`` gets the same call again, once (how
   a model honours a nudge it judged irrelevant);
+* a turn after the n-th tool message gets the n-th call of ``then``, while there are any (a
+  model that corrects its call after a failure);
 * any other turn gets ``final`` (``done`` unless told otherwise).
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from agent_harness import FakeModelServer, Recorded, Reply
@@ -34,12 +37,14 @@ class FakeChatCompletions(FakeModelServer):
         *,
         final: str = "done",
         retry_marker: str | None = None,
+        then: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> None:
         super().__init__()
         self.tool = tool
         self.arguments = arguments
         self.final = final
         self.retry_marker = retry_marker
+        self.then = list(then)
         self._ids = itertools.count(1)
 
     # -- what the agent sent ------------------------------------------------------------------
@@ -82,6 +87,8 @@ class FakeChatCompletions(FakeModelServer):
             return self._call()
         if self.retry_marker and self.retry_marker in results[-1] and calls < 2:
             return self._call()
+        if len(results) <= len(self.then):
+            return self._call(*self.then[len(results) - 1])
         return self._text(self.final)
 
     def _chunk(self, delta: dict[str, Any] | None, finish: str | None = None) -> dict[str, Any]:
@@ -110,12 +117,13 @@ class FakeChatCompletions(FakeModelServer):
             ]
         )
 
-    def _call(self) -> Reply:
+    def _call(self, tool: str | None = None, arguments: dict[str, Any] | None = None) -> Reply:
+        arguments = self.arguments if arguments is None else arguments
         call = {
             "index": 0,
             "id": f"call_{next(self._ids)}",
             "type": "function",
-            "function": {"name": self.tool, "arguments": json.dumps(self.arguments)},
+            "function": {"name": tool or self.tool, "arguments": json.dumps(arguments)},
         }
         return self._stream(
             [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -49,17 +50,25 @@ class FakeCopilotModel(FakeAnthropic):
 
     By content, never by count: a request that offers no ``bash`` tool gets "ok"; one with no
     tool result yet gets the call; after a result that asks for a retry (a nudge's deny) and
-    while ``retries`` last, the same call again; otherwise ``final``.
+    while ``retries`` last, the same call again; after the n-th result, the n-th call of
+    ``then`` while there are any; otherwise ``final``.
     """
 
     def __init__(
-        self, tool: str, tool_input: dict[str, Any], *, final: str = "done", retries: int = 0
+        self,
+        tool: str,
+        tool_input: dict[str, Any],
+        *,
+        final: str = "done",
+        retries: int = 0,
+        then: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> None:
         super().__init__(str(tool_input.get("command", "")))
         self.tool = tool
         self.tool_input = tool_input
         self.final = final
         self.retries = retries
+        self.then = list(then)
 
     @staticmethod
     def _is_main(body: Any) -> bool:
@@ -80,6 +89,9 @@ class FakeCopilotModel(FakeAnthropic):
         if RETRY_NOTE in results[-1] and len(results) <= self.retries:
             call_id = f"toolu_fake_{len(results) + 1:02d}"
             return self._tool(model, call_id, self.tool, self.tool_input)
+        if len(results) <= len(self.then):
+            call_id = f"toolu_fake_{len(results) + 1:02d}"
+            return self._tool(model, call_id, *self.then[len(results) - 1])
         return self._text(model, self.final)
 
     @staticmethod

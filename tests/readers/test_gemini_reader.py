@@ -174,3 +174,29 @@ def test_a_replace_call_keeps_its_texts(tmp_path):
     (call,) = [e for e in _read(path)[0] if e.kind == ev.TOOL_CALL]
     assert call.paths == ("/w/app.py",)
     assert call.edit == ("  x = 1", "  x = 2")
+
+
+def _jsonl_session(chats, name="session-1.jsonl"):
+    chats.mkdir(parents=True, exist_ok=True)
+    meta = {"sessionId": "s9", "projectHash": "cd" * 32, "kind": "main"}
+    message = {"id": "m1", "type": "user", "content": [{"text": "go"}]}
+    path = chats / name
+    path.write_text(json.dumps(meta) + "\n" + json.dumps(message) + "\n")
+    return path
+
+
+def test_the_project_is_the_folder_the_cli_names_beside_its_chats(tmp_path):
+    """Releases that name ``tmp/<project>/`` after the project keep its folder in
+    ``.project_root``; the session itself holds only a hash no hook could match."""
+    folder = tmp_path / "tmp" / "shop"
+    (folder / "chats").mkdir(parents=True)
+    (folder / ".project_root").write_text("/home/dev/shop")
+    main = _jsonl_session(folder / "chats")
+    sub = _jsonl_session(folder / "chats" / "s9", "agent-1.jsonl")
+    assert {e.project for e in _read(main)[0]} == {"/home/dev/shop"}
+    assert {e.project for e in _read(sub)[0]} == {"/home/dev/shop"}
+
+
+def test_without_a_project_root_the_hash_names_the_project(tmp_path):
+    path = _jsonl_session(tmp_path / "tmp" / ("cd" * 32) / "chats")
+    assert {e.project for e in _read(path)[0]} == {"gemini:" + "cd" * 8}

@@ -67,6 +67,8 @@ def read(
     """
     prog = progress if progress is not None else ev.Progress(start_offset, messages=start_message)
     file = str(path)
+    if prog.project is None:
+        prog.project = project_root(file)
     if file.endswith(".jsonl") and not is_document(file):
         yield from _read_jsonl(file, prog)
     else:
@@ -93,6 +95,23 @@ def is_document(file: str) -> bool:
 
 
 # -- shared -----------------------------------------------------------------------------------
+
+
+def project_root(file: str) -> str | None:
+    """The project folder of a session, from the ``.project_root`` file the CLI keeps beside
+    ``chats/`` since it names the folders under ``tmp/`` after projects rather than by hash.
+    Its sessions carry only the hash, which no hook sees; the hooks know the folder. A
+    sub-agent's session sits one folder deeper. ``None`` where there is no such file (older
+    releases), and the session's own ``directories`` or hash decide."""
+    here = Path(file).parent
+    for folder in (here.parent, here.parent.parent):
+        try:
+            text = (folder / ".project_root").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text and "\n" not in text:
+            return text
+    return None
 
 
 def _is_subagent(file: str) -> bool:
