@@ -1,14 +1,18 @@
-"""Tier 2 capture from the transcript each real agent writes: a command that failed, then its fix.
+"""Tier 2 capture from the transcript each real agent writes: a mistake, then its correction.
 
 The heuristics were tuned on transcripts that agents wrote in the past. The sessions they will
 be asked to read next come from the releases installed now, and a release that logs an exit
-code, a tool name or a failed result another way would leave the pairing with nothing to pair,
-quietly. So every agent CLI we support, driven by a scripted model, makes the same mistake and
-the same correction: a command given an option its program does not have, then the command
-with the right option. ``lessons scan`` must make one candidate of them from that agent's own
-log, pointing at the failing call, with a trigger on the wrong option alone and the working
-command as the fix. The mistake is the same for every agent, so the lesson must be too: this is
-the parity the capture promises, checked on the formats as they are today.
+code, a tool name or a refusal another way would leave the pairing with nothing to pair,
+quietly. So every agent CLI we support, driven by a scripted model, makes the same two mistakes
+and corrects them:
+
+* a command given an option its program does not have, then the command with the right one;
+* an edit whose text to replace is not in the file (typed from memory), then the edit with the
+  text as the file has it, each agent with its own read and edit tools (Codex with a patch).
+
+``lessons scan`` must make one candidate of each from that agent's own log, with the project
+folder, the failing call as evidence, the refusal as its error line and the same lesson for
+every agent: this is the parity the capture promises, checked on the formats as they are today.
 """
 
 from __future__ import annotations
@@ -128,3 +132,83 @@ def test_a_failed_command_and_its_fix_become_one_lesson(scratch: Scratch, agent:
 def test_every_supported_agent_is_driven() -> None:
     """An adapter added without a run here would go unchecked: the list is every adapter's."""
     assert set(installing.agents()) == set(AGENTS)
+
+
+# -- an edit whose text to replace is not in the file ------------------------------------------
+
+FILE = "settings.py"
+BEFORE = "alpha = 1\nbeta = 2\n"
+GUESSED = ("beta = 3", "beta = 4")  # typed from memory: not in the file
+COPIED = ("beta = 2", "beta = 4")
+
+
+def _edits(agent: str, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each agent's own calls: read the file, the refused edit, the edit that worked."""
+    if agent == "codex":
+
+        def patch(old: str, new: str) -> tuple[str, dict[str, Any]]:
+            body = f"*** Begin Patch\n*** Update File: {FILE}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+            return "apply_patch", {"input": body}
+
+        return [exec_call(f"cat {FILE}"), patch(*GUESSED), patch(*COPIED)]
+    read, edit, keys = {
+        "claude": ("Read", "Edit", ("file_path", "old_string", "new_string")),
+        "gemini": ("read_file", "replace", ("file_path", "old_string", "new_string")),
+        "qwen": ("read_file", "edit", ("file_path", "old_string", "new_string")),
+        "opencode": ("read", "edit", ("filePath", "oldString", "newString")),
+        "kilo": ("read", "edit", ("filePath", "oldString", "newString")),
+        "copilot": ("view", "edit", ("path", "old_str", "new_str")),
+    }[agent]
+    # Gemini's replace also asks what the change is for
+    extra = {"instruction": "Set beta to 4."} if agent == "gemini" else {}
+    return [
+        (read, {keys[0]: path}),
+        (edit, {keys[0]: path, keys[1]: GUESSED[0], keys[2]: GUESSED[1], **extra}),
+        (edit, {keys[0]: path, keys[1]: COPIED[0], keys[2]: COPIED[1], **extra}),
+    ]
+
+
+def _run_script(agent: str, scratch: Scratch, calls: list[tuple[str, dict[str, Any]]]) -> None:
+    first, rest = calls[0], calls[1:]
+    if agent == "claude":
+        script = [(f"toolu_fake_{n:02d}", tool, args) for n, (tool, args) in enumerate(calls, 1)]
+        with ScriptedCalls(script, pauses=dict.fromkeys(range(1, len(calls)), 0.5)) as server:
+            run_claude(scratch, server, "fix the setting", ("--allowedTools", "Read,Edit"))
+    elif agent == "codex":
+        with FakeOpenAI(*first, then=rest) as server:
+            run_codex(scratch, server, "fix the setting")
+    elif agent == "gemini":
+        with FakeGemini(*first, then=rest) as server:
+            run_gemini(scratch, server, "fix the setting")
+    elif agent == "copilot":
+        with FakeCopilotModel(*first, then=rest) as server:
+            run_copilot(scratch, server, "fix the setting", install=False)
+    else:
+        runner = {"opencode": run_opencode, "kilo": run_kilo, "qwen": run_qwen}[agent]
+        with FakeChatCompletions(*first, then=rest) as server:
+            runner(scratch, server, "fix the setting", install=False)
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_a_refused_edit_and_the_edit_that_worked_become_one_lesson(
+    scratch: Scratch, agent: str
+) -> None:
+    target = scratch.project / FILE
+    target.write_text(BEFORE, encoding="utf-8")
+    _run_script(agent, scratch, _edits(agent, str(target)))
+    assert target.read_text(encoding="utf-8") == "alpha = 1\nbeta = 4\n"
+
+    found = scanned(scratch, agent)
+    heuristic = [c for c in found if c.get("tier") == 2]
+    assert len(heuristic) == 1, json.dumps(found, indent=1)[:4000]
+    (candidate,) = heuristic
+    assert candidate["agent"] == agent and candidate["project"] == str(scratch.project)
+    # the refused edit, whatever the agent calls its tool, is an Edit refused for stale text
+    assert candidate["tool"] == "Edit", candidate
+    assert candidate["summary"] == "Edit: copy the text to replace from the file as it is now"
+    assert FILE in candidate["mistake"] and FILE in candidate["fix"]
+    # the evidence is the refused call: its refusal is the error line the lesson is recalled by
+    (evidence,) = candidate["evidence"]
+    assert evidence["call_id"] and candidate["errorLines"], candidate
+    assert candidate["errorLines"][0].split()[0] in candidate["mistake"], candidate
+    assert [c for c in scanned(scratch, agent) if c.get("tier") == 2] == []

@@ -127,6 +127,29 @@ def test_opencode_s_edit_refusals_are_the_classes_of_claude_s(text, name):
 
 
 @pytest.mark.parametrize(
+    "text,name",
+    [
+        ("Could not find an exact match for 'old_string' in '/w/app.py'. If previous edits"
+         " modified the file or you are modifying lines outside your recent read window, please"
+         " use ReadFile to inspect the target lines before retrying with an exact 'old_string'.",
+         failures.STALE_TEXT),
+        ("No match found", failures.STALE_TEXT),  # Copilot CLI's edit tool
+        ("Multiple matches found", failures.AMBIGUOUS_TEXT),
+    ],
+)  # fmt: skip
+def test_gemini_s_and_copilot_s_edit_refusals_are_the_classes_of_claude_s(text, name):
+    """The current Gemini CLI's ``replace`` and Copilot CLI's ``edit`` say it in words of their
+    own (as the end-to-end capture test met them): the same mistakes, the same lessons."""
+    assert failures.mistake_class(text) is failures.mistake_class_named(name)
+
+
+def test_copilot_s_words_alone_name_no_class_inside_other_output():
+    """Copilot's refusal is its whole message; a command that printed it among other lines is
+    not an edit refused."""
+    assert failures.mistake_class("searching…\nNo match found\n3 files checked") is None
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote",

@@ -162,7 +162,7 @@ def _result(data: dict[str, Any], base: dict[str, Any], calls: dict[str, str]) -
         else:
             text = as_text(error if error is not None else result)
             code = None
-        failure = _failure(code, text)
+        failure = _failure(code, text, name)
     else:
         text = as_text(result.get("content") if isinstance(result, dict) else result)
         failed = shell_failure(text) if canonical(name) == "Bash" or not name else None
@@ -182,7 +182,12 @@ def _result(data: dict[str, Any], base: dict[str, Any], calls: dict[str, str]) -
     )
 
 
-def _failure(code: Any, text: str) -> str:
+#: What Copilot's edit tool says when the text to replace is not in the file, or is there more
+#: than once: the tool refusing its input, as another agent's "String to replace not found".
+_EDIT_REFUSALS = frozenset({"No match found", "Multiple matches found"})
+
+
+def _failure(code: Any, text: str, name: str = "") -> str:
     """The failure class of a call Copilot reports as failed."""
     if text.startswith(_DENIED_PREFIXES) or code == "denied":
         return ev.DENIED
@@ -190,4 +195,6 @@ def _failure(code: Any, text: str) -> str:
         return ev.REJECTED
     if code == "timeout":
         return ev.TIMEOUT
+    if canonical(name) == "Edit" and text.strip() in _EDIT_REFUSALS:
+        return ev.VALIDATION
     return classify_text(text) or ev.ERROR

@@ -83,6 +83,29 @@ def test_results_carry_their_failure_class_and_exit_code():
     assert results[0].text == "bash: pytest: command not found"
 
 
+def test_an_edit_copilot_could_not_match_is_the_tool_refusing_it(tmp_path):
+    """Copilot's edit tool answers "No match found" or "Multiple matches found" with a plain
+    failure code: the call's input was refused (validation), as another agent's edit would be,
+    while the same words from another tool stay a plain error."""
+    lines = []
+    for n, (tool, message) in enumerate(
+        [("edit", "No match found"), ("edit", "Multiple matches found"), ("bash", "No match found")]
+    ):
+        call = {"toolCallId": f"c{n}", "toolName": tool, "arguments": {"path": "/w/a.py"}}
+        done = {
+            "toolCallId": f"c{n}",
+            "success": False,
+            "error": {"message": message, "code": "failure"},
+        }
+        lines.append({"type": "tool.execution_start", "data": call})
+        lines.append({"type": "tool.execution_complete", "data": done})
+    path = tmp_path / "session-state" / "s1" / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    results = [e for e in events(path) if e.kind == ev.TOOL_RESULT]
+    assert [r.failure for r in results] == [ev.VALIDATION, ev.VALIDATION, ev.ERROR]
+
+
 def test_a_resumed_read_keeps_the_session_it_was_given():
     """The session and folder are stated once, at the top: an incremental read carries them
     in its progress, as the scan stores it."""

@@ -38,7 +38,8 @@ _VALIDATION = (
     r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
     r"InputValidationError|Invalid tool parameters|EISDIR|tool was called with invalid arguments|"
     r"before overwriting it\. Use the Read tool|modified since it was last read|"
-    r"oldString not found|Could not find oldString|multiple matches for oldString"
+    r"oldString not found|Could not find oldString|multiple matches for oldString|"
+    r"Could not find an exact match for 'old_string'"
 )
 #: Harnesses state why a call failed at the start of its result; the rest is command output.
 HEAD = 500
@@ -122,7 +123,7 @@ _LITERALS = (
     "timeout", "deadline exceeded", "<tool_use_error>", "not been read", "does not exist",
     "to replace", "must be absolute", "in registry", "occurrences found", "verification failed",
     "inputvalidationerror", "invalid tool parameters", "eisdir", "invalid arguments",
-    "prevents you from using", "overwriting", "last read", "oldstring",
+    "prevents you from using", "overwriting", "last read", "oldstring", "exact match for 'old_",
 )  # fmt: skip
 #: The characters a caseless match equates with an ASCII letter where ``str.lower`` gives no
 #: such letter: the dotless i and the long s (left as they are), the dotted capital I (two
@@ -279,7 +280,8 @@ MISTAKE_CLASSES = (
     MistakeClass(
         AMBIGUOUS_TEXT,
         r"Found \d+ matches of the string to replace|\b(?:[2-9]|\d\d+) occurrences found for "
-        r"old_string|Expected \d+ occurrences? but found \d+|multiple matches for oldString",
+        r"old_string|Expected \d+ occurrences? but found \d+|multiple matches for oldString|"
+        r"^Multiple matches found$",
         "make the text to replace unique",
         "the text to replace occurs several times in the file, so the {tool} was refused",
         "Include enough surrounding lines to make the text unique (or replace every occurrence"
@@ -290,7 +292,8 @@ MISTAKE_CLASSES = (
         r"String to replace not found|\b0 occurrences found for old_string|"
         r"could not find (?:the )?(?:text|string) to replace|apply_patch verification failed|"
         r"Failed to find expected lines|does not match the file|oldString not found|"
-        r"Could not find oldString",
+        r"Could not find oldString|Could not find an exact match for 'old_string'|"
+        r"^No match found$",
         "copy the text to replace from the file as it is now",
         "the text to replace did not match the file as it is now (it was changed, or typed from"
         " memory with other whitespace), so the {tool} was refused",
