@@ -3,12 +3,14 @@
 The heuristics were tuned on transcripts that agents wrote in the past. The sessions they will
 be asked to read next come from the releases installed now, and a release that logs an exit
 code, a tool name or a refusal another way would leave the pairing with nothing to pair,
-quietly. So every agent CLI we support, driven by a scripted model, makes the same two mistakes
-and corrects them:
+quietly. So every agent CLI we support, driven by a scripted model, makes the same three
+mistakes and corrects them:
 
 * a command given an option its program does not have, then the command with the right one;
 * an edit whose text to replace is not in the file (typed from memory), then the edit with the
-  text as the file has it, each agent with its own read and edit tools (Codex with a patch).
+  text as the file has it, each agent with its own read and edit tools (Codex with a patch);
+* a file read where it is not (``src/util.py``), then where it is (``lib/util.py``), which
+  waits, scoped to the project, for the same guess to come back.
 
 ``lessons scan`` must make one candidate of each from that agent's own log, with the project
 folder, the failing call as evidence, the refusal as its error line and the same lesson for
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -212,3 +215,48 @@ def test_a_refused_edit_and_the_edit_that_worked_become_one_lesson(
     assert evidence["call_id"] and candidate["errorLines"], candidate
     assert candidate["errorLines"][0].split()[0] in candidate["mistake"], candidate
     assert [c for c in scanned(scratch, agent) if c.get("tier") == 2] == []
+
+
+# -- a file looked for where it is not, then found where it is ---------------------------------
+
+
+def _reads(agent: str, project: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each agent's own read of the guessed path, then of the right one."""
+    guessed, right = project / "src" / "util.py", project / "lib" / "util.py"
+    if agent == "codex":
+        return [exec_call("cat src/util.py"), exec_call("cat lib/util.py")]
+    tool, key = {
+        "claude": ("Read", "file_path"),
+        "gemini": ("read_file", "file_path"),
+        "qwen": ("read_file", "file_path"),
+        "opencode": ("read", "filePath"),
+        "kilo": ("read", "filePath"),
+        "copilot": ("view", "path"),
+    }[agent]
+    return [(tool, {key: str(guessed)}), (tool, {key: str(right)})]
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_a_guessed_path_and_the_right_one_wait_to_come_back(scratch: Scratch, agent: str) -> None:
+    (scratch.project / "lib").mkdir()
+    (scratch.project / "lib" / "util.py").write_text("def helper():\n    return 1\n")
+    _run_script(agent, scratch, _reads(agent, scratch.project))
+
+    scan = run_lessons(scratch, "scan", "--agent", agent, timeout=120)
+    assert "1 guessed path(s) kept" in scan.stdout, scan.stdout
+    out = run_lessons(scratch, "candidates", "--json", "--status", "all")
+    found = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    assert len(found) == 1, json.dumps(found, indent=1)[:4000]
+    (candidate,) = found
+    # a fact of this project, kept out of review until the same guess comes back
+    assert candidate["status"] == "waiting" and candidate["tier"] == 2
+    assert candidate["agent"] == agent and candidate["project"] == str(scratch.project)
+    assert candidate["summary"].endswith("`util.py` is at `lib/util.py`"), candidate
+    assert any(tag.startswith("scope:project-") for tag in candidate["tags"]), candidate
+    # the trigger is the wrong path alone: a glob for a file tool, a whole word in a command
+    trigger = candidate["trigger"]
+    if candidate["tool"] == "Read":
+        assert trigger == "**/src/util.py", candidate
+    else:
+        assert re.search(trigger, "cat src/util.py") and not re.search(trigger, "cat lib/util.py")
+    assert candidate["errorLines"], candidate

@@ -170,6 +170,14 @@ def test_a_credential_the_place_lacks_is_a_reusable_class_of_its_own(text):
     assert plain is failures.mistake_class_named(failures.NOT_PERMITTED)
 
 
+def test_a_file_the_read_tool_did_not_find_is_a_missing_path():
+    """Gemini CLI's and OpenCode's read tools say "File not found: <path>"; a command's output
+    that merely holds the words later on is not a path the call named."""
+    missing = failures.mistake_class_named(failures.MISSING_PATH)
+    assert failures.mistake_class("File not found: /w/src/util.py") is missing
+    assert failures.mistake_class("Checking assets\nFile not found: logo.svg (skipped)") is None
+
+
 def test_a_mistake_class_is_read_from_the_first_1500_characters():
     """Only the head of an output is read: an error stated past its first 1,500 characters (a
     long log before it) gives no class, and one ending on the 1,500th still does."""
@@ -225,6 +233,9 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "unrecognized subcommand 'bun'",
         "[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted removal of modules directory",
         "Aborted (core dumped)",
+        "File does not exist.",  # Claude Code's Read
+        "Path does not exist",  # Copilot CLI's view
+        "error: pathspec 'main' doesn't exist",
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):

@@ -49,7 +49,7 @@ _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
     r"fatal|missing|refused|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
-    r"\bexit code\b|\baborted\b|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})",
+    r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})",
     re.IGNORECASE,
 )
 #: A test runner's line for a test that passed (``✔ keeps load errors in-tree``): a word such
@@ -416,7 +416,7 @@ MISTAKE_CLASSES = (
         MISSING_PATH,
         r"No such file or directory|File does not exist|Path does not exist|"
         r"file or directory not found|cannot find the path|ENOENT|does not exist|"
-        r"cannot access|can't open file",
+        r"cannot access|can't open file|^File not found: ",
         "a path that is not there",
         "the call named a path that does not exist",
         "Find the path first",
