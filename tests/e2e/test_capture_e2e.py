@@ -3,14 +3,15 @@
 The heuristics were tuned on transcripts that agents wrote in the past. The sessions they will
 be asked to read next come from the releases installed now, and a release that logs an exit
 code, a tool name or a refusal another way would leave the pairing with nothing to pair,
-quietly. So every agent CLI we support, driven by a scripted model, makes the same three
+quietly. So every agent CLI we support, driven by a scripted model, makes the same four
 mistakes and corrects them:
 
 * a command given an option its program does not have, then the command with the right one;
 * an edit whose text to replace is not in the file (typed from memory), then the edit with the
   text as the file has it, each agent with its own read and edit tools (Codex with a patch);
 * a file read where it is not (``src/util.py``), then where it is (``lib/util.py``), which
-  waits, scoped to the project, for the same guess to come back.
+  waits, scoped to the project, for the same guess to come back;
+* a tool run by its name though only the project's virtualenv has it, then by its path there.
 
 ``lessons scan`` must make one candidate of each from that agent's own log, with the project
 folder, the failing call as evidence, the refusal as its error line and the same lesson for
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,57 +48,46 @@ from lessons_core import installing
 
 pytestmark = pytest.mark.e2e
 
-#: ``json.tool`` has ``--indent N``; ``--pretty`` is what one might guess. The standard
-#: library's argparse refuses it ("unrecognized arguments") with exit 2 wherever the suite runs.
-WRONG = "python3 -m json.tool --pretty data.json"
-RIGHT = "python3 -m json.tool --indent 2 data.json"
-PROMPT = "pretty-print data.json"
+#: Every agent CLI we support, by its adapter's name.
+AGENTS = ("claude", "codex", "copilot", "gemini", "kilo", "opencode", "qwen")
+PROMPT = "tidy up the project"
 
 
-def _claude(scratch: Scratch) -> None:
-    with ScriptedCalls.bash([WRONG, RIGHT]) as server:
-        run_claude(scratch, server, PROMPT)
+def _shell(agent: str, command: str) -> tuple[str, dict[str, Any]]:
+    """One shell call in each agent's own words."""
+    return {
+        "claude": ("Bash", {"command": command, "description": "Run it"}),
+        "codex": exec_call(command),
+        "gemini": gemini_shell(command),
+        "qwen": qwen_shell(command),
+        "opencode": opencode_bash(command),
+        "kilo": kilo_bash(command),
+        "copilot": copilot_bash(command),
+    }[agent]
 
 
-def _codex(scratch: Scratch) -> None:
-    with FakeOpenAI(*exec_call(WRONG), then=[exec_call(RIGHT)]) as server:
-        run_codex(scratch, server, PROMPT)
-
-
-def _gemini(scratch: Scratch) -> None:
-    with FakeGemini(*gemini_shell(WRONG), then=[gemini_shell(RIGHT)]) as server:
-        run_gemini(scratch, server, PROMPT)
-
-
-def _opencode(scratch: Scratch) -> None:
-    with FakeChatCompletions(*opencode_bash(WRONG), then=[opencode_bash(RIGHT)]) as server:
-        run_opencode(scratch, server, PROMPT, install=False)
-
-
-def _kilo(scratch: Scratch) -> None:
-    with FakeChatCompletions(*kilo_bash(WRONG), then=[kilo_bash(RIGHT)]) as server:
-        run_kilo(scratch, server, PROMPT, install=False)
-
-
-def _qwen(scratch: Scratch) -> None:
-    with FakeChatCompletions(*qwen_shell(WRONG), then=[qwen_shell(RIGHT)]) as server:
-        run_qwen(scratch, server, PROMPT, install=False)
-
-
-def _copilot(scratch: Scratch) -> None:
-    with FakeCopilotModel(*copilot_bash(WRONG), then=[copilot_bash(RIGHT)]) as server:
-        run_copilot(scratch, server, PROMPT, install=False)
-
-
-AGENTS: dict[str, Callable[[Scratch], None]] = {
-    "claude": _claude,
-    "codex": _codex,
-    "gemini": _gemini,
-    "opencode": _opencode,
-    "kilo": _kilo,
-    "qwen": _qwen,
-    "copilot": _copilot,
-}
+def _run_script(agent: str, scratch: Scratch, calls: list[tuple[str, dict[str, Any]]]) -> None:
+    """One run of the agent's real CLI in the scratch project, its scripted model making
+    ``calls`` one after the other. Codex and Gemini runs install our hooks (their runners
+    always do, as a user's would be), the others not: capture reads the log alone."""
+    first, rest = calls[0], calls[1:]
+    if agent == "claude":
+        script = [(f"toolu_fake_{n:02d}", tool, args) for n, (tool, args) in enumerate(calls, 1)]
+        with ScriptedCalls(script) as server:
+            run_claude(scratch, server, PROMPT, ("--allowedTools", "Read,Edit,Bash"))
+    elif agent == "codex":
+        with FakeOpenAI(*first, then=rest) as server:
+            run_codex(scratch, server, PROMPT)
+    elif agent == "gemini":
+        with FakeGemini(*first, then=rest) as server:
+            run_gemini(scratch, server, PROMPT)
+    elif agent == "copilot":
+        with FakeCopilotModel(*first, then=rest) as server:
+            run_copilot(scratch, server, PROMPT, install=False)
+    else:
+        runner = {"opencode": run_opencode, "kilo": run_kilo, "qwen": run_qwen}[agent]
+        with FakeChatCompletions(*first, then=rest) as server:
+            runner(scratch, server, PROMPT, install=False)
 
 
 def scanned(scratch: Scratch, agent: str) -> list[dict[str, Any]]:
@@ -106,10 +95,23 @@ def scanned(scratch: Scratch, agent: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_every_supported_agent_is_driven() -> None:
+    """An adapter added without a run here would go unchecked: the list is every adapter's."""
+    assert set(installing.agents()) == set(AGENTS)
+
+
+# -- an option the program does not have -----------------------------------------------------------
+
+#: ``json.tool`` has ``--indent N``; ``--pretty`` is what one might guess. The standard
+#: library's argparse refuses it ("unrecognized arguments") with exit 2 wherever the suite runs.
+WRONG = "python3 -m json.tool --pretty data.json"
+RIGHT = "python3 -m json.tool --indent 2 data.json"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
 def test_a_failed_command_and_its_fix_become_one_lesson(scratch: Scratch, agent: str) -> None:
     (scratch.project / "data.json").write_text('{"b": 1, "a": [1, 2]}\n', encoding="utf-8")
-    AGENTS[agent](scratch)
+    _run_script(agent, scratch, [_shell(agent, WRONG), _shell(agent, RIGHT)])
 
     found = scanned(scratch, agent)
     heuristic = [c for c in found if c.get("tier") == 2]
@@ -132,12 +134,7 @@ def test_a_failed_command_and_its_fix_become_one_lesson(scratch: Scratch, agent:
     assert [c for c in scanned(scratch, agent) if c.get("tier") == 2] == []
 
 
-def test_every_supported_agent_is_driven() -> None:
-    """An adapter added without a run here would go unchecked: the list is every adapter's."""
-    assert set(installing.agents()) == set(AGENTS)
-
-
-# -- an edit whose text to replace is not in the file ------------------------------------------
+# -- an edit whose text to replace is not in the file ----------------------------------------------
 
 FILE = "settings.py"
 BEFORE = "alpha = 1\nbeta = 2\n"
@@ -171,28 +168,7 @@ def _edits(agent: str, path: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def _run_script(agent: str, scratch: Scratch, calls: list[tuple[str, dict[str, Any]]]) -> None:
-    first, rest = calls[0], calls[1:]
-    if agent == "claude":
-        script = [(f"toolu_fake_{n:02d}", tool, args) for n, (tool, args) in enumerate(calls, 1)]
-        with ScriptedCalls(script, pauses=dict.fromkeys(range(1, len(calls)), 0.5)) as server:
-            run_claude(scratch, server, "fix the setting", ("--allowedTools", "Read,Edit"))
-    elif agent == "codex":
-        with FakeOpenAI(*first, then=rest) as server:
-            run_codex(scratch, server, "fix the setting")
-    elif agent == "gemini":
-        with FakeGemini(*first, then=rest) as server:
-            run_gemini(scratch, server, "fix the setting")
-    elif agent == "copilot":
-        with FakeCopilotModel(*first, then=rest) as server:
-            run_copilot(scratch, server, "fix the setting", install=False)
-    else:
-        runner = {"opencode": run_opencode, "kilo": run_kilo, "qwen": run_qwen}[agent]
-        with FakeChatCompletions(*first, then=rest) as server:
-            runner(scratch, server, "fix the setting", install=False)
-
-
-@pytest.mark.parametrize("agent", sorted(AGENTS))
+@pytest.mark.parametrize("agent", AGENTS)
 def test_a_refused_edit_and_the_edit_that_worked_become_one_lesson(
     scratch: Scratch, agent: str
 ) -> None:
@@ -217,7 +193,7 @@ def test_a_refused_edit_and_the_edit_that_worked_become_one_lesson(
     assert [c for c in scanned(scratch, agent) if c.get("tier") == 2] == []
 
 
-# -- a file looked for where it is not, then found where it is ---------------------------------
+# -- a file looked for where it is not, then found where it is -------------------------------------
 
 
 def _reads(agent: str, project: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -236,7 +212,7 @@ def _reads(agent: str, project: Path) -> list[tuple[str, dict[str, Any]]]:
     return [(tool, {key: str(guessed)}), (tool, {key: str(right)})]
 
 
-@pytest.mark.parametrize("agent", sorted(AGENTS))
+@pytest.mark.parametrize("agent", AGENTS)
 def test_a_guessed_path_and_the_right_one_wait_to_come_back(scratch: Scratch, agent: str) -> None:
     (scratch.project / "lib").mkdir()
     (scratch.project / "lib" / "util.py").write_text("def helper():\n    return 1\n")
@@ -260,3 +236,33 @@ def test_a_guessed_path_and_the_right_one_wait_to_come_back(scratch: Scratch, ag
     else:
         assert re.search(trigger, "cat src/util.py") and not re.search(trigger, "cat lib/util.py")
     assert candidate["errorLines"], candidate
+
+
+# -- a tool that is only in the project's virtualenv -----------------------------------------------
+
+TOOL = "fmtcheck"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_tool_not_on_path_and_its_path_in_the_virtualenv(scratch: Scratch, agent: str) -> None:
+    bin_dir = scratch.project / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    tool = bin_dir / TOOL
+    tool.write_text('#!/bin/sh\necho checked "$@"\n')
+    tool.chmod(0o755)
+    calls = [_shell(agent, f"{TOOL} src"), _shell(agent, f".venv/bin/{TOOL} src")]
+    _run_script(agent, scratch, calls)
+
+    found = scanned(scratch, agent)
+    heuristic = [c for c in found if c.get("tier") == 2]
+    assert len(heuristic) == 1, json.dumps(found, indent=1)[:4000]
+    (candidate,) = heuristic
+    assert candidate["agent"] == agent and candidate["project"] == str(scratch.project)
+    assert candidate["summary"] == f"{TOOL}: the command is not on PATH", candidate
+    assert f"`.venv/bin/{TOOL} src`" in candidate["fix"], candidate
+    assert any("command not found" in line for line in candidate["errorLines"]), candidate
+    # named where it starts a command: never the path that works, nor a word in another
+    trigger = re.compile(candidate["trigger"])
+    assert trigger.search(f"{TOOL} src")
+    assert not trigger.search(f".venv/bin/{TOOL} src")
+    assert not trigger.search(f"grep -r {TOOL} docs")
