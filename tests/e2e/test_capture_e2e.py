@@ -3,7 +3,7 @@
 The heuristics were tuned on transcripts that agents wrote in the past. The sessions they will
 be asked to read next come from the releases installed now, and a release that logs an exit
 code, a tool name or a refusal another way would leave the pairing with nothing to pair,
-quietly. So every agent CLI we support, driven by a scripted model, makes the same four
+quietly. So every agent CLI we support, driven by a scripted model, makes the same five
 mistakes and corrects them:
 
 * a command given an option its program does not have, then the command with the right one;
@@ -11,7 +11,8 @@ mistakes and corrects them:
   text as the file has it, each agent with its own read and edit tools (Codex with a patch);
 * a file read where it is not (``src/util.py``), then where it is (``lib/util.py``), which
   waits, scoped to the project, for the same guess to come back;
-* a tool run by its name though only the project's virtualenv has it, then by its path there.
+* a tool run by its name though only the project's virtualenv has it, then by its path there;
+* a grep pattern that starts with ``--`` taken for an option, then marked with ``-e``.
 
 ``lessons scan`` must make one candidate of each from that agent's own log, with the project
 folder, the failing call as evidence, the refusal as its error line and the same lesson for
@@ -266,3 +267,31 @@ def test_a_tool_not_on_path_and_its_path_in_the_virtualenv(scratch: Scratch, age
     assert trigger.search(f"{TOOL} src")
     assert not trigger.search(f".venv/bin/{TOOL} src")
     assert not trigger.search(f"grep -r {TOOL} docs")
+
+
+# -- a pattern that starts with a dash ---------------------------------------------------------
+
+#: grep takes a pattern that starts with ``--`` for an option of its own and refuses it; ``-e``
+#: says the next word is the pattern.
+DASHED = 'grep -rn "--no-cache" docs'
+MARKED = 'grep -rn -e "--no-cache" docs'
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_pattern_taken_for_an_option_and_the_pattern_marked(scratch: Scratch, agent: str) -> None:
+    (scratch.project / "docs").mkdir()
+    (scratch.project / "docs" / "build.md").write_text("Run `npm ci --no-cache` first.\n")
+    _run_script(agent, scratch, [_shell(agent, DASHED), _shell(agent, MARKED)])
+
+    found = scanned(scratch, agent)
+    heuristic = [c for c in found if c.get("tier") == 2]
+    assert len(heuristic) == 1, json.dumps(found, indent=1)[:4000]
+    (candidate,) = heuristic
+    assert candidate["agent"] == agent and candidate["project"] == str(scratch.project)
+    # the lesson is the pattern's dash, not an option to drop (Claude Code's grep is ugrep,
+    # which words the refusal its own way: the same lesson)
+    assert candidate["summary"] == "grep: a pattern starting with `-` is read as an option"
+    assert MARKED in candidate["fix"], candidate
+    trigger = re.compile(candidate["trigger"])
+    assert trigger.search(DASHED) and not trigger.search(MARKED)
+    assert not trigger.search('grep -rn "cache" docs')

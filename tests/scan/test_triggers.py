@@ -466,6 +466,23 @@ def test_dash_argument_trigger_needs_the_failing_call_alone_to_hold_one():
     assert triggers.dash_argument_trigger("grep -e '-x' notes.txt", "grep x notes.txt") is None
 
 
+@pytest.mark.parametrize(
+    "fixed",
+    ['grep -rn -e "--no-cache" docs', 'grep -rn -- "--no-cache" docs',
+     'grep -rn --regexp="--no-cache" docs'],
+)  # fmt: skip
+def test_a_pattern_starting_with_two_dashes_is_one_when_the_fix_marked_it(fixed):
+    """``grep "--no-cache"`` is refused as an unknown option; the fix passes the same text as
+    the pattern. A quoted ``--word`` the fix dropped instead was an option in quotes, not a
+    pattern: no trigger."""
+    failing = 'grep -rn "--no-cache" docs'
+    pattern = triggers.dash_argument_trigger(failing, fixed)
+    assert pattern is not None
+    assert triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed)
+    assert triggers.dash_argument_trigger(failing, "grep -rn no-cache docs") is None
+    assert triggers.dash_argument_trigger('npm test "--watch"', "npm test") is None
+
+
 def test_glob_trigger_finds_the_globbing_segment():
     """Past a segment that is only an assignment; not when the fix looked elsewhere."""
     failing = "LC_ALL=C; ls src/*.tmp"

@@ -535,7 +535,9 @@ def culprit_trigger(error: str, failing: str, fixed: str) -> str | None:
 
 #: A quoted argument that starts with a dash, not after ``-e`` or ``--``: a pattern or text the
 #: command reads as an option.
-_DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-(?!-)"""
+_DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-"""
+#: The same, with its quote and its text (:func:`dash_argument_trigger`).
+_QUOTED_DASH = kept_programs.compile(r"""(?<!\s-e)(?<!\s--)\s(["'])(-[^"']*)\1""")
 
 
 #: A word whose last part is ``...`` (``./...``, ``pkg/...``): the ``go`` command's pattern.
@@ -571,9 +573,21 @@ def dash_argument_trigger(failing: str, fixed: str) -> str | None:
     if shape is None:
         return None
     pattern = _word(shape.exe) + _GAP + _DASH_ARGUMENT
-    if matches(pattern, failing) and not matches(pattern, fixed):
-        return pattern
+    if not matches(pattern, failing) or matches(pattern, fixed):
+        return None
+    for m in _QUOTED_DASH.finditer(failing):
+        text = m.group(2)
+        # A quoted ``--word`` is an option written in quotes as often as a pattern: it was a
+        # pattern only when the fix kept it, marked as one (``-e "--no-cache"``, ``-- "--x"``).
+        if not text.startswith("--") or _marked(text, fixed):
+            return pattern
     return None
+
+
+def _marked(text: str, fixed: str) -> bool:
+    """Whether ``fixed`` passes ``text`` after ``-e``, ``--`` or ``--regexp``."""
+    marks = r"(?:\s-e|\s--|\s--regexp)(?:\s+|=)[\"']?"
+    return re.search(marks + re.escape(text), fixed) is not None
 
 
 #: An unquoted word holding a glob character (zsh stops at one that matches nothing): ``*``,
