@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import Scratch, run_lessons
+from agent_harness import FakeModelServer, Scratch, run_lessons
 from fake_anthropic import ScriptedCalls
 from fake_gemini import FakeGemini
 from fake_openai import FakeOpenAI
@@ -67,28 +67,40 @@ def _shell(agent: str, command: str) -> tuple[str, dict[str, Any]]:
     }[agent]
 
 
-def _run_script(agent: str, scratch: Scratch, calls: list[tuple[str, dict[str, Any]]]) -> None:
+def _run_script(
+    agent: str,
+    scratch: Scratch,
+    calls: list[tuple[str, dict[str, Any]]],
+    *,
+    prompt: str = PROMPT,
+    install: bool = False,
+) -> FakeModelServer:
     """One run of the agent's real CLI in the scratch project, its scripted model making
-    ``calls`` one after the other. Codex and Gemini runs install our hooks (their runners
-    always do, as a user's would be), the others not: capture reads the log alone."""
+    ``calls`` one after the other; the model server, for what reached it. Our hooks are
+    installed when ``install`` says so, and always for Codex and Gemini (their runners do, as a
+    user's would be): capture reads the log alone."""
     first, rest = calls[0], calls[1:]
+    server: FakeModelServer
     if agent == "claude":
         script = [(f"toolu_fake_{n:02d}", tool, args) for n, (tool, args) in enumerate(calls, 1)]
+        if install:
+            run_lessons(scratch, "install", "claude")
         with ScriptedCalls(script) as server:
-            run_claude(scratch, server, PROMPT, ("--allowedTools", "Read,Edit,Bash"))
+            run_claude(scratch, server, prompt, ("--allowedTools", "Read,Edit,Bash"))
     elif agent == "codex":
         with FakeOpenAI(*first, then=rest) as server:
-            run_codex(scratch, server, PROMPT)
+            run_codex(scratch, server, prompt)
     elif agent == "gemini":
         with FakeGemini(*first, then=rest) as server:
-            run_gemini(scratch, server, PROMPT)
+            run_gemini(scratch, server, prompt)
     elif agent == "copilot":
         with FakeCopilotModel(*first, then=rest) as server:
-            run_copilot(scratch, server, PROMPT, install=False)
+            run_copilot(scratch, server, prompt, install=install)
     else:
         runner = {"opencode": run_opencode, "kilo": run_kilo, "qwen": run_qwen}[agent]
         with FakeChatCompletions(*first, then=rest) as server:
-            runner(scratch, server, PROMPT, install=False)
+            runner(scratch, server, prompt, install=install)
+    return server
 
 
 def scanned(scratch: Scratch, agent: str) -> list[dict[str, Any]]:
