@@ -3,7 +3,7 @@
 The heuristics were tuned on transcripts that agents wrote in the past. The sessions they will
 be asked to read next come from the releases installed now, and a release that logs an exit
 code, a tool name or a refusal another way would leave the pairing with nothing to pair,
-quietly. So every agent CLI we support, driven by a scripted model, makes the same five
+quietly. So every agent CLI we support, driven by a scripted model, makes the same six
 mistakes and corrects them:
 
 * a command given an option its program does not have, then the command with the right one;
@@ -12,7 +12,9 @@ mistakes and corrects them:
 * a file read where it is not (``src/util.py``), then where it is (``lib/util.py``), which
   waits, scoped to the project, for the same guess to come back;
 * a tool run by its name though only the project's virtualenv has it, then by its path there;
-* a grep pattern that starts with ``--`` taken for an option, then marked with ``-e``.
+* a grep pattern that starts with ``--`` taken for an option, then marked with ``-e``;
+* a ``cd sub`` made again where the shell keeps its folder (Claude Code's), then the command
+  without it; where each command starts afresh, the same calls make no mistake and no lesson.
 
 ``lessons scan`` must make one candidate of each from that agent's own log, with the project
 folder, the failing call as evidence, the refusal as its error line and the same lesson for
@@ -307,3 +309,32 @@ def test_a_pattern_taken_for_an_option_and_the_pattern_marked(scratch: Scratch, 
     trigger = re.compile(candidate["trigger"])
     assert trigger.search(DASHED) and not trigger.search(MARKED)
     assert not trigger.search('grep -rn "cache" docs')
+
+
+# -- a folder left by an earlier cd ------------------------------------------------------------
+
+#: The agents whose shell keeps its working directory from one call to the next.
+PERSISTENT_SHELL = ("claude",)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_cd_into_the_folder_the_shell_is_already_in(scratch: Scratch, agent: str) -> None:
+    """Claude Code's shell stays where a ``cd`` left it, so a second ``cd sub`` fails; the
+    lesson's project is the repository's root, never the folder the shell drifted into. The
+    other agents start each command afresh: the same calls make no mistake and no lesson."""
+    (scratch.project / "sub").mkdir()
+    (scratch.project / "sub" / "notes.txt").write_text("x\n")
+    calls = ["cd sub && pwd", "cd sub && ls", "ls"]
+    _run_script(agent, scratch, [_shell(agent, c) for c in calls])
+
+    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    if agent not in PERSISTENT_SHELL:
+        assert found == [], found
+        return
+    assert len(found) == 1, found
+    (candidate,) = found
+    assert candidate["project"] == str(scratch.project), candidate
+    assert candidate["summary"].endswith("the working directory stayed where an earlier cd left it")
+    assert "`ls` worked" in candidate["fix"], candidate
+    trigger = re.compile(candidate["trigger"])
+    assert trigger.search("cd sub && ls") and not trigger.search("ls")
