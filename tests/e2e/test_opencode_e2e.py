@@ -67,7 +67,7 @@ def user_config(server: FakeChatCompletions) -> dict[str, Any]:
 def prepare_config(scratch: Scratch, server: FakeChatCompletions) -> None:
     """The user's OpenCode configuration, with its plugin dependency already in place."""
     config = scratch.home / ".config" / "opencode"
-    (config / "node_modules").mkdir(parents=True)
+    (config / "node_modules").mkdir(parents=True, exist_ok=True)
     (config / "opencode.json").write_text(json.dumps(user_config(server), indent=2))
     deps = {"@opencode-ai/plugin": opencode_version()}
     (config / "package.json").write_text(json.dumps({"dependencies": deps}))
