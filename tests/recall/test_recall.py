@@ -419,3 +419,33 @@ def test_recall_without_pread(catalogue: Path, monkeypatch: pytest.MonkeyPatch) 
     after, stats = decide(failure(PYTEST_FAILURE), state=None)
     assert "recall_error" not in stats
     assert after == before
+
+
+def _scoped(lesson_id: str, directory: Path) -> None:
+    """Limit a stored lesson to ``directory``'s project, as ``lessons rescope`` does."""
+    import attrs
+
+    from lessons_core import services
+    from lessons_core.hot.project import project_id
+
+    directory.mkdir(parents=True, exist_ok=True)
+    with services.open_store() as store:
+        (lesson,) = [item for item in store.list_lessons() if item.id == lesson_id]
+        store.update_lesson(attrs.evolve(lesson, scope=project_id(str(directory))))
+        services.rebuild_manifest(store)
+    manifest_mod.clear_cache()
+
+
+def test_a_scoped_lesson_is_recalled_in_its_project_only(catalogue: Path, tmp_path: Path) -> None:
+    """Recall keeps to a lesson's scope as the triggers do: the error text of another project
+    that looks alike does not bring back a fact of this one (a teammate's, a repository's)."""
+    mine, other = tmp_path / "acme", tmp_path / "elsewhere"
+    _scoped("rc-missing-requests", mine)
+    other.mkdir()
+    here, _ = decide(failure(PYTEST_FAILURE, cwd=str(mine)))
+    assert here["delivered"][:1] == ["rc-missing-requests"]
+    there, _ = decide(failure(PYTEST_FAILURE, cwd=str(other), session="sess-2"))
+    assert "rc-missing-requests" not in there.get("delivered", [])
+    # a call whose project cannot be told is no project's
+    nowhere, _ = decide(failure(PYTEST_FAILURE, cwd=None, session="sess-3"))
+    assert "rc-missing-requests" not in nowhere.get("delivered", [])

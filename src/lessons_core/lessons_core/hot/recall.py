@@ -127,6 +127,7 @@ def failure_found(event, manifest, environ, stats):
             *by_line.get(row[0], ()),
         ],
         text=error,
+        event=event,
     )
     stats["recall_exact"] = len(exact)
     return found
@@ -202,7 +203,7 @@ def on_prompt(event, manifest, state, environ, stats):
             return False
         return len(summary & shared) >= PROMPT_SUMMARY_SHARE * len(summary)
 
-    found = search(environ, manifest, query_words, [], _PROMPT_WEIGHTS, accepts, stats)
+    found = search(environ, manifest, query_words, [], _PROMPT_WEIGHTS, accepts, stats, event=event)
     return _deliver(PROMPT_HEADER, found, manifest, state, stats)
 
 
@@ -548,8 +549,23 @@ def load_index(environ=None):
 # -- searching ------------------------------------------------------------------------------------
 
 
-def search(environ, manifest, query_words, exact, weights, accepts, stats, answers=None, text=""):
+def search(
+    environ,
+    manifest,
+    query_words,
+    exact,
+    weights,
+    accepts,
+    stats,
+    answers=None,
+    text="",
+    event=None,
+):
     """``[(id, summary, remediation)]``: the exact hits first, then accepted BM25 matches.
+
+    A lesson scoped to a project is found only in that project (``event``'s, as the triggers
+    compare it): another repository's fact, or a teammate's, is not recalled elsewhere because
+    its error text looks alike.
 
     With ``answers`` (a record's stored error lines that the failure shows), lessons that only
     answer lines an earlier one answers are left out: see :func:`one_per_line`. Never raises:
@@ -587,12 +603,15 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats, answe
     finally:
         if opened is not None:
             opened.close()
-    if answers is not None and "recall_error" not in stats:
-        exact, ranked = one_per_line([*exact, *ranked], rows, answers, text), []
-    out = []
     lessons = manifest.get("lessons", {})
     if exact and "recall_error" in stats and manifest.get("type") == INDEX_TYPE:
         lessons = manifest_mod.load(environ=environ).get("lessons", {})  # texts for the hits
+    if event is not None:
+        here = _in_scope(event, environ, rows, lessons)
+        exact, ranked = [i for i in exact if here(i)], [i for i in ranked if here(i)]
+    if answers is not None and "recall_error" not in stats:
+        exact, ranked = one_per_line([*exact, *ranked], rows, answers, text), []
+    out = []
     for lesson_id in exact:
         row = rows.get(lesson_id)
         if row is not None:
@@ -601,6 +620,31 @@ def search(environ, manifest, query_words, exact, weights, accepts, stats, answe
             out.append((lesson_id, lessons[lesson_id].get("short", ""), ""))
     out.extend((i, rows[i][2] or rows[i][4] or "", rows[i][3] or "") for i in ranked)
     return out
+
+
+def _in_scope(event, environ, rows, lessons):
+    """A test of whether a found lesson may be recalled for ``event``: unscoped, or scoped to
+    its project. The project id is worked out once, and only if a scoped lesson was found."""
+    project = []
+
+    def here(lesson_id):
+        row = rows.get(lesson_id)
+        if row is not None:
+            scope = row[11] if len(row) > 11 else None
+        else:
+            scope = (lessons.get(lesson_id) or {}).get("scope")
+        if not scope:
+            return True
+        if not project:
+            from lessons_core.hot import match
+
+            try:
+                project.append(match.Subject(event).project(environ))
+            except Exception:  # a project we cannot tell is no project's
+                project.append(None)
+        return project[0] == scope
+
+    return here
 
 
 def one_per_line(found, rows, answers, text):

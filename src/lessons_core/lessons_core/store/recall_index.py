@@ -34,8 +34,9 @@ header; the hook reads only a file of its own machine):
   :data:`IMPACT_MIN` documents, per weight set its first :data:`IMPACT_PREFIX` postings best
   first (pairs of document number and score index; equal scores by document number);
 * a slot per document (``offset << 24 | length``) pointing at its ``marshal`` record: the id,
-  texts, status and confidence, and the word stems the hook's acceptance rules compare
-  (:func:`accept_sets`).
+  texts, status and confidence, the word stems the hook's acceptance rules compare
+  (:func:`accept_sets`), and the project the lesson is scoped to (last, so that a record of an
+  index written before it had one reads as global).
 
 Written atomically (temporary file, ``fsync``, ``os.replace``) after the manifest and its stamp;
 the header's revision must equal the stamp's for the hook to read it, so an index the build did
@@ -95,6 +96,9 @@ class RecallDocument(NamedTuple):
     error_lines: str
     active: bool
     confidence: float
+    #: The project the lesson is limited to (``None``: every project). Recall keeps to it as
+    #: the triggers do; a store that does not say is taken as global.
+    scope: str | None = None
 
 
 def error_lines_text(lines: Iterable[str]) -> str:
@@ -112,6 +116,7 @@ def document_of(lesson: Lesson) -> RecallDocument:
         error_lines_text(lesson.error_lines),
         lesson.status == Status.ACTIVE,
         float(lesson.confidence),
+        lesson.scope,
     )
 
 
@@ -419,6 +424,7 @@ def build_index(
                 bool(d.active),
                 float(d.confidence),
                 *accept_sets(d),
+                d.scope,
             )
         )
         for d in docs

@@ -160,7 +160,8 @@ def _row_to_candidate(row: sqlite3.Row) -> Candidate:
 #: The documents recall publishes (:meth:`SQLiteStore.recall_documents`): every lesson, in the
 #: full-text index's row order when there is one (the order FTS5 keeps for equal BM25 scores).
 _RECALL_COLUMNS = (
-    "l.id, l.slug, l.summary, l.mistake, l.remediation, l.error_lines, l.status, l.confidence"
+    "l.id, l.slug, l.summary, l.mistake, l.remediation, l.error_lines, l.status, l.confidence, "
+    "l.scope"
 )
 _RECALL_FTS_ORDER = (
     f"SELECT {_RECALL_COLUMNS} FROM lessons_fts f JOIN lessons l ON l.id = f.lesson_id "
@@ -725,7 +726,7 @@ class SQLiteStore:
 
         for row in self._read(_RECALL_FTS_ORDER if self.fts else _RECALL_TABLE_ORDER):
             yield RecallDocument(
-                row[0], row[1], row[2], row[3], row[4], row[5], row[6] == "active", row[7]
+                row[0], row[1], row[2], row[3], row[4], row[5], row[6] == "active", row[7], row[8]
             )
 
     def iter_rows(self) -> Iterator[dict[str, Any]]:
