@@ -625,7 +625,7 @@ def search(
 def _in_scope(event, environ, rows, lessons):
     """A test of whether a found lesson may be recalled for ``event``: unscoped, or scoped to
     its project. The project id is worked out once, and only if a scoped lesson was found."""
-    project = []
+    project = []  # type: list[str | None]
 
     def here(lesson_id):
         row = rows.get(lesson_id)
