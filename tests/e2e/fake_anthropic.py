@@ -163,7 +163,8 @@ class FakeAnthropic(FakeModelServer):
 
 class ScriptedCalls(FakeAnthropic):
     """Answers the n-th main-loop request with the n-th scripted call ``(call id, tool, input)``,
-    then "done"; the n-th is the one after n tool results, so a refused call counts as well.
+    then ``final`` ("done" unless told otherwise); the n-th is the one after n tool results,
+    so a refused call counts as well.
 
     ``pauses`` waits that many seconds before answering the n-th: Claude Code appends to its
     transcript a moment after a result, and a real model takes longer than that to answer.
@@ -173,10 +174,12 @@ class ScriptedCalls(FakeAnthropic):
         self,
         script: Sequence[tuple[str, str, dict[str, Any]]],
         pauses: Mapping[int, float] | None = None,
+        final: str = "done",
     ) -> None:
         super().__init__("true")
         self.script = list(script)
         self.pauses = dict(pauses or {})
+        self.final = final
 
     @classmethod
     def bash(cls, commands: Sequence[str]) -> ScriptedCalls:
@@ -195,7 +198,7 @@ class ScriptedCalls(FakeAnthropic):
         model = str(body.get("model") or "claude-fake")
         done = len(_tool_results(body))
         if done >= len(self.script):
-            return self._text(model, "done")
+            return self._text(model, self.final)
         time.sleep(self.pauses.get(done, 0))
         call_id, name, tool_input = self.script[done]
         return self._tool(model, call_id, name, tool_input)

@@ -8,7 +8,7 @@ decides by content, never by call count:
   once, when ``retry_blocked`` is set (how a model honours a nudge it judged irrelevant);
 * a turn after the n-th function response gets the n-th call of ``then``, while there are
   any (a model that corrects its call after a failure);
-* any other turn gets the final text ``done``.
+* any other turn gets the final text, ``final`` (``done`` unless told otherwise).
 
 ``countTokens`` gets a fixed count and a non-streaming ``generateContent`` (the model router,
 used only without ``-m``) a schema-valid routing answer.
@@ -35,12 +35,14 @@ class FakeGemini(FakeModelServer):
         *,
         retry_blocked: bool = False,
         then: Sequence[tuple[str, dict[str, Any]]] = (),
+        final: str = "done",
     ) -> None:
         super().__init__()
         self.tool = tool
         self.args = args
         self.retry_blocked = retry_blocked
         self.then = list(then)
+        self.final = final
 
     # -- what the agent sent ------------------------------------------------------------------
 
@@ -93,7 +95,7 @@ class FakeGemini(FakeModelServer):
         if len(responses) <= len(self.then):
             tool, args = self.then[len(responses) - 1]
             return self._sse([{"functionCall": {"name": tool, "args": args}}])
-        return self._sse([{"text": "done"}])
+        return self._sse([{"text": self.final}])
 
     def _candidate(self, parts: list[dict[str, Any]]) -> dict[str, Any]:
         return {

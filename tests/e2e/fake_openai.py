@@ -9,7 +9,7 @@ decides by content, never by call count:
   when ``retry_blocked`` is set (how a model honours a nudge it judged irrelevant);
 * a turn after the n-th tool output gets the n-th call of ``then``, while there are any (a
   model that corrects its call after a failure);
-* any other turn gets the final text ``done``.
+* any other turn gets the final text, ``final`` (``done`` unless told otherwise).
 
 The scripted call is ``(tool name, arguments)``; for ``exec_command`` pass ``login: False`` so
 Codex does not start a login shell (which loses the virtualenv's ``PATH`` in a scratch HOME).
@@ -37,12 +37,14 @@ class FakeOpenAI(FakeModelServer):
         *,
         retry_blocked: bool = False,
         then: Sequence[tuple[str, dict[str, Any]]] = (),
+        final: str = "done",
     ) -> None:
         super().__init__()
         self.tool = tool
         self.arguments = arguments
         self.retry_blocked = retry_blocked
         self.then = list(then)
+        self.final = final
         self._ids = itertools.count(1)
 
     # -- what the agent sent ------------------------------------------------------------------
@@ -98,7 +100,7 @@ class FakeOpenAI(FakeModelServer):
             return self._call(body)
         if len(outputs) <= len(self.then):
             return self._call(body, *self.then[len(outputs) - 1])
-        return self._final("done")
+        return self._final(self.final)
 
     def _call(
         self, body: dict[str, Any], tool: str | None = None, arguments: dict[str, Any] | None = None

@@ -16,6 +16,9 @@ mistakes and corrects them:
 * a ``cd sub`` made again where the shell keeps its folder (Claude Code's), then the command
   without it; where each command starts afresh, the same calls make no mistake and no lesson.
 
+And the agent's own ``#lesson`` block, written in its last answer, must come out as one
+lesson, promoted at once.
+
 ``lessons scan`` must make one candidate of each from that agent's own log, with the project
 folder, the failing call as evidence, the refusal as its error line and the same lesson for
 every agent: this is the parity the capture promises, checked on the formats as they are today.
@@ -76,9 +79,11 @@ def _run_script(
     *,
     prompt: str = PROMPT,
     install: bool = False,
+    final: str = "done",
 ) -> FakeModelServer:
     """One run of the agent's real CLI in the scratch project, its scripted model making
-    ``calls`` one after the other; the model server, for what reached it. Our hooks are
+    ``calls`` one after the other and then answering ``final``; the model server, for what
+    reached it. Our hooks are
     installed when ``install`` says so, and always for Codex and Gemini (their runners do, as a
     user's would be): capture reads the log alone."""
     first, rest = calls[0], calls[1:]
@@ -87,20 +92,20 @@ def _run_script(
         script = [(f"toolu_fake_{n:02d}", tool, args) for n, (tool, args) in enumerate(calls, 1)]
         if install:
             run_lessons(scratch, "install", "claude")
-        with ScriptedCalls(script) as server:
+        with ScriptedCalls(script, final=final) as server:
             run_claude(scratch, server, prompt, ("--allowedTools", "Read,Edit,Bash"))
     elif agent == "codex":
-        with FakeOpenAI(*first, then=rest) as server:
+        with FakeOpenAI(*first, then=rest, final=final) as server:
             run_codex(scratch, server, prompt)
     elif agent == "gemini":
-        with FakeGemini(*first, then=rest) as server:
+        with FakeGemini(*first, then=rest, final=final) as server:
             run_gemini(scratch, server, prompt)
     elif agent == "copilot":
-        with FakeCopilotModel(*first, then=rest) as server:
+        with FakeCopilotModel(*first, then=rest, final=final) as server:
             run_copilot(scratch, server, prompt, install=install)
     else:
         runner = {"opencode": run_opencode, "kilo": run_kilo, "qwen": run_qwen}[agent]
-        with FakeChatCompletions(*first, then=rest) as server:
+        with FakeChatCompletions(*first, then=rest, final=final) as server:
             runner(scratch, server, prompt, install=install)
     return server
 
@@ -338,3 +343,33 @@ def test_a_cd_into_the_folder_the_shell_is_already_in(scratch: Scratch, agent: s
     assert "`ls` worked" in candidate["fix"], candidate
     trigger = re.compile(candidate["trigger"])
     assert trigger.search("cd sub && ls") and not trigger.search("ls")
+
+
+# -- a #lesson block the agent wrote -----------------------------------------------------------
+
+BLOCK = (
+    "The lint run passed once I used the project's script.\n\n#lesson\ntool: Bash\n"
+    "trigger: \\bnpx\\s+eslint\\b\n"
+    "mistake: npx eslint here picks the global eslint 8, which cannot read the flat config"
+    " (BLOCK-{agent})\n"
+    "fix: run npm run lint, which uses the project's eslint 9\n#/lesson"
+)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_lesson_block_the_agent_wrote_becomes_a_lesson(scratch: Scratch, agent: str) -> None:
+    """The agent's own ``#lesson`` block, in its last answer, is read from the log its CLI
+    wrote and promoted at once; a second scan of the same log adds nothing."""
+    marker = f"BLOCK-{agent}"
+    _run_script(agent, scratch, [_shell(agent, "echo linted")], final=BLOCK.format(agent=agent))
+
+    found = scanned(scratch, agent)
+    blocks = [c for c in found if c.get("tier") == 1]
+    assert len(blocks) == 1, json.dumps(found, indent=1)[:4000]
+    (block,) = blocks
+    assert marker in block["mistake"] and block["agent"] == agent, block
+    assert block["project"] == str(scratch.project), block
+    assert re.search(block["trigger"], "npx eslint src") and block["fix"].startswith("run npm")
+    listed = run_lessons(scratch, "list", "--json").stdout
+    assert marker in listed  # promoted without review: the agent wrote it on purpose
+    assert [c for c in scanned(scratch, agent) if c.get("tier") == 1] == []
