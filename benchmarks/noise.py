@@ -12,7 +12,8 @@ fires no hook for it (``tests/e2e/test_claude_refusals_e2e.py``); it still count
 * ``seed`` — the Node original's 143-lesson catalogue (``lessons import`` of its manifest);
 * ``scanned`` — what ``lessons scan`` proposes from the learning half of the corpus (below),
   every candidate promoted (what a reviewer who accepts everything would end up with: the
-  worst case).
+  worst case), for every project: the corpus's folders are not on this machine, and a lesson
+  scoped to one would fire nowhere in the replay.
 
 **Learning half, reported half.** The outcome loop learns from the deliveries it judges; a figure
 measured on the calls it learned from says how well it fits them, not what it does on work it
@@ -945,7 +946,10 @@ def scanned_catalogue(base: Path, corpus: Path, learning: Iterable[Path]) -> dic
     found = [json.loads(line) for line in out.splitlines() if line.strip()]
     ids = [c["id"] for c in found if c.get("status", "pending") == "pending"]
     if ids:
-        lessons_cli(env, "promote", *ids)
+        # Every project: the corpus's folders are not on this machine, and the hook names a
+        # project only by a folder it can see, so a lesson scoped to one would never fire here
+        # (as ``value.py`` accepts too). On the machine the sessions came from, it would.
+        lessons_cli(env, "promote", "--scope", "global", *ids)
     return env
 
 
