@@ -449,3 +449,19 @@ def test_a_scoped_lesson_is_recalled_in_its_project_only(catalogue: Path, tmp_pa
     # a call whose project cannot be told is no project's
     nowhere, _ = decide(failure(PYTEST_FAILURE, cwd=None, session="sess-3"))
     assert "rc-missing-requests" not in nowhere.get("delivered", [])
+
+
+def test_without_the_index_a_scoped_fingerprint_hit_keeps_to_its_project(
+    catalogue: Path, tmp_path: Path
+) -> None:
+    """The manifest's fingerprints, all recall has when the index is gone, keep to scope too."""
+    mine, other = tmp_path / "acme", tmp_path / "elsewhere"
+    _scoped("rc-missing-requests", mine)
+    other.mkdir()
+    (catalogue / recall.INDEX_NAME).unlink()
+    index = recall.load_index()
+    here, _ = decide(failure(PYTEST_FAILURE, cwd=str(mine)), manifest=index)
+    assert here["delivered"] == ["rc-missing-requests"]
+    there, stats = decide(failure(PYTEST_FAILURE, cwd=str(other), session="s-2"), manifest=index)
+    assert "rc-missing-requests" not in there.get("delivered", [])
+    assert "FileNotFoundError" in stats["recall_error"]

@@ -225,3 +225,23 @@ def test_an_index_older_than_the_manifest_is_not_read(home: Path) -> None:
     decision, stats = recall_in_process(failure(MODULE_ERROR))
     assert decision["delivered"] == []
     assert "stale recall index" in stats["recall_error"]
+
+
+def test_another_store_s_scoped_lesson_keeps_to_its_project(home: Path, tmp_path: Path) -> None:
+    """A store without ``recall_documents()`` gives its lessons' scope to the index too."""
+    import attrs
+
+    from lessons_core.hot.project import project_id
+
+    mine, other = tmp_path / "acme", tmp_path / "elsewhere"
+    mine.mkdir()
+    other.mkdir()
+    store = memory_home(home)
+    (lesson,) = [item for item in store.list_lessons() if item.id == "rc-missing-requests"]
+    store.update_lesson(attrs.evolve(lesson, scope=project_id(str(mine))))
+    build.build(store, Config(), home)
+    manifest_mod.clear_cache()
+    here, _ = recall_in_process({**failure(MODULE_ERROR), "cwd": str(mine)})
+    assert here["delivered"][:1] == ["rc-missing-requests"]
+    there, _ = recall_in_process({**failure(MODULE_ERROR), "cwd": str(other), "session_id": "m-2"})
+    assert "rc-missing-requests" not in there["delivered"]

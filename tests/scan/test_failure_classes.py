@@ -141,6 +141,8 @@ def test_gemini_s_and_copilot_s_edit_refusals_are_the_classes_of_claude_s(text, 
     """The current Gemini CLI's ``replace`` and Copilot CLI's ``edit`` say it in words of their
     own (as the end-to-end capture test met them): the same mistakes, the same lessons."""
     assert failures.mistake_class(text) is failures.mistake_class_named(name)
+    if text.startswith("Could not find"):  # (Copilot's reader tells its own from the tool)
+        assert failures.class_of(text) == ev.VALIDATION
 
 
 def test_copilot_s_words_alone_name_no_class_inside_other_output():

@@ -481,6 +481,8 @@ def test_a_pattern_starting_with_two_dashes_is_one_when_the_fix_marked_it(fixed)
     assert triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed)
     assert triggers.dash_argument_trigger(failing, "grep -rn no-cache docs") is None
     assert triggers.dash_argument_trigger('npm test "--watch"', "npm test") is None
+    # one dash: a pattern whatever the fix did with it (here, dropped the dash)
+    assert triggers.dash_argument_trigger('rg -n "- name: x" .', 'rg -n "name: x" .') is not None
 
 
 def test_glob_trigger_finds_the_globbing_segment():

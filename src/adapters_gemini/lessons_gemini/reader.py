@@ -109,7 +109,7 @@ def project_root(file: str) -> str | None:
             text = (folder / ".project_root").read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             continue
-        if text and "\n" not in text:
+        if text:
             return text
     return None
 
