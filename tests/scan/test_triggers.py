@@ -483,6 +483,8 @@ def test_a_pattern_starting_with_two_dashes_is_one_when_the_fix_marked_it(fixed)
     assert triggers.dash_argument_trigger('npm test "--watch"', "npm test") is None
     # one dash: a pattern whatever the fix did with it (here, dropped the dash)
     assert triggers.dash_argument_trigger('rg -n "- name: x" .', 'rg -n "name: x" .') is not None
+    # ... whatever follows it in the quotes, an apostrophe too
+    assert triggers.dash_argument_trigger("""grep "-don't" a""", 'grep -e "-don\'t" a') is not None
 
 
 def test_glob_trigger_finds_the_globbing_segment():

@@ -565,7 +565,8 @@ def search(
 
     A lesson scoped to a project is found only in that project (``event``'s, as the triggers
     compare it): another repository's fact, or a teammate's, is not recalled elsewhere because
-    its error text looks alike.
+    its error text looks alike. Without an event (the MCP server's search, asked for lessons
+    rather than recalling them for a call) every project's are found.
 
     With ``answers`` (a record's stored error lines that the failure shows), lessons that only
     answer lines an earlier one answers are left out: see :func:`one_per_line`. Never raises:
@@ -624,10 +625,12 @@ def search(
 
 def _in_scope(event, environ, rows, lessons):
     """A test of whether a found lesson may be recalled for ``event``: unscoped, or scoped to
-    its project. The project id is worked out once, and only if a scoped lesson was found."""
-    project = []  # type: list[str | None]
+    its project, as the triggers' gate compares them (:class:`match.Subject` works the id out
+    once, and only when a scoped lesson was found)."""
+    subject = None
 
     def here(lesson_id):
+        nonlocal subject
         row = rows.get(lesson_id)
         if row is not None:
             scope = row[11] if len(row) > 11 else None
@@ -635,14 +638,11 @@ def _in_scope(event, environ, rows, lessons):
             scope = (lessons.get(lesson_id) or {}).get("scope")
         if not scope:
             return True
-        if not project:
+        if subject is None:
             from lessons_core.hot import match
 
-            try:
-                project.append(match.Subject(event).project(environ))
-            except Exception:  # a project we cannot tell is no project's
-                project.append(None)
-        return project[0] == scope
+            subject = match.Subject(event)
+        return subject.project(environ) == scope
 
     return here
 

@@ -536,8 +536,9 @@ def culprit_trigger(error: str, failing: str, fixed: str) -> str | None:
 #: A quoted argument that starts with a dash, not after ``-e`` or ``--``: a pattern or text the
 #: command reads as an option.
 _DASH_ARGUMENT = r"""(?<!\s-e)(?<!\s--)\s["']-"""
-#: The same, with its quote and its text (:func:`dash_argument_trigger`).
-_QUOTED_DASH = kept_programs.compile(r"""(?<!\s-e)(?<!\s--)\s(["'])(-[^"']*)\1""")
+#: The same, with the first word of the quoted text (:func:`dash_argument_trigger`); the quote
+#: need not close within it (``"-don't"``, a quote left open).
+_QUOTED_DASH = kept_programs.compile(r"""(?<!\s-e)(?<!\s--)\s["'](-[^\s"']*)""")
 
 
 #: A word whose last part is ``...`` (``./...``, ``pkg/...``): the ``go`` command's pattern.
@@ -576,7 +577,7 @@ def dash_argument_trigger(failing: str, fixed: str) -> str | None:
     if not matches(pattern, failing) or matches(pattern, fixed):
         return None
     for m in _QUOTED_DASH.finditer(failing):
-        text = m.group(2)
+        text = m.group(1)
         # A quoted ``--word`` is an option written in quotes as often as a pattern: it was a
         # pattern only when the fix kept it, marked as one (``-e "--no-cache"``, ``-- "--x"``).
         if not text.startswith("--") or _marked(text, fixed):
