@@ -30,7 +30,7 @@ import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import attrs
 import pytest
@@ -65,11 +65,24 @@ def agent_binary(name: str) -> Path:
     """
     path = BIN_DIR / name
     if not path.exists() or (shutil.which("node") is None and not _is_native(path)):
-        message = f"{name} is not installed (run `npm ci` in tests/e2e)"
-        if os.environ.get("LESSONS_REQUIRE_E2E"):
-            pytest.fail(message + "; LESSONS_REQUIRE_E2E is set", pytrace=False)
-        pytest.skip(message)
+        _missing(f"{name} is not installed (run `npm ci` in tests/e2e)")
     return path
+
+
+def system_program(name: str) -> str:
+    """The path of a program a scenario needs from the system (``zsh``); skips the test when
+    there is none, and fails it where CI requires the end-to-end tests to run (``.ci/run``
+    installs it)."""
+    path = shutil.which(name)
+    if path is None:
+        _missing(f"{name} is not installed (`.ci/run` installs it)")
+    return str(path)
+
+
+def _missing(message: str) -> NoReturn:
+    if os.environ.get("LESSONS_REQUIRE_E2E"):
+        pytest.fail(message + "; LESSONS_REQUIRE_E2E is set", pytrace=False)
+    pytest.skip(message)
 
 
 def _is_native(path: Path) -> bool:

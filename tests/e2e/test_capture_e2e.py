@@ -3,8 +3,8 @@
 The heuristics were tuned on transcripts that agents wrote in the past. The sessions they will
 be asked to read next come from the releases installed now, and a release that logs an exit
 code, a tool name or a refusal another way would leave the pairing with nothing to pair,
-quietly. So every agent CLI we support, driven by a scripted model, makes the same six
-mistakes and corrects them:
+quietly. So every agent CLI we support, driven by a scripted model, makes the same mistakes
+and corrects them:
 
 * a command given an option its program does not have, then the command with the right one;
 * an edit whose text to replace is not in the file (typed from memory), then the edit with the
@@ -14,7 +14,11 @@ mistakes and corrects them:
 * a tool run by its name though only the project's virtualenv has it, then by its path there;
 * a grep pattern that starts with ``--`` taken for an option, then marked with ``-e``;
 * a ``cd sub`` made again where the shell keeps its folder (Claude Code's), then the command
-  without it; where each command starts afresh, the same calls make no mistake and no lesson.
+  without it; where each command starts afresh, the same calls make no mistake and no lesson;
+* a file read whole though it is over the read tool's size limit (Claude Code's), then read in
+  parts; where the tool cuts a large file short instead, no mistake and no lesson;
+* a URL with a ``?`` left unquoted for a user whose shell is zsh, then quoted; where the agent
+  runs bash whatever the user's shell, no mistake and no lesson.
 
 And the agent's own ``#lesson`` block, written in its last answer, must come out as one
 lesson, promoted at once.
@@ -26,13 +30,16 @@ every agent: this is the parity the capture promises, checked on the formats as 
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import FakeModelServer, Scratch, run_lessons
+from agent_harness import FakeModelServer, Scratch, run_lessons, system_program
 from fake_anthropic import ScriptedCalls
 from fake_gemini import FakeGemini
 from fake_openai import FakeOpenAI
@@ -343,6 +350,121 @@ def test_a_cd_into_the_folder_the_shell_is_already_in(scratch: Scratch, agent: s
     assert "`ls` worked" in candidate["fix"], candidate
     trigger = re.compile(candidate["trigger"])
     assert trigger.search("cd sub && ls") and not trigger.search("ls")
+
+
+# -- a file larger than the read tool takes ------------------------------------------------
+
+#: About 3 MB of log: over Claude Code's Read limit (256 KB), under every other agent's.
+BIG_LOG = "".join(f"line {n} of the build log, with words to fill it\n" for n in range(60000))
+
+
+def _big_reads(agent: str, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each agent's own read of the whole file, then of its first hundred lines."""
+    if agent == "codex":
+        return [exec_call(f"cat {path}"), exec_call(f"sed -n 1,100p {path}")]
+    tool, key, part = {
+        "claude": ("Read", "file_path", {"offset": 1, "limit": 100}),
+        "gemini": ("read_file", "file_path", {"offset": 0, "limit": 100}),
+        "qwen": ("read_file", "file_path", {"offset": 0, "limit": 100}),
+        "opencode": ("read", "filePath", {"offset": 0, "limit": 100}),
+        "kilo": ("read", "filePath", {"offset": 0, "limit": 100}),
+        "copilot": ("view", "path", {"view_range": [1, 100]}),
+    }[agent]
+    return [(tool, {key: path}), (tool, {key: path, **part})]
+
+
+#: The agents whose read tool refuses a file of that size rather than cut what it returns.
+SIZE_LIMITED_READ = ("claude",)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_file_too_large_to_read_whole_then_read_in_parts(scratch: Scratch, agent: str) -> None:
+    """Claude Code's Read refuses a file over its size limit in a calm sentence ("exceeds
+    maximum allowed size … use offset and limit"), a result that ran and failed. The lesson is
+    to read such a file in parts, recalled by that sentence; it has no trigger, since the path
+    alone cannot tell a large file from a small one. The other agents cut a large file short
+    instead of refusing it: no mistake, no lesson."""
+    (scratch.project / "build.log").write_text(BIG_LOG, encoding="utf-8")
+    path = str(scratch.project / "build.log")
+    _run_script(agent, scratch, _big_reads(agent, path))
+
+    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    if agent not in SIZE_LIMITED_READ:
+        assert found == [], found
+        return
+    assert len(found) == 1, found
+    (candidate,) = found
+    # the tool's refusal, never "the user wanted another way"
+    assert candidate["summary"] == "Read: read a large file in parts", candidate
+    assert candidate["trigger"] is None and "offset and limit" in candidate["fix"], candidate
+    assert "exceeds maximum allowed" in candidate["errorLines"][0], candidate
+    assert candidate["project"] == str(scratch.project), candidate
+
+
+# -- a word zsh took for a glob ----------------------------------------------------------------
+
+
+class _Items(http.server.BaseHTTPRequestHandler):
+    """A local API the commands fetch from: one page of items for any path."""
+
+    def do_GET(self) -> None:
+        body = b'[{"id": 1}]'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def items_url() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Items)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/items?page=2"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+#: The agents whose shell calls run in the user's shell, as ``$SHELL`` names it, and Codex, whose
+#: model names the shell of each command (as it does on a Mac, where the login shell is zsh).
+USERS_SHELL = ("claude", "codex", "kilo", "opencode")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_url_zsh_took_for_a_glob_then_quoted(
+    scratch: Scratch, agent: str, items_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user whose shell is zsh: an unquoted ``?`` in a URL is a glob that matches nothing,
+    and zsh refuses to run the command ("no matches found"); quoted, it runs. The lesson is the
+    quoting, and its trigger fires on the unquoted word alone. Where the agent runs commands in
+    bash whatever the user's shell (Gemini CLI, Qwen Code, Copilot), bash passes the word on as
+    it is: no mistake, no lesson."""
+    zsh = system_program("zsh")
+    monkeypatch.setenv("SHELL", zsh)
+    wrong, right = f"curl -s {items_url}", f"curl -s '{items_url}'"
+    if agent == "codex":
+        calls = [("exec_command", {"cmd": c, "shell": zsh, "login": False}) for c in (wrong, right)]
+    else:
+        calls = [_shell(agent, wrong), _shell(agent, right)]
+    _run_script(agent, scratch, calls)
+
+    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    if agent not in USERS_SHELL:
+        assert found == [], found
+        return
+    assert len(found) == 1, found
+    (candidate,) = found
+    assert candidate["summary"] == "curl: quote words the shell would read as syntax", candidate
+    assert any("no matches found" in line for line in candidate["errorLines"]), candidate
+    assert f"`{right}` worked" in candidate["fix"], candidate
+    trigger = re.compile(candidate["trigger"])
+    assert trigger.search(wrong) and not trigger.search(right)
+    assert not trigger.search("curl -s http://127.0.0.1:8000/items")
 
 
 # -- a #lesson block the agent wrote -----------------------------------------------------------

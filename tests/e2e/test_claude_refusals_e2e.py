@@ -6,7 +6,7 @@ read yet or changed since it was read, an Edit whose ``old_string`` is not in th
 there more than once, a Write whose path runs through a file). A call refused there comes back
 to the model as a result wrapped in ``<tool_use_error>`` and fires none of ``PreToolUse``,
 ``PostToolUse`` and ``PostToolUseFailure``: no hook hears of it. A Read of a missing file or of a
-directory is no such refusal: it runs and fails, as a command exiting 1 or a Write the write
+directory, or of a file over the Read's size limit, is no such refusal: it runs and fails, as a command exiting 1 or a Write the write
 itself refuses do, and fires ``PreToolUse`` then ``PostToolUseFailure`` (whose ``error`` is the
 result's text, unwrapped). A call that works fires ``PreToolUse`` then ``PostToolUse``.
 
@@ -74,6 +74,7 @@ MATRIX: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
     ("write_under_a_file", "Write", {"file_path": "blocker/new.txt", "content": "x"}, NONE),
     ("read_missing", "Read", {"file_path": "missing.txt"}, FAILED),
     ("read_directory", "Read", {"file_path": "subdir"}, FAILED),
+    ("read_too_large", "Read", {"file_path": "big.log"}, FAILED),
     ("bash_exit_1", "Bash", bash("exit 1"), FAILED),
     ("write_symlink", "Write", {"file_path": "dangling.txt", "content": "x"}, FAILED),
     # the file changes on disk after it was read (a second later: the check compares times)
@@ -86,12 +87,14 @@ MATRIX: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
 
 def make_project(project: Path) -> None:
     """The files the calls work on: two lines alike, a file never read, a directory, a file
+    too large to read whole, a file
     standing where a Write wants a directory, and a symlink into a directory that is not there
     (a Write the input checks let through and the write itself then refuses: the test runs as
     any user, root included, for whom a read-only directory is no obstacle)."""
     (project / "notes.txt").write_text("alpha\nbeta\nbeta\n", encoding="utf-8")
     (project / "unread.txt").write_text("x\n", encoding="utf-8")
     (project / "subdir").mkdir()
+    (project / "big.log").write_text("a line of the build log\n" * 20000)  # 480 KB
     (project / "blocker").write_text("a file where the Write wants a directory\n")
     (project / "dangling.txt").symlink_to(project / "gone" / "target.txt")
 
@@ -191,3 +194,14 @@ def test_the_reader_calls_a_refusal_a_validation_failure(session: Session, call_
     results, _ = session
     kind, _ = classify_claude(result_text(results[f"toolu_{call_id}"]))
     assert kind == ev.VALIDATION
+
+
+@pytest.mark.parametrize("call_id", [row[0] for row in MATRIX if row[3] == FAILED])
+def test_the_reader_never_takes_a_failure_for_the_users_words(
+    session: Session, call_id: str
+) -> None:
+    """A short, calm line was once the user's feedback on a declined call; a call that ran
+    and failed is never that, however calm its words (the Read over the size limit's)."""
+    results, _ = session
+    kind, _ = classify_claude(result_text(results[f"toolu_{call_id}"]))
+    assert kind not in (ev.REJECTED, None), result_text(results[f"toolu_{call_id}"])

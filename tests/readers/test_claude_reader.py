@@ -8,6 +8,7 @@ import json
 import pytest
 
 from lessons_claude import reader
+from lessons_claude.failures import classify_claude
 from lessons_core.scan import events as ev
 from lessons_core.scan import lines as scan_lines
 
@@ -40,6 +41,31 @@ def test_tool_calls_and_results_are_linked_and_classified(fixtures):
     assert results["toolu_08"].failure == ev.DENIED
     assert results["toolu_16"].failure == ev.TIMEOUT
     assert results["toolu_02"].tool == "Bash"
+
+
+@pytest.mark.parametrize(
+    ("text", "failure"),
+    [
+        # Claude Code 2.0's typed feedback, stored as the whole result of a declined call
+        ("use pnpm here, not npm", ev.REJECTED),
+        # the Read of a file over the size limit, as current releases word it: it ran and
+        # failed, and its calm words are the tool's, not the user's
+        (
+            "File content (3.3MB) exceeds maximum allowed size (256KB). Use offset and limit "
+            "parameters to read specific portions of the file, or search for specific content "
+            "instead of reading the whole file.",
+            ev.ERROR,
+        ),
+        ("File has been unexpectedly modified. Read it again before attempting to write it.",
+         ev.VALIDATION),
+        ("Refusing to write through symlink: /p/notes.txt. Resolve the symlink and pass the "
+         "real target path explicitly.", ev.ERROR),
+    ],
+)  # fmt: skip
+def test_a_short_line_is_the_users_only_when_no_tool_says_it(text, failure):
+    """The fallback that takes a short, calm line for the user's feedback yields to every line
+    a failure class or a mistake class knows."""
+    assert classify_claude(text) == (failure, None)
 
 
 def test_events_carry_session_project_and_source_position(fixtures):

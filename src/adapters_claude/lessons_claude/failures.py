@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-from lessons_core.api import HEAD, class_of, compile_regex
+from lessons_core.api import HEAD, class_of, compile_regex, mistake_class
 from lessons_core.api import events as ev
 
 #: Words that make a short is_error text an error report rather than the user's typed feedback.
 _ERRORISH = compile_regex(
     r"error|fail|not found|no such|denied|exit|traceback|exception|cannot|can't|invalid|"
-    r"undefined|fatal|missing|refused|unable|status code|illegal|unknown|ERR!",
+    r"undefined|fatal|missing|refused|refusing|unable|status code|illegal|unknown|ERR!",
     re.IGNORECASE,
 )
 
@@ -22,7 +22,9 @@ def classify_claude(text: str) -> tuple[str, int | None]:
 
     Returns ``(failure class, exit code or None)``. Claude Code 2.0.x stored the user's typed
     feedback as the whole content of a rejected call, so a short single line that reads like
-    neither an error nor a tool message counts as a rejection.
+    neither an error nor a tool message counts as a rejection. A line a mistake class knows is
+    the tool's own refusal, however calm its words: the Read of a file over the size limit says
+    only that the file "exceeds maximum allowed size" and to "use offset and limit parameters".
     """
     head = text[:HEAD]
     m = _CLAUDE_EXIT.match(head)
@@ -36,6 +38,7 @@ def classify_claude(text: str) -> tuple[str, int | None]:
         and len(stripped) < 300
         and "\n" not in stripped
         and not _ERRORISH.search(stripped)
+        and mistake_class(stripped) is None
     ):
         return ev.REJECTED, None
     return ev.ERROR, code

@@ -38,6 +38,7 @@ _VALIDATION = (
     r"not found in registry|0 occurrences found for old_string|apply_patch verification failed|"
     r"InputValidationError|Invalid tool parameters|EISDIR|tool was called with invalid arguments|"
     r"before overwriting it\. Use the Read tool|modified since it was last read|"
+    r"File has been unexpectedly modified|"
     r"oldString not found|Could not find oldString|multiple matches for oldString|"
     r"Could not find an exact match for 'old_string'"
 )
@@ -47,7 +48,7 @@ HEAD = 500
 #: Lines of an error output worth remembering for failure-time recall.
 _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
-    r"fatal|missing|refused|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
+    r"fatal|missing|refus(?:ed|ing)|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})",
     re.IGNORECASE,
@@ -124,6 +125,7 @@ _LITERALS = (
     "to replace", "must be absolute", "in registry", "occurrences found", "verification failed",
     "inputvalidationerror", "invalid tool parameters", "eisdir", "invalid arguments",
     "prevents you from using", "overwriting", "last read", "oldstring", "exact match for 'old_",
+    "unexpectedly modified",
 )  # fmt: skip
 #: The characters a caseless match equates with an ASCII letter where ``str.lower`` gives no
 #: such letter: the dotless i and the long s (left as they are), the dotted capital I (two
@@ -272,7 +274,7 @@ MISTAKE_CLASSES = (
     MistakeClass(
         NOT_READ,
         r"File has not been read yet|must (?:first )?read (?:(?:the|this) )?file|"
-        r"modified since it was last read",
+        r"modified since it was last read|File has been unexpectedly modified",
         "read the file before changing it",
         "the {tool} was refused because the file had not been read in this session",
         "Read the file first, then repeat the {tool}",
