@@ -5,10 +5,11 @@ the tool must exist, and each tool checks its own preconditions (an Edit or a Wr
 read yet or changed since it was read, an Edit whose ``old_string`` is not in the file or is
 there more than once, a Write whose path runs through a file). A call refused there comes back
 to the model as a result wrapped in ``<tool_use_error>`` and fires none of ``PreToolUse``,
-``PostToolUse`` and ``PostToolUseFailure``: no hook hears of it. A Read of a missing file or of a
-directory, or of a file over the Read's size limit, is no such refusal: it runs and fails, as a command exiting 1 or a Write the write
-itself refuses do, and fires ``PreToolUse`` then ``PostToolUseFailure`` (whose ``error`` is the
-result's text, unwrapped). A call that works fires ``PreToolUse`` then ``PostToolUse``.
+``PostToolUse`` and ``PostToolUseFailure``: no hook hears of it. A Read of a missing file, of a
+directory or of a file over the Read's size limit is no such refusal: it runs and fails, as a
+command exiting 1 or a Write the write itself refuses do, and fires ``PreToolUse`` then
+``PostToolUseFailure`` (whose ``error`` is the result's text, unwrapped). A call that works
+fires ``PreToolUse`` then ``PostToolUse``.
 
 One session makes every call of :data:`MATRIX` in turn (the scripted model answers the n-th main
 request with the n-th call); a recorder registered for the three events and every tool writes
@@ -87,10 +88,10 @@ MATRIX: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
 
 def make_project(project: Path) -> None:
     """The files the calls work on: two lines alike, a file never read, a directory, a file
-    too large to read whole, a file
-    standing where a Write wants a directory, and a symlink into a directory that is not there
-    (a Write the input checks let through and the write itself then refuses: the test runs as
-    any user, root included, for whom a read-only directory is no obstacle)."""
+    too large to read whole, a file standing where a Write wants a directory, and a symlink
+    into a directory that is not there (a Write the input checks let through and the write
+    itself then refuses: the test runs as any user, root included, for whom a read-only
+    directory is no obstacle)."""
     (project / "notes.txt").write_text("alpha\nbeta\nbeta\n", encoding="utf-8")
     (project / "unread.txt").write_text("x\n", encoding="utf-8")
     (project / "subdir").mkdir()

@@ -145,6 +145,38 @@ def test_gemini_s_and_copilot_s_edit_refusals_are_the_classes_of_claude_s(text, 
         assert failures.class_of(text) == ev.VALIDATION
 
 
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        # a tool the model made up, in each agent's words
+        ("unsupported call: NoSuchTool", failures.UNKNOWN_TOOL),  # Codex
+        ('Tool "NoSuchTool" not found. Did you mean one of: "glob", "read_file"?',
+         failures.UNKNOWN_TOOL),  # Gemini CLI
+        ("Model tried to call unavailable tool 'NoSuchTool'. Available tools: bash, edit",
+         failures.UNKNOWN_TOOL),  # OpenCode, Kilo
+        ("Tool 'NoSuchTool' does not exist.", failures.UNKNOWN_TOOL),  # Copilot CLI
+        # an edit before the file was read (Qwen Code)
+        ("File /w/a.py has not been read in this session. Use the read_file tool first to load"
+         " the current content.", failures.NOT_READ),
+        # a parameter left out (Copilot CLI's create)
+        ('"file_text": Required', failures.BAD_PARAMETERS),
+    ],
+)  # fmt: skip
+def test_every_agent_s_refusal_of_a_malformed_call_is_one_class(text, name):
+    """The wordings each agent CLI gave the same malformed call in the end-to-end runs: one
+    class, so one lesson, whichever agent made the call; each is a refusal, not output."""
+    assert failures.mistake_class(text) is failures.mistake_class_named(name)
+    if name != failures.BAD_PARAMETERS:
+        assert failures.class_of(text) == ev.VALIDATION
+
+
+def test_a_tool_or_a_parameter_named_inside_output_is_no_refusal():
+    """The anchored wordings name a class only as the whole start of a result."""
+    unknown = failures.mistake_class_named(failures.UNKNOWN_TOOL)
+    assert failures.mistake_class("ls\nTool 'x' does not exist in this list") is not unknown
+    assert failures.mistake_class('{\n"name": Required by the schema') is None
+
+
 def test_copilot_s_words_alone_name_no_class_inside_other_output():
     """Copilot's refusal is its whole message; a command that printed it among other lines is
     not an edit refused."""

@@ -40,7 +40,9 @@ _VALIDATION = (
     r"before overwriting it\. Use the Read tool|modified since it was last read|"
     r"File has been unexpectedly modified|"
     r"oldString not found|Could not find oldString|multiple matches for oldString|"
-    r"Could not find an exact match for 'old_string'"
+    r"Could not find an exact match for 'old_string'|unsupported call: |unavailable tool '|"
+    r"\" not found\. Did you mean one of|^Tool '[^']+' does not exist|"
+    r"has not been read in this session"
 )
 #: Harnesses state why a call failed at the start of its result; the rest is command output.
 HEAD = 500
@@ -125,7 +127,7 @@ _LITERALS = (
     "to replace", "must be absolute", "in registry", "occurrences found", "verification failed",
     "inputvalidationerror", "invalid tool parameters", "eisdir", "invalid arguments",
     "prevents you from using", "overwriting", "last read", "oldstring", "exact match for 'old_",
-    "unexpectedly modified",
+    "unexpectedly modified", "unsupported call", "unavailable tool", "\" not found. did you mean",
 )  # fmt: skip
 #: The characters a caseless match equates with an ASCII letter where ``str.lower`` gives no
 #: such letter: the dotless i and the long s (left as they are), the dotted capital I (two
@@ -274,7 +276,8 @@ MISTAKE_CLASSES = (
     MistakeClass(
         NOT_READ,
         r"File has not been read yet|must (?:first )?read (?:(?:the|this) )?file|"
-        r"modified since it was last read|File has been unexpectedly modified",
+        r"modified since it was last read|File has been unexpectedly modified|"
+        r"has not been read in this session",
         "read the file before changing it",
         "the {tool} was refused because the file had not been read in this session",
         "Read the file first, then repeat the {tool}",
@@ -325,7 +328,8 @@ MISTAKE_CLASSES = (
     ),
     MistakeClass(
         UNKNOWN_TOOL,
-        r"not found in registry|No such tool available|Unknown tool\b",
+        r"not found in registry|No such tool available|Unknown tool\b|unsupported call: |"
+        r"unavailable tool '|\" not found\. Did you mean one of|^Tool '[^']+' does not exist",
         "call tools by their registered names",
         "the {tool} call used a tool name the agent does not have",
         "Use one of the registered tool names",
@@ -335,7 +339,7 @@ MISTAKE_CLASSES = (
         r"InputValidationError|Invalid tool parameters|required parameter \S+ is missing|"
         r"An unexpected parameter|params must have required property|"
         r"is not a valid parameter|missing required (?:field|argument|parameter)|"
-        r"tool was called with invalid arguments",
+        r"tool was called with invalid arguments|^\"[\w.]+\": Required\b",
         "call the tool with its own parameter names",
         "the {tool} call was refused: its parameters did not match the tool's schema",
         "Call the tool with the parameter names and types it documents",
