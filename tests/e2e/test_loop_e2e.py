@@ -15,7 +15,16 @@ import json
 
 import pytest
 from agent_harness import Scratch, run_lessons
-from test_capture_e2e import AGENTS, RIGHT, WRONG, _run_script, _shell, scanned
+from test_capture_e2e import (
+    AGENTS,
+    BIG_LOG,
+    RIGHT,
+    WRONG,
+    _big_reads,
+    _run_script,
+    _shell,
+    scanned,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -32,6 +41,32 @@ def test_a_mistake_made_once_meets_its_lesson_the_next_time(scratch: Scratch, ag
     # The second session never runs the corrected command: only the lesson can name it.
     sent = json.dumps([r.body for r in server.requests])
     assert RIGHT in sent, sent[-4000:]
+    delivered = [
+        json.loads(line)
+        for line in (scratch.lessons_home / "deliveries.jsonl").read_text().splitlines()
+    ]
+    assert any(d["id"] == promoted["id"] for d in delivered), delivered
+
+
+def test_a_lesson_without_trigger_comes_back_by_its_error_on_another_file(
+    scratch: Scratch,
+) -> None:
+    """A lesson with no trigger is recalled at the failure by its error text, and that text
+    differs from one time to the next: Claude Code's Read refuses each large file with its own
+    size and path. The lesson the first refusal taught must come back at the refusal of another
+    file, of another size, in the next session."""
+    (scratch.project / "build.log").write_text(BIG_LOG, encoding="utf-8")
+    (scratch.project / "trace.log").write_text(BIG_LOG * 2, encoding="utf-8")
+    first = _big_reads("claude", str(scratch.project / "build.log"))
+    _run_script("claude", scratch, first, install=True)
+    (candidate,) = [c for c in scanned(scratch, "claude") if c.get("tier") == 2]
+    assert candidate["trigger"] is None, candidate
+    promoted = json.loads(run_lessons(scratch, "promote", candidate["id"], "--json").stdout)
+
+    again = _big_reads("claude", str(scratch.project / "trace.log"))[:1]
+    server = _run_script("claude", scratch, again, install=True)
+    sent = json.dumps([r.body for r in server.requests])
+    assert "Read it in parts with offset and limit" in sent, sent[-4000:]
     delivered = [
         json.loads(line)
         for line in (scratch.lessons_home / "deliveries.jsonl").read_text().splitlines()
