@@ -60,6 +60,10 @@ def test_tool_calls_and_results_are_linked_and_classified(fixtures):
          ev.VALIDATION),
         ("Refusing to write through symlink: /p/notes.txt. Resolve the symlink and pass the "
          "real target path explicitly.", ev.ERROR),
+        # feedback is short: 299 characters may be the user's, 300 are not
+        ("w" * 299, ev.REJECTED),
+        ("w" * 300, ev.ERROR),
+        ("use pnpm\nhere", ev.ERROR),  # nor on two lines
     ],
 )  # fmt: skip
 def test_a_short_line_is_the_users_only_when_no_tool_says_it(text, failure):
