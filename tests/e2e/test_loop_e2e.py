@@ -6,7 +6,8 @@ as a user accepting it in review would, and the manifest is built. Session two, 
 project: the agent makes the same mistake. The lesson must reach the model in that session,
 with the failing call (a hint found before the call, or recall after it failed, whichever the
 agent's hooks allow) — from the lesson the first session taught, with no hand-written lesson
-anywhere.
+anywhere. A lesson without a trigger, recalled by its error text alone, must come back the same
+way though the error names another file and size the next time.
 """
 
 from __future__ import annotations

@@ -279,6 +279,13 @@ def test_a_line_that_says_what_was_refused_is_an_error_line(line):
     assert failures.error_lines(f"{line}\nusage: tool [-belnstuv] [file ...]") == (line,)
 
 
+def test_a_harness_header_is_passed_over_and_the_error_after_it_kept():
+    """Codex's and Claude Code's header lines (exit code, chunk, wall time) come before what
+    the command printed: they are no error line, and the lines after them are read on."""
+    text = "Exit code 1\nChunk ID: 1a2b\nWall time: 0.2 seconds\nerror: no such remote 'up'"
+    assert failures.error_lines(text) == ("error: no such remote 'up'",)
+
+
 def test_an_error_code_is_told_by_its_case():
     """Node's and pnpm's codes (``ERR_PNPM_…``, ``ERR_MODULE_NOT_FOUND``) state the error; a
     name in lower case with the same letters (``err_count``) is a program's own word."""
