@@ -467,6 +467,31 @@ def test_a_url_zsh_took_for_a_glob_then_quoted(
     assert not trigger.search("curl -s http://127.0.0.1:8000/items")
 
 
+# -- a call our own guard stopped -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_call_our_guard_stopped_is_no_mistake_to_learn(scratch: Scratch, agent: str) -> None:
+    """A guard's deny is a lesson already kept, doing its work: the call never ran, and the
+    agent followed the fix. However each agent records the deny (an error result, a refusal in
+    the hook's words), the scan must not read it as a mistake, nor as the user declining the
+    call, and learn the same lesson again."""
+    (scratch.project / "data.json").write_text('{"b": 1}\n', encoding="utf-8")
+    guard = {
+        "summary": "json.tool has no --pretty",
+        "mistake": 'json.tool fails with "error: unrecognized arguments: --pretty"',
+        "remediation": "Use --indent 2 (GUARD-4M7).",
+        "type": "guard",
+        "triggers": {"toolNames": ["Bash"], "commandPatterns": [r"json\.tool\s+--pretty\b"]},
+        "priority": 8,
+    }
+    run_lessons(scratch, "add", "-", "--json", input=json.dumps(guard))
+    server = _run_script(agent, scratch, [_shell(agent, WRONG), _shell(agent, RIGHT)], install=True)
+    assert "GUARD-4M7" in json.dumps([r.body for r in server.requests])  # the deny reached it
+
+    assert scanned(scratch, agent) == []
+
+
 # -- a #lesson block the agent wrote -----------------------------------------------------------
 
 BLOCK = (

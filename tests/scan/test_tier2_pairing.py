@@ -1656,3 +1656,40 @@ def test_a_guessed_path_replaced_by_the_right_one_is_no_package_pattern(script):
     (candidate,) = _detect(script)
     assert candidate.summary == "gofmt: `main.go` is at `cmd/main.go`"
     assert intake.RECURS_TAG in candidate.tags
+
+
+@pytest.mark.parametrize(
+    "deny",
+    [
+        # a guard's deny as Claude Code, OpenCode and Kilo record it: the lesson's text
+        '## Lesson: json.tool has no --pretty\njson.tool fails with "error: unrecognized '
+        'arguments: --pretty"\n**Fix**: Use --indent 2.',
+        # Gemini CLI puts its words before the hook's reason
+        "Tool execution blocked: ## Lesson: json.tool has no --pretty\nerror: unrecognized "
+        "arguments\n**Fix**: Use --indent 2.",
+        # the short form, when the full text did not fit the budget; a nudge's retry note
+        "Lesson: json.tool has no --pretty — Fix: Use --indent 2.\n\nIf this does not apply "
+        "here, run the same call again.",
+    ],
+)
+def test_a_call_a_stored_lesson_stopped_is_no_mistake(script, deny):
+    """The deny of a guard or nudge is a lesson already kept doing its work: learning from it
+    would make the lesson again (or a teammate's guard the user's own), however much its text
+    reads like an error."""
+    script.run("python3 -m json.tool --pretty data.json", deny, failure=ERR, code=1)
+    script.run("python3 -m json.tool --indent 2 data.json", '{\n  "b": 1\n}')
+    assert _detect(script) == []
+
+
+def test_a_failure_that_only_prints_a_lesson_heading_later_is_still_a_mistake(script):
+    """The lesson's heading must open the result: a command that failed and printed one on a
+    later line (a lessons file it was reading) failed for a reason of its own."""
+    script.run(
+        "python3 -m json.tool --pretty notes.md",
+        "usage: python -m json.tool [-h] [--sort-keys]\npython -m json.tool: error: "
+        "unrecognized arguments: --pretty\n## Lesson: kept in notes.md",
+        failure=ERR,
+        code=2,
+    )
+    script.run("python3 -m json.tool --indent 2 data.json", '{\n  "b": 1\n}')
+    assert _one(script).summary == "json.tool: an option the command does not have"

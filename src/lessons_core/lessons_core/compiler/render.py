@@ -11,13 +11,18 @@ from lessons_core.models import Lesson
 
 SHORT_MAX_BYTES = 200
 ELLIPSIS = "…"
+#: How a lesson's full text and its short form begin: what a hook's deny starts with, which is
+#: how the scanner tells a call a stored lesson stopped from a mistake of the agent's.
+HEADING = "## Lesson: "
+SHORT_HEADING = "Lesson: "
+SHORT_FIX = " — Fix: "
 
 
 def injection_text(lesson: Lesson) -> str:
     """The lesson's own injection text, or ``## Lesson: summary / mistake / **Fix**: …``."""
     if lesson.injection and lesson.injection.strip():
         return lesson.injection.strip()
-    lines = [f"## Lesson: {_one_line(lesson.summary)}"]
+    lines = [f"{HEADING}{_one_line(lesson.summary)}"]
     if lesson.mistake.strip():
         lines.append(lesson.mistake.strip())
     if lesson.remediation.strip():
@@ -29,7 +34,7 @@ def short_text(lesson: Lesson) -> str:
     """One line, ≤ 200 bytes: the summary and as much of the fix as fits."""
     summary = _one_line(lesson.summary) or _one_line(lesson.mistake)
     fix = _one_line(lesson.remediation)
-    text = f"Lesson: {summary} — Fix: {fix}" if fix else f"Lesson: {summary}"
+    text = f"{SHORT_HEADING}{summary}{SHORT_FIX}{fix}" if fix else f"{SHORT_HEADING}{summary}"
     return truncate_bytes(text, SHORT_MAX_BYTES)
 
 

@@ -68,6 +68,7 @@ from lessons_core.scan.detectors.tier2.pairing import (
     _found_nothing,
     _link,
     _release_others,
+    _stopped_by_a_lesson,
 )
 from lessons_core.scan.detectors.tier2.user_corrections import _rejection, _user_correction
 
@@ -133,6 +134,8 @@ def _detect_session(events: list[ev.Event], cfg: Config) -> Iterator[tuple[Findi
         if event.kind == ev.TOOL_RESULT and id(event) not in consumed:
             call = calls.get(id(event))
             if call is None or call.sidechain != event.sidechain:
+                continue
+            if _stopped_by_a_lesson(event):
                 continue
             if not _actionable(call) and not _refused_itself(call, event.text):
                 continue

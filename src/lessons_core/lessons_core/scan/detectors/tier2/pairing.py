@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from lessons_core.compiler.render import HEADING, SHORT_FIX, SHORT_HEADING
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
@@ -256,6 +257,24 @@ def _found_nothing(result: ev.Event) -> bool:
     ran and matched no line. A failure of that kind is no mistake, and a fix of that kind did
     not fail for a reason of its own."""
     return result.exit_code == 1 and not result.text.strip()
+
+
+#: A hook's deny as the agent records it: a stored lesson's text (its full form or its short
+#: one), after at most a few words an agent puts before a hook's reason (Gemini CLI's "Tool
+#: execution blocked: ").
+_LESSON_DENY = kept_programs.compile(
+    rf"\A[^\n]{{0,60}}?(?:{re.escape(HEADING)}|{re.escape(SHORT_HEADING)}[^\n]*{SHORT_FIX})"
+)
+
+
+def _stopped_by_a_lesson(result: ev.Event) -> bool:
+    """Whether a failed result is a stored lesson's guard or nudge stopping the call: the
+    lesson is kept already and did its work, so the call is no mistake to learn again, and the
+    call the agent made instead no fix of one. Its text is the lesson's, so a scan that took it
+    for a failure would learn the lesson from itself, or make a teammate's guard the user's
+    own lesson."""
+    head = result.text[:500]
+    return SHORT_HEADING in head and _LESSON_DENY.search(head) is not None
 
 
 def _release_others(finding: Finding, calls: dict[int, ev.Event], consumed: set[int]) -> None:
