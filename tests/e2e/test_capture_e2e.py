@@ -19,6 +19,8 @@ and corrects them:
   parts; where the tool cuts a large file short instead, no mistake and no lesson;
 * a URL with a ``?`` left unquoted for a user whose shell is zsh, then quoted; where the agent
   runs bash whatever the user's shell, no mistake and no lesson.
+* a command that never ends, killed at the timeout the model set, then told to finish; where
+  the shell tool backgrounds it, leaves it running or waits for it, no mistake and no lesson.
 
 And the agent's own ``#lesson`` block, written in its last answer, must come out as one
 lesson, promoted at once.
@@ -465,6 +467,57 @@ def test_a_url_zsh_took_for_a_glob_then_quoted(
     trigger = re.compile(candidate["trigger"])
     assert trigger.search(wrong) and not trigger.search(right)
     assert not trigger.search("curl -s http://127.0.0.1:8000/items")
+
+
+# -- a command that waits for ever -------------------------------------------------------------
+
+#: A checker that watches for changes until it is stopped, unless told to check once: the shape
+#: of a test runner in watch mode, or one waiting on a terminal it does not have.
+WATCHER = (
+    "#!/bin/sh\n"
+    'if [ "$1" = "--once" ]; then echo "checked 3 files"; exit 0; fi\n'
+    'echo "watching for changes"\nsleep 8\n'
+)
+
+
+def _with_timeout(agent: str, call: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The call with the shortest wait each agent's shell tool takes (two seconds)."""
+    tool, args = call
+    if agent == "codex":
+        return tool, {**args, "yield_time_ms": 2000}
+    if agent == "copilot":
+        return tool, {**args, "initial_wait": 2}
+    return tool, {**args, "timeout": 2000}
+
+
+#: The agents whose shell tool kills a command that outlives the timeout the model gave it.
+KILLS_ON_TIMEOUT = ("kilo", "opencode", "qwen")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_command_killed_for_hanging_then_told_to_finish(scratch: Scratch, agent: str) -> None:
+    """A command that never ends on its own is killed at the timeout the model set; then the
+    command with the option that makes it finish. The lesson is that it hangs without that
+    option, its trigger the command without it. Claude Code moves such a command to the
+    background, Codex leaves it running and answers with its session, Gemini CLI and Copilot
+    wait for it: none of them fails the call, so none makes a lesson."""
+    watcher = scratch.project / "watch.sh"
+    watcher.write_text(WATCHER, encoding="utf-8")
+    watcher.chmod(0o755)
+    calls = [_with_timeout(agent, _shell(agent, "./watch.sh")), _shell(agent, "./watch.sh --once")]
+    _run_script(agent, scratch, calls)
+
+    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    if agent not in KILLS_ON_TIMEOUT:
+        assert found == [], found
+        return
+    assert len(found) == 1, found
+    (candidate,) = found
+    assert candidate["summary"] == "watch.sh: it hung", candidate
+    assert "`./watch.sh --once`" in candidate["fix"], candidate
+    assert any("timeout" in line or "timed out" in line for line in candidate["errorLines"])
+    trigger = re.compile(candidate["trigger"])
+    assert trigger.search("./watch.sh") and not trigger.search("./watch.sh --once")
 
 
 # -- a call our own guard stopped -------------------------------------------------------------

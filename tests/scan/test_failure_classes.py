@@ -286,6 +286,22 @@ def test_a_harness_header_is_passed_over_and_the_error_after_it_kept():
     assert failures.error_lines(text) == ("error: no such remote 'up'",)
 
 
+def test_a_command_killed_at_its_timeout_is_a_timeout_and_says_so():
+    """OpenCode's and Kilo's shell tool kill a command that outlived its timeout and append a
+    note in markup of their own: the note is the error line, without the markup, and the
+    failure a timeout."""
+    text = (
+        "watching for changes\n\n\n<shell_metadata>\nshell tool terminated command after "
+        "exceeding timeout 2000 ms. If this command is expected to take longer and is not "
+        "waiting for interactive input, retry with a larger timeout value in milliseconds.\n"
+        "</shell_metadata>"
+    )
+    (line,) = failures.error_lines(text)
+    assert line.startswith("shell tool terminated command after exceeding timeout 2000 ms.")
+    assert failures.class_of(line) == ev.TIMEOUT
+    assert "<" not in failures.strip_tags(text)
+
+
 def test_an_error_code_is_told_by_its_case():
     """Node's and pnpm's codes (``ERR_PNPM_…``, ``ERR_MODULE_NOT_FOUND``) state the error; a
     name in lower case with the same letters (``err_count``) is a program's own word."""

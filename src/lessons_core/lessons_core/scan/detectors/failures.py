@@ -31,7 +31,10 @@ _INTERRUPTED = (
     r"\[Request interrupted|Interrupted by user|Sibling tool call errored|"
     r"turn_aborted|was cancelled|Request cancelled"
 )
-_TIMEOUT = r"timed out|timeout (?:after|exceeded|of \d)|Command killed.*timeout|deadline exceeded"
+_TIMEOUT = (
+    r"timed out|timeout (?:after|exceeded|of \d)|Command killed.*timeout|deadline exceeded|"
+    r"after exceeding (?:the )?timeout"
+)
 _VALIDATION = (
     r"<tool_use_error>|File has not been read yet|File does not exist|String to replace not found|"
     r"Found \d+ matches of the string to replace|Path does not exist|Path must be absolute|"
@@ -52,7 +55,8 @@ _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
     r"fatal|missing|refus(?:ed|ing)|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
-    r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})",
+    r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})|"
+    r"exceed(?:ed|ing|s) (?:the |its )?timeout",
     re.IGNORECASE,
 )
 #: A test runner's line for a test that passed (``✔ keeps load errors in-tree``): a word such
@@ -458,9 +462,10 @@ def mistake_class_named(name: str) -> MistakeClass:
     return _BY_NAME[name]
 
 
-_TAGS = kept_programs.compile(r"</?tool_use_error>")
+_TAGS = kept_programs.compile(r"</?(?:tool_use_error|shell_metadata|bash_metadata)>")
 
 
 def strip_tags(text: str) -> str:
-    """``text`` without a ``<tool_use_error>`` wrapper (it is markup, not words)."""
+    """``text`` without a ``<tool_use_error>`` wrapper, or the ``<shell_metadata>`` one OpenCode
+    and Kilo put round their note on a killed command (markup, not words)."""
     return _TAGS.sub("", text)
