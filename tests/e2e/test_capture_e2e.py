@@ -35,11 +35,13 @@ from __future__ import annotations
 import http.server
 import json
 import re
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from agent_harness import FakeModelServer, Scratch, run_lessons, system_program
 from fake_anthropic import ScriptedCalls
@@ -573,3 +575,63 @@ def test_a_lesson_block_the_agent_wrote_becomes_a_lesson(scratch: Scratch, agent
     listed = run_lessons(scratch, "list", "--json").stdout
     assert marker in listed  # promoted without review: the agent wrote it on purpose
     assert [c for c in scanned(scratch, agent) if c.get("tier") == 1] == []
+
+
+def _in_two_projects(scratch: Scratch) -> tuple[Scratch, Scratch]:
+    """The scratch project and a second repository beside it, sharing home and store."""
+    second = attrs.evolve(scratch, project=scratch.root / "second")
+    for where in (scratch, second):
+        where.project.mkdir(exist_ok=True)
+        subprocess.run(["git", "init", "-q"], cwd=where.project, check=True)
+    return scratch, second
+
+
+def _lessons(scratch: Scratch) -> list[dict[str, Any]]:
+    out = run_lessons(scratch, "list", "--json").stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_lesson_block_written_again_in_another_project_is_one_lesson_seen_twice(
+    scratch: Scratch, agent: str
+) -> None:
+    """The same ``#lesson`` block in a session of a second repository is the lesson seen
+    again: folded into it, with both sessions and both projects in its evidence."""
+    projects = _in_two_projects(scratch)
+    for where in projects:
+        final = BLOCK.format(agent=agent)
+        _run_script(agent, where, [_shell(agent, "echo linted")], final=final)
+        run_lessons(where, "scan", "--agent", agent, timeout=120)
+
+    (lesson,) = _lessons(scratch)
+    assert f"BLOCK-{agent}" in lesson["mistake"], lesson
+    assert len(lesson["provenance"]["sessions"]) == 2, lesson
+    seen = sorted(lesson["provenance"]["projects"])
+    assert seen == sorted(str(where.project) for where in projects), lesson
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_project_lesson_met_in_another_project_is_offered_for_every_project(
+    scratch: Scratch, agent: str
+) -> None:
+    """A lesson promoted for the project it was learned in (review's default), then the same
+    mistake and fix in a second repository: the scan folds the repeat into the lesson, which
+    stays scoped to the first project, and offers it for every project with the command that
+    does it. Whether it reaches every project is the user's call, never the scan's."""
+    first, second = _in_two_projects(scratch)
+    for where in (first, second):
+        (where.project / "data.json").write_text('{"b": 1}\n', encoding="utf-8")
+    _run_script(agent, first, [_shell(agent, WRONG), _shell(agent, RIGHT)])
+    (candidate,) = [c for c in scanned(first, agent) if c.get("tier") == 2]
+    run_lessons(first, "promote", candidate["id"])
+    (promoted,) = _lessons(scratch)
+    assert promoted["scope"], promoted
+
+    _run_script(agent, second, [_shell(agent, WRONG), _shell(agent, RIGHT)])
+    scan = run_lessons(second, "scan", "--agent", agent, timeout=120)
+    (lesson,) = _lessons(scratch)
+    assert lesson["id"] == promoted["id"] and lesson["scope"] == promoted["scope"], lesson
+    assert run_lessons(scratch, "candidates", "--json").stdout.strip() == ""  # folded
+    offer = f"lessons rescope {lesson['id']} --global"
+    assert offer in scan.stdout + scan.stderr, scan.stdout
+    assert offer in run_lessons(scratch, "candidates").stdout
