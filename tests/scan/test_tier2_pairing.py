@@ -1693,3 +1693,105 @@ def test_a_failure_that_only_prints_a_lesson_heading_later_is_still_a_mistake(sc
     )
     script.run("python3 -m json.tool --indent 2 data.json", '{\n  "b": 1\n}')
     assert _one(script).summary == "json.tool: an option the command does not have"
+
+
+# -- a command that wanted a terminal ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "head"),
+    [
+        ("gh pr create --base main",
+         "must provide `--title` and `--body` (or `--fill` or `fill-first` or `--fillverbose`) "
+         "when not running interactively", "gh pr create --base main --fill", "gh pr"),
+        ("git commit",
+         "hint: Waiting for your editor to close the file... error: cannot run vi: No such file "
+         "or directory\nerror: unable to start editor 'vi'\nPlease supply the message using "
+         "either -m or -F option.", "git commit -m 'Add the login form'", "git commit"),
+        ("docker run -it --rm app make test", "the input device is not a TTY",
+         "docker run -i --rm app make test", "docker run"),
+    ],
+)  # fmt: skip
+def test_a_command_that_wanted_a_terminal_learns_to_do_without(script, bad, error, good, head):
+    """An agent's shell has no terminal: a command that prompts, opens an editor or asks for a
+    TTY fails, and the fix gives on the command line what it would have asked for (or asks
+    for no TTY). The lesson names the command to its action word, with the flag the fix
+    dropped or without the one it added, so it neither fires on the fix nor on another
+    action of the same command (``gh pr view``)."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "done")
+    candidate = _one(script)
+    assert candidate.summary == f"{head}: it wanted a terminal this shell does not have"
+    assert f"`{good}` worked" in candidate.fix
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "gh pr view 12")
+    assert intake.pattern_problem(candidate.trigger) is None
+
+
+def test_a_credential_prompt_git_could_not_show_is_no_terminal_lesson(script):
+    """git's "terminal prompts disabled" is a credential this place lacks, which another remote
+    or a login fixes: the authentication lesson, not a missing terminal."""
+    script.run(
+        "git push origin main",
+        "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+        failure=ERR,
+        code=128,
+    )
+    script.run("git push git@github.com:o/r.git main", "To github.com:o/r.git")
+    assert "terminal this shell" not in _one(script).summary
+
+
+def test_an_option_for_the_program_a_command_runs_goes_after_the_dashes(script):
+    """``cargo test`` refuses an option of the test binary's; ``cargo test -- …`` hands it on.
+    The lesson is the ``--``, not dropping the option, and its trigger fires on the option
+    given before any ``--`` only."""
+    bad, good = "cargo test --test-threads=1", "cargo test -- --test-threads=1"
+    script.run(
+        bad,
+        "error: unexpected argument '--test-threads' found\n\n  tip: to pass '--test-threads' "
+        "as a value, use '-- --test-threads'",
+        failure=ERR,
+        code=1,
+    )
+    script.run(good, "test result: ok. 4 passed")
+    candidate = _one(script)
+    assert candidate.summary == "cargo test: an option of the program it runs goes after `--`"
+    assert candidate.fix.startswith("Pass it after `--`")
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "cargo test --release --test-threads 2")
+    assert not triggers.matches(candidate.trigger, "cargo test --release -- --test-threads 2")
+    assert intake.pattern_problem(candidate.trigger) is None
+
+
+def test_an_option_dropped_by_the_fix_is_still_an_unknown_option(script):
+    """The same refusal fixed by leaving the option out is the option the command lacks."""
+    script.run("cargo build --watch", "error: unexpected argument '--watch' found", failure=ERR,
+               code=1)  # fmt: skip
+    script.run("cargo build", "Finished")
+    assert _one(script).summary == "cargo build: an option the command does not have"
+
+
+def test_a_job_done_through_the_project_s_own_package_manager(script):
+    """``npm install`` refuses a pnpm workspace's versions; ``pnpm install`` does the same job.
+    The lesson is the project's package manager, back at every bare ``npm`` there."""
+    script.run(
+        "npm install",
+        'npm ERR! code EUNSUPPORTEDPROTOCOL\nnpm ERR! Unsupported URL Type "workspace:": '
+        "workspace:*",
+        failure=ERR,
+        code=1,
+    )
+    script.run("pnpm install", "Done in 3.2s")
+    candidate = _one(script)
+    assert candidate.summary == "npm install: the project uses another package manager"
+    assert "`pnpm install` worked" in candidate.fix
+    _fires(candidate, "npm install", "pnpm install")
+    assert triggers.matches(candidate.trigger, "cd web && npm run build")
+    assert not triggers.matches(candidate.trigger, "pnpm exec npm-check")
+
+
+def test_a_test_run_that_failed_then_passed_under_another_manager_is_no_lesson(script):
+    """A test run that failed on the code is no wrong package manager, whichever ran it next."""
+    script.run("npm test", "FAIL src/a.test.ts\nTests: 1 failed, 3 passed", failure=ERR, code=1)
+    script.run("pnpm test", "Tests: 4 passed")
+    assert _detect(script) == []

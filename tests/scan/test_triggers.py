@@ -552,3 +552,32 @@ def test_pattern_path_trigger_needs_a_pattern_the_fix_dropped():
     assert triggers.pattern_path_trigger("gofmt -l ./...", "gofmt -l internal/...") is None
     assert triggers.pattern_path_trigger("gofmt -l './...'", "gofmt -l .") is None
     assert triggers.pattern_path_trigger('grep -rn "a ... b" .', 'grep -rn "a.*b" .') is None
+
+
+@pytest.mark.parametrize(
+    ("command", "fires", "silent"),
+    [
+        ("gh pr create --base main", "gh pr create --fill", "gh pr view 12"),
+        ("cd app && gh pr create", "gh  pr  create", "gh pr createx"),
+        ("git commit", "git commit -m x", "git commit-tree x"),
+        ("docker run -it img sh", "docker run img", "docker runner"),
+    ],
+)
+def test_the_action_trigger_names_a_command_to_its_action_word(command, fires, silent):
+    """Executable, subcommand and the plain word after it, when there is one."""
+    pattern = triggers.action_trigger(command)
+    assert pattern is not None
+    assert triggers.matches(pattern, command) and triggers.matches(pattern, fires)
+    assert not triggers.matches(pattern, silent)
+
+
+def test_an_option_handed_on_after_the_dashes():
+    assert triggers.passed_on("cargo test -- --nocapture", "--nocapture")
+    assert triggers.passed_on("cargo test -- --test-threads=1", "--test-threads")
+    assert not triggers.passed_on("cargo test --nocapture", "--nocapture")
+    assert not triggers.passed_on("cargo test --nocapture -- x", "--nocapture")
+    given = triggers.before_dashes(triggers.base_trigger("cargo test --nocapture"), "--nocapture")
+    assert given is not None
+    assert triggers.matches(given, "cargo test --release --nocapture")
+    assert not triggers.matches(given, "cargo test --release -- --nocapture")
+    assert not triggers.matches(given, "cargo test | grep --nocapture")

@@ -272,6 +272,7 @@ MANAGED_ENVIRONMENT = "managed_environment"
 MISSING_PATH = "missing_path"
 TOO_LARGE = "too_large"
 AUTHENTICATION = "authentication"
+NO_TERMINAL = "no_terminal"
 NOT_PERMITTED = "not_permitted"
 MODULE_NOT_FOUND = "module_not_found"
 
@@ -413,6 +414,21 @@ MISTAKE_CLASSES = (
         " could use)",
         "Use the credentials this environment has (an HTTPS remote with the CLI's credential"
         " helper, a token, a client that is logged in)",
+    ),
+    MistakeClass(
+        NO_TERMINAL,
+        # After "authentication": git's "terminal prompts disabled" is a credential it lacks.
+        # Before "missing path": git's ``cannot run vi: No such file or directory`` is the
+        # editor it wanted to open, not a path the call named.
+        r"when not running interactively|unable to start editor|problem with the editor|"
+        r"Waiting for your editor|input device is not a TTY|\bnot a (?:tty|terminal)\b|"
+        r"Inappropriate ioctl for device|no tty present|requires an interactive|"
+        r"non-interactive mode|cannot prompt|interactive (?:terminal|prompt) (?:is )?required",
+        "it wanted a terminal this shell does not have",
+        "the command wanted a terminal, to prompt or to open an editor, and the shell it ran in"
+        " has none",
+        "Pass on the command line what it would ask for (a message, the values it prompts for,"
+        " a flag that answers yes or fills them in), and ask for no terminal (`-t`)",
     ),
     MistakeClass(
         NOT_PERMITTED,

@@ -811,6 +811,25 @@ def option_named(error: str, command: str) -> str | None:
     return None
 
 
+def passed_on(command: str, flag: str) -> bool:
+    """Whether ``command`` hands ``flag`` on after a ``--`` (``cargo test -- --nocapture``):
+    to the program the command runs, not to the command."""
+    for seg in _segments(command):
+        words = list(seg)
+        if "--" in words:
+            after = words[words.index("--") + 1 :]
+            if any(word.split("=", 1)[0] == flag for word in after):
+                return True
+    return False
+
+
+def before_dashes(base: str, flag: str) -> str | None:
+    """``base`` carrying ``flag`` in its segment before any ``--``: the option given to the
+    command rather than handed on (``None`` when the compiler would refuse the pattern)."""
+    pattern = rf"{base}(?=(?:(?!\s--\s)[^|;&\n])*?\s{_escape(flag)}(?:[\s=]|$))"
+    return pattern if compiler_accepts(pattern) else None
+
+
 def with_flag(base: str, flag: str) -> str:
     """``base`` (an executable/subcommand pattern) required to carry ``flag`` in its segment.
 
@@ -849,6 +868,22 @@ def tight_trigger(command: str) -> str | None:
         return None
     words = [shape.exe, *shape.sub.split()]
     return _word(words[0]) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![\w:.-])"
+
+
+def action_trigger(command: str) -> str | None:
+    """Executable, subcommand and the action word after it, adjacent, the last one ending
+    there: ``gh pr create`` but not ``gh pr view``; ``git commit`` alone where no plain word
+    follows the subcommand. ``None`` when the command has no subcommand."""
+    tight = tight_trigger(command)
+    shape = main_shape(command)
+    if tight is None or shape is None or shape.sub is None or " " in shape.sub:
+        return tight
+    found = segments_of(command, shape.exe, shape.sub)
+    words = list(found[-1]) if found else []
+    after = words[words.index(shape.sub) + 1 :][:1] if shape.sub in words else []
+    if after and _SUBCOMMAND.fullmatch(after[0]):
+        return tight.removesuffix(r"(?![\w:.-])") + rf"\s+{_escape(after[0])}(?![\w:.-])"
+    return tight
 
 
 def first_word_trigger(command: str) -> str | None:

@@ -34,7 +34,25 @@ _SAME_EXE = {
     "nodejs": "node",
     "fdfind": "fd",
     "batcat": "bat",
+    # A project is managed with one package manager; the others refuse its lock file or its
+    # ``workspace:`` versions, and the same command through the right one is the fix.
+    "pnpm": "npm",
+    "yarn": "npm",
+    "bun": "npm",
 }
+#: The package managers of JavaScript projects, which stand for one another above.
+PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+
+
+def other_manager(failing: str, fixed: str) -> str | None:
+    """The package manager the fix ran the failing command's job with, where the failing call
+    used another (``npm install`` fixed by ``pnpm install``), else ``None``."""
+    shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
+    if shape is None or fixed_shape is None or shape.exe == fixed_shape.exe:
+        return None
+    if shape.exe in PACKAGE_MANAGERS and fixed_shape.exe in PACKAGE_MANAGERS:
+        return fixed_shape.exe
+    return None
 
 
 def _exe(name: str) -> str:

@@ -222,6 +222,29 @@ DASH_ARGUMENT = failures.MistakeClass(
     "a pattern or text argument starting with `-` was read as an option",
     "Put `--` (or `-e`) before a pattern argument that starts with `-`",
 )
+#: The pseudo-class of an option meant for the program a command runs (``cargo test
+#: --test-threads=1``: the test binary's, not cargo's), refused by the command itself and
+#: handed on by the fix after ``--``.
+PASSED_ON = failures.MistakeClass(
+    "passed_on",
+    r"(?!)",
+    "an option of the program it runs goes after `--`",
+    "an option meant for the program the command runs was given to the command itself, which"
+    " refused it",
+    "Pass it after `--`, which hands what follows to the program the command runs",
+)
+#: The pseudo-class of a project managed with another package manager than the one the
+#: failing call used (``npm install`` refusing ``workspace:*`` versions, ``pnpm install``
+#: working): a fact of the project, which its lesson comes back for at every bare use of the
+#: one that failed there.
+PACKAGE_MANAGER = failures.MistakeClass(
+    "package_manager",
+    r"(?!)",
+    "the project uses another package manager",
+    "the project is managed with another package manager, whose lock file, workspace versions"
+    " or scripts this one does not take",
+    "Use the project's package manager (the one its lock file is for)",
+)
 #: The pseudo-class of a command that needed another step first, which its error named
 #: (``Run "pnpm install"``): the step ran, and the same command then worked.
 PREREQUISITE = failures.MistakeClass(

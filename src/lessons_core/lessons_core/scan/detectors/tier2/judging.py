@@ -16,6 +16,7 @@ from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
 from lessons_core.scan.detectors import edit_causes, failures, triggers
 from lessons_core.scan.detectors.failures import error_lines
+from lessons_core.scan.detectors.tier2.calls import other_manager
 from lessons_core.scan.detectors.tier2.classes import (
     _TOOL_REFUSALS,
     _WORK_FAILURE,
@@ -24,6 +25,8 @@ from lessons_core.scan.detectors.tier2.classes import (
     DASH_ARGUMENT,
     GH_GRAPHQL,
     GUESSED_PATH,
+    PACKAGE_MANAGER,
+    PASSED_ON,
     PATTERN_PATH,
     PREREQUISITE,
     SANDBOX,
@@ -124,6 +127,16 @@ def _judge(
     ):
         cls = None  # the words came from the command's output, not from the tool refusing it
     if (
+        call.command
+        and fix.command
+        and not finding.edited
+        and other_manager(call.command, fix.command) is not None
+        and (cls is None or cls.reusable)
+        and not _WORK_FAILURE.search(result.text[:3000])
+    ):
+        finding.cls = PACKAGE_MANAGER  # the job done through the project's own manager
+        return finding
+    if (
         (cls is None or cls.name == failures.UNKNOWN_OPTION)
         and call.command
         and fix.command
@@ -131,6 +144,16 @@ def _judge(
         and triggers.dash_argument_trigger(call.command, fix.command) is not None
     ):
         finding.cls = DASH_ARGUMENT
+        return finding
+    if (
+        cls is not None
+        and cls.name == failures.UNKNOWN_OPTION
+        and call.command
+        and fix.command
+        and not finding.edited
+        and _passed_on(call.command, fix.command, result.text)
+    ):
+        finding.cls = PASSED_ON
         return finding
     if cls is None:
         if result.failure == ev.TIMEOUT:
@@ -161,6 +184,17 @@ def _judge(
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
     return finding
+
+
+def _passed_on(failing: str, fixed: str, error: str) -> bool:
+    """Whether the option the error refused is one the fix handed on after ``--`` to the
+    program the command runs, where the failing call had given it to the command."""
+    flag = triggers.option_named(error, failing)
+    return (
+        flag is not None
+        and not triggers.passed_on(failing, flag)
+        and triggers.passed_on(fixed, flag)
+    )
 
 
 def _judge_other_way(finding: Finding, cls: failures.MistakeClass | None) -> Finding | None:

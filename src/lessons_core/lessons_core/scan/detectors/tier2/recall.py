@@ -19,6 +19,8 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     FAILURE_TIME_CLASSES,
+    PACKAGE_MANAGER,
+    PASSED_ON,
     PATTERN_PATH,
     SANDBOX,
     _refused_arguments,
@@ -90,12 +92,27 @@ def _trigger(finding: Finding) -> str | None:
     base = triggers.base_trigger(failing)
     if base is None:
         return None
+    if name == failures.NO_TERMINAL:
+        return _no_terminal_trigger(failing, fixed, fixed_whole)
     if name == SANDBOX.name:
         shape = triggers.main_shape(failing)
         return base if shape is not None and shape.sub else None
     if name == DASH_ARGUMENT.name:
         dashed = triggers.dash_argument_trigger(failing, fixed)
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == PACKAGE_MANAGER.name:
+        # every bare use of the manager that failed here: the project is another's
+        shape = triggers.main_shape(failing)
+        bare = triggers.leading_trigger(shape.exe) if shape is not None else None
+        if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed_whole):
+            return bare
+        return None
+    if name == PASSED_ON.name:
+        flag = triggers.option_named(finding.result.text, failing)
+        given = triggers.before_dashes(base, flag) if flag is not None else None
+        if given is not None and not triggers.matches(given, fixed_whole):
+            return given
+        return None
     if name == failures.UNKNOWN_OPTION:
         flag = triggers.option_named(finding.result.text, failing)
         if flag is not None:
@@ -142,6 +159,27 @@ def _trigger(finding: Finding) -> str | None:
             pattern = triggers.without_flag(base, word)
             if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
                 return pattern
+    return None
+
+
+def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | None:
+    """The command that wanted a terminal, with what the fix dropped (``docker run -it`` run
+    with ``-i``) or without what it gave instead (``gh pr create`` without ``--fill``, ``git
+    commit`` without ``-m``). The command is named to its action word, so
+    the lesson of ``gh pr create`` does not come with ``gh pr view``."""
+    action = triggers.action_trigger(failing)
+    shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
+    if action is None or shape is None or fixed_shape is None:
+        return None
+    added = [flag for flag in fixed_shape.flags if flag not in shape.flags]
+    dropped = [flag for flag in shape.flags if flag not in fixed_shape.flags]
+    # A flag dropped first: the one that asked for the terminal (``-t``) is the mistake, where
+    # a flag the fix added in its place is no more than one way out.
+    candidates = [triggers.with_flag(action, flag) for flag in dropped]
+    candidates += [triggers.without_flag(action, flag) for flag in added]
+    for pattern in candidates:
+        if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
+            return pattern
     return None
 
 
