@@ -1795,3 +1795,28 @@ def test_a_test_run_that_failed_then_passed_under_another_manager_is_no_lesson(s
     script.run("npm test", "FAIL src/a.test.ts\nTests: 1 failed, 3 passed", failure=ERR, code=1)
     script.run("pnpm test", "Tests: 4 passed")
     assert _detect(script) == []
+
+
+def test_a_typescript_file_given_to_plain_node_is_not_a_failing_run(script):
+    """Node's coded ``TypeError [ERR_UNKNOWN_FILE_EXTENSION]`` says how the file was run, not
+    that its code failed: ``tsx`` then running the same file is the lesson, recalled at that
+    error."""
+    script.run(
+        "node scripts/seed.ts",
+        'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for '
+        "/p/scripts/seed.ts",
+        failure=ERR,
+        code=1,
+    )
+    script.run("npx tsx scripts/seed.ts", "seeded 4 rows")
+    candidate = _one(script)
+    assert "`tsx`" in candidate.summary and candidate.trigger is None
+    assert "ERR_UNKNOWN_FILE_EXTENSION" in candidate.error_lines[0]
+
+
+def test_a_type_error_of_the_code_is_still_a_failing_run(script):
+    """A plain ``TypeError`` is the code's: another runner passing next teaches nothing."""
+    script.run("node scripts/seed.js", "TypeError: rows.map is not a function", failure=ERR,
+               code=1)  # fmt: skip
+    script.run("npx tsx scripts/seed.js", "seeded 4 rows")
+    assert _detect(script) == []

@@ -352,10 +352,11 @@ _ENVIRONMENT_CLASSES = frozenset(
 )
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
-#: misuse of the command.
+#: misuse of the command. Node's coded ``TypeError [ERR_…]`` is how it was run (a ``.ts`` file
+#: given to plain ``node``), not the code.
 _WORK_FAILURE = kept_programs.compile(
     r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
-    r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|SyntaxError|TypeError|ReferenceError|"
+    r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|SyntaxError|TypeError(?! \[ERR_)|ReferenceError|"
     r"NameError|AttributeError|panic:|Traceback \(most recent call last\)",
 )
 
