@@ -302,6 +302,19 @@ def test_a_command_killed_at_its_timeout_is_a_timeout_and_says_so():
     assert "<" not in failures.strip_tags(text)
 
 
+def test_a_usage_line_comes_after_the_error_it_came_with():
+    """argparse and pytest print how the command is called before what was wrong; the usage
+    is the same for every error, so the line that says what was wrong leads."""
+    text = (
+        "ERROR: usage: pytest [options] [file_or_dir] [file_or_dir] [...]\n"
+        "pytest: error: unrecognized arguments: --cov=src\n  inifile: /p/pytest.ini"
+    )
+    assert failures.error_lines(text) == (
+        "pytest: error: unrecognized arguments: --cov=src",
+        "ERROR: usage: pytest [options] [file_or_dir] [file_or_dir] [...]",
+    )
+
+
 def test_an_error_code_is_told_by_its_case():
     """Node's and pnpm's codes (``ERR_PNPM_…``, ``ERR_MODULE_NOT_FOUND``) state the error; a
     name in lower case with the same letters (``err_count``) is a program's own word."""

@@ -1820,3 +1820,36 @@ def test_a_type_error_of_the_code_is_still_a_failing_run(script):
                code=1)  # fmt: skip
     script.run("npx tsx scripts/seed.js", "seeded 4 rows")
     assert _detect(script) == []
+
+
+def test_a_glob_bash_expanded_before_find_could_read_it(script):
+    """bash expands an unquoted ``*.py`` to the files it matches, and ``find`` then refuses the
+    second one: the quoted pattern is the fix, and the lesson fires on an unquoted glob only."""
+    bad, good = "find . -name *.py -newer setup.cfg", "find . -name '*.py' -newer setup.cfg"
+    script.run(
+        bad,
+        "find: paths must precede expression: `b.py'\nfind: possible unquoted pattern after "
+        "predicate `-name'?",
+        failure=ERR,
+        code=1,
+    )
+    script.run(good, "./a.py")
+    candidate = _one(script)
+    assert candidate.summary == "find: quote words the shell would read as syntax"
+    _fires(candidate, bad, good)
+
+
+def test_an_option_a_configuration_file_added_is_recalled_at_its_error(script):
+    """pytest refuses ``--cov`` that its ``addopts`` added (pytest-cov is missing): nothing in
+    the command line shows it, so the lesson has no trigger and comes back with the error."""
+    script.run(
+        "pytest -x tests/unit",
+        "ERROR: usage: pytest [options] [file_or_dir]\npytest: error: unrecognized arguments: "
+        "--cov=src --cov-report=term\n  inifile: /p/pytest.ini",
+        failure=ERR,
+        code=4,
+    )
+    script.run("pytest -x -p no:cacheprovider -o addopts='' tests/unit", "12 passed")
+    candidate = _one(script)
+    assert candidate.trigger is None
+    assert "unrecognized arguments: --cov=src" in candidate.error_lines[0]

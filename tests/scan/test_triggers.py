@@ -581,3 +581,12 @@ def test_an_option_handed_on_after_the_dashes():
     assert triggers.matches(given, "cargo test --release --nocapture")
     assert not triggers.matches(given, "cargo test --release -- --nocapture")
     assert not triggers.matches(given, "cargo test | grep --nocapture")
+
+
+def test_an_option_the_command_line_does_not_hold_came_from_elsewhere():
+    refused = "pytest: error: unrecognized arguments: --cov=src"
+    assert triggers.option_from_elsewhere(refused, "pytest -x tests")
+    assert not triggers.option_from_elsewhere(refused, "pytest --cov=src tests")
+    assert not triggers.option_from_elsewhere("grep: invalid option -- P", "grep -P x f")
+    assert not triggers.option_from_elsewhere("error: unexpected argument 'foo' found", "x foo")
+    assert not triggers.option_from_elsewhere("no such file", "pytest")

@@ -80,6 +80,10 @@ _TALLY_LINE = kept_programs.compile(
     r"^\W*(?:found\s+)?\d+\s+(?:\w+\s+)?(?:failing|failed|failures?|errors?)\b\W*",
     re.IGNORECASE,
 )
+#: A usage line (``ERROR: usage: pytest [options] [file_or_dir]``, argparse's and pytest's
+#: first line before the error itself): how the command is called, the same for every error it
+#: gives; kept after the line that says what was wrong.
+_USAGE_LINE = kept_programs.compile(r"^\W*(?:error:\s*)?usage:", re.IGNORECASE)
 #: Terminal colour and cursor codes: a coloured error's words are the same without them.
 _ANSI = kept_programs.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -201,7 +205,12 @@ def error_lines(text: str, limit: int = 5) -> tuple[str, ...]:
         if _ERROR_LINE.search(line) and not _PASSED_LINE.match(line):
             seen.add(line)
             kept = redact_head(line, 200)[:200]  # redact first: a cut token leaks
-            aside = _WARNING_LINE.match(line) or _TALLY_LINE.match(line) or _FRAME_LINE.match(line)
+            aside = (
+                _WARNING_LINE.match(line)
+                or _TALLY_LINE.match(line)
+                or _FRAME_LINE.match(line)
+                or _USAGE_LINE.match(line)
+            )
             (after if aside else out).append(kept)
             if len(out) >= limit:
                 break
@@ -380,7 +389,9 @@ MISTAKE_CLASSES = (
     MistakeClass(
         SHELL_SYNTAX,
         r"syntax error near unexpected token|unexpected EOF while looking for matching|"
-        r"no matches found|parse error near|bad substitution|unterminated quoted string",
+        r"no matches found|parse error near|bad substitution|unterminated quoted string|"
+        # find given a glob the shell expanded to several files before find could see it
+        r"paths must precede expression|possible unquoted pattern",
         "quote words the shell would read as syntax",
         "the shell read part of an unquoted word as syntax (parentheses, brackets or a glob in a"
         " path) and never ran the command",

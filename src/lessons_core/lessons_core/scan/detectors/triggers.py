@@ -830,6 +830,19 @@ def before_dashes(base: str, flag: str) -> str | None:
     return pattern if compiler_accepts(pattern) else None
 
 
+def option_from_elsewhere(error: str, command: str) -> bool:
+    """Whether ``error`` refuses an option ``command`` does not hold: one a configuration file
+    added (pytest's ``addopts`` naming ``--cov`` where pytest-cov is missing), which nothing
+    in the command line shows."""
+    m = _NAMED_OPTION.search(error)
+    if m is None:
+        return False
+    at = m.start("name") if m.group("name") else m.start("before")
+    dashed = error[at : at + 1] == "-" or error[at - 1 : at] == "-"  # (the dashes may be left
+    # out of the name, ``--cov`` read as ``cov``)
+    return dashed and option_named(error, command) is None
+
+
 def with_flag(base: str, flag: str) -> str:
     """``base`` (an executable/subcommand pattern) required to carry ``flag`` in its segment.
 

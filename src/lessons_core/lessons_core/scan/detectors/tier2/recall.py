@@ -42,7 +42,11 @@ def _failure_time(finding: Finding) -> bool:
     if finding.call.command:
         absolute_drift = cls is CWD_DRIFT and (finding.drift_dir or "").startswith("/")
         refused = cls.name == failures.BAD_PARAMETERS and _refused_arguments(finding.result)
-        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift or refused
+        # an option a configuration file gave it: the command line is the same as the fix's
+        configured = cls.name == failures.UNKNOWN_OPTION and triggers.option_from_elsewhere(
+            finding.result.text[:1500], finding.call.command
+        )
+        return cls.name in _COMMAND_FAILURE_TIME or absolute_drift or refused or configured
     return cls.name in FAILURE_TIME_CLASSES
 
 
@@ -74,8 +78,10 @@ def _trigger(finding: Finding) -> str | None:
         return triggers.pattern_path_trigger(failing, fixed)
     if name == failures.SHELL_SYNTAX:
         found = None
-        if "no matches found" in finding.result.text[:1500]:
-            found = triggers.glob_trigger(failing, fixed)  # zsh: an unmatched glob
+        head = finding.result.text[:1500]
+        if "no matches found" in head or "paths must precede expression" in head:
+            # zsh's unmatched glob; a glob bash expanded before ``find`` could read it
+            found = triggers.glob_trigger(failing, fixed)
         found = found or triggers.unquoted_path_trigger(failing)
         if found is None or triggers.matches(found, fixed):
             return None  # no word the shell misread that the fix wrote otherwise: no lesson
