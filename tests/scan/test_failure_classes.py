@@ -177,6 +177,35 @@ def test_a_tool_or_a_parameter_named_inside_output_is_no_refusal():
     assert failures.mistake_class('{\n"name": Required by the schema') is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "must provide `--title` and `--body` when not running interactively",
+        "error: unable to start editor 'vi'",
+        "error: There was a problem with the editor 'vi'.",
+        "hint: Waiting for your editor to close the file...",
+        "the input device is not a TTY",
+        "stdin is not a tty",
+        "Error: Not a terminal",
+        "stty: 'standard input': Inappropriate ioctl for device",
+        "sudo: no tty present and no askpass program specified",
+        "This command requires an interactive terminal",
+        "Cannot run in non-interactive mode without --yes",
+        "? Project name: cannot prompt, input is not a TTY",
+        "an interactive terminal is required",
+    ],
+)
+def test_a_command_that_wanted_a_terminal_is_one_class(text):
+    """An agent's shell has no terminal: each program's way of saying it wanted one (to prompt,
+    to open an editor, to allocate a TTY) is the one class."""
+    assert failures.mistake_class(text) is failures.mistake_class_named(failures.NO_TERMINAL)
+
+
+def test_git_s_disabled_credential_prompt_stays_an_authentication_failure():
+    text = "fatal: could not read Username for 'https://github.com': terminal prompts disabled"
+    assert failures.mistake_class(text) is failures.mistake_class_named(failures.AUTHENTICATION)
+
+
 def test_copilot_s_words_alone_name_no_class_inside_other_output():
     """Copilot's refusal is its whole message; a command that printed it among other lines is
     not an edit refused."""

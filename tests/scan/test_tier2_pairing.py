@@ -1853,3 +1853,20 @@ def test_an_option_a_configuration_file_added_is_recalled_at_its_error(script):
     candidate = _one(script)
     assert candidate.trigger is None
     assert "unrecognized arguments: --cov=src" in candidate.error_lines[0]
+
+
+def test_an_option_already_handed_on_is_no_lesson_about_the_dashes(script):
+    """An option the failing call already passed after ``--`` was refused by the program it
+    ran: moving it is no lesson of the ``--``."""
+    script.run("cargo test -- --nocapture --exact", "error: Unrecognized option: 'exact'",
+               failure=ERR, code=101)  # fmt: skip
+    script.run("cargo test -- --nocapture --exact=true", "test result: ok")
+    assert all("after `--`" not in c.summary for c in _detect(script))
+
+
+def test_a_package_manager_that_worked_after_an_edit_is_no_project_fact(script):
+    """A file edited between the two runs: the code was the problem, whatever ran next."""
+    script.run("npm run build", 'npm ERR! Missing script: "build"', failure=ERR, code=1)
+    script.file("Edit", "/p/package.json", "ok", edit=('"dev":', '"build": "vite build",\n"dev":'))
+    script.run("pnpm run build", "built in 2.1s")
+    assert all("package manager" not in c.summary for c in _detect(script))

@@ -188,13 +188,10 @@ def _judge(
 
 def _passed_on(failing: str, fixed: str, error: str) -> bool:
     """Whether the option the error refused is one the fix handed on after ``--`` to the
-    program the command runs, where the failing call had given it to the command."""
+    program the command runs. (Where the failing call had handed it on too, its trigger, the
+    option before any ``--``, does not fire on it, and no lesson is made.)"""
     flag = triggers.option_named(error, failing)
-    return (
-        flag is not None
-        and not triggers.passed_on(failing, flag)
-        and triggers.passed_on(fixed, flag)
-    )
+    return flag is not None and triggers.passed_on(fixed, flag)
 
 
 def _judge_other_way(finding: Finding, cls: failures.MistakeClass | None) -> Finding | None:
