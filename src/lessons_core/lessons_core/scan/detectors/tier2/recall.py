@@ -116,7 +116,11 @@ def _trigger(finding: Finding) -> str | None:
     if name == PASSED_ON.name:
         flag = triggers.option_named(finding.result.text, failing)
         given = triggers.before_dashes(base, flag) if flag is not None else None
-        if given is not None and not triggers.matches(given, fixed_whole):
+        if (
+            given is not None
+            and triggers.matches(given, failing)
+            and not triggers.matches(given, fixed_whole)
+        ):
             return given
         return None
     if name == failures.UNKNOWN_OPTION:
