@@ -522,6 +522,38 @@ def test_a_command_killed_for_hanging_then_told_to_finish(scratch: Scratch, agen
     assert trigger.search("./watch.sh") and not trigger.search("./watch.sh --once")
 
 
+# -- command substitution, where the agent's shell refuses it -------------------------------
+
+#: The agents whose shell tool refuses a command holding command substitution.
+REFUSES_SUBSTITUTION = ("gemini",)
+SUBSTITUTED = 'echo "release $(cat VERSION)"'
+LITERAL = 'echo "release 1.2.3"'
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_command_substitution_the_shell_tool_refused_then_written_out(
+    scratch: Scratch, agent: str
+) -> None:
+    """Gemini CLI's shell tool refuses a command holding ``$(…)`` ("Command injection
+    detected") and logs the call as a success; the agent then reads the value and writes it
+    in. The lesson is recalled at that refusal, with no trigger: the other agents run such
+    commands, and a pattern on ``$(`` would come with every one of them. For those agents the
+    same calls make no mistake and no lesson."""
+    (scratch.project / "VERSION").write_text("1.2.3\n", encoding="utf-8")
+    calls = [_shell(agent, c) for c in (SUBSTITUTED, "cat VERSION", LITERAL)]
+    _run_script(agent, scratch, calls)
+
+    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    if agent not in REFUSES_SUBSTITUTION:
+        assert found == [], found
+        return
+    assert len(found) == 1, found
+    (candidate,) = found
+    assert candidate["summary"] == "Bash: this agent's shell refuses command substitution"
+    assert candidate["trigger"] is None and f"`{LITERAL}` worked" in candidate["fix"]
+    assert candidate["errorLines"][0].startswith("Command injection detected"), candidate
+
+
 # -- a call our own guard stopped -------------------------------------------------------------
 
 

@@ -19,7 +19,9 @@ from agent_harness import Scratch, run_lessons
 from test_capture_e2e import (
     AGENTS,
     BIG_LOG,
+    LITERAL,
     RIGHT,
+    SUBSTITUTED,
     WRONG,
     _big_reads,
     _run_script,
@@ -68,6 +70,27 @@ def test_a_lesson_without_trigger_comes_back_by_its_error_on_another_file(
     server = _run_script("claude", scratch, again, install=True)
     sent = json.dumps([r.body for r in server.requests])
     assert "Read it in parts with offset and limit" in sent, sent[-4000:]
+    delivered = [
+        json.loads(line)
+        for line in (scratch.lessons_home / "deliveries.jsonl").read_text().splitlines()
+    ]
+    assert any(d["id"] == promoted["id"] for d in delivered), delivered
+
+
+def test_a_refusal_gemini_logs_as_a_success_brings_its_lesson_back(scratch: Scratch) -> None:
+    """Gemini CLI refuses a command holding ``$(…)`` but reports the call as a success: the
+    hook must still take it for a failure, so the lesson the first refusal taught comes back
+    with the next one."""
+    (scratch.project / "VERSION").write_text("1.2.3\n", encoding="utf-8")
+    first = [_shell("gemini", c) for c in (SUBSTITUTED, "cat VERSION", LITERAL)]
+    _run_script("gemini", scratch, first)
+    (candidate,) = [c for c in scanned(scratch, "gemini") if c.get("tier") == 2]
+    promoted = json.loads(run_lessons(scratch, "promote", candidate["id"], "--json").stdout)
+
+    again = [_shell("gemini", 'echo "version $(cat VERSION)"')]
+    server = _run_script("gemini", scratch, again)
+    sent = json.dumps([r.body for r in server.requests])
+    assert "Run the inner command first" in sent, sent[-4000:]
     delivered = [
         json.loads(line)
         for line in (scratch.lessons_home / "deliveries.jsonl").read_text().splitlines()

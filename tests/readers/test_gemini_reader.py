@@ -176,6 +176,36 @@ def test_a_replace_call_keeps_its_texts(tmp_path):
     assert call.edit == ("  x = 1", "  x = 2")
 
 
+def test_a_command_the_shell_refused_is_a_failure_though_logged_as_a_success(tmp_path):
+    """Gemini CLI's shell refuses a command holding ``$(…)`` before running it and logs the
+    call with ``status: success``: its result is a validation failure, as a refused call's."""
+    refusal = (
+        "Command injection detected: command substitution syntax ($(), backticks, <() or >()) "
+        "found in command arguments. This is a security risk and the command was blocked."
+    )
+    call = {
+        "id": "c",
+        "name": "run_shell_command",
+        "args": {"command": 'echo "v$(cat VERSION)"'},
+        "status": "success",
+        "result": [{"functionResponse": {"id": "c", "name": "run_shell_command",
+                                         "response": {"output": refusal}}}],
+    }  # fmt: skip
+    ran = {**call, "id": "d", "args": {"command": "cat VERSION"}, "result": [
+        {"functionResponse": {"id": "d", "name": "run_shell_command",
+                              "response": {"output": "Output: 1.2.3\nExit Code: 0"}}}]}  # fmt: skip
+    doc = {
+        "sessionId": "s1",
+        "projectHash": "ab" * 32,
+        "messages": [{"id": "b", "type": "gemini", "content": "", "toolCalls": [call, ran]}],
+    }
+    path = tmp_path / "session-s.json"
+    path.write_text(json.dumps(doc))
+    results = [e for e in _read(path)[0] if e.kind == ev.TOOL_RESULT]
+    assert [r.failure for r in results] == [ev.VALIDATION, None]
+    assert results[0].text.startswith("Command injection detected")
+
+
 def _jsonl_session(chats, name="session-1.jsonl"):
     chats.mkdir(parents=True, exist_ok=True)
     meta = {"sessionId": "s9", "projectHash": "cd" * 32, "kind": "main"}

@@ -201,6 +201,19 @@ def test_a_command_that_wanted_a_terminal_is_one_class(text):
     assert failures.mistake_class(text) is failures.mistake_class_named(failures.NO_TERMINAL)
 
 
+def test_a_shell_that_refuses_command_substitution_is_a_class_of_its_own():
+    """Gemini CLI's shell refuses ``$(…)``: the tool's refusal, not the command's output, and
+    its sentence is the error line the lesson is recalled by."""
+    text = (
+        "Command injection detected: command substitution syntax ($(), backticks, <() or >()) "
+        "found in command arguments. This is a security risk and the command was blocked."
+    )
+    found = failures.mistake_class(text)
+    assert found is failures.mistake_class_named(failures.SUBSTITUTION_BLOCKED)
+    assert failures.error_lines(text)[0].startswith("Command injection detected")
+    assert failures.mistake_class("Error: Command substitution using $() is not allowed") is found
+
+
 def test_git_s_disabled_credential_prompt_stays_an_authentication_failure():
     text = "fatal: could not read Username for 'https://github.com': terminal prompts disabled"
     assert failures.mistake_class(text) is failures.mistake_class_named(failures.AUTHENTICATION)

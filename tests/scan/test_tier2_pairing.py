@@ -1870,3 +1870,20 @@ def test_a_package_manager_that_worked_after_an_edit_is_no_project_fact(script):
     script.file("Edit", "/p/package.json", "ok", edit=('"dev":', '"build": "vite build",\n"dev":'))
     script.run("pnpm run build", "built in 2.1s")
     assert all("package manager" not in c.summary for c in _detect(script))
+
+
+def test_a_command_substitution_the_shell_tool_refused_is_recalled_at_the_refusal(script):
+    """Gemini CLI's shell refuses ``$(…)``; the value read and written in is the fix. Other
+    agents run such commands, so the lesson has no trigger: it comes back with the refusal."""
+    script.run(
+        'echo "release $(cat VERSION)"',
+        "Command injection detected: command substitution syntax ($(), backticks, <() or >()) "
+        "found in command arguments. This is a security risk and the command was blocked.",
+        failure=ev.VALIDATION,
+    )
+    script.run("cat VERSION", "1.2.3")
+    script.run('echo "release 1.2.3"', "release 1.2.3")
+    candidate = _one(script)
+    assert candidate.summary == "Bash: this agent's shell refuses command substitution"
+    assert candidate.trigger is None
+    assert candidate.fix.endswith('`echo "release 1.2.3"` worked.')

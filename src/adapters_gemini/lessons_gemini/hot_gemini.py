@@ -34,7 +34,7 @@ from lessons_core.hot.payload import absolute as _absolute
 from lessons_core.hot.payload import clip as _clip
 from lessons_core.hot.payload import text as _text
 from lessons_core.hot.payload import with_trailer as _with_trailer
-from lessons_gemini.hot_names import NATIVE_TO_CANONICAL
+from lessons_gemini.hot_names import BLOCKED_PREFIX, NATIVE_TO_CANONICAL
 
 AGENT = "gemini"
 
@@ -154,6 +154,8 @@ def failure_text(response):
     elif isinstance(error, str) and error:
         return _clip(error)
     text = _flatten(response.get("llmContent"))
+    if text.lstrip().startswith(BLOCKED_PREFIX):
+        return _clip(text.strip())  # refused before it ran, though reported as a success
     # Substring checks first: most results are not shell reports, and the regexes cost an import.
     match = _EXIT_CODE.search(text) if "Exit Code:" in text else None
     if match and int(match.group(1)) != 0:

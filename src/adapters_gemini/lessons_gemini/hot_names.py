@@ -20,3 +20,8 @@ NATIVE_TO_CANONICAL = {
     "web_fetch": "WebFetch",
     "google_web_search": "WebSearch",
 }
+
+#: How Gemini CLI's shell tool answers a command holding command substitution (``$(…)``,
+#: backticks, ``<(…)``): it refuses to run it, and logs the call as a success whose output is
+#: this refusal. The reader and the hook take such a result for a failed call.
+BLOCKED_PREFIX = "Command injection detected:"

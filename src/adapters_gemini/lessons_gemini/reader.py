@@ -29,7 +29,7 @@ from typing import Any
 from lessons_core.api import as_text, classify_text, iter_lines, loads
 from lessons_core.api import events as ev
 from lessons_gemini.failures import gemini_exit_code
-from lessons_gemini.hot_names import NATIVE_TO_CANONICAL
+from lessons_gemini.hot_names import BLOCKED_PREFIX, NATIVE_TO_CANONICAL
 from lessons_gemini.roots import transcript_roots as transcript_roots
 
 AGENT = "gemini"
@@ -168,6 +168,8 @@ def _tool_events(
     elif status == "cancelled":
         kind = classify_text(text)
         failure = kind if kind in (ev.REJECTED, ev.DENIED, ev.TIMEOUT) else ev.INTERRUPTED
+    elif text.lstrip().startswith(BLOCKED_PREFIX):
+        failure = ev.VALIDATION  # refused before it ran, though logged as a success
     else:
         code = gemini_exit_code(text)
         if code:

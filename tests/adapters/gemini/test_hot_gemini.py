@@ -134,10 +134,21 @@ def test_before_tool_asks_for_no_hints_and_after_tool_asks_for_them():
             True,
         ),
         ({"llmContent": "fine", "returnDisplay": "fine"}, False),
+        # the shell's refusal of a command holding ``$(…)``, reported as a success
+        (
+            {
+                "llmContent": "Command injection detected: command substitution syntax ($(), "
+                "backticks, <() or >()) found in command arguments.",
+                "returnDisplay": "Blocked: command substitution detected in shell command.",
+            },
+            True,
+        ),
+        ({"llmContent": "Output: Command injection detected: a test name\nExit Code: 0"}, False),
     ],
 )
 def test_after_tool_failures(response, failed):
-    """A tool error, or Exit Code: N ≠ 0 in llmContent, makes a post_failure with the text."""
+    """A tool error, Exit Code: N ≠ 0 in llmContent, or the shell's refusal of a command
+    substitution makes a post_failure with the text."""
     payload = tool_payload(
         "AfterTool", "run_shell_command", {"command": "pip x"}, tool_response=response
     )

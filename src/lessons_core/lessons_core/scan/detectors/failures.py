@@ -56,6 +56,7 @@ _ERROR_LINE = kept_programs.compile(
     r"fatal|missing|refus(?:ed|ing)|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})|"
+    r"injection detected|"
     r"exceed(?:ed|ing|s) (?:the |its )?timeout",
     re.IGNORECASE,
 )
@@ -282,6 +283,7 @@ MISSING_PATH = "missing_path"
 TOO_LARGE = "too_large"
 AUTHENTICATION = "authentication"
 NO_TERMINAL = "no_terminal"
+SUBSTITUTION_BLOCKED = "substitution_blocked"
 NOT_PERMITTED = "not_permitted"
 MODULE_NOT_FOUND = "module_not_found"
 
@@ -339,6 +341,15 @@ MISTAKE_CLASSES = (
         "read a large file in parts",
         "the {tool} was refused: the file is larger than the tool reads at once",
         "Read it in parts with offset and limit (or search it for the lines needed first)",
+    ),
+    MistakeClass(
+        SUBSTITUTION_BLOCKED,
+        r"Command injection detected: command substitution|"
+        r"command substitution (?:using|syntax)[^\n]{0,80}(?:not allowed|blocked)",
+        "this agent's shell refuses command substitution",
+        "the {tool} refused the command because it holds command substitution (`$(…)`,"
+        " backticks, `<(…)`), which this agent's shell tool blocks",
+        "Run the inner command first and put its output in literally (or pass a file)",
     ),
     MistakeClass(
         UNKNOWN_TOOL,

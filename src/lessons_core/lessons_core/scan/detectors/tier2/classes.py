@@ -27,6 +27,7 @@ _TOOL_REFUSALS = frozenset(
         failures.UNKNOWN_TOOL,
         failures.BAD_PARAMETERS,
         failures.TOO_LARGE,
+        failures.SUBSTITUTION_BLOCKED,
     }
 )
 #: The pseudo-class of a tool of the agent's own that could not start the program it runs
@@ -342,6 +343,9 @@ _COMMAND_FAILURE_TIME = frozenset(
         PREREQUISITE.name,
         STALE_OUTPUT.name,
         failures.AUTHENTICATION,
+        # (what one agent's shell refuses another runs: a trigger on ``$(`` would come with
+        # every such command of every agent)
+        failures.SUBSTITUTION_BLOCKED,
         GH_GRAPHQL.name,
         ANOTHER_WAY.name,
     }
@@ -361,11 +365,16 @@ _WORK_FAILURE = kept_programs.compile(
 )
 
 
+#: What a shell tool refuses in a call before running anything.
+_SHELL_TOOL_REFUSALS = frozenset({failures.BAD_PARAMETERS, failures.SUBSTITUTION_BLOCKED})
+
+
 def _refused_arguments(result: ev.Event) -> bool:
     """Whether the tool refused a call's arguments before running anything (OpenCode's bash
-    tool without its required ``description``): the same command with the arguments right is
-    its fix, not a flaky second try, and nothing in the command line shows the mistake."""
+    tool without its required ``description``, Gemini CLI's shell given a command holding
+    ``$(…)``): the same command with the arguments right is its fix, not a flaky second try,
+    and for the first nothing in the command line shows the mistake."""
     if result.failure != ev.VALIDATION:
         return False
     cls = failures.mistake_class(result.text)
-    return cls is not None and cls.name == failures.BAD_PARAMETERS
+    return cls is not None and cls.name in _SHELL_TOOL_REFUSALS
