@@ -21,6 +21,8 @@ and corrects them:
   runs bash whatever the user's shell, no mistake and no lesson.
 * a command that never ends, killed at the timeout the model set, then told to finish; where
   the shell tool backgrounds it, leaves it running or waits for it, no mistake and no lesson.
+* a command holding ``$(…)`` that the shell tool refuses (Gemini CLI's), then the value
+  written in; where the shell runs it, no mistake and no lesson.
 
 And the agent's own ``#lesson`` block, written in its last answer, must come out as one
 lesson, promoted at once.
