@@ -229,19 +229,23 @@ def test_a_refused_edit_and_the_edit_that_worked_become_one_lesson(
 # -- a file looked for where it is not, then found where it is -------------------------------------
 
 
+#: Each agent's read tool and the name of its path parameter (Codex reads with commands).
+READ_TOOLS = {
+    "claude": ("Read", "file_path"),
+    "gemini": ("read_file", "file_path"),
+    "qwen": ("read_file", "file_path"),
+    "opencode": ("read", "filePath"),
+    "kilo": ("read", "filePath"),
+    "copilot": ("view", "path"),
+}
+
+
 def _reads(agent: str, project: Path) -> list[tuple[str, dict[str, Any]]]:
     """Each agent's own read of the guessed path, then of the right one."""
     guessed, right = project / "src" / "util.py", project / "lib" / "util.py"
     if agent == "codex":
         return [exec_call("cat src/util.py"), exec_call("cat lib/util.py")]
-    tool, key = {
-        "claude": ("Read", "file_path"),
-        "gemini": ("read_file", "file_path"),
-        "qwen": ("read_file", "file_path"),
-        "opencode": ("read", "filePath"),
-        "kilo": ("read", "filePath"),
-        "copilot": ("view", "path"),
-    }[agent]
+    tool, key = READ_TOOLS[agent]
     return [(tool, {key: str(guessed)}), (tool, {key: str(right)})]
 
 
@@ -368,14 +372,11 @@ def _big_reads(agent: str, path: str) -> list[tuple[str, dict[str, Any]]]:
     """Each agent's own read of the whole file, then of its first hundred lines."""
     if agent == "codex":
         return [exec_call(f"cat {path}"), exec_call(f"sed -n 1,100p {path}")]
-    tool, key, part = {
-        "claude": ("Read", "file_path", {"offset": 1, "limit": 100}),
-        "gemini": ("read_file", "file_path", {"offset": 0, "limit": 100}),
-        "qwen": ("read_file", "file_path", {"offset": 0, "limit": 100}),
-        "opencode": ("read", "filePath", {"offset": 0, "limit": 100}),
-        "kilo": ("read", "filePath", {"offset": 0, "limit": 100}),
-        "copilot": ("view", "path", {"view_range": [1, 100]}),
-    }[agent]
+    tool, key = READ_TOOLS[agent]
+    part: dict[str, Any] = {
+        "claude": {"offset": 1, "limit": 100},
+        "copilot": {"view_range": [1, 100]},
+    }.get(agent, {"offset": 0, "limit": 100})
     return [(tool, {key: path}), (tool, {key: path, **part})]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from agent_harness import Scratch
-from test_capture_e2e import AGENTS, _run_script, _shell
+from test_capture_e2e import AGENTS, READ_TOOLS, _run_script, _shell
 
 from lessons_core.plugins.manager import Plugins
 from lessons_core.scan import events as ev
@@ -27,15 +27,7 @@ from lessons_core.scan.discovery import discover
 
 pytestmark = pytest.mark.e2e
 
-#: (read tool, its path key), (write tool, its path key, its content key), per agent.
-_READ = {
-    "claude": ("Read", "file_path"),
-    "gemini": ("read_file", "file_path"),
-    "qwen": ("read_file", "file_path"),
-    "opencode": ("read", "filePath"),
-    "kilo": ("read", "filePath"),
-    "copilot": ("view", "path"),
-}
+#: (write tool, its path key, its content key), per agent.
 _WRITE = {
     "claude": ("Write", "file_path", "content"),
     "gemini": ("write_file", "file_path", "content"),
@@ -60,7 +52,7 @@ def _edit(agent: str, path: str) -> tuple[str, dict[str, Any]]:
 
 #: The calls, by name: each agent's own form of it (``None``: the agent has no such tool).
 def _calls(agent: str, project: Path) -> dict[str, tuple[str, dict[str, Any]] | None]:
-    read, write = _READ.get(agent), _WRITE.get(agent)
+    read, write = READ_TOOLS.get(agent), _WRITE.get(agent)
     return {
         "missing_dir": _shell(agent, "ls /nonexistent-dir"),
         "unknown_tool": ("NoSuchTool", {"file_path": "notes.txt"}),
