@@ -1699,20 +1699,25 @@ def test_a_failure_that_only_prints_a_lesson_heading_later_is_still_a_mistake(sc
 
 
 @pytest.mark.parametrize(
-    ("bad", "error", "good", "head"),
+    ("bad", "error", "good", "head", "silent"),
     [
         ("gh pr create --base main",
          "must provide `--title` and `--body` (or `--fill` or `fill-first` or `--fillverbose`) "
-         "when not running interactively", "gh pr create --base main --fill", "gh pr"),
+         "when not running interactively", "gh pr create --base main --fill", "gh pr",
+         "gh pr create --fill"),
         ("git commit",
          "hint: Waiting for your editor to close the file... error: cannot run vi: No such file "
          "or directory\nerror: unable to start editor 'vi'\nPlease supply the message using "
-         "either -m or -F option.", "git commit -m 'Add the login form'", "git commit"),
+         "either -m or -F option.", "git commit -m 'Add the login form'", "git commit",
+         "git commit -m x"),
+        # the flag that asked for the terminal, not the absence of the one the fix kept
         ("docker run -it --rm app make test", "the input device is not a TTY",
-         "docker run -i --rm app make test", "docker run"),
+         "docker run -i --rm app make test", "docker run", "docker run --rm app ls"),
     ],
 )  # fmt: skip
-def test_a_command_that_wanted_a_terminal_learns_to_do_without(script, bad, error, good, head):
+def test_a_command_that_wanted_a_terminal_learns_to_do_without(
+    script, bad, error, good, head, silent
+):
     """An agent's shell has no terminal: a command that prompts, opens an editor or asks for a
     TTY fails, and the fix gives on the command line what it would have asked for (or asks
     for no TTY). The lesson names the command to its action word, with the flag the fix
@@ -1725,7 +1730,33 @@ def test_a_command_that_wanted_a_terminal_learns_to_do_without(script, bad, erro
     assert f"`{good}` worked" in candidate.fix
     _fires(candidate, bad, good)
     assert not triggers.matches(candidate.trigger, "gh pr view 12")
+    assert not triggers.matches(candidate.trigger, silent)
     assert intake.pattern_problem(candidate.trigger) is None
+
+
+def test_a_terminal_lesson_needs_a_trigger_its_whole_fix_does_not_fire(script):
+    """A fix whose line holds the same command again, without the flag, gives no pattern that
+    tells the two apart: no lesson, rather than one that fires on its own fix."""
+    script.run(
+        "git commit",
+        "error: unable to start editor 'vi'\nPlease supply the message using either -m or -F",
+        failure=ERR,
+        code=1,
+    )
+    script.run("git commit -m 'wip' && git commit --amend --no-edit", "[main 1a2b3c4] wip")
+    assert all("terminal" not in c.summary for c in _detect(script))
+
+
+def test_a_one_off_failure_fixed_under_another_package_manager_is_no_project_fact(script):
+    """A permission refused is a one-off of that place, whichever manager ran next."""
+    script.run(
+        "npm install",
+        "npm ERR! code EACCES\nnpm ERR! Error: EACCES: permission denied, mkdir '/usr/lib/x'",
+        failure=ERR,
+        code=243,
+    )
+    script.run("pnpm install", "Done in 3.2s")
+    assert all("package manager" not in c.summary for c in _detect(script))
 
 
 def test_a_credential_prompt_git_could_not_show_is_no_terminal_lesson(script):
