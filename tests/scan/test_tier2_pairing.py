@@ -1918,3 +1918,36 @@ def test_a_command_substitution_the_shell_tool_refused_is_recalled_at_the_refusa
     assert candidate.summary == "Bash: this agent's shell refuses command substitution"
     assert candidate.trigger is None
     assert candidate.fix.endswith('`echo "release 1.2.3"` worked.')
+
+
+def test_a_hang_cured_by_running_one_file_is_no_lesson_about_that_file(script):
+    """The whole suite hung, one file then passed: a narrower run, not a corrected call. No
+    trigger names the file the fix ran."""
+    script.run("pytest", "collecting ...", failure=ev.TIMEOUT)
+    script.run("pytest tests/unit/test_a.py", "3 passed")
+    assert all(c.trigger is None or "test_a" not in c.trigger for c in _detect(script))
+
+
+def test_a_cd_dash_could_not_make_is_a_drift_in_dash_s_words(script):
+    """dash words a ``cd`` into a folder that is not there "can't cd to sub", which names no
+    missing path: the set-up step failed all the same, and the shell had drifted there."""
+    script.run("cd sub && pwd", "/p/sub", persistent_shell=True)
+    script.run(
+        "cd sub && ls", "/bin/sh: 1: cd: can't cd to sub", failure=ERR, code=2,
+        persistent_shell=True,
+    )  # fmt: skip
+    script.run("ls", "notes.txt", persistent_shell=True)
+    assert _one(script).summary.endswith("the working directory stayed where an earlier cd left it")
+
+
+def test_a_query_string_zsh_refused_is_no_glob_meant_for_files(script):
+    """``a.yml?ref=main``: the ``?`` opens a query string, and quoting it is the fix, not a
+    look elsewhere."""
+    bad, good = (
+        "gh api repos/o/r/contents/a.yml?ref=main",
+        "gh api 'repos/o/r/contents/a.yml?ref=main'",
+    )
+    script.run(bad, "zsh:1: no matches found: repos/o/r/contents/a.yml?ref=main", failure=ERR,
+               code=1)  # fmt: skip
+    script.run(good, '{"name": "a.yml"}')
+    assert _one(script).summary == "gh api: quote words the shell would read as syntax"

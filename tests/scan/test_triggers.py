@@ -590,3 +590,26 @@ def test_an_option_the_command_line_does_not_hold_came_from_elsewhere():
     assert not triggers.option_from_elsewhere("grep: invalid option -- P", "grep -P x f")
     assert not triggers.option_from_elsewhere("error: unexpected argument 'foo' found", "x foo")
     assert not triggers.option_from_elsewhere("no such file", "pytest")
+
+
+def test_a_shell_given_no_command_wraps_nothing():
+    """``bash -c`` with nothing after it is no wrapper, and reading it is no error."""
+    assert triggers.wrapped("bash -c") == ()
+    assert [(w, s.exe) for w, s in triggers.wrapped("bash -lc 'pnpm test'")] == [("bash", "pnpm")]
+
+
+def test_a_wrapper_around_a_two_word_command_is_one():
+    """``mise exec -- fmtcheck src``: a program of its own and one argument is a command
+    the wrapper runs (one word alone is so only for a program known to be run that way)."""
+    ((wrapper, shape),) = triggers.wrapped("mise exec -- fmtcheck src")
+    assert (wrapper, shape.exe) == ("mise", "fmtcheck")
+    assert triggers.wrapped("mise exec -- fmtcheck") == ()
+
+
+def test_a_setup_step_is_never_the_command_that_refused_a_subcommand():
+    """``cd bun && rtk bun test`` told ``unrecognized subcommand 'bun'``: rtk refused it, not
+    the ``cd`` whose folder has the same name."""
+    found = triggers.refused_subcommand(
+        "cd bun && rtk bun test", "error: unrecognized subcommand 'bun'"
+    )
+    assert found is not None and found[0][0] == "rtk" and found[1] == 1

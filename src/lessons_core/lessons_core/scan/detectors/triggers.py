@@ -893,9 +893,10 @@ def action_trigger(command: str) -> str | None:
         return tight
     found = segments_of(command, shape.exe, shape.sub)
     words = list(found[-1]) if found else []
-    after = words[words.index(shape.sub) + 1 :][:1] if shape.sub in words else []
-    if after and _SUBCOMMAND.fullmatch(after[0]):
-        return tight.removesuffix(r"(?![\w:.-])") + rf"\s+{_escape(after[0])}(?![\w:.-])"
+    at = words.index(shape.sub) + 1 if shape.sub in words else len(words)
+    action = words[at] if at < len(words) else ""
+    if _SUBCOMMAND.fullmatch(action):
+        return tight.removesuffix(r"(?![\w:.-])") + rf"\s+{_escape(action)}(?![\w:.-])"
     return tight
 
 
