@@ -32,6 +32,14 @@ from lessons_core.scan.detectors.tier2.paths import guessed_trigger
 _ADDED_WORD = kept_programs.compile(r"[A-Za-z][\w-]*|--?[A-Za-z][\w-]*")
 
 
+def _separates(pattern: str | None, failing: str, fixed: str) -> bool:
+    """Whether ``pattern`` fires on the failing call and not on its fix: what every trigger
+    must do."""
+    if not pattern:
+        return False
+    return triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed)
+
+
 def _failure_time(finding: Finding) -> bool:
     """Whether the finding is a tool's refusal the call does not show (see
     :data:`FAILURE_TIME_CLASSES`), or a wrong working directory the command line does not
@@ -110,19 +118,11 @@ def _trigger(finding: Finding) -> str | None:
         # every bare use of the manager that failed here: the project is another's
         shape = triggers.main_shape(failing)
         bare = triggers.leading_trigger(shape.exe) if shape is not None else None
-        if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed_whole):
-            return bare
-        return None
+        return bare if _separates(bare, failing, fixed_whole) else None
     if name == PASSED_ON.name:
         flag = triggers.option_named(finding.result.text, failing)
         given = triggers.before_dashes(base, flag) if flag is not None else None
-        if (
-            given is not None
-            and triggers.matches(given, failing)
-            and not triggers.matches(given, fixed_whole)
-        ):
-            return given
-        return None
+        return given if _separates(given, failing, fixed_whole) else None
     if name == failures.UNKNOWN_OPTION:
         flag = triggers.option_named(finding.result.text, failing)
         if flag is not None:
@@ -141,17 +141,13 @@ def _trigger(finding: Finding) -> str | None:
     if pattern is not None and not unnamed and not triggers.matches(pattern, fixed_whole):
         return pattern
     tight = triggers.tight_trigger(failing)
-    if (
-        tight is not None
-        and triggers.matches(tight, failing)
-        and not triggers.matches(tight, fixed_whole)
-    ):
+    if _separates(tight, failing, fixed_whole):
         return tight
     if environment or finding.result.failure == ev.TIMEOUT:
         # Run bare (from PATH, in the foreground) where the fix went through a virtual
         # environment, a runner or a ``timeout``.
         for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
-            if bare and triggers.matches(bare, failing) and not triggers.matches(bare, fixed_whole):
+            if _separates(bare, failing, fixed_whole):
                 return bare
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
     if shape is not None and fixed_shape is not None and fixed_shape.exe == shape.exe:
@@ -167,7 +163,7 @@ def _trigger(finding: Finding) -> str | None:
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
             pattern = triggers.without_flag(base, word)
-            if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
+            if _separates(pattern, failing, fixed_whole):
                 return pattern
     return None
 
@@ -187,10 +183,7 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     # a flag the fix added in its place is no more than one way out.
     candidates = [triggers.with_flag(action, flag) for flag in dropped]
     candidates += [triggers.without_flag(action, flag) for flag in added]
-    for pattern in candidates:
-        if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed_whole):
-            return pattern
-    return None
+    return next((p for p in candidates if _separates(p, failing, fixed_whole)), None)
 
 
 def wrapper_refused(finding: Finding) -> bool:
@@ -226,9 +219,7 @@ def _wrapper_trigger(finding: Finding) -> str | None:
         pattern = triggers.runner_trigger(wrapper.split()[0], exe)
     else:
         pattern = triggers.leading_trigger(exe)
-    if triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed):
-        return pattern
-    return None
+    return pattern if _separates(pattern, failing, fixed) else None
 
 
 def _generic_trigger(
@@ -264,9 +255,7 @@ def _generic_trigger(
         flag = triggers.dropped_flag(segment, own)
         if flag is None or not _names_flag(finding.result.text, flag):
             return None  # the error says nothing of the flag: it may be innocent
-    if found is not None and triggers.matches(found, failing):
-        return found if not triggers.matches(found, fixed) else None
-    return None
+    return found if _separates(found, failing, fixed) else None
 
 
 def _recallable(finding: Finding) -> bool:
