@@ -128,6 +128,18 @@ def scanned(scratch: Scratch, agent: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
+def the_lesson(scratch: Scratch, agent: str, makers: tuple[str, ...]) -> dict[str, Any] | None:
+    """The one heuristic candidate scanned from the agent's log where its CLI makes the
+    mistake (``agent`` in ``makers``); elsewhere the same calls made no mistake, and the scan
+    must find none (``None``)."""
+    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    if agent not in makers:
+        assert found == [], found
+        return None
+    assert len(found) == 1, found
+    return found[0]
+
+
 def test_every_supported_agent_is_driven() -> None:
     """An adapter added without a run here would go unchecked: the list is every adapter's."""
     assert set(installing.agents()) == set(AGENTS)
@@ -349,12 +361,9 @@ def test_a_cd_into_the_folder_the_shell_is_already_in(scratch: Scratch, agent: s
     calls = ["cd sub && pwd", "cd sub && ls", "ls"]
     _run_script(agent, scratch, [_shell(agent, c) for c in calls])
 
-    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
-    if agent not in PERSISTENT_SHELL:
-        assert found == [], found
+    candidate = the_lesson(scratch, agent, PERSISTENT_SHELL)
+    if candidate is None:
         return
-    assert len(found) == 1, found
-    (candidate,) = found
     assert candidate["project"] == str(scratch.project), candidate
     assert candidate["summary"].endswith("the working directory stayed where an earlier cd left it")
     assert "`ls` worked" in candidate["fix"], candidate
@@ -395,12 +404,9 @@ def test_a_file_too_large_to_read_whole_then_read_in_parts(scratch: Scratch, age
     path = str(scratch.project / "build.log")
     _run_script(agent, scratch, _big_reads(agent, path))
 
-    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
-    if agent not in SIZE_LIMITED_READ:
-        assert found == [], found
+    candidate = the_lesson(scratch, agent, SIZE_LIMITED_READ)
+    if candidate is None:
         return
-    assert len(found) == 1, found
-    (candidate,) = found
     # the tool's refusal, never "the user wanted another way"
     assert candidate["summary"] == "Read: read a large file in parts", candidate
     assert candidate["trigger"] is None and "offset and limit" in candidate["fix"], candidate
@@ -460,12 +466,9 @@ def test_a_url_zsh_took_for_a_glob_then_quoted(
         calls = [_shell(agent, wrong), _shell(agent, right)]
     _run_script(agent, scratch, calls)
 
-    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
-    if agent not in USERS_SHELL:
-        assert found == [], found
+    candidate = the_lesson(scratch, agent, USERS_SHELL)
+    if candidate is None:
         return
-    assert len(found) == 1, found
-    (candidate,) = found
     assert candidate["summary"] == "curl: quote words the shell would read as syntax", candidate
     assert any("no matches found" in line for line in candidate["errorLines"]), candidate
     assert f"`{right}` worked" in candidate["fix"], candidate
@@ -512,12 +515,9 @@ def test_a_command_killed_for_hanging_then_told_to_finish(scratch: Scratch, agen
     calls = [_with_timeout(agent, _shell(agent, "./watch.sh")), _shell(agent, "./watch.sh --once")]
     _run_script(agent, scratch, calls)
 
-    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
-    if agent not in KILLS_ON_TIMEOUT:
-        assert found == [], found
+    candidate = the_lesson(scratch, agent, KILLS_ON_TIMEOUT)
+    if candidate is None:
         return
-    assert len(found) == 1, found
-    (candidate,) = found
     assert candidate["summary"] == "watch.sh: it hung", candidate
     assert "`./watch.sh --once`" in candidate["fix"], candidate
     assert any("timeout" in line or "timed out" in line for line in candidate["errorLines"])
@@ -546,12 +546,9 @@ def test_a_command_substitution_the_shell_tool_refused_then_written_out(
     calls = [_shell(agent, c) for c in (SUBSTITUTED, "cat VERSION", LITERAL)]
     _run_script(agent, scratch, calls)
 
-    found = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
-    if agent not in REFUSES_SUBSTITUTION:
-        assert found == [], found
+    candidate = the_lesson(scratch, agent, REFUSES_SUBSTITUTION)
+    if candidate is None:
         return
-    assert len(found) == 1, found
-    (candidate,) = found
     assert candidate["summary"] == "Bash: this agent's shell refuses command substitution"
     assert candidate["trigger"] is None and f"`{LITERAL}` worked" in candidate["fix"]
     assert candidate["errorLines"][0].startswith("Command injection detected"), candidate
