@@ -283,3 +283,25 @@ def test_verbosity_gates_what_is_emitted(monkeypatch: pytest.MonkeyPatch) -> Non
     finally:
         structlog.reset_defaults()
     assert seen == {0: ["w", "e"], 1: ["i", "w", "e"], 2: ["d", "i", "w", "e"]}
+
+
+def test_logs_go_to_the_stderr_of_the_moment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Logging set up while one stderr was in place writes to the one in place when it logs: a
+    caller that swapped stderr and closed its own (a test capturing output, a program
+    embedding the CLI) leaves no logger bound to a closed file."""
+    import io
+
+    from lessons_core import logs
+
+    first = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    logs.configure_logging(fmt="human")
+    logs.get_logger().warning("scan.started")  # (structlog is set up on the first line logged)
+    assert first.getvalue() == "Warning: scan: started\n"
+    first.close()
+    second = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", second)
+    logs.get_logger().warning("scan.file_error", path="a.jsonl")
+    assert second.getvalue() == "Warning: scan: file error (path=a.jsonl)\n"

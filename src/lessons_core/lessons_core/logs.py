@@ -96,9 +96,18 @@ def _configure_structlog(verbosity: int, rendering: str = "human") -> None:
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
+
+
+def _stderr_logger(*_args: Any) -> Any:
+    """A logger writing to the ``sys.stderr`` of the moment it logs, not of the moment logging
+    was set up: a caller that swaps stderr (an embedding program, a test capturing output)
+    and closes it afterwards would leave a logger bound to a closed file."""
+    import structlog
+
+    return structlog.PrintLogger(file=sys.stderr)
 
 
 def render_human(_logger: Any, method: str, event_dict: MutableMapping[str, Any]) -> str:
