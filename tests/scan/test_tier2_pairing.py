@@ -237,6 +237,77 @@ def test_command_not_found_fixed_by_mise_exec(script):
     _fires(candidate, bad, good)
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "trigger"),
+    [
+        # The interpreter is what is missing, not the script it was to run.
+        ("python scripts/gen.py", "bash: python: command not found", "python3 scripts/gen.py",
+         "python: the command is not on PATH", r"^\s*\bpython\b"),
+        ("python tools/x.py", "zsh:1: command not found: python", "python3 tools/x.py",
+         "python: the command is not on PATH", r"^\s*\bpython\b"),
+        # A wrapper that is missing, around a command that is not (Homebrew's ``gtimeout``).
+        ("timeout 30 npm test", "bash: timeout: command not found", "gtimeout 30 npm test",
+         "timeout: the command is not on PATH", r"^\s*\btimeout\b"),
+        # dash's words, the program later in the line.
+        ("cd web && tsc --noEmit", "sh: 1: tsc: not found", "cd web && npx tsc --noEmit",
+         "tsc: the command is not on PATH", r"(?:^|[;&|(])\s*\btsc\b"),
+    ],
+)  # fmt: skip
+def test_the_program_not_on_path_is_the_lesson_whatever_it_ran(
+    script, bad, error, good, summary, trigger
+):
+    """The shell names the program it could not find: the lesson is about that program, on
+    every line it starts, not about the script or command it was to run (the failing form of
+    ``python scripts/gen.py`` is every bare ``python``)."""
+    script.run(bad, error, failure=ERR, code=127)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger == trigger
+    _fires(candidate, bad, good)
+
+
+def test_a_module_missing_from_the_bare_interpreter_names_the_module(script):
+    """``python3 -m pytest`` without pytest, then the project's interpreter: the lesson fires
+    on the bare interpreter running pytest, not on every ``python3`` (``--version``, ``-c``)."""
+    bad, good = "python3 -m pytest tests", ".venv/bin/python -m pytest tests"
+    script.run(bad, "/usr/bin/python3: No module named pytest", failure=ERR, code=1)
+    script.run(good, "5 passed")
+    candidate = _one(script)
+    assert candidate.summary == "pytest: run it in the project's environment"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "python3 --version")
+    assert not triggers.matches(candidate.trigger, "python3 -c 'import sys'")
+
+
+@pytest.mark.parametrize(
+    "fixed",
+    ["PGPASSWORD=app psql -h localhost -U app -c 'select 1'",
+     "psql -h localhost -U app -W -c 'select 1'"],
+)  # fmt: skip
+def test_a_fix_carrying_dash_h_is_no_look_at_the_help(script, fixed):
+    """``-h`` asks for help only as the last word of a command: ``psql -h localhost`` names a
+    host, and the call that gave the password is the fix of the one that did not."""
+    bad = "psql -h localhost -U app -c 'select 1'"
+    script.run(bad, "psql: error: fe_sendauth: no password supplied", failure=ERR, code=2)
+    script.run(fixed, " ?column? \n----------\n        1")
+    candidate = _one(script)
+    assert candidate.summary == "psql: authenticate the way this place can"
+    assert f"`{fixed}` worked" in candidate.fix
+
+
+def test_a_look_at_the_help_is_still_no_fix(script):
+    """``tool sub -h`` and ``tool --help`` only read how the command is called; ``df -h`` is
+    no help at all, but neither is it the failing command corrected."""
+    script.run("rg --hidden-files foo", "error: unexpected argument '--hidden-files' found",
+               failure=ERR, code=2)  # fmt: skip
+    script.run("rg -h", "Usage: rg [OPTIONS] PATTERN")
+    script.run("df -h", "Filesystem  Size  Used")
+    script.run("rg --hidden foo", "src/a.py:1:foo")
+    candidate = _one(script)
+    assert "`rg --hidden foo` worked" in candidate.fix
+
+
 # -- failures no class knows ---------------------------------------------------------------------
 
 

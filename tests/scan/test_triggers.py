@@ -424,6 +424,42 @@ def test_first_word_trigger_of_no_command_is_none(command):
     assert triggers.first_word_trigger(command) is None
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("python3 -m pytest tests", r"^\s*\bpython3\b(?=[^|;&\n]*?\bpytest\b)"),
+        # a script keeps the interpreter's own trigger; no interpreter, no module: none
+        ("python x.py", None),
+        ("pytest -q", None),
+        (". env.sh && python3 -m pytest", None),
+    ],
+)
+def test_interpreter_trigger_names_the_module_it_ran(command, expected):
+    assert triggers.interpreter_trigger(command) == expected
+    if expected is not None:
+        assert triggers.matches(expected, command)
+        assert not triggers.matches(expected, "python3 -m http.server")
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "expected"),
+    [
+        ("python x.py", "bash: python: command not found", "python"),
+        ("python x.py", "bash: line 1: python: command not found", "python"),
+        ("python x.py", "zsh:1: command not found: python", "python"),
+        ("cd a && tsc -p .", "sh: 1: tsc: not found", "tsc"),
+        ("timeout 5 make", "/bin/sh: timeout: not found", "timeout"),
+        ("docker run img", 'exec: "docker": executable file not found in $PATH', "docker"),
+        # a program the command line does not start, and a set-up word: none
+        ("make build", "bash: cc: command not found", None),
+        ("cd x && ls", "bash: cd: command not found", None),
+        ("python x.py", "everything is fine", None),
+    ],
+)
+def test_missing_program_is_the_word_a_command_starts_with(command, error, expected):
+    assert triggers.missing_program(command, error) == expected
+
+
 def test_option_named_prefers_the_main_commands_spelling():
     """A set-up segment's flag of the same name is not the one the error is about."""
     error = "error: unknown option: --n"

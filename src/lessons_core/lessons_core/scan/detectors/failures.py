@@ -373,7 +373,7 @@ MISTAKE_CLASSES = (
         COMMAND_NOT_FOUND,
         r"command not found|is not recognized as an internal or external command|"
         r"executable file not found|No such file or directory \(os error 2\).*spawn|"
-        r"^\S*: not found$",
+        r"^\S*: (?:\d+: \S+: )?not found$",
         "the command is not on PATH",
         "the executable is not on PATH in this shell",
         "Run it the way the project provides it",
@@ -421,7 +421,8 @@ MISTAKE_CLASSES = (
         r"externally-managed-environment|externally managed",
         "install into a virtual environment",
         "the system Python refused a package install (externally managed environment)",
-        "Install into the project's virtual environment",
+        "Install into the project's virtual environment (or, where the system's Python is"
+        " meant, say so with `--break-system-packages`)",
     ),
     MistakeClass(
         AUTHENTICATION,
@@ -430,7 +431,8 @@ MISTAKE_CLASSES = (
         r"Permission denied \(publickey|Host key verification failed|"
         r"Authentication failed for|could not read Username for|terminal prompts disabled|"
         r"Bad credentials|\b401 Unauthorized|HTTP 401\b|requires authentication|"
-        r"not logged in|authentication required|gh auth login",
+        r"not logged in|authentication required|gh auth login|no password supplied|"
+        r"password authentication failed for user|Access denied for user",
         "authenticate the way this place can",
         "the call could not authenticate from where it ran (no SSH key, token or login it"
         " could use)",

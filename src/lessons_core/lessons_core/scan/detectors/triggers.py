@@ -285,7 +285,7 @@ def shape_of(tokens: list[str]) -> Shape | None:
     i = 0
     while i < len(tokens) and (_ASSIGNMENT.match(tokens[i]) or tokens[i] in _PREFIXES):
         i += 1
-    if i < len(tokens) and tokens[i] == "timeout":
+    if i < len(tokens) and tokens[i] in ("timeout", "gtimeout"):  # (Homebrew's name for it)
         i += 2 if i + 1 < len(tokens) and tokens[i + 1][:1].isdigit() else 1
     if i >= len(tokens):
         return None
@@ -500,6 +500,11 @@ def inserted_word(segment: tuple[str, ...], at: int, command: str) -> str | None
         if _SUBCOMMAND.fullmatch(seg[at]):
             return seg[at]
     return None
+
+
+def first_trigger(exe: str) -> str:
+    """A pattern for ``exe`` as the command line's first word (``^\\s*\\bfmtcheck\\b``)."""
+    return anchored(_word(exe))
 
 
 def leading_trigger(exe: str) -> str:
@@ -910,6 +915,43 @@ def first_word_trigger(command: str) -> str | None:
     if word in _SETUP or not re.fullmatch(r"[\w.+-]+", word):
         return None
     return anchored(_word(word))
+
+
+#: The program a shell could not find, in each shell's words: bash's ``python: command not
+#: found``, zsh's ``command not found: python``, dash's ``python: not found``, Go's ``exec:
+#: "python": executable file not found``.
+_NOT_FOUND = kept_programs.compile(
+    r"command not found: ([\w.+-]+)|([A-Za-z_][\w.+-]*): command not found|"
+    r"([A-Za-z_][\w.+-]*): not found$|\"([\w.+-]+)\": executable file not found",
+    re.MULTILINE,
+)
+
+
+def missing_program(command: str, error: str) -> str | None:
+    """The program ``error`` says the shell could not find, when a simple command of
+    ``command`` starts with it (``python`` of ``python scripts/gen.py``, ``timeout`` of
+    ``timeout 30 npm test``): the word the lesson is about, whatever it runs."""
+    firsts = {PurePosixPath(seg[0]).name for seg in _segments(command) if seg}
+    for m in _NOT_FOUND.finditer(error[:1500]):
+        name = next(group for group in m.groups() if group)
+        if name in firsts and name not in _SETUP:
+            return name
+    return None
+
+
+def interpreter_trigger(command: str) -> str | None:
+    """The bare interpreter first on the line, running the module it ran here
+    (``^\\s*\\bpython3\\b`` followed by ``pytest`` in ``python3 -m pytest``): the module is
+    the program that lacked the project's packages, and the lesson is not about every use of
+    the interpreter (``python3 --version``). A script keeps the interpreter's own trigger
+    (:func:`first_word_trigger`): every script of the project needs its packages. ``None``
+    where no module is run."""
+    seg = _segments(command)
+    first, base = first_word_trigger(command), base_trigger(command)
+    if first is None or base is None or "-m" not in seg[0][1:2]:
+        return None
+    pattern = rf"{first}(?={_GAP}{base})"
+    return pattern if compiler_accepts(pattern) else None
 
 
 def base_trigger(command: str) -> str | None:

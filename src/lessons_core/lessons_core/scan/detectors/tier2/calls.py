@@ -163,14 +163,23 @@ def _inserted(
 
 
 #: Flags and subcommands that only ask a command about itself.
-_HELP_WORDS = frozenset({"--help", "-h", "--version", "help"})
+_HELP_WORDS = frozenset({"--help", "--version", "help"})
+#: Commands whose ``-h`` prints sizes for people rather than their help.
+_HUMAN_SIZES = frozenset({"df", "du", "ls", "free", "sort"})
 
 
 def _asks_for_help(call: ev.Event) -> bool:
     """Whether ``call`` only asked its command how it is called (``eval run --help``, ``gh
     help run``): a look at the manual, not a corrected form of what failed, which is the next
-    call of the kind that does the work."""
-    shape = triggers.main_shape(call.command) if call.command else None
+    call of the kind that does the work. ``-h`` asks only as the last word of its command:
+    elsewhere it takes a value (``psql -h localhost``, ``ssh``'s host) or means something else
+    (``df -h``), and such a call may well be the fix."""
+    command = call.command or ""
+    shape = triggers.main_shape(command) if command else None
     if shape is None:
         return False
-    return shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags)
+    if shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags):
+        return True
+    if "-h" not in shape.flags or shape.exe in _HUMAN_SIZES:
+        return False
+    return any(seg[-1] == "-h" for seg in triggers.segments_of(command, shape.exe, shape.sub))

@@ -47,6 +47,9 @@ def _head(call: ev.Event, error: str = "") -> str:
     shape = named[1] if named is not None else None
     if shape is None and call.command:
         shape = triggers.main_shape(call.command)
+    missing = triggers.missing_program(call.command, error) if call.command else None
+    if shape is not None and missing is not None and missing != shape.exe:
+        return missing  # (not on PATH: the interpreter or wrapper, not what it was to run)
     if shape is not None:
         return f"{shape.exe} {shape.sub}" if shape.sub else shape.exe
     return call.tool or "call"

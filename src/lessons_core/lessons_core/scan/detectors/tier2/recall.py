@@ -133,6 +133,19 @@ def _trigger(finding: Finding) -> str | None:
         moved = triggers.value_flag_trigger(failing, fixed)
         if moved is not None and triggers.matches(moved, failing):
             return moved if not triggers.matches(moved, fixed_whole) else None
+    missing = (
+        triggers.missing_program(failing, finding.result.text)
+        if name == failures.COMMAND_NOT_FOUND
+        else None
+    )
+    shape = triggers.main_shape(failing)
+    if missing is not None and shape is not None and missing != shape.exe:
+        # The interpreter or wrapper that is not there, whatever it was to run (``python`` of
+        # ``python scripts/gen.py``, ``timeout`` of ``timeout 30 npm test``): first on the line,
+        # or first in a later command of it.
+        for bare in (triggers.first_trigger(missing), triggers.leading_trigger(missing)):
+            if _separates(bare, failing, fixed_whole):
+                return bare
     pattern = triggers.command_trigger(failing, fixed or None)
     environment = name in _ENVIRONMENT_CLASSES
     # (a program not on PATH at all is not named anywhere in a command: where it starts one,
@@ -146,7 +159,14 @@ def _trigger(finding: Finding) -> str | None:
     if environment or finding.result.failure == ev.TIMEOUT:
         # Run bare (from PATH, in the foreground) where the fix went through a virtual
         # environment, a runner or a ``timeout``.
-        for bare in (triggers.anchored(base), triggers.first_word_trigger(failing)):
+        bare_ways = (
+            triggers.anchored(base),
+            triggers.interpreter_trigger(failing),
+            triggers.first_word_trigger(failing),
+            # (after a set-up step: ``cd web && tsc``)
+            triggers.leading_trigger(missing) if missing is not None else None,
+        )
+        for bare in bare_ways:
             if _separates(bare, failing, fixed_whole):
                 return bare
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
