@@ -308,6 +308,58 @@ def test_a_look_at_the_help_is_still_no_fix(script):
     assert "`rg --hidden foo` worked" in candidate.fix
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("docker build -t app .",
+         "permission denied while trying to connect to the Docker daemon socket at "
+         "unix:///var/run/docker.sock", "sudo docker build -t app .",
+         "docker build: it needs root here"),
+        ("apt-get install -y jq",
+         "E: Could not open lock file /var/lib/dpkg/lock-frontend - open (13: Permission denied)",
+         "sudo -E apt-get install -y jq", "apt-get install: it needs root here"),
+    ],
+)  # fmt: skip
+def test_a_command_that_needs_root_on_this_machine(script, bad, error, good, summary):
+    """Not permitted, then the same command through ``sudo``: a fact of the machine. Which of a
+    program's calls need root the error says, so the lesson comes back with it."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "done")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.fix == f"Run it through `sudo`: `{good}` worked."
+    assert candidate.trigger is None
+
+
+def test_a_script_without_its_execute_bit_run_through_its_interpreter(script):
+    """A script run by its path that the shell may not execute, then handed to ``bash``: its
+    trigger is the script run by its path, with or without its folder."""
+    bad, good = "./scripts/release.sh --dry-run", "bash scripts/release.sh --dry-run"
+    script.run(bad, "bash: ./scripts/release.sh: Permission denied", failure=ERR, code=126)
+    script.run(good, "dry run ok")
+    candidate = _one(script)
+    assert candidate.summary == "release.sh: the script is not executable"
+    assert candidate.fix.startswith("Run it through its interpreter (or make it executable")
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "cd scripts && release.sh")
+    assert not triggers.matches(candidate.trigger, "sh scripts/release.sh")
+
+
+def test_not_permitted_fixed_otherwise_is_a_one_off(script):
+    """A path the user may not write, then another path; a script made executable for good;
+    a command whose fix changed more than ``sudo``: nothing to remember."""
+    script.run("touch /etc/x.conf", "touch: cannot touch '/etc/x.conf': Permission denied",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("touch /tmp/x.conf", "")
+    script.run("./deploy.sh staging", "bash: ./deploy.sh: Permission denied", failure=ERR,
+               code=126)  # fmt: skip
+    script.run("chmod +x deploy.sh && ./deploy.sh staging", "deployed")
+    script.run("cat /var/log/app.log", "cat: /var/log/app.log: Permission denied", failure=ERR,
+               code=1)  # fmt: skip
+    script.run("sudo tail -n 50 /var/log/app.log", "log")
+    assert _detect(script) == []
+
+
 # -- failures no class knows ---------------------------------------------------------------------
 
 
@@ -1442,6 +1494,47 @@ def test_a_step_the_error_named_then_the_same_command(script):
     assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
     assert candidate.error_lines[0].startswith("ERR_PNPM_VERIFY_DEPS_BEFORE_RUN")
     assert candidate.error_lines[-1] == 'Run "pnpm install" to update them.'
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "step", "summary"),
+    [
+        ("gh pr create --fill",
+         "aborted: you must first push the current branch to a remote, or use the --head flag",
+         "git push -u origin HEAD", "gh pr: run the step its error names first"),
+        ("git rebase origin/main",
+         "error: cannot rebase: You have unstaged changes.\nerror: Please commit or stash them.",
+         "git stash", "git rebase: run the step its error names first"),
+    ],
+)  # fmt: skip
+def test_a_step_the_error_asks_for_in_words(script, command, error, step, summary):
+    """An error that asks for a step in words, not as a command ("must first push", "commit or
+    stash them"), and the one call between whose subcommand is that word: the step, named by
+    its executable and subcommand."""
+    script.run(command, error, failure=ERR, code=1)
+    script.run(step, "ok")
+    script.run(command, "done")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    named = " ".join(step.split()[:2])
+    assert f"Run `{named}` first, then the command again" in candidate.fix
+    assert candidate.trigger is None
+
+
+def test_a_word_the_error_only_mentions_is_no_step(script):
+    """A check that lists what it would format, a ``format`` run, then the check passing: the
+    code was changed, nothing was asked for. Two calls between: which made the difference is
+    a guess."""
+    script.run("npm run check", "x Some errors were emitted.\nsrc/a.ts: format would change it",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("npm run format", "Formatted 3 files")
+    script.run("npm run check", "ok")
+    script.run("gh pr create --fill", "aborted: you must first push the current branch",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("git status", "On branch feat")
+    script.run("git push -u origin HEAD", "ok")
+    script.run("gh pr create --fill", "https://x/pull/1")
+    assert _detect(script) == []
 
 
 def test_the_line_naming_the_step_is_kept_after_five_error_lines(script):

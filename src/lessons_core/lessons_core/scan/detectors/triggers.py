@@ -62,6 +62,8 @@ SUBCOMMAND_TOOLS = frozenset(
 SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "mise", "deno", "pixi"})
 #: Words in front of the real executable.
 _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice", "doas"})
+#: Options of those prefixes that take a value (``sudo -u deploy``, ``nice -n 10``).
+_PREFIX_VALUE_FLAGS = frozenset({"-u", "-g", "-n"})
 #: Runners whose next word is the real executable.
 _RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx", "corepack"})
 #: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
@@ -285,6 +287,9 @@ def shape_of(tokens: list[str]) -> Shape | None:
     i = 0
     while i < len(tokens) and (_ASSIGNMENT.match(tokens[i]) or tokens[i] in _PREFIXES):
         i += 1
+        # the prefix's own options (``sudo -E``, ``sudo -u deploy``, ``nice -n 10``)
+        while i < len(tokens) and tokens[i].startswith("-"):
+            i += 2 if tokens[i] in _PREFIX_VALUE_FLAGS else 1
     if i < len(tokens) and tokens[i] in ("timeout", "gtimeout"):  # (Homebrew's name for it)
         i += 2 if i + 1 < len(tokens) and tokens[i + 1][:1].isdigit() else 1
     if i >= len(tokens):
@@ -937,6 +942,56 @@ def missing_program(command: str, error: str) -> str | None:
         if name in firsts and name not in _SETUP:
             return name
     return None
+
+
+#: Words that run the rest of a command with more privileges.
+_PRIVILEGED = frozenset({"sudo", "doas"})
+#: Interpreters a script can be handed to instead of being run by its path.
+_INTERPRETERS = frozenset({"bash", "sh", "zsh", "python", "python3", "node", "ruby", "perl"})
+
+
+def through_sudo(failing: str, fixed: str) -> bool:
+    """Whether ``fixed`` is ``failing`` with ``sudo`` (or ``doas``) put in front of the command
+    that does the work, and nothing else changed."""
+    shape = main_shape(failing)
+    if shape is None:
+        return False
+    mine = segments_of(failing, shape.exe, shape.sub)
+    theirs = segments_of(fixed, shape.exe, shape.sub)
+    if not mine or not theirs:
+        return False
+    seg, fix = mine[-1], theirs[-1]
+    at = 0
+    while at < len(fix) and (fix[at] in _PRIVILEGED or (at and _FLAG.match(fix[at]))):
+        at += 1
+    return at > 0 and seg[0] not in _PRIVILEGED and tuple(fix[at:]) == tuple(seg)
+
+
+def script_run_by_path(failing: str, fixed: str) -> str | None:
+    """The script ``failing`` ran by its path (``./scripts/release.sh``) that ``fixed`` handed
+    to an interpreter instead (``bash scripts/release.sh``), or ``None``. (A script made
+    executable with ``chmod +x`` stays so: that fix is a one-off.)"""
+    fail_segs, fix_segs = _segments(failing), _segments(fixed)
+    for seg in fail_segs:
+        path = seg[0] if seg else ""
+        if "/" not in path or PurePosixPath(path).name in _INTERPRETERS:
+            continue
+        name = PurePosixPath(path).name
+        for other in fix_segs:
+            if (
+                len(other) >= 2
+                and PurePosixPath(other[0]).name in _INTERPRETERS
+                and PurePosixPath(other[1]).name == name
+            ):
+                return path
+    return None
+
+
+def script_trigger(path: str) -> str:
+    """A pattern for the script at ``path`` run by its path, first in a simple command, with or
+    without a leading ``./`` or folder (``bash release.sh`` does not fire it)."""
+    name = PurePosixPath(path).name
+    return rf"(?:^|[;&|(])\s*(?:[\w.~-]*/)*{_escape(name)}(?![\w.-])"
 
 
 def interpreter_trigger(command: str) -> str | None:

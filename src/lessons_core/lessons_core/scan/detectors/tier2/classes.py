@@ -246,6 +246,26 @@ PACKAGE_MANAGER = failures.MistakeClass(
     " or scripts this one does not take",
     "Use the project's package manager (the one its lock file is for)",
 )
+#: The pseudo-class of a command refused for want of privileges that then worked through
+#: ``sudo`` (the Docker socket, the system's package manager): a fact of the machine. Which
+#: of a program's calls need them the error says, not the command line, so it is recalled at
+#: the error.
+NEEDS_ROOT = failures.MistakeClass(
+    "needs_root",
+    r"(?!)",
+    "it needs root here",
+    "the command was refused for want of privileges on this machine",
+    "Run it through `sudo`",
+)
+#: The pseudo-class of a script run by its path that the file's mode does not let run, which
+#: then ran through its interpreter.
+NOT_EXECUTABLE = failures.MistakeClass(
+    "not_executable",
+    r"(?!)",
+    "the script is not executable",
+    "the script was run by its path, and the file is not executable",
+    "Run it through its interpreter (or make it executable with `chmod +x`)",
+)
 #: The pseudo-class of a command that needed another step first, which its error named
 #: (``Run "pnpm install"``): the step ran, and the same command then worked.
 PREREQUISITE = failures.MistakeClass(
@@ -348,6 +368,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         failures.SUBSTITUTION_BLOCKED,
         GH_GRAPHQL.name,
         ANOTHER_WAY.name,
+        NEEDS_ROOT.name,
     }
 )
 #: Classes whose fix is running the command through the project's environment.

@@ -25,6 +25,8 @@ from lessons_core.scan.detectors.tier2.classes import (
     DASH_ARGUMENT,
     GH_GRAPHQL,
     GUESSED_PATH,
+    NEEDS_ROOT,
+    NOT_EXECUTABLE,
     PACKAGE_MANAGER,
     PASSED_ON,
     PATTERN_PATH,
@@ -155,6 +157,22 @@ def _judge(
     ):
         finding.cls = PASSED_ON
         return finding
+    if (
+        cls is not None
+        and cls.name == failures.NOT_PERMITTED
+        and call.command
+        and fix.command
+        and not finding.edited
+    ):
+        # Not permitted is a one-off (a read-only path, a file of another user) unless the fix
+        # shows what this machine wants: the same command through ``sudo``, or the script
+        # handed to its interpreter.
+        if triggers.through_sudo(call.command, fix.command):
+            finding.cls = NEEDS_ROOT
+            return finding
+        if triggers.script_run_by_path(call.command, fix.command) is not None:
+            finding.cls = NOT_EXECUTABLE
+            return finding
     if cls is None:
         if result.failure == ev.TIMEOUT:
             return finding if not finding.edited else None

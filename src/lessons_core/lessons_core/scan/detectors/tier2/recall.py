@@ -19,6 +19,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     FAILURE_TIME_CLASSES,
+    NOT_EXECUTABLE,
     PACKAGE_MANAGER,
     PASSED_ON,
     PATTERN_PATH,
@@ -114,6 +115,10 @@ def _trigger(finding: Finding) -> str | None:
     if name == DASH_ARGUMENT.name:
         dashed = triggers.dash_argument_trigger(failing, fixed)
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == NOT_EXECUTABLE.name:
+        script = triggers.script_run_by_path(failing, fixed_whole)
+        found = triggers.script_trigger(script) if script is not None else None
+        return found if _separates(found, failing, fixed_whole) else None
     if name == PACKAGE_MANAGER.name:
         # every bare use of the manager that failed here: the project is another's
         shape = triggers.main_shape(failing)

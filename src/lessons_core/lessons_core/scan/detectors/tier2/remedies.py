@@ -31,10 +31,13 @@ def _step_taken(
     error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
 ) -> str | None:
     """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
-    between the failure (``i``) and the same command working (``j``) ran it and worked."""
+    between the failure (``i``) and the same command working (``j``) ran it and worked; or,
+    where the text names no command, the one call between whose action it names in words
+    ("you must first push the current branch": ``git push``; "commit or stash them": ``git
+    stash``)."""
     named = [" ".join(m.group(1).split()) for m in _NAMED_STEP.finditer(error[:2000])]
     if not named:
-        return None
+        return _step_in_words(error, events, i, j, results)
     for k in range(i + 1, j):
         other = events[k]
         if other.kind != ev.TOOL_CALL or not other.command:
@@ -47,6 +50,32 @@ def _step_taken(
             if step in command:
                 return step
     return None
+
+
+#: Words before the action an error asks for ("must first push", "commit or stash them").
+_ASKING = r"\b(?:first|please|must|need to|needs to|should|or)"
+
+
+def _step_in_words(
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+) -> str | None:
+    """The only command that ran between the failure and the same command working, when the
+    error asks for its subcommand in words ("must first push", "commit or stash them"): its
+    executable and subcommand. More than one call between, and which of them made the
+    difference is a guess; a word the error merely mentions (a check that lists files not
+    formatted, then a ``format`` run) asks for nothing."""
+    between = [e for e in events[i + 1 : j] if e.kind == ev.TOOL_CALL]
+    if len(between) != 1 or not between[0].command:
+        return None
+    res = results.get(id(between[0]))
+    shape = triggers.main_shape(between[0].command)
+    if res is None or res.failure is not None or shape is None or not shape.sub:
+        return None
+    action = shape.sub.split()[-1]
+    asked = rf"{_ASKING}\s+(?:\w+\s+)??{re.escape(action)}\b"
+    if len(action) < 4 or re.search(asked, error[:2000], re.I) is None:
+        return None
+    return f"{shape.exe} {shape.sub}"
 
 
 #: A path an error names: words with a slash in them (``.next/dev/types/validator.ts(17,62)``).
