@@ -13,7 +13,7 @@ import pytest
 
 from lessons_core.scan import events as ev
 from lessons_core.scan import intake
-from lessons_core.scan.detectors import tier2, triggers
+from lessons_core.scan.detectors import failures, tier2, triggers
 from lessons_core.scan.detectors.tier2 import recall
 from lessons_core.scan.detectors.tier2.finding import Finding
 
@@ -343,6 +343,25 @@ def test_a_script_without_its_execute_bit_run_through_its_interpreter(script):
     _fires(candidate, bad, good)
     assert triggers.matches(candidate.trigger, "cd scripts && release.sh")
     assert not triggers.matches(candidate.trigger, "sh scripts/release.sh")
+
+
+def test_an_option_before_the_subcommand_keeps_the_call_of_its_kind(script):
+    """``kubectl --context prod get pods`` is a ``kubectl get`` like the call that failed: the
+    option's value is no subcommand, and the call is the fix."""
+    bad, good = "kubectl get pods", "kubectl --context prod get pods"
+    script.run(bad, "The connection to the server localhost:8080 was refused", failure=ERR,
+               code=1)  # fmt: skip
+    script.run(good, "NAME   READY")
+    candidate = _one(script)
+    assert candidate.summary.startswith("kubectl get: ")
+    assert f"`{good}`" in candidate.fix
+
+
+def test_a_program_the_runner_failed_to_spawn_is_not_on_path(script):
+    """uv's "Failed to spawn" names a program that is not there, not a path the call gave."""
+    assert failures.mistake_class(
+        "error: Failed to spawn: `ruff`\n  Caused by: No such file or directory (os error 2)"
+    ) is failures.mistake_class("bash: ruff: command not found")
 
 
 def test_not_permitted_fixed_otherwise_is_a_one_off(script):

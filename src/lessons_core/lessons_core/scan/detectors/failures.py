@@ -373,6 +373,7 @@ MISTAKE_CLASSES = (
         COMMAND_NOT_FOUND,
         r"command not found|is not recognized as an internal or external command|"
         r"executable file not found|No such file or directory \(os error 2\).*spawn|"
+        r"Failed to spawn: |"
         r"^\S*: (?:\d+: \S+: )?not found$",
         "the command is not on PATH",
         "the executable is not on PATH in this shell",

@@ -75,7 +75,15 @@ SETUP_COMMANDS = _SETUP = frozenset(
 _PYTHONS = kept_programs.compile(r"^python(?:\d(?:\.\d+)?)?$")
 _ASSIGNMENT = kept_programs.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
-_VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f"})
+_VALUE_FLAGS = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--prefix", "--cwd", "-f",
+     # options a CLI takes before its subcommand, naming where or on what it works
+     # (``kubectl --context prod get``, ``gh -R o/r pr view``); not the names many CLIs give
+     # options of their subcommands too (``--filter``), whose value may be a word the error
+     # names
+     "--context", "--namespace", "--kubeconfig", "-R", "--manifest-path",
+     "--project-directory"}
+)  # fmt: skip
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix.
 NOISE_FLAGS = _NOISE_FLAGS = frozenset(
     {
