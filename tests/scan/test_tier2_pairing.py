@@ -267,6 +267,25 @@ def test_the_program_not_on_path_is_the_lesson_whatever_it_ran(
     _fires(candidate, bad, good)
 
 
+def test_a_command_not_on_path_keeps_its_subcommand(script):
+    """``pip install`` not found: the program is the command itself, and the lesson keeps its
+    subcommand in the summary and the trigger, as an agent's own lesson about it would."""
+    bad, good = "pip install requests", "python3 -m pip install requests"
+    script.run(bad, "bash: pip: command not found", failure=ERR, code=127)
+    script.run(good, "Successfully installed requests")
+    candidate = _one(script)
+    assert candidate.summary == "pip install: the command is not on PATH"
+    assert candidate.trigger == r"^\s*\bpip\b[^|;&\n]*?\binstall\b"
+
+
+def test_a_look_at_sizes_is_no_look_at_the_help(script):
+    """``df -h`` prints sizes: the call that worked after ``df`` refused an option is its fix."""
+    script.run("df --human", "df: unrecognized option '--human'", failure=ERR, code=1)
+    script.run("df -h", "Filesystem  Size  Used")
+    candidate = _one(script)
+    assert "`df -h` worked" in candidate.fix
+
+
 def test_a_module_missing_from_the_bare_interpreter_names_the_module(script):
     """``python3 -m pytest`` without pytest, then the project's interpreter: the lesson fires
     on the bare interpreter running pytest, not on every ``python3`` (``--version``, ``-c``)."""
@@ -376,6 +395,8 @@ def test_not_permitted_fixed_otherwise_is_a_one_off(script):
     script.run("cat /var/log/app.log", "cat: /var/log/app.log: Permission denied", failure=ERR,
                code=1)  # fmt: skip
     script.run("sudo tail -n 50 /var/log/app.log", "log")
+    script.run("docker build -t app .", "connect: permission denied", failure=ERR, code=1)
+    script.run("sudo docker build -t app2 .", "built")
     assert _detect(script) == []
 
 
@@ -1543,16 +1564,25 @@ def test_a_step_the_error_asks_for_in_words(script, command, error, step, summar
 def test_a_word_the_error_only_mentions_is_no_step(script):
     """A check that lists what it would format, a ``format`` run, then the check passing: the
     code was changed, nothing was asked for. Two calls between: which made the difference is
-    a guess."""
+    a guess. A step that failed did nothing; a short word ("add") is too common to be read as
+    one."""
     script.run("npm run check", "x Some errors were emitted.\nsrc/a.ts: format would change it",
                failure=ERR, code=1)  # fmt: skip
     script.run("npm run format", "Formatted 3 files")
     script.run("npm run check", "ok")
     script.run("gh pr create --fill", "aborted: you must first push the current branch",
                failure=ERR, code=1)  # fmt: skip
-    script.run("git status", "On branch feat")
     script.run("git push -u origin HEAD", "ok")
+    script.run("git log -1", "abc fix")
     script.run("gh pr create --fill", "https://x/pull/1")
+    script.run("gh pr create --draft", "aborted: you must first push the current branch",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("git push -u origin HEAD", "rejected", failure=ERR, code=1)
+    script.run("gh pr create --draft", "https://x/pull/2")
+    script.run("git commit -m x", "nothing to commit; please add files first", failure=ERR,
+               code=1)  # fmt: skip
+    script.run("git add -A", "")
+    script.run("git commit -m x", "[main 1] x")
     assert _detect(script) == []
 
 

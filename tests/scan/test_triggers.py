@@ -447,6 +447,7 @@ def test_interpreter_trigger_names_the_module_it_ran(command, expected):
         ("python x.py", "bash: python: command not found", "python"),
         ("python x.py", "bash: line 1: python: command not found", "python"),
         ("python x.py", "zsh:1: command not found: python", "python"),
+        ("python x.py", "zsh: command not found: python", "python"),
         ("cd a && tsc -p .", "sh: 1: tsc: not found", "tsc"),
         ("timeout 5 make", "/bin/sh: timeout: not found", "timeout"),
         ("docker run img", 'exec: "docker": executable file not found in $PATH', "docker"),
@@ -458,6 +459,50 @@ def test_interpreter_trigger_names_the_module_it_ran(command, expected):
 )
 def test_missing_program_is_the_word_a_command_starts_with(command, error, expected):
     assert triggers.missing_program(command, error) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "exe", "sub"),
+    [
+        ("sudo -u deploy make build", "make", "build"),
+        ("sudo -E apt-get install -y jq", "apt-get", "install"),
+        ("nice -n 10 cargo build", "cargo", "build"),
+    ],
+)
+def test_a_prefix_and_its_options_are_not_the_command(command, exe, sub):
+    shape = triggers.main_shape(command)
+    assert shape is not None and (shape.exe, shape.sub) == (exe, sub)
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "expected"),
+    [
+        ("docker build -t app .", "sudo docker build -t app .", True),
+        ("docker build -t app .", "sudo -E docker build -t app .", True),
+        ("cd web && docker build .", "cd web && sudo docker build .", True),
+        # more changed than sudo; sudo already there; no sudo
+        ("docker build -t app .", "sudo docker build -t app2 .", False),
+        ("sudo docker build .", "sudo docker build .", False),
+        ("docker build .", "docker build --pull .", False),
+    ],
+)
+def test_through_sudo_is_the_same_command_with_sudo_and_nothing_else(failing, fixed, expected):
+    assert triggers.through_sudo(failing, fixed) is expected
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "expected"),
+    [
+        ("./scripts/release.sh --dry-run", "bash scripts/release.sh --dry-run",
+         "./scripts/release.sh"),
+        ("tools/gen.py", "python3 -X dev tools/gen.py", "tools/gen.py"),
+        # no interpreter in the fix; no script run by its path
+        ("./deploy.sh", "chmod +x deploy.sh && ./deploy.sh", None),
+        ("make release", "bash -c 'make release'", None),
+    ],
+)  # fmt: skip
+def test_script_run_by_path_needs_an_interpreter_in_the_fix(failing, fixed, expected):
+    assert triggers.script_run_by_path(failing, fixed) == expected
 
 
 def test_option_named_prefers_the_main_commands_spelling():

@@ -934,7 +934,7 @@ def first_word_trigger(command: str) -> str | None:
 #: found``, zsh's ``command not found: python``, dash's ``python: not found``, Go's ``exec:
 #: "python": executable file not found``.
 _NOT_FOUND = kept_programs.compile(
-    r"command not found: ([\w.+-]+)|([A-Za-z_][\w.+-]*): command not found|"
+    r"command not found: ([\w.+-]+)|([A-Za-z_][\w.+-]*): command not found(?!: )|"
     r"([A-Za-z_][\w.+-]*): not found$|\"([\w.+-]+)\": executable file not found",
     re.MULTILINE,
 )
@@ -972,26 +972,18 @@ def through_sudo(failing: str, fixed: str) -> bool:
     at = 0
     while at < len(fix) and (fix[at] in _PRIVILEGED or (at and _FLAG.match(fix[at]))):
         at += 1
-    return at > 0 and seg[0] not in _PRIVILEGED and tuple(fix[at:]) == tuple(seg)
+    return at > 0 and tuple(fix[at:]) == tuple(seg)
 
 
 def script_run_by_path(failing: str, fixed: str) -> str | None:
     """The script ``failing`` ran by its path (``./scripts/release.sh``) that ``fixed`` handed
     to an interpreter instead (``bash scripts/release.sh``), or ``None``. (A script made
     executable with ``chmod +x`` stays so: that fix is a one-off.)"""
-    fail_segs, fix_segs = _segments(failing), _segments(fixed)
-    for seg in fail_segs:
-        path = seg[0] if seg else ""
-        if "/" not in path or PurePosixPath(path).name in _INTERPRETERS:
-            continue
-        name = PurePosixPath(path).name
-        for other in fix_segs:
-            if (
-                len(other) >= 2
-                and PurePosixPath(other[0]).name in _INTERPRETERS
-                and PurePosixPath(other[1]).name == name
-            ):
-                return path
+    handed = any(len(seg) >= 2 and PurePosixPath(seg[0]).name in _INTERPRETERS for seg in
+                 _segments(fixed))  # fmt: skip
+    for seg in _segments(failing) if handed else ():
+        if seg and _SCRIPT.search(seg[0]) and PurePosixPath(seg[0]).name not in _INTERPRETERS:
+            return seg[0]
     return None
 
 
