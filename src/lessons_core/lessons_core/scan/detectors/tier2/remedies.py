@@ -65,10 +65,11 @@ def _step_in_words(
     difference is a guess; a word the error merely mentions (a check that lists files not
     formatted, then a ``format`` run) asks for nothing."""
     between = [e for e in events[i + 1 : j] if e.kind == ev.TOOL_CALL]
-    if len(between) != 1 or not between[0].command:
+    if len(between) != 1:
         return None
-    res = results.get(id(between[0]))
-    shape = triggers.main_shape(between[0].command)
+    (step,) = between
+    res = results.get(id(step))
+    shape = triggers.main_shape(step.command) if step.command else None
     if res is None or res.failure is not None or shape is None or not shape.sub:
         return None
     action = shape.sub.split()[-1]
