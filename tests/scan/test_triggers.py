@@ -365,6 +365,16 @@ def test_a_value_option_the_fix_dropped_is_kept_with_its_value():
 # -- the shapes of a command, and the commands a wrapper runs ----------------------------------
 
 
+@pytest.mark.parametrize(("end", "found"), [(1500, "python"), (1501, None)])
+def test_missing_program_reads_the_first_1500_characters(end, found):
+    """The error's head is read, where a shell puts its complaint: one that ends at the 1,500th
+    character is read, one that ends past it is not."""
+    line = "bash: python: command not found"
+    error = "x" * (end - len(line) - 1) + "\n" + line
+    assert len(error) == end
+    assert triggers.missing_program("python x.py", error) == found
+
+
 @pytest.mark.parametrize(
     ("command", "exe", "sub"),
     [
@@ -499,6 +509,7 @@ def test_through_sudo_is_the_same_command_with_sudo_and_nothing_else(failing, fi
         # no interpreter in the fix; no script run by its path
         ("./deploy.sh", "chmod +x deploy.sh && ./deploy.sh", None),
         ("make release", "bash -c 'make release'", None),
+        ("./x.sh", "bash", None),  # (an interpreter given nothing to run)
     ],
 )  # fmt: skip
 def test_script_run_by_path_needs_an_interpreter_in_the_fix(failing, fixed, expected):
