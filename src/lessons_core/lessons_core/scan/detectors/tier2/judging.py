@@ -128,49 +128,37 @@ def _judge(
         and not _refused_arguments(result)
     ):
         cls = None  # the words came from the command's output, not from the tool refusing it
+    # Two command lines and no code changed between them: what tells them apart is how the
+    # command was called.
+    failing, fixed, error = call.command or "", fix.command or "", result.text
+    only_the_call = bool(failing and fixed) and not finding.edited
+    name = cls.name if cls is not None else None
     if (
-        call.command
-        and fix.command
-        and not finding.edited
-        and other_manager(call.command, fix.command) is not None
+        only_the_call
+        and other_manager(failing, fixed) is not None
         and (cls is None or cls.reusable)
         and not _WORK_FAILURE.search(result.text[:3000])
     ):
         finding.cls = PACKAGE_MANAGER  # the job done through the project's own manager
         return finding
     if (
-        (cls is None or cls.name == failures.UNKNOWN_OPTION)
-        and call.command
-        and fix.command
-        and not finding.edited
-        and triggers.dash_argument_trigger(call.command, fix.command) is not None
+        only_the_call
+        and name in (None, failures.UNKNOWN_OPTION)
+        and triggers.dash_argument_trigger(failing, fixed) is not None
     ):
         finding.cls = DASH_ARGUMENT
         return finding
-    if (
-        cls is not None
-        and cls.name == failures.UNKNOWN_OPTION
-        and call.command
-        and fix.command
-        and not finding.edited
-        and _passed_on(call.command, fix.command, result.text)
-    ):
+    if only_the_call and name == failures.UNKNOWN_OPTION and _passed_on(failing, fixed, error):
         finding.cls = PASSED_ON
         return finding
-    if (
-        cls is not None
-        and cls.name == failures.NOT_PERMITTED
-        and call.command
-        and fix.command
-        and not finding.edited
-    ):
+    if only_the_call and name == failures.NOT_PERMITTED:
         # Not permitted is a one-off (a read-only path, a file of another user) unless the fix
         # shows what this machine wants: the same command through ``sudo``, or the script
         # handed to its interpreter.
-        if triggers.through_sudo(call.command, fix.command):
+        if triggers.through_sudo(failing, fixed):
             finding.cls = NEEDS_ROOT
             return finding
-        if triggers.script_run_by_path(call.command, fix.command) is not None:
+        if triggers.script_run_by_path(failing, fixed) is not None:
             finding.cls = NOT_EXECUTABLE
             return finding
     if cls is None:
