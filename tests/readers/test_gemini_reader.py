@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from lessons_core.scan import events as ev
 from lessons_gemini import reader
 
@@ -225,6 +227,19 @@ def test_the_project_is_the_folder_the_cli_names_beside_its_chats(tmp_path):
     sub = _jsonl_session(folder / "chats" / "s9", "agent-1.jsonl")
     assert {e.project for e in _read(main)[0]} == {"/home/dev/shop"}
     assert {e.project for e in _read(sub)[0]} == {"/home/dev/shop"}
+
+
+@pytest.mark.parametrize(
+    "content", ["/home/dev/" + "x" * 5000, "/home/dev/shop\n/home/dev/other", "\xff\xfe"]
+)
+def test_a_project_root_that_holds_no_path_is_passed_over(tmp_path, content):
+    """A ``.project_root`` longer than any path, of two lines, or not text names no folder:
+    the session's hash does, and no more than a path's length of the file is read."""
+    folder = tmp_path / "tmp" / ("cd" * 32)
+    (folder / "chats").mkdir(parents=True)
+    (folder / ".project_root").write_bytes(content.encode("latin-1"))
+    path = _jsonl_session(folder / "chats")
+    assert {e.project for e in _read(path)[0]} == {"gemini:" + "cd" * 8}
 
 
 def test_without_a_project_root_the_hash_names_the_project(tmp_path):

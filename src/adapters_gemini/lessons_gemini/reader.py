@@ -106,12 +106,18 @@ def project_root(file: str) -> str | None:
     here = Path(file).parent
     for folder in (here.parent, here.parent.parent):
         try:
-            text = (folder / ".project_root").read_text(encoding="utf-8").strip()
+            with (folder / ".project_root").open("rb") as f:
+                raw = f.read(_PATH_MAX + 1)  # (a folder's path, not whatever else is there)
+            text = raw.decode("utf-8").strip()
         except (OSError, UnicodeDecodeError):
             continue
-        if text:
+        if text and len(raw) <= _PATH_MAX and "\n" not in text:
             return text
     return None
+
+
+#: The longest path Linux accepts: a longer ``.project_root`` holds no folder's path.
+_PATH_MAX = 4096
 
 
 def _is_subagent(file: str) -> bool:
