@@ -97,6 +97,10 @@ def is_document(file: str) -> bool:
 # -- shared -----------------------------------------------------------------------------------
 
 
+#: The longest path Linux accepts: a longer ``.project_root`` holds no folder's path.
+_PATH_MAX = 4096
+
+
 def project_root(file: str) -> str | None:
     """The project folder of a session, from the ``.project_root`` file the CLI keeps beside
     ``chats/`` since it names the folders under ``tmp/`` after projects rather than by hash.
@@ -114,10 +118,6 @@ def project_root(file: str) -> str | None:
         if text and len(raw) <= _PATH_MAX and "\n" not in text:
             return text
     return None
-
-
-#: The longest path Linux accepts: a longer ``.project_root`` holds no folder's path.
-_PATH_MAX = 4096
 
 
 def _is_subagent(file: str) -> bool:

@@ -927,7 +927,7 @@ def first_word_trigger(command: str) -> str | None:
     word = PurePosixPath(seg[0][0]).name or seg[0][0]
     if word in _SETUP or not re.fullmatch(r"[\w.+-]+", word):
         return None
-    return anchored(_word(word))
+    return first_trigger(word)
 
 
 #: The program a shell could not find, in each shell's words: bash's ``python: command not
@@ -982,7 +982,7 @@ def script_run_by_path(failing: str, fixed: str) -> str | None:
     handed = any(len(seg) >= 2 and PurePosixPath(seg[0]).name in _INTERPRETERS for seg in
                  _segments(fixed))  # fmt: skip
     for seg in _segments(failing) if handed else ():
-        if seg and _SCRIPT.search(seg[0]) and PurePosixPath(seg[0]).name not in _INTERPRETERS:
+        if seg and _SCRIPT.search(seg[0]):
             return seg[0]
     return None
 
