@@ -506,6 +506,10 @@ def test_through_sudo_is_the_same_command_with_sudo_and_nothing_else(failing, fi
         ("./scripts/release.sh --dry-run", "bash scripts/release.sh --dry-run",
          "./scripts/release.sh"),
         ("tools/gen.py", "python3 -X dev tools/gen.py", "tools/gen.py"),
+        # any version of Python, and the interpreters pairing reads a script past
+        ("bin/seed.py", "python3.12 bin/seed.py", "bin/seed.py"),
+        ("./admin/cron.php", "php admin/cron.php", "./admin/cron.php"),
+        ("./tools/report.pl", "perl tools/report.pl", "./tools/report.pl"),
         # no interpreter in the fix; no script run by its path
         ("./deploy.sh", "chmod +x deploy.sh && ./deploy.sh", None),
         ("make release", "bash -c 'make release'", None),
@@ -514,6 +518,22 @@ def test_through_sudo_is_the_same_command_with_sudo_and_nothing_else(failing, fi
 )  # fmt: skip
 def test_script_run_by_path_needs_an_interpreter_in_the_fix(failing, fixed, expected):
     assert triggers.script_run_by_path(failing, fixed) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "exe"),
+    [
+        ("python3.12 tools/gen.py --all", "gen.py"),
+        ("perl tools/report.pl", "report.pl"),
+        ("zsh scripts/setup.zsh", "setup.zsh"),
+        ("php artisan migrate", "php"),  # (no script: the interpreter is the command)
+        ("pythonic tools/gen.py", "pythonic"),
+    ],
+)
+def test_a_script_handed_to_an_interpreter_is_the_command(command, exe):
+    """Pairing and the lessons know a script by its name, whichever interpreter ran it."""
+    shape = triggers.main_shape(command)
+    assert shape is not None and shape.exe == exe
 
 
 def test_option_named_prefers_the_main_commands_spelling():

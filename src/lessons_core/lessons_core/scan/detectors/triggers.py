@@ -73,6 +73,8 @@ SETUP_COMMANDS = _SETUP = frozenset(
     {"cd", "export", "source", ".", "set", "echo", "true", "printf", "sleep", "pushd", "popd"}
 )
 _PYTHONS = kept_programs.compile(r"^python(?:\d(?:\.\d+)?)?$")
+#: Interpreters other than Python's that a script is handed to (``node build.js``).
+_INTERPRETERS = frozenset({"node", "ruby", "php", "perl", "bash", "sh", "zsh"})
 _ASSIGNMENT = kept_programs.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
 _VALUE_FLAGS = frozenset(
@@ -282,12 +284,19 @@ class Shape:
 
 
 #: A script an interpreter runs (``python build.py``), a subcommand's name, a flag.
-_SCRIPT = kept_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|sh)$")
+_SCRIPT = kept_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|pl|sh|zsh)$")
 _SUBCOMMAND = kept_programs.compile(r"[A-Za-z][\w:.-]*")
 _FLAG = kept_programs.compile(r"^--?[A-Za-z]")
 #: Whether a text starts and ends with a word character (:func:`_word`).
 _WORD_START = kept_programs.compile(r"\w")
 _WORD_END = kept_programs.compile(r"\w$")
+
+
+def is_interpreter(name: str) -> bool:
+    """Whether ``name`` is a program a script is handed to (``python3.12``, ``node``, ``bash``):
+    pairing reads ``python build.py`` as the script, and a script run by its path that failed
+    may be handed to one instead."""
+    return bool(_PYTHONS.match(name)) or name in _INTERPRETERS
 
 
 def shape_of(tokens: list[str]) -> Shape | None:
@@ -311,8 +320,7 @@ def shape_of(tokens: list[str]) -> Shape | None:
     if _PYTHONS.match(exe) and len(rest) >= 2 and rest[0] == "-m":
         exe, rest = rest[1], rest[2:]
     script = False
-    interpreter = _PYTHONS.match(exe) or exe in ("node", "ruby", "php", "bash", "sh")
-    if interpreter and rest and _SCRIPT.search(rest[0]):
+    if is_interpreter(exe) and rest and _SCRIPT.search(rest[0]):
         exe, rest, script = PurePosixPath(rest[0]).name, rest[1:], True
     sub = None
     if exe in SUBCOMMAND_TOOLS or script:
@@ -954,8 +962,6 @@ def missing_program(command: str, error: str) -> str | None:
 
 #: Words that run the rest of a command with more privileges.
 _PRIVILEGED = frozenset({"sudo", "doas"})
-#: Interpreters a script can be handed to instead of being run by its path.
-_INTERPRETERS = frozenset({"bash", "sh", "zsh", "python", "python3", "node", "ruby", "perl"})
 
 
 def through_sudo(failing: str, fixed: str) -> bool:
@@ -979,7 +985,7 @@ def script_run_by_path(failing: str, fixed: str) -> str | None:
     """The script ``failing`` ran by its path (``./scripts/release.sh``) that ``fixed`` handed
     to an interpreter instead (``bash scripts/release.sh``), or ``None``. (A script made
     executable with ``chmod +x`` stays so: that fix is a one-off.)"""
-    handed = any(len(seg) >= 2 and PurePosixPath(seg[0]).name in _INTERPRETERS for seg in
+    handed = any(len(seg) >= 2 and is_interpreter(PurePosixPath(seg[0]).name) for seg in
                  _segments(fixed))  # fmt: skip
     for seg in _segments(failing) if handed else ():
         if seg and _SCRIPT.search(seg[0]):
