@@ -746,6 +746,30 @@ def test_a_known_failure_of_a_later_command_of_the_line_is_blamed_on_it(script):
     assert not triggers.matches(candidate.trigger, "sed -n 1,5p notes.txt")
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "others"),
+    [
+        ("grep -rnP 'v\\d+' src", "grep: invalid option -- P\nusage: grep [-abcDEFGHhIiLlnqRrsv]",
+         "grep -rnE 'v[0-9]+' src", ("grep -P x f", "grep -Pr x .")),
+        ("sed -nr 's/(a)/\\1/p' notes.txt", "sed: illegal option -- r\nusage: sed script [-Ealnru]",
+         "sed -nE 's/(a)/\\1/p' notes.txt", ("sed -r 's/a/b/' f",)),
+    ],
+)  # fmt: skip
+def test_an_option_refused_inside_a_cluster_is_the_letter_in_any_cluster(
+    script, bad, error, good, others
+):
+    """BSD ``grep``/``sed`` refuse ``-P``/``-r`` on a Mac: the lesson is the letter, given
+    alone or with others, not the cluster this call happened to write."""
+    script.run(bad, error, failure=ERR, code=2)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary.endswith(": an option the command does not have")
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    assert not triggers.matches(candidate.trigger, bad.replace("-", "--", 1))  # a long option
+
+
 # -- the classes of the misses ----------------------------------------------------------------
 
 

@@ -837,6 +837,33 @@ def option_named(error: str, command: str) -> str | None:
     return None
 
 
+#: A cluster of one-letter options (``-rP``, ``-la``): never a long option.
+_SHORT_CLUSTER = kept_programs.compile(r"-[A-Za-z0-9]{2,}")
+
+
+def clustered_option(error: str, command: str) -> str | None:
+    """The one-letter option ``error`` refuses when ``command`` gives it only inside a cluster
+    of them (``P`` of ``grep -rP`` on a BSD grep, ``r`` of ``sed -nr`` on macOS), or ``None``.
+    The lesson is about the letter, in whatever cluster the next call puts it."""
+    m = _NAMED_OPTION.search(error)
+    if m is None or option_named(error, command) is not None:
+        return None
+    letter = (m.group("name") or m.group("before")).lstrip("-")
+    if len(letter) != 1:
+        return None
+    shape = main_shape(command)
+    flags = shape.flags if shape is not None else ()
+    hit = any(_SHORT_CLUSTER.fullmatch(flag) and letter in flag for flag in flags)
+    return letter if hit else None
+
+
+def with_short_option(base: str, letter: str) -> str | None:
+    """``base`` carrying the one-letter option ``letter``, alone or in a cluster (``-P``,
+    ``-rP``, ``-Pr``), in its segment (``None`` when the compiler would refuse the pattern)."""
+    pattern = rf"{base}(?={_GAP}\s-[A-Za-z0-9]*{_escape(letter)}[A-Za-z0-9]*(?:[\s=]|$))"
+    return pattern if compiler_accepts(pattern) else None
+
+
 def passed_on(command: str, flag: str) -> bool:
     """Whether ``command`` hands ``flag`` on after a ``--`` (``cargo test -- --nocapture``):
     to the program the command runs, not to the command."""

@@ -133,6 +133,10 @@ def _trigger(finding: Finding) -> str | None:
         if flag is not None:
             flagged = triggers.with_flag(base, flag)
             return flagged if not triggers.matches(flagged, fixed_whole) else None
+        letter = triggers.clustered_option(finding.result.text, failing)
+        if letter is not None:
+            clustered = triggers.with_short_option(base, letter)
+            return clustered if _separates(clustered, failing, fixed_whole) else None
     if name == failures.UNKNOWN_SUBCOMMAND:
         # The script exists, where the fix ran it: an option moved the command elsewhere.
         moved = triggers.value_flag_trigger(failing, fixed)
