@@ -251,6 +251,10 @@ def test_command_not_found_fixed_by_mise_exec(script):
         # dash's words, the program later in the line.
         ("cd web && tsc --noEmit", "sh: 1: tsc: not found", "cd web && npx tsc --noEmit",
          "tsc: the command is not on PATH", r"(?:^|[;&|(])\s*\btsc\b"),
+        # a program the line substitutes (``nproc`` is GNU's: a Mac has ``sysctl``)
+        ("make -j$(nproc)", "bash: nproc: command not found\nmake: *** No targets specified.",
+         "make -j$(sysctl -n hw.ncpu)", "nproc: the command is not on PATH",
+         r"(?:^|[;&|(])\s*\bnproc\b"),
     ],
 )  # fmt: skip
 def test_the_program_not_on_path_is_the_lesson_whatever_it_ran(
@@ -2188,3 +2192,15 @@ def test_a_query_string_zsh_refused_is_no_glob_meant_for_files(script):
                code=1)  # fmt: skip
     script.run(good, '{"name": "a.yml"}')
     assert _one(script).summary == "gh api: quote words the shell would read as syntax"
+
+
+def test_a_trigger_that_misses_its_own_call_is_no_trigger(script, monkeypatch):
+    """Whatever rule built it (some are built on one command of the line), a trigger that does
+    not fire on the call it was learned from would never come back where the mistake does."""
+    from lessons_core.scan.detectors.tier2 import lesson
+
+    monkeypatch.setattr(lesson, "_trigger", lambda finding: r"^\s*\bnproc\b")
+    script.run("make -j$(nproc)", "bash: nproc: command not found", failure=ERR, code=127)
+    script.run("make -j$(sysctl -n hw.ncpu)", "cc -o app")
+    # (without it, nothing else tells this call from its fix: no lesson at all)
+    assert _detect(script) == []

@@ -155,6 +155,14 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     trigger = _trigger(finding)
     if trigger is not None and call.command and not triggers.compiler_accepts(trigger):
         trigger = None  # a shape the manifest compiler would refuse is no trigger at all
+    drift = finding.cls is not None and finding.cls.name == CWD_DRIFT.name
+    if (
+        trigger is not None
+        and call.command
+        and not drift
+        and not triggers.matches(trigger, call.command)
+    ):
+        trigger = None  # (built on one command of the line, it must still fire on the line)
     if finding.guessed is not None and trigger is None:
         return None  # no pattern for the wrong path that the right one does not match too
     bare = trigger is None or triggers.is_bare_executable(trigger)

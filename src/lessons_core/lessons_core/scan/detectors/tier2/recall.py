@@ -147,13 +147,14 @@ def _trigger(finding: Finding) -> str | None:
         if name == failures.COMMAND_NOT_FOUND
         else None
     )
-    shape = triggers.main_shape(failing)
+    shape = triggers.main_shape(call.command)
     if missing is not None and shape is not None and missing != shape.exe:
         # The interpreter or wrapper that is not there, whatever it was to run (``python`` of
         # ``python scripts/gen.py``, ``timeout`` of ``timeout 30 npm test``): first on the line,
         # or first in a later command of it.
+        # (``$(nproc)``: the program may start a command the line substitutes)
         for bare in (triggers.first_trigger(missing), triggers.leading_trigger(missing)):
-            if _separates(bare, failing, fixed_whole):
+            if _separates(bare, call.command, fixed_whole):
                 return bare
     pattern = triggers.command_trigger(failing, fixed or None)
     environment = name in _ENVIRONMENT_CLASSES
