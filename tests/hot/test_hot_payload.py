@@ -7,6 +7,8 @@ shows here once instead of as a missing lesson in every agent.
 
 from __future__ import annotations
 
+import pytest
+
 from lessons_core.hot import payload
 
 
@@ -119,3 +121,29 @@ def test_lazy_pattern_compiles_once_with_inline_flags() -> None:
     compiled = pattern._get()
     assert pattern._get() is compiled
     assert pattern.match("no") is None
+
+
+@pytest.mark.parametrize(
+    ("report", "printed"),
+    [
+        # Gemini CLI's and Qwen Code's older report, every part there
+        ("Command: ls x\nDirectory: (root)\nOutput: ls: x: No such file\nError: (none)\n"
+         "Exit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 41",
+         "ls: x: No such file"),
+        # the newer one: the parts that say something
+        ("Output: bash: python: command not found\nExit Code: 127\nProcess Group PGID: 7",
+         "bash: python: command not found"),
+        # lines of the command's own that read like headings stay
+        ("Output: Hint: run `npm i`\nError: Cannot find x\n    at a.js:1\nExit Code: 1",
+         "Hint: run `npm i`\nError: Cannot find x\n    at a.js:1"),
+        ("Command: x\nDirectory: (root)\nOutput: one\ntwo\nError: bad\nExit Code: 1",
+         "one\ntwo\nbad"),
+        # nothing printed: the report is all there is to say
+        ("Output: (empty)\nExit Code: 1", "Output: (empty)\nExit Code: 1"),
+        # not a report
+        ("File not found: a.txt", "File not found: a.txt"),
+        ("Error: spawn failed", "Error: spawn failed"),
+    ],
+)  # fmt: skip
+def test_a_shell_report_is_cut_to_what_the_command_printed(report, printed):
+    assert payload.shell_report_output(report) == printed

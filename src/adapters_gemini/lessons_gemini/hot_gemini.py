@@ -28,6 +28,7 @@ from lessons_core.hot.payload import (
     first_text,
     new_event,
     paths_of,
+    shell_report_output,
     tool_call,
 )
 from lessons_core.hot.payload import absolute as _absolute
@@ -159,10 +160,10 @@ def failure_text(response):
     # Substring checks first: most results are not shell reports, and the regexes cost an import.
     match = _EXIT_CODE.search(text) if "Exit Code:" in text else None
     if match and int(match.group(1)) != 0:
-        return _clip(text.strip())
+        return _clip(shell_report_output(text.strip()))
     signal = _SIGNAL.search(text) if "Signal:" in text else None
     if signal and signal.group(1) not in ("0", "(none)"):
-        return _clip(text.strip())
+        return _clip(shell_report_output(text.strip()))
     return None
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from lessons_core.api import as_text, classify_text, iter_lines, loads
 from lessons_core.api import events as ev
+from lessons_core.hot.payload import shell_report_output
 from lessons_gemini.failures import gemini_exit_code
 from lessons_gemini.hot_names import BLOCKED_PREFIX, NATIVE_TO_CANONICAL
 from lessons_gemini.roots import transcript_roots as transcript_roots
@@ -180,7 +181,8 @@ def _tool_events(
         code = gemini_exit_code(text)
         if code:
             failure = ev.TIMEOUT if classify_text(text) == ev.TIMEOUT else ev.ERROR
-            text = _shell_output(text)
+    if tool == "Bash":
+        text = shell_report_output(text)  # (as the other agents log it: what it printed)
     yield ev.Event(
         ev.TOOL_RESULT,
         AGENT,
@@ -192,20 +194,6 @@ def _tool_events(
         text=ev.shorten(text),
         **base,
     )
-
-
-_SHELL_PART = re.compile(r"^(Output|Error): ?(.*?)(?=^\w[\w ]*: |\Z)", re.MULTILINE | re.DOTALL)
-
-
-def _shell_output(text: str) -> str:
-    """What a failed shell command printed: the ``Output:`` and ``Error:`` parts of Gemini's
-    report, without ``Command:``/``Directory:``/``Exit Code:`` lines or ``(empty)``/``(none)``."""
-    parts = [
-        body.strip()
-        for _, body in _SHELL_PART.findall(text)
-        if body.strip() not in ("", "(empty)", "(none)")
-    ]
-    return "\n".join(parts) if _SHELL_PART.search(text) else text
 
 
 def _result_text(call: dict[str, Any]) -> str:

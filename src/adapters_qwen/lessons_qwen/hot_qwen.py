@@ -24,6 +24,7 @@ what differs, and how this module copes (verified against 0.24.4, see docs/agent
 from lessons_claude.hot_dialect import EVENTS as EVENTS
 from lessons_claude.hot_dialect import Dialect
 from lessons_core.hot.payload import clip as _clip
+from lessons_core.hot.payload import shell_report_output as shell_output
 from lessons_qwen.hot_names import NATIVE_TO_CANONICAL
 
 AGENT = "qwen"
@@ -38,41 +39,6 @@ CONTEXT_EVENTS = (
 )
 
 SOURCES = frozenset(("startup", "resume", "clear", "compact"))
-
-#: The headings of Qwen Code's shell report, one per line, each followed by its text.
-_REPORT_HEADINGS = (
-    "Command:",
-    "Directory:",
-    "Output:",
-    "Error:",
-    "Exit Code:",
-    "Signal:",
-    "Background PIDs:",
-    "Process Group PGID:",
-)
-
-
-def shell_output(text):
-    """What a failed shell command printed, out of Qwen Code's report of it.
-
-    The report (``Command: …``, ``Directory: …``, ``Output: …``, ``Error: …``, ``Exit Code: N``…)
-    is what ``error`` holds for a shell command; recall matches a lesson's error lines against
-    the command's own lines, so the output and error sections are kept (``(none)`` and
-    ``(empty)`` dropped) and the rest of the report goes. Any other text is returned as is.
-    """
-    if not text.startswith("Command: "):
-        return text
-    kept = []
-    section = None
-    for line in text.split("\n"):
-        heading = next((h for h in _REPORT_HEADINGS if line.startswith(h)), None)
-        if heading is not None:
-            section = heading
-            line = line[len(heading) :].lstrip()
-        if section in ("Output:", "Error:") and line not in ("(none)", "(empty)"):
-            kept.append(line)
-    output = "\n".join(kept).strip()
-    return output or text
 
 
 def _error_text(error):

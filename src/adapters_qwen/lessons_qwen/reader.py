@@ -19,13 +19,13 @@ session and project come with every record.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from lessons_core.api import as_text, classify_text, iter_lines, loads
 from lessons_core.api import events as ev
+from lessons_core.hot.payload import shell_report_output
 from lessons_qwen.hot_names import NATIVE_TO_CANONICAL
 from lessons_qwen.roots import transcript_roots as transcript_roots
 
@@ -171,8 +171,8 @@ def _result(response: dict[str, Any], outcome: dict[str, Any], base: dict[str, A
         failure = kind if kind in (ev.REJECTED, ev.DENIED, ev.TIMEOUT) else ev.INTERRUPTED
     elif status == "error" or errored or exit_code:
         failure = _failure(outcome.get("errorType"), text)
-    if failure is not None and text.startswith("Command: "):
-        text = _shell_output(text)
+    if canonical(name) == "Bash":
+        text = shell_report_output(text)  # (as the other agents log it: what it printed)
     call_id = response.get("id")
     return ev.Event(
         ev.TOOL_RESULT,
@@ -196,17 +196,3 @@ def _failure(error_type: Any, text: str) -> str:
     if error_type == "execution_timeout":
         return ev.TIMEOUT
     return classify_text(text) or ev.ERROR
-
-
-_SHELL_PART = re.compile(r"^(Output|Error): ?(.*?)(?=^\w[\w ]*: |\Z)", re.MULTILINE | re.DOTALL)
-
-
-def _shell_output(text: str) -> str:
-    """What a failed shell command printed: the ``Output:`` and ``Error:`` parts of Qwen's
-    report, without its ``Command:``/``Directory:``/``Exit Code:`` lines or ``(none)``."""
-    parts = [
-        body.strip()
-        for _, body in _SHELL_PART.findall(text)
-        if body.strip() not in ("", "(empty)", "(none)")
-    ]
-    return "\n".join(parts) if parts else text

@@ -202,3 +202,13 @@ def test_render_silent_for_advisory_events():
     """PreCompress and AfterAgent take no context: nothing is printed."""
     for native in ("PreCompress", "AfterAgent"):
         assert hot_gemini.render({"native_event": native}, decision(context="x")) is None
+
+
+def test_a_failed_commands_error_is_what_it_printed():
+    """Failure-time recall matches a lesson's error lines line for line: ``Output: `` stuck to
+    the first one would hide it (as it did before the report was cut)."""
+    report = "Output: bash: pip: command not found\nExit Code: 127\nProcess Group PGID: 4"
+    payload = tool_payload(
+        "AfterTool", "run_shell_command", {"command": "pip x"}, tool_response={"llmContent": report}
+    )
+    assert hot_gemini.normalize(payload)["error"] == "bash: pip: command not found"

@@ -35,6 +35,42 @@ def blocks_text(content):
     return ""
 
 
+#: The last lines of the report Gemini CLI's shell tool writes (and Qwen Code's, its fork), after
+#: what the command printed: each one line, each starting so.
+_REPORT_TAIL = ("Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
+#: What stands for nothing in that report.
+_REPORT_NOTHING = ("(empty)", "(none)", "")
+
+
+def shell_report_output(report):
+    """What a shell command printed, out of the report Gemini CLI's and Qwen Code's shell tool
+    make of it; any other text as it is.
+
+    The report is ``Command: …``, ``Directory: …`` (older releases), ``Output: …``, an ``Error:
+    …`` line and a tail (``Exit Code: N``, ``Signal: …``, ``Background PIDs: …``, ``Process
+    Group PGID: N``), each part there only when it says something in newer releases. The output
+    is everything from ``Output:`` to the tail: a line of the command's own that starts with
+    ``Error:`` or ``Hint:`` is the command's, and stays. A lesson's error lines, found in the
+    output, are matched line for line, so the headings must not stick to them.
+    """
+    lines = report.split("\n")
+    if not lines[0].startswith(("Command: ", "Output: ")):
+        return report
+    end = len(lines)
+    while end > 1 and lines[end - 1].startswith(_REPORT_TAIL):
+        end -= 1
+    error = ""
+    if end > 1 and lines[end - 1].startswith("Error: "):
+        end -= 1
+        error = lines[end][len("Error: ") :].strip()
+    start = next((i for i in range(end) if lines[i].startswith("Output: ")), None)
+    output = ""
+    if start is not None:
+        output = "\n".join([lines[start][len("Output: ") :], *lines[start + 1 : end]]).strip()
+    kept = [part for part in (output, error) if part not in _REPORT_NOTHING]
+    return "\n".join(kept) or report
+
+
 def absolute(path, cwd):
     """An absolute, normalised path; a relative one is taken against the session's ``cwd``."""
     path = os.path.expanduser(path)
