@@ -1,0 +1,70 @@
+"""The same mistake and fix, logged by each agent, teach the same lesson.
+
+Pairing is agent-agnostic only if every reader hands it the same events: the command, the
+error text (without the agent's report around it), the exit code. Each scenario here is one
+common mistake and the call that fixed it, written in every supported agent's own format by
+:mod:`tests.scan.agent_sessions`; the lesson Claude Code's session gives is the reference.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.scan.agent_sessions import AGENTS, session_events
+
+from lessons_core.scan.detectors import tier2
+
+#: (name, the failing command, what it printed, its exit code, the command that worked).
+SCENARIOS = [
+    ("missing interpreter", "python scripts/gen.py", "bash: python: command not found", 127,
+     "python3 scripts/gen.py"),
+    ("option in a cluster", "grep -rP 'v\\d+' src",
+     "grep: invalid option -- P\nusage: grep [-abcDEFGHhIiLlnqRrsv] [-e pattern] [file ...]", 2,
+     "grep -rE 'v[0-9]+' src"),
+    ("script without its execute bit", "./scripts/release.sh --dry-run",
+     "bash: ./scripts/release.sh: Permission denied", 126, "bash scripts/release.sh --dry-run"),
+    ("needs root", "docker build -t app .",
+     "permission denied while trying to connect to the Docker daemon socket at "
+     "unix:///var/run/docker.sock: connect: permission denied", 1, "sudo docker build -t app ."),
+    ("module missing from the bare interpreter", "python3 -m pytest -q",
+     "/usr/bin/python3: No module named pytest", 1, ".venv/bin/python -m pytest -q"),
+    ("no terminal", "gh pr create --base main",
+     "must provide `--title` and `--body` (or `--fill` or `fill-first` or `--fillverbose`) "
+     "when not running interactively", 1, "gh pr create --base main --fill"),
+    ("option of the program it runs", "cargo test --test-threads=1",
+     "error: unexpected argument '--test-threads' found\n\n"
+     "  tip: to pass '--test-threads' as a value, use '-- --test-threads'", 1,
+     "cargo test -- --test-threads=1"),
+    ("glob the shell expanded", "find . -name *.py",
+     "find: paths must precede expression: `b.py'\n"
+     "find: possible unquoted pattern after predicate `-name'?", 1, "find . -name '*.py'"),
+    ("unknown option", "pytest -n 4 tests",
+     "ERROR: usage: pytest [options] [file_or_dir] [file_or_dir] [...]\n"
+     "pytest: error: unrecognized arguments: -n\n  inifile: /w/app/pyproject.toml", 4,
+     "pytest tests"),
+    ("a hint after the error", "npm run lint",
+     "npm error Missing script: \"lint\"\nnpm error\nnpm error Did you mean this?\n"
+     "npm error   npm run lint:js\nHint: run `npm run` to list the scripts", 1,
+     "npm run lint:js"),
+]  # fmt: skip
+
+
+def _lessons(agent: str, home: Path, scenario: tuple[str, str, str, int, str]):
+    _, bad, error, code, good = scenario
+    steps = [
+        ("user", "tidy up the build"),
+        ("run", bad, error, code),
+        ("say", "That did not work; trying another way."),
+        ("run", good, "done", 0),
+    ]
+    events = session_events(agent, home, steps)  # type: ignore[arg-type]
+    return [(c.summary, c.trigger, c.fix, c.mistake) for c in tier2.detect(events)]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s[0] for s in SCENARIOS])
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a != "claude"])
+def test_every_agent_learns_what_claude_code_learns(tmp_path, agent, scenario):
+    reference = _lessons("claude", tmp_path / "claude", scenario)
+    assert len(reference) == 1, reference  # (the scenario teaches something at all)
+    assert _lessons(agent, tmp_path / agent, scenario) == reference
