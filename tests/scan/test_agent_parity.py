@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tests.scan.agent_sessions import AGENTS, session_events
 
-from lessons_core.scan.detectors import tier2
+from lessons_core.scan.detectors import corrections, tier2
 
 #: (name, the failing command, what it printed, its exit code, the command that worked).
 SCENARIOS = [
@@ -68,3 +68,33 @@ def test_every_agent_learns_what_claude_code_learns(tmp_path, agent, scenario):
     reference = _lessons("claude", tmp_path / "claude", scenario)
     assert len(reference) == 1, reference  # (the scenario teaches something at all)
     assert _lessons(agent, tmp_path / agent, scenario) == reference
+
+
+#: A user setting the agent right after a call that worked, and what the agent did next.
+CORRECTIONS = [
+    ("no, use pnpm here, we don't use npm", "npm install", "pnpm install"),
+    ("don't run the whole suite, it takes twenty minutes; run the file's tests only",
+     "pytest", "pytest tests/test_cart.py"),
+    ("that's the wrong branch, it's called release/2.4", "git checkout release-2.4",
+     "git checkout release/2.4"),
+]  # fmt: skip
+
+
+def _corrections(agent: str, home: Path, said: str, before: str, after: str):
+    steps = [
+        ("user", "get the project ready"),
+        ("run", before, "done", 0),
+        ("say", "Done."),
+        ("user", said),
+        ("run", after, "done", 0),
+    ]
+    events = session_events(agent, home, steps)  # type: ignore[arg-type]
+    return [(c.summary, c.mistake, c.fix, c.tags) for c in corrections.detect(events)]
+
+
+@pytest.mark.parametrize("case", CORRECTIONS, ids=[c[0][:24] for c in CORRECTIONS])
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a != "claude"])
+def test_every_agent_hears_the_correction_claude_code_hears(tmp_path, agent, case):
+    reference = _corrections("claude", tmp_path / "claude", *case)
+    assert len(reference) == 1, reference
+    assert _corrections(agent, tmp_path / agent, *case) == reference
