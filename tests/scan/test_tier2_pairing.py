@@ -2204,3 +2204,39 @@ def test_a_trigger_that_misses_its_own_call_is_no_trigger(script, monkeypatch):
     script.run("make -j$(sysctl -n hw.ncpu)", "cc -o app")
     # (without it, nothing else tells this call from its fix: no lesson at all)
     assert _detect(script) == []
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others"),
+    [
+        ("md5sum dist/app.js", "zsh: command not found: md5sum", "md5 dist/app.js",
+         "md5sum: not on PATH here; `md5` does its job", ("md5sum a b", "ls | md5sum")),
+        ("sha256sum release.tar.gz", "bash: sha256sum: command not found",
+         "shasum -a 256 release.tar.gz", "sha256sum: not on PATH here; `shasum` does its job",
+         ("cd out && sha256sum *.whl",)),
+    ],
+)  # fmt: skip
+def test_a_program_the_machine_lacks_whose_job_another_did(
+    script, bad, error, good, summary, others
+):
+    """GNU's ``md5sum`` on a Mac: a fact of the machine, recalled before any line that starts
+    the missing program, whatever it is given (it is not the file that was the problem)."""
+    script.run(bad, error, failure=ERR, code=127)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    assert not triggers.matches(candidate.trigger, "echo md5sum sha256sum")
+
+
+def test_bsd_finds_unknown_primary_is_an_option_it_does_not_have(script):
+    bad = "find . -name '*.log' -printf '%s %p\\n'"
+    good = "find . -name '*.log' -exec stat -f '%z %N' {} +"
+    script.run(bad, "find: -printf: unknown primary or operator", failure=ERR)
+    script.run(good, "10 ./a.log")
+    candidate = _one(script)
+    assert candidate.summary == "find: an option the command does not have"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "find src -type f -printf '%p\\n'")

@@ -382,6 +382,7 @@ MISTAKE_CLASSES = (
     MistakeClass(
         UNKNOWN_OPTION,
         r"unknown option|unrecognized (?:option|arguments?)|no such option|invalid option|"
+        r"unknown primary or operator|"
         r"unknown (?:shorthand )?flag|flag provided but not defined|unexpected argument|"
         r"illegal option|unknown argument|unrecognized flag|is not expected in this context",
         "an option the command does not have",

@@ -814,9 +814,18 @@ _NAMED_OPTION = kept_programs.compile(
     r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
     r"no such option|invalid option|flag provided but not defined|unexpected argument|"
     r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)|"
-    r"[`'\"](?P<before>--?[A-Za-z][\w-]*)[`'\"] is not expected in this context",
+    r"[`'\"](?P<before>--?[A-Za-z][\w-]*)[`'\"] is not expected in this context|"
+    # BSD find (a Mac's): ``find: -printf: unknown primary or operator``
+    r"(?P<primary>-[A-Za-z][\w-]*): unknown primary or operator",
     re.IGNORECASE,
 )
+#: The groups of :data:`_NAMED_OPTION` that may hold the option's name.
+_OPTION_GROUPS = ("name", "before", "primary")
+
+
+def _option_group(m: re.Match[str]) -> str:
+    """The group of a :data:`_NAMED_OPTION` match that holds the option's name."""
+    return next(group for group in _OPTION_GROUPS if m.group(group))
 
 
 def option_named(error: str, command: str) -> str | None:
@@ -824,7 +833,7 @@ def option_named(error: str, command: str) -> str | None:
     m = _NAMED_OPTION.search(error)
     if m is None:
         return None
-    name = (m.group("name") or m.group("before")).lstrip("-")
+    name = m.group(_option_group(m)).lstrip("-")
     shape = main_shape(command)
     flags = shape.flags if shape is not None else ()
     for flag in flags:
@@ -848,7 +857,7 @@ def clustered_option(error: str, command: str) -> str | None:
     m = _NAMED_OPTION.search(error)
     if m is None or option_named(error, command) is not None:
         return None
-    letter = (m.group("name") or m.group("before")).lstrip("-")
+    letter = m.group(_option_group(m)).lstrip("-")
     if len(letter) != 1:
         return None
     shape = main_shape(command)
@@ -890,7 +899,7 @@ def option_from_elsewhere(error: str, command: str) -> bool:
     m = _NAMED_OPTION.search(error)
     if m is None:
         return False
-    at = m.start("name") if m.group("name") else m.start("before")
+    at = m.start(_option_group(m))
     dashed = error[at : at + 1] == "-" or error[at - 1 : at] == "-"  # (the dashes may be left
     # out of the name, ``--cov`` read as ``cov``)
     return dashed and option_named(error, command) is None

@@ -110,6 +110,16 @@ ANOTHER_WAY = failures.MistakeClass(
     "the command could not do its job on `{target}` here, and `{other}` then did it",
     "Do it with `{other}`",
 )
+#: The pseudo-class of a program this machine does not have whose job another program then did
+#: (``md5sum`` → ``md5``, ``sha256sum`` → ``shasum -a 256`` on a Mac): a fact of the machine,
+#: recalled before any line that starts the missing program (:func:`.recall._trigger`).
+ANOTHER_PROGRAM = failures.MistakeClass(
+    "another_program",
+    r"(?!)",
+    "not on PATH here; `{other}` does its job",
+    "the command is not on PATH on this machine, and `{other}` then did its job",
+    "Use `{other}`",
+)
 #: gh's report of a GraphQL error, at the start of a line.
 _GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
 #: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull

@@ -20,6 +20,7 @@ from lessons_core.scan.detectors.tier2.calls import other_manager
 from lessons_core.scan.detectors.tier2.classes import (
     _TOOL_REFUSALS,
     _WORK_FAILURE,
+    ANOTHER_PROGRAM,
     ANOTHER_WAY,
     CWD_DRIFT,
     DASH_ARGUMENT,
@@ -212,7 +213,11 @@ def _judge_other_way(finding: Finding, cls: failures.MistakeClass | None) -> Fin
         return None  # (a word the shell refused: the command never ran to fail)
     if _WORK_FAILURE.search(result.text[:3000]) or _WORK_FAILURE.search(result.text[-3000:]):
         return None
-    finding.cls = ANOTHER_WAY
+    missing = cls is not None and cls.name == failures.COMMAND_NOT_FOUND
+    if missing and triggers.missing_program(finding.call.command or "", result.text):
+        finding.cls = ANOTHER_PROGRAM
+    else:
+        finding.cls = ANOTHER_WAY
     return finding
 
 

@@ -16,6 +16,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _COMMAND_FAILURE_TIME,
     _ENVIRONMENT_CLASSES,
     _WORK_FAILURE,
+    ANOTHER_PROGRAM,
     CWD_DRIFT,
     DASH_ARGUMENT,
     FAILURE_TIME_CLASSES,
@@ -77,6 +78,11 @@ def _trigger(finding: Finding) -> str | None:
         # An absolute ``cd`` into a subdirectory looks like the fix's own ``cd``: such a drift
         # is recalled when the failure happens (:func:`_failure_time`).
         return None if (finding.drift_dir or "").startswith("/") else triggers.RELATIVE_CD
+    if name == ANOTHER_PROGRAM.name:
+        # every line that starts the program this machine lacks (``$(nproc)`` too)
+        missing = triggers.missing_program(failing, finding.result.text)
+        bare = triggers.leading_trigger(missing) if missing is not None else None
+        return bare if _separates(bare, failing, fixed) else None
     wrapper = _wrapper_trigger(finding)
     if wrapper is not None:
         return wrapper
