@@ -2240,3 +2240,38 @@ def test_bsd_finds_unknown_primary_is_an_option_it_does_not_have(script):
     assert candidate.summary == "find: an option the command does not have"
     _fires(candidate, bad, good)
     assert triggers.matches(candidate.trigger, "find src -type f -printf '%p\\n'")
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("npx prisma migrate dev",
+         "Error code: P1012\nerror: Environment variable not found: DATABASE_URL.\n"
+         "  -->  prisma/schema.prisma:10", "npx dotenv -e .env.local -- prisma migrate dev",
+         "prisma: `DATABASE_URL` is not set in the agent's shell"),
+        ("python3 scripts/summarize.py",
+         'Traceback (most recent call last):\n  File "scripts/summarize.py", line 4, in <module>\n'
+         "    key = os.environ[\"OPENAI_API_KEY\"]\nKeyError: 'OPENAI_API_KEY'",
+         "set -a && source .env && python3 scripts/summarize.py",
+         "summarize.py: `OPENAI_API_KEY` is not set in the agent's shell"),
+        ("gh release list", "error: GH_TOKEN environment variable is required",
+         "GH_TOKEN=$(cat ~/.config/tok) gh release list",
+         "gh release: `GH_TOKEN` is not set in the agent's shell"),
+    ],
+)  # fmt: skip
+def test_a_variable_the_agents_shell_did_not_set(script, bad, error, good, summary):
+    """The command needed a variable of the project's env file: the lesson names it, and comes
+    back at the error (whether a later shell has it, no command line shows)."""
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+    assert f"`{good}` worked" in candidate.fix
+
+
+def test_a_variable_set_by_changing_the_code_is_no_environment_lesson(script):
+    script.run("python3 app.py", "KeyError: 'APP_MODE'", failure=ERR)
+    script.file("Edit", "/p/app.py")
+    script.run("python3 app.py", "ok")
+    assert not any("is not set" in c.summary for c in _detect(script))

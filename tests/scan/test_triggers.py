@@ -725,3 +725,44 @@ def test_a_setup_step_is_never_the_command_that_refused_a_subcommand():
         "cd bun && rtk bun test", "error: unrecognized subcommand 'bun'"
     )
     assert found is not None and found[0][0] == "rtk" and found[1] == 1
+
+
+@pytest.mark.parametrize(
+    ("error", "name"),
+    [
+        ("error: Environment variable not found: DATABASE_URL.", "DATABASE_URL"),
+        ("KeyError: 'OPENAI_API_KEY'", "OPENAI_API_KEY"),
+        ("Error: STRIPE_SECRET_KEY is not set", "STRIPE_SECRET_KEY"),
+        ("error: GH_TOKEN environment variable is required", "GH_TOKEN"),
+        ("Missing required environment variable: SENTRY_DSN", "SENTRY_DSN"),
+        ("KeyError: 'name'", None),  # a dictionary's key, not the environment's
+        ("Error: PATH is not set", None),  # (one word: a sentence's, as often as a variable's)
+        ("the build is not set up", None),
+    ],
+)
+def test_missing_variable_is_named_by_the_error(error, name):
+    assert triggers.missing_variable(error) == name
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "loads"),
+    [
+        ("npx prisma migrate dev", "npx dotenv -e .env.local -- prisma migrate dev", True),
+        ("python3 a.py", "API_KEY=x python3 a.py", True),
+        ("python3 a.py", "export API_KEY=x; python3 a.py", True),
+        ("python3 a.py", "set -a && . ./.env && python3 a.py", True),
+        ("node a.js", "node --env-file=.env a.js", True),
+        ("python3 a.py", "find . -name '*.env' && python3 a.py", False),  # ``.`` as a path
+        ("python3 a.py", "OTHER=x python3 a.py", False),
+        ("source .env && python3 a.py", "source .env && python3 b.py", False),  # loaded already
+    ],
+)
+def test_loads_variable_when_the_fix_gives_it(failing, fixed, loads):
+    assert triggers.loads_variable(failing, fixed, "API_KEY") is loads
+
+
+def test_an_env_file_loader_runs_the_command_after_its_dashes():
+    shape = triggers.main_shape("npx dotenv -e .env.local -- prisma migrate dev")
+    assert shape is not None and shape.exe == "prisma"
+    shape = triggers.main_shape("dotenv -e .env")  # (nothing to run: the loader itself)
+    assert shape is not None and shape.exe == "dotenv"

@@ -66,6 +66,8 @@ _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice"
 _PREFIX_VALUE_FLAGS = frozenset({"-u", "-g", "-n"})
 #: Runners whose next word is the real executable.
 _RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx", "corepack"})
+#: Programs that load an env file and run the command after their ``--``.
+_ENV_LOADERS = frozenset({"dotenv", "dotenvx", "env-cmd"})
 #: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
 _RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch", "bundle", "pixi"})
 #: Segments that set up rather than do the work.
@@ -315,6 +317,10 @@ def shape_of(tokens: list[str]) -> Shape | None:
     rest = tokens[i + 1 :]
     if exe in _RUNNERS and rest:
         exe, rest = PurePosixPath(rest[0]).name, rest[1:]
+    if exe in _ENV_LOADERS and "--" in rest:  # ``dotenv -e .env.local -- prisma migrate``
+        after = rest[rest.index("--") + 1 :]
+        if after:
+            exe, rest = PurePosixPath(after[0]).name, after[1:]
     if exe in _RUN_TOOLS and len(rest) >= 2 and rest[0] in ("run", "exec"):
         exe, rest = PurePosixPath(rest[1]).name, rest[2:]
     if _PYTHONS.match(exe) and len(rest) >= 2 and rest[0] == "-m":
@@ -994,6 +1000,39 @@ def missing_program(command: str, error: str) -> str | None:
         if name in firsts and name not in _SETUP:
             return name
     return None
+
+
+#: An error saying an environment variable the command needs is not set: Prisma's and
+#: python-dotenv's words, Python's ``KeyError`` on ``os.environ``, and the usual "X is not set",
+#: "missing environment variable X". A name of capitals, digits and ``_`` only.
+_MISSING_VARIABLE = kept_programs.compile(
+    r"[Ee]nvironment variable not found: (?P<a>[A-Z][A-Z0-9_]{2,})|"
+    r"KeyError: '(?P<b>[A-Z][A-Z0-9_]{2,})'|"
+    r"\b(?P<c>[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?: environment variable)? (?:is not set|is not defined|"
+    r"must be set|is required|is missing)|"
+    r"[Mm]issing (?:required )?(?:environment|env) variables?:? [`'\"]?(?P<d>[A-Z][A-Z0-9_]{2,})"
+)
+#: A command that loads an env file, or a shell that exports what it sources.
+_LOADS_ENV = kept_programs.compile(
+    r"(?:^|[;&|(])\s*(?:source|\.)\s+\S|(?:^|[;&|(]|\s)(?:dotenv|dotenvx|env-cmd)\s|"
+    r"--env-file\b|\bset\s+-a\b"
+)
+
+
+def missing_variable(error: str) -> str | None:
+    """The environment variable ``error`` says is not set (``DATABASE_URL`` of Prisma's
+    "Environment variable not found: DATABASE_URL"), or ``None``."""
+    m = _MISSING_VARIABLE.search(error[:3000])
+    return next(group for group in m.groups() if group) if m else None
+
+
+def loads_variable(failing: str, fixed: str, name: str) -> bool:
+    """Whether ``fixed`` sets ``name`` or loads an env file where ``failing`` did neither: the
+    variable was there all along, for a shell that read it."""
+    assigned = kept_programs.compile(rf"(?:^|[\s;&|(]){_escape(name)}=")
+    if assigned.search(failing) or _LOADS_ENV.search(failing):
+        return False
+    return bool(assigned.search(fixed) or _LOADS_ENV.search(fixed))
 
 
 #: Words that run the rest of a command with more privileges.

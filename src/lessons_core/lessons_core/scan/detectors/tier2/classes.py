@@ -276,6 +276,17 @@ NOT_EXECUTABLE = failures.MistakeClass(
     "the script was run by its path, and the file is not executable",
     "Run it through its interpreter (or make it executable with `chmod +x`)",
 )
+#: The pseudo-class of a command that needed an environment variable the agent's shell did not
+#: set, which then worked with the variable given or the project's env file loaded
+#: (``dotenv -e .env.local -- prisma migrate dev``). Whether a line loads it the command line
+#: shows, but not whether the shell had it already: recalled at the error.
+ENV_NOT_LOADED = failures.MistakeClass(
+    "env_not_loaded",
+    r"(?!)",
+    "`{var}` is not set in the agent's shell",
+    "it needs `{var}`, which the agent's shell does not set",
+    "Give it the variable, or load the project's env file first",
+)
 #: The pseudo-class of a command that needed another step first, which its error named
 #: (``Run "pnpm install"``): the step ran, and the same command then worked.
 PREREQUISITE = failures.MistakeClass(
@@ -379,6 +390,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         GH_GRAPHQL.name,
         ANOTHER_WAY.name,
         NEEDS_ROOT.name,
+        ENV_NOT_LOADED.name,
     }
 )
 #: Classes whose fix is running the command through the project's environment.

@@ -24,6 +24,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ANOTHER_WAY,
     CWD_DRIFT,
     DASH_ARGUMENT,
+    ENV_NOT_LOADED,
     GH_GRAPHQL,
     GUESSED_PATH,
     NEEDS_ROOT,
@@ -93,6 +94,14 @@ def _judge(
             return finding
     if call.command and fix.escalated and not call.escalated and not finding.edited:
         finding.cls = SANDBOX  # the same command, once it could leave the sandbox, worked
+        return finding
+    variable = triggers.missing_variable(result.text) if call.command and fix.command else None
+    if (
+        variable
+        and not finding.edited
+        and triggers.loads_variable(call.command or "", fix.command or "", variable)
+    ):
+        finding.cls = ENV_NOT_LOADED  # (whatever else the error reads like: a traceback)
         return finding
     if result.failure == ev.DENIED:
         return None  # refused, and not resolved by asking for the permission

@@ -19,6 +19,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _ENVIRONMENT_CLASSES,
     CWD_DRIFT,
     EDIT_CAUSES,
+    ENV_NOT_LOADED,
     GH_GRAPHQL,
     SANDBOX,
     UNKNOWN_SKILL,
@@ -315,7 +316,9 @@ def _class_words(finding: Finding) -> dict[str, str]:
     failed command's job and what it did it on (``other``, ``target``:
     :data:`.classes.ANOTHER_WAY`), the path guessed and the one the file is at (``wrong``,
     ``right``, ``name``: :data:`.classes.GUESSED_PATH`)."""
-    words = dict.fromkeys(("other", "target", "wrong", "right", "name"), "")
+    words = dict.fromkeys(("other", "target", "wrong", "right", "name", "var"), "")
+    if finding.cls is ENV_NOT_LOADED:
+        words["var"] = triggers.missing_variable(finding.result.text) or ""
     fix, target = finding.fix, finding.other_target
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
     if target is not None and shape is not None:
