@@ -2275,3 +2275,27 @@ def test_a_variable_set_by_changing_the_code_is_no_environment_lesson(script):
     script.file("Edit", "/p/app.py")
     script.run("python3 app.py", "ok")
     assert not any("is not set" in c.summary for c in _detect(script))
+
+
+def test_an_option_the_error_asked_for_is_the_summary(script):
+    """npm says which options would get past a peer conflict; the fix gave one: the lesson
+    says which, not that the command "needed another way"."""
+    bad = "npm install react-router@7"
+    error = (
+        "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
+        "npm error Fix the upstream dependency conflict, or retry\n"
+        "npm error this command with --force or --legacy-peer-deps"
+    )
+    script.run(bad, error, failure=ERR)
+    script.run(f"{bad} --legacy-peer-deps", "added 3 packages")
+    candidate = _one(script)
+    assert candidate.summary == "npm install: give it `--legacy-peer-deps`, as its error says"
+
+
+def test_an_option_the_error_did_not_name_leaves_the_summary_plain(script):
+    """The fix added ``--prefer-offline``; the error named only ``--force``: no such claim."""
+    bad = "npm install lodash"
+    script.run(bad, "npm error network timeout\nnpm error retry with --force", failure=ERR)
+    script.run(f"{bad} --prefer-offline", "added 1 package")
+    candidate = _one(script)
+    assert candidate.summary == "npm install: needed another way"

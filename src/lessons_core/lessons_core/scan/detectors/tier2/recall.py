@@ -384,6 +384,22 @@ def _words_of(command: str, shape: triggers.Shape) -> list[str] | None:
     return list(found[0]) if found else None
 
 
+def flag_it_asked_for(finding: Finding) -> str | None:
+    """The option the fix added that the error's own lines name (npm's "retry this command
+    with --force or --legacy-peer-deps", then ``--legacy-peer-deps``), or ``None``."""
+    failing, fixed = finding.call.command, finding.fix.command if finding.fix else None
+    shape = triggers.main_shape(failing) if failing else None
+    fixed_shape = triggers.main_shape(fixed) if fixed else None
+    if shape is None or fixed_shape is None or shape.exe != fixed_shape.exe:
+        return None
+    given = {flag.split("=", 1)[0] for flag in shape.flags}
+    for flag in fixed_shape.flags:
+        name = flag.split("=", 1)[0]
+        if name.startswith("--") and name not in given and _names_flag(finding.result.text, name):
+            return name
+    return None
+
+
 def _names_flag(output: str, flag: str) -> bool:
     """Whether the lines of ``output`` that state the error name ``flag`` as it was spelled:
     the failure is about the flag (``Cannot use --check with --write``), not merely met while
