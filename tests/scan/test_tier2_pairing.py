@@ -2299,3 +2299,18 @@ def test_an_option_the_error_did_not_name_leaves_the_summary_plain(script):
     script.run(f"{bad} --prefer-offline", "added 1 package")
     candidate = _one(script)
     assert candidate.summary == "npm install: needed another way"
+
+
+def test_a_variable_that_stands_in_for_the_editor_is_what_the_trigger_looks_for(script):
+    """``git rebase -i`` could not open an editor; the same rebase with the sequence editor set
+    in front worked: the lesson fires on an interactive rebase without that variable."""
+    bad, good = "git rebase -i HEAD~3", "GIT_SEQUENCE_EDITOR=true git rebase -i HEAD~3"
+    error = "error: cannot run vi: No such file or directory\nerror: unable to start editor 'vi'"
+    script.run(bad, error, failure=ERR)
+    script.run(good, "Successfully rebased and updated refs/heads/feat.")
+    candidate = _one(script)
+    assert candidate.summary == "git rebase: it wanted a terminal this shell does not have"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "git rebase -i --autosquash main")
+    assert not triggers.matches(candidate.trigger, "git rebase main")
+    assert not triggers.matches(candidate.trigger, "GIT_SEQUENCE_EDITOR=: git rebase -i main")

@@ -766,3 +766,12 @@ def test_an_env_file_loader_runs_the_command_after_its_dashes():
     assert shape is not None and shape.exe == "prisma"
     shape = triggers.main_shape("dotenv -e .env")  # (nothing to run: the loader itself)
     assert shape is not None and shape.exe == "dotenv"
+
+
+def test_assignments_are_the_variables_a_command_sets_for_itself():
+    assert triggers.assignments("CI=1 FORCE_COLOR=0 npm test && X=2 make") == [
+        "CI",
+        "FORCE_COLOR",
+        "X",
+    ]
+    assert triggers.assignments("npm test X=1") == []  # (an argument, not an assignment)

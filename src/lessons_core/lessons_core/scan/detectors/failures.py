@@ -454,7 +454,8 @@ MISTAKE_CLASSES = (
         "the command wanted a terminal, to prompt or to open an editor, and the shell it ran in"
         " has none",
         "Pass on the command line what it would ask for (a message, the values it prompts for,"
-        " a flag that answers yes or fills them in), and ask for no terminal (`-t`)",
+        " a flag that answers yes or fills them in, an editor that needs none such as"
+        " `GIT_EDITOR=true`), and ask for no terminal (`-t`)",
     ),
     MistakeClass(
         NOT_PERMITTED,

@@ -9,6 +9,7 @@ call from its fix, and drops paths, values and quoting. File tools get a glob on
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from pathlib import PurePosixPath
 
@@ -933,6 +934,24 @@ def without_flag(base: str, flag: str) -> str:
     it against the start of a command only).
     """
     return rf"{base.replace(_GAP, '.*')}(?!.*\s{_escape(flag)}(?:[\s=]|$))"
+
+
+def without_assignment(base: str, name: str) -> str | None:
+    """``base`` on a command line that does not set the variable ``name`` (what the fix put in
+    front of the command: ``GIT_SEQUENCE_EDITOR=true git rebase -i``), or ``None`` when the
+    compiler would refuse the pattern."""
+    pattern = rf"^(?![^\n]*\b{_escape(name)}=)[^\n]*?{base}"
+    return pattern if compiler_accepts(pattern) else None
+
+
+def assignments(command: str) -> list[str]:
+    """The variables the simple commands of ``command`` set for themselves (``CI`` of ``CI=1 npm
+    test``), in order."""
+    return [
+        word.split("=", 1)[0]
+        for seg in _segments(command)
+        for word in itertools.takewhile(_ASSIGNMENT.match, seg)
+    ]
 
 
 def anchored(pattern: str) -> str:

@@ -217,8 +217,14 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     dropped = [flag for flag in shape.flags if flag not in fixed_shape.flags]
     # A flag dropped first: the one that asked for the terminal (``-t``) is the mistake, where
     # a flag the fix added in its place is no more than one way out.
-    candidates = [triggers.with_flag(action, flag) for flag in dropped]
+    candidates: list[str | None] = [triggers.with_flag(action, flag) for flag in dropped]
     candidates += [triggers.without_flag(action, flag) for flag in added]
+    # A variable set in front that answers for the terminal (``GIT_SEQUENCE_EDITOR=true``),
+    # with the flag the command kept that asked for it (``git rebase -i``) where there is one.
+    kept = [triggers.with_flag(action, f) for f in shape.flags if f in fixed_shape.flags]
+    for name in triggers.assignments(fixed):
+        if name not in triggers.assignments(failing):
+            candidates += [triggers.without_assignment(base, name) for base in [*kept, action]]
     return next((p for p in candidates if _separates(p, failing, fixed_whole)), None)
 
 
