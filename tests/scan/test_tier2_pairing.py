@@ -2314,3 +2314,27 @@ def test_a_variable_that_stands_in_for_the_editor_is_what_the_trigger_looks_for(
     assert triggers.matches(candidate.trigger, "git rebase -i --autosquash main")
     assert not triggers.matches(candidate.trigger, "git rebase main")
     assert not triggers.matches(candidate.trigger, "GIT_SEQUENCE_EDITOR=: git rebase -i main")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "/w/app/scripts/seed.js:1\nimport fs from 'node:fs';\n^^^^^^\n\n"
+        "SyntaxError: Cannot use import statement outside a module",
+        "file:///w/app/scripts/seed.js:2\nconst fs = require('fs');\n\n"
+        "ReferenceError: require is not defined in ES module scope, you can use import instead",
+    ],
+)
+def test_a_module_of_the_other_kind_is_how_it_was_run_not_its_code(script, error):
+    """Node refusing an ES ``import`` run as CommonJS (or ``require`` in an ES module) says how
+    the file was run; another runner then ran it unchanged: a lesson, not a code failure."""
+    script.run("node scripts/seed.js", error, failure=ERR)
+    script.run("npx tsx scripts/seed.js", "seeded")
+    candidate = _one(script)
+    assert "`npx tsx scripts/seed.js` worked" in candidate.fix
+
+
+def test_a_syntax_error_in_the_code_is_still_the_code(script):
+    script.run("node scripts/seed.js", "SyntaxError: Unexpected token '}'", failure=ERR)
+    script.run("npx tsx scripts/seed.js", "seeded")
+    assert _detect(script) == []

@@ -400,10 +400,13 @@ _ENVIRONMENT_CLASSES = frozenset(
 #: Output of a test, build or lint run that failed on the code, not on the call: a rerun that
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command. Node's coded ``TypeError [ERR_…]`` is how it was run (a ``.ts`` file
-#: given to plain ``node``), not the code.
+#: given to plain ``node``), not the code; so are its words for a module of the other kind (ES
+#: ``import`` run as CommonJS, ``require`` in an ES module).
 _WORK_FAILURE = kept_programs.compile(
     r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
-    r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|SyntaxError|TypeError(?! \[ERR_)|ReferenceError|"
+    r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|"
+    r"SyntaxError(?!: Cannot use import statement outside a module)|TypeError(?! \[ERR_)|"
+    r"ReferenceError(?!: require is not defined in ES module scope)|"
     r"NameError|AttributeError|panic:|Traceback \(most recent call last\)",
 )
 
