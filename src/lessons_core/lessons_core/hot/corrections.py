@@ -112,7 +112,8 @@ _PHRASES = (
     "revert that",
     "revert this",
     "put it back",
-    "why not",
+    "why not use",
+    "why not just use",
     "you can't",
     "you cannot",
     "it's not",
@@ -292,12 +293,19 @@ def _opens(tokens, rejected, answer):
     return rejected and first in _IMPERATIVES
 
 
+#: Words that may stand between a subject and its "don't" ("I actually don't like …").
+_ADVERBS = frozenset(("actually", "really", "just", "also", "still", "even", "usually", "often"))
+
+
 def _told_not(words):
     """ "… and don't touch the lockfile", "please do not …": a "don't" said to the agent, not
-    one that describes ("we don't handle it", "I don't want to assume …")."""
+    one that describes ("we don't handle it", "I actually don't like this idea")."""
     for i, word in enumerate(words):
         said_not = word in ("don't", "dont") or (word == "do" and words[i + 1 : i + 2] == ["not"])
-        if said_not and (i == 0 or words[i - 1] not in _SUBJECTS):
+        before = i - 1
+        while before >= 0 and words[before] in _ADVERBS:
+            before -= 1
+        if said_not and (before < 0 or words[before] not in _SUBJECTS):
             return True
     return False
 
