@@ -8,6 +8,11 @@ under ``tests/fixtures/transcripts`` and the adapters' tests show them), and the
 from the adapter's real reader, never from a shortcut, so whatever a reader drops or
 misreads shows up in the test that uses them.
 
+File tools are written with each agent's own tool and argument names, and a refused call in
+that agent's own words (the ``*_WORDING`` constants below, each saying where its words come
+from): a reader that knows only another agent's refusal must fail here, not pass on borrowed
+words.
+
 ``folder`` stands for the user's home directory: every agent's files land where its
 ``transcript_roots`` look with ``HOME`` pointing there (``.claude/projects``,
 ``.codex/sessions``, ``.gemini/tmp``, ``.qwen/projects``, ``.copilot/session-state``,
@@ -25,8 +30,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any, Literal
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, NamedTuple
 
 from lessons_core.scan import events as ev
 
@@ -35,11 +40,86 @@ AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "qwen", "copilot", "open
 #: The project every session works in (its cwd, or its directory).
 PROJECT = "/w/app"
 
+#: How an edit step failed: the text to replace was not in the file.
+EditFailure = Literal["not-found"]
+#: How a read step failed: the file is not there.
+ReadFailure = Literal["missing"]
+
 Step = (
     tuple[Literal["user"], str]  # a message the user typed
     | tuple[Literal["say"], str]  # the assistant's prose
     | tuple[Literal["run"], str, str, int]  # a shell command, what it printed, its exit code
+    # the agent's edit tool: the file, the text to replace, its replacement, how it failed
+    | tuple[Literal["edit"], str, str, str, EditFailure | None]
+    # the agent's read tool (Codex: a ``sed -n`` command): the file, how it failed
+    | tuple[Literal["read"], str, ReadFailure | None]
 )
+
+
+class Wording(NamedTuple):
+    """An agent's own words for a refused file call, with ``{path}`` (the file), ``{old}`` (the
+    text the edit looked for) and ``{cwd}`` (the project) to fill in."""
+
+    not_found: str  # an edit whose text to replace is not in the file
+    missing: str  # a read of a file that does not exist
+
+
+# Claude Code's ``Edit`` and ``Read``, as in the real corpus (1.0 to 2.1; the note on the
+# working directory is in its 2.1.49 sessions, not in 2.1.17's, and in the 2.1.197 CLI that
+# ``tests/e2e/package.json`` pins). The harness wraps them in ``<tool_use_error>`` for the model
+# and puts ``Error: `` before them in ``toolUseResult``.
+CLAUDE_WORDING = Wording(
+    not_found="String to replace not found in file.\nString: {old}",
+    missing="File does not exist. Note: your current working directory is {cwd}.",
+)
+# Codex's ``apply_patch`` refusing a patch whose lines are not in the file, as in the real
+# corpus (the ``custom_tool_call_output`` of 0.118 to 0.142; the pinned 0.171.0 has the same
+# words). Codex has no read tool: GNU sed says this of a file that is not there (as in the
+# real corpus) and exits 2.
+CODEX_WORDING = Wording(
+    not_found="apply_patch verification failed: Failed to find expected lines in {path}:\n{old}",
+    missing="sed: can't read {path}: No such file or directory",
+)
+_SED_CANNOT_READ = 2
+# Gemini CLI's ``replace`` and ``read_file`` in the pinned 0.61.0 (its code; docs/scanner.md
+# tells how the end-to-end run met the first): the real corpus's one refused Gemini edit has an
+# older release's words, which Qwen Code kept. The model gets these (``response.error``), the
+# log's ``resultDisplay`` the shorter ``GEMINI_SHOWN``.
+GEMINI_WORDING = Wording(
+    not_found="Could not find an exact match for 'old_string' in '{path}'. If previous edits"
+    " modified the file or you are modifying lines outside your recent read window, please use"
+    " ReadFile to inspect the target lines before retrying with an exact 'old_string'.",
+    missing="File not found: {path}",
+)
+GEMINI_SHOWN = Wording(
+    not_found="Error: Could not find an exact match for old_string in '{path}'.",
+    missing="File not found.",
+)
+# Qwen Code's ``edit`` and ``read_file`` in the pinned 0.24.4 (its code): the real corpus holds
+# no Qwen Code session.
+QWEN_WORDING = Wording(
+    not_found="Failed to edit, 0 occurrences found for old_string in {path}. No edits made. The"
+    " exact text in old_string was not found. Ensure you're not escaping content incorrectly"
+    " and check whitespace, indentation, and context. Use read_file tool to verify.",
+    missing="File not found: {path}",
+)
+# Copilot CLI's ``edit`` says no more than this, as docs/scanner.md and the reader's test
+# record from the end-to-end run of the pinned 1.0.102 (its code ships compressed, and the real
+# corpus has no refused edit); its ``view`` of a missing file, as in the real corpus.
+COPILOT_WORDING = Wording(not_found="No match found", missing="Path does not exist")
+# OpenCode's ``edit`` and ``read`` (a tool part's ``state.error``), as in the real corpus (an
+# export of a 1.18 session); the pinned 1.18.33 says the same.
+OPENCODE_WORDING = Wording(
+    not_found="Could not find oldString in the file. It must match exactly, including"
+    " whitespace, indentation, and line endings.",
+    missing="File not found: {path}",
+)
+# Kilo CLI keeps OpenCode's tools: the pinned 7.7.7 holds the same words (the real corpus has
+# no Kilo session).
+KILO_WORDING = OPENCODE_WORDING
+
+#: What a file that was read holds (a read step does not say): one line.
+_CONTENT = "x = 1"
 
 #: Session ids in each agent's own shape.
 _UUID = "6f1c2e3a-4b5d-4e6f-8a9b-0c1d2e3f4a5b"
@@ -81,6 +161,24 @@ def _dashed(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", path)
 
 
+def _said(template: str, path: str, old: str = "") -> str:
+    """An agent's wording with the call's file, its text to replace and the project put in."""
+    return template.format(path=path, old=old, cwd=PROJECT)
+
+
+def _diff(path: str, old: str, new: str) -> str:
+    """The unified diff of an edit that worked, as the agents show it."""
+    removed = "".join(f"-{line}\n" for line in old.splitlines())
+    added = "".join(f"+{line}\n" for line in new.splitlines())
+    return f"--- {path}\n+++ {path}\n@@ -1 +1 @@\n{removed}{added}"
+
+
+def _relative(path: str) -> str:
+    """``path`` from the project folder, as titles and listings show it."""
+    inside = PurePosixPath(path).is_relative_to(PROJECT)
+    return str(PurePosixPath(path).relative_to(PROJECT)) if inside else path
+
+
 def _new_file(path: Path) -> Path:
     """``path``, its folders made; an existing session there would be read with this one."""
     if path.exists():
@@ -101,8 +199,8 @@ def _write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> Path:
 
 def _claude(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.claude/projects/<dashed cwd>/<session id>.jsonl``: one record per line, a call in an
-    ``assistant`` record, its result in the next ``user`` one (``is_error`` when it failed,
-    the text opening with ``Exit code N``)."""
+    ``assistant`` record, its result in the next ``user`` one (``is_error`` when it failed: the
+    text opens with ``Exit code N`` for a command, is a ``<tool_use_error>`` for a refusal)."""
     records: list[dict[str, Any]] = []
 
     def add(kind: str, message: dict[str, Any], **extra: Any) -> None:
@@ -128,7 +226,23 @@ def _claude(folder: Path, steps: Sequence[Step]) -> Path:
         msg_id = f"msg_01{len(records):04d}"
         return {"id": msg_id, "type": "message", "role": "assistant", "content": content}
 
-    calls = 0
+    def use(
+        name: str, tool_input: dict[str, Any], content: str, account: Any, failed: bool
+    ) -> None:
+        """A call and its result: ``content`` for the model, ``account`` the harness's own."""
+        call_id = f"toolu_01{len(records):04d}"
+        add(
+            "assistant",
+            said([{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}]),
+        )
+        result: dict[str, Any] = {"tool_use_id": call_id, "type": "tool_result", "content": content}
+        if failed:
+            result["is_error"] = True
+        add("user", {"role": "user", "content": [result]}, toolUseResult=account)
+
+    def refused(name: str, tool_input: dict[str, Any], words: str) -> None:
+        use(name, tool_input, f"<tool_use_error>{words}</tool_use_error>", f"Error: {words}", True)
+
     for step in steps:
         match step:
             case ("user", text):
@@ -136,21 +250,35 @@ def _claude(folder: Path, steps: Sequence[Step]) -> Path:
             case ("say", text):
                 add("assistant", said([{"type": "text", "text": text}]))
             case ("run", command, output, code):
-                calls += 1
-                call_id = f"toolu_01{calls:04d}"
-                use = {"command": command, "description": "Run the command"}
-                add(
-                    "assistant",
-                    said([{"type": "tool_use", "id": call_id, "name": "Bash", "input": use}]),
-                )
-                result: dict[str, Any] = {"tool_use_id": call_id, "type": "tool_result"}
+                shell = {"command": command, "description": "Run the command"}
                 if code:
-                    result |= {"content": f"Exit code {code}\n{output}", "is_error": True}
-                    account: Any = f"Error: Exit code {code}\n{output}"
+                    said_code = f"Exit code {code}\n{output}"
+                    use("Bash", shell, said_code, f"Error: {said_code}", True)
                 else:
-                    result["content"] = output
-                    account = {"stdout": output, "stderr": "", "interrupted": False}
-                add("user", {"role": "user", "content": [result]}, toolUseResult=account)
+                    ran = {"stdout": output, "stderr": "", "interrupted": False}
+                    use("Bash", shell, output, ran, False)
+            case ("edit", file, old, new, failed):
+                change = {"file_path": file, "old_string": old, "new_string": new}
+                if failed:
+                    refused("Edit", change, _said(CLAUDE_WORDING.not_found, file, old))
+                    continue
+                done = {
+                    "filePath": file,
+                    "oldString": old,
+                    "newString": new,
+                    "originalFile": old,
+                    "structuredPatch": [],
+                    "userModified": False,
+                    "replaceAll": False,
+                }
+                use("Edit", change, f"The file {file} has been updated successfully.", done, False)
+            case ("read", file, failed):
+                if failed:
+                    refused("Read", {"file_path": file}, _said(CLAUDE_WORDING.missing, file))
+                    continue
+                shown = {"filePath": file, "content": _CONTENT, "numLines": 1, "startLine": 1}
+                read = {"type": "text", "file": {**shown, "totalLines": 1}}
+                use("Read", {"file_path": file}, f"     1→{_CONTENT}\n", read, False)
     path = folder / ".claude" / "projects" / _dashed(PROJECT) / f"{_UUID}.jsonl"
     return _write_jsonl(path, records)
 
@@ -158,14 +286,58 @@ def _claude(folder: Path, steps: Sequence[Step]) -> Path:
 # -- Codex CLI -----------------------------------------------------------------------------------
 
 
+def _patch(path: str, old: str, new: str) -> str:
+    """An ``apply_patch`` input that replaces the lines of ``old`` in ``path`` by ``new``'s."""
+    removed = "".join(f"-{line}\n" for line in old.splitlines())
+    added = "".join(f"+{line}\n" for line in new.splitlines())
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n{removed}{added}*** End Patch\n"
+
+
 def _codex(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl``: ``{timestamp, type,
     payload}`` lines; a unified-exec ``exec_command`` call and its ``function_call_output``,
-    whose text states ``Process exited with code N`` above the command's ``Output:``."""
+    whose text states ``Process exited with code N`` above the command's ``Output:``; an
+    ``apply_patch`` custom tool call whose output is the refusal alone, or (once a
+    ``patch_apply_end`` event said it applied) ``Exit code: 0`` above the files it changed."""
     records: list[dict[str, Any]] = []
 
     def add(kind: str, payload: dict[str, Any]) -> None:
         records.append({"timestamp": _iso(len(records)), "type": kind, "payload": payload})
+
+    def run(command: str, output: str, code: int) -> None:
+        call_id = f"call_{len(records):02d}Xy7Qw"
+        args = json.dumps({"cmd": command, "yield_time_ms": 10000})
+        add(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": args,
+                "call_id": call_id,
+            },
+        )
+        text = (
+            f"Chunk ID: c{len(records):02d}\nWall time: 0.8000 seconds\n"
+            f"Process exited with code {code}\n"
+            f"Original token count: {len(output.split())}\nOutput:\n{output}\n"
+        )
+        add("response_item", {"type": "function_call_output", "call_id": call_id, "output": text})
+
+    def patch(path: str, old: str, new: str, failed: EditFailure | None) -> None:
+        call_id = f"call_{len(records):02d}Pq4Zr"
+        call = {"type": "custom_tool_call", "status": "completed", "call_id": call_id}
+        add("response_item", {**call, "name": "apply_patch", "input": _patch(path, old, new)})
+        if failed:
+            said = _said(CODEX_WORDING.not_found, path, old)
+        else:
+            changed = f"Success. Updated the following files:\nM {path}\n"
+            change = {"type": "update", "unified_diff": _diff(path, old, new), "move_path": None}
+            applied = {"call_id": call_id, "stdout": changed, "stderr": "", "success": True}
+            add("event_msg", {"type": "patch_apply_end", **applied, "changes": {path: change}})
+            said = f"Exit code: 0\nWall time: 0 seconds\nOutput:\n{changed}"
+        add(
+            "response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": said}
+        )
 
     add(
         "session_meta",
@@ -179,7 +351,6 @@ def _codex(folder: Path, steps: Sequence[Step]) -> Path:
         },
     )
     add("turn_context", {"cwd": PROJECT, "approval_policy": "on-request", "model": "gpt-5"})
-    calls = 0
     for step in steps:
         match step:
             case ("user", text):
@@ -191,20 +362,15 @@ def _codex(folder: Path, steps: Sequence[Step]) -> Path:
                 add("response_item", {"type": "message", "role": "assistant", "content": out})
                 add("event_msg", {"type": "agent_message", "message": text})
             case ("run", command, output, code):
-                calls += 1
-                call_id = f"call_{calls:02d}Xy7Qw"
-                args = json.dumps({"cmd": command, "yield_time_ms": 10000})
-                call = {"type": "function_call", "name": "exec_command", "arguments": args}
-                add("response_item", {**call, "call_id": call_id})
-                text = (
-                    f"Chunk ID: c{calls:02d}\nWall time: 0.8000 seconds\n"
-                    f"Process exited with code {code}\n"
-                    f"Original token count: {len(output.split())}\nOutput:\n{output}\n"
-                )
-                add(
-                    "response_item",
-                    {"type": "function_call_output", "call_id": call_id, "output": text},
-                )
+                run(command, output, code)
+            case ("edit", path, old, new, failed):
+                patch(path, old, new, failed)
+            case ("read", path, failed):
+                command = f"sed -n '1,200p' {path}"
+                if failed:
+                    run(command, _said(CODEX_WORDING.missing, path), _SED_CANNOT_READ)
+                else:
+                    run(command, _CONTENT, 0)
     day = _START.strftime("%Y/%m/%d")
     name = f"rollout-{_START.strftime('%Y-%m-%dT%H-%M-%S')}-{_UUID}.jsonl"
     return _write_jsonl(folder / ".codex" / "sessions" / day / name, records)
@@ -221,11 +387,64 @@ def _shell_report(command: str, output: str, code: int) -> str:
     )
 
 
+def _edit_display(path: str, old: str, new: str) -> dict[str, Any]:
+    """What the ``replace``/``edit`` tools of Gemini CLI and Qwen Code show of an edit that
+    worked (``resultDisplay``)."""
+    return {
+        "fileDiff": _diff(path, old, new),
+        "fileName": PurePosixPath(path).name,
+        "originalContent": old,
+        "newContent": new,
+    }
+
+
+class _GeminiCall(NamedTuple):
+    """One of Gemini CLI's calls: its tool, shown name and arguments, and how it ended."""
+
+    name: str
+    display_name: str
+    args: dict[str, Any]
+    status: Literal["success", "error"]
+    response: dict[str, Any]  # ``{"output": …}`` or ``{"error": …}``, what the model got
+    shown: Any  # ``resultDisplay``
+
+
+def _gemini_call(step: Step) -> _GeminiCall | None:
+    """Step ``step`` as Gemini CLI calls a tool (``None`` for words)."""
+    match step:
+        case ("run", command, output, code):
+            shell = {"command": command, "description": "Run the command"}
+            report = {"output": _shell_report(command, output, code)}
+            return _GeminiCall("run_shell_command", "Shell", shell, "success", report, output)
+        case ("edit", path, old, new, failed):
+            change = {
+                "file_path": path,
+                "instruction": "Make the change the user asked for.",
+                "old_string": old,
+                "new_string": new,
+            }
+            if failed:
+                refusal = {"error": _said(GEMINI_WORDING.not_found, path)}
+                told = _said(GEMINI_SHOWN.not_found, path)
+                return _GeminiCall("replace", "Edit", change, "error", refusal, told)
+            done = {"output": f"Successfully modified file: {path} (1 replacements)."}
+            diff = _edit_display(path, old, new)
+            return _GeminiCall("replace", "Edit", change, "success", done, diff)
+        case ("read", path, failed):
+            args = {"file_path": path}
+            if failed:
+                missing = {"error": _said(GEMINI_WORDING.missing, path)}
+                told = GEMINI_SHOWN.missing
+                return _GeminiCall("read_file", "ReadFile", args, "error", missing, told)
+            return _GeminiCall("read_file", "ReadFile", args, "success", {"output": _CONTENT}, "")
+    return None
+
+
 def _gemini(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.gemini/tmp/<project>/chats/session-<time>-<id prefix>.jsonl`` (the JSONL log of
     v0.39+), ``.project_root`` beside ``chats/`` naming the project folder. A call and its
     result share one ``toolCalls[]`` entry; a command that failed is still ``success``, with
-    ``Exit Code: N`` in its output."""
+    ``Exit Code: N`` in its output, while a file tool's refusal is an ``error``."""
     project_hash = hashlib.sha256(PROJECT.encode()).hexdigest()
     records: list[dict[str, Any]] = [
         {
@@ -243,25 +462,21 @@ def _gemini(folder: Path, steps: Sequence[Step]) -> Path:
                 message |= {"type": "user", "content": [{"text": text}]}
             case ("say", text):
                 message |= {"type": "gemini", "content": text, "model": "gemini-2.5-pro"}
-            case ("run", command, output, code):
-                call_id = f"run_shell_command-{_ms(n)}-{n:02d}"
-                report = _shell_report(command, output, code)
-                response = {
-                    "id": call_id,
-                    "name": "run_shell_command",
-                    "response": {"output": report},
-                }
-                call = {
-                    "id": call_id,
-                    "name": "run_shell_command",
-                    "args": {"command": command, "description": "Run the command"},
-                    "status": "success",
-                    "timestamp": _iso(n),
-                    "result": [{"functionResponse": response}],
-                    "resultDisplay": output,
-                    "displayName": "Shell",
-                }
-                message |= {"type": "gemini", "content": "", "toolCalls": [call]}
+        call = _gemini_call(step)
+        if call is not None:
+            call_id = f"{call.name}-{_ms(n)}-{n:02d}"
+            response = {"id": call_id, "name": call.name, "response": call.response}
+            entry = {
+                "id": call_id,
+                "name": call.name,
+                "args": call.args,
+                "status": call.status,
+                "timestamp": _iso(n),
+                "result": [{"functionResponse": response}],
+                "resultDisplay": call.shown,
+                "displayName": call.display_name,
+            }
+            message |= {"type": "gemini", "content": "", "toolCalls": [entry]}
         records.append(message)
     records.append({"$set": {"lastUpdated": _iso(len(steps))}})
     tmp = folder / ".gemini" / "tmp" / Path(PROJECT).name
@@ -270,11 +485,71 @@ def _gemini(folder: Path, steps: Sequence[Step]) -> Path:
     return _write_jsonl(tmp / "chats" / name, records)
 
 
+class _QwenCall(NamedTuple):
+    """One of Qwen Code's calls: its tool and arguments, what the model got (``{"output": …}``
+    or ``{"error": …}``) and Qwen's own account of it (``toolCallResult`` but its ``callId``)."""
+
+    name: str
+    args: dict[str, Any]
+    response: dict[str, Any]
+    outcome: dict[str, Any]
+
+
+def _qwen_worked(name: str, args: dict[str, Any], output: str, shown: Any) -> _QwenCall:
+    outcome = {"status": "success", "resultDisplay": shown, "executionStatus": "success"}
+    return _QwenCall(name, args, {"output": output}, outcome)
+
+
+def _qwen_failed(name: str, args: dict[str, Any], error_type: str, text: str) -> _QwenCall:
+    """A call that failed, ``error_type`` saying why (Qwen's ``ToolErrorType``)."""
+    outcome = {
+        "status": "error",
+        "resultDisplay": text,
+        "error": {},
+        "errorType": error_type,
+        "executionStatus": "error",
+    }
+    return _QwenCall(name, args, {"error": text}, outcome)
+
+
+def _qwen_call(step: Step) -> _QwenCall | None:
+    """Step ``step`` as Qwen Code calls a tool (``None`` for words)."""
+    match step:
+        case ("run", command, output, code):
+            shell, report = {"command": command}, _shell_report(command, output, code)
+            display = {
+                "type": "shell_result",
+                "version": 1,
+                "directory": PROJECT,
+                "exitCode": code,
+                "signal": None,
+                "outcome": "failed" if code else "completed",
+                "output": output,
+            }
+            if code:
+                call = _qwen_failed("run_shell_command", shell, "shell_execute_error", report)
+                return call._replace(outcome=call.outcome | {"resultDisplay": display})
+            return _qwen_worked("run_shell_command", shell, report, display)
+        case ("edit", path, old, new, failed):
+            change = {"file_path": path, "old_string": old, "new_string": new}
+            if failed:
+                refusal = _said(QWEN_WORDING.not_found, path)
+                return _qwen_failed("edit", change, "edit_no_occurrence_found", refusal)
+            done = f"The file: {path} has been updated."
+            return _qwen_worked("edit", change, done, _edit_display(path, old, new))
+        case ("read", path, failed):
+            if failed:
+                missing = _said(QWEN_WORDING.missing, path)
+                return _qwen_failed("read_file", {"file_path": path}, "file_not_found", missing)
+            return _qwen_worked("read_file", {"file_path": path}, _CONTENT, "")
+    return None
+
+
 def _qwen(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.qwen/projects/<dashed cwd>/chats/<session id>.jsonl``: Claude Code's envelope around
     Gemini-style ``parts``; a call is a ``functionCall`` part, its result a ``tool_result``
-    record whose ``toolCallResult`` says ``error`` for a command that exited non-zero and
-    carries the exit code in ``resultDisplay.exitCode``."""
+    record whose ``toolCallResult`` says ``error`` for a command that exited non-zero (the exit
+    code in ``resultDisplay.exitCode``) and for a refusal (why in its ``errorType``)."""
     records: list[dict[str, Any]] = []
 
     def add(kind: str, provenance: str, message: dict[str, Any], **extra: Any) -> None:
@@ -294,51 +569,26 @@ def _qwen(folder: Path, steps: Sequence[Step]) -> Path:
             }
         )
 
-    calls = 0
     for step in steps:
         match step:
             case ("user", text):
                 add("user", "real_user", {"role": "user", "parts": [{"text": text}]})
             case ("say", text):
                 add("assistant", "assistant_output", {"role": "model", "parts": [{"text": text}]})
-            case ("run", command, output, code):
-                calls += 1
-                call_id = f"call_{calls:02d}b7e"
-                use = {"id": call_id, "name": "run_shell_command", "args": {"command": command}}
-                add(
-                    "assistant",
-                    "assistant_output",
-                    {"role": "model", "parts": [{"functionCall": use}]},
-                )
-                report = _shell_report(command, output, code)
-                said = {"error": report} if code else {"output": report}
-                response = {"id": call_id, "name": "run_shell_command", "response": said}
-                display = {
-                    "type": "shell_result",
-                    "version": 1,
-                    "directory": PROJECT,
-                    "exitCode": code,
-                    "signal": None,
-                    "outcome": "failed" if code else "completed",
-                    "output": output,
-                }
-                outcome: dict[str, Any] = {"callId": call_id, "resultDisplay": display}
-                if code:
-                    outcome |= {
-                        "status": "error",
-                        "error": {},
-                        "errorType": "shell_execute_error",
-                        "executionStatus": "error",
-                    }
-                else:
-                    outcome |= {"status": "success", "executionStatus": "success"}
-                parts = [{"functionResponse": response}]
-                add(
-                    "tool_result",
-                    "tool_result",
-                    {"role": "user", "parts": parts},
-                    toolCallResult=outcome,
-                )
+        call = _qwen_call(step)
+        if call is None:
+            continue
+        call_id = f"call_{len(records):02d}b7e"
+        use = {"id": call_id, "name": call.name, "args": call.args}
+        add("assistant", "assistant_output", {"role": "model", "parts": [{"functionCall": use}]})
+        response = {"id": call_id, "name": call.name, "response": call.response}
+        parts = [{"functionResponse": response}]
+        add(
+            "tool_result",
+            "tool_result",
+            {"role": "user", "parts": parts},
+            toolCallResult={"callId": call_id, **call.outcome},
+        )
     path = folder / ".qwen" / "projects" / _dashed(PROJECT) / "chats" / f"{_UUID}.jsonl"
     return _write_jsonl(path, records)
 
@@ -346,11 +596,57 @@ def _qwen(folder: Path, steps: Sequence[Step]) -> Path:
 # -- GitHub Copilot CLI ---------------------------------------------------------------------------
 
 
+class _CopilotCall(NamedTuple):
+    """One of Copilot CLI's calls: its tool, its arguments, and how ``tool.execution_complete``
+    tells the end (``success`` and a ``result``, or an ``error``)."""
+
+    name: str
+    args: dict[str, Any]
+    done: dict[str, Any]
+
+
+def _copilot_worked(name: str, args: dict[str, Any], result: dict[str, Any]) -> _CopilotCall:
+    return _CopilotCall(name, args, {"success": True, "result": result})
+
+
+def _copilot_refused(name: str, args: dict[str, Any], message: str) -> _CopilotCall:
+    return _CopilotCall(
+        name, args, {"success": False, "error": {"message": message, "code": "failure"}}
+    )
+
+
+def _copilot_call(step: Step, shell: int) -> _CopilotCall | None:
+    """Step ``step`` as Copilot CLI calls a tool (``None`` for words); a command runs in shell
+    number ``shell``."""
+    match step:
+        case ("run", command, output, code):
+            args = {"command": command, "description": "Run the command"}
+            text = f"{output}\n<shellId: {shell} completed with exit code {code}>"
+            return _copilot_worked("bash", args, {"content": text, "detailedContent": text})
+        case ("edit", path, old, new, failed):
+            change = {"path": path, "old_str": old, "new_str": new}
+            if failed:
+                return _copilot_refused("edit", change, _said(COPILOT_WORDING.not_found, path))
+            done = {
+                "content": f"File {path} updated with changes.",
+                "detailedContent": _diff(path, old, new),
+            }
+            return _copilot_worked("edit", change, done)
+        case ("read", path, failed):
+            if failed:
+                return _copilot_refused(
+                    "view", {"path": path}, _said(COPILOT_WORDING.missing, path)
+                )
+            return _copilot_worked("view", {"path": path}, {"content": f"1. {_CONTENT}"})
+    return None
+
+
 def _copilot(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.copilot/session-state/<session id>/events.jsonl``: ``{type, data, id, timestamp,
-    parentId}`` events; a ``bash`` call runs between ``tool.execution_start`` and
-    ``tool.execution_complete``, a non-zero exit being a *success* whose text ends with
-    ``<shellId: N completed with exit code K>``."""
+    parentId}`` events; a call runs between ``tool.execution_start`` and
+    ``tool.execution_complete``, a ``bash`` command that exited non-zero being a *success* whose
+    text ends with ``<shellId: N completed with exit code K>``, a refused file call a failure
+    with the tool's message."""
     records: list[dict[str, Any]] = []
 
     def add(kind: str, data: dict[str, Any]) -> None:
@@ -377,7 +673,7 @@ def _copilot(folder: Path, steps: Sequence[Step]) -> Path:
             "context": {"cwd": PROJECT},
         },
     )
-    calls = 0
+    shells = 0
     for step in steps:
         match step:
             case ("user", text):
@@ -387,30 +683,26 @@ def _copilot(folder: Path, steps: Sequence[Step]) -> Path:
                     "assistant.message",
                     {"messageId": f"m{len(records)}", "content": text, "toolRequests": []},
                 )
-            case ("run", command, output, code):
-                calls += 1
-                call_id = f"toolu_vrtx_{calls:02d}"
-                args = {"command": command, "description": "Run the command"}
-                request = {
-                    "toolCallId": call_id,
-                    "name": "bash",
-                    "arguments": args,
-                    "type": "function",
-                }
-                add(
-                    "assistant.message",
-                    {"messageId": f"m{len(records)}", "content": "", "toolRequests": [request]},
-                )
-                add(
-                    "tool.execution_start",
-                    {"toolCallId": call_id, "toolName": "bash", "arguments": args},
-                )
-                text = f"{output}\n<shellId: {calls - 1} completed with exit code {code}>"
-                result = {"content": text, "detailedContent": text}
-                add(
-                    "tool.execution_complete",
-                    {"toolCallId": call_id, "success": True, "result": result},
-                )
+        call = _copilot_call(step, shells)
+        if call is None:
+            continue
+        if call.name == "bash":
+            shells += 1  # (each command its own shell, numbered from 0)
+        call_id = f"toolu_vrtx_{len(records):02d}"
+        request = {"toolCallId": call_id, "name": call.name, "arguments": call.args}
+        add(
+            "assistant.message",
+            {
+                "messageId": f"m{len(records)}",
+                "content": "",
+                "toolRequests": [{**request, "type": "function"}],
+            },
+        )
+        add(
+            "tool.execution_start",
+            {"toolCallId": call_id, "toolName": call.name, "arguments": call.args},
+        )
+        add("tool.execution_complete", {"toolCallId": call_id, **call.done})
     path = folder / ".copilot" / "session-state" / _UUID / "events.jsonl"
     return _write_jsonl(path, records)
 
@@ -434,25 +726,24 @@ CREATE TABLE `part` (
 
 def _opencode(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.local/share/opencode/opencode.db``."""
-    return _database(
-        folder / ".local" / "share" / "opencode" / "opencode.db", steps, "1.18.33", "build"
-    )
+    path = folder / ".local" / "share" / "opencode" / "opencode.db"
+    return _database(path, steps, "1.18.33", "build", OPENCODE_WORDING)
 
 
 def _kilo(folder: Path, steps: Sequence[Step]) -> Path:
     """``~/.local/share/kilo/kilo.db``: OpenCode's schema, Kilo's version and agent."""
-    return _database(folder / ".local" / "share" / "kilo" / "kilo.db", steps, "7.7.7", "code")
+    path = folder / ".local" / "share" / "kilo" / "kilo.db"
+    return _database(path, steps, "7.7.7", "code", KILO_WORDING)
 
 
-def _database(path: Path, steps: Sequence[Step], version: str, mode: str) -> Path:
+def _database(path: Path, steps: Sequence[Step], version: str, mode: str, words: Wording) -> Path:
     """One session in OpenCode's tables: a message per step, its content in ``part`` rows (a
-    ``bash`` call is one ``tool`` part holding its input, output and ``metadata.exit``)."""
+    call is one ``tool`` part holding its input and its output, or the error it threw)."""
     messages: list[tuple[str, int, dict[str, Any]]] = []
     parts: list[tuple[str, int, dict[str, Any]]] = []
     prompt = ""  # the user message an answer replies to
-    calls = 0
     for n, step in enumerate(steps, 1):
-        at, message_id = _ms(n), f"msg_{n:04d}a1b2c3"
+        at, message_id, call_id = _ms(n), f"msg_{n:04d}a1b2c3", f"call_{n:02d}"
         match step:
             case ("user", text):
                 prompt = message_id
@@ -462,8 +753,28 @@ def _database(path: Path, steps: Sequence[Step], version: str, mode: str) -> Pat
             case ("say", text):
                 content: dict[str, Any] = {"type": "text", "text": text}
             case ("run", command, output, code):
-                calls += 1
-                content = _bash_part(f"call_{calls:02d}", command, output, code, at)
+                content = _bash_part(call_id, command, output, code, at)
+            case ("edit", file, old, new, failed):
+                change = {"filePath": file, "oldString": old, "newString": new}
+                if failed:
+                    refusal = _said(words.not_found, file, old)
+                    content = _tool_part(call_id, "edit", change, at, error=refusal)
+                else:
+                    meta = {"diagnostics": {}, "diff": _diff(file, old, new), "truncated": False}
+                    done = ("Edit applied successfully.", meta, _relative(file))
+                    content = _tool_part(call_id, "edit", change, at, done=done)
+            case ("read", file, failed):
+                if failed:
+                    missing = _said(words.missing, file)
+                    content = _tool_part(call_id, "read", {"filePath": file}, at, error=missing)
+                else:
+                    shown = (
+                        f"<path>{file}</path>\n<type>file</type>\n<content>\n1: {_CONTENT}\n\n"
+                        "(End of file - total 1 lines)\n</content>"
+                    )
+                    meta = {"preview": _CONTENT, "truncated": False}
+                    done = (shown, meta, _relative(file))
+                    content = _tool_part(call_id, "read", {"filePath": file}, at, done=done)
         finish = "tool-calls" if content["type"] == "tool" else "stop"
         answer = {
             "parentID": prompt,
@@ -503,19 +814,36 @@ def _database(path: Path, steps: Sequence[Step], version: str, mode: str) -> Pat
     return path
 
 
+def _tool_part(
+    call_id: str,
+    tool: str,
+    args: dict[str, Any],
+    at: int,
+    *,
+    done: tuple[str, dict[str, Any], str] | None = None,
+    error: str = "",
+) -> dict[str, Any]:
+    """A finished call as its ``tool`` part records it: ``completed`` with the ``(output,
+    metadata, title)`` it was ``done`` with, or ``error`` with the text it threw."""
+    state: dict[str, Any] = {"status": "error", "input": args, "error": error}
+    if done is not None:
+        output, metadata, title = done
+        state = {
+            "status": "completed",
+            "input": args,
+            "output": output,
+            "metadata": metadata,
+            "title": title,
+        }
+    state["time"] = {"start": at + 100, "end": at + 800}
+    return {"type": "tool", "tool": tool, "callID": call_id, "state": state}
+
+
 def _bash_part(call_id: str, command: str, output: str, code: int, at: int) -> dict[str, Any]:
-    """A finished ``bash`` call as its ``tool`` part records it."""
+    """A finished ``bash`` call as its ``tool`` part records it (``metadata.exit`` its code)."""
     args = {"command": command, "description": "Run the command"}
     meta = {"output": output, "exit": code, "description": args["description"], "truncated": False}
-    state = {
-        "status": "completed",
-        "input": args,
-        "output": output,
-        "metadata": meta,
-        "title": args["description"],
-        "time": {"start": at + 100, "end": at + 800},
-    }
-    return {"type": "tool", "tool": "bash", "callID": call_id, "state": state}
+    return _tool_part(call_id, "bash", args, at, done=(output, meta, args["description"]))
 
 
 _WRITERS: dict[str, Callable[[Path, Sequence[Step]], Path]] = {

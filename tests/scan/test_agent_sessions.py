@@ -12,6 +12,7 @@ from tests.scan.agent_sessions import AGENTS, PROJECT, Step, session_events
 from lessons_core.plugins.manager import Plugins
 from lessons_core.scan import discovery
 from lessons_core.scan import events as ev
+from lessons_core.scan.detectors import failures
 
 STEPS: list[Step] = [
     ("user", "set up"),
@@ -23,6 +24,28 @@ STEPS: list[Step] = [
 #: Readers that give a successful command no exit code: Claude's does not read a successful
 #: result at all, Copilot's keeps the code its shell tool states only for a failure.
 NO_CODE_ON_SUCCESS = frozenset({"claude", "copilot"})
+
+APP = f"{PROJECT}/src/app.py"
+TYPO: list[Step] = [
+    ("user", "fix the typo"),
+    ("edit", APP, "colour", "color", "not-found"),
+    ("read", APP, None),
+    ("edit", APP, "colr", "color", None),
+]
+#: Codex has no read tool: it reads with a shell command, and a command names no paths.
+SHELL_READS = frozenset({"codex"})
+#: What each reader makes of a read of a file that is not there. Claude Code's "File does not
+#: exist." and Copilot's "Path does not exist" are refusals the failure classes know; the
+#: others' "File not found: <path>" (and sed's "can't read", exit 2) are not: a plain error.
+MISSING_FILE_FAILURE = {
+    "claude": ev.VALIDATION,
+    "codex": ev.ERROR,
+    "gemini": ev.ERROR,
+    "qwen": ev.ERROR,
+    "copilot": ev.VALIDATION,
+    "opencode": ev.ERROR,
+    "kilo": ev.ERROR,
+}
 
 
 def _gist(event: ev.Event) -> tuple[object, ...]:
@@ -68,3 +91,46 @@ def test_the_session_is_where_its_agent_keeps_sessions(tmp_path: Path, agent: st
     found = discovery.discover(agents, {"HOME": str(tmp_path)}, only=agent)
     assert found == [(agent, os.path.realpath(first.file))]
     assert discovery.sniff(Path(first.file), agents) == agent
+
+
+def _calls_and_results(events: list[ev.Event]) -> tuple[list[ev.Event], list[ev.Event]]:
+    calls = [e for e in events if e.kind == ev.TOOL_CALL]
+    results = [e for e in events if e.kind == ev.TOOL_RESULT]
+    assert [r.call_id for r in results] == [c.call_id for c in calls]
+    assert [r.tool for r in results] == [c.tool for c in calls]
+    return calls, results
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_refused_edit_a_read_and_the_edit_that_worked_read_back(
+    tmp_path: Path, agent: str
+) -> None:
+    """Each agent's own edit and read tools, and its own words for an edit whose text is not in
+    the file: the refusal is the tool refusing its input, and the classes know its words."""
+    calls, results = _calls_and_results(session_events(agent, tmp_path, TYPO))
+    shell_read = agent in SHELL_READS
+    assert [c.tool for c in calls] == ["Edit", "Bash" if shell_read else "Read", "Edit"]
+    assert [c.paths for c in calls] == [(APP,), () if shell_read else (APP,), (APP,)]
+    if shell_read:
+        assert APP in (calls[1].command or "")
+    assert [r.failure for r in results] == [ev.VALIDATION, None, None]
+    stale = failures.mistake_class_named(failures.STALE_TEXT)
+    assert failures.mistake_class(results[0].text) is stale, results[0].text
+    texts = [("colour", "color"), ("colr", "color")]
+    assert [calls[0].edit, calls[2].edit] == texts
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_read_of_a_missing_file_is_a_mistake_with_a_missing_path(
+    tmp_path: Path, agent: str
+) -> None:
+    missing = f"{PROJECT}/nope.py"
+    events = session_events(agent, tmp_path, [("read", missing, "missing")])
+    (call,), (result,) = _calls_and_results(events)
+    shell_read = agent in SHELL_READS
+    assert call.tool == ("Bash" if shell_read else "Read")
+    assert call.paths == (() if shell_read else (missing,))
+    assert result.failure == MISSING_FILE_FAILURE[agent] and result.is_mistake
+    assert result.exit_code == (2 if shell_read else None)
+    gone = failures.mistake_class_named(failures.MISSING_PATH)
+    assert failures.mistake_class(result.text) is gone, result.text

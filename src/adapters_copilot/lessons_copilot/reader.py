@@ -144,6 +144,9 @@ def _call(data: dict[str, Any], base: dict[str, Any], calls: dict[str, str]) -> 
         command=command,
         paths=paths,
         call_id=call_id,
+        # (``str_replace``'s texts: why a refused one did not match shows beside the one that
+        # worked, as for the other agents' edits)
+        edit=ev.edit_texts(args.get("old_str"), args.get("new_str")),
         **base,
     )
 
