@@ -98,3 +98,32 @@ def test_every_agent_hears_the_correction_claude_code_hears(tmp_path, agent, cas
     reference = _corrections("claude", tmp_path / "claude", *case)
     assert len(reference) == 1, reference
     assert _corrections(agent, tmp_path / agent, *case) == reference
+
+
+#: Mistakes of the agents' own file tools, and the call that got past them.
+FILE_SCENARIOS = [
+    ("text not in the file", [
+        ("edit", "/w/app/src/app.py", "colour = 1", "color = 1", "not-found"),
+        ("read", "/w/app/src/app.py", None),
+        ("edit", "/w/app/src/app.py", "colr = 1", "color = 1", None),
+    ]),
+    ("a file guessed where it is not", [
+        ("read", "/w/app/src/hooks/use-list.ts", "missing"),
+        ("read", "/w/app/src/ui/use-list.ts", None),
+    ]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario", FILE_SCENARIOS, ids=[s[0] for s in FILE_SCENARIOS])
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("claude", "codex")])
+def test_every_agent_learns_the_file_tools_lesson_claude_code_learns(tmp_path, agent, scenario):
+    """(Codex edits by patch and reads through its shell: its lessons are its own.)"""
+    _, steps = scenario
+
+    def lessons(name: str):
+        events = session_events(name, tmp_path / name, [("user", "fix the typo"), *steps])
+        return [(c.summary, c.trigger, c.fix) for c in tier2.detect(events)]
+
+    reference = lessons("claude")
+    assert len(reference) == 1, reference
+    assert lessons(agent) == reference
