@@ -39,6 +39,8 @@ CORRECTIONS = [
     "don't add a new dependency for this",
     "please just don't touch the lockfile",
     "why not use the existing helper instead of a new one?",
+    "please keep it in pyproject not setup.cfg",  # "use X not Y" inside the sentence
+    "## My request for Codex:\nno, use tabs",  # the IDE's heading first, nothing before it
 ]
 
 ORDINARY = [
@@ -62,6 +64,8 @@ ORDINARY = [
     # a "don't" that describes, an adverb between it and its subject
     "I actually don't like this idea much, can you sketch another one?",
     "we really don't need the cache for the demo",
+    # a cue past the lines judged (the first three) is a paste's, not the point's
+    "Add the endpoint\nwith a test\nand the docs\nand don't forget the changelog",
     # a suggestion of what to do next
     "Now run the type check and the tests. You know, why not run them all",
     "",

@@ -147,3 +147,10 @@ def test_lazy_pattern_compiles_once_with_inline_flags() -> None:
 )  # fmt: skip
 def test_a_shell_report_is_cut_to_what_the_command_printed(report, printed):
     assert payload.shell_report_output(report) == printed
+
+
+def test_blocks_text_reads_a_string_or_the_text_blocks_of_a_list() -> None:
+    assert payload.blocks_text("plain output") == "plain output"
+    blocks = [{"type": "text", "text": "a"}, {"type": "image"}, {"text": 7}, "x", {"text": "b"}]
+    assert payload.blocks_text(blocks) == "a\nb"
+    assert payload.blocks_text(None) == ""

@@ -2271,9 +2271,10 @@ def test_a_variable_the_agents_shell_did_not_set(script, bad, error, good, summa
 
 
 def test_a_variable_set_by_changing_the_code_is_no_environment_lesson(script):
+    """The code changed before the variable was given: which of the two fixed it is a guess."""
     script.run("python3 app.py", "KeyError: 'APP_MODE'", failure=ERR)
     script.file("Edit", "/p/app.py")
-    script.run("python3 app.py", "ok")
+    script.run("APP_MODE=dev python3 app.py", "ok")
     assert not any("is not set" in c.summary for c in _detect(script))
 
 
@@ -2338,3 +2339,32 @@ def test_a_syntax_error_in_the_code_is_still_the_code(script):
     script.run("node scripts/seed.js", "SyntaxError: Unexpected token '}'", failure=ERR)
     script.run("npx tsx scripts/seed.js", "seeded")
     assert _detect(script) == []
+
+
+def test_the_option_asked_for_is_one_the_failing_call_did_not_give(script):
+    bad = "npm install --legacy-peer-deps react-router@7"
+    error = (
+        "npm error ERESOLVE could not resolve\nnpm error retry with --legacy-peer-deps or --force"
+    )
+    script.run(bad, error, failure=ERR)
+    script.run("npm install --legacy-peer-deps --force react-router@7", "added 3 packages")
+    candidate = _one(script)
+    assert candidate.summary == "npm install: give it `--force`, as its error says"
+
+
+def test_a_short_option_the_error_asked_for_counts_too(script):
+    script.run("git clean -d", "fatal: clean.requireForce is true; use -f to clean", failure=ERR)
+    script.run("git clean -d -f", "Removing build/")
+    assert _one(script).summary == "git clean: give it `-f`, as its error says"
+
+
+def test_a_missing_program_the_error_does_not_name_is_another_way_only(script):
+    """uv's "Failed to spawn" says a program is missing without the shell's words for which:
+    the lesson is the other program that did the job, recalled at the error, with no claim
+    about what is on PATH."""
+    error = "error: Failed to spawn: `ruff`\n  Caused by: No such file or directory (os error 2)"
+    script.run("uv run ruff check src/app.py", error, failure=ERR, code=2)
+    script.run("flake8 src/app.py", "")
+    candidate = _one(script)
+    assert candidate.summary == "ruff: `flake8` did the job on `app.py`"
+    assert candidate.trigger is None

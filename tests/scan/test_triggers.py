@@ -775,3 +775,17 @@ def test_assignments_are_the_variables_a_command_sets_for_itself():
         "X",
     ]
     assert triggers.assignments("npm test X=1") == []  # (an argument, not an assignment)
+
+
+@pytest.mark.parametrize(
+    ("error", "command", "letter"),
+    [
+        ("grep: invalid option -- P", "grep -rnP x src", "P"),
+        ("grep: invalid option -- P", "grep -P x src", None),  # given alone: named as it is
+        ("grep: invalid option -- P", "grep -rn x src", None),  # (not given: a config's)
+        ("sed: illegal option -- r", "sed -nr p f", "r"),
+        ("error: unknown option '--pretty'", "python3 -m json.tool --pretty", None),
+    ],
+)
+def test_clustered_option_is_the_letter_given_only_in_a_cluster(error, command, letter):
+    assert triggers.clustered_option(error, command) == letter

@@ -853,8 +853,8 @@ def option_named(error: str, command: str) -> str | None:
     return None
 
 
-#: A cluster of one-letter options (``-rP``, ``-la``): never a long option.
-_SHORT_CLUSTER = kept_programs.compile(r"-[A-Za-z0-9]{2,}")
+#: One-letter options, alone or in a cluster (``-rP``, ``-la``): never a long option.
+_SHORT_CLUSTER = kept_programs.compile(r"-[A-Za-z0-9]+")
 
 
 def clustered_option(error: str, command: str) -> str | None:

@@ -222,9 +222,8 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     # A variable set in front that answers for the terminal (``GIT_SEQUENCE_EDITOR=true``),
     # with the flag the command kept that asked for it (``git rebase -i``) where there is one.
     kept = [triggers.with_flag(action, f) for f in shape.flags if f in fixed_shape.flags]
-    for name in triggers.assignments(fixed):
-        if name not in triggers.assignments(failing):
-            candidates += [triggers.without_assignment(base, name) for base in [*kept, action]]
+    for name in triggers.assignments(fixed):  # (one the failing call set too cannot separate)
+        candidates += [triggers.without_assignment(base, name) for base in [*kept, action]]
     return next((p for p in candidates if _separates(p, failing, fixed_whole)), None)
 
 
@@ -396,12 +395,12 @@ def flag_it_asked_for(finding: Finding) -> str | None:
     failing, fixed = finding.call.command, finding.fix.command if finding.fix else None
     shape = triggers.main_shape(failing) if failing else None
     fixed_shape = triggers.main_shape(fixed) if fixed else None
-    if shape is None or fixed_shape is None or shape.exe != fixed_shape.exe:
+    if shape is None or fixed_shape is None:
         return None
     given = {flag.split("=", 1)[0] for flag in shape.flags}
     for flag in fixed_shape.flags:
         name = flag.split("=", 1)[0]
-        if name.startswith("--") and name not in given and _names_flag(finding.result.text, name):
+        if name not in given and _names_flag(finding.result.text, name):
             return name
     return None
 
