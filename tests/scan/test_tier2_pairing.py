@@ -173,6 +173,31 @@ def test_a_gh_api_call_on_another_number_or_kind_is_no_fix(script, failing, fixe
     assert all("GraphQL" not in c.summary for c in _detect(script))
 
 
+def test_a_gh_command_that_worked_again_without_gh_api_is_no_graphql_lesson(script):
+    """The same ``gh pr edit`` with other options worked: gh's query was no obstacle to route
+    around, whatever its GraphQL line said."""
+    script.run("gh pr edit 12 --add-project Roadmap", _GRAPHQL, failure=ERR, code=1)
+    script.run("gh pr edit 12 --add-label roadmap", "https://github.com/o/r/pull/12")
+    assert all("GraphQL" not in c.summary for c in _detect(script))
+
+
+def test_the_error_is_read_for_a_configured_option_up_to_1500_characters(script):
+    """An option the command line holds, named at the very end of the part of the error that
+    is read, is the command's own: a trigger on it, not a lesson recalled at the error."""
+    tail = "pytest: error: unrecognized arguments: --cov"
+    error = "x" * (1500 - len(tail) - 1) + "\n" + tail
+    script.run("pytest --cov tests", error, failure=ERR, code=4)
+    script.run("pytest tests", "5 passed")
+    candidate = _one(script)
+    assert candidate.trigger is not None and triggers.matches(candidate.trigger, "pytest --cov x")
+
+
+def test_a_failing_call_that_loaded_the_env_file_already_is_no_environment_lesson(script):
+    script.run("source .env && python3 app.py", "KeyError: 'APP_MODE'", failure=ERR)
+    script.run("APP_MODE=dev python3 app.py", "ok")
+    assert not any("is not set" in c.summary for c in _detect(script))
+
+
 @pytest.mark.parametrize(
     ("bad", "error", "code", "good", "summary"),
     [
