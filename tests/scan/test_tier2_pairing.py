@@ -2393,3 +2393,11 @@ def test_a_missing_program_the_error_does_not_name_is_another_way_only(script):
     candidate = _one(script)
     assert candidate.summary == "ruff: `flake8` did the job on `app.py`"
     assert candidate.trigger is None
+
+
+def test_a_clustered_option_the_fix_gave_too_makes_no_trigger(script):
+    """GNU grep by its path took the same ``-rP``: a trigger on the letter would fire on the
+    fix as well, so there is none (and nothing else tells the two apart)."""
+    script.run("grep -rP 'v\\d+' src", "grep: invalid option -- P\nusage: grep [-rv]", failure=ERR)
+    script.run("/usr/local/opt/grep/libexec/gnubin/grep -rP 'v\\d+' src", "src/a.py:v1")
+    assert _detect(script) == []
