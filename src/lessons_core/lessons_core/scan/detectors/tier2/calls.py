@@ -34,6 +34,9 @@ _SAME_EXE = {
     "nodejs": "node",
     "fdfind": "fd",
     "batcat": "bat",
+    # A build tool's own script in the project, which fetches and runs the version it wants.
+    "mvnw": "mvn",
+    "gradlew": "gradle",
     # A project is managed with one package manager; the others refuse its lock file or its
     # ``workspace:`` versions, and the same command through the right one is the fix.
     "pnpm": "npm",
