@@ -2401,3 +2401,40 @@ def test_a_clustered_option_the_fix_gave_too_makes_no_trigger(script):
     script.run("grep -rP 'v\\d+' src", "grep: invalid option -- P\nusage: grep [-rv]", failure=ERR)
     script.run("/usr/local/opt/grep/libexec/gnubin/grep -rP 'v\\d+' src", "src/a.py:v1")
     assert _detect(script) == []
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("go test ./internal/...",
+         "pattern ./internal/...: directory prefix internal does not contain main module",
+         "cd backend && go test ./internal/...",
+         "go test: run it in `backend`, where its project is"),
+        ("npm run build", 'npm error Missing script: "build"', "cd web/ && npm run build",
+         "npm run build: run it in `web`, where its project is"),
+    ],
+)  # fmt: skip
+def test_a_command_that_worked_unchanged_from_a_folder_below(script, bad, error, good, summary):
+    """The module, crate or package lives in a folder below: a fact of this project, recalled
+    at the error (which folder a shell is in, no command line shows)."""
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+    assert candidate.fix.startswith("Run it from `")
+
+
+@pytest.mark.parametrize(
+    ("bad", "good"),
+    [
+        ("mvn test", "./mvnw test"),
+        ("gradle build", "./gradlew build"),
+    ],
+)
+def test_a_build_tool_not_on_path_is_run_through_the_projects_own_script(script, bad, good):
+    script.run(bad, f"bash: {bad.split()[0]}: command not found", failure=ERR, code=127)
+    script.run(good, "BUILD SUCCESS")
+    candidate = _one(script)
+    assert candidate.summary == f"{bad}: the command is not on PATH"
+    _fires(candidate, bad, good)

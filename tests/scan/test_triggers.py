@@ -22,7 +22,7 @@ from lessons_core.scan.detectors import triggers
             r"\bpip\b[^|;&\n]*?\binstall\b(?=[^|;&\n]*?\s--user(?:[\s=]|$))",
         ),
         ("git -C repo push --force origin main", "git push origin feature", None),
-        ("./gradlew build", None, r"\bgradlew\b"),
+        ("./gradlew build", None, r"\bgradlew\b[^|;&\n]*?\bbuild\b"),
         ("python3 manage.py migrate --fake", None, r"\bmanage\.py\b[^|;&\n]*?\bmigrate\b"),
     ],
 )
@@ -789,3 +789,19 @@ def test_assignments_are_the_variables_a_command_sets_for_itself():
 )
 def test_clustered_option_is_the_letter_given_only_in_a_cluster(error, command, letter):
     assert triggers.clustered_option(error, command) == letter
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "folder"),
+    [
+        ("go test ./...", "cd backend && go test ./...", "backend"),
+        ("make", "cd ./engine/ && make", "engine"),
+        ("go test ./...", "cd backend && go test -v ./...", None),  # the command changed too
+        ("go test ./...", "cd /srv/app && go test ./...", None),  # another place, not below
+        ("go test ./...", "cd .. && go test ./...", None),
+        ("go test ./...", "cd . && go test ./...", None),
+        ("go test ./...", "cd backend && make && go test ./...", None),
+    ],
+)
+def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, folder):
+    assert triggers.subfolder_run(failing, fixed) == folder

@@ -47,7 +47,9 @@ SUBCOMMAND_TOOLS = frozenset(
         "rustup",
         "deno",
         "mvn",
+        "mvnw",
         "gradle",
+        "gradlew",
         "npx-tsc",
         "systemctl",
         "pnpx",
@@ -170,7 +172,9 @@ LANG_BY_EXE = {
     "bundle": "ruby",
     "rails": "ruby",
     "mvn": "java",
+    "mvnw": "java",
     "gradle": "java",
+    "gradlew": "java",
     "dotnet": "csharp",
 }
 
@@ -1052,6 +1056,18 @@ def loads_variable(failing: str, fixed: str, name: str) -> bool:
     if assigned.search(failing) or _LOADS_ENV.search(failing):
         return False
     return bool(assigned.search(fixed) or _LOADS_ENV.search(fixed))
+
+
+def subfolder_run(failing: str, fixed: str) -> str | None:
+    """The folder ``fixed`` went into to run ``failing`` unchanged (``backend`` of ``cd backend
+    && go test ./...``), or ``None``: a relative folder below this one, nothing else changed."""
+    mine, theirs = _segments(failing), _segments(fixed)
+    if len(theirs) != len(mine) + 1 or theirs[1:] != mine or len(theirs[0]) != 2:
+        return None
+    verb, folder = theirs[0]
+    if verb != "cd" or folder.startswith(("/", "~", "$", "-", "..")) or folder in (".", "./"):
+        return None
+    return folder.removeprefix("./").rstrip("/")
 
 
 #: Words that run the rest of a command with more privileges.

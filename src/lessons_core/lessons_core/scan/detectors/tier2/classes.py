@@ -287,6 +287,17 @@ ENV_NOT_LOADED = failures.MistakeClass(
     "it needs `{var}`, which the agent's shell does not set",
     "Give it the variable, or load the project's env file first",
 )
+#: The pseudo-class of a command that failed where it was run and worked, unchanged, run from a
+#: folder below (``cd backend && go test ./...``): that folder holds the project it works on
+#: (a Go module, a crate, a package of a monorepo), a fact of this project. The command line
+#: does not show which folder a shell is in: recalled at the error.
+SUBPROJECT = failures.MistakeClass(
+    "subproject",
+    r"(?!)",
+    "run it in `{folder}`, where its project is",
+    "the command ran where its project is not: it lives in `{folder}`",
+    "Run it from `{folder}`",
+)
 #: The pseudo-class of a command that needed another step first, which its error named
 #: (``Run "pnpm install"``): the step ran, and the same command then worked.
 PREREQUISITE = failures.MistakeClass(
@@ -391,6 +402,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         ANOTHER_WAY.name,
         NEEDS_ROOT.name,
         ENV_NOT_LOADED.name,
+        SUBPROJECT.name,
     }
 )
 #: Classes whose fix is running the command through the project's environment.

@@ -35,6 +35,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
+    SUBPROJECT,
     TOOL_CANNOT_START,
     UNKNOWN_SKILL,
     UNMATCHED_GLOB,
@@ -160,6 +161,11 @@ def _judge(
         return finding
     if only_the_call and name == failures.UNKNOWN_OPTION and _passed_on(failing, fixed, error):
         finding.cls = PASSED_ON
+        return finding
+    folder = triggers.subfolder_run(failing, fixed) if only_the_call else None
+    works_elsewhere = folder is not None and (cls is None or cls.reusable)
+    if works_elsewhere and not _WORK_FAILURE.search(result.text[:3000]):
+        finding.cls, finding.drift_dir = SUBPROJECT, folder  # (a failing run is the code's)
         return finding
     if only_the_call and name == failures.NOT_PERMITTED:
         # Not permitted is a one-off (a read-only path, a file of another user) unless the fix

@@ -22,6 +22,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ENV_NOT_LOADED,
     GH_GRAPHQL,
     SANDBOX,
+    SUBPROJECT,
     UNKNOWN_SKILL,
     _refused_arguments,
     gh_graphql_refused,
@@ -320,9 +321,11 @@ def _class_words(finding: Finding) -> dict[str, str]:
     failed command's job and what it did it on (``other``, ``target``:
     :data:`.classes.ANOTHER_WAY`), the path guessed and the one the file is at (``wrong``,
     ``right``, ``name``: :data:`.classes.GUESSED_PATH`)."""
-    words = dict.fromkeys(("other", "target", "wrong", "right", "name", "var"), "")
+    words = dict.fromkeys(("other", "target", "wrong", "right", "name", "var", "folder"), "")
     if finding.cls is ENV_NOT_LOADED:
         words["var"] = triggers.missing_variable(finding.result.text) or ""
+    if finding.cls is SUBPROJECT:
+        words["folder"] = finding.drift_dir or ""
     fix, target = finding.fix, finding.other_target
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
     if target is not None and shape is not None:
@@ -334,15 +337,17 @@ def _class_words(finding: Finding) -> dict[str, str]:
 
 
 def _tags(finding: Finding) -> tuple[str, ...]:
-    """The candidate's tags: the tool's and the language's; for a guessed path, also the
-    project it belongs to (when its folder is there to give an id) and the mark that holds it
-    until the same guess comes back in another session."""
+    """The candidate's tags: the tool's and the language's; for a guessed path or a project in
+    a folder below, also the project it belongs to (when its folder is there to give an id);
+    for a guessed path, the mark that holds it until the same guess comes back in another
+    session."""
     call = finding.call
     tags = triggers.tags_for(call.tool, call.command, call.paths)
-    if finding.guessed is None:
+    if finding.guessed is None and finding.cls is not SUBPROJECT:
         return tags
     scope = scope_tag(_project(finding))
-    return (*tags, RECURS_TAG, *([scope] if scope else []))
+    waits = (RECURS_TAG,) if finding.guessed is not None else ()  # (where a file is: see paths)
+    return (*tags, *waits, *([scope] if scope else []))
 
 
 def _project(finding: Finding) -> str | None:
