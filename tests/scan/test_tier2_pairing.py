@@ -2438,3 +2438,17 @@ def test_a_build_tool_not_on_path_is_run_through_the_projects_own_script(script,
     candidate = _one(script)
     assert candidate.summary == f"{bad}: the command is not on PATH"
     _fires(candidate, bad, good)
+
+
+def test_an_option_the_error_refused_is_the_summary(script):
+    """pip names the ``--user`` it cannot honour in a virtualenv; the fix dropped it."""
+    bad = "pip install --user black"
+    error = (
+        "ERROR: Can not perform a '--user' install. User site-packages are not visible in this"
+        " virtualenv."
+    )
+    script.run(bad, error, failure=ERR)
+    script.run("pip install black", "Successfully installed black")
+    candidate = _one(script)
+    assert candidate.summary == "pip install: not with `--user`, as its error says"
+    _fires(candidate, bad, "pip install black")

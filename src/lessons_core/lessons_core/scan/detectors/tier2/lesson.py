@@ -37,7 +37,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _flaky,
     _recallable,
     _trigger,
-    flag_it_asked_for,
+    flag_it_named,
     wrapper_refused,
 )
 from lessons_core.scan.intake import RECURS_TAG, scope_tag
@@ -252,10 +252,12 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         hint = _hint(result.text, lines)
         if hint:
             mistake += f"; it said: “{hint}”"
-        asked = flag_it_asked_for(finding) if result.failure != ev.TIMEOUT else None
+        told = flag_it_named(finding) if result.failure != ev.TIMEOUT else None
         summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
-        if asked is not None:
-            summary = f"{head}: give it `{asked}`, as its error says"
+        if told is not None:
+            how, flag = told
+            way = f"give it `{flag}`" if how == "added" else f"not with `{flag}`"
+            summary = f"{head}: {way}, as its error says"
     else:
         mistake = f"{_describe_call(call)} was not what the user wanted"
         summary = f"{head}: the user corrected it"

@@ -389,19 +389,22 @@ def _words_of(command: str, shape: triggers.Shape) -> list[str] | None:
     return list(found[0]) if found else None
 
 
-def flag_it_asked_for(finding: Finding) -> str | None:
-    """The option the fix added that the error's own lines name (npm's "retry this command
-    with --force or --legacy-peer-deps", then ``--legacy-peer-deps``), or ``None``."""
+def flag_it_named(finding: Finding) -> tuple[str, str] | None:
+    """The option the error's own lines name that the fix added (npm's "retry this command
+    with --force or --legacy-peer-deps", then ``--legacy-peer-deps``: ``("added", flag)``) or
+    dropped (pip's "Can not perform a '--user' install": ``("dropped", flag)``), else
+    ``None``."""
     failing, fixed = finding.call.command, finding.fix.command if finding.fix else None
     shape = triggers.main_shape(failing) if failing else None
     fixed_shape = triggers.main_shape(fixed) if fixed else None
     if shape is None or fixed_shape is None:
         return None
-    given = {flag.split("=", 1)[0] for flag in shape.flags}
-    for flag in fixed_shape.flags:
-        name = flag.split("=", 1)[0]
-        if name not in given and _names_flag(finding.result.text, name):
-            return name
+    mine = [flag.split("=", 1)[0] for flag in shape.flags]
+    theirs = [flag.split("=", 1)[0] for flag in fixed_shape.flags]
+    for how, flags, other in (("added", theirs, mine), ("dropped", mine, theirs)):
+        for name in flags:
+            if name not in other and _names_flag(finding.result.text, name):
+                return how, name
     return None
 
 
