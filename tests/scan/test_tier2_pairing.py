@@ -2452,3 +2452,27 @@ def test_an_option_the_error_refused_is_the_summary(script):
     candidate = _one(script)
     assert candidate.summary == "pip install: not with `--user`, as its error says"
     _fires(candidate, bad, "pip install black")
+
+
+def test_a_project_in_a_folder_below_is_scoped_to_the_project(script, tmp_path):
+    here = type(script)(project=str(tmp_path))
+    here.run("go test ./...", "go: cannot find main module", failure=ERR)
+    here.run("cd backend && go test ./...", "ok")
+    candidate = _one(here)
+    assert intake.scope_tag(str(tmp_path)) in candidate.tags
+    assert intake.RECURS_TAG not in candidate.tags  # (told once, it is a lesson already)
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        ("FAILED tests/test_api.py::test_get - assert 500 == 200\n1 failed, 4 passed", 1),
+        ("touch: cannot touch 'out.log': Permission denied", 1),  # a one-off's class
+    ],
+)
+def test_what_failed_for_its_own_reasons_is_no_project_below(script, error, code):
+    """A failing test run (the code's) or a one-off's class that then worked from a folder
+    below says nothing of where the project lives."""
+    script.run("pytest", error, failure=ERR, code=code)
+    script.run("cd backend && pytest", "5 passed")
+    assert all("where its project is" not in c.summary for c in _detect(script))
