@@ -2476,3 +2476,22 @@ def test_what_failed_for_its_own_reasons_is_no_project_below(script, error, code
     script.run("pytest", error, failure=ERR, code=code)
     script.run("cd backend && pytest", "5 passed")
     assert all("where its project is" not in c.summary for c in _detect(script))
+
+
+def test_a_cloud_cli_without_credentials_is_an_authentication_lesson(script):
+    error = (
+        'Unable to locate credentials. You can configure credentials by running "aws configure".'
+    )
+    script.run("aws s3 ls", error, failure=ERR, code=255)
+    script.run("aws s3 ls --profile dev", "2024-01-01 bucket")
+    assert _one(script).summary == "aws s3: authenticate the way this place can"
+
+
+def test_a_cloud_cli_that_wanted_a_pager_is_named_to_its_action(script):
+    bad, good = "aws ec2 describe-instances", "aws ec2 describe-instances --no-cli-pager"
+    script.run(bad, "Inappropriate ioctl for device", failure=ERR, code=255)
+    script.run(good, "{}")
+    candidate = _one(script)
+    assert candidate.summary == "aws ec2: it wanted a terminal this shell does not have"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "aws ec2 describe-vpcs")

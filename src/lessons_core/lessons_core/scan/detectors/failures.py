@@ -434,7 +434,9 @@ MISTAKE_CLASSES = (
         r"Authentication failed for|could not read Username for|terminal prompts disabled|"
         r"Bad credentials|\b401 Unauthorized|HTTP 401\b|requires authentication|"
         r"not logged in|authentication required|gh auth login|no password supplied|"
-        r"password authentication failed for user|Access denied for user",
+        r"password authentication failed for user|Access denied for user|"
+        # cloud CLIs without a signed-in account or profile
+        r"Unable to locate credentials|do not currently have an active account selected",
         "authenticate the way this place can",
         "the call could not authenticate from where it ran (no SSH key, token or login it"
         " could use)",
