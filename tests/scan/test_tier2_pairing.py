@@ -2495,3 +2495,51 @@ def test_a_cloud_cli_that_wanted_a_pager_is_named_to_its_action(script):
     assert candidate.summary == "aws ec2: it wanted a terminal this shell does not have"
     _fires(candidate, bad, good)
     assert not triggers.matches(candidate.trigger, "aws ec2 describe-vpcs")
+
+
+def test_a_step_that_needed_an_option_for_what_came_next(script):
+    """``git stash`` leaves untracked files behind: the checkout then refused to overwrite
+    them, ``git stash -u`` took them, and the checkout worked. The lesson is the stash's,
+    before it runs without ``-u``; its evidence is the refused checkout."""
+    script.run("git stash", "Saved working directory and index state WIP on feat: 1a2b wip")
+    refused = (
+        "error: The following untracked working tree files would be overwritten by checkout:\n"
+        "\tsrc/new.py\nPlease move or remove them before you switch branches.\nAborting"
+    )
+    script.run("git checkout main", refused, failure=ERR)
+    script.run("git stash -u", "Saved working directory and index state WIP on feat: 1a2b wip")
+    script.run("git checkout main", "Switched to branch 'main'")
+    candidate = _one(script)
+    assert candidate.summary == "git stash: give it `-u`: `git checkout` needed it"
+    _fires(candidate, "git stash", "git stash -u")
+    assert triggers.matches(candidate.trigger, "git stash -m wip && git checkout main")
+    assert not triggers.matches(candidate.trigger, "git stash pop")  # another action of it
+    assert [e.call_id for e in candidate.evidence] == ["c3"]  # (the checkout)
+    assert candidate.fix == "Run it with `-u`: `git stash -u` worked."
+    assert candidate.mistake.startswith("`git stash`: it worked, but left undone")
+
+
+@pytest.mark.parametrize(
+    ("before", "between"),
+    [
+        (["pytest"], ["pytest -x"]),  # another program's step
+        (["git stash"], ["git stash -u", "git status"]),  # two calls: which one did it?
+        ([], ["git stash --keep-index"]),  # the step had not run before
+    ],
+)
+def test_a_later_command_that_worked_again_is_no_step_lesson_otherwise(script, before, between):
+    for command in before:
+        script.run(command, "ok")
+    script.run("git checkout main", "error: untracked files would be overwritten", failure=ERR)
+    for command in between:
+        script.run(command, "ok")
+    script.run("git checkout main", "Switched to branch 'main'")
+    assert _detect(script) == []
+
+
+def test_a_step_that_had_failed_itself_is_its_own_finding_not_a_redone_step(script):
+    script.run("git stash", "error: could not write index", failure=ERR)
+    script.run("git checkout main", "error: untracked files would be overwritten", failure=ERR)
+    script.run("git stash -u", "Saved working directory")
+    script.run("git checkout main", "Switched to branch 'main'")
+    assert all("needed it" not in c.summary for c in _detect(script))

@@ -805,3 +805,17 @@ def test_clustered_option_is_the_letter_given_only_in_a_cluster(error, command, 
 )
 def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, folder):
     assert triggers.subfolder_run(failing, fixed) == folder
+
+
+@pytest.mark.parametrize(
+    ("before", "again", "added"),
+    [
+        ("git stash", "git stash -u", ["-u"]),
+        ("npm install --omit=dev", "npm install --omit=dev --include=dev", ["--include=dev"]),
+        ("git stash", "git stash pop", []),  # a word, not an option
+        ("git stash -k", "git stash -u", []),  # one option taken away
+        ("git stash", "git stash -u && git status", []),  # (more than the one command)
+    ],
+)
+def test_options_added_is_all_that_changed(before, again, added):
+    assert triggers.options_added(before, again) == added

@@ -1061,6 +1061,17 @@ def loads_variable(failing: str, fixed: str, name: str) -> bool:
     return bool(assigned.search(fixed) or _LOADS_ENV.search(fixed))
 
 
+def options_added(before: str, again: str) -> list[str]:
+    """The options ``again`` gives that ``before``, the same one simple command, did not, when
+    that is all that differs (``-u`` of ``git stash`` → ``git stash -u``); else ``[]``."""
+    mine, theirs = _segments(before), _segments(again)
+    if len(mine) != 1 or len(theirs) != 1:
+        return []
+    added = [word for word in theirs[0] if word not in mine[0]]
+    gone = [word for word in mine[0] if word not in theirs[0]]
+    return added if added and not gone and all(_FLAG.match(w) for w in added) else []
+
+
 def subfolder_run(failing: str, fixed: str) -> str | None:
     """The folder ``fixed`` went into to run ``failing`` unchanged (``backend`` of ``cd backend
     && go test ./...``), or ``None``: a relative folder below this one, nothing else changed."""

@@ -298,6 +298,17 @@ SUBPROJECT = failures.MistakeClass(
     "the command ran where its project is not: it lives in `{folder}`",
     "Run it from `{folder}`",
 )
+#: The pseudo-class of a step that worked but left undone what a later command needed, which
+#: worked once the step ran again with an option more (``git stash`` leaves untracked files,
+#: ``git checkout`` refuses to overwrite them, ``git stash -u``). The lesson is the step's, and
+#: comes before it runs without the option (its words: :func:`.lesson._candidate`).
+STEP_REDONE = failures.MistakeClass(
+    "step_redone",
+    r"(?!)",
+    "give it `{flag}`: `{later}` needed it",
+    "it worked, but left undone what `{later}` needed, which worked once it ran with `{flag}`",
+    "Run it with `{flag}`",
+)
 #: The pseudo-class of a command that needed another step first, which its error named
 #: (``Run "pnpm install"``): the step ran, and the same command then worked.
 PREREQUISITE = failures.MistakeClass(

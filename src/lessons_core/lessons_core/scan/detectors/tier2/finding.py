@@ -32,6 +32,7 @@ class Finding:
         "fix_failure",
         "generic",
         "guessed",
+        "later",
         "other_target",
         "read_between",
         "rejected",
@@ -77,6 +78,9 @@ class Finding:
         #: What a fix of another program worked on that the failed command named too
         #: (:func:`.remedies.same_target`): the job done another way.
         self.other_target: str | None = None
+        #: For a step that had to run again with an option more (``git stash`` → ``git stash
+        #: -u``): the later call that failed for want of it, whose result is :attr:`result`.
+        self.later: ev.Event | None = None
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
         #: The generated folder deleted before the command worked (:func:`.remedies._cleared`).

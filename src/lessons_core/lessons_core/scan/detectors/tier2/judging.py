@@ -35,6 +35,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
+    STEP_REDONE,
     SUBPROJECT,
     TOOL_CANNOT_START,
     UNKNOWN_SKILL,
@@ -64,6 +65,9 @@ def _judge(
     call, result, fix = finding.call, finding.result, finding.fix
     assert fix is not None
     cls = failures.mistake_class(result.text)
+    if finding.later is not None:
+        finding.cls = STEP_REDONE  # (pairing found it so: an earlier step run again)
+        return finding
     if finding.step is not None:
         finding.cls = PREREQUISITE
         return finding

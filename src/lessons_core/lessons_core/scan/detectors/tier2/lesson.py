@@ -22,6 +22,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ENV_NOT_LOADED,
     GH_GRAPHQL,
     SANDBOX,
+    STEP_REDONE,
     SUBPROJECT,
     UNKNOWN_SKILL,
     _refused_arguments,
@@ -238,7 +239,8 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         # (a gh command is quoted alone: what came before it in the line did not fail)
         named = f"`{_one_line(gh.segment, 120)}`" if gh is not None else None
         said = named or _describe_call(call, partner)
-        mistake = f"{said} failed: {general} (“{_gist(result, lines)}”)"
+        failed = "" if cls is STEP_REDONE else " failed"  # (the step itself worked)
+        mistake = f"{said}{failed}: {general} (“{_gist(result, lines)}”)"
         summary = f"{head}: {cls.title.format(**words)}"
     elif _flaky(finding):
         mistake = (
@@ -323,12 +325,21 @@ def _class_words(finding: Finding) -> dict[str, str]:
     failed command's job and what it did it on (``other``, ``target``:
     :data:`.classes.ANOTHER_WAY`), the path guessed and the one the file is at (``wrong``,
     ``right``, ``name``: :data:`.classes.GUESSED_PATH`)."""
-    words = dict.fromkeys(("other", "target", "wrong", "right", "name", "var", "folder"), "")
+    words = dict.fromkeys(
+        ("other", "target", "wrong", "right", "name", "var", "folder", "flag", "later"), ""
+    )
+    fix, target = finding.fix, finding.other_target
+    if finding.later is not None and finding.later.command and fix is not None and fix.command:
+        added = triggers.options_added(finding.call.command or "", fix.command)
+        later = triggers.main_shape(finding.later.command)
+        words.update(
+            flag=" ".join(added),
+            later=" ".join(filter(None, (later.exe, later.sub))) if later else "",
+        )
     if finding.cls is ENV_NOT_LOADED:
         words["var"] = triggers.missing_variable(finding.result.text) or ""
     if finding.cls is SUBPROJECT:
         words["folder"] = finding.drift_dir or ""
-    fix, target = finding.fix, finding.other_target
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
     if target is not None and shape is not None:
         words.update(other=shape.exe, target=target)

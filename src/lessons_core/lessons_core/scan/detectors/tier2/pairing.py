@@ -32,7 +32,13 @@ from lessons_core.scan.detectors.tier2.classes import (
 )
 from lessons_core.scan.detectors.tier2.finding import RETRY_THRESHOLD, WINDOW, Finding
 from lessons_core.scan.detectors.tier2.messages import _diagnoses, _first_sentence, _is_correction
-from lessons_core.scan.detectors.tier2.remedies import _cleared, _remedies, _step_taken, same_target
+from lessons_core.scan.detectors.tier2.remedies import (
+    _cleared,
+    _remedies,
+    _step_taken,
+    same_target,
+    step_redone,
+)
 
 #: Tools where a failure saying "no such script/command" is fixed by another subcommand of the
 #: same tool (``npm test`` → ``npm run test:unit``). Elsewhere (git, docker) another subcommand
@@ -205,6 +211,14 @@ def _follow(
                     step = _step_taken(failed.text, events, i, j, results)
                     cleared = None if step else _cleared(failed.text, events, i, j, results)
                     if step is None and cleared is None and not _refused_arguments(failed):
+                        redone = step_redone(events, call, i, j, results)
+                        if redone is not None:  # (one call between: no edit either)
+                            # (the lesson is the earlier step's: it needed an option more)
+                            earlier, again = redone
+                            about = Finding(earlier, failed)
+                            about.fix, about.later = again, call
+                            about.signals.add(scoring.ERROR_THEN_SUCCESS)
+                            return about
                         return finding  # the same call worked on a second try: no fix
                     finding.step = step  # it worked once the step its error named had run
                     finding.cleared = cleared  # or once the stale output it named was gone

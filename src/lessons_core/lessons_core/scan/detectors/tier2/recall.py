@@ -25,6 +25,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PASSED_ON,
     PATTERN_PATH,
     SANDBOX,
+    STEP_REDONE,
     _refused_arguments,
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
@@ -78,6 +79,14 @@ def _trigger(finding: Finding) -> str | None:
         # An absolute ``cd`` into a subdirectory looks like the fix's own ``cd``: such a drift
         # is recalled when the failure happens (:func:`_failure_time`).
         return None if (finding.drift_dir or "").startswith("/") else triggers.RELATIVE_CD
+    if name == STEP_REDONE.name:
+        # the step as it ran (its words, then options only: not ``git stash pop``), without
+        # the option the later command needed
+        added = triggers.options_added(failing, fixed)
+        action = triggers.action_trigger(failing) or triggers.base_trigger(failing)
+        step = action + r"(?!\s+[^\s|;&-])" if action else None
+        bare = triggers.without_flag(step, added[0]) if added and step else None
+        return bare if _separates(bare, failing, fixed) else None
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)

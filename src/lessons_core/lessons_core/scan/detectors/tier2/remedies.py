@@ -12,13 +12,14 @@ from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass
 from lessons_core.scan.detectors.tier2 import paths
-from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _FILE_TOOLS, _REWRITES
+from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _FILE_TOOLS, _REWRITES, _key
 from lessons_core.scan.detectors.tier2.classes import (
     GhTarget,
     cannot_start,
     gh_graphql_refused,
     unknown_skill,
 )
+from lessons_core.scan.detectors.tier2.finding import WINDOW
 
 #: A step an error tells the user to run: ``Run "pnpm install"``, ``try `go mod tidy` ``.
 _NAMED_STEP = kept_programs.compile(
@@ -49,6 +50,36 @@ def _step_taken(
         for step in named:
             if step in command:
                 return step
+    return None
+
+
+def step_redone(
+    events: list[ev.Event], call: ev.Event, i: int, j: int, results: dict[int, ev.Event]
+) -> tuple[ev.Event, ev.Event] | None:
+    """The earlier call that the one call between ``call``'s failure at ``i`` and the same
+    command working at ``j`` ran again with an option more, and that call: ``git stash``
+    (which left the untracked files), then ``git checkout main`` refused for them, ``git stash
+    -u``, and the checkout worked. What the failing command needed was that option, not a fix
+    of its own. Both are of one program (a ``pytest -x`` before a second ``git commit`` is no
+    step the commit needed)."""
+    between = [e for e in events[i + 1 : j] if e.kind == ev.TOOL_CALL]
+    if len(between) != 1 or not between[0].command:
+        return None
+    (again,) = between
+    if _key(again)[:2] != _key(call)[:2]:
+        return None
+    res = results.get(id(again))
+    if res is None or res.failure is not None:
+        return None
+    for k in range(i - 1, max(-1, i - WINDOW), -1):
+        before = events[k]
+        if before.kind != ev.TOOL_CALL or not before.command or _key(before) != _key(again):
+            continue
+        worked = results.get(id(before))
+        if worked is None or worked.failure is not None:
+            return None
+        added = triggers.options_added(before.command, again.command or "")
+        return (before, again) if added else None
     return None
 
 
