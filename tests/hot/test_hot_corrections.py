@@ -40,6 +40,15 @@ CORRECTIONS = [
     "please just don't touch the lockfile",
     "why not use the existing helper instead of a new one?",
     "please keep it in pyproject not setup.cfg",  # "use X not Y" inside the sentence
+    # a rule for the sessions to come, a preference, a short spelling
+    "the tests need docker running, start it first next time",
+    "from now on run the formatter before you commit",
+    "I prefer small commits, one per change",
+    "pls use pnpm, npm messes up the lockfile",
+    "please always run the linter before committing",
+    "can you not add comments that just repeat the code",
+    "no need for sudo here",
+    "remember the staging db is read only",
     "## My request for Codex:\nno, use tabs",  # the IDE's heading first, nothing before it
 ]
 
@@ -66,6 +75,10 @@ ORDINARY = [
     "we really don't need the cache for the demo",
     # a cue past the lines judged (the first three) is a paste's, not the point's
     "Add the endpoint\nwith a test\nand the docs\nand don't forget the changelog",
+    "let me check and get back to you",
+    "I think we should also handle the timeout case",
+    "next, make the endpoint return 404 when the user does not exist",
+    "thanks! one more thing: rename the variable to user_count",
     # a suggestion of what to do next
     "Now run the type check and the tests. You know, why not run them all",
     "",

@@ -48,8 +48,11 @@ _FILLERS = frozenset(
 )  # fmt: skip
 #: Opening words that correct on their own ("no" is judged apart, see :func:`_opens`).
 _OPENERS = frozenset(
-    ("don't", "dont", "never", "stop", "wrong", "instead", "always", "avoid", "prefer", "use")
-)
+    (
+        "don't", "dont", "never", "stop", "wrong", "instead", "always", "avoid", "prefer", "use",
+        "remember",
+    )
+)  # fmt: skip
 #: Phrases that correct wherever they stand in the head (padded with spaces when matched).
 _PHRASES = (
     "that's wrong",
@@ -130,7 +133,24 @@ _PHRASES = (
     "didn't ask",
     "remember to",
     "remember that",
+    # a rule for the sessions to come
+    "next time",
+    "from now on",
+    "going forward",
+    "in the future",
+    "every time",
+    "i prefer",
+    "i'd prefer",
+    "i'd rather",
+    "i would rather",
+    "can you not",
+    "please always",
+    "please never",
+    "no need to",
+    "no need for",
 )
+#: Short spellings read as the word they stand for.
+_SPELLED = {"pls": "please", "plz": "please", "plase": "please", "u": "you"}
 #: Words before a "don't" that make it a description, not an instruction.
 _SUBJECTS = frozenset(("i", "we", "they", "it", "he", "she", "that", "this", "which", "who"))
 #: Verbs that make an "… it yourself" a correction of the agent asking the user to do its work.
@@ -232,7 +252,10 @@ def correction(text, rejected=False, answer=False):
     said = head(text)
     if not said:
         return None
-    tokens = said.lower().replace("\u2019", "'").translate(_PUNCT).split()
+    tokens = [
+        _SPELLED.get(token, token)
+        for token in said.lower().replace("\u2019", "'").translate(_PUNCT).split()
+    ]
     words = [t for t in tokens if t != _BREAK]
     if len(words) < 2 and not (rejected and words):
         return None
