@@ -1038,9 +1038,11 @@ _MISSING_VARIABLE = kept_programs.compile(
     r"must be set|is required|is missing)|"
     r"[Mm]issing (?:required )?(?:environment|env) variables?:? [`'\"]?(?P<d>[A-Z][A-Z0-9_]{2,})"
 )
-#: A command that loads an env file, or a shell that exports what it sources.
+#: A command that loads an env file (a shell's ``source``, one of :data:`_ENV_LOADERS`, an
+#: ``--env-file``), or a shell that exports what it sources.
 _LOADS_ENV = kept_programs.compile(
-    r"(?:^|[;&|(])\s*(?:source|\.)\s+\S|(?:^|[;&|(]|\s)(?:dotenv|dotenvx|env-cmd)\s|"
+    r"(?:^|[;&|(])\s*(?:source|\.)\s+\S|"
+    rf"(?:^|[;&|(]|\s)(?:{'|'.join(sorted(_ENV_LOADERS))})\s|"
     r"--env-file\b|\bset\s+-a\b"
 )
 

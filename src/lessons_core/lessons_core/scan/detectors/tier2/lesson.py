@@ -159,7 +159,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     trigger = _trigger(finding)
     if trigger is not None and call.command and not triggers.compiler_accepts(trigger):
         trigger = None  # a shape the manifest compiler would refuse is no trigger at all
-    drift = finding.cls is not None and finding.cls.name == CWD_DRIFT.name
+    drift = finding.cls is CWD_DRIFT
     if (
         trigger is not None
         and call.command
