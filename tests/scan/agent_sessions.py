@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NamedTuple
 
 from lessons_core.scan import events as ev
+from transcript_support import OPENCODE_SCHEMA
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "qwen", "copilot", "opencode", "kilo")
 
@@ -710,18 +711,6 @@ def _copilot(folder: Path, steps: Sequence[Step]) -> Path:
 # -- OpenCode and Kilo CLI (its fork): one SQLite database -----------------------------------------
 
 #: The tables the readers use, with the columns OpenCode 1.18 and Kilo CLI 7.7 give them.
-_SCHEMA = """
-CREATE TABLE `session` (
-  `id` text PRIMARY KEY, `project_id` text NOT NULL, `workspace_id` text, `parent_id` text,
-  `slug` text NOT NULL, `directory` text NOT NULL, `path` text, `title` text NOT NULL,
-  `version` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL);
-CREATE TABLE `message` (
-  `id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL,
-  `time_updated` integer NOT NULL, `data` text NOT NULL);
-CREATE TABLE `part` (
-  `id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL,
-  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);
-"""
 
 
 def _opencode(folder: Path, steps: Sequence[Step]) -> Path:
@@ -794,7 +783,7 @@ def _database(path: Path, steps: Sequence[Step], version: str, mode: str, words:
     _new_file(path)
     sid = _OPENCODE_SESSION
     with closing(sqlite3.connect(path)) as db, db:
-        db.executescript(_SCHEMA)
+        db.executescript(OPENCODE_SCHEMA)
         db.execute(
             "INSERT INTO session VALUES (?, 'global', NULL, NULL, 'brave-comet', ?, ?, 'Set up',"
             " ?, ?, ?)",

@@ -16,6 +16,7 @@ from lessons_core.plugins.specs import DetectorSpec
 from lessons_core.scan import events as ev
 from lessons_core.scan import intake
 from lessons_core.scan.detectors import corrections
+from transcript_support import OPENCODE_SCHEMA
 
 # -- Claude Code --------------------------------------------------------------------------------
 
@@ -344,18 +345,6 @@ def test_gemini_a_question_is_not_a_candidate(tmp_path):
 
 # -- OpenCode -----------------------------------------------------------------------------------
 
-OPENCODE_SCHEMA = """
-CREATE TABLE session (
-  id text PRIMARY KEY, project_id text NOT NULL, workspace_id text, parent_id text,
-  slug text NOT NULL, directory text NOT NULL, path text, title text NOT NULL,
-  version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
-CREATE TABLE message (
-  id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL, data text NOT NULL);
-CREATE TABLE part (
-  id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-"""
 OLD = 1_700_000_000_000
 
 

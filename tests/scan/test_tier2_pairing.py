@@ -2303,30 +2303,6 @@ def test_a_variable_set_by_changing_the_code_is_no_environment_lesson(script):
     assert not any("is not set" in c.summary for c in _detect(script))
 
 
-def test_an_option_the_error_asked_for_is_the_summary(script):
-    """npm says which options would get past a peer conflict; the fix gave one: the lesson
-    says which, not that the command "needed another way"."""
-    bad = "npm install react-router@7"
-    error = (
-        "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
-        "npm error Fix the upstream dependency conflict, or retry\n"
-        "npm error this command with --force or --legacy-peer-deps"
-    )
-    script.run(bad, error, failure=ERR)
-    script.run(f"{bad} --legacy-peer-deps", "added 3 packages")
-    candidate = _one(script)
-    assert candidate.summary == "npm install: give it `--legacy-peer-deps`, as its error says"
-
-
-def test_an_option_the_error_did_not_name_leaves_the_summary_plain(script):
-    """The fix added ``--prefer-offline``; the error named only ``--force``: no such claim."""
-    bad = "npm install lodash"
-    script.run(bad, "npm error network timeout\nnpm error retry with --force", failure=ERR)
-    script.run(f"{bad} --prefer-offline", "added 1 package")
-    candidate = _one(script)
-    assert candidate.summary == "npm install: needed another way"
-
-
 def test_a_variable_that_stands_in_for_the_editor_is_what_the_trigger_looks_for(script):
     """``git rebase -i`` could not open an editor; the same rebase with the sequence editor set
     in front worked: the lesson fires on an interactive rebase without that variable."""
@@ -2364,23 +2340,6 @@ def test_a_syntax_error_in_the_code_is_still_the_code(script):
     script.run("node scripts/seed.js", "SyntaxError: Unexpected token '}'", failure=ERR)
     script.run("npx tsx scripts/seed.js", "seeded")
     assert _detect(script) == []
-
-
-def test_the_option_asked_for_is_one_the_failing_call_did_not_give(script):
-    bad = "npm install --legacy-peer-deps react-router@7"
-    error = (
-        "npm error ERESOLVE could not resolve\nnpm error retry with --legacy-peer-deps or --force"
-    )
-    script.run(bad, error, failure=ERR)
-    script.run("npm install --legacy-peer-deps --force react-router@7", "added 3 packages")
-    candidate = _one(script)
-    assert candidate.summary == "npm install: give it `--force`, as its error says"
-
-
-def test_a_short_option_the_error_asked_for_counts_too(script):
-    script.run("git clean -d", "fatal: clean.requireForce is true; use -f to clean", failure=ERR)
-    script.run("git clean -d -f", "Removing build/")
-    assert _one(script).summary == "git clean: give it `-f`, as its error says"
 
 
 def test_a_missing_program_the_error_does_not_name_is_another_way_only(script):
@@ -2438,20 +2397,6 @@ def test_a_build_tool_not_on_path_is_run_through_the_projects_own_script(script,
     candidate = _one(script)
     assert candidate.summary == f"{bad}: the command is not on PATH"
     _fires(candidate, bad, good)
-
-
-def test_an_option_the_error_refused_is_the_summary(script):
-    """pip names the ``--user`` it cannot honour in a virtualenv; the fix dropped it."""
-    bad = "pip install --user black"
-    error = (
-        "ERROR: Can not perform a '--user' install. User site-packages are not visible in this"
-        " virtualenv."
-    )
-    script.run(bad, error, failure=ERR)
-    script.run("pip install black", "Successfully installed black")
-    candidate = _one(script)
-    assert candidate.summary == "pip install: not with `--user`, as its error says"
-    _fires(candidate, bad, "pip install black")
 
 
 def test_a_project_in_a_folder_below_is_scoped_to_the_project(script, tmp_path):
@@ -2543,3 +2488,42 @@ def test_a_step_that_had_failed_itself_is_its_own_finding_not_a_redone_step(scri
     script.run("git stash -u", "Saved working directory")
     script.run("git checkout main", "Switched to branch 'main'")
     assert all("needed it" not in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "trigger"),
+    [
+        # npm says which options would get past a peer conflict; the fix gave one
+        ("npm install react-router@7",
+         "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
+         "npm error Fix the upstream dependency conflict, or retry\n"
+         "npm error this command with --force or --legacy-peer-deps",
+         "npm install react-router@7 --legacy-peer-deps",
+         "npm install: give it `--legacy-peer-deps`, as its error says", False),
+        # of the options it named, the one the failing call did not give already
+        ("npm install --legacy-peer-deps react-router@7",
+         "npm error ERESOLVE could not resolve\nnpm error retry with --legacy-peer-deps or --force",
+         "npm install --legacy-peer-deps --force react-router@7",
+         "npm install: give it `--force`, as its error says", False),
+        # a short option counts too
+        ("git clean -d", "fatal: clean.requireForce is true; use -f to clean", "git clean -d -f",
+         "git clean: give it `-f`, as its error says", False),
+        # pip names the ``--user`` it cannot honour in a virtualenv; the fix dropped it
+        ("pip install --user black",
+         "ERROR: Can not perform a '--user' install. User site-packages are not visible in this"
+         " virtualenv.", "pip install black", "pip install: not with `--user`, as its error says",
+         True),
+        # the fix added ``--prefer-offline``; the error named only ``--force``: no such claim
+        ("npm install lodash", "npm error network timeout\nnpm error retry with --force",
+         "npm install lodash --prefer-offline", "npm install: needed another way", False),
+    ],
+)  # fmt: skip
+def test_an_option_its_error_names_is_the_summary(script, bad, error, good, summary, trigger):
+    """The option the error named, which the fix gave or dropped, says what the mistake was
+    better than "needed another way". (A dropped one is in the trigger too.)"""
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    if trigger:
+        _fires(candidate, bad, good)

@@ -18,19 +18,8 @@ import pytest
 
 from lessons_core.scan import events as ev
 from lessons_opencode import reader, roots
+from transcript_support import OPENCODE_SCHEMA
 
-SCHEMA = """
-CREATE TABLE session (
-  id text PRIMARY KEY, project_id text NOT NULL, workspace_id text, parent_id text,
-  slug text NOT NULL, directory text NOT NULL, path text, title text NOT NULL,
-  version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
-CREATE TABLE message (
-  id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL, data text NOT NULL);
-CREATE TABLE part (
-  id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-"""
 OLD = 1_700_000_000_000  # long ago: nothing is "still being written"
 
 
@@ -50,7 +39,7 @@ class Db:
         self.path = path
         self.conn = sqlite3.connect(path)
         _OPEN.append(self.conn)
-        self.conn.executescript(SCHEMA)
+        self.conn.executescript(OPENCODE_SCHEMA)
         self.n = 0
 
     def session(self, sid: str, directory: str = "/home/dev/shop", parent: str | None = None):
