@@ -2527,3 +2527,130 @@ def test_an_option_its_error_names_is_the_summary(script, bad, error, good, summ
     assert candidate.summary == summary
     if trigger:
         _fires(candidate, bad, good)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others"),
+    [
+        ("pip install opencv", "ERROR: No matching distribution found for opencv",
+         "pip install opencv-python", "pip install: `opencv` is published as `opencv-python`",
+         ("pip install numpy opencv==4.8", "uv pip install opencv")),
+        ("sudo apt-get install -y fd", "E: Unable to locate package fd",
+         "sudo apt-get install -y fd-find", "apt-get install: `fd` is published as `fd-find`",
+         ("apt-get install fd ripgrep",)),
+        ("npm i -D react-testing-library",
+         "npm error 404 Not Found - GET https://registry.npmjs.org/react-testing-library",
+         "npm i -D @testing-library/react",
+         "npm i: `react-testing-library` is published as `@testing-library/react`",
+         ("npm install react-testing-library@9",)),
+    ],
+)  # fmt: skip
+def test_a_package_the_registry_publishes_under_another_name(
+    script, bad, error, good, summary, others
+):
+    """A registry's name for a package is a fact of the registry: the lesson comes before any
+    install that names the package so again, with a version or not, and never with the name
+    that works (which may start with the other)."""
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    assert not triggers.matches(
+        candidate.trigger, bad.replace("install", "show").replace(" i ", " view ")
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        # a slip of the keys is no name to remember
+        ("pip install reqeusts", "ERROR: No matching distribution found for reqeusts",
+         "pip install requests"),
+        # the index was not updated yet: the same name, once it was
+        ("apt-get install -y ripgrep", "E: Unable to locate package ripgrep",
+         "apt-get install -y ripgrep"),
+        # two names changed: which of them the registry lacked, the fix does not say
+        ("pip install opencv tensorflow-gpu",
+         "ERROR: No matching distribution found for tensorflow-gpu",
+         "pip install opencv-python tensorflow"),
+        # the error does not name the one swapped
+        ("pip install opencv", "ERROR: Could not install packages due to an OSError",
+         "pip install opencv-python"),
+    ],
+)  # fmt: skip
+def test_no_package_name_lesson_otherwise(script, bad, error, good):
+    script.run(bad, error, failure=ERR)
+    if bad == good:
+        script.run("apt-get update", "Reading package lists... Done")
+    script.run(good, "ok")
+    found = list(tier2.detect(script.events))
+    assert not any("is published as" in c.summary for c in found), [c.summary for c in found]
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "others", "not_others"),
+    [
+        ("apt-get install jq", "Do you want to continue? [Y/n] Abort.", "apt-get install -y jq",
+         ("apt-get install ripgrep fd-find",), ("apt-get update",)),
+        ("npx create-vite@latest web", "Need to install the following packages:\n"
+         "create-vite@5.2.0\nOk to proceed? (y) \nnpm error canceled",
+         "npx --yes create-vite@latest web", ("npx create-vite@latest other",), ("npx -y x",)),
+        ("ssh-keygen -t ed25519 -f deploy_key",
+         "Enter passphrase (empty for no passphrase): \nerror: read passphrase: no tty",
+         "ssh-keygen -t ed25519 -f deploy_key -N ''", ("ssh-keygen -f k2",), ()),
+        ("git merge origin/main", "error: Terminal is dumb, but EDITOR unset\n"
+         "Not committing merge; use 'git commit' to complete the merge.",
+         "git merge --no-edit origin/main", ("git merge feat",), ("git log",)),
+    ],
+)  # fmt: skip
+def test_a_prompt_that_read_the_end_of_its_input(script, bad, error, good, others, not_others):
+    """apt's and npx's questions, ssh-keygen's passphrase and git's editor, each answered on
+    the command line by the fix: a no-terminal lesson on the command without that answer
+    (a runner's option, given before the command it runs, counts; an installer's package
+    does not name the lesson)."""
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary.endswith("it wanted a terminal this shell does not have")
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    for other in not_others:
+        assert not triggers.matches(candidate.trigger, other), other
+
+
+def test_a_command_that_did_not_end_is_named_to_its_action(script):
+    """``docker compose up`` in the foreground until the time limit, then ``-d``: the lesson
+    comes with ``up``, not with ``docker compose logs``."""
+    bad, good = "docker compose up", "docker compose up -d"
+    script.run(bad, "Command timed out after 2m 0s\nAttaching to api-1", failure=ev.TIMEOUT)
+    script.run(good, "Container api-1  Started")
+    candidate = _one(script)
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "docker compose up api")
+    assert not triggers.matches(candidate.trigger, "docker compose logs api")
+
+
+def test_a_database_user_the_client_took_from_the_shell_is_authentication(script):
+    script.run(
+        "psql -d app -c 'select 1'",
+        'psql: error: connection to server failed: FATAL:  role "root" does not exist',
+        failure=ERR,
+        code=2,
+    )
+    script.run("psql -U postgres -d app -c 'select 1'", "1")
+    assert _one(script).summary == "psql: authenticate the way this place can"
+
+
+def test_a_top_level_await_outside_a_module_is_how_node_was_run(script):
+    bad = "node -e \"const r = await fetch('http://localhost:3000')\""
+    script.run(
+        bad,
+        "SyntaxError: await is only valid in async functions and the top level bodies of modules",
+        failure=ERR,
+    )
+    script.run(bad.replace("node -e", "node --input-type=module -e"), "200")
+    assert _one(script).summary == "node: needed another way"

@@ -435,6 +435,8 @@ MISTAKE_CLASSES = (
         r"Bad credentials|\b401 Unauthorized|HTTP 401\b|requires authentication|"
         r"not logged in|authentication required|gh auth login|no password supplied|"
         r"password authentication failed for user|Access denied for user|"
+        # a database server that knows no user of the name the client took from the shell
+        r"FATAL:\s+role \"[^\"]+\" does not exist|"
         # cloud CLIs without a signed-in account or profile
         r"Unable to locate credentials|do not currently have an active account selected",
         "authenticate the way this place can",
@@ -450,8 +452,12 @@ MISTAKE_CLASSES = (
         # editor it wanted to open, not a path the call named.
         r"when not running interactively|unable to start editor|problem with the editor|"
         r"Waiting for your editor|input device is not a TTY|\bnot a (?:tty|terminal)\b|"
-        r"Inappropriate ioctl for device|no tty present|requires an interactive|"
-        r"non-interactive mode|cannot prompt|interactive (?:terminal|prompt) (?:is )?required",
+        r"Inappropriate ioctl for device|requires an interactive|"
+        r"non-interactive mode|cannot prompt|interactive (?:terminal|prompt) (?:is )?required|"
+        # a prompt that read the end of its input: apt's and npx's question, git's editor,
+        # ssh-keygen's passphrase
+        r"Do you want to continue\? \[Y/n\] Abort|Ok to proceed\? \(y\)|"
+        r"npm (?:error|ERR!) canceled|Terminal is dumb, but EDITOR unset|\bno tty\b",
         "it wanted a terminal this shell does not have",
         "the command wanted a terminal, to prompt or to open an editor, and the shell it ran in"
         " has none",

@@ -8,6 +8,7 @@ call from its fix, and drops paths, values and quoting. File tools get a glob on
 
 from __future__ import annotations
 
+import difflib
 import functools
 import itertools
 import re
@@ -72,6 +73,8 @@ _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice"
 _PREFIX_VALUE_FLAGS = frozenset({"-u", "-g", "-n"})
 #: Runners whose next word is the real executable.
 _RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx", "corepack"})
+#: A runner's options that take the next word (the package to fetch, its index or Python).
+_RUNNER_VALUE_FLAGS = frozenset({"-p", "--package", "--from", "--with", "--python", "--index"})
 #: Programs that load an env file and run the command after their ``--``.
 _ENV_LOADERS = frozenset({"dotenv", "dotenvx", "env-cmd"})
 #: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
@@ -323,8 +326,15 @@ def shape_of(tokens: list[str]) -> Shape | None:
         return None
     exe = PurePosixPath(tokens[i]).name or tokens[i]
     rest = tokens[i + 1 :]
+    runner_flags: list[str] = []
     if exe in _RUNNERS and rest:
-        exe, rest = PurePosixPath(rest[0]).name, rest[1:]
+        # past the runner's own options (``npx --yes create-vite``; ``npx -p pkg bin``), which
+        # still count among the command's flags
+        while len(rest) > 1 and rest[0].startswith("-"):
+            runner_flags.append(rest[0])
+            rest = rest[2:] if rest[0] in _RUNNER_VALUE_FLAGS else rest[1:]
+        if rest:
+            exe, rest = PurePosixPath(rest[0]).name, rest[1:]
     if exe in _ENV_LOADERS and "--" in rest:  # ``dotenv -e .env.local -- prisma migrate``
         after = rest[rest.index("--") + 1 :]
         if after:
@@ -354,7 +364,9 @@ def shape_of(tokens: list[str]) -> Shape | None:
             after = [t for t in rest[rest.index(sub) + 1 :] if not t.startswith("-")]
             if after and _SUBCOMMAND.fullmatch(after[0]):
                 sub = f"{sub} {after[0]}"
-    flags = tuple(dict.fromkeys(t.split("=", 1)[0] for t in rest if _FLAG.match(t)))
+    flags = tuple(
+        dict.fromkeys(t.split("=", 1)[0] for t in (*runner_flags, *rest) if _FLAG.match(t))
+    )
     return Shape(exe, sub, flags)
 
 
@@ -943,6 +955,28 @@ def without_flag(base: str, flag: str) -> str:
     return rf"{base.replace(_GAP, '.*')}(?!.*\s{_escape(flag)}(?:[\s=]|$))"
 
 
+def runner_option(command: str, flag: str) -> bool:
+    """Whether ``flag`` is an option of the runner in front of the main command of ``command``
+    (``--yes`` of ``npx --yes create-vite``), not of the command it runs."""
+    for words in _segments(command):
+        if words and PurePosixPath(words[0]).name in _RUNNERS and flag in words[1:]:
+            shape = shape_of(list(words))
+            if shape is None:
+                return False
+            names = [PurePosixPath(word).name for word in words]
+            at = names.index(shape.exe, 1) if shape.exe in names[1:] else 0
+            return flag in words[1:at]
+    return False
+
+
+def line_without_flag(base: str, flag: str) -> str | None:
+    """``base`` on a command line that does not carry ``flag`` anywhere, before it as well:
+    what a fix gave a runner in front of the command (``npx --yes create-vite``). ``None``
+    when the compiler would refuse the pattern."""
+    pattern = rf"^(?![^\n]*\s{_escape(flag)}(?:[\s=]|$))[^\n]*?{base}"
+    return pattern if compiler_accepts(pattern) else None
+
+
 def without_assignment(base: str, name: str) -> str | None:
     """``base`` on a command line that does not set the variable ``name`` (what the fix put in
     front of the command: ``GIT_SEQUENCE_EDITOR=true git rebase -i``), or ``None`` when the
@@ -977,6 +1011,11 @@ def tight_trigger(command: str) -> str | None:
     return _word(words[0]) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![\w:.-])"
 
 
+#: Subcommands whose next word is what they act on, not an action of theirs (``apt-get
+#: install jq``: the lesson is about installing, whatever the package).
+_OPERAND_VERBS = frozenset({"install", "i", "add", "remove", "uninstall", "purge", "upgrade"})
+
+
 def action_trigger(command: str) -> str | None:
     """Executable, subcommand and the action word after it, adjacent, the last one ending
     there: ``gh pr create`` but not ``gh pr view``; ``git commit`` alone where no plain word
@@ -989,7 +1028,7 @@ def action_trigger(command: str) -> str | None:
     words = list(found[-1]) if found else []
     at = words.index(shape.sub) + 1 if shape.sub in words else len(words)
     action = words[at] if at < len(words) else ""
-    if _SUBCOMMAND.fullmatch(action):
+    if _SUBCOMMAND.fullmatch(action) and shape.sub not in _OPERAND_VERBS:
         return tight.removesuffix(r"(?![\w:.-])") + rf"\s+{_escape(action)}(?![\w:.-])"
     return tight
 
@@ -1196,3 +1235,86 @@ def compiler_accepts(pattern: str) -> bool:
     from lessons_core.scan import trigger_checks
 
     return trigger_checks.structural_problem(pattern) is None
+
+
+#: A package registry's words for a name it does not publish: pip's, npm's (its 404 and
+#: "not in this registry"), yarn's, pnpm's, cargo's, gem's, apt's and Homebrew's.
+_NOT_IN_REGISTRY = kept_programs.compile(
+    r"No matching distribution found for|404 Not Found - GET https?://registry|"
+    r"is not in (?:this|the npm) registry|Couldn't find package|ERR_PNPM_FETCH_404|"
+    r"could not find `[^`]+` in registry|Could not find a valid gem|Unable to locate package|"
+    r"No available formula with the name",
+    re.IGNORECASE,
+)
+#: Install options that take the next word (a requirements file, an index, a target folder):
+#: that word is no package.
+_INSTALL_VALUE_FLAGS = frozenset(
+    {"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+     "--extra-index-url", "-t", "--target", "--prefix", "--registry", "-f", "--find-links"}
+)  # fmt: skip
+#: Where a package's name ends and its version or extras begin (``x==1.2``, ``x@^2``,
+#: ``x[cli]``; an npm scope's leading ``@`` is part of the name).
+_VERSION_PART = kept_programs.compile(r"(?<=.)(?:[<>=!~@\[;]|$).*")
+_PACKAGE_NAME = kept_programs.compile(r"@?[A-Za-z0-9][\w.+/-]*")
+
+
+def _packages(command: str) -> tuple[tuple[str, ...], str, str] | None:
+    """The packages the install command of ``command`` names, without versions, with its
+    executable and subcommand; ``None`` when its main command installs nothing."""
+    shape = main_shape(command)
+    if shape is None or shape.sub not in _OPERAND_VERBS - {"remove", "uninstall", "purge"}:
+        return None
+    found = segments_of(command, shape.exe, shape.sub)
+    if not found:
+        return None
+    words = list(found[-1])
+    names: list[str] = []
+    takes_value = False
+    for word in words[words.index(shape.sub) + 1 :]:
+        if takes_value or word.startswith("-"):
+            takes_value = not takes_value and word in _INSTALL_VALUE_FLAGS
+            continue
+        name = _VERSION_PART.sub("", word)
+        if _PACKAGE_NAME.fullmatch(name):
+            names.append(name)
+    return tuple(names), shape.exe, shape.sub
+
+
+def package_renamed(failing: str, fixed: str, error: str) -> tuple[str, str] | None:
+    """The package name a registry does not publish and the one the fix installed in its place
+    (``opencv`` and ``opencv-python`` of ``pip install``; ``fd`` and ``fd-find`` of ``apt-get
+    install``): the same install command, one name swapped, the error naming the first as
+    unknown. ``None`` for anything else (an index not updated yet installs the same name)."""
+    if not _NOT_IN_REGISTRY.search(error[:3000]):
+        return None
+    before, after = _packages(failing), _packages(fixed)
+    if before is None or after is None or before[1:] != after[1:]:
+        return None
+    gone = [n for n in before[0] if n not in after[0]]
+    new = [n for n in after[0] if n not in before[0]]
+    if len(gone) != 1 or len(new) != 1 or gone[0].lower() not in error[:3000].lower():
+        return None
+    return None if _mistyped(gone[0], new[0]) else (gone[0], new[0])
+
+
+def _mistyped(wrong: str, right: str) -> bool:
+    """Whether ``wrong`` is ``right`` with a letter or two typed amiss (``reqeusts``): a slip of
+    this call, not a name to remember. A name that is a part of the other (``fd``, ``fd-find``)
+    is a real one."""
+    parts = set(re.split(r"[-_./@]+", right.lower()))
+    if set(re.split(r"[-_./@]+", wrong.lower())) <= parts:
+        return False
+    close = difflib.SequenceMatcher(None, wrong.lower(), right.lower()).ratio() >= 0.8
+    return abs(len(wrong) - len(right)) <= 1 and close
+
+
+def package_trigger(command: str, name: str) -> str | None:
+    """The install command of ``command`` naming ``name`` as a package (with a version or not),
+    and not a longer name that starts with it (``opencv`` but not ``opencv-python``)."""
+    found = _packages(command)
+    if found is None:
+        return None
+    installs = r"\b(?:install|i|add)\b"  # (``npm i`` is ``npm install``)
+    exe = rf"\b{_escape(found[1])}\b"
+    pattern = rf"{exe}{_GAP}{installs}{_GAP}(?<![\w@/.-]){_escape(name)}(?![\w/.+-])"
+    return pattern if compiler_accepts(pattern) else None

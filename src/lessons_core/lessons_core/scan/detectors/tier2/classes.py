@@ -120,6 +120,16 @@ ANOTHER_PROGRAM = failures.MistakeClass(
     "the command is not on PATH on this machine, and `{other}` then did its job",
     "Use `{other}`",
 )
+#: The pseudo-class of a package the registry does not publish under the name the agent gave,
+#: installed under another (``pip install opencv`` → ``opencv-python``, ``apt-get install fd``
+#: → ``fd-find``): a fact of the registry, before any install that names it.
+PACKAGE_NAME = failures.MistakeClass(
+    "package_name",
+    r"(?!)",
+    "`{wrong}` is published as `{right}`",
+    "the registry has no package named `{wrong}`; what was meant is published as `{right}`",
+    "Install `{right}`",
+)
 #: gh's report of a GraphQL error, at the start of a line.
 _GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
 #: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull
@@ -424,11 +434,12 @@ _ENVIRONMENT_CLASSES = frozenset(
 #: worked with other arguments ran other code (fewer tests, another file), it did not fix a
 #: misuse of the command. Node's coded ``TypeError [ERR_…]`` is how it was run (a ``.ts`` file
 #: given to plain ``node``), not the code; so are its words for a module of the other kind (ES
-#: ``import`` run as CommonJS, ``require`` in an ES module).
+#: ``import`` run as CommonJS, ``require`` in an ES module, a top-level ``await`` outside one).
 _WORK_FAILURE = kept_programs.compile(
     r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
     r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|"
-    r"SyntaxError(?!: Cannot use import statement outside a module)|TypeError(?! \[ERR_)|"
+    r"SyntaxError(?!: Cannot use import statement outside a module|: await is only valid in)|"
+    r"TypeError(?! \[ERR_)|"
     r"ReferenceError(?!: require is not defined in ES module scope)|"
     r"NameError|AttributeError|panic:|Traceback \(most recent call last\)",
 )

@@ -36,6 +36,7 @@ class Finding:
         "other_target",
         "read_between",
         "rejected",
+        "renamed",
         "rerun",
         "result",
         "retries",
@@ -81,6 +82,8 @@ class Finding:
         #: For a step that had to run again with an option more (``git stash`` → ``git stash
         #: -u``): the later call that failed for want of it, whose result is :attr:`result`.
         self.later: ev.Event | None = None
+        #: The package name the registry did not know and the one the fix installed instead.
+        self.renamed: tuple[str, str] | None = None
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
         #: The generated folder deleted before the command worked (:func:`.remedies._cleared`).

@@ -30,6 +30,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NEEDS_ROOT,
     NOT_EXECUTABLE,
     PACKAGE_MANAGER,
+    PACKAGE_NAME,
     PASSED_ON,
     PATTERN_PATH,
     PREREQUISITE,
@@ -108,6 +109,11 @@ def _judge(
     ):
         finding.cls = ENV_NOT_LOADED  # (whatever else the error reads like: a traceback)
         return finding
+    if call.command and fix.command and not finding.edited:
+        finding.renamed = triggers.package_renamed(call.command, fix.command, result.text)
+        if finding.renamed is not None:
+            finding.cls = PACKAGE_NAME
+            return finding
     if result.failure == ev.DENIED:
         return None  # refused, and not resolved by asking for the permission
     if finding.other_target is not None:

@@ -324,7 +324,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
     """The words a pseudo-class's sentences name besides the tool: the program that did a
     failed command's job and what it did it on (``other``, ``target``:
     :data:`.classes.ANOTHER_WAY`), the path guessed and the one the file is at (``wrong``,
-    ``right``, ``name``: :data:`.classes.GUESSED_PATH`)."""
+    ``right``, ``name``: :data:`.classes.GUESSED_PATH`), the package name a registry did not
+    know and the one it publishes (``wrong``, ``right``: :data:`.classes.PACKAGE_NAME`)."""
     words = dict.fromkeys(
         ("other", "target", "wrong", "right", "name", "var", "folder", "flag", "later"), ""
     )
@@ -346,6 +347,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
     if finding.guessed is not None:
         wrong, right = finding.guessed
         words.update(wrong=wrong, right=right, name=PurePosixPath(wrong).name)
+    if finding.renamed is not None:
+        words.update(wrong=finding.renamed[0], right=finding.renamed[1])
     return words
 
 

@@ -22,6 +22,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     FAILURE_TIME_CLASSES,
     NOT_EXECUTABLE,
     PACKAGE_MANAGER,
+    PACKAGE_NAME,
     PASSED_ON,
     PATTERN_PATH,
     SANDBOX,
@@ -87,6 +88,10 @@ def _trigger(finding: Finding) -> str | None:
         step = action + r"(?!\s+[^\s|;&-])" if action else None
         bare = triggers.without_flag(step, added[0]) if added and step else None
         return bare if _separates(bare, failing, fixed) else None
+    if name == PACKAGE_NAME.name and finding.renamed is not None:
+        # every install of the name the registry does not publish, with a version or not
+        install = triggers.package_trigger(failing, finding.renamed[0])
+        return install if _separates(install, failing, fixed) else None
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)
@@ -204,10 +209,14 @@ def _trigger(finding: Finding) -> str | None:
             for w in seg
             if w not in own and _ADDED_WORD.fullmatch(w)
         ]
+        # A command that did not end is named to its action (``docker compose up`` without
+        # ``-d``, not ``docker compose logs``).
+        timed_out = finding.result.failure == ev.TIMEOUT
+        named_to = triggers.action_trigger(failing) if timed_out else None
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
-            pattern = triggers.without_flag(base, word)
+            pattern = triggers.without_flag(named_to or base, word)
             if _separates(pattern, failing, fixed_whole):
                 return pattern
     return None
@@ -218,7 +227,8 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     with ``-i``) or without what it gave instead (``gh pr create`` without ``--fill``, ``git
     commit`` without ``-m``). The command is named to its action word, so
     the lesson of ``gh pr create`` does not come with ``gh pr view``."""
-    action = triggers.action_trigger(failing)
+    # (a command without subcommands is named whole: ``ssh-keygen`` without ``-N``)
+    action = triggers.action_trigger(failing) or triggers.base_trigger(failing)
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
     if action is None or shape is None or fixed_shape is None:
         return None
@@ -228,6 +238,9 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     # a flag the fix added in its place is no more than one way out.
     candidates: list[str | None] = [triggers.with_flag(action, flag) for flag in dropped]
     candidates += [triggers.without_flag(action, flag) for flag in added]
+    # (an answer given to a runner, before the command it runs: ``npx --yes create-vite``)
+    ahead = [flag for flag in added if triggers.runner_option(fixed, flag)]
+    candidates += [triggers.line_without_flag(action, flag) for flag in ahead]
     # A variable set in front that answers for the terminal (``GIT_SEQUENCE_EDITOR=true``),
     # with the flag the command kept that asked for it (``git rebase -i``) where there is one.
     kept = [triggers.with_flag(action, f) for f in shape.flags if f in fixed_shape.flags]
