@@ -278,7 +278,7 @@ def test_command_not_found_fixed_by_mise_exec(script):
          "tsc: the command is not on PATH", r"(?:^|[;&|(])\s*\btsc\b"),
         # a program the line substitutes (``nproc`` is GNU's: a Mac has ``sysctl``)
         ("make -j$(nproc)", "bash: nproc: command not found\nmake: *** No targets specified.",
-         "make -j$(sysctl -n hw.ncpu)", "nproc: the command is not on PATH",
+         "make -j$(sysctl -n hw.ncpu)", "nproc: not on PATH here; `sysctl` does its job",
          r"(?:^|[;&|(])\s*\bnproc\b"),
     ],
 )  # fmt: skip
@@ -2654,3 +2654,71 @@ def test_a_top_level_await_outside_a_module_is_how_node_was_run(script):
     )
     script.run(bad.replace("node -e", "node --input-type=module -e"), "200")
     assert _one(script).summary == "node: needed another way"
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "folder"),
+    [
+        ("go build", "no Go files in /w/app", "go build ./cmd/app", "cmd/app"),
+        ("pip install -e .", "ERROR: file:///w/app does not appear to be a Python project: "
+         "neither 'setup.py' nor 'pyproject.toml' found.", "pip install -e ./backend", "backend"),
+        ("go test ./...", "pattern ./...: go.mod file not found in current directory or any "
+         "parent directory", "go test ./services/api/...", "services/api"),
+    ],
+)  # fmt: skip
+def test_a_command_pointed_at_a_folder_below_where_its_project_is(script, bad, error, good, folder):
+    """The same command pointed at a folder below, after its tool said this one holds no
+    project of its kind: the project lives there, as with ``cd folder && …``."""
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert (
+        candidate.summary
+        == f"{bad.split()[0]} {bad.split()[1]}: run it in `{folder}`, where its project is"
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        # a narrower run after failing tests is no project elsewhere
+        ("pytest", "FAILED tests/test_a.py::test_x - assert 1 == 2\n1 failed, 3 passed",
+         "pytest ./tests/unit"),
+        # a folder above, or one that is not a plain relative path
+        ("go build", "no Go files in /w/app/cmd", "go build ../", ),
+        ("go build", "no Go files in /w/app", "go build $PKG"),
+        # a folder given beside another change
+        ("pip install -e .", "does not appear to be a Python project",
+         "pip install --no-deps -e ./backend"),
+    ],
+)  # fmt: skip
+def test_a_folder_the_fix_pointed_at_is_no_project_below_otherwise(script, bad, error, good):
+    script.run(bad, error, failure=ERR)
+    script.run(good, "ok")
+    assert not any("where its project is" in c.summary for c in _detect(script))
+
+
+def test_a_stage_of_the_line_done_by_another_program(script):
+    """``jq`` is not on this machine, and ``python3 -m json.tool`` did its job in the same place
+    of the pipeline: a fact of the machine, before any line that runs ``jq``."""
+    bad = "curl -s localhost:3000/health | jq .status"
+    good = "curl -s localhost:3000/health | python3 -m json.tool"
+    script.run(bad, "bash: jq: command not found", failure=ERR, code=127)
+    script.run(good, '{"status": "ok"}')
+    candidate = _one(script)
+    assert candidate.summary == "jq: not on PATH here; `json.tool` does its job"
+    _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "jq -r .name package.json")
+
+
+@pytest.mark.parametrize(
+    ("bad", "good"),
+    [
+        ("cat a.json | jq .x", "cat a.json | ~/.local/bin/jq -r .x"),  # found it after all
+        ("cat a.json | jq .x", "cat b.json | python3 -m json.tool"),  # two stages changed
+    ],
+)
+def test_no_stand_in_where_the_fix_found_the_program_or_changed_more(script, bad, good):
+    script.run(bad, "bash: jq: command not found", failure=ERR, code=127)
+    script.run(good, "{}")
+    assert not any("does its job" in c.summary for c in _detect(script))

@@ -1067,6 +1067,29 @@ def missing_program(command: str, error: str) -> str | None:
     return None
 
 
+def stand_in(failing: str, fixed: str, error: str) -> str | None:
+    """The program that ``fixed`` runs where ``failing`` ran the program the error says is not
+    on PATH, the rest of the line unchanged (``json.tool`` of ``curl … | python3 -m
+    json.tool`` for ``curl … | jq .x``), or ``None``. A fix that still names the missing
+    program anywhere is none: it found the program, not another; nor is another name of it."""
+    missing = missing_program(failing, error)
+    mine, theirs = _segments(failing), _segments(fixed)
+    if missing is None or len(mine) != len(theirs):
+        return None
+    if any(PurePosixPath(word).name == missing for seg in theirs for word in seg):
+        return None
+    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
+    if len(changed) != 1 or not changed[0][0] or PurePosixPath(changed[0][0][0]).name != missing:
+        return None
+    was, now = changed[0]
+    if was[1:] == now[1:] or "-".join(PurePosixPath(w).name for w in now[:2]) == missing:
+        # the same arguments to another name of it (``python`` → ``python3``), or a CLI's
+        # plugin by its other name (``docker-compose`` → ``docker compose``)
+        return None
+    shape = shape_of(list(changed[0][1]))
+    return shape.exe if shape is not None and shape.exe not in _SETUP else None
+
+
 #: An error saying an environment variable the command needs is not set: Prisma's and
 #: python-dotenv's words, Python's ``KeyError`` on ``os.environ``, and the usual "X is not set",
 #: "missing environment variable X". A name of capitals, digits and ``_`` only.
@@ -1123,6 +1146,48 @@ def subfolder_run(failing: str, fixed: str) -> str | None:
     if verb != "cd" or folder.startswith(("/", "~", "$", "-", "..")) or folder in (".", "./"):
         return None
     return folder.removeprefix("./").rstrip("/")
+
+
+#: A tool's words for a folder that holds no project of its kind: Go's, pip's, cargo's, npm's,
+#: dotnet's.
+_NO_PROJECT_HERE = kept_programs.compile(
+    r"no Go files in|go\.mod file not found|does not appear to be a Python project|"
+    r"could not find `Cargo\.toml`|ENOENT[^\n]*package\.json|Could not read package\.json|"
+    r"MSB1003",
+)
+
+
+def subfolder_operand(failing: str, fixed: str, error: str) -> str | None:
+    """The folder below this one that ``fixed`` pointed ``failing`` at, where the error said
+    this folder holds no project (``cmd/app`` of ``go build`` → ``go build ./cmd/app`` after
+    "no Go files in"; ``backend`` of ``pip install -e .`` → ``pip install -e ./backend``), or
+    ``None``: one ``.`` (or Go's ``./...``) made the folder, or the folder given where the call
+    gave none, nothing else changed."""
+    mine, theirs = _segments(failing), _segments(fixed)
+    if len(mine) != len(theirs) or not _NO_PROJECT_HERE.search(error[:3000]):
+        return None
+    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
+    if len(changed) != 1:
+        return None
+    seg, fix = changed[0]
+    if len(fix) == len(seg) + 1 and fix[:-1] == seg:
+        folder = fix[-1]  # given where the call named none
+        if not folder.startswith("./"):
+            return None
+    elif len(fix) == len(seg):
+        swapped = [(m, t) for m, t in zip(seg, fix, strict=True) if m != t]
+        if len(swapped) != 1 or swapped[0][0] not in (".", "./", "./..."):
+            return None
+        folder = swapped[0][1]
+        if swapped[0][0] == "./..." and not folder.endswith("/..."):
+            return None  # (Go's pattern of every package here, made one of a folder below)
+    else:
+        return None
+    folder = folder.removeprefix("./").removesuffix("/...").rstrip("/")
+    parts = folder.split("/")
+    if not folder or any(p in ("", ".", "..") or not re.fullmatch(r"[\w.@+-]+", p) for p in parts):
+        return None
+    return folder
 
 
 #: Words that run the rest of a command with more privileges.

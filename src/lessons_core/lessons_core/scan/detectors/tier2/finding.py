@@ -41,6 +41,7 @@ class Finding:
         "result",
         "retries",
         "signals",
+        "stand_in",
         "step",
         "user_at",
         "user_text",
@@ -84,6 +85,8 @@ class Finding:
         self.later: ev.Event | None = None
         #: The package name the registry did not know and the one the fix installed instead.
         self.renamed: tuple[str, str] | None = None
+        #: The program that did the job of one the machine lacks, in the same place of the line.
+        self.stand_in: str | None = None
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
         #: The generated folder deleted before the command worked (:func:`.remedies._cleared`).

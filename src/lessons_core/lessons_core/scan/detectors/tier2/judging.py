@@ -154,6 +154,13 @@ def _judge(
     failing, fixed, error = call.command or "", fix.command or "", result.text
     only_the_call = bool(failing and fixed) and not finding.edited
     name = cls.name if cls is not None else None
+    if only_the_call and name == failures.COMMAND_NOT_FOUND and finding.wrapper is None:
+        # a stage of the line this machine lacks a program for, done by another program
+        # (``… | jq .x`` → ``… | python3 -m json.tool``)
+        finding.stand_in = triggers.stand_in(failing, fixed, error)
+        if finding.stand_in is not None:
+            finding.cls = ANOTHER_PROGRAM
+            return finding
     if (
         only_the_call
         and other_manager(failing, fixed) is not None
@@ -172,7 +179,11 @@ def _judge(
     if only_the_call and name == failures.UNKNOWN_OPTION and _passed_on(failing, fixed, error):
         finding.cls = PASSED_ON
         return finding
-    folder = triggers.subfolder_run(failing, fixed) if only_the_call else None
+    folder = (
+        triggers.subfolder_run(failing, fixed) or triggers.subfolder_operand(failing, fixed, error)
+        if only_the_call
+        else None
+    )
     works_elsewhere = folder is not None and (cls is None or cls.reusable)
     if works_elsewhere and not _WORK_FAILURE.search(result.text[:3000]):
         finding.cls, finding.drift_dir = SUBPROJECT, folder  # (a failing run is the code's)

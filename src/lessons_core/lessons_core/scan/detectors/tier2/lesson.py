@@ -347,6 +347,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
     if finding.guessed is not None:
         wrong, right = finding.guessed
         words.update(wrong=wrong, right=right, name=PurePosixPath(wrong).name)
+    if finding.stand_in is not None:
+        words["other"] = finding.stand_in
     if finding.renamed is not None:
         words.update(wrong=finding.renamed[0], right=finding.renamed[1])
     return words
