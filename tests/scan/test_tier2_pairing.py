@@ -2499,15 +2499,19 @@ def test_a_step_that_had_failed_itself_is_its_own_finding_not_a_redone_step(scri
          "npm error Fix the upstream dependency conflict, or retry\n"
          "npm error this command with --force or --legacy-peer-deps",
          "npm install react-router@7 --legacy-peer-deps",
-         "npm install: give it `--legacy-peer-deps`, as its error says", False),
+         "npm install: give it `--legacy-peer-deps`, as its error says", True),
         # of the options it named, the one the failing call did not give already
         ("npm install --legacy-peer-deps react-router@7",
          "npm error ERESOLVE could not resolve\nnpm error retry with --legacy-peer-deps or --force",
          "npm install --legacy-peer-deps --force react-router@7",
-         "npm install: give it `--force`, as its error says", False),
+         "npm install: give it `--force`, as its error says", True),
         # a short option counts too
         ("git clean -d", "fatal: clean.requireForce is true; use -f to clean", "git clean -d -f",
-         "git clean: give it `-f`, as its error says", False),
+         "git clean: give it `-f`, as its error says", True),
+        # cargo asks for ``--bin`` where a package has several binaries
+        ("cargo run", "error: `cargo run` could not determine which binary to run. Use the"
+         " `--bin` option to specify a binary, or the `default-run` manifest key.",
+         "cargo run --bin server", "cargo run: give it `--bin`, as its error says", True),
         # pip names the ``--user`` it cannot honour in a virtualenv; the fix dropped it
         ("pip install --user black",
          "ERROR: Can not perform a '--user' install. User site-packages are not visible in this"
@@ -2520,13 +2524,17 @@ def test_a_step_that_had_failed_itself_is_its_own_finding_not_a_redone_step(scri
 )  # fmt: skip
 def test_an_option_its_error_names_is_the_summary(script, bad, error, good, summary, trigger):
     """The option the error named, which the fix gave or dropped, says what the mistake was
-    better than "needed another way". (A dropped one is in the trigger too.)"""
+    better than "needed another way", and is the trigger: the command without the option the
+    error asked for, or with the one it refused. An option the error did not name gives no
+    trigger (every plain call of the command lacks it)."""
     script.run(bad, error, failure=ERR)
     script.run(good, "ok")
     candidate = _one(script)
     assert candidate.summary == summary
     if trigger:
         _fires(candidate, bad, good)
+    else:
+        assert candidate.trigger is None
 
 
 @pytest.mark.parametrize(

@@ -291,7 +291,9 @@ def _generic_trigger(
     """For a failure no class knows, a pattern for what the failing call had and its fix did
     not: the piece of syntax the error quotes, or a flag the fix dropped that the error's own
     lines name. Never the mere absence of what the fix added: that fires on every plain call
-    of the command (every ``go build`` without ``-tags``). Nor a dropped flag the error says
+    of the command (every ``go build`` without ``-tags``), unless the error itself asked for
+    that flag (deno's "run again with the --allow-net flag", cargo's "Use the `--bin` option":
+    the command, named to its action, without it). Nor a dropped flag the error says
     nothing of: the fix shows that the call worked without it this once, not that the flag was
     wrong (``git checkout -b`` of a branch that already existed, a focused test run that failed
     in a test it did not select), so the pattern would fire on every ordinary use of the flag;
@@ -310,6 +312,11 @@ def _generic_trigger(
         own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
         if segment is None:
             return None
+        told = flag_it_named(finding)
+        if told is not None and told[0] == "added":
+            action = triggers.action_trigger(segment) or triggers.base_trigger(segment)
+            asked = triggers.without_flag(action, told[1]) if action else None
+            return asked if _separates(asked, failing, fixed) else None
         if not _operands(own) <= _operands(segment):
             return None  # the fix changed what it worked on too: the flag may be innocent
         pattern = triggers.command_trigger(segment, own)
