@@ -2672,6 +2672,13 @@ def test_a_top_level_await_outside_a_module_is_how_node_was_run(script):
          "neither 'setup.py' nor 'pyproject.toml' found.", "pip install -e ./backend", "backend"),
         ("go test ./...", "pattern ./...: go.mod file not found in current directory or any "
          "parent directory", "go test ./services/api/...", "services/api"),
+        # an option that runs the command from there says so itself
+        ("make test", "make: *** No rule to make target 'test'.  Stop.", "make -C backend test",
+         "backend"),
+        ("npm test", "npm error enoent Could not read package.json: Error: ENOENT: no such file"
+         " or directory, open '/w/app/package.json'", "npm --prefix web test", "web"),
+        ("terraform plan", "Error: No configuration files", "terraform -chdir=infra plan",
+         "infra"),
     ],
 )  # fmt: skip
 def test_a_command_pointed_at_a_folder_below_where_its_project_is(script, bad, error, good, folder):
@@ -2698,6 +2705,11 @@ def test_a_command_pointed_at_a_folder_below_where_its_project_is(script, bad, e
         # a folder given beside another change
         ("pip install -e .", "does not appear to be a Python project",
          "pip install --no-deps -e ./backend"),
+        # options that say where to put files, not where a project is
+        ("tar xf a.tar", "tar: out: Cannot open: No such file or directory", "tar xf a.tar -C out"),
+        ("pip install x", "ERROR: Could not install packages due to an OSError",
+         "pip install --prefix build x"),
+        ("npm test", "npm error Missing script: test", "npm --prefix ../web test"),
     ],
 )  # fmt: skip
 def test_a_folder_the_fix_pointed_at_is_no_project_below_otherwise(script, bad, error, good):
@@ -2730,3 +2742,48 @@ def test_no_stand_in_where_the_fix_found_the_program_or_changed_more(script, bad
     script.run(bad, "bash: jq: command not found", failure=ERR, code=127)
     script.run(good, "{}")
     assert not any("does its job" in c.summary for c in _detect(script))
+
+
+def test_an_option_the_projects_environment_has_a_plugin_for(script):
+    """``pytest -n`` refused run bare, accepted through ``uv run``: the option was right and the
+    place was not, so the lesson is the project's environment, before every bare ``pytest``."""
+    script.run("pytest -n auto", "pytest: error: unrecognized arguments: -n", failure=ERR, code=4)
+    script.run("uv run pytest -n auto", "40 passed")
+    candidate = _one(script)
+    assert candidate.summary.startswith("pytest: run it in the project's environment")
+    _fires(candidate, "pytest -n auto", "uv run pytest -n auto")
+    assert triggers.matches(candidate.trigger, "pytest tests/unit")
+
+
+@pytest.mark.parametrize(
+    "good", ["sudo pytest -n auto", "CI=1 pytest -n auto", "pytest -n auto -p xdist"]
+)
+def test_an_option_fixed_otherwise_is_no_environment_lesson(script, good):
+    script.run("pytest -n auto", "pytest: error: unrecognized arguments: -n", failure=ERR, code=4)
+    script.run(good, "40 passed")
+    assert not any("environment" in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("bad", "good", "others", "not_others"),
+    [
+        # the flag that kept it running, which the fix dropped
+        ("tail -f logs/app.log", "tail -n 50 logs/app.log", ("tail -f other.log",),
+         ("tail -n 5 a.log",)),
+        # a server in the foreground, then sent to the background
+        ("python3 -m http.server 8000", "python3 -m http.server 8000 &",
+         ("python3 -m http.server 9000 > log 2>&1", "cd site && python3 -m http.server"),
+         ("nohup python3 -m http.server 8000 > log 2>&1 &",)),
+        ("npm run dev", "nohup npm run dev > dev.log 2>&1 &", ("npm run dev -- --port 3001",),
+         ("npm run dev &", "npm run build")),
+    ],
+)  # fmt: skip
+def test_a_command_that_did_not_end(script, bad, good, others, not_others):
+    script.run(bad, "Command timed out after 2m 0s", failure=ev.TIMEOUT, code=124)
+    script.run(good, "ok")
+    candidate = _one(script)
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    for other in not_others:
+        assert not triggers.matches(candidate.trigger, other), other

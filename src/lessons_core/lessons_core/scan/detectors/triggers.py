@@ -969,6 +969,47 @@ def runner_option(command: str, flag: str) -> bool:
     return False
 
 
+def run_through(failing: str, fixed: str) -> bool:
+    """Whether ``fixed`` is ``failing`` run through something in front of it (``uv run``,
+    ``poetry run``, ``npx``, ``bundle exec``) or by the relative path of the project's own
+    copy (``.venv/bin/pytest``), with nothing else changed."""
+    mine, theirs = _segments(failing), _segments(fixed)
+    if len(mine) != len(theirs):
+        return False
+    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
+    if len(changed) != 1 or not changed[0][0]:
+        return False
+    was, now = changed[0]
+    if len(now) > len(was) and now[len(now) - len(was) :] == was:
+        # (a variable set in front is no environment, nor are more privileges)
+        return not _ASSIGNMENT.match(now[0]) and now[0] not in _PRIVILEGED
+    return (
+        len(now) == len(was)
+        and now[1:] == was[1:]
+        and "/" in now[0]
+        and not now[0].startswith(("/", "~"))  # (a program elsewhere on the machine is not)
+        and PurePosixPath(now[0]).name == was[0]
+    )
+
+
+def backgrounded(failing: str, fixed: str) -> bool:
+    """Whether ``fixed`` is ``failing`` sent to the background (``… &``, with ``nohup`` in
+    front or its output sent to a file), and nothing else changed."""
+    bare = re.sub(r"^\s*nohup\s+", "", fixed.strip())
+    if not bare.endswith("&") or bare.endswith("&&"):
+        return False
+    bare = re.sub(r"\s*(?:[12]?>>?\s*\S+|2>&1|&>\s*\S+)", "", bare[:-1]).strip()
+    return bare == failing.strip()
+
+
+def in_foreground(base: str) -> str | None:
+    """``base`` where no lone ``&`` after it sends the command to the background (``&&`` and a
+    redirection's ``2>&1``, ``&>`` do not), or ``None`` when the compiler would refuse the
+    pattern."""
+    pattern = rf"{base.replace(_GAP, '.*')}(?![^;|\n]*?(?<![&>])&(?![&>\d]))"
+    return pattern if compiler_accepts(pattern) else None
+
+
 def line_without_flag(base: str, flag: str) -> str | None:
     """``base`` on a command line that does not carry ``flag`` anywhere, before it as well:
     what a fix gave a runner in front of the command (``npx --yes create-vite``). ``None``
@@ -1157,20 +1198,57 @@ _NO_PROJECT_HERE = kept_programs.compile(
 )
 
 
+#: Options that run a command as if from another folder, by program (make's and git's ``-C``,
+#: npm's ``--prefix``, yarn's and bun's ``--cwd``, pnpm's ``--dir``, terraform's ``-chdir=``).
+#: Only theirs: ``tar -C`` and ``pip --prefix`` say where to put files, not where a project is.
+_FOLDER_OPTIONS = {
+    "make": {"-C", "--directory"},
+    "gmake": {"-C", "--directory"},
+    "just": {"-d", "--working-directory"},
+    "git": {"-C"},
+    "npm": {"--prefix", "-C"},
+    "pnpm": {"--dir", "-C"},
+    "yarn": {"--cwd"},
+    "bun": {"--cwd"},
+    "terraform": {"-chdir"},
+    "uv": {"--directory", "--project"},
+}
+
+
+def _folder_option(seg: tuple[str, ...], fix: tuple[str, ...]) -> str | None:
+    """The folder ``fix`` gave one of :data:`_FOLDER_OPTIONS` where ``seg`` was otherwise the
+    same command (``make -C backend test`` of ``make test``)."""
+    options = _FOLDER_OPTIONS.get(PurePosixPath(fix[0]).name, set()) if fix else set()
+    for at, word in enumerate(fix[1:], 1):
+        name, eq, value = word.partition("=")
+        if name not in options:
+            continue
+        rest = fix[:at] + fix[at + (1 if eq else 2) :]
+        value = value if eq else (fix[at + 1] if at + 1 < len(fix) else "")
+        return value if rest == seg and value else None
+    return None
+
+
 def subfolder_operand(failing: str, fixed: str, error: str) -> str | None:
     """The folder below this one that ``fixed`` pointed ``failing`` at, where the error said
     this folder holds no project (``cmd/app`` of ``go build`` → ``go build ./cmd/app`` after
     "no Go files in"; ``backend`` of ``pip install -e .`` → ``pip install -e ./backend``), or
-    ``None``: one ``.`` (or Go's ``./...``) made the folder, or the folder given where the call
-    gave none, nothing else changed."""
+    ``None``: one ``.`` (or Go's ``./...``) made the folder, the folder given where the call
+    gave none, or given to an option that runs the command from there (``make -C backend``),
+    nothing else changed."""
     mine, theirs = _segments(failing), _segments(fixed)
-    if len(mine) != len(theirs) or not _NO_PROJECT_HERE.search(error[:3000]):
+    if len(mine) != len(theirs):
         return None
     changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
     if len(changed) != 1:
         return None
     seg, fix = changed[0]
-    if len(fix) == len(seg) + 1 and fix[:-1] == seg:
+    given = _folder_option(seg, fix)  # (the option says so itself, whatever the error said)
+    if given is not None:
+        folder = given
+    elif not _NO_PROJECT_HERE.search(error[:3000]):
+        return None
+    elif len(fix) == len(seg) + 1 and fix[:-1] == seg:
         folder = fix[-1]  # given where the call named none
         if not folder.startswith("./"):
             return None

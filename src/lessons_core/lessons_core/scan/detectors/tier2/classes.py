@@ -130,6 +130,17 @@ PACKAGE_NAME = failures.MistakeClass(
     "the registry has no package named `{wrong}`; what was meant is published as `{right}`",
     "Install `{right}`",
 )
+#: The words of an option refused by the command run bare that the same command accepted run
+#: through the project's environment (``pytest -n auto`` "unrecognized arguments: -n", then
+#: ``uv run pytest -n auto``): the option is a plugin's, which only that environment has. An
+#: environment lesson, as a module missing from the bare interpreter is.
+PLUGIN_ELSEWHERE = failures.MistakeClass(
+    failures.MODULE_NOT_FOUND,
+    r"(?!)",
+    "run it in the project's environment, which has the plugin for its options",
+    "the command run bare refused an option that a plugin of the project's environment gives",
+    "Run it through the project's environment",
+)
 #: gh's report of a GraphQL error, at the start of a line.
 _GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
 #: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull

@@ -33,6 +33,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PACKAGE_NAME,
     PASSED_ON,
     PATTERN_PATH,
+    PLUGIN_ELSEWHERE,
     PREREQUISITE,
     SANDBOX,
     STALE_OUTPUT,
@@ -140,6 +141,10 @@ def _judge(
             # once the same guess comes back (:mod:`.paths`).
             finding.cls, finding.guessed = GUESSED_PATH, where
             return finding
+        below = triggers.subfolder_operand(call.command or "", fix.command or "", result.text)
+        if missing and below is not None and not finding.edited:
+            finding.cls, finding.drift_dir = SUBPROJECT, below  # (``npm --prefix web test``)
+            return finding
         if setup_failed or missing:
             return None  # a path that was not there, and no sign of where it is
     if (
@@ -175,6 +180,9 @@ def _judge(
         and triggers.dash_argument_trigger(failing, fixed) is not None
     ):
         finding.cls = DASH_ARGUMENT
+        return finding
+    if only_the_call and name == failures.UNKNOWN_OPTION and triggers.run_through(failing, fixed):
+        finding.cls = PLUGIN_ELSEWHERE  # (the option was kept: it was right, the place was not)
         return finding
     if only_the_call and name == failures.UNKNOWN_OPTION and _passed_on(failing, fixed, error):
         finding.cls = PASSED_ON

@@ -127,6 +127,10 @@ def _trigger(finding: Finding) -> str | None:
     base = triggers.base_trigger(failing)
     if base is None:
         return None
+    if finding.result.failure == ev.TIMEOUT and triggers.backgrounded(failing, fixed):
+        # a server or watcher run in the foreground, then in the background
+        alone = triggers.in_foreground(triggers.action_trigger(failing) or base)
+        return alone if _separates(alone, failing, fixed_whole) else None
     if name == failures.NO_TERMINAL:
         return _no_terminal_trigger(failing, fixed, fixed_whole)
     if name == SANDBOX.name:
@@ -210,9 +214,14 @@ def _trigger(finding: Finding) -> str | None:
             if w not in own and _ADDED_WORD.fullmatch(w)
         ]
         # A command that did not end is named to its action (``docker compose up`` without
-        # ``-d``, not ``docker compose logs``).
+        # ``-d``, not ``docker compose logs``), with the flag that kept it running where the
+        # fix dropped one (``tail -f``, ``--watch``).
         timed_out = finding.result.failure == ev.TIMEOUT
         named_to = triggers.action_trigger(failing) if timed_out else None
+        for flag in shape.flags if timed_out else ():
+            kept_running = triggers.with_flag(named_to or base, flag)
+            if flag not in fixed_shape.flags and _separates(kept_running, failing, fixed_whole):
+                return kept_running
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
