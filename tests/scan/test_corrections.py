@@ -11,6 +11,7 @@ import pytest
 from tests.scan.conftest import Script
 
 from lessons_core.builtin import detectors
+from lessons_core.hot import corrections as hot_corrections
 from lessons_core.hot.project import project_id
 from lessons_core.plugins.specs import DetectorSpec
 from lessons_core.scan import events as ev
@@ -442,7 +443,7 @@ def test_the_call_before_is_described_by_its_command_or_its_file(script):
     command = "npm install " + " ".join(f"package-{n}" for n in range(12))
     assert len(command) > 120
     script.file("Edit", "/p/src/app.py", "The file has been updated.")
-    script.user("no, that is the wrong file")
+    script.user("no, that file is generated, edit the proto instead")
     script.run(command, "added 12 packages")
     script.user("no, use pnpm for that")
     first, second = corrections.detect(script.events)
@@ -478,3 +479,38 @@ def test_a_mark_right_after_the_first_letter_names_a_project_thing() -> None:
     assert corrections.names_project_thing("put it in a/b instead")
     assert corrections.names_project_thing("edit x.py, not the copy")
     assert not corrections.names_project_thing("no, stop here.")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "no, make the button blue",
+        "that's wrong, the total should include tax",
+        "not like that, the modal should close on outside click",
+        "no, the sidebar should be collapsible",
+    ],
+)
+def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
+    """Corrections, but of what this piece of work makes: nothing in them would help another
+    session, so the detector keeps none (the hook still hears them at prompt time)."""
+    script.run("npm test", "Tests: 3 passed")
+    script.user(said)
+    assert hot_corrections.correction(said)  # (heard as a correction)
+    assert list(corrections.detect(script.events)) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "no, we always rebase, never merge main into feature branches",  # generality
+        "nope, the config is in config/settings.yaml",  # a thing of the project
+        "no, the e2e run needs HEADLESS=1",  # a variable
+        "no, use --format json",  # an option
+        "no, use pnpm for that",  # a tool
+        "log in on your instance and check it yourself",  # the agent's own work
+    ],
+)
+def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):
+    script.run("npm test", "Tests: 3 passed")
+    script.user(said)
+    assert len(list(corrections.detect(script.events))) == 1

@@ -25,6 +25,7 @@ right ("that's not the branch", "check again on …") make it a correction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -82,7 +83,7 @@ def _session(events: list[ev.Event], cfg: Config) -> Iterator[Candidate]:
                 cited = event
             else:
                 words = None
-            if words:
+            if words and states_rule(words):
                 yield _candidate(events, i, cited, last_call, words, cfg)
             last_said = ""
 
@@ -132,6 +133,73 @@ def names_project_thing(words: str) -> bool:
         if any(mark in word[1:-1] for mark in _PROJECT_MARKS):
             return True
     return False
+
+
+#: Words that make a correction a rule for every session, not a choice of the work in hand:
+#: "always", "never", "next time", "we use", "in this repo", "keep forgetting", "again", and
+#: what the agent should do itself ("test it yourself") …
+_GENERAL = re.compile(
+    r"\b(?:always|never|ever|every|anymore|next time|from now on|going forward|in the future|"
+    r"in general|by default|each time|whenever|remember|again|keep (?:forgetting|adding|doing|"
+    r"using|creating|making)|we (?:use|don't|dont|do not|always|never|test|moved|squash|prefer|"
+    r"keep|run|deploy|build)|our|in this (?:repo|codebase|project|org|team)|"
+    r"on this (?:box|machine|server|host)|is called|i prefer|i'd prefer|rather than|instead of|"
+    # how the agent works: "test it yourself", "check it yourself"
+    r"yourself)\b"
+)
+#: The words of an engineer's tools and ways of working: a correction that names one is about
+#: how the work is done (which package manager, which branch, how tests run), which the next
+#: session needs too; one that names none is about what the work makes ("make the button blue",
+#: "the total should include tax"). Common English words are left out (``make``, ``go``,
+#: ``find``, ``type``, ``root``, ``lock``, ``settings``).
+_WORKING_WORDS = frozenset(
+    {
+        # version control and review
+        "git", "gh", "hub", "commit", "commits", "committing", "branch", "branches", "rebase",
+        "merge", "merging", "push", "pushing", "pr", "prs", "submodule", "submodules",
+        "changelog", "release", "releases",
+        # packages and environments
+        "npm", "pnpm", "yarn", "bun", "npx", "node", "deno", "pip", "pip3", "uv", "uvx",
+        "poetry", "pdm", "venv", "virtualenv", "conda", "lockfile", "package", "packages",
+        "dependency", "dependencies", "deps", "requirements", "pinned", "monorepo", "turbo",
+        "nx", "workspace", "workspaces", "cargo", "rust", "python", "python3", "java", "gradle",
+        "maven", "env", "dotenv", "sudo",
+        # checks
+        "ci", "pipeline", "test", "testing", "tests", "suite", "e2e", "pytest", "jest",
+        "vitest", "mocha", "playwright", "cypress", "mock", "mocks", "mocking", "fixture",
+        "fixtures", "cassettes", "lint", "linter", "linters", "formatter", "fmt", "ruff",
+        "flake8", "black", "isort", "mypy", "pyright", "eslint", "prettier", "biome", "tsc",
+        "typescript", "tabs", "spaces", "indentation",
+        # running and shipping
+        "docker", "compose", "podman", "kubectl", "helm", "k8s", "kubeconfig", "terraform",
+        "makefile", "deploy", "deployment", "staging", "prod", "production", "sandbox",
+        "permissions", "ssh", "https", "url", "urls", "port", "ports", "localhost", "api",
+        "endpoint", "endpoints", "bucket", "buckets", "s3", "aws", "gcloud", "azure",
+        # data, configuration, code conventions
+        "db", "database", "postgres", "mysql", "sqlite", "redis", "migration", "migrations",
+        "alembic", "utc", "timezone", "config", "secret", "secrets", "vault", "1password",
+        "logger", "logging", "logs", "stdout", "stderr", "exports", "generated", "proto",
+        "protobuf", "codegen",
+        # the shell's tools
+        "rg", "grep", "sed", "awk", "curl", "wget",
+    }
+)  # fmt: skip
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+
+
+def states_rule(words: str) -> bool:
+    """Whether a correction states what a later session could use, rather than a choice of the
+    work in hand: words of generality ("always", "we use", "next time"), a thing of the project
+    (:func:`names_project_thing`), an option or a variable (``--format``, ``HEADLESS=1``), or a
+    word of the engineer's tools and ways of working (:data:`_WORKING_WORDS`). "No, make the
+    button blue" and "that's wrong, the total should include tax" are corrections, and
+    one-offs: they set right this piece of work, not how any work is done."""
+    lowered = words.lower().replace("\u2019", "'")
+    if _GENERAL.search(lowered) or names_project_thing(words):
+        return True
+    if any(re.fullmatch(r"--?[a-z][\w-]+|[A-Z][A-Z0-9_]{2,}=\S*", w) for w in words.split()):
+        return True
+    return any(token.rstrip(".") in _WORKING_WORDS for token in _TOKEN.findall(lowered))
 
 
 def _candidate(
