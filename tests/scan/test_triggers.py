@@ -819,3 +819,68 @@ def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, f
 )
 def test_options_added_is_all_that_changed(before, again, added):
     assert triggers.options_added(before, again) == added
+
+
+_NO_DIST = "ERROR: No matching distribution found for opencv"
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "error", "renamed"),
+    [
+        ("pip install opencv", "pip install opencv-python", _NO_DIST, ("opencv", "opencv-python")),
+        # a name two characters longer is another name, not a slip
+        ("pip install yaml", "pip install pyyaml", "No matching distribution found for yaml",
+         ("yaml", "pyyaml")),
+        # a requirements file, a constraint and an editable folder are no package names
+        ("pip install -r req.txt -c c.txt -e . opencv", "pip install -r req.txt opencv-python",
+         _NO_DIST, ("opencv", "opencv-python")),
+        ("pip install -c c.txt opencv", "pip install -c c.txt opencv-python", _NO_DIST,
+         ("opencv", "opencv-python")),
+        # not the registry's words
+        ("pip install opencv", "pip install opencv-python", "ERROR: opencv failed to build", None),
+        # another program or subcommand
+        ("pip install opencv", "uv add opencv-python", _NO_DIST, None),
+        # the error names none of what was swapped
+        ("pip install opencv", "pip install opencv-python",
+         "No matching distribution found for numpy", None),
+        # two swapped at once, though the error names one of them
+        ("pip install opencv tensorflow-gpu", "pip install opencv-python tensorflow", _NO_DIST,
+         None),
+    ],
+)  # fmt: skip
+def test_package_renamed_is_one_name_the_registry_did_not_know(failing, fixed, error, renamed):
+    assert triggers.package_renamed(failing, fixed, error) == renamed
+
+
+def test_a_runners_options_and_their_values_are_read_past():
+    shape = triggers.main_shape("npx -p typescript --yes tsc --init")
+    assert shape is not None and shape.exe == "tsc"
+    assert "--yes" in shape.flags
+    assert triggers.runner_option("npx --yes create-vite web", "--yes")
+    assert not triggers.runner_option("npx create-vite web --yes", "--yes")
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "error", "folder"),
+    [
+        ("go build", "go build ./cmd/app", "no Go files in /w/app", "cmd/app"),
+        # not the words of a folder without a project
+        ("go build", "go build ./cmd/app", "./main.go:3: undefined: x", None),
+        # a folder given without ``./`` may be a package name
+        ("go build", "go build cmd/app", "no Go files in /w/app", None),
+        # Go's pattern of every package here made one package, not a pattern of a folder below
+        ("go test ./...", "go test ./svc", "go.mod file not found", None),
+        ("go test ./...", "go test ./svc/...", "go.mod file not found", "svc"),
+        # a folder option beside another change
+        ("make test", "make -C backend lint", "No rule to make target 'test'", None),
+        ("make test", "make -C backend test", "No rule to make target 'test'", "backend"),
+    ],
+)  # fmt: skip
+def test_subfolder_operand_is_the_same_command_pointed_below(failing, fixed, error, folder):
+    assert triggers.subfolder_operand(failing, fixed, error) == folder
+
+
+def test_backgrounded_is_the_same_command_sent_to_the_background():
+    assert triggers.backgrounded("npm run dev", "nohup npm run dev > dev.log 2>&1 &")
+    assert not triggers.backgrounded("npm run dev", "npm run dev --host &")
+    assert not triggers.backgrounded("npm run dev", "npm run dev > dev.log")

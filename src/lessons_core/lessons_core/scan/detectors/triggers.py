@@ -996,7 +996,7 @@ def backgrounded(failing: str, fixed: str) -> bool:
     """Whether ``fixed`` is ``failing`` sent to the background (``… &``, with ``nohup`` in
     front or its output sent to a file), and nothing else changed."""
     bare = re.sub(r"^\s*nohup\s+", "", fixed.strip())
-    if not bare.endswith("&") or bare.endswith("&&"):
+    if not bare.endswith("&"):
         return False
     bare = re.sub(r"\s*(?:[12]?>>?\s*\S+|2>&1|&>\s*\S+)", "", bare[:-1]).strip()
     return bare == failing.strip()
@@ -1120,8 +1120,8 @@ def stand_in(failing: str, fixed: str, error: str) -> str | None:
     if any(PurePosixPath(word).name == missing for seg in theirs for word in seg):
         return None
     changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
-    if len(changed) != 1 or not changed[0][0] or PurePosixPath(changed[0][0][0]).name != missing:
-        return None
+    if len(changed) != 1 or not changed[0][0]:
+        return None  # (the one changed is the stage the missing program started)
     was, now = changed[0]
     if was[1:] == now[1:] or "-".join(PurePosixPath(w).name for w in now[:2]) == missing:
         # the same arguments to another name of it (``python`` → ``python3``), or a CLI's
@@ -1442,11 +1442,8 @@ def package_renamed(failing: str, fixed: str, error: str) -> tuple[str, str] | N
 
 def _mistyped(wrong: str, right: str) -> bool:
     """Whether ``wrong`` is ``right`` with a letter or two typed amiss (``reqeusts``): a slip of
-    this call, not a name to remember. A name that is a part of the other (``fd``, ``fd-find``)
-    is a real one."""
-    parts = set(re.split(r"[-_./@]+", right.lower()))
-    if set(re.split(r"[-_./@]+", wrong.lower())) <= parts:
-        return False
+    this call, not a name to remember. A name one or two characters shorter or longer is a real
+    other one (``yaml`` and ``pyyaml``; ``fd`` and ``fd-find``)."""
     close = difflib.SequenceMatcher(None, wrong.lower(), right.lower()).ratio() >= 0.8
     return abs(len(wrong) - len(right)) <= 1 and close
 

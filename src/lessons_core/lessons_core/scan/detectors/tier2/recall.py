@@ -220,7 +220,7 @@ def _trigger(finding: Finding) -> str | None:
         named_to = triggers.action_trigger(failing) if timed_out else None
         for flag in shape.flags if timed_out else ():
             kept_running = triggers.with_flag(named_to or base, flag)
-            if flag not in fixed_shape.flags and _separates(kept_running, failing, fixed_whole):
+            if _separates(kept_running, failing, fixed_whole):  # (one the fix kept cannot)
                 return kept_running
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
