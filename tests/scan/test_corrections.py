@@ -514,3 +514,16 @@ def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):
     script.run("npm test", "Tests: 3 passed")
     script.user(said)
     assert len(list(corrections.detect(script.events))) == 1
+
+
+@pytest.mark.parametrize(
+    ("asked", "found"),
+    [("Should I delete the old migrations?", 0), ("I will delete the old migrations.", 1)],
+)
+def test_a_no_to_the_agents_short_question_answers_it(script, asked, found):
+    """ "No, don't …" after the agent asked is the answer it asked for; after a statement it
+    sets the agent right."""
+    script.run("ls migrations", "0001.py 0002.py")
+    script.say(asked)
+    script.user("no, don't delete the migrations")
+    assert len(list(corrections.detect(script.events))) == found
