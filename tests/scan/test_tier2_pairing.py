@@ -2612,6 +2612,9 @@ def test_no_package_name_lesson_otherwise(script, bad, error, good):
         ("git merge origin/main", "error: Terminal is dumb, but EDITOR unset\n"
          "Not committing merge; use 'git commit' to complete the merge.",
          "git merge --no-edit origin/main", ("git merge feat",), ("git log",)),
+        # a pager with no terminal to page on; the answer given before the subcommand
+        ("git diff", "WARNING: terminal is not fully functional\nPress RETURN to continue",
+         "git --no-pager diff", ("git diff --stat",), ("git --no-pager diff HEAD~1",)),
     ],
 )  # fmt: skip
 def test_a_prompt_that_read_the_end_of_its_input(script, bad, error, good, others, not_others):
@@ -2776,6 +2779,9 @@ def test_an_option_fixed_otherwise_is_no_environment_lesson(script, good):
          ("nohup python3 -m http.server 8000 > log 2>&1 &",)),
         ("npm run dev", "nohup npm run dev > dev.log 2>&1 &", ("npm run dev -- --port 3001",),
          ("npm run dev &", "npm run build")),
+        # a variable set in front that let it end
+        ("psql -d app -c 'select * from users'", "PAGER=cat psql -d app -c 'select * from users'",
+         ("psql -d app -c 'select 1'",), ("PAGER=cat psql -c 'select 2'",)),
     ],
 )  # fmt: skip
 def test_a_command_that_did_not_end(script, bad, good, others, not_others):
@@ -2787,3 +2793,40 @@ def test_a_command_that_did_not_end(script, bad, good, others, not_others):
         assert triggers.matches(candidate.trigger, other), other
     for other in not_others:
         assert not triggers.matches(candidate.trigger, other), other
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "others", "not_others"),
+    [
+        ('awk "{print $2}" data.txt', "awk: cmd. line:1: {print }\nawk: syntax error",
+         "awk '{print $2}' data.txt", ('awk -F, "{print $1}" x.csv',),
+         ("awk '{print $1}' x", 'awk -v n="$N" \'{print n}\' x')),
+        ('python3 -c "import json; print(json.load(open("a.json")))"',
+         "SyntaxError: invalid syntax",
+         "python3 -c 'import json; print(json.load(open(\"a.json\")))'",
+         ('python3 -c "open("b.txt").read()"',), ('python3 app.py "$INPUT"',)),
+    ],
+)  # fmt: skip
+def test_an_argument_the_shell_read_inside_double_quotes(
+    script, bad, error, good, others, not_others
+):
+    """The same command with one argument single-quoted instead: the shell had expanded ``$2``
+    in it, or an inner ``"`` had ended it. The lesson comes before the command is given such a
+    double-quoted word again, not before a variable quoted on purpose."""
+    script.run(bad, error, failure=ERR, code=2)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary.endswith(
+        'single-quote it; in double quotes the shell reads `$` and `"`'
+    )
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    for other in not_others:
+        assert not triggers.matches(candidate.trigger, other), other
+
+
+def test_quotes_swapped_with_nothing_the_shell_reads_into_are_no_such_lesson(script):
+    script.run('grep -rn "TODO" src', "grep: src: No such file or directory", failure=ERR, code=2)
+    script.run("grep -rn 'TODO' src", "src/a.py:1: # TODO")
+    assert not any("single-quote" in c.summary for c in _detect(script))

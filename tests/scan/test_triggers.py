@@ -856,8 +856,8 @@ def test_a_runners_options_and_their_values_are_read_past():
     shape = triggers.main_shape("npx -p typescript --yes tsc --init")
     assert shape is not None and shape.exe == "tsc"
     assert "--yes" in shape.flags
-    assert triggers.runner_option("npx --yes create-vite web", "--yes")
-    assert not triggers.runner_option("npx create-vite web --yes", "--yes")
+    assert triggers.option_ahead("npx --yes create-vite web", "--yes")
+    assert not triggers.option_ahead("npx create-vite web --yes", "--yes")
 
 
 @pytest.mark.parametrize(

@@ -457,7 +457,9 @@ MISTAKE_CLASSES = (
         # a prompt that read the end of its input: apt's and npx's question, git's editor,
         # ssh-keygen's passphrase
         r"Do you want to continue\? \[Y/n\] Abort|Ok to proceed\? \(y\)|"
-        r"npm (?:error|ERR!) canceled|Terminal is dumb, but EDITOR unset|\bno tty\b",
+        r"npm (?:error|ERR!) canceled|Terminal is dumb, but EDITOR unset|\bno tty\b|"
+        # a pager that found no terminal to page on
+        r"terminal is not fully functional",
         "it wanted a terminal this shell does not have",
         "the command wanted a terminal, to prompt or to open an editor, and the shell it ran in"
         " has none",

@@ -955,17 +955,46 @@ def without_flag(base: str, flag: str) -> str:
     return rf"{base.replace(_GAP, '.*')}(?!.*\s{_escape(flag)}(?:[\s=]|$))"
 
 
-def runner_option(command: str, flag: str) -> bool:
-    """Whether ``flag`` is an option of the runner in front of the main command of ``command``
-    (``--yes`` of ``npx --yes create-vite``), not of the command it runs."""
+_SINGLE_QUOTED = kept_programs.compile(r"'([^'\n]*)'")
+
+
+def single_quoted(failing: str, fixed: str) -> str | None:
+    """The argument ``fixed`` put in single quotes where ``failing`` had it in double quotes the
+    shell reads into (a ``$``, an inner ``"``), nothing else changed; else ``None``."""
+    for m in _SINGLE_QUOTED.finditer(fixed):
+        inner = m.group(1)
+        if ("$" in inner or '"' in inner) and (
+            fixed[: m.start()] + f'"{inner}"' + fixed[m.end() :] == failing
+        ):
+            return inner
+    return None
+
+
+def double_quoted_trigger(command: str) -> str | None:
+    """The main command of ``command`` given a double-quoted word the shell reads into: one
+    holding a ``$`` after other text (``"{print $2}"``; not ``"$FILE"``, which is meant), or
+    one an inner ``"`` ends before a word goes on."""
+    shape = main_shape(command)
+    base = base_trigger(command)
+    if shape is None or base is None:
+        return None
+    pattern = rf"{base}{_GAP}\s\"(?:[^\"\n]+\$|[^\"\n]*\"[^\s|;&)])"
+    return pattern if compiler_accepts(pattern) else None
+
+
+def option_ahead(command: str, flag: str) -> bool:
+    """Whether ``flag`` stands before the command's own words in ``command``: an option of the
+    runner in front of it (``--yes`` of ``npx --yes create-vite``) or of the program before
+    its subcommand (``--no-pager`` of ``git --no-pager diff``)."""
     for words in _segments(command):
-        if words and PurePosixPath(words[0]).name in _RUNNERS and flag in words[1:]:
-            shape = shape_of(list(words))
-            if shape is None:
-                return False
-            names = [PurePosixPath(word).name for word in words]
-            at = names.index(shape.exe, 1) if shape.exe in names[1:] else 0
-            return flag in words[1:at]
+        shape = shape_of(list(words)) if flag in words[1:] else None
+        if shape is None:
+            continue
+        names = [PurePosixPath(word).name for word in words]
+        at = names.index(shape.exe) if shape.exe in names else 0
+        if shape.sub is not None and shape.sub.split()[0] in words[at + 1 :]:
+            at = words.index(shape.sub.split()[0], at + 1)
+        return flag in words[1:at]
     return False
 
 
@@ -1012,8 +1041,9 @@ def in_foreground(base: str) -> str | None:
 
 def line_without_flag(base: str, flag: str) -> str | None:
     """``base`` on a command line that does not carry ``flag`` anywhere, before it as well:
-    what a fix gave a runner in front of the command (``npx --yes create-vite``). ``None``
-    when the compiler would refuse the pattern."""
+    what a fix gave a runner in front of the command (``npx --yes create-vite``) or the program
+    before its subcommand (``git --no-pager diff``). ``None`` when the compiler would refuse
+    the pattern."""
     pattern = rf"^(?![^\n]*\s{_escape(flag)}(?:[\s=]|$))[^\n]*?{base}"
     return pattern if compiler_accepts(pattern) else None
 

@@ -141,6 +141,18 @@ PLUGIN_ELSEWHERE = failures.MistakeClass(
     "the command run bare refused an option that a plugin of the project's environment gives",
     "Run it through the project's environment",
 )
+#: The pseudo-class of an argument the shell changed inside double quotes, which the same
+#: command single-quoted then ran as written (``awk "{print $2}"`` → ``awk '{print $2}'``;
+#: ``python3 -c "… open("a.json") …"``): the shell expands ``$`` there, and an inner ``"`` ends
+#: the quotes.
+DOUBLE_QUOTED = failures.MistakeClass(
+    "double_quoted",
+    r"(?!)",
+    'single-quote it; in double quotes the shell reads `$` and `"`',
+    'the shell expanded `$…` inside a double-quoted argument, or an inner `"` ended the quotes'
+    " early, so the command got other text than was written",
+    "Put the argument in single quotes (the shell leaves what is inside them as written)",
+)
 #: gh's report of a GraphQL error, at the start of a line.
 _GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
 #: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull

@@ -24,6 +24,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ANOTHER_WAY,
     CWD_DRIFT,
     DASH_ARGUMENT,
+    DOUBLE_QUOTED,
     ENV_NOT_LOADED,
     GH_GRAPHQL,
     GUESSED_PATH,
@@ -159,6 +160,9 @@ def _judge(
     failing, fixed, error = call.command or "", fix.command or "", result.text
     only_the_call = bool(failing and fixed) and not finding.edited
     name = cls.name if cls is not None else None
+    if only_the_call and triggers.single_quoted(failing, fixed) is not None:
+        finding.cls = DOUBLE_QUOTED  # (nothing else changed: the quotes were the mistake)
+        return finding
     if only_the_call and name == failures.COMMAND_NOT_FOUND and finding.wrapper is None:
         # a stage of the line this machine lacks a program for, done by another program
         # (``… | jq .x`` → ``… | python3 -m json.tool``)

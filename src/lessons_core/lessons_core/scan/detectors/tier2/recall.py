@@ -19,6 +19,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ANOTHER_PROGRAM,
     CWD_DRIFT,
     DASH_ARGUMENT,
+    DOUBLE_QUOTED,
     FAILURE_TIME_CLASSES,
     NOT_EXECUTABLE,
     PACKAGE_MANAGER,
@@ -88,6 +89,10 @@ def _trigger(finding: Finding) -> str | None:
         step = action + r"(?!\s+[^\s|;&-])" if action else None
         bare = triggers.without_flag(step, added[0]) if added and step else None
         return bare if _separates(bare, failing, fixed) else None
+    if name == DOUBLE_QUOTED.name:
+        # the command with a double-quoted word the shell reads into: a ``$``, an inner ``"``
+        quoted = triggers.double_quoted_trigger(failing)
+        return quoted if _separates(quoted, failing, fixed) else None
     if name == PACKAGE_NAME.name and finding.renamed is not None:
         # every install of the name the registry does not publish, with a version or not
         install = triggers.package_trigger(failing, finding.renamed[0])
@@ -127,6 +132,15 @@ def _trigger(finding: Finding) -> str | None:
     base = triggers.base_trigger(failing)
     if base is None:
         return None
+    if finding.result.failure == ev.TIMEOUT:
+        # a variable the fix set in front that let it end (``PAGER=cat psql …``)
+        for variable in triggers.assignments(fixed):
+            if variable not in triggers.assignments(failing):
+                unset = triggers.without_assignment(
+                    triggers.action_trigger(failing) or base, variable
+                )
+                if _separates(unset, failing, fixed_whole):
+                    return unset
     if finding.result.failure == ev.TIMEOUT and triggers.backgrounded(failing, fixed):
         # a server or watcher run in the foreground, then in the background
         alone = triggers.in_foreground(triggers.action_trigger(failing) or base)
@@ -247,8 +261,9 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     # a flag the fix added in its place is no more than one way out.
     candidates: list[str | None] = [triggers.with_flag(action, flag) for flag in dropped]
     candidates += [triggers.without_flag(action, flag) for flag in added]
-    # (an answer given to a runner, before the command it runs: ``npx --yes create-vite``)
-    ahead = [flag for flag in added if triggers.runner_option(fixed, flag)]
+    # (an answer given before the command's own words: ``npx --yes create-vite``, ``git
+    # --no-pager diff``)
+    ahead = [flag for flag in added if triggers.option_ahead(fixed, flag)]
     candidates += [triggers.line_without_flag(action, flag) for flag in ahead]
     # A variable set in front that answers for the terminal (``GIT_SEQUENCE_EDITOR=true``),
     # with the flag the command kept that asked for it (``git rebase -i``) where there is one.
