@@ -2830,3 +2830,26 @@ def test_quotes_swapped_with_nothing_the_shell_reads_into_are_no_such_lesson(scr
     script.run('grep -rn "TODO" src', "grep: src: No such file or directory", failure=ERR, code=2)
     script.run("grep -rn 'TODO' src", "src/a.py:1: # TODO")
     assert not any("single-quote" in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        ("cargo build", "error: failed to get `serde`\nCaused by:\n  Could not resolve host: "
+         "index.crates.io", "cargo build --offline"),
+        ("uv sync", "error: Failed to fetch: `https://pypi.org/simple/httpx/`\n  Caused by: dns "
+         "error: failed to lookup address information", "uv sync --offline"),
+        ("npm install", "npm error code EAI_AGAIN\nnpm error request to https://registry.npmjs.org"
+         "/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org", "npm install --offline"),
+    ],
+)  # fmt: skip
+def test_no_network_where_it_ran_is_recalled_at_its_error(script, bad, error, good):
+    """A place without network (a sandbox, a machine offline) is a fact of where the agent
+    runs, not of the command: the same command works elsewhere, so the lesson is recalled when
+    the resolver's error comes back, with what worked here."""
+    script.run(bad, error, failure=ERR, code=101)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary.endswith(": no network where it ran")
+    assert candidate.trigger is None
+    assert f"`{good}` worked" in candidate.fix

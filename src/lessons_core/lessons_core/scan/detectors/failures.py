@@ -285,6 +285,7 @@ AUTHENTICATION = "authentication"
 NO_TERMINAL = "no_terminal"
 SUBSTITUTION_BLOCKED = "substitution_blocked"
 NOT_PERMITTED = "not_permitted"
+NO_NETWORK = "no_network"
 MODULE_NOT_FOUND = "module_not_found"
 
 #: The classes, most specific first (the first that matches the head of the output wins).
@@ -466,6 +467,18 @@ MISTAKE_CLASSES = (
         "Pass on the command line what it would ask for (a message, the values it prompts for,"
         " a flag that answers yes or fills them in, an editor that needs none such as"
         " `GIT_EDITOR=true`), and ask for no terminal (`-t`)",
+    ),
+    MistakeClass(
+        NO_NETWORK,
+        # a name the resolver could not look up, a network not reached: where the agent runs
+        # (a sandbox, a machine offline), not the command
+        r"Could not resolve host|Temporary failure in name resolution|"
+        r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bdns error\b|Name or service not known|"
+        r"nodename nor servname provided|Network is unreachable",
+        "no network where it ran",
+        "the command needed the network, which the place it ran in could not reach",
+        "Work from what is here (an offline flag, the local cache or index), or ask for network"
+        " access",
     ),
     MistakeClass(
         NOT_PERMITTED,

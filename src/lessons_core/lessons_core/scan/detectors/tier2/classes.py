@@ -439,6 +439,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         PREREQUISITE.name,
         STALE_OUTPUT.name,
         failures.AUTHENTICATION,
+        failures.NO_NETWORK,
         # (what one agent's shell refuses another runs: a trigger on ``$(`` would come with
         # every such command of every agent)
         failures.SUBSTITUTION_BLOCKED,
