@@ -47,6 +47,18 @@ SCENARIOS = [
      "npm error Missing script: \"lint\"\nnpm error\nnpm error Did you mean this?\n"
      "npm error   npm run lint:js\nHint: run `npm run` to list the scripts", 1,
      "npm run lint:js"),
+    ("package under another name", "pip install opencv",
+     "ERROR: Could not find a version that satisfies the requirement opencv (from versions: none)"
+     "\nERROR: No matching distribution found for opencv", 1, "pip install opencv-python"),
+    ("double-quoted program", 'awk "{print $2}" data.txt',
+     "awk: cmd. line:1: {print }\nawk: cmd. line:1:        ^ syntax error", 2,
+     "awk '{print $2}' data.txt"),
+    ("a prompt without a terminal", "apt-get install jq",
+     "Do you want to continue? [Y/n] Abort.", 1, "apt-get install -y jq"),
+    ("a stage done by another program", "curl -s localhost:3000/health | jq .status",
+     "bash: jq: command not found", 127, "curl -s localhost:3000/health | python3 -m json.tool"),
+    ("a project in a folder below", "make test", "make: *** No rule to make target 'test'.  Stop.",
+     2, "make -C backend test"),
 ]  # fmt: skip
 
 
