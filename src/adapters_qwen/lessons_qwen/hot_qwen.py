@@ -16,7 +16,7 @@ what differs, and how this module copes (verified against 0.24.4, see docs/agent
   delivers them too.
 * A shell command that exits non-zero is a ``PostToolUseFailure`` with the whole report
   (``Exit Code: N`` among it) as ``error``: failure-time recall keeps what the command printed
-  (:func:`shell_output`).
+  (:func:`lessons_core.hot.payload.shell_report_output`).
 * A session-start ``source`` other than Qwen's four is read as ``startup``.
 * Context is HTML-escaped by Qwen (``<`` becomes ``&lt;``) before the model reads it.
 """
@@ -24,7 +24,7 @@ what differs, and how this module copes (verified against 0.24.4, see docs/agent
 from lessons_claude.hot_dialect import EVENTS as EVENTS
 from lessons_claude.hot_dialect import Dialect
 from lessons_core.hot.payload import clip as _clip
-from lessons_core.hot.payload import shell_report_output as shell_output
+from lessons_core.hot.payload import shell_report_output
 from lessons_qwen.hot_names import NATIVE_TO_CANONICAL
 
 AGENT = "qwen"
@@ -42,7 +42,7 @@ SOURCES = frozenset(("startup", "resume", "clear", "compact"))
 
 
 def _error_text(error):
-    return _clip(shell_output(error))
+    return _clip(shell_report_output(error))
 
 
 DIALECT = Dialect(

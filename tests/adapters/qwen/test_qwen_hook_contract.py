@@ -182,12 +182,12 @@ def test_a_failed_command_recalls_the_lesson_about_its_error(lessons_home, tmp_p
 
 def test_the_shell_report_is_cut_to_what_the_command_printed():
     report = load("post_tool_failure_shell")["error"]
-    assert hot_qwen.shell_output(report) == (
+    assert hot_qwen._error_text(report) == (
         "ls: cannot access '/nonexistent-dir-xyz': No such file or directory"
     )
-    assert hot_qwen.shell_output("File not found: a.txt") == "File not found: a.txt"
+    assert hot_qwen._error_text("File not found: a.txt") == "File not found: a.txt"
     two = "Command: x\nDirectory: (root)\nOutput: one\ntwo\nError: bad\nExit Code: 1"
-    assert hot_qwen.shell_output(two) == "one\ntwo\nbad"
+    assert hot_qwen._error_text(two) == "one\ntwo\nbad"
 
 
 def test_an_interrupted_call_recalls_nothing(lessons_home, tmp_path):
