@@ -2853,3 +2853,66 @@ def test_no_network_where_it_ran_is_recalled_at_its_error(script, bad, error, go
     assert candidate.summary.endswith(": no network where it ran")
     assert candidate.trigger is None
     assert f"`{good}` worked" in candidate.fix
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others", "not_others"),
+    [
+        ("go test -race ./...",
+         "go: error: -race requires cgo; enable cgo by setting CGO_ENABLED=1",
+         "CGO_ENABLED=1 go test -race ./pkg/...",
+         "go test: give it `CGO_ENABLED=1`, as its error says", ("go test -race ./x",),
+         ("go test ./...", "CGO_ENABLED=1 go test -race ./x")),
+        ("python3 -m pytest",
+         "E   django.core.exceptions.ImproperlyConfigured: Requested setting INSTALLED_APPS, but"
+         " settings are not configured. You must either define the environment variable"
+         " DJANGO_SETTINGS_MODULE or call settings.configure()",
+         "DJANGO_SETTINGS_MODULE=app.settings python3 -m pytest",
+         "pytest: give it `DJANGO_SETTINGS_MODULE=app.settings`, as its error says",
+         ("python3 -m pytest tests/test_views.py",), ()),
+    ],
+)  # fmt: skip
+def test_a_variable_its_error_names_set_in_front(
+    script, bad, error, good, summary, others, not_others
+):
+    """The fix set in front the variable the error asked for: the lesson names it and comes
+    before the command without it (with the option the error named too, where it did)."""
+    script.run(bad, error, failure=ERR, code=2)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    _fires(candidate, bad, good)
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    for other in not_others:
+        assert not triggers.matches(candidate.trigger, other), other
+
+
+def test_a_one_letter_option_in_the_other_case(script):
+    """``scp`` takes the port as ``-P``; ``-p`` keeps the times. Nothing else changed, so the
+    letter's case was the mistake."""
+    bad, good = "scp -p 2222 a.txt deploy@host:/tmp/", "scp -P 2222 a.txt deploy@host:/tmp/"
+    script.run(bad, "ssh: connect to host host port 22: Connection refused", failure=ERR)
+    script.run(good, "")
+    candidate = _one(script)
+    assert candidate.summary == "scp: `-P`, not `-p`"
+    _fires(candidate, bad, good)
+
+
+def test_a_letter_in_the_other_case_beside_another_change_is_no_such_lesson(script):
+    script.run("scp -p 2222 a.txt host:/tmp/", "Connection refused", failure=ERR)
+    script.run("scp -P 2222 b.txt host:/tmp/", "")
+    assert not any("not `-p`" in c.summary for c in _detect(script))
+
+
+def test_a_revision_git_does_not_know_is_a_one_off(script):
+    """``HEAD~1`` in a repository of one commit: the state of this repository, not a mistake
+    to warn of wherever ``HEAD~1`` is written."""
+    script.run(
+        "git diff HEAD~1",
+        "fatal: ambiguous argument 'HEAD~1': unknown revision or path not in the working tree.",
+        failure=ERR,
+        code=128,
+    )
+    script.run("git diff --cached", "diff --git a/x b/x")
+    assert _detect(script) == []

@@ -492,7 +492,9 @@ MISTAKE_CLASSES = (
         MISSING_PATH,
         r"No such file or directory|File does not exist|Path does not exist|"
         r"file or directory not found|cannot find the path|ENOENT|does not exist|"
-        r"cannot access|can't open file|^File not found: ",
+        r"cannot access|can't open file|^File not found: |"
+        # git's word for a revision or path it does not know (``HEAD~1`` of a first commit)
+        r"unknown revision or path not in the working tree",
         "a path that is not there",
         "the call named a path that does not exist",
         "Find the path first",

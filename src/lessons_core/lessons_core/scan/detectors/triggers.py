@@ -982,6 +982,21 @@ def double_quoted_trigger(command: str) -> str | None:
     return pattern if compiler_accepts(pattern) else None
 
 
+def case_swapped(failing: str, fixed: str) -> str | None:
+    """The one-letter option ``failing`` gave that ``fixed`` gave in the other case instead,
+    nothing else changed (``-p`` of ``scp -p 2222 …`` → ``scp -P 2222 …``); else ``None``."""
+    mine, theirs = main_shape(failing), main_shape(fixed)
+    if mine is None or theirs is None or (mine.exe, mine.sub) != (theirs.exe, theirs.sub):
+        return None
+    dropped = [flag for flag in mine.flags if flag not in theirs.flags]
+    added = [flag for flag in theirs.flags if flag not in mine.flags]
+    if len(dropped) != 1 or len(added) != 1 or len(dropped[0]) != 2:
+        return None
+    if added[0] != dropped[0].swapcase() or failing.replace(dropped[0], added[0]) != fixed:
+        return None
+    return dropped[0]
+
+
 def option_ahead(command: str, flag: str) -> bool:
     """Whether ``flag`` stands before the command's own words in ``command``: an option of the
     runner in front of it (``--yes`` of ``npx --yes create-vite``) or of the program before

@@ -258,8 +258,11 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
         if told is not None:
             how, flag = told
-            way = f"give it `{flag}`" if how == "added" else f"not with `{flag}`"
+            way = f"not with `{flag}`" if how == "dropped" else f"give it `{flag}`"
             summary = f"{head}: {way}, as its error says"
+        swapped = triggers.case_swapped(call.command or "", fix.command or "")
+        if swapped is not None:
+            summary = f"{head}: `{swapped.swapcase()}`, not `{swapped}`"
     else:
         mistake = f"{_describe_call(call)} was not what the user wanted"
         summary = f"{head}: the user corrected it"

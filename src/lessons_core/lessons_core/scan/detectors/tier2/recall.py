@@ -336,10 +336,36 @@ def _generic_trigger(
         own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
         if segment is None:
             return None
-        told = flag_it_named(finding)
-        if told is not None and told[0] == "added":
+        letter = triggers.case_swapped(segment, own)
+        if letter is not None:
+            # ``scp -p 2222`` → ``scp -P 2222``: the one letter in the other case
             action = triggers.action_trigger(segment) or triggers.base_trigger(segment)
-            asked = triggers.without_flag(action, told[1]) if action else None
+            cased = triggers.with_flag(action, letter) if action else None
+            return cased if _separates(cased, failing, fixed) else None
+        told = flag_it_named(finding)
+        if told is not None and told[0] in ("added", "set"):
+            action = triggers.action_trigger(segment) or triggers.base_trigger(segment)
+            if told[0] == "set" and action:
+                # with a flag the error named too, which needed the variable (``-race``)
+                name = told[1].split("=", 1)[0]
+                flags = triggers.main_shape(segment)
+                named = [
+                    triggers.with_flag(action, flag)
+                    for flag in (flags.flags if flags is not None else ())
+                    if _names_flag(finding.result.text, flag)
+                ]
+                asked = next(
+                    (
+                        unset
+                        for way in [*named, action]
+                        if _separates(
+                            unset := triggers.without_assignment(way, name), failing, fixed
+                        )
+                    ),
+                    None,
+                )
+            else:
+                asked = triggers.without_flag(action, told[1]) if action else None
             return asked if _separates(asked, failing, fixed) else None
         if not _operands(own) <= _operands(segment):
             return None  # the fix changed what it worked on too: the flag may be innocent
@@ -445,8 +471,9 @@ def _words_of(command: str, shape: triggers.Shape) -> list[str] | None:
 def flag_it_named(finding: Finding) -> tuple[str, str] | None:
     """The option the error's own lines name that the fix added (npm's "retry this command
     with --force or --legacy-peer-deps", then ``--legacy-peer-deps``: ``("added", flag)``) or
-    dropped (pip's "Can not perform a '--user' install": ``("dropped", flag)``), else
-    ``None``."""
+    dropped (pip's "Can not perform a '--user' install": ``("dropped", flag)``), or the
+    variable the error named that the fix set in front of the command (``("set",
+    "CGO_ENABLED=1")``); else ``None``."""
     failing, fixed = finding.call.command, finding.fix.command if finding.fix else None
     shape = triggers.main_shape(failing) if failing else None
     fixed_shape = triggers.main_shape(fixed) if fixed else None
@@ -458,7 +485,23 @@ def flag_it_named(finding: Finding) -> tuple[str, str] | None:
         for name in flags:
             if name not in other and _names_flag(finding.result.text, name):
                 return how, name
+    # a variable the error asked for, set in front by the fix (``CGO_ENABLED=1 go test -race``)
+    given = triggers.assignments(fixed or "")
+    for name in given:
+        if name not in triggers.assignments(failing or "") and _names_flag(
+            finding.result.text, name
+        ):
+            return "set", _assignment_of(fixed or "", name)
     return None
+
+
+def _assignment_of(command: str, name: str) -> str:
+    """``NAME=value`` as ``command`` sets it in front of a command (the name alone if not)."""
+    for words in triggers.segments(command):
+        for word in words:
+            if word.startswith(f"{name}="):
+                return word
+    return name
 
 
 def _names_flag(output: str, flag: str) -> bool:
