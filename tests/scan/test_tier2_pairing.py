@@ -2858,9 +2858,9 @@ def test_no_network_where_it_ran_is_recalled_at_its_error(script, bad, error, go
 @pytest.mark.parametrize(
     ("bad", "error", "good", "summary", "others", "not_others"),
     [
-        ("go test -race ./...",
+        ("go test -v -race ./...",
          "go: error: -race requires cgo; enable cgo by setting CGO_ENABLED=1",
-         "CGO_ENABLED=1 go test -race ./pkg/...",
+         "CGO_ENABLED=1 go test -v -race ./pkg/...",
          "go test: give it `CGO_ENABLED=1`, as its error says", ("go test -race ./x",),
          ("go test ./...", "CGO_ENABLED=1 go test -race ./x")),
         ("python3 -m pytest",
@@ -2886,6 +2886,13 @@ def test_a_variable_its_error_names_set_in_front(
         assert triggers.matches(candidate.trigger, other), other
     for other in not_others:
         assert not triggers.matches(candidate.trigger, other), other
+
+
+def test_quotes_changed_along_with_the_code_are_no_quoting_lesson(script):
+    script.run('awk "{print $2}" data.txt', "awk: syntax error", failure=ERR, code=2)
+    script.file("Edit", "/p/data.txt", "The file has been updated.", edit=("a b", "a  b"))
+    script.run("awk '{print $2}' data.txt", "b")
+    assert not any("single-quote" in c.summary for c in _detect(script))
 
 
 def test_a_one_letter_option_in_the_other_case(script):

@@ -858,6 +858,18 @@ def test_a_runners_options_and_their_values_are_read_past():
     assert "--yes" in shape.flags
     assert triggers.option_ahead("npx --yes create-vite web", "--yes")
     assert not triggers.option_ahead("npx create-vite web --yes", "--yes")
+    assert triggers.option_ahead("git --no-pager diff HEAD", "--no-pager")
+    assert not triggers.option_ahead("git diff --stat", "--stat")
+
+
+def test_single_quoted_is_a_word_the_shell_read_into_inside_double_quotes():
+    assert triggers.single_quoted('awk "{print $2}" f', "awk '{print $2}' f") == "{print $2}"
+    assert triggers.single_quoted('grep -rn "TODO" src', "grep -rn 'TODO' src") is None
+
+
+def test_case_swapped_is_one_letter_option():
+    assert triggers.case_swapped("scp -p 22 a h:", "scp -P 22 a h:") == "-p"
+    assert triggers.case_swapped("tool --Verbose x", "tool --verbose x") is None
 
 
 @pytest.mark.parametrize(

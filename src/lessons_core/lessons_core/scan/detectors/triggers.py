@@ -990,7 +990,7 @@ def case_swapped(failing: str, fixed: str) -> str | None:
         return None
     dropped = [flag for flag in mine.flags if flag not in theirs.flags]
     added = [flag for flag in theirs.flags if flag not in mine.flags]
-    if len(dropped) != 1 or len(added) != 1 or len(dropped[0]) != 2:
+    if len(dropped) != 1 or len(added) != 1:
         return None
     if added[0] != dropped[0].swapcase() or failing.replace(dropped[0], added[0]) != fixed:
         return None

@@ -134,13 +134,10 @@ def _trigger(finding: Finding) -> str | None:
         return None
     if finding.result.failure == ev.TIMEOUT:
         # a variable the fix set in front that let it end (``PAGER=cat psql …``)
-        for variable in triggers.assignments(fixed):
-            if variable not in triggers.assignments(failing):
-                unset = triggers.without_assignment(
-                    triggers.action_trigger(failing) or base, variable
-                )
-                if _separates(unset, failing, fixed_whole):
-                    return unset
+        for variable in triggers.assignments(fixed):  # (one the call set too cannot separate)
+            unset = triggers.without_assignment(triggers.action_trigger(failing) or base, variable)
+            if _separates(unset, failing, fixed_whole):
+                return unset
     if finding.result.failure == ev.TIMEOUT and triggers.backgrounded(failing, fixed):
         # a server or watcher run in the foreground, then in the background
         alone = triggers.in_foreground(triggers.action_trigger(failing) or base)
@@ -486,11 +483,8 @@ def flag_it_named(finding: Finding) -> tuple[str, str] | None:
             if name not in other and _names_flag(finding.result.text, name):
                 return how, name
     # a variable the error asked for, set in front by the fix (``CGO_ENABLED=1 go test -race``)
-    given = triggers.assignments(fixed or "")
-    for name in given:
-        if name not in triggers.assignments(failing or "") and _names_flag(
-            finding.result.text, name
-        ):
+    for name in triggers.assignments(fixed or ""):
+        if _names_flag(finding.result.text, name):
             return "set", _assignment_of(fixed or "", name)
     return None
 
