@@ -346,21 +346,13 @@ def _generic_trigger(
                 # with a flag the error named too, which needed the variable (``-race``)
                 name = told[1].split("=", 1)[0]
                 flags = triggers.main_shape(segment)
-                named = [
+                ways = [
                     triggers.with_flag(action, flag)
                     for flag in (flags.flags if flags is not None else ())
                     if _names_flag(finding.result.text, flag)
                 ]
-                asked = next(
-                    (
-                        unset
-                        for way in [*named, action]
-                        if _separates(
-                            unset := triggers.without_assignment(way, name), failing, fixed
-                        )
-                    ),
-                    None,
-                )
+                unset = (triggers.without_assignment(way, name) for way in [*ways, action])
+                asked = next((p for p in unset if _separates(p, failing, fixed)), None)
             else:
                 asked = triggers.without_flag(action, told[1]) if action else None
             return asked if _separates(asked, failing, fixed) else None
