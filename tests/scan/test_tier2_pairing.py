@@ -37,6 +37,29 @@ def _fires(candidate, failing: str, fixed: str) -> None:
     assert not triggers.matches(candidate.trigger, fixed), candidate.trigger
 
 
+def _reaches(candidate, others=(), not_others=()) -> None:
+    """The trigger fires on each of ``others`` too, and on none of ``not_others``."""
+    for other in others:
+        assert triggers.matches(candidate.trigger, other), other
+    for other in not_others:
+        assert not triggers.matches(candidate.trigger, other), other
+
+
+def _teaches(
+    script, bad, error, good, *, summary=None, others=(), not_others=(), failure=ERR, code=1
+):
+    """The failing call and its fix teach one lesson (with ``summary``), whose trigger fires on
+    the failing call and ``others``, and not on the fix or ``not_others``."""
+    script.run(bad, error, failure=failure, code=code)
+    script.run(good, "ok")
+    candidate = _one(script)
+    if summary is not None:
+        assert candidate.summary == summary
+    _fires(candidate, bad, good)
+    _reaches(candidate, others, not_others)
+    return candidate
+
+
 # -- wrappers -----------------------------------------------------------------------------------
 
 
@@ -794,8 +817,7 @@ def test_an_option_refused_inside_a_cluster_is_the_letter_in_any_cluster(
     candidate = _one(script)
     assert candidate.summary.endswith(": an option the command does not have")
     _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
+    _reaches(candidate, others)
     assert not triggers.matches(candidate.trigger, bad.replace("-", "--", 1))  # a long option
 
 
@@ -2251,8 +2273,7 @@ def test_a_program_the_machine_lacks_whose_job_another_did(
     candidate = _one(script)
     assert candidate.summary == summary
     _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
+    _reaches(candidate, others)
     assert not triggers.matches(candidate.trigger, "echo md5sum sha256sum")
 
 
@@ -2559,13 +2580,7 @@ def test_a_package_the_registry_publishes_under_another_name(
     """A registry's name for a package is a fact of the registry: the lesson comes before any
     install that names the package so again, with a version or not, and never with the name
     that works (which may start with the other)."""
-    script.run(bad, error, failure=ERR)
-    script.run(good, "ok")
-    candidate = _one(script)
-    assert candidate.summary == summary
-    _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
+    candidate = _teaches(script, bad, error, good, summary=summary, others=others)
     assert not triggers.matches(
         candidate.trigger, bad.replace("install", "show").replace(" i ", " view ")
     )
@@ -2622,27 +2637,22 @@ def test_a_prompt_that_read_the_end_of_its_input(script, bad, error, good, other
     the command line by the fix: a no-terminal lesson on the command without that answer
     (a runner's option, given before the command it runs, counts; an installer's package
     does not name the lesson)."""
-    script.run(bad, error, failure=ERR)
-    script.run(good, "ok")
-    candidate = _one(script)
+    candidate = _teaches(script, bad, error, good, others=others, not_others=not_others)
     assert candidate.summary.endswith("it wanted a terminal this shell does not have")
-    _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
-    for other in not_others:
-        assert not triggers.matches(candidate.trigger, other), other
 
 
 def test_a_command_that_did_not_end_is_named_to_its_action(script):
     """``docker compose up`` in the foreground until the time limit, then ``-d``: the lesson
     comes with ``up``, not with ``docker compose logs``."""
-    bad, good = "docker compose up", "docker compose up -d"
-    script.run(bad, "Command timed out after 2m 0s\nAttaching to api-1", failure=ev.TIMEOUT)
-    script.run(good, "Container api-1  Started")
-    candidate = _one(script)
-    _fires(candidate, bad, good)
-    assert triggers.matches(candidate.trigger, "docker compose up api")
-    assert not triggers.matches(candidate.trigger, "docker compose logs api")
+    _teaches(
+        script,
+        "docker compose up",
+        "Command timed out after 2m 0s\nAttaching to api-1",
+        "docker compose up -d",
+        others=("docker compose up api",),
+        not_others=("docker compose logs api",),
+        failure=ev.TIMEOUT,
+    )
 
 
 def test_a_database_user_the_client_took_from_the_shell_is_authentication(script):
@@ -2724,14 +2734,15 @@ def test_a_folder_the_fix_pointed_at_is_no_project_below_otherwise(script, bad, 
 def test_a_stage_of_the_line_done_by_another_program(script):
     """``jq`` is not on this machine, and ``python3 -m json.tool`` did its job in the same place
     of the pipeline: a fact of the machine, before any line that runs ``jq``."""
-    bad = "curl -s localhost:3000/health | jq .status"
-    good = "curl -s localhost:3000/health | python3 -m json.tool"
-    script.run(bad, "bash: jq: command not found", failure=ERR, code=127)
-    script.run(good, '{"status": "ok"}')
-    candidate = _one(script)
-    assert candidate.summary == "jq: not on PATH here; `json.tool` does its job"
-    _fires(candidate, bad, good)
-    assert triggers.matches(candidate.trigger, "jq -r .name package.json")
+    _teaches(
+        script,
+        "curl -s localhost:3000/health | jq .status",
+        "bash: jq: command not found",
+        "curl -s localhost:3000/health | python3 -m json.tool",
+        summary="jq: not on PATH here; `json.tool` does its job",
+        others=("jq -r .name package.json",),
+        code=127,
+    )
 
 
 @pytest.mark.parametrize(
@@ -2785,14 +2796,8 @@ def test_an_option_fixed_otherwise_is_no_environment_lesson(script, good):
     ],
 )  # fmt: skip
 def test_a_command_that_did_not_end(script, bad, good, others, not_others):
-    script.run(bad, "Command timed out after 2m 0s", failure=ev.TIMEOUT, code=124)
-    script.run(good, "ok")
-    candidate = _one(script)
-    _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
-    for other in not_others:
-        assert not triggers.matches(candidate.trigger, other), other
+    error = "Command timed out after 2m 0s"
+    _teaches(script, bad, error, good, others=others, not_others=not_others, failure=ev.TIMEOUT)
 
 
 @pytest.mark.parametrize(
@@ -2820,10 +2825,7 @@ def test_an_argument_the_shell_read_inside_double_quotes(
         'single-quote it; in double quotes the shell reads `$` and `"`'
     )
     _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
-    for other in not_others:
-        assert not triggers.matches(candidate.trigger, other), other
+    _reaches(candidate, others, not_others)
 
 
 def test_quotes_swapped_with_nothing_the_shell_reads_into_are_no_such_lesson(script):
@@ -2877,15 +2879,7 @@ def test_a_variable_its_error_names_set_in_front(
 ):
     """The fix set in front the variable the error asked for: the lesson names it and comes
     before the command without it (with the option the error named too, where it did)."""
-    script.run(bad, error, failure=ERR, code=2)
-    script.run(good, "ok")
-    candidate = _one(script)
-    assert candidate.summary == summary
-    _fires(candidate, bad, good)
-    for other in others:
-        assert triggers.matches(candidate.trigger, other), other
-    for other in not_others:
-        assert not triggers.matches(candidate.trigger, other), other
+    _teaches(script, bad, error, good, summary=summary, others=others, not_others=not_others)
 
 
 def test_quotes_changed_along_with_the_code_are_no_quoting_lesson(script):
@@ -2898,12 +2892,13 @@ def test_quotes_changed_along_with_the_code_are_no_quoting_lesson(script):
 def test_a_one_letter_option_in_the_other_case(script):
     """``scp`` takes the port as ``-P``; ``-p`` keeps the times. Nothing else changed, so the
     letter's case was the mistake."""
-    bad, good = "scp -p 2222 a.txt deploy@host:/tmp/", "scp -P 2222 a.txt deploy@host:/tmp/"
-    script.run(bad, "ssh: connect to host host port 22: Connection refused", failure=ERR)
-    script.run(good, "")
-    candidate = _one(script)
-    assert candidate.summary == "scp: `-P`, not `-p`"
-    _fires(candidate, bad, good)
+    _teaches(
+        script,
+        "scp -p 2222 a.txt deploy@host:/tmp/",
+        "ssh: connect to host host port 22: Connection refused",
+        "scp -P 2222 a.txt deploy@host:/tmp/",
+        summary="scp: `-P`, not `-p`",
+    )
 
 
 def test_a_letter_in_the_other_case_beside_another_change_is_no_such_lesson(script):
