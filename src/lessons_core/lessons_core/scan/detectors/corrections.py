@@ -185,6 +185,8 @@ _WORKING_WORDS = frozenset(
     }
 )  # fmt: skip
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+#: An option (``--format``) or a variable set (``HEADLESS=1``), as a word of the message.
+_OPTION_OR_VARIABLE = re.compile(r"--?[a-z][\w-]+|[A-Z][A-Z0-9_]{2,}=\S*")
 
 
 def states_rule(words: str) -> bool:
@@ -197,7 +199,7 @@ def states_rule(words: str) -> bool:
     lowered = words.lower().replace("\u2019", "'")
     if _GENERAL.search(lowered) or names_project_thing(words):
         return True
-    if any(re.fullmatch(r"--?[a-z][\w-]+|[A-Z][A-Z0-9_]{2,}=\S*", w) for w in words.split()):
+    if any(_OPTION_OR_VARIABLE.fullmatch(word) for word in words.split()):
         return True
     return any(token.rstrip(".") in _WORKING_WORDS for token in _TOKEN.findall(lowered))
 

@@ -1013,17 +1013,24 @@ def option_ahead(command: str, flag: str) -> bool:
     return False
 
 
+def _changed_segment(failing: str, fixed: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The one simple command of ``failing`` that ``fixed`` wrote otherwise, as each wrote it,
+    when the two lines hold as many and the rest are the same; else ``None``."""
+    mine, theirs = _segments(failing), _segments(fixed)
+    if len(mine) != len(theirs):
+        return None
+    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
+    return changed[0] if len(changed) == 1 else None
+
+
 def run_through(failing: str, fixed: str) -> bool:
     """Whether ``fixed`` is ``failing`` run through something in front of it (``uv run``,
     ``poetry run``, ``npx``, ``bundle exec``) or by the relative path of the project's own
     copy (``.venv/bin/pytest``), with nothing else changed."""
-    mine, theirs = _segments(failing), _segments(fixed)
-    if len(mine) != len(theirs):
+    changed = _changed_segment(failing, fixed)
+    if changed is None or not changed[0]:
         return False
-    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
-    if len(changed) != 1 or not changed[0][0]:
-        return False
-    was, now = changed[0]
+    was, now = changed
     if len(now) > len(was) and now[len(now) - len(was) :] == was:
         # (a variable set in front is no environment, nor are more privileges)
         return not _ASSIGNMENT.match(now[0]) and now[0] not in _PRIVILEGED
@@ -1097,9 +1104,17 @@ def tight_trigger(command: str) -> str | None:
     return _word(words[0]) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![\w:.-])"
 
 
+def action_or_whole(command: str) -> str | None:
+    """:func:`action_trigger`, or the command named whole where it has no subcommand
+    (``ssh-keygen``)."""
+    return action_trigger(command) or base_trigger(command)
+
+
 #: Subcommands whose next word is what they act on, not an action of theirs (``apt-get
 #: install jq``: the lesson is about installing, whatever the package).
 _OPERAND_VERBS = frozenset({"install", "i", "add", "remove", "uninstall", "purge", "upgrade"})
+#: Those of them that install what they name.
+_INSTALL_VERBS = _OPERAND_VERBS - {"remove", "uninstall", "purge"}
 
 
 def action_trigger(command: str) -> str | None:
@@ -1159,20 +1174,19 @@ def stand_in(failing: str, fixed: str, error: str) -> str | None:
     json.tool`` for ``curl … | jq .x``), or ``None``. A fix that still names the missing
     program anywhere is none: it found the program, not another; nor is another name of it."""
     missing = missing_program(failing, error)
-    mine, theirs = _segments(failing), _segments(fixed)
-    if missing is None or len(mine) != len(theirs):
+    if missing is None:
         return None
-    if any(PurePosixPath(word).name == missing for seg in theirs for word in seg):
+    if any(PurePosixPath(word).name == missing for seg in _segments(fixed) for word in seg):
         return None
-    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
-    if len(changed) != 1 or not changed[0][0]:
+    changed = _changed_segment(failing, fixed)
+    if changed is None or not changed[0]:
         return None  # (the one changed is the stage the missing program started)
-    was, now = changed[0]
+    was, now = changed
     if was[1:] == now[1:] or "-".join(PurePosixPath(w).name for w in now[:2]) == missing:
         # the same arguments to another name of it (``python`` → ``python3``), or a CLI's
         # plugin by its other name (``docker-compose`` → ``docker compose``)
         return None
-    shape = shape_of(list(changed[0][1]))
+    shape = shape_of(list(now))
     return shape.exe if shape is not None and shape.exe not in _SETUP else None
 
 
@@ -1281,13 +1295,10 @@ def subfolder_operand(failing: str, fixed: str, error: str) -> str | None:
     ``None``: one ``.`` (or Go's ``./...``) made the folder, the folder given where the call
     gave none, or given to an option that runs the command from there (``make -C backend``),
     nothing else changed."""
-    mine, theirs = _segments(failing), _segments(fixed)
-    if len(mine) != len(theirs):
+    changed = _changed_segment(failing, fixed)
+    if changed is None:
         return None
-    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
-    if len(changed) != 1:
-        return None
-    seg, fix = changed[0]
+    seg, fix = changed
     given = _folder_option(seg, fix)  # (the option says so itself, whatever the error said)
     if given is not None:
         folder = given
@@ -1450,7 +1461,7 @@ def _packages(command: str) -> tuple[tuple[str, ...], str, str] | None:
     """The packages the install command of ``command`` names, without versions, with its
     executable and subcommand; ``None`` when its main command installs nothing."""
     shape = main_shape(command)
-    if shape is None or shape.sub not in _OPERAND_VERBS - {"remove", "uninstall", "purge"}:
+    if shape is None or shape.sub not in _INSTALL_VERBS:
         return None
     found = segments_of(command, shape.exe, shape.sub)
     if not found:

@@ -142,8 +142,12 @@ def _judge(
             # once the same guess comes back (:mod:`.paths`).
             finding.cls, finding.guessed = GUESSED_PATH, where
             return finding
-        below = triggers.subfolder_operand(call.command or "", fix.command or "", result.text)
-        if missing and below is not None and not finding.edited:
+        below = (
+            triggers.subfolder_operand(call.command or "", fix.command or "", result.text)
+            if missing and not finding.edited
+            else None
+        )
+        if below is not None:
             finding.cls, finding.drift_dir = SUBPROJECT, below  # (``npm --prefix web test``)
             return finding
         if setup_failed or missing:

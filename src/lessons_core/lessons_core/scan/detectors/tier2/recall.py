@@ -85,7 +85,7 @@ def _trigger(finding: Finding) -> str | None:
         # the step as it ran (its words, then options only: not ``git stash pop``), without
         # the option the later command needed
         added = triggers.options_added(failing, fixed)
-        action = triggers.action_trigger(failing) or triggers.base_trigger(failing)
+        action = triggers.action_or_whole(failing)
         step = action + r"(?!\s+[^\s|;&-])" if action else None
         bare = triggers.without_flag(step, added[0]) if added and step else None
         return bare if _separates(bare, failing, fixed) else None
@@ -132,16 +132,20 @@ def _trigger(finding: Finding) -> str | None:
     base = triggers.base_trigger(failing)
     if base is None:
         return None
-    if finding.result.failure == ev.TIMEOUT:
+    # A command that did not end is named to its action (``docker compose up`` without ``-d``,
+    # not ``docker compose logs``).
+    timed_out = finding.result.failure == ev.TIMEOUT
+    named_to = (triggers.action_trigger(failing) or base) if timed_out else base
+    if timed_out:
         # a variable the fix set in front that let it end (``PAGER=cat psql …``)
         for variable in triggers.assignments(fixed):  # (one the call set too cannot separate)
-            unset = triggers.without_assignment(triggers.action_trigger(failing) or base, variable)
+            unset = triggers.without_assignment(named_to, variable)
             if _separates(unset, failing, fixed_whole):
                 return unset
-    if finding.result.failure == ev.TIMEOUT and triggers.backgrounded(failing, fixed):
-        # a server or watcher run in the foreground, then in the background
-        alone = triggers.in_foreground(triggers.action_trigger(failing) or base)
-        return alone if _separates(alone, failing, fixed_whole) else None
+        if triggers.backgrounded(failing, fixed):
+            # a server or watcher run in the foreground, then in the background
+            alone = triggers.in_foreground(named_to)
+            return alone if _separates(alone, failing, fixed_whole) else None
     if name == failures.NO_TERMINAL:
         return _no_terminal_trigger(failing, fixed, fixed_whole)
     if name == SANDBOX.name:
@@ -224,19 +228,16 @@ def _trigger(finding: Finding) -> str | None:
             for w in seg
             if w not in own and _ADDED_WORD.fullmatch(w)
         ]
-        # A command that did not end is named to its action (``docker compose up`` without
-        # ``-d``, not ``docker compose logs``), with the flag that kept it running where the
-        # fix dropped one (``tail -f``, ``--watch``).
-        timed_out = finding.result.failure == ev.TIMEOUT
-        named_to = triggers.action_trigger(failing) if timed_out else None
+        # (a command that did not end: with the flag that kept it running where the fix
+        # dropped one, ``tail -f``, ``--watch``)
         for flag in shape.flags if timed_out else ():
-            kept_running = triggers.with_flag(named_to or base, flag)
+            kept_running = triggers.with_flag(named_to, flag)
             if _separates(kept_running, failing, fixed_whole):  # (one the fix kept cannot)
                 return kept_running
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
-            pattern = triggers.without_flag(named_to or base, word)
+            pattern = triggers.without_flag(named_to, word)
             if _separates(pattern, failing, fixed_whole):
                 return pattern
     return None
@@ -248,7 +249,7 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     commit`` without ``-m``). The command is named to its action word, so
     the lesson of ``gh pr create`` does not come with ``gh pr view``."""
     # (a command without subcommands is named whole: ``ssh-keygen`` without ``-N``)
-    action = triggers.action_trigger(failing) or triggers.base_trigger(failing)
+    action = triggers.action_or_whole(failing)
     shape, fixed_shape = triggers.main_shape(failing), triggers.main_shape(fixed)
     if action is None or shape is None or fixed_shape is None:
         return None
@@ -333,15 +334,14 @@ def _generic_trigger(
         own = triggers.segment_of(fixed, shape.exe, shape.sub) or fixed
         if segment is None:
             return None
+        action = triggers.action_or_whole(segment)
         letter = triggers.case_swapped(segment, own)
         if letter is not None:
             # ``scp -p 2222`` → ``scp -P 2222``: the one letter in the other case
-            action = triggers.action_trigger(segment) or triggers.base_trigger(segment)
             cased = triggers.with_flag(action, letter) if action else None
             return cased if _separates(cased, failing, fixed) else None
         told = flag_it_named(finding)
         if told is not None and told[0] in ("added", "set"):
-            action = triggers.action_trigger(segment) or triggers.base_trigger(segment)
             if told[0] == "set" and action:
                 # with a flag the error named too, which needed the variable (``-race``)
                 name = told[1].split("=", 1)[0]
