@@ -6,7 +6,10 @@ corrections.json`` holds messages of our own: corrections that state a rule a la
 could use, corrections of the work in hand (one-offs), and ordinary messages. The ``design``
 set was written first and the detector's filter of one-offs
 (:func:`lessons_core.scan.detectors.corrections.states_rule`) was written against it; the
-``held-out`` set was written before that filter and is not tuned on.
+``held-out`` set was written before that filter and is not tuned on. ``design-2`` and
+``held-out-2`` were written later, together, by a writer who had not read the detector; a
+seeded coin chose which of the two the detector's words may be tuned on, and ``held-out-2`` is
+not.
 
 For each set and kind it prints how many messages the hook's detector hears
 (:func:`lessons_core.hot.corrections.correction`) and how many of those the scan keeps as

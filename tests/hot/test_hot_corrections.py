@@ -50,6 +50,23 @@ CORRECTIONS = [
     "no need for sudo here",
     "remember the staging db is read only",
     "## My request for Codex:\nno, use tabs",  # the IDE's heading first, nothing before it
+    # the apostrophe left out
+    "you cant push from here, the remote is read only",
+    "thats not the client we use, swap it for http.ts",
+    # an instruction that opens a later clause
+    "ugh, the debug prints again. use the logger",
+    "that option was dropped in v5, use --output json",
+    # "X not Y" with no comma
+    "the db listens on 5433 not 5432",
+    "its bun here so `bunx` not npx",
+    # how the user wants the agent to work; a fact of the project it went against
+    "ask me before you rewrite history",
+    "make sure you regenerate the client before building",
+    "you need to seed the database before the e2e run",
+    "we don't squash here, keep each commit",
+    "we switched to vitest last month",
+    "redis has to be running for these tests",
+    "branch names should follow the ticket id",
 ]
 
 ORDINARY = [
@@ -81,6 +98,16 @@ ORDINARY = [
     "thanks! one more thing: rename the variable to user_count",
     # a suggestion of what to do next
     "Now run the type check and the tests. You know, why not run them all",
+    # a "don't" or "never" of the user's own mind, a question that asks for a choice
+    "don't know if it matters, but the build got slower",
+    "never seen this warning before, what is it?",
+    "I do not think this is related",
+    "what could we use instead of polling here?",
+    # a "not" of a state or a verb, not two things set apart
+    "module not found after the upgrade, any idea?",
+    "the tests not passing is expected for now",
+    "this is not urgent",
+    "we don't have a staging server yet",
     "",
     None,
     42,

@@ -481,6 +481,20 @@ def test_a_mark_right_after_the_first_letter_names_a_project_thing() -> None:
     assert not corrections.names_project_thing("no, stop here.")
 
 
+def test_a_folder_is_named_by_its_slash() -> None:
+    assert corrections.names_project_thing("keep the fixtures in testdata/")
+    assert not corrections.names_project_thing("either one works / whatever")
+
+
+def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
+    """``parse_config`` names a thing of the project (a rule that names it is scoped to the
+    project), yet on its own it makes no rule: it is what a one-off points at."""
+    said = "no, I meant parse_config"
+    assert corrections.names_project_thing(said)
+    assert not corrections.states_rule(said)
+    assert corrections.states_rule("no, read settings through load_config, we never parse by hand")
+
+
 @pytest.mark.parametrize(
     "said",
     [
@@ -488,6 +502,11 @@ def test_a_mark_right_after_the_first_letter_names_a_project_thing() -> None:
         "that's wrong, the total should include tax",
         "not like that, the modal should close on outside click",
         "no, the sidebar should be collapsible",
+        # a name of code is what the work in hand touches, not where things live
+        "wrong helper, I meant format_price not format_amount",
+        "that's not the table, the one in billing_events",
+        # "instead of" sets two choices of this work apart
+        "no, put the legend below the chart instead of above it",
     ],
 )
 def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
@@ -508,6 +527,10 @@ def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
         "no, use --format json",  # an option
         "no, use pnpm for that",  # a tool
         "log in on your instance and check it yourself",  # the agent's own work
+        "don't touch anything under vendor/ by hand",  # a folder, and by hand
+        "ask me before you drop any table",  # how the user wants the agent to work
+        "stop using cat to read files, use read_file",  # a habit to drop
+        "the preview server is on 4173 not 5173",  # a working word
     ],
 )
 def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):

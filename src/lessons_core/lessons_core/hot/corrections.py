@@ -12,6 +12,9 @@ A new task, a question, an approval, a pasted plan or log, or a report that some
 does not work is not one: a report says *that* something is wrong, not what rule was broken,
 and teaches nothing another session could use. So the message needs a correcting cue and must
 not read as a report, a doubt or a decision for this moment only ("let's see", "for now").
+Words are read as people type them: an apostrophe left out (``dont``), an instruction at the
+head of a later clause ("ugh, the prints again. use the logger"), two things set apart by a
+bare "not" ("5433 not 5432"); an open question ("what could we use instead?") asks.
 
 Only the head of a message is judged (its first lines, after the markup an IDE or the agent's
 harness puts in front): a correction leads with its point, while a long paste that happens to
@@ -49,27 +52,23 @@ _FILLERS = frozenset(
 #: Opening words that correct on their own ("no" is judged apart, see :func:`_opens`).
 _OPENERS = frozenset(
     (
-        "don't", "dont", "never", "stop", "wrong", "instead", "always", "avoid", "prefer", "use",
+        "don't", "never", "stop", "wrong", "instead", "always", "avoid", "prefer", "use",
         "remember",
     )
 )  # fmt: skip
 #: Phrases that correct wherever they stand in the head (padded with spaces when matched).
 _PHRASES = (
     "that's wrong",
-    "thats wrong",
     "that is wrong",
     "this is wrong",
     "that's not",
-    "thats not",
     "that is not",
     "this is not what",
     "that's incorrect",
     "not what i",
-    "dont use",
+    "don't use",
     "never use",
     "never run",
-    "instead of",
-    "rather than",
     "should use",
     "should be using",
     "should have used",
@@ -99,8 +98,11 @@ _PHRASES = (
     "i said",
     "you should have",
     "you were supposed",
-    "you need to use",
-    "you have to use",
+    "you need to",
+    "you have to",
+    "you must",
+    "make sure you",
+    "make sure to",
     "just use",
     "please use",
     "we use",
@@ -148,9 +150,41 @@ _PHRASES = (
     "please never",
     "no need to",
     "no need for",
+    # how the user wants the agent to work
+    "ask me before",
+    "ask me first",
+    "check with me",
+    "before you",
+    "stick to",
+    "stick with",
+    "keep to",
+    "the convention",
+    # a fact of the project the agent went against
+    "we moved to",
+    "we've moved to",
+    "we switched to",
+    "we've switched to",
+    "we migrated to",
+    "we're on",
+    "we are on",
+    "has to be",
+    "have to be",
+    "needs to be",
+    "must be",
+    "should follow",
+    "should look like",
+    "should be like",
+    "should always",
+    "should never",
 )
 #: Short spellings read as the word they stand for.
-_SPELLED = {"pls": "please", "plz": "please", "plase": "please", "u": "you"}
+_SPELLED = {
+    "pls": "please", "plz": "please", "plase": "please", "u": "you",
+    # the apostrophe left out, as people type
+    "dont": "don't", "cant": "can't", "isnt": "isn't", "didnt": "didn't", "doesnt": "doesn't",
+    "shouldnt": "shouldn't", "wont": "won't", "arent": "aren't", "wasnt": "wasn't",
+    "thats": "that's", "youre": "you're", "whats": "what's",
+}  # fmt: skip
 #: Words before a "don't" that make it a description, not an instruction.
 _SUBJECTS = frozenset(("i", "we", "they", "it", "he", "she", "that", "this", "which", "who"))
 #: Verbs that make an "… it yourself" a correction of the agent asking the user to do its work.
@@ -200,7 +234,7 @@ _PUNCT = str.maketrans(dict.fromkeys('.,;:!?()[]{}"`*_<>=/\\|-', " | "))
 #: not as a determiner ("no teams are loading").
 _AFTER_NO = frozenset(
     (
-        "don't", "dont", "do", "not", "use", "that", "that's", "thats", "it", "it's", "its",
+        "don't", "do", "not", "use", "that", "that's", "it", "it's", "its",
         "you", "we", "stop", "wrong", "instead", "just", "please", "actually", "i", "never",
     )
 )  # fmt: skip
@@ -252,10 +286,7 @@ def correction(text, rejected=False, answer=False):
     said = head(text)
     if not said:
         return None
-    tokens = [
-        _SPELLED.get(token, token)
-        for token in said.lower().replace("\u2019", "'").translate(_PUNCT).split()
-    ]
+    tokens = _tokens(said)
     words = [t for t in tokens if t != _BREAK]
     if len(words) < 2 and not (rejected and words):
         return None
@@ -263,12 +294,14 @@ def correction(text, rejected=False, answer=False):
     for phrase in _ONE_OFF:
         if " " + phrase + " " in padded:
             return None
-    if _opens(tokens, rejected, answer):
+    if _asks(words, said):
+        return None
+    if _opens(tokens, rejected, answer) or _clause_opens(said, answer):
         return said
     for phrase in _PHRASES:
         if " " + phrase + " " in padded:
             return said
-    if not answer and _told_not(words):
+    if not answer and (_told_not(words) or _we_do_not(words)):
         return said
     if _contrast(said.lower(), words):
         return said
@@ -278,17 +311,59 @@ def correction(text, rejected=False, answer=False):
     return None
 
 
+def _tokens(text):
+    """The words of ``text``, lowered and spelled out, with :data:`_BREAK` for punctuation."""
+    lowered = text.lower().replace("\u2019", "'").translate(_PUNCT)
+    return [_SPELLED.get(token, token) for token in lowered.split()]
+
+
+#: What ends a clause: a later clause may open with an instruction as the first one does
+#: ("ugh, again with the prints. use the logger", "that flag is gone, use --format json").
+_CLAUSE_ENDS = (". ", "! ", "? ", "; ", ", ", ": ")
+#: The openers that correct at the head of a later clause too ("no" there answers or counts).
+_CLAUSE_OPENERS = frozenset(("don't", "never", "stop", "avoid", "always", "use", "prefer"))
+
+
+def _clause_opens(said, answer):
+    """Whether a clause after the first opens with an instruction ("…, never force-push")."""
+    for end in _CLAUSE_ENDS:
+        said = said.replace(end, "\n")
+    for clause in said.splitlines()[1:]:
+        words = [t for t in _tokens(clause) if t != _BREAK]
+        if len(words) < 2 or words[0] not in _CLAUSE_OPENERS or _describes(words):
+            continue
+        if not (answer and words[0] in _ANSWER_OPENERS):
+            return True
+    return False
+
+
+#: Verbs of the user's own mind or memory: "don't know", "never seen this": the user says
+#: something of themselves, not of what the agent should do.
+_OWN_MIND = frozenset(
+    (
+        "know", "think", "understand", "see", "remember", "care", "mind", "get", "seen",
+        "heard", "had", "been", "knew", "thought", "understood", "tried", "used",
+    )
+)  # fmt: skip
+
+
+def _describes(words):
+    """ "don't know if …", "never seen this before": an opening "don't" or "never" that
+    tells of the user, not the agent."""
+    return words[0] in ("don't", "never") and len(words) > 1 and words[1] in _OWN_MIND
+
+
 #: Words after an answer's "no" that go on answering ("no, it's fine", "no, don't bother").
 _ANSWER_NO = frozenset(
     (
         "it", "it's", "its", "i", "just", "please", "do", "we", "you", "actually",
-        "don't", "dont", "not", "never", "stop",
+        "don't", "not", "never", "stop",
     )
 )  # fmt: skip
 
 
 #: Opening words that, replying to the agent's question, answer it.
-_ANSWER_OPENERS = frozenset(("don't", "dont", "never", "stop"))
+_ANSWER_OPENERS = frozenset(("don't", "never", "stop"))
 
 
 def _opens(tokens, rejected, answer):
@@ -310,8 +385,8 @@ def _opens(tokens, rejected, answer):
     if answer and first in _ANSWER_OPENERS:
         return False  # "don't bother", "never mind": the question answered
     if first in _OPENERS:
-        return True
-    if first == "please" and rest[0] in ("don't", "dont", "stop", "never"):
+        return not _describes([t for t in tokens[start:] if t != _BREAK])
+    if first == "please" and rest[0] in ("don't", "stop", "never"):
         return True
     return rejected and first in _IMPERATIVES
 
@@ -322,21 +397,58 @@ _ADVERBS = frozenset(("actually", "really", "just", "also", "still", "even", "us
 
 def _told_not(words):
     """ "… and don't touch the lockfile", "please do not …": a "don't" said to the agent, not
-    one that describes ("we don't handle it", "I actually don't like this idea")."""
+    one that describes ("we don't handle it", "I actually don't like this idea", "don't know
+    if it matters")."""
     for i, word in enumerate(words):
-        said_not = word in ("don't", "dont") or (word == "do" and words[i + 1 : i + 2] == ["not"])
+        if word == "don't":
+            verb = words[i + 1 : i + 2]
+        elif word == "do" and words[i + 1 : i + 2] == ["not"]:
+            verb = words[i + 2 : i + 3]
+        else:
+            continue
         before = i - 1
         while before >= 0 and words[before] in _ADVERBS:
             before -= 1
-        if said_not and (before < 0 or words[before] not in _SUBJECTS):
+        if (before < 0 or words[before] not in _SUBJECTS) and not _OWN_MIND.intersection(verb):
             return True
     return False
+
+
+#: What may follow a "we don't" that tells of the team, not of how it works ("we don't need
+#: the cache for the demo", "we don't have a staging server").
+_WE_LACK = frozenset(("need", "have", "want", "like", "handle", "support", "do", "care", "mind"))
+
+
+def _we_do_not(words):
+    """ "we don't commit to main directly", "we do not mock the database": how the team works,
+    which the agent went against."""
+    for i in range(len(words) - 2):
+        if words[i] == "we" and words[i + 1] == "don't":
+            verb = words[i + 2]
+        elif words[i : i + 3] == ["we", "do", "not"] and i + 3 < len(words):
+            verb = words[i + 3]
+        else:
+            continue
+        if verb not in _WE_LACK and verb not in _OWN_MIND and verb not in _ADVERBS:
+            return True
+    return False
+
+
+#: Words that open a question asking something rather than setting the agent right.
+_ASKING = frozenset(("what", "what's", "how", "where", "when", "which", "who"))
+
+
+def _asks(words, said):
+    """ "what could we use instead of polling here?", "how do we run the tests?": a question
+    that asks, its words no correction ("why did you …?" is one: ``why`` is not asking)."""
+    first = next((w for w in words if w not in _FILLERS), "")
+    return first in _ASKING and said.rstrip().endswith("?")
 
 
 def _contrast(lowered, words):
     """ "Put it in AGENTS.md, not a skill", "use bun run not a path": a choice set against
     another one."""
-    if " instead" in " " + lowered:
+    if " instead" in " " + lowered or " rather than " in f" {lowered} ":
         return True
     at = lowered.find(", not ")
     while at >= 0:
@@ -344,7 +456,40 @@ def _contrast(lowered, words):
         if after not in _NOT_CONTRAST:
             return True
         at = lowered.find(", not ", at + 6)
-    return any(word in _USE and "not" in words[i + 2 : i + 6] for i, word in enumerate(words))
+    if any(word in _USE and "not" in words[i + 2 : i + 6] for i, word in enumerate(words)):
+        return True
+    return any(
+        word == "not" and _things_set_apart(words[i - 1], words[i + 1])
+        for i, word in enumerate(words[1:-1], start=1)
+    )
+
+
+#: Words before a "not" that make it a verb's or a hedge's ("is not", "why not", "or not").
+_NOT_AFTER = frozenset(
+    (
+        "is", "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "should",
+        "would", "will", "shall", "may", "might", "must", "have", "has", "had", "it's",
+        "that's", "i'm", "you're", "we're", "they're", "there's", "why", "or", "and", "if",
+        "but", "whether", "so", "as", "just", "still", "maybe", "perhaps", "let's", "me",
+        "it", "i", "you", "we", "they", "he", "she", "to", "am", "need", "needs",
+    )
+)  # fmt: skip
+#: Words after it that make it describe a state: "file not found", "tests not running".
+_NOT_STATE = frozenset(
+    ("a", "an", "the", "to", "be", "found", "set", "available", "ready", "done", "yet", "in",
+     "on", "at", "for", "with", "from", "all", "every", "even", "now", "sure", "so", "too")
+)  # fmt: skip
+
+
+def _things_set_apart(before, after):
+    """ "5173 not 3000", "`yarn dlx` not npx", "trunk not master": two things set against each
+    other with a bare "not", which a verb's "not" ("is not", "why not") or a state ("module not
+    found", "tests not passing") is not."""
+    if before in _NOT_AFTER or before.endswith(("n't", "ly")) or before == _BREAK:
+        return False
+    return (
+        after not in _NOT_STATE and after not in _NOT_CONTRAST and not after.endswith(("ed", "ing"))
+    )
 
 
 def ask_text(manifest):

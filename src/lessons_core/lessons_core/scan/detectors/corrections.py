@@ -121,18 +121,30 @@ _PROJECT_MARKS = "/._#:"
 _NOT_NAMES = frozenset(("e.g", "i.e", "etc", "vs"))
 
 
-def names_project_thing(words: str) -> bool:
+def names_project_thing(words: str, marks: str = _PROJECT_MARKS) -> bool:
     """Whether the correction names something of this project (a path, a file name, a branch,
-    a host, a name in backticks) rather than a general rule ("don't use sudo with pip")."""
+    a host, a name in backticks, an identifier) rather than a general rule ("don't use sudo
+    with pip"); ``marks`` are the characters that make a word such a name."""
     for word in words.split():
         if "`" in word:
             return True
         word = word.strip("\"'()[]{},;!?").rstrip(".").lower()
         if word in _NOT_NAMES:
             continue
-        if any(mark in word[1:-1] for mark in _PROJECT_MARKS):
+        if any(mark in word[1:-1] for mark in marks) or _folder(word):
             return True
     return False
+
+
+#: The marks of a place or a way of running: a path, a file, a host, a branch. A name of code
+#: alone (``parse_header``, ``order_items``) is what a correction of the work in hand points
+#: at ("I meant parse_header"), so it makes no rule on its own.
+_PLACE_MARKS = "/.#:"
+
+
+def _folder(word: str) -> bool:
+    """``gen/``, ``src/``: a folder named with its slash."""
+    return len(word) > 2 and word.endswith("/") and word[:-1].replace("-", "").isalnum()
 
 
 #: Words that make a correction a rule for every session, not a choice of the work in hand:
@@ -143,7 +155,11 @@ _GENERAL = re.compile(
     r"in general|by default|each time|whenever|remember|again|keep (?:forgetting|adding|doing|"
     r"using|creating|making)|we (?:use|don't|dont|do not|always|never|test|moved|squash|prefer|"
     r"keep|run|deploy|build)|our|in this (?:repo|codebase|project|org|team)|"
-    r"on this (?:box|machine|server|host)|is called|i prefer|i'd prefer|rather than|instead of|"
+    r"on this (?:box|machine|server|host)|is called|i prefer|i'd prefer|"
+    # how the user wants the agent to work: "ask me before you delete anything"
+    r"ask me (?:before|first)|check with me|without asking|by hand|"
+    # a habit to drop: "stop using cat", "stop adding type: ignore"
+    r"stop \w+ing|"
     # how the agent works: "test it yourself", "check it yourself"
     r"yourself)\b"
 )
@@ -174,6 +190,7 @@ _WORKING_WORDS = frozenset(
         "docker", "compose", "podman", "kubectl", "helm", "k8s", "kubeconfig", "terraform",
         "makefile", "deploy", "deployment", "staging", "prod", "production", "sandbox",
         "permissions", "ssh", "https", "url", "urls", "port", "ports", "localhost", "api",
+        "server", "host",
         "endpoint", "endpoints", "bucket", "buckets", "s3", "aws", "gcloud", "azure",
         # data, configuration, code conventions
         "db", "database", "postgres", "mysql", "sqlite", "redis", "migration", "migrations",
@@ -184,7 +201,7 @@ _WORKING_WORDS = frozenset(
         "rg", "grep", "sed", "awk", "curl", "wget",
     }
 )  # fmt: skip
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
 #: An option (``--format``) or a variable set (``HEADLESS=1``), as a word of the message.
 _OPTION_OR_VARIABLE = re.compile(r"--?[a-z][\w-]+|[A-Z][A-Z0-9_]{2,}=\S*")
 
@@ -197,7 +214,7 @@ def states_rule(words: str) -> bool:
     button blue" and "that's wrong, the total should include tax" are corrections, and
     one-offs: they set right this piece of work, not how any work is done."""
     lowered = words.lower().replace("\u2019", "'")
-    if _GENERAL.search(lowered) or names_project_thing(words):
+    if _GENERAL.search(lowered) or names_project_thing(words, _PLACE_MARKS):
         return True
     if any(_OPTION_OR_VARIABLE.fullmatch(word) for word in words.split()):
         return True
