@@ -67,6 +67,14 @@ CORRECTIONS = [
     "we switched to vitest last month",
     "redis has to be running for these tests",
     "branch names should follow the ticket id",
+    "try it yourself",
+    "the config belongs in pyproject rather than setup.cfg",
+    "put the helper in the shared module instead",
+    "we do not commit generated files",
+    "please do not rename the public functions",
+    "I'd use the one in utils not a new one",  # a use-verb, "not" four words on
+    # the point on the third line of the first paragraph
+    "I looked at the diff.\nThe lockfile changed though,\nplease don't touch the lockfile",
 ]
 
 ORDINARY = [
@@ -108,6 +116,11 @@ ORDINARY = [
     "the tests not passing is expected for now",
     "this is not urgent",
     "we don't have a staging server yet",
+    "do not know why the build got slower",
+    "I asked if we deploy on fridays and we do not",
+    "ok, well",
+    # what follows the first paragraph is not judged
+    "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",
     None,
     42,
@@ -127,6 +140,8 @@ def test_tasks_questions_approvals_reports_and_pastes_are_not(text):
 def test_the_words_kept_are_the_typed_head_without_markup():
     text = "<ide_opened_file>x</ide_opened_file>\nno, use pnpm\n\n```\nlog line 1\n```"
     assert corrections.correction(text) == "no, use pnpm"
+    # the words may follow the closing tag with no space between
+    assert corrections.head("<reminder>x</reminder>never push to main") == "never push to main"
     assert len(corrections.correction("don't " + "x " * 1000) or "") == corrections.HEAD_CHARS
 
 
@@ -149,6 +164,10 @@ def test_an_answer_to_the_agents_question_is_judged_as_an_answer():
     assert corrections.correction("no, use the docs generator instead", answer=True)
     assert corrections.correction("check again on the staging host", answer=True)
     assert corrections.correction("that's not the branch, it's called main", answer=True)
+    assert corrections.correction("no, wrong file", answer=True)
+    # an instruction opening a later clause still corrects; a "don't" there still answers
+    assert corrections.correction("sure, go ahead. use pnpm for it though", answer=True)
+    assert corrections.correction("sure, go ahead. don't bother with the docs", answer=True) is None
 
 
 # -- the hook ----------------------------------------------------------------------------------

@@ -256,9 +256,8 @@ def head(text):
         end = text.find(">") if text.startswith("<") else -1
         name = text[1:end].split()[0] if end > 1 else ""
         close = text.find("</" + name + ">") if name else -1
-        if close < 0:
-            break
-        text = text[close + len(name) + 3 :].lstrip()
+        if close >= 0:  # (else nothing more to take off: the rounds left change nothing)
+            text = text[close + len(name) + 3 :].lstrip()
     if text.lower().startswith(_NOT_TYPED):
         return ""
     kept: list[str] = []
@@ -373,7 +372,7 @@ def _opens(tokens, rejected, answer):
     while start < len(tokens) and (tokens[start] in _FILLERS or tokens[start] == _BREAK):
         start += 1
     rest = [t for t in tokens[start + 1 :] if t != _BREAK]
-    if start >= len(tokens) or not rest:
+    if not rest:  # (also when nothing but fillers was said)
         return False
     first = tokens[start]
     if first in ("no", "nope"):
@@ -401,15 +400,13 @@ def _told_not(words):
     if it matters")."""
     for i, word in enumerate(words):
         if word == "don't":
-            verb = words[i + 1 : i + 2]
+            after = words[i + 1 :]
         elif word == "do" and words[i + 1 : i + 2] == ["not"]:
-            verb = words[i + 2 : i + 3]
+            after = words[i + 2 :]
         else:
             continue
-        before = i - 1
-        while before >= 0 and words[before] in _ADVERBS:
-            before -= 1
-        if (before < 0 or words[before] not in _SUBJECTS) and not _OWN_MIND.intersection(verb):
+        subject = next((w for w in reversed(words[:i]) if w not in _ADVERBS), None)
+        if subject not in _SUBJECTS and next(iter(after), "") not in _OWN_MIND:
             return True
     return False
 
@@ -422,14 +419,16 @@ _WE_LACK = frozenset(("need", "have", "want", "like", "handle", "support", "do",
 def _we_do_not(words):
     """ "we don't commit to main directly", "we do not mock the database": how the team works,
     which the agent went against."""
-    for i in range(len(words) - 2):
-        if words[i] == "we" and words[i + 1] == "don't":
-            verb = words[i + 2]
-        elif words[i : i + 3] == ["we", "do", "not"] and i + 3 < len(words):
-            verb = words[i + 3]
+    for i, word in enumerate(words):
+        if word != "we":
+            continue
+        if words[i + 1 : i + 2] == ["don't"]:
+            verb = words[i + 2 : i + 3]
+        elif words[i + 1 : i + 3] == ["do", "not"]:
+            verb = words[i + 3 : i + 4]
         else:
             continue
-        if verb not in _WE_LACK and verb not in _OWN_MIND and verb not in _ADVERBS:
+        if verb and not (_WE_LACK | _OWN_MIND | _ADVERBS).intersection(verb):
             return True
     return False
 
@@ -450,12 +449,9 @@ def _contrast(lowered, words):
     another one."""
     if " instead" in " " + lowered or " rather than " in f" {lowered} ":
         return True
-    at = lowered.find(", not ")
-    while at >= 0:
-        after = lowered[at + 6 :].split(" ", 1)[0]
-        if after not in _NOT_CONTRAST:
+    for after in lowered.split(", not ")[1:]:
+        if after.split(" ", 1)[0] not in _NOT_CONTRAST:
             return True
-        at = lowered.find(", not ", at + 6)
     if any(word in _USE and "not" in words[i + 2 : i + 6] for i, word in enumerate(words)):
         return True
     return any(
