@@ -59,6 +59,15 @@ SCENARIOS = [
      "bash: jq: command not found", 127, "curl -s localhost:3000/health | python3 -m json.tool"),
     ("a project in a folder below", "make test", "make: *** No rule to make target 'test'.  Stop.",
      2, "make -C backend test"),
+    ("an ssh address with no key", "git clone git@github.com:acme/widgets.git",
+     "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+     128, "git clone https://github.com/acme/widgets.git"),
+    ("an option another program has", "readlink -f ./build",
+     "readlink: illegal option -- f\nusage: readlink [-n] [file ...]", 1, "realpath ./build"),
+    ("an option that takes an argument", "sed -i 's/a/b/' app.conf",
+     'sed: 1: "app.conf": invalid command code a', 1, "sed -i '' 's/a/b/' app.conf"),
+    ("a step first", "terraform plan", "Error: Inconsistent dependency lock file", 1,
+     "terraform init && terraform plan"),
 ]  # fmt: skip
 
 

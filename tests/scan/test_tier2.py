@@ -964,7 +964,7 @@ def test_a_refusal_the_fix_answered_with_the_flag_it_advised(script):
     script.run('rg -n "foo\\nbar" src', _RG_NEWLINE, failure=ERR, code=2)
     script.run('rg -n -U "foo\\nbar" src', "src/a.py:3:foo")
     candidate = _one(script)
-    assert candidate.summary == "rg: needed another way"
+    assert candidate.summary == "rg: it worked with `-U`"
     assert candidate.error_lines == ('rg: the literal "\\n" is not allowed in a regex',)
     assert candidate.mistake.endswith(
         "; it said: “Consider enabling multiline mode with the --multiline flag (or -U for"

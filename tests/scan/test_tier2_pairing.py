@@ -2540,7 +2540,8 @@ def test_a_step_that_had_failed_itself_is_its_own_finding_not_a_redone_step(scri
          True),
         # the fix added ``--prefer-offline``; the error named only ``--force``: no such claim
         ("npm install lodash", "npm error network timeout\nnpm error retry with --force",
-         "npm install lodash --prefer-offline", "npm install: needed another way", False),
+         "npm install lodash --prefer-offline",
+         "npm install: it worked with `--prefer-offline`", False),
     ],
 )  # fmt: skip
 def test_an_option_its_error_names_is_the_summary(script, bad, error, good, summary, trigger):
@@ -2674,7 +2675,7 @@ def test_a_top_level_await_outside_a_module_is_how_node_was_run(script):
         failure=ERR,
     )
     script.run(bad.replace("node -e", "node --input-type=module -e"), "200")
-    assert _one(script).summary == "node: needed another way"
+    assert _one(script).summary == "node: it worked with `--input-type=module`"
 
 
 @pytest.mark.parametrize(
@@ -2918,3 +2919,95 @@ def test_a_revision_git_does_not_know_is_a_one_off(script):
     )
     script.run("git diff --cached", "diff --git a/x b/x")
     assert _detect(script) == []
+
+
+# -- what changed, when no class explains it; facts of the machine ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        (
+            "npm run build",
+            "> vite build\nsh: 1: vite: not found",
+            "npm install && npm run build",
+            "npm run build: run `npm install` first",
+        ),
+        (
+            "terraform plan",
+            "Error: Inconsistent dependency lock file\n  terraform init",
+            "terraform init && terraform plan",
+            "terraform plan: run `terraform init` first",
+        ),
+        (
+            "git rebase main",
+            "error: cannot rebase: You have unstaged changes.",
+            "git rebase --autostash main",
+            "git rebase: it worked with `--autostash`",
+        ),
+    ],
+)
+def test_what_the_fix_did_is_the_summary(script, bad, error, good, summary):
+    """A fix no class explains is still told by what it did: a step it ran first, an option it
+    added; recalled at the error, since the same command works once the step is done."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+
+
+def test_an_ssh_address_fixed_by_the_https_one(script):
+    """No SSH key here: the lesson comes before any git command given an SSH address of that
+    host, whichever subcommand."""
+    _teaches(
+        script,
+        "git clone git@github.com:acme/widgets.git",
+        "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote"
+        " repository.",
+        "git clone https://github.com/acme/widgets.git",
+        summary="git clone: the HTTPS address, not SSH (no SSH key here)",
+        others=["git submodule add git@github.com:acme/lib.git vendor/lib"],
+        not_others=["git clone https://github.com/acme/lib.git", "git clone git@gitlab.com:a/b"],
+    )
+
+
+def test_an_option_the_program_lacks_here_done_by_another(script):
+    """``readlink -f`` on a Mac, then ``realpath`` on the same path: before any ``readlink
+    -f``, not before ``readlink`` alone."""
+    _teaches(
+        script,
+        "readlink -f ./build",
+        "readlink: illegal option -- f\nusage: readlink [-n] [file ...]",
+        "realpath ./build",
+        summary="readlink: no `-f` here; `realpath` does its job",
+        others=["readlink -f /tmp/x"],
+        not_others=["readlink link", "realpath -f x"],
+    )
+
+
+def test_an_option_that_takes_an_argument_here(script):
+    """BSD ``sed -i`` takes the next word for the backup suffix; the fix gave it ``''``."""
+    _teaches(
+        script,
+        "sed -i 's/foo/bar/' config.yml",
+        'sed: 1: "config.yml": invalid command code c',
+        "sed -i '' 's/foo/bar/' config.yml",
+        summary="sed: `-i` takes an argument here (`-i ''`)",
+        others=["sed -i 's/a/b/g' x.txt"],
+        not_others=["sed -n '1,5p' x.txt", "sed -i '' 's/a/b/' y"],
+    )
+
+
+def test_an_interpreters_option_added_names_the_script(script):
+    """``node --experimental-default-type=module build.js`` runs the same script as ``node
+    build.js``: the fix is the option, not another program doing the job."""
+    script.run(
+        "node scripts/build.js",
+        "SyntaxError: Cannot use import statement outside a module",
+        failure=ERR,
+        code=1,
+    )
+    script.run("node --experimental-default-type=module scripts/build.js", "built")
+    candidate = _one(script)
+    assert candidate.summary == "build.js: it worked with `--experimental-default-type=module`"

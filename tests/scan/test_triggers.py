@@ -392,6 +392,91 @@ def test_main_shape_skips_what_comes_before_the_work(command, exe, sub):
     assert (shape.exe, shape.sub) == (exe, sub)
 
 
+@pytest.mark.parametrize(
+    ("command", "exe", "flags"),
+    [
+        ("node --inspect scripts/build.js", "build.js", ("--inspect",)),
+        ("python -u train.py --epochs 3", "train.py", ("-u", "--epochs")),
+        ("python3 -W error x.py", "x.py", ("-W",)),  # (the option's value is no script)
+        ("node -r dotenv/config app.js", "app.js", ("-r",)),
+        ("bash -x deploy.sh", "deploy.sh", ("-x",)),
+        ('python -c "import x.py"', "python", ("-c",)),  # code given inline: no script
+        ("node -e 'require(1)' a.js", "node", ("-e",)),
+    ],
+)
+def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, flags):
+    """``node --inspect app.js`` runs ``app.js`` as ``node app.js`` does: one command, with the
+    interpreter's options among its flags."""
+    shape = triggers.main_shape(command)
+    assert shape is not None
+    assert (shape.exe, shape.flags) == (exe, flags)
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "step"),
+    [
+        ("npm run build", "npm install && npm run build", "npm install"),
+        ("terraform plan", "terraform init && terraform plan", "terraform init"),
+        ("go build ./...", "go mod tidy; go build ./...", "go mod tidy"),
+        ("make", "mkdir -p out && ./configure && make", "mkdir -p out && ./configure"),
+        ("go test ./...", "cd api && go test ./...", None),  # a folder below: read elsewhere
+        ("pytest", "source .venv/bin/activate && pytest", None),  # an environment
+        ("pytest", "CI=1 pytest", None),
+        ("npm run build", "npm install && npm run build -- --prod", None),  # changed too
+        ("npm run build", "npm run build", None),
+    ],
+)
+def test_step_first(failing, fixed, step):
+    assert triggers.step_first(failing, fixed) == step
+
+
+def test_ssh_to_https_and_its_trigger():
+    failing = "git clone git@github.com:acme/widgets.git"
+    assert triggers.ssh_to_https(failing, "git clone https://github.com/acme/widgets") == (
+        "github.com"
+    )
+    assert triggers.ssh_to_https(failing, "git clone https://gitlab.com/acme/widgets.git") is None
+    assert triggers.ssh_to_https(failing, "git clone https://github.com/acme/other.git") is None
+    # (another change beside the address: what made it work is not told)
+    assert (
+        triggers.ssh_to_https(failing, "git clone --depth 1 https://github.com/acme/widgets")
+        is None
+    )
+    assert triggers.ssh_to_https(failing, failing) is None
+    pattern = triggers.ssh_url_trigger(failing, "github.com")
+    assert pattern is not None
+    for hit in (
+        failing,
+        "git submodule add ssh://git@github.com/a/b",
+        "git remote add o git@github.com:a/b",
+    ):
+        assert triggers.matches(pattern, hit), hit
+    for miss in ("git clone https://github.com/a/b", "git clone git@gitlab.com:a/b", "git log"):
+        assert not triggers.matches(pattern, miss), miss
+
+
+def test_option_stand_in():
+    error = "readlink: illegal option -- f\nusage: readlink [-n] [file ...]"
+    assert triggers.option_stand_in("readlink -f ./b", "realpath ./b", error) == ("-f", "realpath")
+    assert triggers.option_stand_in("readlink -f ./b", "realpath ./c", error) is None
+    assert triggers.option_stand_in("readlink -f ./b", "readlink ./b", error) is None
+    assert triggers.option_stand_in("readlink -f ./b", "cd x && realpath ./b", error) is None
+    assert triggers.option_stand_in("readlink -f ./b", "realpath ./b", "no such file") is None
+
+
+def test_empty_value_added():
+    failing = "sed -i 's/a/b/' f.txt"
+    assert triggers.empty_value_added(failing, "sed -i '' 's/a/b/' f.txt") == "-i"
+    assert triggers.empty_value_added(failing, "sed -i '' 's/a/c/' f.txt") is None
+    assert triggers.empty_value_added("sed 's/a/b/' f.txt", "sed '' 's/a/b/' f.txt") is None
+    pattern = triggers.empty_value_trigger(failing, "-i")
+    assert pattern is not None
+    assert triggers.matches(pattern, "sed -i -e 's/x/y/' g")  # (BSD takes "-e" for the suffix)
+    assert not triggers.matches(pattern, "sed -i '' 's/x/y/' g")
+    assert not triggers.matches(pattern, 'sed -i "" s/x/y/ g')
+    assert not triggers.matches(pattern, "sed -n 1p g")
+
+
 @pytest.mark.parametrize("command", ["timeout", "sudo timeout", "FOO=1 timeout"])
 def test_a_timeout_with_nothing_to_run_has_no_shape(command):
     """A ``timeout`` that ends the command runs nothing: no shape, rather than a look past the

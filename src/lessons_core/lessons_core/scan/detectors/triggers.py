@@ -86,6 +86,10 @@ SETUP_COMMANDS = _SETUP = frozenset(
 _PYTHONS = kept_programs.compile(r"^python(?:\d(?:\.\d+)?)?$")
 #: Interpreters other than Python's that a script is handed to (``node build.js``).
 _INTERPRETERS = frozenset({"node", "ruby", "php", "perl", "bash", "sh", "zsh"})
+#: An interpreter's options that take the next word (``python -W error x.py``, ``node -r
+#: dotenv/config app.js``), and those after which no script comes (the code is given inline).
+_INTERPRETER_VALUE_FLAGS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader"})
+_INLINE_CODE = frozenset({"-c", "-e", "-p", "--eval", "--print", "-m"})
 _ASSIGNMENT = kept_programs.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Global options that take a value before the subcommand (``git -C dir push``).
 _VALUE_FLAGS = frozenset(
@@ -344,8 +348,15 @@ def shape_of(tokens: list[str]) -> Shape | None:
     if _PYTHONS.match(exe) and len(rest) >= 2 and rest[0] == "-m":
         exe, rest = rest[1], rest[2:]
     script = False
-    if is_interpreter(exe) and rest and _SCRIPT.search(rest[0]):
-        exe, rest, script = PurePosixPath(rest[0]).name, rest[1:], True
+    if is_interpreter(exe) and rest:
+        # past the interpreter's own options (``node --inspect app.js``, ``bash -x deploy.sh``),
+        # which still count among the command's flags
+        at = 0
+        while at < len(rest) and rest[at].startswith("-") and rest[at] not in _INLINE_CODE:
+            at += 2 if rest[at] in _INTERPRETER_VALUE_FLAGS else 1
+        if at < len(rest) and _SCRIPT.search(rest[at]):
+            runner_flags += rest[:at]
+            exe, rest, script = PurePosixPath(rest[at]).name, rest[at + 1 :], True
     sub = None
     if exe in SUBCOMMAND_TOOLS or script:
         takes_value = False
@@ -1190,6 +1201,55 @@ def stand_in(failing: str, fixed: str, error: str) -> str | None:
     return shape.exe if shape is not None and shape.exe not in _SETUP else None
 
 
+def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | None:
+    """The option ``error`` says ``failing``'s program does not have, and the program ``fixed``
+    ran instead on the same operands, the rest of the line unchanged (``("-f", "realpath")`` of
+    ``readlink -f ./build`` → ``realpath ./build`` on a Mac; ``date -d …`` → ``gdate -d …``);
+    else ``None``."""
+    flag = option_named(error, failing)
+    if flag is None:
+        return None
+    changed = _changed_segment(failing, fixed)
+    if changed is None or not changed[0] or not changed[1]:
+        return None
+    was, now = (shape_of(list(words)) for words in changed)
+    if was is None or now is None or was.exe == now.exe or now.exe in _SETUP:
+        return None
+    if flag not in was.flags or _operands_of(changed[0]) != _operands_of(changed[1]):
+        return None
+    return flag, now.exe
+
+
+def empty_value_added(failing: str, fixed: str) -> str | None:
+    """The option after which ``fixed`` put an empty argument, nothing else changed (``-i`` of
+    ``sed -i 's/a/b/' f`` → ``sed -i '' 's/a/b/' f``: BSD ``sed`` reads the next word as the
+    backup suffix); else ``None``."""
+    changed = _changed_segment(failing, fixed)
+    if changed is None:
+        return None
+    was, now = changed
+    if len(now) != len(was) + 1 or "" not in now:
+        return None
+    at = now.index("")
+    if at == 0 or not _FLAG.match(now[at - 1]) or now[:at] + now[at + 1 :] != was:
+        return None
+    return now[at - 1]
+
+
+def empty_value_trigger(command: str, flag: str) -> str | None:
+    """``command``'s program given ``flag`` followed by anything but an empty argument."""
+    base = base_trigger(command)
+    if base is None:
+        return None
+    pattern = rf"""{base}(?={_GAP}\s{_escape(flag)}\s+(?!''|"")\S)"""
+    return pattern if compiler_accepts(pattern) else None
+
+
+def _operands_of(words: tuple[str, ...]) -> list[str]:
+    """The words of a simple command after its program that are no option."""
+    return [word for word in words[1:] if not word.startswith("-")]
+
+
 #: An error saying an environment variable the command needs is not set: Prisma's and
 #: python-dotenv's words, Python's ``KeyError`` on ``os.environ``, and the usual "X is not set",
 #: "missing environment variable X". A name of capitals, digits and ``_`` only.
@@ -1234,6 +1294,21 @@ def options_added(before: str, again: str) -> list[str]:
     added = [word for word in theirs[0] if word not in mine[0]]
     gone = [word for word in mine[0] if word not in theirs[0]]
     return added if added and not gone and all(_FLAG.match(w) for w in added) else []
+
+
+def step_first(failing: str, fixed: str) -> str | None:
+    """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
+    (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform
+    init && terraform plan``): a step the command needed first. ``None`` when nothing was put in
+    front, or when what was is a move to a folder or a change of the environment (``cd``,
+    ``source``, ``export``), which other rules read."""
+    mine, theirs = _segments(failing), _segments(fixed)
+    if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
+        return None
+    before = theirs[: len(theirs) - len(mine)]
+    if any(words[0] in SETUP_COMMANDS or _ASSIGNMENT.match(words[0]) for words in before):
+        return None
+    return " && ".join(" ".join(words) for words in before)
 
 
 def subfolder_run(failing: str, fixed: str) -> str | None:
@@ -1502,6 +1577,42 @@ def _mistyped(wrong: str, right: str) -> bool:
     other one (``yaml`` and ``pyyaml``; ``fd`` and ``fd-find``)."""
     close = difflib.SequenceMatcher(None, wrong.lower(), right.lower()).ratio() >= 0.8
     return abs(len(wrong) - len(right)) <= 1 and close
+
+
+#: A repository's address over SSH (``git@github.com:o/r.git``, ``ssh://git@host/o/r``) and
+#: over HTTPS (``https://github.com/o/r.git``): group ``host`` and ``path``.
+_SSH_URL = kept_programs.compile(
+    r"^(?:ssh://)?[\w.-]+@(?P<host>[\w.-]+\.[a-z]{2,})(?::\d+)?[:/](?P<path>[^\s:]+)$"
+)
+_HTTPS_URL = kept_programs.compile(r"^https://(?P<host>[\w.-]+\.[a-z]{2,})/(?P<path>\S+)$")
+
+
+def ssh_to_https(failing: str, fixed: str) -> str | None:
+    """The host whose repository ``fixed`` reached over HTTPS where ``failing`` gave its SSH
+    address, nothing else changed (``git clone git@github.com:o/r.git`` → ``git clone
+    https://github.com/o/r.git``): no SSH key here. Else ``None``."""
+    changed = _changed_segment(failing, fixed)
+    if changed is None or len(changed[0]) != len(changed[1]):
+        return None
+    words = [(m, t) for m, t in zip(*changed, strict=True) if m != t]
+    if len(words) != 1:
+        return None
+    ssh, https = _SSH_URL.match(words[0][0]), _HTTPS_URL.match(words[0][1])
+    if ssh is None or https is None or ssh["host"] != https["host"]:
+        return None
+    same = ssh["path"].removesuffix(".git") == https["path"].removesuffix(".git")
+    return ssh["host"] if same else None
+
+
+def ssh_url_trigger(command: str, host: str) -> str | None:
+    """``command``'s program given any SSH address of ``host`` (``git clone git@host:…``, ``git
+    submodule add ssh://git@host/…``: no key here for any of them), never its HTTPS one."""
+    shape = main_shape(command)
+    if shape is None:
+        return None
+    address = rf"(?:ssh://)?[\w.-]+@{_escape(host)}[:/]"
+    pattern = rf"\b{_escape(shape.exe)}\b(?={_GAP}\s{address})"
+    return pattern if compiler_accepts(pattern) else None
 
 
 def package_trigger(command: str, name: str) -> str | None:

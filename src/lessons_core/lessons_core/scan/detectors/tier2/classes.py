@@ -120,6 +120,26 @@ ANOTHER_PROGRAM = failures.MistakeClass(
     "the command is not on PATH on this machine, and `{other}` then did its job",
     "Use `{other}`",
 )
+#: The pseudo-class of an option the program refused here whose job another program then did on
+#: the same operands (``readlink -f`` → ``realpath``, ``date -d`` → ``gdate -d`` on a Mac): a
+#: fact of the machine, before any call of the program with that option.
+OPTION_STAND_IN = failures.MistakeClass(
+    "option_stand_in",
+    r"(?!)",
+    "no `{flag}` here; `{other}` does its job",
+    "the program has no such option on this machine, and `{other}` then did the job",
+    "Use `{other}`",
+)
+#: The pseudo-class of an option that takes a value here, given one only by the fix, an empty
+#: one (``sed -i 's/a/b/' f`` → ``sed -i '' 's/a/b/' f``: BSD ``sed`` took the script for the
+#: backup suffix): a fact of the machine, before any call of the program with the option bare.
+OPTION_VALUE = failures.MistakeClass(
+    "option_value",
+    r"(?!)",
+    "`{flag}` takes an argument here (`{flag} ''`)",
+    "the option takes an argument on this machine, so it took the next word for its own",
+    "Give `{flag}` its argument, an empty one (`{flag} ''`)",
+)
 #: The pseudo-class of a package the registry does not publish under the name the agent gave,
 #: installed under another (``pip install opencv`` → ``opencv-python``, ``apt-get install fd``
 #: → ``fd-find``): a fact of the registry, before any install that names it.
@@ -129,6 +149,18 @@ PACKAGE_NAME = failures.MistakeClass(
     "`{wrong}` is published as `{right}`",
     "the registry has no package named `{wrong}`; what was meant is published as `{right}`",
     "Install `{right}`",
+)
+#: The pseudo-class of a repository's SSH address that failed where its HTTPS address then
+#: worked, nothing else changed (``git clone git@github.com:o/r.git`` → ``https://…``): no SSH
+#: key here, or SSH blocked; a fact of the machine, before any command given an SSH address of
+#: that host.
+SSH_URL = failures.MistakeClass(
+    "ssh_url",
+    r"(?!)",
+    "the HTTPS address, not SSH (no SSH key here)",
+    "the repository's SSH address could not be reached from here (no key, or SSH blocked), and"
+    " its HTTPS address then worked",
+    "Give the repository's HTTPS address (`https://HOST/OWNER/REPO.git`)",
 )
 #: The words of an option refused by the command run bare that the same command accepted run
 #: through the project's environment (``pytest -n auto`` "unrecognized arguments: -n", then

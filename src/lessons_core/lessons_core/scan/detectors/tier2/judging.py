@@ -30,6 +30,8 @@ from lessons_core.scan.detectors.tier2.classes import (
     GUESSED_PATH,
     NEEDS_ROOT,
     NOT_EXECUTABLE,
+    OPTION_STAND_IN,
+    OPTION_VALUE,
     PACKAGE_MANAGER,
     PACKAGE_NAME,
     PASSED_ON,
@@ -37,6 +39,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PLUGIN_ELSEWHERE,
     PREREQUISITE,
     SANDBOX,
+    SSH_URL,
     STALE_OUTPUT,
     STEP_REDONE,
     SUBPROJECT,
@@ -112,6 +115,16 @@ def _judge(
         finding.cls = ENV_NOT_LOADED  # (whatever else the error reads like: a traceback)
         return finding
     if call.command and fix.command and not finding.edited:
+        swapped = triggers.option_stand_in(call.command, fix.command, result.text)
+        if swapped is not None:
+            finding.cls, finding.stand_in = OPTION_STAND_IN, swapped[1]
+            return finding
+        if triggers.empty_value_added(call.command, fix.command) is not None:
+            finding.cls = OPTION_VALUE
+            return finding
+        if triggers.ssh_to_https(call.command, fix.command) is not None:
+            finding.cls = SSH_URL  # (whatever the error said: the address was all that changed)
+            return finding
         finding.renamed = triggers.package_renamed(call.command, fix.command, result.text)
         if finding.renamed is not None:
             finding.cls = PACKAGE_NAME

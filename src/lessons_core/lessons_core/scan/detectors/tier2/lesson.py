@@ -21,6 +21,8 @@ from lessons_core.scan.detectors.tier2.classes import (
     EDIT_CAUSES,
     ENV_NOT_LOADED,
     GH_GRAPHQL,
+    OPTION_STAND_IN,
+    OPTION_VALUE,
     SANDBOX,
     STEP_REDONE,
     SUBPROJECT,
@@ -255,7 +257,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         if hint:
             mistake += f"; it said: “{hint}”"
         told = flag_it_named(finding) if result.failure != ev.TIMEOUT else None
-        summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else 'needed another way'}"
+        summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else _changed(call, fix)}"
         if told is not None:
             how, flag = told
             way = f"not with `{flag}`" if how == "dropped" else f"give it `{flag}`"
@@ -293,6 +295,20 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         project=_project(finding),
         detector=NAME,
     )
+
+
+def _changed(call: ev.Event, fix: ev.Event) -> str:
+    """What a fix no class explains did that the failed call had not, in a few words: a step
+    it ran first (``run `npm install` first``), the options it added (``it worked with
+    `--autostash```), else that it needed another way."""
+    failing, fixed = call.command or "", fix.command or ""
+    step = triggers.step_first(failing, fixed) if failing and fixed else None
+    if step is not None:
+        return f"run `{_one_line(step, 60)}` first"
+    added = triggers.options_added(failing, fixed) if failing and fixed else []
+    if added:
+        return f"it worked with `{_one_line(' '.join(added), 60)}`"
+    return "needed another way"
 
 
 #: Where a tool's schema error names the parameter it refused: a key it lacked (OpenCode's
@@ -352,6 +368,12 @@ def _class_words(finding: Finding) -> dict[str, str]:
         words.update(wrong=wrong, right=right, name=PurePosixPath(wrong).name)
     if finding.stand_in is not None:
         words["other"] = finding.stand_in
+    failing, fixed = finding.call.command or "", (fix.command or "") if fix else ""
+    if finding.cls is OPTION_STAND_IN:
+        swapped = triggers.option_stand_in(failing, fixed, finding.result.text)
+        words["flag"] = swapped[0] if swapped else ""
+    if finding.cls is OPTION_VALUE:
+        words["flag"] = triggers.empty_value_added(failing, fixed) or ""
     if finding.renamed is not None:
         words.update(wrong=finding.renamed[0], right=finding.renamed[1])
     return words

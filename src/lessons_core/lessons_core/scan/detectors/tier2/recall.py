@@ -22,11 +22,14 @@ from lessons_core.scan.detectors.tier2.classes import (
     DOUBLE_QUOTED,
     FAILURE_TIME_CLASSES,
     NOT_EXECUTABLE,
+    OPTION_STAND_IN,
+    OPTION_VALUE,
     PACKAGE_MANAGER,
     PACKAGE_NAME,
     PASSED_ON,
     PATTERN_PATH,
     SANDBOX,
+    SSH_URL,
     STEP_REDONE,
     _refused_arguments,
 )
@@ -97,6 +100,21 @@ def _trigger(finding: Finding) -> str | None:
         # every install of the name the registry does not publish, with a version or not
         install = triggers.package_trigger(failing, finding.renamed[0])
         return install if _separates(install, failing, fixed) else None
+    if name == OPTION_STAND_IN.name:
+        # every call of the program with the option it does not have here
+        swapped = triggers.option_stand_in(failing, fixed, finding.result.text)
+        base = triggers.base_trigger(failing)
+        flagged = triggers.with_flag(base, swapped[0]) if swapped and base else None
+        return flagged if _separates(flagged, failing, fixed) else None
+    if name == OPTION_VALUE.name:
+        flag = triggers.empty_value_added(failing, fixed)
+        bare = triggers.empty_value_trigger(failing, flag) if flag is not None else None
+        return bare if _separates(bare, failing, fixed) else None
+    if name == SSH_URL.name:
+        # every command of the program given an SSH address of that host
+        host = triggers.ssh_to_https(failing, fixed)
+        ssh = triggers.ssh_url_trigger(failing, host) if host is not None else None
+        return ssh if _separates(ssh, failing, fixed) else None
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)

@@ -202,6 +202,9 @@ def _remedies(
     target = gh_graphql_refused(call, error)
     if target is not None:
         return through_gh_api(target, other)
+    if call.command and other.command and cls is not None and cls.name == failures.UNKNOWN_OPTION:
+        # the same operands handed to another program that has the option's job
+        return triggers.option_stand_in(call.command, other.command, error) is not None
     if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     if call.command:
