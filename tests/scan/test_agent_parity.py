@@ -60,7 +60,7 @@ SCENARIOS = [
     ("a project in a folder below", "make test", "make: *** No rule to make target 'test'.  Stop.",
      2, "make -C backend test"),
     ("an ssh address with no key", "git clone git@github.com:acme/widgets.git",
-     "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+     "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote.",
      128, "git clone https://github.com/acme/widgets.git"),
     ("an option another program has", "readlink -f ./build",
      "readlink: illegal option -- f\nusage: readlink [-n] [file ...]", 1, "realpath ./build"),

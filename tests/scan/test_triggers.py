@@ -424,6 +424,8 @@ def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, f
         ("pytest", "CI=1 pytest", None),
         ("npm run build", "npm install && npm run build -- --prod", None),  # changed too
         ("npm run build", "npm run build", None),
+        ("pytest", "PYTHONPATH=src; pytest", None),  # a variable set: an environment
+        ("", "npm install", None),
     ],
 )
 def test_step_first(failing, fixed, step):
@@ -443,6 +445,8 @@ def test_ssh_to_https_and_its_trigger():
         is None
     )
     assert triggers.ssh_to_https(failing, failing) is None
+    two = "git clone git@github.com:acme/widgets.git w"
+    assert triggers.ssh_to_https(two, "git clone https://github.com/acme/widgets.git v") is None
     pattern = triggers.ssh_url_trigger(failing, "github.com")
     assert pattern is not None
     for hit in (
@@ -462,6 +466,12 @@ def test_option_stand_in():
     assert triggers.option_stand_in("readlink -f ./b", "readlink ./b", error) is None
     assert triggers.option_stand_in("readlink -f ./b", "cd x && realpath ./b", error) is None
     assert triggers.option_stand_in("readlink -f ./b", "realpath ./b", "no such file") is None
+    assert triggers.option_stand_in("readlink -f ./b", "echo ./b", error) is None  # (no job)
+    # the refused option is another stage's than the one the fix changed
+    sort = "sort: illegal option -- V"
+    assert (
+        triggers.option_stand_in("sort -V a.txt | head -1", "sort -V a.txt | tail -1", sort) is None
+    )
 
 
 def test_empty_value_added():
@@ -469,6 +479,7 @@ def test_empty_value_added():
     assert triggers.empty_value_added(failing, "sed -i '' 's/a/b/' f.txt") == "-i"
     assert triggers.empty_value_added(failing, "sed -i '' 's/a/c/' f.txt") is None
     assert triggers.empty_value_added("sed 's/a/b/' f.txt", "sed '' 's/a/b/' f.txt") is None
+    assert triggers.empty_value_added("ls -l", "'' ls -l") is None
     pattern = triggers.empty_value_trigger(failing, "-i")
     assert pattern is not None
     assert triggers.matches(pattern, "sed -i -e 's/x/y/' g")  # (BSD takes "-e" for the suffix)

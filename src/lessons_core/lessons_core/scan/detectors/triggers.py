@@ -1210,7 +1210,7 @@ def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     if flag is None:
         return None
     changed = _changed_segment(failing, fixed)
-    if changed is None or not changed[0] or not changed[1]:
+    if changed is None:
         return None
     was, now = (shape_of(list(words)) for words in changed)
     if was is None or now is None or was.exe == now.exe or now.exe in _SETUP:
@@ -1228,7 +1228,7 @@ def empty_value_added(failing: str, fixed: str) -> str | None:
     if changed is None:
         return None
     was, now = changed
-    if len(now) != len(was) + 1 or "" not in now:
+    if "" not in now:
         return None
     at = now.index("")
     if at == 0 or not _FLAG.match(now[at - 1]) or now[:at] + now[at + 1 :] != was:

@@ -112,9 +112,9 @@ def _trigger(finding: Finding) -> str | None:
         return bare if _separates(bare, failing, fixed) else None
     if name == SSH_URL.name:
         # every command of the program given an SSH address of that host
+        # (an SSH address of the host, which the fix no longer gave: it separates the two)
         host = triggers.ssh_to_https(failing, fixed)
-        ssh = triggers.ssh_url_trigger(failing, host) if host is not None else None
-        return ssh if _separates(ssh, failing, fixed) else None
+        return triggers.ssh_url_trigger(failing, host) if host is not None else None
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)
