@@ -3011,3 +3011,53 @@ def test_an_interpreters_option_added_names_the_script(script):
     script.run("node --experimental-default-type=module scripts/build.js", "built")
     candidate = _one(script)
     assert candidate.summary == "build.js: it worked with `--experimental-default-type=module`"
+
+
+def test_an_option_another_subcommand_has(script):
+    """``ruff format`` has no ``--fix``; ``ruff check --fix`` on the same files did the job:
+    before any ``ruff format --fix``, not before ``ruff check --fix``."""
+    _teaches(
+        script,
+        "ruff format --fix .",
+        "error: unexpected argument '--fix' found\n\nUsage: ruff format [OPTIONS] [FILES]...",
+        "ruff check --fix .",
+        summary="ruff: no `--fix` here; `ruff check` does its job",
+        others=["ruff format src --fix"],
+        not_others=["ruff format .", "ruff check --fix src"],
+        code=2,
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        (
+            "python3 -m pip install requests",
+            "/usr/bin/python3: No module named pip",
+            "python3 -m ensurepip --user && python3 -m pip install requests",
+            "pip install: run `python3 -m ensurepip --user` first",
+        ),
+        (
+            "pytest --cov=app",
+            "pytest: error: unrecognized arguments: --cov=app",
+            "pip install pytest-cov && pytest --cov=app",
+            "pytest: run `pip install pytest-cov` first",
+        ),
+    ],
+)
+def test_a_step_in_front_of_the_same_command_outranks_its_class(script, bad, error, good, summary):
+    """Whatever class the error has (a module missing, an option refused), a fix that ran a step
+    in front of the very same command says what was missing: that step, recalled at the error,
+    not a trigger on every call."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+
+
+def test_a_step_in_front_after_an_edit_is_no_step(script):
+    script.run("npm run build", "sh: 1: vite: not found", failure=ERR, code=127)
+    script.file("Edit", "/p/package.json", "The file has been updated.", edit=("a", "b"))
+    script.run("npm install && npm run build", "built")
+    assert not any("first" in c.summary for c in _detect(script))

@@ -426,6 +426,17 @@ def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, f
         ("npm run build", "npm run build", None),
         ("pytest", "PYTHONPATH=src; pytest", None),  # a variable set: an environment
         ("", "npm install", None),
+        ("./deploy.sh", "chmod +x deploy.sh && ./deploy.sh", None),  # (for good: a one-off)
+        # an edit of the code in front of the command: a change, not a step
+        ("npm test", "sed -i 's/a/b/' src/x.ts && npm test", None),
+        ("npm test", "perl -pi -e 's/a/b/' x.ts && npm test", None),
+        ("npm test", "cat ci.env > .env.test && npm test", None),
+        ("npm test", "cat ci.env >> .env.test && npm test", None),
+        ("npm test", "sed -n 1p VERSION && npm test", "sed -n 1p VERSION"),  # (reads only)
+        ("npm test", "git checkout -- src && npm test", None),
+        ("npm test", "patch -p1 < fix.diff && npm test", None),
+        ("npm test", "npm run build > /dev/null && npm test", "npm run build > /dev/null"),
+        ("npm test", "git checkout main && npm test", "git checkout main"),
     ],
 )
 def test_step_first(failing, fixed, step):
@@ -467,11 +478,26 @@ def test_option_stand_in():
     assert triggers.option_stand_in("readlink -f ./b", "cd x && realpath ./b", error) is None
     assert triggers.option_stand_in("readlink -f ./b", "realpath ./b", "no such file") is None
     assert triggers.option_stand_in("readlink -f ./b", "echo ./b", error) is None  # (no job)
+    ruff = "error: unexpected argument '--fix' found"
+    assert triggers.option_stand_in("ruff format --fix .", "ruff check --fix .", ruff) == (
+        "--fix",
+        "ruff check",
+    )
+    assert triggers.option_stand_in("ruff format --fix .", "ruff check --fix src", ruff) is None
     # the refused option is another stage's than the one the fix changed
     sort = "sort: illegal option -- V"
     assert (
         triggers.option_stand_in("sort -V a.txt | head -1", "sort -V a.txt | tail -1", sort) is None
     )
+
+
+def test_verb_trigger():
+    """A program's first word that is no option names what it was asked to do."""
+    pattern = triggers.verb_trigger("ruff format --check .")
+    assert pattern is not None
+    assert triggers.matches(pattern, "ruff --quiet format src")
+    assert not triggers.matches(pattern, "ruff check --fix .")
+    assert triggers.verb_trigger("ruff --version") is None
 
 
 def test_empty_value_added():

@@ -1202,10 +1202,11 @@ def stand_in(failing: str, fixed: str, error: str) -> str | None:
 
 
 def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | None:
-    """The option ``error`` says ``failing``'s program does not have, and the program ``fixed``
-    ran instead on the same operands, the rest of the line unchanged (``("-f", "realpath")`` of
-    ``readlink -f ./build`` → ``realpath ./build`` on a Mac; ``date -d …`` → ``gdate -d …``);
-    else ``None``."""
+    """The option ``error`` says ``failing``'s program does not have, and the program (or
+    subcommand) ``fixed`` ran instead on the same operands, the rest of the line unchanged
+    (``("-f", "realpath")`` of ``readlink -f ./build`` → ``realpath ./build`` on a Mac; ``date
+    -d …`` → ``gdate -d …``; ``("--fix", "ruff check")`` of ``ruff format --fix .`` → ``ruff
+    check --fix .``); else ``None``."""
     flag = option_named(error, failing)
     if flag is None:
         return None
@@ -1213,11 +1214,15 @@ def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     if changed is None:
         return None
     was, now = (shape_of(list(words)) for words in changed)
-    if was is None or now is None or was.exe == now.exe or now.exe in _SETUP:
+    if was is None or now is None or now.exe in _SETUP or flag not in was.flags:
         return None
-    if flag not in was.flags or _operands_of(changed[0]) != _operands_of(changed[1]):
+    mine, theirs = _operands_of(changed[0]), _operands_of(changed[1])
+    if was.exe != now.exe:
+        return (flag, now.exe) if mine == theirs else None
+    # the same program: another subcommand, its first word that is no option
+    if not mine or not theirs or mine[0] == theirs[0] or mine[1:] != theirs[1:]:
         return None
-    return flag, now.exe
+    return flag, f"{now.exe} {theirs[0]}"
 
 
 def empty_value_added(failing: str, fixed: str) -> str | None:
@@ -1243,6 +1248,18 @@ def empty_value_trigger(command: str, flag: str) -> str | None:
         return None
     pattern = rf"""{base}(?={_GAP}\s{_escape(flag)}\s+(?!''|"")\S)"""
     return pattern if compiler_accepts(pattern) else None
+
+
+def verb_trigger(command: str) -> str | None:
+    """``command``'s program with its first word that is no option (``ruff format``): what a
+    program without known subcommands is asked to do."""
+    base = base_trigger(command)
+    shape = main_shape(command)
+    found = segments_of(command, shape.exe, shape.sub) if shape is not None else ()
+    operands = _operands_of(found[0]) if found else []
+    if base is None or not operands:
+        return None
+    return rf"{base}{_GAP}\s{_escape(operands[0])}(?![\w.-])"
 
 
 def _operands_of(words: tuple[str, ...]) -> list[str]:
@@ -1296,17 +1313,51 @@ def options_added(before: str, again: str) -> list[str]:
     return added if added and not gone and all(_FLAG.match(w) for w in added) else []
 
 
+#: Commands that change a file's mode or owner.
+_FILE_MODES = frozenset({"chmod", "chown", "chgrp"})
+#: Programs that edit a file in place given ``-i`` (alone, with a suffix, or in a cluster:
+#: ``sed -i``, ``sed -i.bak``, ``perl -pi``), and programs that only write files.
+_IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby"})
+_WRITERS = frozenset({"tee", "patch", "apply_patch", "truncate", "dd"})
+_IN_PLACE_FLAG = kept_programs.compile(r"-[A-Za-z]*i\S*")
+
+
+def _writes_file(words: tuple[str, ...]) -> bool:
+    """Whether a simple command edits or writes a file: in place (``sed -i``), through a
+    redirection to a file (not ``/dev/null``), or by a program that only writes files; ``git
+    apply``, ``git checkout --`` and ``git restore`` put back or change the code too."""
+    program = PurePosixPath(words[0]).name
+    if program in _WRITERS:
+        return True
+    if program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:]):
+        return True
+    if program == "git" and len(words) > 1 and words[1] in ("apply", "restore", "checkout"):
+        return words[1] != "checkout" or "--" in words
+    return any(
+        w in (">", ">>") and not nxt.startswith("/dev/")
+        for w, nxt in zip(words, (*words[1:], ""), strict=True)
+    )
+
+
 def step_first(failing: str, fixed: str) -> str | None:
     """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
     (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform
     init && terraform plan``): a step the command needed first. ``None`` when nothing was put in
     front, or when what was is a move to a folder or a change of the environment (``cd``,
-    ``source``, ``export``), which other rules read."""
+    ``source``, ``export``), which other rules read, or a change of a file's mode or owner
+    (``chmod +x``): that stays with the file, so the step is not needed again; nor an edit of a
+    file (``sed -i``, ``> file``, ``patch``): that was a change of the code."""
     mine, theirs = _segments(failing), _segments(fixed)
     if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
         return None
     before = theirs[: len(theirs) - len(mine)]
-    if any(words[0] in SETUP_COMMANDS or _ASSIGNMENT.match(words[0]) for words in before):
+    if any(
+        words[0] in SETUP_COMMANDS
+        or words[0] in _FILE_MODES
+        or _ASSIGNMENT.match(words[0])
+        or _writes_file(words)
+        for words in before
+    ):
         return None
     return " && ".join(" ".join(words) for words in before)
 

@@ -383,6 +383,17 @@ PREREQUISITE = failures.MistakeClass(
     "the command needed `{step}` to run first, as its error said",
     "Run `{step}` first, then the command again",
 )
+#: The pseudo-class of a command that needed a step first, which the fix ran in front of it on
+#: the same line (``npm install && npm run build``, ``terraform init && terraform plan``,
+#: ``uv venv && uv pip install x``), the command itself unchanged: recalled at its error, since
+#: once the step is done the same command works.
+STEP_FIRST = failures.MistakeClass(
+    "step_first",
+    r"(?!)",
+    "run `{step}` first",
+    "the command needed `{step}` to run first",
+    "Run `{step}` first, then the command",
+)
 #: The pseudo-class of a failure in generated output gone stale (``.next/types/x.ts`` after an
 #: upgrade): a call deleted the folder the error named a file in, and the command then worked.
 STALE_OUTPUT = failures.MistakeClass(
@@ -469,6 +480,7 @@ _COMMAND_FAILURE_TIME = frozenset(
     {
         WORKDIR_DRIFT.name,
         PREREQUISITE.name,
+        STEP_FIRST.name,
         STALE_OUTPUT.name,
         failures.AUTHENTICATION,
         failures.NO_NETWORK,

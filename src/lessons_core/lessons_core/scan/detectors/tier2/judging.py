@@ -41,6 +41,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     SANDBOX,
     SSH_URL,
     STALE_OUTPUT,
+    STEP_FIRST,
     STEP_REDONE,
     SUBPROJECT,
     TOOL_CANNOT_START,
@@ -76,6 +77,11 @@ def _judge(
         return finding
     if finding.step is not None:
         finding.cls = PREREQUISITE
+        return finding
+    step = triggers.step_first(call.command, fix.command) if call.command and fix.command else None
+    if step is not None and not finding.edited and not _WORK_FAILURE.search(result.text[:3000]):
+        # (the step ran in front of the same command, on the same line)
+        finding.cls, finding.step = STEP_FIRST, step
         return finding
     if cannot_start(call, result.text):
         # The tool could not start, whatever it was given: the lesson is the shell doing its

@@ -235,7 +235,6 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         general = cls.mistake.format(
             tool=tool_name,
             dir=finding.drift_dir or finding.cleared or "",
-            step=finding.step or "",
             **words,
         )
         # (a gh command is quoted alone: what came before it in the line did not fail)
@@ -298,13 +297,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
 
 
 def _changed(call: ev.Event, fix: ev.Event) -> str:
-    """What a fix no class explains did that the failed call had not, in a few words: a step
-    it ran first (``run `npm install` first``), the options it added (``it worked with
-    `--autostash```), else that it needed another way."""
+    """What a fix no class explains did that the failed call had not, in a few words: the
+    options it added (``it worked with `--autostash```), else that it needed another way."""
     failing, fixed = call.command or "", fix.command or ""
-    step = triggers.step_first(failing, fixed) if failing and fixed else None
-    if step is not None:
-        return f"run `{_one_line(step, 60)}` first"
     added = triggers.options_added(failing, fixed) if failing and fixed else []
     if added:
         return f"it worked with `{_one_line(' '.join(added), 60)}`"
@@ -348,6 +343,7 @@ def _class_words(finding: Finding) -> dict[str, str]:
     words = dict.fromkeys(
         ("other", "target", "wrong", "right", "name", "var", "folder", "flag", "later"), ""
     )
+    words["step"] = _one_line(finding.step, 60) if finding.step else ""
     fix, target = finding.fix, finding.other_target
     if finding.later is not None and finding.later.command and fix is not None and fix.command:
         added = triggers.options_added(finding.call.command or "", fix.command)
@@ -441,7 +437,6 @@ def _fix_text(
         else:
             way = cls.fix.format(
                 tool=tool_name,
-                step=finding.step or "",
                 dir=finding.cleared or "",
                 **words,
             )

@@ -103,7 +103,8 @@ def _trigger(finding: Finding) -> str | None:
     if name == OPTION_STAND_IN.name:
         # every call of the program with the option it does not have here
         swapped = triggers.option_stand_in(failing, fixed, finding.result.text)
-        base = triggers.base_trigger(failing)
+        other_verb = swapped is not None and " " in swapped[1]  # (``ruff format`` → ``check``)
+        base = triggers.verb_trigger(failing) if other_verb else triggers.base_trigger(failing)
         flagged = triggers.with_flag(base, swapped[0]) if swapped and base else None
         return flagged if _separates(flagged, failing, fixed) else None
     if name == OPTION_VALUE.name:
