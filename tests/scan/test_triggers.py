@@ -1018,3 +1018,11 @@ def test_backgrounded_is_the_same_command_sent_to_the_background():
     assert triggers.backgrounded("npm run dev", "nohup npm run dev > dev.log 2>&1 &")
     assert not triggers.backgrounded("npm run dev", "npm run dev --host &")
     assert not triggers.backgrounded("npm run dev", "npm run dev > dev.log")
+
+
+def test_assignment_is_the_variable_as_set_in_front():
+    assert triggers.assignment("CGO_ENABLED=1 go test -race ./...", "CGO_ENABLED") == (
+        "CGO_ENABLED=1"
+    )
+    # a word after the program that looks like one is an argument, not a variable set
+    assert triggers.assignment("make CGO_ENABLED=1", "CGO_ENABLED") == "CGO_ENABLED"

@@ -1099,6 +1099,15 @@ def assignments(command: str) -> list[str]:
     ]
 
 
+def assignment(command: str, name: str) -> str:
+    """``NAME=value`` as ``command`` sets it in front of a command (the name alone if not)."""
+    for words in _segments(command):
+        for word in itertools.takewhile(_ASSIGNMENT.match, words):
+            if word.startswith(f"{name}="):
+                return word
+    return name
+
+
 def anchored(pattern: str) -> str:
     """``pattern`` only as the first word of the command line: the executable run bare, from
     PATH, rather than through a virtual environment or a runner (``uv run``, ``npx``)."""

@@ -496,17 +496,8 @@ def flag_it_named(finding: Finding) -> tuple[str, str] | None:
     # a variable the error asked for, set in front by the fix (``CGO_ENABLED=1 go test -race``)
     for name in triggers.assignments(fixed or ""):
         if _names_flag(finding.result.text, name):
-            return "set", _assignment_of(fixed or "", name)
+            return "set", triggers.assignment(fixed or "", name)
     return None
-
-
-def _assignment_of(command: str, name: str) -> str:
-    """``NAME=value`` as ``command`` sets it in front of a command (the name alone if not)."""
-    for words in triggers.segments(command):
-        for word in words:
-            if word.startswith(f"{name}="):
-                return word
-    return name
 
 
 def _names_flag(output: str, flag: str) -> bool:
