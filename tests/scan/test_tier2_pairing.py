@@ -3061,3 +3061,47 @@ def test_a_step_in_front_after_an_edit_is_no_step(script):
     script.file("Edit", "/p/package.json", "The file has been updated.", edit=("a", "b"))
     script.run("npm install && npm run build", "built")
     assert not any("first" in c.summary for c in _detect(script))
+
+
+_NPM_CI = (
+    "npm ERR! `npm ci` can only install packages when your package.json and package-lock.json"
+    " are in sync. Please update your lock file with `npm install` before continuing."
+)
+
+
+def test_another_subcommand_the_error_named(script):
+    """``npm ci`` refused a lockfile out of sync and said to run ``npm install``, which worked:
+    recalled at that error (once the lockfile is in sync, ``npm ci`` works again)."""
+    script.run("npm ci", _NPM_CI, failure=ERR, code=1)
+    script.run("npm install", "added 120 packages")
+    candidate = _one(script)
+    assert candidate.summary == "npm ci: `npm install` instead, as its error says"
+    assert candidate.trigger is None
+    assert "`npm install`" in candidate.fix
+
+
+def test_another_subcommand_the_error_did_not_name_is_no_fix(script):
+    script.run("npm ci", _NPM_CI, failure=ERR, code=1)
+    script.run("npm update", "updated 3 packages")
+    assert _detect(script) == []
+
+
+def test_the_subcommand_the_error_named_not_the_first_that_worked(script):
+    script.run("npm ci", _NPM_CI, failure=ERR, code=1)
+    script.run("npm update", "updated 3 packages")
+    script.run("npm install", "added 120 packages")
+    candidate = _one(script)
+    assert candidate.summary == "npm ci: `npm install` instead, as its error says"
+
+
+def test_another_program_the_error_named_is_the_project_managers(script):
+    """The error named a command of another program (the project's package manager): that
+    lesson, not "another subcommand"."""
+    script.run(
+        "npm ci",
+        'npm ERR! Use "pnpm install" for installation in this project.',
+        failure=ERR,
+        code=1,
+    )
+    script.run("pnpm install", "Done in 2.1s")
+    assert _one(script).summary == "npm ci: the project uses another package manager"

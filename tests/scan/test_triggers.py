@@ -1026,3 +1026,26 @@ def test_assignment_is_the_variable_as_set_in_front():
     )
     # a word after the program that looks like one is an argument, not a variable set
     assert triggers.assignment("make CGO_ENABLED=1", "CGO_ENABLED") == "CGO_ENABLED"
+
+
+@pytest.mark.parametrize(
+    ("error", "fixed", "named"),
+    [
+        (
+            "Please update your lock file with `npm install` before continuing.",
+            "npm install",
+            "npm install",
+        ),
+        (
+            "hint: run cargo update to refresh the lock file",
+            "cargo update -p serde",
+            "cargo update",
+        ),
+        ("use 'yarn install --check-files'", "yarn install --check-files", "yarn install"),
+        ("npm ERR! missing script: test", "npm run build", None),
+        ("npm install failed, see the log", "npm install --force", None),  # (said, not asked)
+        ("run `make`", "make", None),  # one word: said by errors that do not ask for it
+    ],
+)
+def test_command_named(error, fixed, named):
+    assert triggers.command_named(error, fixed) == named

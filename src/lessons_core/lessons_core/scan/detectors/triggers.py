@@ -1348,6 +1348,23 @@ def _writes_file(words: tuple[str, ...]) -> bool:
     )
 
 
+def command_named(error: str, fixed: str) -> str | None:
+    """The command ``fixed`` ran, up to its first option (``npm install``), when ``error``
+    named it as the one to run, quoted or after "run", "use" or "try" (npm's "Please update
+    your lock file with `npm install`"); else ``None``. Two words at least: a program's name
+    alone is said by many errors that do not ask for it."""
+    shape = main_shape(fixed)
+    found = segments_of(fixed, shape.exe, shape.sub) if shape is not None else ()
+    if not found:
+        return None
+    words = list(itertools.takewhile(lambda w: not w.startswith("-"), found[0]))
+    if len(words) < 2:
+        return None
+    said = r"\s+".join(_escape(w) for w in words[:3])
+    asked = rf"""(?:[`'"]|\b(?:run|use|try|with)\s+){said}(?![\w.-])"""
+    return " ".join(words[:3]) if re.search(asked, error[:3000], re.IGNORECASE) else None
+
+
 def step_first(failing: str, fixed: str) -> str | None:
     """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
     (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform

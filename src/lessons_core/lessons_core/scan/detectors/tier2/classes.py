@@ -394,6 +394,18 @@ STEP_FIRST = failures.MistakeClass(
     "the command needed `{step}` to run first",
     "Run `{step}` first, then the command",
 )
+#: The pseudo-class of a command whose error named another command of the same program to run
+#: instead, which then worked (npm's "`npm ci` can only install packages when your
+#: package.json and package-lock.json are in sync. Please update your lock file with `npm
+#: install`"): recalled at that error, since the same command works again once the state it
+#: complained of is gone.
+ERROR_NAMED = failures.MistakeClass(
+    "error_named",
+    r"(?!)",
+    "`{other}` instead, as its error says",
+    "its error named the command to run instead, `{other}`",
+    "Run `{other}`, as the error says",
+)
 #: The pseudo-class of a failure in generated output gone stale (``.next/types/x.ts`` after an
 #: upgrade): a call deleted the folder the error named a file in, and the command then worked.
 STALE_OUTPUT = failures.MistakeClass(
@@ -481,6 +493,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         WORKDIR_DRIFT.name,
         PREREQUISITE.name,
         STEP_FIRST.name,
+        ERROR_NAMED.name,
         STALE_OUTPUT.name,
         failures.AUTHENTICATION,
         failures.NO_NETWORK,

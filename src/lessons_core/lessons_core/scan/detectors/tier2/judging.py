@@ -26,6 +26,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
     ENV_NOT_LOADED,
+    ERROR_NAMED,
     GH_GRAPHQL,
     GUESSED_PATH,
     NEEDS_ROOT,
@@ -121,6 +122,12 @@ def _judge(
         finding.cls = ENV_NOT_LOADED  # (whatever else the error reads like: a traceback)
         return finding
     if call.command and fix.command and not finding.edited:
+        # another subcommand of the same program, the one the error said to run
+        told = triggers.command_named(result.text, fix.command)
+        was, now = triggers.main_shape(call.command), triggers.main_shape(fix.command)
+        if told and was and now and was.exe == now.exe and was.sub != now.sub:
+            finding.cls, finding.stand_in = ERROR_NAMED, told
+            return finding
         swapped = triggers.option_stand_in(call.command, fix.command, result.text)
         if swapped is not None:
             finding.cls, finding.stand_in = OPTION_STAND_IN, swapped[1]

@@ -115,7 +115,10 @@ def _follow(
         finding.signals.add(scoring.HANG_OR_TIMEOUT)
     key = _key(call)
     exe_key = None
-    if call.command and len(key) == 3 and key[1] in FALLBACK_TOOLS and _MISUSE.search(failed.text):
+    # (another subcommand may be the fix: after a misuse, or the one the error said to run)
+    asked = bool(call.command) and len(key) == 3 and key[1] in FALLBACK_TOOLS
+    named = asked and not _MISUSE.search(failed.text)
+    if asked:
         exe_key = key[:2]
     fallback: ev.Event | None = None  # same executable, other subcommand: a weaker match
     fallback_at = fix_at = -1
@@ -193,6 +196,7 @@ def _follow(
                     and fallback is None
                     and exe_key is not None
                     and any(k[:2] == exe_key for k in keys)
+                    and (not named or triggers.command_named(failed.text, other.command or ""))
                 ):
                     fallback, fallback_at = other, j
                 if worked and other.command and other_way is None and others < _OTHER_WAY_REACH:
