@@ -68,6 +68,9 @@ SCENARIOS = [
      'sed: 1: "app.conf": invalid command code a', 1, "sed -i '' 's/a/b/' app.conf"),
     ("a step first", "terraform plan", "Error: Inconsistent dependency lock file", 1,
      "terraform init && terraform plan"),
+    ("the command its error named", "npm ci",
+     "npm ERR! Please update your lock file with `npm install` before continuing.", 1,
+     "npm install"),
 ]  # fmt: skip
 
 
