@@ -2945,92 +2945,15 @@ def test_a_revision_git_does_not_know_is_a_one_off(script):
             "git rebase --autostash main",
             "git rebase: it worked with `--autostash`",
         ),
-    ],
-)
-def test_what_the_fix_did_is_the_summary(script, bad, error, good, summary):
-    """A fix no class explains is still told by what it did: a step it ran first, an option it
-    added; recalled at the error, since the same command works once the step is done."""
-    script.run(bad, error, failure=ERR, code=1)
-    script.run(good, "ok")
-    candidate = _one(script)
-    assert candidate.summary == summary
-    assert candidate.trigger is None
-
-
-def test_an_ssh_address_fixed_by_the_https_one(script):
-    """No SSH key here: the lesson comes before any git command given an SSH address of that
-    host, whichever subcommand."""
-    _teaches(
-        script,
-        "git clone git@github.com:acme/widgets.git",
-        "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote"
-        " repository.",
-        "git clone https://github.com/acme/widgets.git",
-        summary="git clone: the HTTPS address, not SSH (no SSH key here)",
-        others=["git submodule add git@github.com:acme/lib.git vendor/lib"],
-        not_others=["git clone https://github.com/acme/lib.git", "git clone git@gitlab.com:a/b"],
-    )
-
-
-def test_an_option_the_program_lacks_here_done_by_another(script):
-    """``readlink -f`` on a Mac, then ``realpath`` on the same path: before any ``readlink
-    -f``, not before ``readlink`` alone."""
-    _teaches(
-        script,
-        "readlink -f ./build",
-        "readlink: illegal option -- f\nusage: readlink [-n] [file ...]",
-        "realpath ./build",
-        summary="readlink: no `-f` here; `realpath` does its job",
-        others=["readlink -f /tmp/x"],
-        not_others=["readlink link", "realpath -f x"],
-    )
-
-
-def test_an_option_that_takes_an_argument_here(script):
-    """BSD ``sed -i`` takes the next word for the backup suffix; the fix gave it ``''``."""
-    _teaches(
-        script,
-        "sed -i 's/foo/bar/' config.yml",
-        'sed: 1: "config.yml": invalid command code c',
-        "sed -i '' 's/foo/bar/' config.yml",
-        summary="sed: `-i` takes an argument here (`-i ''`)",
-        others=["sed -i 's/a/b/g' x.txt"],
-        not_others=["sed -n '1,5p' x.txt", "sed -i '' 's/a/b/' y"],
-    )
-
-
-def test_an_interpreters_option_added_names_the_script(script):
-    """``node --experimental-default-type=module build.js`` runs the same script as ``node
-    build.js``: the fix is the option, not another program doing the job."""
-    script.run(
-        "node scripts/build.js",
-        "SyntaxError: Cannot use import statement outside a module",
-        failure=ERR,
-        code=1,
-    )
-    script.run("node --experimental-default-type=module scripts/build.js", "built")
-    candidate = _one(script)
-    assert candidate.summary == "build.js: it worked with `--experimental-default-type=module`"
-
-
-def test_an_option_another_subcommand_has(script):
-    """``ruff format`` has no ``--fix``; ``ruff check --fix`` on the same files did the job:
-    before any ``ruff format --fix``, not before ``ruff check --fix``."""
-    _teaches(
-        script,
-        "ruff format --fix .",
-        "error: unexpected argument '--fix' found\n\nUsage: ruff format [OPTIONS] [FILES]...",
-        "ruff check --fix .",
-        summary="ruff: no `--fix` here; `ruff check` does its job",
-        others=["ruff format src --fix"],
-        not_others=["ruff format .", "ruff check --fix src"],
-        code=2,
-    )
-
-
-@pytest.mark.parametrize(
-    ("bad", "error", "good", "summary"),
-    [
+        # an interpreter's option: the same script run, not another program doing its job
+        (
+            "node scripts/build.js",
+            "SyntaxError: Cannot use import statement outside a module",
+            "node --experimental-default-type=module scripts/build.js",
+            "build.js: it worked with `--experimental-default-type=module`",
+        ),
+        # a step in front of the very same command outranks the error's class (a module
+        # missing, an option refused): that step, not a trigger on every call
         (
             "python3 -m pip install requests",
             "/usr/bin/python3: No module named pip",
@@ -3045,15 +2968,64 @@ def test_an_option_another_subcommand_has(script):
         ),
     ],
 )
-def test_a_step_in_front_of_the_same_command_outranks_its_class(script, bad, error, good, summary):
-    """Whatever class the error has (a module missing, an option refused), a fix that ran a step
-    in front of the very same command says what was missing: that step, recalled at the error,
-    not a trigger on every call."""
+def test_what_the_fix_did_is_the_summary(script, bad, error, good, summary):
+    """A fix no class explains is still told by what it did: a step it ran first, an option it
+    added; recalled at the error, since the same command works once the step is done."""
     script.run(bad, error, failure=ERR, code=1)
     script.run(good, "ok")
     candidate = _one(script)
     assert candidate.summary == summary
     assert candidate.trigger is None
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others", "not_others"),
+    [
+        pytest.param(
+            "git clone git@github.com:acme/widgets.git",
+            "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote"
+            " repository.",
+            "git clone https://github.com/acme/widgets.git",
+            "git clone: the HTTPS address, not SSH (no SSH key here)",
+            ["git submodule add git@github.com:acme/lib.git vendor/lib"],
+            ["git clone https://github.com/acme/lib.git", "git clone git@gitlab.com:a/b"],
+            id="no SSH key: any git command given an SSH address of the host",
+        ),
+        pytest.param(
+            "readlink -f ./build",
+            "readlink: illegal option -- f\nusage: readlink [-n] [file ...]",
+            "realpath ./build",
+            "readlink: no `-f` here; `realpath` does its job",
+            ["readlink -f /tmp/x"],
+            ["readlink link", "realpath -f x"],
+            id="an option another program has here",
+        ),
+        pytest.param(
+            "ruff format --fix .",
+            "error: unexpected argument '--fix' found\n\nUsage: ruff format [OPTIONS] [FILES]...",
+            "ruff check --fix .",
+            "ruff: no `--fix` here; `ruff check` does its job",
+            ["ruff format src --fix"],
+            ["ruff format .", "ruff check --fix src"],
+            id="an option another subcommand has",
+        ),
+        pytest.param(
+            "sed -i 's/foo/bar/' config.yml",
+            'sed: 1: "config.yml": invalid command code c',
+            "sed -i '' 's/foo/bar/' config.yml",
+            "sed: `-i` takes an argument here (`-i ''`)",
+            ["sed -i 's/a/b/g' x.txt"],
+            ["sed -n '1,5p' x.txt", "sed -i '' 's/a/b/' y"],
+            id="BSD sed -i takes the next word for its backup suffix",
+        ),
+    ],
+)
+def test_a_fact_of_the_machine_the_fix_showed(
+    script, bad, error, good, summary, others, not_others
+):
+    """What this machine lacks or wants, shown by a fix that changed only that: the lesson
+    comes before any call that would meet it again, not before the plain command."""
+    _teaches(script, bad, error, good, summary=summary, others=others, not_others=not_others)
 
 
 def test_a_step_in_front_after_an_edit_is_no_step(script):
