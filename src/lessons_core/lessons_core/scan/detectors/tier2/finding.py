@@ -33,6 +33,7 @@ class Finding:
         "generic",
         "guessed",
         "later",
+        "option",
         "other_target",
         "read_between",
         "rejected",
@@ -41,6 +42,7 @@ class Finding:
         "result",
         "retries",
         "signals",
+        "ssh_host",
         "stand_in",
         "step",
         "user_at",
@@ -85,8 +87,14 @@ class Finding:
         self.later: ev.Event | None = None
         #: The package name the registry did not know and the one the fix installed instead.
         self.renamed: tuple[str, str] | None = None
-        #: The program that did the job of one the machine lacks, in the same place of the line.
+        #: The program that did the job of one the machine lacks, in the same place of the line
+        #: (or of an option it lacks: :attr:`option`).
         self.stand_in: str | None = None
+        #: The option the mistake was about: one the program lacks here, whose job
+        #: :attr:`stand_in` did, or one that takes an argument here (``-i`` of BSD ``sed``).
+        self.option: str | None = None
+        #: The host whose repository's SSH address failed where its HTTPS one then worked.
+        self.ssh_host: str | None = None
         #: The step the error named that ran between the failure and the same command working.
         self.step: str | None = None
         #: The generated folder deleted before the command worked (:func:`.remedies._cleared`).

@@ -123,19 +123,22 @@ def _judge(
         return finding
     if call.command and fix.command and not finding.edited:
         # another subcommand of the same program, the one the error said to run
-        told = triggers.command_named(result.text, fix.command)
         was, now = triggers.main_shape(call.command), triggers.main_shape(fix.command)
-        if told and was and now and was.exe == now.exe and was.sub != now.sub:
-            finding.cls, finding.stand_in = ERROR_NAMED, told
-            return finding
+        if was and now and was.exe == now.exe and was.sub != now.sub:
+            told = triggers.command_named(result.text, fix.command)
+            if told is not None:
+                finding.cls, finding.stand_in = ERROR_NAMED, told
+                return finding
         swapped = triggers.option_stand_in(call.command, fix.command, result.text)
         if swapped is not None:
-            finding.cls, finding.stand_in = OPTION_STAND_IN, swapped[1]
+            finding.cls, (finding.option, finding.stand_in) = OPTION_STAND_IN, swapped
             return finding
-        if triggers.empty_value_added(call.command, fix.command) is not None:
+        finding.option = triggers.empty_value_added(call.command, fix.command)
+        if finding.option is not None:
             finding.cls = OPTION_VALUE
             return finding
-        if triggers.ssh_to_https(call.command, fix.command) is not None:
+        finding.ssh_host = triggers.ssh_to_https(call.command, fix.command)
+        if finding.ssh_host is not None:
             finding.cls = SSH_URL  # (whatever the error said: the address was all that changed)
             return finding
         finding.renamed = triggers.package_renamed(call.command, fix.command, result.text)

@@ -21,8 +21,6 @@ from lessons_core.scan.detectors.tier2.classes import (
     EDIT_CAUSES,
     ENV_NOT_LOADED,
     GH_GRAPHQL,
-    OPTION_STAND_IN,
-    OPTION_VALUE,
     SANDBOX,
     STEP_REDONE,
     SUBPROJECT,
@@ -364,12 +362,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
         words.update(wrong=wrong, right=right, name=PurePosixPath(wrong).name)
     if finding.stand_in is not None:
         words["other"] = finding.stand_in
-    failing, fixed = finding.call.command or "", (fix.command or "") if fix else ""
-    if finding.cls is OPTION_STAND_IN:
-        swapped = triggers.option_stand_in(failing, fixed, finding.result.text)
-        words["flag"] = swapped[0] if swapped else ""
-    if finding.cls is OPTION_VALUE:
-        words["flag"] = triggers.empty_value_added(failing, fixed) or ""
+    if finding.option is not None:
+        words["flag"] = finding.option
     if finding.renamed is not None:
         words.update(wrong=finding.renamed[0], right=finding.renamed[1])
     return words

@@ -100,22 +100,19 @@ def _trigger(finding: Finding) -> str | None:
         # every install of the name the registry does not publish, with a version or not
         install = triggers.package_trigger(failing, finding.renamed[0])
         return install if _separates(install, failing, fixed) else None
-    if name == OPTION_STAND_IN.name:
+    if name == OPTION_STAND_IN.name and finding.option and finding.stand_in:
         # every call of the program with the option it does not have here
-        swapped = triggers.option_stand_in(failing, fixed, finding.result.text)
-        other_verb = swapped is not None and " " in swapped[1]  # (``ruff format`` → ``check``)
+        other_verb = " " in finding.stand_in  # (``ruff format`` → ``ruff check``)
         base = triggers.verb_trigger(failing) if other_verb else triggers.base_trigger(failing)
-        flagged = triggers.with_flag(base, swapped[0]) if swapped and base else None
+        flagged = triggers.with_flag(base, finding.option) if base else None
         return flagged if _separates(flagged, failing, fixed) else None
-    if name == OPTION_VALUE.name:
-        flag = triggers.empty_value_added(failing, fixed)
-        bare = triggers.empty_value_trigger(failing, flag) if flag is not None else None
+    if name == OPTION_VALUE.name and finding.option:
+        bare = triggers.empty_value_trigger(failing, finding.option)
         return bare if _separates(bare, failing, fixed) else None
-    if name == SSH_URL.name:
+    if name == SSH_URL.name and finding.ssh_host:
         # every command of the program given an SSH address of that host
         # (an SSH address of the host, which the fix no longer gave: it separates the two)
-        host = triggers.ssh_to_https(failing, fixed)
-        return triggers.ssh_url_trigger(failing, host) if host is not None else None
+        return triggers.ssh_url_trigger(failing, finding.ssh_host)
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)
