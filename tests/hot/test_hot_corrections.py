@@ -73,6 +73,7 @@ CORRECTIONS = [
     "we do not commit generated files",
     "please do not rename the public functions",
     "I'd use the one in utils not a new one",  # a use-verb, "not" four words on
+    "hmm ok so wrong file",  # the opener after three fillers
     # the point on the third line of the first paragraph
     "I looked at the diff.\nThe lockfile changed though,\nplease don't touch the lockfile",
 ]
@@ -117,6 +118,9 @@ ORDINARY = [
     "this is not urgent",
     "we don't have a staging server yet",
     "do not know why the build got slower",
+    "don't know",
+    "we don't know why the deploy is slow",  # the team's mind, not its practice
+    "we don't really mind either way",
     "I asked if we deploy on fridays and we do not",
     "ok, well",
     # what follows the first paragraph is not judged

@@ -295,7 +295,7 @@ def correction(text, rejected=False, answer=False):
             return None
     if _asks(words, said):
         return None
-    if _opens(tokens, rejected, answer) or _clause_opens(said, answer):
+    if _opens(tokens, rejected, answer) or _clause_opens(said, words, answer):
         return said
     for phrase in _PHRASES:
         if " " + phrase + " " in padded:
@@ -323,8 +323,11 @@ _CLAUSE_ENDS = (". ", "! ", "? ", "; ", ", ", ": ")
 _CLAUSE_OPENERS = frozenset(("don't", "never", "stop", "avoid", "always", "use", "prefer"))
 
 
-def _clause_opens(said, answer):
-    """Whether a clause after the first opens with an instruction ("…, never force-push")."""
+def _clause_opens(said, words, answer):
+    """Whether a clause after the first opens with an instruction ("…, never force-push");
+    ``words`` are the message's, which hold every clause's."""
+    if _CLAUSE_OPENERS.isdisjoint(words[1:]):
+        return False  # (no opener anywhere: no clause to split off and read again)
     for end in _CLAUSE_ENDS:
         said = said.replace(end, "\n")
     for clause in said.splitlines()[1:]:
@@ -348,8 +351,8 @@ _OWN_MIND = frozenset(
 
 def _describes(words):
     """ "don't know if …", "never seen this before": an opening "don't" or "never" that
-    tells of the user, not the agent."""
-    return words[0] in ("don't", "never") and len(words) > 1 and words[1] in _OWN_MIND
+    tells of the user, not the agent (``words``: two at least, as every caller has)."""
+    return words[0] in ("don't", "never") and words[1] in _OWN_MIND
 
 
 #: Words after an answer's "no" that go on answering ("no, it's fine", "no, don't bother").
@@ -398,39 +401,37 @@ def _told_not(words):
     """ "… and don't touch the lockfile", "please do not …": a "don't" said to the agent, not
     one that describes ("we don't handle it", "I actually don't like this idea", "don't know
     if it matters")."""
-    for i, word in enumerate(words):
-        if word == "don't":
-            after = words[i + 1 :]
-        elif word == "do" and words[i + 1 : i + 2] == ["not"]:
-            after = words[i + 2 :]
-        else:
-            continue
+    for i, verb in _negations(words):
         subject = next((w for w in reversed(words[:i]) if w not in _ADVERBS), None)
-        if subject not in _SUBJECTS and next(iter(after), "") not in _OWN_MIND:
+        if subject not in _SUBJECTS and verb not in _OWN_MIND:
             return True
     return False
 
 
+def _negations(words):
+    """Each "don't" or "do not" of ``words``: where it stands, and the word after it (``""``
+    at the end)."""
+    for i, word in enumerate(words):
+        if word == "don't":
+            yield i, next(iter(words[i + 1 :]), "")
+        elif word == "do" and words[i + 1 : i + 2] == ["not"]:
+            yield i, next(iter(words[i + 2 :]), "")
+
+
 #: What may follow a "we don't" that tells of the team, not of how it works ("we don't need
-#: the cache for the demo", "we don't have a staging server").
-_WE_LACK = frozenset(("need", "have", "want", "like", "handle", "support", "do", "care", "mind"))
+#: the cache for the demo", "we don't have a staging server"), or of the user's mind.
+_NO_PRACTICE = _OWN_MIND | _ADVERBS | {
+    "need", "have", "want", "like", "handle", "support", "do", "care", "mind",
+}  # fmt: skip
 
 
 def _we_do_not(words):
     """ "we don't commit to main directly", "we do not mock the database": how the team works,
     which the agent went against."""
-    for i, word in enumerate(words):
-        if word != "we":
-            continue
-        if words[i + 1 : i + 2] == ["don't"]:
-            verb = words[i + 2 : i + 3]
-        elif words[i + 1 : i + 3] == ["do", "not"]:
-            verb = words[i + 3 : i + 4]
-        else:
-            continue
-        if verb and not (_WE_LACK | _OWN_MIND | _ADVERBS).intersection(verb):
-            return True
-    return False
+    return any(
+        i > 0 and words[i - 1] == "we" and verb and verb not in _NO_PRACTICE
+        for i, verb in _negations(words)
+    )
 
 
 #: Words that open a question asking something rather than setting the agent right.
