@@ -138,14 +138,13 @@ def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]
     spans = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.arg | ast.AnnAssign):
-            found = [node.annotation]
+            a = node.annotation
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found = [node.returns]
+            a = node.returns
         else:
             continue
-        for a in found:
-            if a is not None and a.end_lineno is not None and a.end_col_offset is not None:
-                spans.append(((a.lineno, a.col_offset), (a.end_lineno, a.end_col_offset)))
+        if a is not None and a.end_lineno is not None and a.end_col_offset is not None:
+            spans.append(((a.lineno, a.col_offset), (a.end_lineno, a.end_col_offset)))
     return spans
 
 
