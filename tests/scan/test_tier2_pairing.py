@@ -2945,6 +2945,19 @@ def test_a_revision_git_does_not_know_is_a_one_off(script):
             "git rebase --autostash main",
             "git rebase: it worked with `--autostash`",
         ),
+        # an option added with its value
+        (
+            "docker run --rm app:latest",
+            "exec /usr/local/bin/app: exec format error",
+            "docker run --rm --platform linux/arm64 app:latest",
+            "docker run: it worked with `--platform linux/arm64`",
+        ),
+        (
+            "kubectl get pods",
+            'error: the server doesn\'t have a resource type "pods"',
+            "kubectl --context staging get pods",
+            "kubectl get: it worked with `--context staging`",
+        ),
         # an interpreter's option: the same script run, not another program doing its job
         (
             "node scripts/build.js",

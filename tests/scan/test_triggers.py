@@ -430,6 +430,12 @@ def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, f
         # an edit of the code in front of the command: a change, not a step
         ("npm test", "sed -i 's/a/b/' src/x.ts && npm test", None),
         ("npm test", "perl -pi -e 's/a/b/' x.ts && npm test", None),
+        ("npm test", "sed --in-place 's/a/b/' x.ts && npm test", None),
+        ("npm test", "sed --in-place=.bak 's/a/b/' x.ts && npm test", None),
+        ("npm test", "sed -Ei 's/a+/b/' x.ts && npm test", None),
+        # (a module named, no edit: a step)
+        ("npm test", "perl -MList::Util -e 1 && npm test", "perl -MList::Util -e 1"),
+        ("npm test", "sed -n /in/p VERSION && npm test", "sed -n /in/p VERSION"),
         ("npm test", "cat ci.env > .env.test && npm test", None),
         ("npm test", "cat ci.env >> .env.test && npm test", None),
         ("npm test", "sed -n 1p VERSION && npm test", "sed -n 1p VERSION"),  # (reads only)
@@ -941,6 +947,25 @@ def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, f
 )
 def test_options_added_is_all_that_changed(before, again, added):
     assert triggers.options_added(before, again) == added
+
+
+@pytest.mark.parametrize(
+    ("before", "again", "added"),
+    [
+        ("docker run app", "docker run --platform linux/arm64 app", ["--platform", "linux/arm64"]),
+        ("kubectl get pods", "kubectl --context stg get pods", ["--context", "stg"]),
+        ("git stash", "git stash -u", ["-u"]),
+        ("git stash", "git stash pop", []),  # a word after no added option
+        ("ls -l", "ls -l x", []),  # after an option the command had already
+        ("git log", "git log x --oneline", []),  # before the option, not its value
+    ],
+)
+def test_an_option_added_with_its_value(before, again, added):
+    """A summary tells the option a fix added with the word it took; a trigger is built from
+    the options alone, so without ``with_values`` a value is another change."""
+    assert triggers.options_added(before, again, with_values=True) == added
+    options_only = all(w.startswith("-") for w in added)
+    assert triggers.options_added(before, again) == (added if options_only else [])
 
 
 _NO_DIST = "ERROR: No matching distribution found for opencv"

@@ -1311,24 +1311,36 @@ def loads_variable(failing: str, fixed: str, name: str) -> bool:
     return bool(assigned.search(fixed) or _LOADS_ENV.search(fixed))
 
 
-def options_added(before: str, again: str) -> list[str]:
+def options_added(before: str, again: str, *, with_values: bool = False) -> list[str]:
     """The options ``again`` gives that ``before``, the same one simple command, did not, when
-    that is all that differs (``-u`` of ``git stash`` → ``git stash -u``); else ``[]``."""
+    that is all that differs (``-u`` of ``git stash`` → ``git stash -u``); else ``[]``. With
+    ``with_values`` an added option may bring the word after it as its value (``docker run
+    --platform linux/arm64``), which is what a summary tells; a trigger has no use for it."""
     mine, theirs = _segments(before), _segments(again)
     if len(mine) != 1 or len(theirs) != 1:
         return []
     added = [word for word in theirs[0] if word not in mine[0]]
     gone = [word for word in mine[0] if word not in theirs[0]]
-    return added if added and not gone and all(_FLAG.match(w) for w in added) else []
+    if not added or gone:
+        return []
+    flags = [bool(_FLAG.match(w)) for w in theirs[0]]
+    given = {
+        word
+        for i, word in enumerate(theirs[0])
+        if flags[i] or (with_values and i and flags[i - 1] and theirs[0][i - 1] in added)
+    }
+    return added if all(word in given for word in added) else []
 
 
 #: Commands that change a file's mode or owner.
 _FILE_MODES = frozenset({"chmod", "chown", "chgrp"})
-#: Programs that edit a file in place given ``-i`` (alone, with a suffix, or in a cluster:
-#: ``sed -i``, ``sed -i.bak``, ``perl -pi``), and programs that only write files.
+#: Programs that edit a file in place given ``-i`` (alone, with a suffix, in a cluster, or
+#: spelled out: ``sed -i``, ``sed -i.bak``, ``perl -pi``, ``sed --in-place``), and programs
+#: that only write files. A cluster that opens with perl's ``-M`` or ``-I`` names a module or
+#: a folder (``-MList::Util``), whose letters are no flags.
 _IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby"})
 _WRITERS = frozenset({"tee", "patch", "apply_patch", "truncate", "dd"})
-_IN_PLACE_FLAG = kept_programs.compile(r"-[A-Za-z]*i\S*")
+_IN_PLACE_FLAG = kept_programs.compile(r"-(?![MmI])[A-Za-z]*i\S*|--in-place(=\S*)?")
 
 
 def _writes_file(words: tuple[str, ...]) -> bool:

@@ -298,7 +298,7 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     """What a fix no class explains did that the failed call had not, in a few words: the
     options it added (``it worked with `--autostash```), else that it needed another way."""
     failing, fixed = call.command or "", fix.command or ""
-    added = triggers.options_added(failing, fixed) if failing and fixed else []
+    added = triggers.options_added(failing, fixed, with_values=True) if failing and fixed else []
     if added:
         return f"it worked with `{_one_line(' '.join(added), 60)}`"
     return "needed another way"
