@@ -9,7 +9,8 @@ set was written first and the detector's filter of one-offs
 ``held-out`` set was written before that filter and is not tuned on. ``design-2`` and
 ``held-out-2`` were written later, together, by a writer who had not read the detector; a
 seeded coin chose which of the two the detector's words may be tuned on, and ``held-out-2`` is
-not.
+not. ``design-3`` and ``held-out-3`` were written the same way after the detector had been tuned
+on ``design-2``, committed before any change they led to, and drawn by another coin.
 
 For each set and kind it prints how many messages the hook's detector hears
 (:func:`lessons_core.hot.corrections.correction`) and how many of those the scan keeps as
@@ -36,12 +37,12 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="list the messages kept or missed")
     args = parser.parse_args()
     sets = json.loads(DATA.read_text(encoding="utf-8"))["sets"]
-    print(f"{'set':<9} {'kind':<9} {'messages':>8} {'heard':>6} {'kept':>5}")
+    print(f"{'set':<10} {'kind':<9} {'messages':>8} {'heard':>6} {'kept':>5}")
     for name, kinds in sets.items():
         for kind, messages in kinds.items():
             heard = [m for m in messages if hot.correction(m)]
             kept = [m for m in heard if states_rule(m)]
-            print(f"{name:<9} {kind:<9} {len(messages):>8} {len(heard):>6} {len(kept):>5}")
+            print(f"{name:<10} {kind:<9} {len(messages):>8} {len(heard):>6} {len(kept):>5}")
             if args.show:
                 shown = kept if kind != "rule" else [m for m in messages if m not in kept]
                 for message in shown:
