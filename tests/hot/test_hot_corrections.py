@@ -76,6 +76,13 @@ CORRECTIONS = [
     "hmm ok so wrong file",  # the opener after three fillers
     # the point on the third line of the first paragraph
     "I looked at the diff.\nThe lockfile changed though,\nplease don't touch the lockfile",
+    # what the user does not want of the agent; a practice explained, ruled out, told
+    "i dont need you to recap every file at the end",
+    "I don't want you adding dependencies for this",
+    "the runners lack make, thats why we have a justfile",
+    "the cluster runs k8s 1.24, so no ephemeral containers",
+    "releases here follow semver strictly",
+    "config files here live under etc/",
 ]
 
 ORDINARY = [
@@ -123,6 +130,15 @@ ORDINARY = [
     "we don't really mind either way",
     "I asked if we deploy on fridays and we do not",
     "ok, well",
+    # "never would have", a courtesy after "so no", "here" of the moment
+    "perfect, thanks. never would have found that",
+    # what the user wants of their own work, found they do not need
+    "I don't want to make it work only on my machine",
+    "ahh ok looks like i dont need the token for that endpoint",
+    "it can wait, so no rush",
+    "the problem here is the cache, can you look?",
+    "so here is the log from the run",
+    "the tests are failing, so no idea what broke",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",

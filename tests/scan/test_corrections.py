@@ -507,6 +507,10 @@ def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
         "that's not the table, the one in billing_events",
         # "instead of" sets two choices of this work apart
         "no, put the legend below the chart instead of above it",
+        # pointed at the piece of work in hand, though naming a file or a branch of code
+        "I meant the other function, `render_row` not `render_rows`",
+        "wrong file, i wanted you to edit cart.py not checkout.py",
+        "you removed the wrong branch of the if, the else was the one to go",
     ],
 )
 def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
@@ -531,6 +535,9 @@ def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
         "ask me before you drop any table",  # how the user wants the agent to work
         "stop using cat to read files, use read_file",  # a habit to drop
         "the preview server is on 4173 not 5173",  # a working word
+        "no, Jenkins was removed, the builds are on GitHub Actions",  # a fact that changed
+        "that flag is deprecated, stop passing it",
+        "wrong branch, we always open PRs against develop",  # a pointer, and a practice
     ],
 )
 def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):

@@ -145,6 +145,9 @@ _PHRASES = (
     "i'd prefer",
     "i'd rather",
     "i would rather",
+    "i don't want you",
+    "i don't need you",
+    "that's why we",
     "can you not",
     "please always",
     "please never",
@@ -302,6 +305,8 @@ def correction(text, rejected=False, answer=False):
             return said
     if not answer and (_told_not(words) or _we_do_not(words)):
         return said
+    if ("no" in words and _ruled_out(words)) or ("here" in words and _the_way_here(words)):
+        return said
     if _contrast(said.lower(), words):
         return said
     for i, word in enumerate(words):
@@ -345,6 +350,8 @@ _OWN_MIND = frozenset(
     (
         "know", "think", "understand", "see", "remember", "care", "mind", "get", "seen",
         "heard", "had", "been", "knew", "thought", "understood", "tried", "used",
+        # "never would have found that", "never could get it": what was, not what to do
+        "would", "could",
     )
 )  # fmt: skip
 
@@ -431,6 +438,51 @@ def _we_do_not(words):
     return any(
         i > 0 and words[i - 1] == "we" and verb and verb not in _NO_PRACTICE
         for i, verb in _negations(words)
+    )
+
+
+#: What follows a "so no" that is a courtesy or a state of mind, not a thing ruled out ("so no
+#: rush", "so no idea why").
+_COURTESIES = frozenset(
+    ("rush", "hurry", "worries", "worry", "problem", "problems", "pressure", "idea", "clue")
+)
+
+
+def _ruled_out(words):
+    """ "we're on python 3.9 in prod, so no match statements": a thing ruled out as what
+    follows from a fact of the place."""
+    return any(
+        word == "so"
+        and words[i + 1 : i + 2] == ["no"]
+        and words[i + 2 : i + 3] != []
+        and words[i + 2] not in _COURTESIES
+        for i, word in enumerate(words)
+    )
+
+
+#: The verbs of a way things are done somewhere: "commit messages here follow …", "branch
+#: naming here is …", "tests here use …".
+_WAY_VERBS = frozenset(
+    ("is", "are", "follow", "follows", "use", "uses", "go", "goes", "live", "lives", "must",
+     "should", "always", "never", "need", "needs", "run", "runs")
+)  # fmt: skip
+#: Words before "here" that point at the moment, not a practice ("the problem here is …").
+_NOT_PRACTICES = frozenset(
+    ("problem", "issue", "question", "thing", "point", "error", "bug", "what", "is", "are",
+     "it", "that", "this", "i", "you", "we", "so", "and", "but", "over", "in", "out", "up",
+     "come", "go", "get", "look", "from", "right", "just", "me")
+)  # fmt: skip
+
+
+def _the_way_here(words):
+    """ "commit messages here follow conventional commits": how things are done in this place,
+    told by a thing, "here", and a verb of practice."""
+    return any(
+        word == "here"
+        and words[i + 1 : i + 2] != []
+        and words[i + 1] in _WAY_VERBS
+        and words[i - 1] not in _NOT_PRACTICES
+        for i, word in enumerate(words[1:], start=1)
     )
 
 

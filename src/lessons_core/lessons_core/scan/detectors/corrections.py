@@ -155,13 +155,22 @@ _GENERAL = re.compile(
     r"in general|by default|each time|whenever|remember|again|keep (?:forgetting|adding|doing|"
     r"using|creating|making)|we (?:use|don't|dont|do not|always|never|test|moved|squash|prefer|"
     r"keep|run|deploy|build)|our|in this (?:repo|codebase|project|org|team)|"
-    r"on this (?:box|machine|server|host)|is called|i prefer|i'd prefer|"
+    r"on this (?:box|machine|server|host)|(?:is|it's|its) called|i prefer|i'd prefer|"
     # how the user wants the agent to work: "ask me before you delete anything"
     r"ask me (?:before|first)|check with me|without asking|by hand|"
     # a habit to drop: "stop using cat", "stop adding type: ignore"
     r"stop \w+ing|"
     # how the agent works: "test it yourself", "check it yourself"
-    r"yourself)\b"
+    r"yourself|"
+    # a fact of the project that changed: "CocoaPods was removed", "that flag is deprecated"
+    r"no longer|deprecated|(?:was|were|got|has been|have been) (?:removed|dropped|replaced))\b"
+)
+#: Words that point at the piece of work in hand ("I meant the other function", "wrong file, I
+#: wanted you to edit user_service.go"): a correction so pointed sets that piece right, though
+#: it names a file or a branch, unless it says more (:data:`_GENERAL`).
+_IN_HAND = re.compile(
+    r"\b(?:i meant|i wanted|i was (?:talking|asking) about|the other (?:one|function|file|method)|"
+    r"wrong (?:file|function|method|class|line|one|branch of)|the one (?:i|to))\b"
 )
 #: The words of an engineer's tools and ways of working: a correction that names one is about
 #: how the work is done (which package manager, which branch, how tests run), which the next
@@ -214,7 +223,11 @@ def states_rule(words: str) -> bool:
     button blue" and "that's wrong, the total should include tax" are corrections, and
     one-offs: they set right this piece of work, not how any work is done."""
     lowered = words.lower().replace("\u2019", "'")
-    if _GENERAL.search(lowered) or names_project_thing(words, _PLACE_MARKS):
+    if _GENERAL.search(lowered):
+        return True
+    if _IN_HAND.search(lowered):
+        return False
+    if names_project_thing(words, _PLACE_MARKS):
         return True
     if any(_OPTION_OR_VARIABLE.fullmatch(word) for word in words.split()):
         return True
