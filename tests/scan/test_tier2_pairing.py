@@ -2811,6 +2811,11 @@ def test_a_command_that_did_not_end(script, bad, good, others, not_others):
          "SyntaxError: invalid syntax",
          "python3 -c 'import json; print(json.load(open(\"a.json\")))'",
          ('python3 -c "open("b.txt").read()"',), ('python3 app.py "$INPUT"',)),
+        # a backticked word the shell ran, not "not on PATH" of git; the commit was amended
+        ('git commit -m "Use `fetch` in the client"', "bash: fetch: command not found",
+         "git commit --amend -m 'Use `fetch` in the client'", ('git commit -m "Drop `axios`"',),
+         ("git commit -m 'Drop `axios`'", 'git commit -m "Drop \\`axios\\`"',
+          'git commit -m "Drop axios"')),
     ],
 )  # fmt: skip
 def test_an_argument_the_shell_read_inside_double_quotes(
@@ -2823,7 +2828,7 @@ def test_an_argument_the_shell_read_inside_double_quotes(
     script.run(good, "ok")
     candidate = _one(script)
     assert candidate.summary.endswith(
-        'single-quote it; in double quotes the shell reads `$` and `"`'
+        'single-quote it; in double quotes the shell reads `$`, backticks and `"`'
     )
     _fires(candidate, bad, good)
     _reaches(candidate, others, not_others)

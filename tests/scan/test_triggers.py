@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lessons_core.scan.detectors import triggers
+from lessons_core.scan.detectors import failures, triggers
 
 
 @pytest.mark.parametrize(
@@ -248,11 +248,15 @@ def test_bare_executable(pattern, bare):
         ("flag provided but not defined: -racy", "go test -racy ./...", "-racy"),
         ("Error: `--apply` is not expected in this context", "biome check --apply", "--apply"),
         ("error: unknown option `dry-run'", "git gc --auto", None),
+        ('The option "--no-dev" does not exist', "poetry install --no-dev", "--no-dev"),
+        ('The "--env" option does not exist.', "php artisan migrate --env=ci", "--env"),
     ],
 )
 def test_option_named_by_the_error(error, command, flag):
-    """The flag the error says does not exist, spelled as the command spelled it."""
+    """The flag the error says does not exist, spelled as the command spelled it; the error is
+    read as an option refused, not a path missing."""
     assert triggers.option_named(error, command) == flag
+    assert failures.mistake_class(error).name == failures.UNKNOWN_OPTION
 
 
 def test_tight_trigger_ends_at_the_subcommand():
@@ -278,6 +282,18 @@ def test_anchored_and_flag_lookarounds():
     missing = triggers.without_flag(base, "--break-system-packages")
     assert triggers.matches(missing, "pip install x")
     assert not triggers.matches(missing, "pip install --break-system-packages x")
+
+
+def test_a_one_letter_option_is_given_in_a_cluster_too():
+    """``git commit -am 'x'`` gives ``-m``, so a trigger on a commit without it is quiet."""
+    base = triggers.base_trigger("git commit")
+    assert base is not None
+    missing = triggers.without_flag(base, "-m")
+    assert triggers.matches(missing, "git commit")
+    assert triggers.matches(missing, "git commit -a")
+    assert triggers.matches(missing, "git commit --amend")  # (a long option is no cluster)
+    assert not triggers.matches(missing, "git commit -m 'x'")
+    assert not triggers.matches(missing, "git commit -am 'x'")
 
 
 @pytest.mark.parametrize(
@@ -490,6 +506,9 @@ def test_option_stand_in():
         "ruff check",
     )
     assert triggers.option_stand_in("ruff format --fix .", "ruff check --fix src", ruff) is None
+    # the same program with its pattern changed: no other subcommand did the job
+    grep = "grep: invalid option -- P"
+    assert triggers.option_stand_in(r"grep -P '\d+' a.md", "grep -E '[0-9]+' a.md", grep) is None
     # the refused option is another stage's than the one the fix changed
     sort = "sort: illegal option -- V"
     assert (
@@ -1012,6 +1031,10 @@ def test_a_runners_options_and_their_values_are_read_past():
 def test_single_quoted_is_a_word_the_shell_read_into_inside_double_quotes():
     assert triggers.single_quoted('awk "{print $2}" f', "awk '{print $2}' f") == "{print $2}"
     assert triggers.single_quoted('grep -rn "TODO" src', "grep -rn 'TODO' src") is None
+    # a backtick the shell ran; an option added beside (the first commit had gone in)
+    bad, good = 'git commit -m "a `b`"', "git commit --amend -m 'a `b`'"
+    assert triggers.single_quoted(bad, good) == "a `b`"
+    assert triggers.single_quoted(bad, "git commit -m 'a `b` c'") is None  # (words changed)
 
 
 def test_case_swapped_is_one_letter_option():
@@ -1070,6 +1093,9 @@ def test_assignment_is_the_variable_as_set_in_front():
         ("npm ERR! missing script: test", "npm run build", None),
         ("npm install failed, see the log", "npm install --force", None),  # (said, not asked)
         ("run `make`", "make", None),  # one word: said by errors that do not ask for it
+        # the two words the error named, of three the fix ran
+        ("consider using 'yarn dlx' or a plugin", "yarn dlx serve -s dist", "yarn dlx"),
+        ("try `git lfs pull origin`", "git lfs pull origin main", "git lfs pull"),
     ],
 )
 def test_command_named(error, fixed, named):

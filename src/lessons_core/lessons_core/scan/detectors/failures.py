@@ -385,7 +385,10 @@ MISTAKE_CLASSES = (
         r"unknown option|unrecognized (?:option|arguments?)|no such option|invalid option|"
         r"unknown primary or operator|"
         r"unknown (?:shorthand )?flag|flag provided but not defined|unexpected argument|"
-        r"illegal option|unknown argument|unrecognized flag|is not expected in this context",
+        r"illegal option|unknown argument|unrecognized flag|is not expected in this context|"
+        # a console library's words (Symfony's, poetry's): ``The option "--no-dev" does not
+        # exist``, ``The "--foo" option does not exist.``
+        r"""\b[Tt]he (?:option )?["'`]--?[A-Za-z][\w-]*["'`] (?:option )?does not exist""",
         "an option the command does not have",
         "the command was given an option it does not have",
         "Drop or replace the option",

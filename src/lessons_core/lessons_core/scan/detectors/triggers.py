@@ -853,11 +853,13 @@ _NAMED_OPTION = kept_programs.compile(
     r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)|"
     r"[`'\"](?P<before>--?[A-Za-z][\w-]*)[`'\"] is not expected in this context|"
     # BSD find (a Mac's): ``find: -printf: unknown primary or operator``
-    r"(?P<primary>-[A-Za-z][\w-]*): unknown primary or operator",
+    r"(?P<primary>-[A-Za-z][\w-]*): unknown primary or operator|"
+    # a console library's: ``The option "--no-dev" does not exist``
+    r"""\bthe (?:option )?["'`](?P<console>--?[A-Za-z][\w-]*)["'`] (?:option )?does not exist""",
     re.IGNORECASE,
 )
 #: The groups of :data:`_NAMED_OPTION` that may hold the option's name.
-_OPTION_GROUPS = ("name", "before", "primary")
+_OPTION_GROUPS = ("name", "before", "primary", "console")
 
 
 def _option_group(m: re.Match[str]) -> str:
@@ -961,9 +963,14 @@ def without_flag(base: str, flag: str) -> str:
     Written with ``.*`` rather than the segment-bounded gap: the compiler rewrites a trailing
     ``(?!.*X)`` to be tried once, on the last match, while a gap before a negative look-ahead
     would make the hook's search quadratic in the command's length (and the hook would match
-    it against the start of a command only).
+    it against the start of a command only). A one-letter option counts in a cluster too:
+    ``git commit -am 'x'`` gives ``-m``.
     """
-    return rf"{base.replace(_GAP, '.*')}(?!.*\s{_escape(flag)}(?:[\s=]|$))"
+    given = f"-[A-Za-z]*{_escape(flag[1])}" if _SHORT_FLAG.fullmatch(flag) else _escape(flag)
+    return rf"{base.replace(_GAP, '.*')}(?!.*\s{given}(?:[\s=]|$))"
+
+
+_SHORT_FLAG = kept_programs.compile(r"-[A-Za-z]")
 
 
 _SINGLE_QUOTED = kept_programs.compile(r"'([^'\n]*)'")
@@ -971,25 +978,29 @@ _SINGLE_QUOTED = kept_programs.compile(r"'([^'\n]*)'")
 
 def single_quoted(failing: str, fixed: str) -> str | None:
     """The argument ``fixed`` put in single quotes where ``failing`` had it in double quotes the
-    shell reads into (a ``$``, an inner ``"``), nothing else changed; else ``None``."""
+    shell reads into (a ``$``, a backtick, an inner ``"``), nothing else changed but options
+    added (``git commit --amend``, once the first commit went in with a mangled message); else
+    ``None``."""
     for m in _SINGLE_QUOTED.finditer(fixed):
         inner = m.group(1)
-        if ("$" in inner or '"' in inner) and (
-            fixed[: m.start()] + f'"{inner}"' + fixed[m.end() :] == failing
-        ):
+        if not ("$" in inner or '"' in inner or "`" in inner):
+            continue
+        swapped = fixed[: m.start()] + f'"{inner}"' + fixed[m.end() :]
+        if swapped == failing or options_added(failing, swapped):
             return inner
     return None
 
 
 def double_quoted_trigger(command: str) -> str | None:
     """The main command of ``command`` given a double-quoted word the shell reads into: one
-    holding a ``$`` after other text (``"{print $2}"``; not ``"$FILE"``, which is meant), or
-    one an inner ``"`` ends before a word goes on."""
+    holding a ``$`` after other text (``"{print $2}"``; not ``"$FILE"``, which is meant), a
+    backtick not escaped (``"use `fetch`"`` runs ``fetch``), or an inner ``"`` that ends it
+    before a word goes on."""
     shape = main_shape(command)
     base = base_trigger(command)
     if shape is None or base is None:
         return None
-    pattern = rf"{base}{_GAP}\s\"(?:[^\"\n]+\$|[^\"\n]*\"[^\s|;&)])"
+    pattern = rf"{base}{_GAP}\s\"(?:[^\"\n]+\$|[^\"\n]*(?<!\\)`|[^\"\n]*\"[^\s|;&)])"
     return pattern if compiler_accepts(pattern) else None
 
 
@@ -1228,8 +1239,11 @@ def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     mine, theirs = _operands_of(changed[0]), _operands_of(changed[1])
     if was.exe != now.exe:
         return (flag, now.exe) if mine == theirs else None
-    # the same program: another subcommand, its first word that is no option
+    # the same program: another subcommand, its first word that is no option (and reads as
+    # one: grep's changed pattern is none)
     if not mine or not theirs or mine[0] == theirs[0] or mine[1:] != theirs[1:]:
+        return None
+    if not (_SUBCOMMAND.fullmatch(mine[0]) and _SUBCOMMAND.fullmatch(theirs[0])):
         return None
     return flag, f"{now.exe} {theirs[0]}"
 
@@ -1363,18 +1377,20 @@ def _writes_file(words: tuple[str, ...]) -> bool:
 def command_named(error: str, fixed: str) -> str | None:
     """The command ``fixed`` ran, up to its first option (``npm install``), when ``error``
     named it as the one to run, quoted or after "run", "use" or "try" (npm's "Please update
-    your lock file with `npm install`"); else ``None``. Two words at least: a program's name
+    your lock file with `npm install`"); else ``None``. Two or three of its words, the most the
+    error named (yarn's "consider using 'yarn dlx'" of ``yarn dlx serve``): a program's name
     alone is said by many errors that do not ask for it."""
     shape = main_shape(fixed)
     found = segments_of(fixed, shape.exe, shape.sub) if shape is not None else ()
     if not found:
         return None
     words = list(itertools.takewhile(lambda w: not w.startswith("-"), found[0]))
-    if len(words) < 2:
-        return None
-    said = r"\s+".join(_escape(w) for w in words[:3])
-    asked = rf"""(?:[`'"]|\b(?:run|use|try|with)\s+){said}(?![\w.-])"""
-    return " ".join(words[:3]) if re.search(asked, error[:3000], re.IGNORECASE) else None
+    for n in range(min(3, len(words)), 1, -1):
+        said = r"\s+".join(_escape(w) for w in words[:n])
+        asked = rf"""(?:[`'"]|\b(?:run|use|try|with)\s+){said}(?![\w.-])"""
+        if re.search(asked, error[:3000], re.IGNORECASE):
+            return " ".join(words[:n])
+    return None
 
 
 def step_first(failing: str, fixed: str) -> str | None:

@@ -147,6 +147,19 @@ def _wrapping(
     return None  # file tools: a retry of the same edit usually differs in its strings
 
 
+def _wrapper_added(call: ev.Event, other: ev.Event) -> tuple[str, str, str] | None:
+    """``("added", "bundle", "rake")`` for ``rake db:migrate`` fixed by ``bundle exec rake
+    db:migrate``: the very same command line, run through a wrapper, nothing else changed. (Its
+    key is the failing call's, so :func:`_wrapping`, asked only of other keys, misses it.)"""
+    failing, command = (call.command or "").strip(), other.command or ""
+    if not failing or not command.endswith(" " + failing):
+        return None
+    if len(triggers.shapes(command)) != len(triggers.shapes(failing)):
+        return None  # (a step in front: ``pip install x && pytest``)
+    layers = triggers.wrapped(command)
+    return ("added", layers[0][0], layers[0][1].exe) if layers else None
+
+
 def _inserted(
     refused: tuple[tuple[str, ...], int] | None, other: ev.Event
 ) -> tuple[str, str, str] | None:

@@ -180,9 +180,9 @@ PLUGIN_ELSEWHERE = failures.MistakeClass(
 DOUBLE_QUOTED = failures.MistakeClass(
     "double_quoted",
     r"(?!)",
-    'single-quote it; in double quotes the shell reads `$` and `"`',
-    'the shell expanded `$…` inside a double-quoted argument, or an inner `"` ended the quotes'
-    " early, so the command got other text than was written",
+    'single-quote it; in double quotes the shell reads `$`, backticks and `"`',
+    "the shell expanded `$…` or ran a backticked word inside a double-quoted argument, or an"
+    ' inner `"` ended the quotes early, so the command got other text than was written',
     "Put the argument in single quotes (the shell leaves what is inside them as written)",
 )
 #: gh's report of a GraphQL error, at the start of a line.

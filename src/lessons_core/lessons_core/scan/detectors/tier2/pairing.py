@@ -23,6 +23,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _renamed,
     _same_input,
     _wrapped_inside,
+    _wrapper_added,
     _wrapping,
 )
 from lessons_core.scan.detectors.tier2.classes import (
@@ -177,6 +178,9 @@ def _follow(
             wrap = _inserted(refused, other)
             if wrap is None and key not in keys:
                 wrap = _wrapping(key, inside, other)
+            elif wrap is None and not inside and first is None:
+                # (what no class explains: ``Prepending `bundle exec` … may solve this``)
+                wrap = _wrapper_added(call, other)
             same = key in keys or wrap is not None or _renamed(key, other)
             if same and gh is not None and not runs_gh_command(gh, other):
                 same = False  # ``gh pr view`` after ``gh pr edit`` failed: another task
