@@ -71,6 +71,15 @@ SCENARIOS = [
     ("the command its error named", "npm ci",
      "npm ERR! Please update your lock file with `npm install` before continuing.", 1,
      "npm install"),
+    ("a script run as a module", "python3 app/cli.py sync",
+     "ImportError: attempted relative import with no known parent package", 1,
+     "python3 -m app.cli sync"),
+    ("a backtick in double quotes", 'git commit -m "Use `fetch` now"',
+     "bash: fetch: command not found", 127, "git commit --amend -m 'Use `fetch` now'"),
+    ("a wrapper its error named", "rake db:migrate",
+     "Gem::LoadError: You have already activated rake 13.2.1, but your Gemfile requires rake"
+     " 13.0.6. Prepending `bundle exec` to your command may solve this.", 1,
+     "bundle exec rake db:migrate"),
 ]  # fmt: skip
 
 

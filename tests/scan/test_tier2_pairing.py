@@ -3036,14 +3036,38 @@ def test_what_the_fix_did_is_the_summary(script, bad, error, good, summary):
             ["sed -n '1,5p' x.txt", "sed -i '' 's/a/b/' y"],
             id="BSD sed -i takes the next word for its backup suffix",
         ),
+        pytest.param(
+            "python3 app/cli.py sync --dry-run",
+            'Traceback (most recent call last):\n  File "/w/app/cli.py", line 3, in <module>\n'
+            "    from .config import load\nImportError: attempted relative import with no known"
+            " parent package",
+            "python3 -m app.cli sync --dry-run",
+            "cli.py sync: run it as a module, `python3 -m app.cli`",
+            ["python3 app/cli.py export", "python3 -u ./app/cli.py"],
+            ["python3 -m app.cli export", "cat app/cli.py", "python3 tools/app/cli.py"],
+            id="a script that imports its own package runs as a module",
+        ),
     ],
 )
 def test_a_fact_of_the_machine_the_fix_showed(
     script, bad, error, good, summary, others, not_others
 ):
-    """What this machine lacks or wants, shown by a fix that changed only that: the lesson
-    comes before any call that would meet it again, not before the plain command."""
+    """What this machine (or this project's layout) lacks or wants, shown by a fix that
+    changed only that: the lesson comes before any call that would meet it again, not before
+    the plain command."""
     _teaches(script, bad, error, good, summary=summary, others=others, not_others=not_others)
+
+
+def test_a_traceback_is_quoted_by_its_exception_not_its_heading(script):
+    script.run(
+        "python3 app/cli.py sync",
+        'Traceback (most recent call last):\n  File "/w/app/cli.py", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named 'app'",
+        failure=ERR,
+        code=1,
+    )
+    script.run("python3 -m app.cli sync", "synced")
+    assert "(“ModuleNotFoundError: No module named 'app'”)" in _one(script).mistake
 
 
 def test_a_step_in_front_after_an_edit_is_no_step(script):

@@ -1037,6 +1037,26 @@ def test_single_quoted_is_a_word_the_shell_read_into_inside_double_quotes():
     assert triggers.single_quoted(bad, "git commit -m 'a `b` c'") is None  # (words changed)
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "found"),
+    [
+        ("python3 app/cli.py x", "python3 -m app.cli x", ("app/cli.py", "python3 -m app.cli")),
+        (
+            "python ./src/pkg/run.py",
+            "python -m src.pkg.run",
+            ("./src/pkg/run.py", "python -m src.pkg.run"),
+        ),
+        ("python3 cli.py x", "python3 -m cli x", None),  # (at the top: no package)
+        ("python3 app/cli.py x", "python3 -m app.cli y", None),  # (its words changed too)
+        ("python3 app/cli.py x", "python3 -m app.main x", None),  # (another module)
+        ("python3 app/cli.py x", "python3.12 -m app.cli x", None),  # (another Python)
+        ("node app/cli.js x", "node -m app.cli x", None),
+    ],
+)
+def test_as_module(failing, fixed, found):
+    assert triggers.as_module(failing, fixed) == found
+
+
 def test_case_swapped_is_one_letter_option():
     assert triggers.case_swapped("scp -p 22 a h:", "scp -P 22 a h:") == "-p"
     assert triggers.case_swapped("tool --Verbose x", "tool --verbose x") is None

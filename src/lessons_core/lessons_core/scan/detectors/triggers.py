@@ -1537,6 +1537,37 @@ def script_run_by_path(failing: str, fixed: str) -> str | None:
     return None
 
 
+def as_module(failing: str, fixed: str) -> tuple[str, str] | None:
+    """The script path ``failing`` handed to Python and how ``fixed`` ran it instead, as a
+    module, the rest of the line unchanged (``("app/cli.py", "python3 -m app.cli")`` of
+    ``python3 app/cli.py --help`` → ``python3 -m app.cli --help``): a script that imports its
+    own package runs only as a module. ``None`` otherwise."""
+    changed = _changed_segment(failing, fixed)
+    if changed is None:
+        return None
+    was, now = changed
+    if not was or not _PYTHONS.match(PurePosixPath(was[0]).name) or was[0] != now[0]:
+        return None
+    script = next((w for w in was[1:] if w.endswith(".py") and not w.startswith("-")), None)
+    if script is None or "-m" not in now:
+        return None
+    at = now.index("-m")
+    module = now[at + 1] if at + 1 < len(now) else ""
+    path = script.removeprefix("./").removesuffix(".py")
+    if "/" not in path or module != path.replace("/", "."):
+        return None  # (a script at the top has no package to import)
+    rest = list(was)
+    rest.remove(script)
+    return (script, f"{was[0]} -m {module}") if [*now[:at], *now[at + 2 :]] == rest else None
+
+
+def as_module_trigger(script: str) -> str:
+    """Python handed the script at ``script`` by its path (with or without ``./``), its own
+    options before it: the run that cannot import the script's package."""
+    path = _escape(script.removeprefix("./"))
+    return rf"\bpython[\d.]*(?:\s+-\S+)*\s+(?:\./)?{path}(?![\w.-])"
+
+
 def script_trigger(path: str) -> str:
     """A pattern for the script at ``path`` run by its path, first in a simple command, with or
     without a leading ``./`` or folder (``bash release.sh`` does not fire it)."""

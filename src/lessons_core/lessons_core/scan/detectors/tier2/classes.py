@@ -394,6 +394,17 @@ STEP_FIRST = failures.MistakeClass(
     "the command needed `{step}` to run first",
     "Run `{step}` first, then the command",
 )
+#: The pseudo-class of a Python script run by its path that failed, and then worked run as a
+#: module (``python3 app/cli.py`` → ``python3 -m app.cli``): a script that imports its own
+#: package ("attempted relative import with no known parent package", "No module named
+#: 'app'") finds it only so. Its trigger is the same script handed to Python again.
+AS_MODULE = failures.MistakeClass(
+    "as_module",
+    r"(?!)",
+    "run it as a module, `{other}`",
+    "the script imports its own package, which Python sets up only for a module run with `-m`",
+    "Run `{other}` rather than the script's path",
+)
 #: The pseudo-class of a command whose error named another command of the same program to run
 #: instead, which then worked (npm's "`npm ci` can only install packages when your
 #: package.json and package-lock.json are in sync. Please update your lock file with `npm

@@ -22,6 +22,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _WORK_FAILURE,
     ANOTHER_PROGRAM,
     ANOTHER_WAY,
+    AS_MODULE,
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
@@ -129,6 +130,10 @@ def _judge(
             if told is not None:
                 finding.cls, finding.stand_in = ERROR_NAMED, told
                 return finding
+        module = triggers.as_module(call.command, fix.command)
+        if module is not None:  # (whatever the traceback: the same script, run as a module)
+            finding.cls, finding.stand_in = AS_MODULE, module[1]
+            return finding
         swapped = triggers.option_stand_in(call.command, fix.command, result.text)
         if swapped is not None:
             finding.cls, (finding.option, finding.stand_in) = OPTION_STAND_IN, swapped

@@ -104,9 +104,15 @@ def _quoted(command: str, other: str | None, limit: int) -> str:
     return "…" + text[start:end] + ("…" if end < len(text) else "")
 
 
+#: A line that heads an error and says nothing of it: Python's traceback opens so.
+_HEADINGS = frozenset(("Traceback (most recent call last):",))
+
+
 def _gist(result: ev.Event, lines: tuple[str, ...]) -> str:
-    """The error in one short line, without shell prefixes or markup."""
-    text = lines[0] if lines else _one_line(strip_tags(result.text))
+    """The error in one short line, without shell prefixes or markup (the line after a
+    traceback's heading, which names the exception)."""
+    said = [line for line in lines if line.strip() not in _HEADINGS] or lines
+    text = said[0] if said else _one_line(strip_tags(result.text))
     text = _NOISE_PREFIX.sub("", text).strip()
     return _one_line(text, 120)
 

@@ -132,6 +132,7 @@ def _follow(
         else None
     )
     gh = gh_graphql_refused(call, failed.text)
+    script_run = ".py" in (call.command or "")
     taken = {id(failed)}  # the failures counted as this one's repeats
     edited_at: list[int] = []
     read_paths: set[str] = set()
@@ -182,6 +183,9 @@ def _follow(
                 # (what no class explains: ``Prepending `bundle exec` … may solve this``)
                 wrap = _wrapper_added(call, other)
             same = key in keys or wrap is not None or _renamed(key, other)
+            if not same and script_run and " -m " in (other.command or ""):
+                # the script run as a module (``python3 app/cli.py`` → ``python3 -m app.cli``)
+                same = triggers.as_module(call.command or "", other.command or "") is not None
             if same and gh is not None and not runs_gh_command(gh, other):
                 same = False  # ``gh pr view`` after ``gh pr edit`` failed: another task
             if not same and _remedies(first, call, other, read_paths, results, failed.text):

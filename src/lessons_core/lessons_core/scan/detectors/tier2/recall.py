@@ -17,6 +17,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _ENVIRONMENT_CLASSES,
     _WORK_FAILURE,
     ANOTHER_PROGRAM,
+    AS_MODULE,
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
@@ -170,6 +171,10 @@ def _trigger(finding: Finding) -> str | None:
     if name == DASH_ARGUMENT.name:
         dashed = triggers.dash_argument_trigger(failing, fixed)
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == AS_MODULE.name:
+        ran = triggers.as_module(failing, fixed_whole)
+        script = triggers.as_module_trigger(ran[0]) if ran is not None else None
+        return script if _separates(script, failing, fixed_whole) else None
     if name == NOT_EXECUTABLE.name:
         script = triggers.script_run_by_path(failing, fixed_whole)
         found = triggers.script_trigger(script) if script is not None else None
