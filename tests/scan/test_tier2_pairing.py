@@ -2950,6 +2950,21 @@ def test_a_revision_git_does_not_know_is_a_one_off(script):
             "git rebase --autostash main",
             "git rebase: it worked with `--autostash`",
         ),
+        # a variable set in front, nothing else changed
+        (
+            "pytest",
+            "E   ImportError while loading conftest '/w/tests/conftest.py'.",
+            "PYTHONPATH=src pytest",
+            "pytest: it worked with `PYTHONPATH=src`",
+        ),
+        # where it may not write, a variable gave it a place of its own (a sandbox)
+        (
+            "go test ./...",
+            "failed to initialize build cache at /home/u/.cache/go-build: mkdir /home/u/.cache/"
+            "go-build: operation not permitted",
+            "GOCACHE=$PWD/.cache/go-build go test ./...",
+            "go test: `GOCACHE` is not set in the agent's shell",
+        ),
         # an option added with its value
         (
             "docker run --rm app:latest",

@@ -968,6 +968,15 @@ def test_options_added_is_all_that_changed(before, again, added):
     assert triggers.options_added(before, again) == added
 
 
+def test_assignments_added_in_front():
+    assert triggers.assignments_added("go test", "GOCACHE=/tmp/g go test") == ["GOCACHE=/tmp/g"]
+    assert triggers.assignments_added("CI=1 npm test", "CI=1 HOME=/tmp npm test") == ["HOME=/tmp"]
+    assert triggers.assignments_added("CI=1 npm test", "HOME=/tmp npm test") == []  # (one gone)
+    assert triggers.assignments_added("go test ./...", "GOCACHE=/tmp/g go test ./x") == []
+    assert triggers.assignments_added("go test", "go test") == []
+    assert triggers.assignments_added("a && b", "X=1 a && b") == []  # (one command only)
+
+
 @pytest.mark.parametrize(
     ("before", "again", "added"),
     [

@@ -1110,6 +1110,20 @@ def assignments(command: str) -> list[str]:
     ]
 
 
+def assignments_added(before: str, again: str) -> list[str]:
+    """The ``NAME=value`` words ``again`` sets in front of ``before``'s one simple command that
+    ``before`` did not, when that is all that differs (``GOCACHE=/tmp/go`` of ``go test`` →
+    ``GOCACHE=/tmp/go go test``); else ``[]``."""
+    mine, theirs = _segments(before), _segments(again)
+    if len(mine) != 1 or len(theirs) != 1:
+        return []
+    was = list(itertools.takewhile(_ASSIGNMENT.match, mine[0]))
+    now = list(itertools.takewhile(_ASSIGNMENT.match, theirs[0]))
+    if mine[0][len(was) :] != theirs[0][len(now) :] or not set(was) <= set(now):
+        return []
+    return [word for word in now if word not in was]
+
+
 def assignment(command: str, name: str) -> str:
     """``NAME=value`` as ``command`` sets it in front of a command (the name alone if not)."""
     for words in _segments(command):

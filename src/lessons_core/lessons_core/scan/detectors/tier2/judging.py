@@ -248,6 +248,11 @@ def _judge(
         if triggers.script_run_by_path(failing, fixed) is not None:
             finding.cls = NOT_EXECUTABLE
             return finding
+        if triggers.assignments_added(failing, fixed):
+            # a place of its own for what it writes (``GOCACHE=$PWD/.cache go test`` where a
+            # sandbox keeps the shell out of the home folder): a variable this shell lacks
+            finding.cls = ENV_NOT_LOADED
+            return finding
     if cls is None:
         if result.failure == ev.TIMEOUT:
             return finding if not finding.edited else None

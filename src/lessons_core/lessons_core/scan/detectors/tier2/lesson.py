@@ -305,6 +305,7 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     options it added (``it worked with `--autostash```), else that it needed another way."""
     failing, fixed = call.command or "", fix.command or ""
     added = triggers.options_added(failing, fixed, with_values=True) if failing and fixed else []
+    added = added or (triggers.assignments_added(failing, fixed) if failing and fixed else [])
     if added:
         return f"it worked with `{_one_line(' '.join(added), 60)}`"
     return "needed another way"
@@ -357,7 +358,12 @@ def _class_words(finding: Finding) -> dict[str, str]:
             later=" ".join(filter(None, (later.exe, later.sub))) if later else "",
         )
     if finding.cls is ENV_NOT_LOADED:
-        words["var"] = triggers.missing_variable(finding.result.text) or ""
+        # the variable the error named, else the one the fix set (``GOCACHE=…``)
+        said = triggers.missing_variable(finding.result.text)
+        added = (
+            triggers.assignments_added(finding.call.command or "", fix.command or "") if fix else []
+        )
+        words["var"] = said or (added[0].split("=", 1)[0] if added else "")
     if finding.cls is SUBPROJECT:
         words["folder"] = finding.drift_dir or ""
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
