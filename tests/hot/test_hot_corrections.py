@@ -139,6 +139,8 @@ ORDINARY = [
     "the problem here is the cache, can you look?",
     "so here is the log from the run",
     "the tests are failing, so no idea what broke",
+    "ok so the deploy went fine, no issues",
+    "the logs here look fine to me",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",

@@ -537,6 +537,8 @@ def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
         "the preview server is on 4173 not 5173",  # a working word
         "no, Jenkins was removed, the builds are on GitHub Actions",  # a fact that changed
         "that flag is deprecated, stop passing it",
+        "no, moment is no longer maintained",
+        "no, that helper is deprecated",
         "wrong branch, we always open PRs against develop",  # a pointer, and a practice
     ],
 )

@@ -3073,6 +3073,21 @@ def test_a_fact_of_the_machine_the_fix_showed(
     _teaches(script, bad, error, good, summary=summary, others=others, not_others=not_others)
 
 
+def test_a_wrapper_in_a_step_in_front_is_no_wrapper_of_the_command(script):
+    """``npx prisma generate && vitest run``: npx wraps the step, not the command that failed."""
+    script.run("vitest run", "Error: @prisma/client did not initialize yet.", failure=ERR, code=1)
+    script.run("npx prisma generate && vitest run", "Tests  3 passed")
+    assert _one(script).summary == "vitest: run `npx prisma generate` first"
+
+
+def test_a_wrapper_around_a_wrapped_command_is_not_read_as_one(script):
+    """The failing call ran through a wrapper already: which of the two made it work is not
+    told, and a trigger on the outer one's program would fire on every call of it."""
+    script.run("uv run pytest", "E   KeyError: 'DATABASE_URL'", failure=ERR, code=1)
+    script.run("dotenv run -- uv run pytest", "3 passed")
+    assert not any("run it through" in c.summary for c in _detect(script))
+
+
 def test_a_traceback_is_quoted_by_its_exception_not_its_heading(script):
     script.run(
         "python3 app/cli.py sync",

@@ -452,11 +452,8 @@ def _ruled_out(words):
     """ "we're on python 3.9 in prod, so no match statements": a thing ruled out as what
     follows from a fact of the place."""
     return any(
-        word == "so"
-        and words[i + 1 : i + 2] == ["no"]
-        and words[i + 2 : i + 3] != []
-        and words[i + 2] not in _COURTESIES
-        for i, word in enumerate(words)
+        (so, no) == ("so", "no") and what not in _COURTESIES
+        for so, no, what in zip(words, words[1:], words[2:], strict=False)
     )
 
 
@@ -478,11 +475,8 @@ def _the_way_here(words):
     """ "commit messages here follow conventional commits": how things are done in this place,
     told by a thing, "here", and a verb of practice."""
     return any(
-        word == "here"
-        and words[i + 1 : i + 2] != []
-        and words[i + 1] in _WAY_VERBS
-        and words[i - 1] not in _NOT_PRACTICES
-        for i, word in enumerate(words[1:], start=1)
+        here == "here" and verb in _WAY_VERBS and thing not in _NOT_PRACTICES
+        for thing, here, verb in zip(words, words[1:], words[2:], strict=False)
     )
 
 

@@ -1560,7 +1560,7 @@ def as_module(failing: str, fixed: str) -> tuple[str, str] | None:
     if changed is None:
         return None
     was, now = changed
-    if not was or not _PYTHONS.match(PurePosixPath(was[0]).name) or was[0] != now[0]:
+    if not was or not _PYTHONS.match(PurePosixPath(was[0]).name):
         return None
     script = next((w for w in was[1:] if w.endswith(".py") and not w.startswith("-")), None)
     if script is None or "-m" not in now:
