@@ -277,14 +277,27 @@ def test_a_failure_kind_is_read_from_the_first_500_characters():
     assert failures.classify_text("." + fits) is None
 
 
-def test_a_command_not_permitted_where_it_ran_is_no_lesson(script):
-    """A permission the place lacked is a fact of that place (a system folder, a sandbox), not
-    a misuse the next session repeats: a global install refused there and then made under the
-    user's own prefix is no lesson, though the class is still told."""
+def test_a_command_not_permitted_where_it_ran_is_recalled_at_its_error(script):
+    """A permission the place lacked is a fact of that place (a system folder, a sandbox):
+    resolved by calling the command so that it writes where it may, it is a lesson (the
+    labelling rules' refusals "with how they were resolved"), recalled when the same refusal
+    comes back, not before every global install."""
     refused = "npm ERR! Error: EACCES: permission denied, mkdir '/usr/lib/node_modules'"
     assert failures.mistake_class(refused) is failures.mistake_class_named(failures.NOT_PERMITTED)
     script.run("npm install -g typescript", refused, failure=ev.ERROR, code=243)
     script.run("npm install -g --prefix ~/.local typescript", "added 1 package in 2s")
+    (candidate,) = tier2.detect(script.events)
+    assert candidate.summary == (
+        "npm install: not permitted there; it worked with `--prefix ~/.local`"
+    )
+    assert candidate.trigger is None
+
+
+def test_a_command_not_permitted_and_not_resolved_is_no_lesson(script):
+    """Refused, then another file written instead: a fact of that file, no lesson."""
+    refused = "cp: cannot create regular file '/etc/hosts': Permission denied"
+    script.run("cp hosts /etc/hosts", refused, failure=ev.ERROR, code=1)
+    script.run("cp hosts /tmp/hosts", "")
     assert list(tier2.detect(script.events)) == []
 
 

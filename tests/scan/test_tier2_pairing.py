@@ -3149,3 +3149,118 @@ def test_another_program_the_error_named_is_the_project_managers(script):
     )
     script.run("pnpm install", "Done in 2.1s")
     assert _one(script).summary == "npm ci: the project uses another package manager"
+
+
+_PAGED = "Command timed out after 120000ms\ncommit 4f2a9c1\nAuthor: A <a@b.c>\n\n    Round up\n:"
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others", "not_others"),
+    [
+        pytest.param(
+            "git log -p -3",
+            _PAGED,
+            "git --no-pager log -p -3",
+            "git log: it hung; it ended with `--no-pager`",
+            ["git log --stat"],
+            ["git --no-pager log --stat", "git --no-pager log -p -3 -- src"],
+            id="an option before the subcommand ended it: looked for on the whole line",
+        ),
+        pytest.param(
+            "npm init",
+            "Command timed out after 120000ms\nThis utility will walk you through creating a"
+            " package.json file.\npackage name: (app) ",
+            "npm init -y",
+            "npm init: it hung; it ended with `-y`",
+            ["npm init"],
+            ["npm init -y", "npm install"],
+            id="a prompt answered by -y: no noise where the call waited on one",
+        ),
+    ],
+)
+def test_a_command_that_hung_and_what_ended_it(
+    script, bad, error, good, summary, others, not_others
+):
+    _teaches(
+        script, bad, error, good, summary=summary, others=others, not_others=not_others,
+        failure=ev.TIMEOUT, code=None,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        (
+            "git config --global user.email a@b.c",
+            "error: could not lock config file /home/u/.gitconfig: Permission denied",
+            "git config user.email a@b.c",
+            "git config: not permitted there; it worked without `--global`",
+        ),
+        (
+            "make install",
+            "install: cannot create regular file '/usr/local/bin/fq': Permission denied\n"
+            "make: *** [Makefile:24: install] Error 1",
+            "make install PREFIX=$HOME/.local",
+            "make install: not permitted there; it worked with `PREFIX=$HOME/.local`",
+        ),
+        (
+            "python setup.py build_ext --inplace",
+            'Traceback (most recent call last):\n  File "/w/setup.py", line 1, in <module>\n'
+            "    from distutils.core import setup\nModuleNotFoundError: No module named "
+            "'distutils'",
+            "pip install setuptools && python setup.py build_ext --inplace",
+            "setup.py build_ext: run `pip install setuptools` first",
+        ),
+    ],
+)
+def test_a_fact_of_the_place_recalled_at_its_error(script, bad, error, good, summary):
+    """Where it may not write, or a module the environment lacks: what the fix did is the
+    lesson, recalled when the error comes back (the same call works elsewhere)."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others", "not_others"),
+    [
+        pytest.param(
+            "git add docs/API Reference.md",
+            "fatal: pathspec 'docs/API' did not match any files",
+            'git add "docs/API Reference.md"',
+            "git add: quote `docs/API Reference.md`, its name has a space",
+            ["cat docs/API Reference.md"],
+            ["cat 'docs/API Reference.md'", "cat docs/API\\ Reference.md", "cat docs/API.md"],
+            id="a path with a space, split by the shell",
+        ),
+        pytest.param(
+            'curl -u "admin:s3cr!tPass" http://localhost:15672/api/queues',
+            "bash: !tPass: event not found",
+            "curl -u 'admin:s3cr!tPass' http://localhost:15672/api/queues",
+            'curl: single-quote it; in double quotes the shell reads `$`, backticks and `"`',
+            ['curl -u "u:p!ss" http://h'],
+            ["curl -u 'u:p!ss' http://h", 'curl -d "done!" http://h'],
+            id="a history ! in double quotes",
+        ),
+    ],
+)
+def test_quoting_the_shell_wanted(script, bad, error, good, summary, others, not_others):
+    _teaches(script, bad, error, good, summary=summary, others=others, not_others=not_others)
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        "goimports -w internal/api/handler.go && go build ./...",
+        "gofmt -w main.go && go build ./...",
+        "npx prettier --write src/a.ts && go build ./...",
+    ],
+)
+def test_a_formatter_that_rewrote_the_code_in_front_is_no_step(script, good):
+    script.run(
+        "go build ./...", "internal/api/handler.go:9:2: undefined: json", failure=ERR, code=1
+    )
+    script.run(good, "ok")
+    assert list(tier2.detect(script.events)) == []

@@ -459,6 +459,13 @@ def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, f
         ("npm test", "patch -p1 < fix.diff && npm test", None),
         ("npm test", "npm run build > /dev/null && npm test", "npm run build > /dev/null"),
         ("npm test", "git checkout main && npm test", "git checkout main"),
+        # a formatter or linter that rewrote the code; one that only checked is a step
+        ("go build", "gofmt -w x.go && go build", None),
+        ("npm test", "npx eslint --fix src && npm test", None),
+        ("cargo test", "cargo fmt && cargo test", None),
+        ("npm test", "black . && npm test", None),
+        ("cargo test", "cargo fmt --check && cargo test", "cargo fmt --check"),
+        ("go build", "gofmt -l . && go build", "gofmt -l ."),
     ],
 )
 def test_step_first(failing, fixed, step):

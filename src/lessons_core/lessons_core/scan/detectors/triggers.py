@@ -978,12 +978,12 @@ _SINGLE_QUOTED = kept_programs.compile(r"'([^'\n]*)'")
 
 def single_quoted(failing: str, fixed: str) -> str | None:
     """The argument ``fixed`` put in single quotes where ``failing`` had it in double quotes the
-    shell reads into (a ``$``, a backtick, an inner ``"``), nothing else changed but options
-    added (``git commit --amend``, once the first commit went in with a mangled message); else
-    ``None``."""
+    shell reads into (a ``$``, a backtick, a history ``!``, an inner ``"``), nothing else
+    changed but options added (``git commit --amend``, once the first commit went in with a
+    mangled message); else ``None``."""
     for m in _SINGLE_QUOTED.finditer(fixed):
         inner = m.group(1)
-        if not ("$" in inner or '"' in inner or "`" in inner):
+        if not ("$" in inner or '"' in inner or "`" in inner or "!" in inner):
             continue
         swapped = fixed[: m.start()] + f'"{inner}"' + fixed[m.end() :]
         if swapped == failing or options_added(failing, swapped):
@@ -994,13 +994,13 @@ def single_quoted(failing: str, fixed: str) -> str | None:
 def double_quoted_trigger(command: str) -> str | None:
     """The main command of ``command`` given a double-quoted word the shell reads into: one
     holding a ``$`` after other text (``"{print $2}"``; not ``"$FILE"``, which is meant), a
-    backtick not escaped (``"use `fetch`"`` runs ``fetch``), or an inner ``"`` that ends it
-    before a word goes on."""
+    backtick not escaped (``"use `fetch`"`` runs ``fetch``), a ``!`` before a word (an
+    interactive shell's history), or an inner ``"`` that ends it before a word goes on."""
     shape = main_shape(command)
     base = base_trigger(command)
     if shape is None or base is None:
         return None
-    pattern = rf"{base}{_GAP}\s\"(?:[^\"\n]+\$|[^\"\n]*(?<!\\)`|[^\"\n]*\"[^\s|;&)])"
+    pattern = rf"{base}{_GAP}\s\"(?:[^\"\n]+\$|[^\"\n]*(?<!\\)`|[^\"\n]*![\w-]|[^\"\n]*\"[^\s|;&)])"
     return pattern if compiler_accepts(pattern) else None
 
 
@@ -1343,7 +1343,8 @@ def options_added(before: str, again: str, *, with_values: bool = False) -> list
     """The options ``again`` gives that ``before``, the same one simple command, did not, when
     that is all that differs (``-u`` of ``git stash`` → ``git stash -u``); else ``[]``. With
     ``with_values`` an added option may bring the word after it as its value (``docker run
-    --platform linux/arm64``), which is what a summary tells; a trigger has no use for it."""
+    --platform linux/arm64``), or be a variable given as an argument (``make install
+    PREFIX=~/.local``), which is what a summary tells; a trigger has no use for them."""
     mine, theirs = _segments(before), _segments(again)
     if len(mine) != 1 or len(theirs) != 1:
         return []
@@ -1351,7 +1352,8 @@ def options_added(before: str, again: str, *, with_values: bool = False) -> list
     gone = [word for word in mine[0] if word not in theirs[0]]
     if not added or gone:
         return []
-    flags = [bool(_FLAG.match(w)) for w in theirs[0]]
+    # (with values, a make-style ``PREFIX=~/.local`` after the command is one too)
+    flags = [bool(_FLAG.match(w) or (with_values and _ASSIGNMENT.match(w))) for w in theirs[0]]
     given = {
         word
         for i, word in enumerate(theirs[0])
@@ -1367,8 +1369,20 @@ _FILE_MODES = frozenset({"chmod", "chown", "chgrp"})
 #: that only write files. A cluster that opens with perl's ``-M`` or ``-I`` names a module or
 #: a folder (``-MList::Util``), whose letters are no flags.
 _IN_PLACE = frozenset({"sed", "gsed", "perl", "ruby"})
-_WRITERS = frozenset({"tee", "patch", "apply_patch", "truncate", "dd"})
+_WRITERS = frozenset({"tee", "patch", "apply_patch", "truncate", "dd", "black", "isort", "rustfmt"})
+#: Options that make a formatter or a linter rewrite the files it is given (``prettier --write``,
+#: ``eslint --fix``, ``gofmt -w``, ``rubocop -A``), and formatters' subcommands that always do
+#: (``ruff format``, ``cargo fmt``, ``go fmt``, ``terraform fmt``).
+_REWRITE_FLAGS = frozenset({"--write", "--fix", "--fix-only", "--autocorrect", "--autocorrect-all"})
+_GO_FORMATTERS = frozenset({"gofmt", "goimports", "gofumpt"})
+_FORMAT_VERBS = frozenset({"format", "fmt"})
 _IN_PLACE_FLAG = kept_programs.compile(r"-(?![MmI])[A-Za-z]*i\S*|--in-place(=\S*)?")
+
+
+def writes_a_file(command: str) -> bool:
+    """Whether a simple command of ``command`` edits or writes a file (:func:`_writes_file`):
+    ``goimports -w x.go && go build`` changed the code before it built."""
+    return any(_writes_file(words) for words in _segments(command) if words)
 
 
 def _writes_file(words: tuple[str, ...]) -> bool:
@@ -1376,8 +1390,12 @@ def _writes_file(words: tuple[str, ...]) -> bool:
     redirection to a file (not ``/dev/null``), or by a program that only writes files; ``git
     apply``, ``git checkout --`` and ``git restore`` put back or change the code too."""
     program = PurePosixPath(words[0]).name
-    if program in _WRITERS:
+    if program in _WRITERS or _REWRITE_FLAGS.intersection(words[1:]):
         return True
+    if (program in _GO_FORMATTERS and "-w" in words) or (program == "rubocop" and "-A" in words):
+        return True
+    if len(words) > 1 and words[1] in _FORMAT_VERBS and "--check" not in words:
+        return True  # (``ruff format --check`` only reads)
     if program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:]):
         return True
     if program == "git" and len(words) > 1 and words[1] in ("apply", "restore", "checkout"):
@@ -1615,6 +1633,27 @@ def base_trigger(command: str) -> str | None:
 #: Characters the shell reads as syntax inside an unquoted path (route groups ``app/(auth)/``,
 #: dynamic segments ``[id]`` under zsh).
 _SYNTAX_IN_PATH = {"(": r"\(", "[": r"\["}
+
+
+def space_quoted(failing: str, fixed: str) -> str | None:
+    """The word with a space that ``fixed`` quoted (or escaped) where ``failing`` gave it
+    unquoted, split by the shell, nothing else changed (``docs/API Reference.md`` of ``git add
+    docs/API Reference.md`` → ``git add "docs/API Reference.md"``); else ``None``."""
+    changed = _changed_segment(failing, fixed)
+    if changed is None:
+        return None
+    was, now = changed
+    for at, word in enumerate(now):
+        parts = word.split()
+        if len(parts) > 1 and [*now[:at], *parts, *now[at + 1 :]] == list(was):
+            return word
+    return None
+
+
+def space_path_trigger(path: str) -> str:
+    """``path`` given unquoted, so split at its spaces (not ``"a b"``, not ``a\\ b``)."""
+    words = r"\s+".join(_escape(part) for part in path.split())
+    return rf"(?:^|\s){words}(?![\w.-])"
 
 
 def unquoted_path_trigger(failing: str) -> str | None:

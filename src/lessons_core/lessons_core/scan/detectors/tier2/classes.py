@@ -249,6 +249,19 @@ def graphql_lines(error: str) -> tuple[str, ...]:
 #: error line, and comes back through failure-time recall (``intake.to_lesson`` gives a detected
 #: lesson without a trigger no tool gate either). So is a tool that could not start at all,
 #: and a skill the project does not define.
+#: The pseudo-class of a command not permitted to write where it wanted (a sandbox's walls, a
+#: system folder), that worked called so that it wrote where it may: an option or a variable
+#: added (``npm install -g --prefix ~/.local``, ``make install PREFIX=~/.local``) or one
+#: dropped (``git config --global``). A fact of where the agent runs, told by what changed;
+#: recalled at the error, since the same call works elsewhere.
+WRITE_ELSEWHERE = failures.MistakeClass(
+    "write_elsewhere",
+    r"(?!)",
+    "not permitted there; {change}",
+    "it was not permitted to write where it wanted (a sandbox's walls, or a folder of the"
+    " system or of another user)",
+    "Call it so that it writes where it may ({change})",
+)
 FAILURE_TIME_CLASSES = frozenset(
     {
         failures.NOT_READ,
@@ -405,6 +418,16 @@ AS_MODULE = failures.MistakeClass(
     "the script imports its own package, which Python sets up only for a module run with `-m`",
     "Run `{other}` rather than the script's path",
 )
+#: The pseudo-class of a path with a space given unquoted, which the shell split in two, and
+#: then worked quoted, nothing else changed: a fact of the project (the file keeps its name),
+#: met each time the path is written again, which is its trigger.
+SPACED_PATH = failures.MistakeClass(
+    "spaced_path",
+    r"(?!)",
+    "quote `{other}`, its name has a space",
+    "a path with a space was given unquoted, so the shell split it into two words",
+    "Quote the path (or escape its space)",
+)
 #: The pseudo-class of a command whose error named another command of the same program to run
 #: instead, which then worked (npm's "`npm ci` can only install packages when your
 #: package.json and package-lock.json are in sync. Please update your lock file with `npm
@@ -516,6 +539,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         NEEDS_ROOT.name,
         ENV_NOT_LOADED.name,
         SUBPROJECT.name,
+        WRITE_ELSEWHERE.name,
     }
 )
 #: Classes whose fix is running the command through the project's environment.

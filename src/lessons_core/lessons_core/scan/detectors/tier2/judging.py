@@ -41,6 +41,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PLUGIN_ELSEWHERE,
     PREREQUISITE,
     SANDBOX,
+    SPACED_PATH,
     SSH_URL,
     STALE_OUTPUT,
     STEP_FIRST,
@@ -50,6 +51,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     UNKNOWN_SKILL,
     UNMATCHED_GLOB,
     WORKDIR_DRIFT,
+    WRITE_ELSEWHERE,
     _refused_arguments,
     cannot_start,
     gh_graphql_refused,
@@ -81,7 +83,11 @@ def _judge(
         finding.cls = PREREQUISITE
         return finding
     step = triggers.step_first(call.command, fix.command) if call.command and fix.command else None
-    if step is not None and not finding.edited and not _WORK_FAILURE.search(result.text[:3000]):
+    # (a traceback of a module missing is the environment's, not the code's)
+    code_failed = _WORK_FAILURE.search(result.text[:3000]) and not (
+        cls is not None and cls.name == failures.MODULE_NOT_FOUND
+    )
+    if step is not None and not finding.edited and not code_failed:
         # (the step ran in front of the same command, on the same line)
         finding.cls, finding.step = STEP_FIRST, step
         return finding
@@ -141,6 +147,10 @@ def _judge(
         finding.option = triggers.empty_value_added(call.command, fix.command)
         if finding.option is not None:
             finding.cls = OPTION_VALUE
+            return finding
+        spaced = triggers.space_quoted(call.command, fix.command)
+        if spaced is not None:
+            finding.cls, finding.stand_in = SPACED_PATH, spaced
             return finding
         finding.ssh_host = triggers.ssh_to_https(call.command, fix.command)
         if finding.ssh_host is not None:
@@ -252,6 +262,14 @@ def _judge(
             # a place of its own for what it writes (``GOCACHE=$PWD/.cache go test`` where a
             # sandbox keeps the shell out of the home folder): a variable this shell lacks
             finding.cls = ENV_NOT_LOADED
+            return finding
+        if triggers.options_added(failing, fixed, with_values=True) or triggers.options_added(
+            fixed, failing, with_values=True
+        ):
+            # an option that keeps it where it may write (``npm install -g --prefix ~/.local``,
+            # ``make install PREFIX=~/.local``), or one dropped that sent it where it may not
+            # (``git config --global``): how to call it here, told by what changed
+            finding.cls = WRITE_ELSEWHERE
             return finding
     if cls is None:
         if result.failure == ev.TIMEOUT:

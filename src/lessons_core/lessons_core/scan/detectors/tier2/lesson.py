@@ -25,6 +25,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     STEP_REDONE,
     SUBPROJECT,
     UNKNOWN_SKILL,
+    WRITE_ELSEWHERE,
     _refused_arguments,
     gh_graphql_refused,
     graphql_lines,
@@ -260,7 +261,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         if hint:
             mistake += f"; it said: “{hint}”"
         told = flag_it_named(finding) if result.failure != ev.TIMEOUT else None
-        summary = f"{head}: {'it hung' if result.failure == ev.TIMEOUT else _changed(call, fix)}"
+        summary = (
+            f"{head}: {_hung(call, fix) if result.failure == ev.TIMEOUT else _changed(call, fix)}"
+        )
         if told is not None:
             how, flag = told
             way = f"not with `{flag}`" if how == "dropped" else f"give it `{flag}`"
@@ -302,13 +305,27 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
 
 def _changed(call: ev.Event, fix: ev.Event) -> str:
     """What a fix no class explains did that the failed call had not, in a few words: the
-    options it added (``it worked with `--autostash```), else that it needed another way."""
+    options it added (``it worked with `--autostash```) or dropped (``it worked without
+    `--global```), else that it needed another way."""
     failing, fixed = call.command or "", fix.command or ""
-    added = triggers.options_added(failing, fixed, with_values=True) if failing and fixed else []
-    added = added or (triggers.assignments_added(failing, fixed) if failing and fixed else [])
+    if not (failing and fixed):
+        return "needed another way"
+    added = triggers.options_added(failing, fixed, with_values=True)
+    added = added or triggers.assignments_added(failing, fixed)
     if added:
         return f"it worked with `{_one_line(' '.join(added), 60)}`"
+    dropped = triggers.options_added(fixed, failing, with_values=True)
+    if dropped:
+        return f"it worked without `{_one_line(' '.join(dropped), 60)}`"
     return "needed another way"
+
+
+def _hung(call: ev.Event, fix: ev.Event) -> str:
+    """A command that did not end, and the options that made it end, when the fix only added
+    them (``it hung; it ended with `--no-pager```)."""
+    failing, fixed = call.command or "", fix.command or ""
+    added = triggers.options_added(failing, fixed, with_values=True) if failing and fixed else []
+    return f"it hung; it ended with `{_one_line(' '.join(added), 60)}`" if added else "it hung"
 
 
 #: Where a tool's schema error names the parameter it refused: a key it lacked (OpenCode's
@@ -346,7 +363,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
     ``right``, ``name``: :data:`.classes.GUESSED_PATH`), the package name a registry did not
     know and the one it publishes (``wrong``, ``right``: :data:`.classes.PACKAGE_NAME`)."""
     words = dict.fromkeys(
-        ("other", "target", "wrong", "right", "name", "var", "folder", "flag", "later"), ""
+        ("other", "target", "wrong", "right", "name", "var", "folder", "flag", "later", "change"),
+        "",
     )
     words["step"] = _one_line(finding.step, 60) if finding.step else ""
     fix, target = finding.fix, finding.other_target
@@ -364,6 +382,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
             triggers.assignments_added(finding.call.command or "", fix.command or "") if fix else []
         )
         words["var"] = said or (added[0].split("=", 1)[0] if added else "")
+    if finding.cls is WRITE_ELSEWHERE and fix is not None:
+        words["change"] = _changed(finding.call, fix)
     if finding.cls is SUBPROJECT:
         words["folder"] = finding.drift_dir or ""
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None

@@ -30,6 +30,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PASSED_ON,
     PATTERN_PATH,
     SANDBOX,
+    SPACED_PATH,
     SSH_URL,
     STEP_REDONE,
     _refused_arguments,
@@ -163,6 +164,14 @@ def _trigger(finding: Finding) -> str | None:
             # a server or watcher run in the foreground, then in the background
             alone = triggers.in_foreground(named_to)
             return alone if _separates(alone, failing, fixed_whole) else None
+        # an option the fix gave before the command's own words (``git --no-pager log``): the
+        # command without it, as for a prompt that found no terminal
+        was, now = triggers.main_shape(failing), triggers.main_shape(fixed)
+        if was is not None and now is not None:
+            ahead = [f for f in now.flags if f not in was.flags and triggers.option_ahead(fixed, f)]
+            answered = _no_terminal_trigger(failing, fixed, fixed_whole) if ahead else None
+            if answered is not None:
+                return answered
     if name == failures.NO_TERMINAL:
         return _no_terminal_trigger(failing, fixed, fixed_whole)
     if name == SANDBOX.name:
@@ -171,6 +180,9 @@ def _trigger(finding: Finding) -> str | None:
     if name == DASH_ARGUMENT.name:
         dashed = triggers.dash_argument_trigger(failing, fixed)
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == SPACED_PATH.name and finding.stand_in:
+        spaced = triggers.space_path_trigger(finding.stand_in)
+        return spaced if _separates(spaced, failing, fixed) else None
     if name == AS_MODULE.name:
         ran = triggers.as_module(failing, fixed_whole)
         script = triggers.as_module_trigger(ran[0]) if ran is not None else None
@@ -256,12 +268,17 @@ def _trigger(finding: Finding) -> str | None:
             if _separates(kept_running, failing, fixed_whole):  # (one the fix kept cannot)
                 return kept_running
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
-            if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
+            noise = word in triggers.NOISE_FLAGS and not (timed_out and word in _ANSWERS)
+            if word in shape.flags or noise or word in own:
                 continue
             pattern = triggers.without_flag(named_to, word)
             if _separates(pattern, failing, fixed_whole):
                 return pattern
     return None
+
+
+#: Options that answer a prompt: noise elsewhere, the fix of a command that waited on one.
+_ANSWERS = frozenset(("-y", "--yes"))
 
 
 def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | None:
@@ -279,10 +296,10 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     # A flag dropped first: the one that asked for the terminal (``-t``) is the mistake, where
     # a flag the fix added in its place is no more than one way out.
     candidates: list[str | None] = [triggers.with_flag(action, flag) for flag in dropped]
-    candidates += [triggers.without_flag(action, flag) for flag in added]
-    # (an answer given before the command's own words: ``npx --yes create-vite``, ``git
-    # --no-pager diff``)
+    # (an answer given before the command's own words, ``npx --yes create-vite``, ``git
+    # --no-pager diff``, is looked for on the whole line)
     ahead = [flag for flag in added if triggers.option_ahead(fixed, flag)]
+    candidates += [triggers.without_flag(action, flag) for flag in added if flag not in ahead]
     candidates += [triggers.line_without_flag(action, flag) for flag in ahead]
     # A variable set in front that answers for the terminal (``GIT_SEQUENCE_EDITOR=true``),
     # with the flag the command kept that asked for it (``git rebase -i``) where there is one.
@@ -422,7 +439,9 @@ def _recallable(finding: Finding) -> bool:
         cls = failures.mistake_class(end)
         if cls is not None and not cls.reusable:
             return False
-    return not (fix.command and _REWRITES.search(fix.command))
+    return not (
+        fix.command and (_REWRITES.search(fix.command) or triggers.writes_a_file(fix.command))
+    )
 
 
 #: A test runner's tally of tests that failed (``1 failing``, ``2 failed``, ``Tests: 1 failed``).
