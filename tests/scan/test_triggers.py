@@ -994,6 +994,7 @@ def test_assignments_added_in_front():
         ("ls -l", "ls -l x", []),  # after an option the command had already
         ("git log", "git log x --oneline", []),  # before the option, not its value
         ("docker run app", "docker run --platform linux x app", []),  # a word after a value
+        ("make install", "make install PREFIX=/x", ["PREFIX=/x"]),  # a make-style variable
     ],
 )
 def test_an_option_added_with_its_value(before, again, added):

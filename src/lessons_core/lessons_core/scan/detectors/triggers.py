@@ -101,7 +101,8 @@ _VALUE_FLAGS = frozenset(
      "--context", "--namespace", "--kubeconfig", "-R", "--manifest-path",
      "--project-directory"}
 )  # fmt: skip
-#: Flags about output, not behaviour: never what distinguishes a mistake from its fix.
+#: Flags about output, not behaviour: never what distinguishes a mistake from its fix. (``-y``
+#: and ``--yes`` are behaviour: they answer a prompt a call waited on.)
 NOISE_FLAGS = _NOISE_FLAGS = frozenset(
     {
         "-q",
@@ -113,8 +114,6 @@ NOISE_FLAGS = _NOISE_FLAGS = frozenset(
         "--verbose",
         "--color",
         "--no-color",
-        "-y",
-        "--yes",
         "-h",
         "--help",
         "--tb",

@@ -164,14 +164,6 @@ def _trigger(finding: Finding) -> str | None:
             # a server or watcher run in the foreground, then in the background
             alone = triggers.in_foreground(named_to)
             return alone if _separates(alone, failing, fixed_whole) else None
-        # an option the fix gave before the command's own words (``git --no-pager log``): the
-        # command without it, as for a prompt that found no terminal
-        was, now = triggers.main_shape(failing), triggers.main_shape(fixed)
-        if was is not None and now is not None:
-            ahead = [f for f in now.flags if f not in was.flags and triggers.option_ahead(fixed, f)]
-            answered = _no_terminal_trigger(failing, fixed, fixed_whole) if ahead else None
-            if answered is not None:
-                return answered
     if name == failures.NO_TERMINAL:
         return _no_terminal_trigger(failing, fixed, fixed_whole)
     if name == SANDBOX.name:
@@ -268,17 +260,12 @@ def _trigger(finding: Finding) -> str | None:
             if _separates(kept_running, failing, fixed_whole):  # (one the fix kept cannot)
                 return kept_running
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
-            noise = word in triggers.NOISE_FLAGS and not (timed_out and word in _ANSWERS)
-            if word in shape.flags or noise or word in own:
+            if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
             pattern = triggers.without_flag(named_to, word)
             if _separates(pattern, failing, fixed_whole):
                 return pattern
     return None
-
-
-#: Options that answer a prompt: noise elsewhere, the fix of a command that waited on one.
-_ANSWERS = frozenset(("-y", "--yes"))
 
 
 def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | None:
@@ -296,10 +283,10 @@ def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | No
     # A flag dropped first: the one that asked for the terminal (``-t``) is the mistake, where
     # a flag the fix added in its place is no more than one way out.
     candidates: list[str | None] = [triggers.with_flag(action, flag) for flag in dropped]
-    # (an answer given before the command's own words, ``npx --yes create-vite``, ``git
-    # --no-pager diff``, is looked for on the whole line)
+    candidates += [triggers.without_flag(action, flag) for flag in added]
+    # (an answer given before the command's own words: ``npx --yes create-vite``, ``git
+    # --no-pager diff``)
     ahead = [flag for flag in added if triggers.option_ahead(fixed, flag)]
-    candidates += [triggers.without_flag(action, flag) for flag in added if flag not in ahead]
     candidates += [triggers.line_without_flag(action, flag) for flag in ahead]
     # A variable set in front that answers for the terminal (``GIT_SEQUENCE_EDITOR=true``),
     # with the flag the command kept that asked for it (``git rebase -i``) where there is one.
