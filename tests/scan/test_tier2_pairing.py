@@ -2965,6 +2965,29 @@ def test_a_revision_git_does_not_know_is_a_one_off(script):
             "GOCACHE=$PWD/.cache/go-build go test ./...",
             "go test: `GOCACHE` is not set in the agent's shell",
         ),
+        # a variable set in front that names a path: no wrapper of that name
+        (
+            "mvn -q compile",
+            "[ERROR] Fatal error compiling: error: release version 21 not supported",
+            "JAVA_HOME=/usr/lib/jvm/java-21 mvn -q compile",
+            "mvn compile: it worked with `JAVA_HOME=/usr/lib/jvm/java-21`",
+        ),
+        # a CLI's own "INSTALLATION FAILED" is no failed run of the code
+        (
+            "helm install redis bitnami/redis",
+            "Error: INSTALLATION FAILED: repo bitnami not found",
+            "helm repo add bitnami https://charts.bitnami.com/bitnami && helm install redis"
+            " bitnami/redis",
+            "helm install: run `helm repo add bitnami https://charts.bitnami.com/bitnami` first",
+        ),
+        # a failed test run whose error asked for the step
+        (
+            "npx vitest run src/orders",
+            " FAIL  src/orders/a.test.ts\nError: @prisma/client did not initialize yet. Please run"
+            ' "prisma generate" and try to import it again.\n Test Files  1 failed (1)',
+            "npx prisma generate && npx vitest run src/orders",
+            "vitest: run `npx prisma generate` first",
+        ),
         # an option added with its value
         (
             "docker run --rm app:latest",
@@ -3263,4 +3286,30 @@ def test_a_formatter_that_rewrote_the_code_in_front_is_no_step(script, good):
         "go build ./...", "internal/api/handler.go:9:2: undefined: json", failure=ERR, code=1
     )
     script.run(good, "ok")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_a_command_fed_its_input_by_the_fix_gets_no_trigger_on_its_runner(script):
+    """``printf … | npx wrangler secret put`` fed the prompt that hung: how the command was run
+    did not change, so no trigger on every bare ``npx``."""
+    script.run(
+        "npx wrangler secret put KEY",
+        "Command timed out after 120000ms\n? Enter a secret value: ",
+        failure=ev.TIMEOUT,
+        code=None,
+    )
+    script.run('printf %s "$KEY" | npx wrangler secret put KEY', "Success! Uploaded secret KEY")
+    assert not any(
+        c.trigger and triggers.matches(c.trigger, "npx vitest run") for c in _detect(script)
+    )
+
+
+def test_a_go_test_that_failed_is_still_the_codes(script):
+    script.run(
+        "go test ./internal/parser",
+        "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2",  # (the head)
+        failure=ERR,
+        code=1,
+    )
+    script.run("go generate ./... && go test ./internal/parser", "ok")
     assert list(tier2.detect(script.events)) == []

@@ -426,8 +426,8 @@ def wrapped(command: str) -> tuple[tuple[str, Shape], ...]:
         if len(seg) < 2:
             continue
         first = PurePosixPath(seg[0]).name
-        if first in _SETUP or first in _NAMES_COMMANDS or _ASSIGNMENT.match(first):
-            continue
+        if first in _SETUP or first in _NAMES_COMMANDS or _ASSIGNMENT.match(seg[0]):
+            continue  # (``JAVA_HOME=/usr/lib/jvm/java-21 mvn``: a variable, not a wrapper)
         if first in _SHELLS and len(seg) >= 3 and seg[1] in ("-c", "-lc", "-ic"):
             out.extend((first, shape) for shape in shapes(seg[2]))
             continue
@@ -1422,6 +1422,19 @@ def command_named(error: str, fixed: str) -> str | None:
         if re.search(asked, error[:3000], re.IGNORECASE):
             return " ".join(words[:n])
     return None
+
+
+def step_named(error: str, step: str) -> bool:
+    """Whether ``error`` asked for the last command of ``step`` by two of its first words,
+    quoted or after "run", "use" or "try" (``Please run "prisma generate"`` of ``npx prisma
+    generate``), as :func:`command_named` reads an error."""
+    found = _segments(step)
+    words = list(itertools.takewhile(lambda w: not w.startswith("-"), found[-1] if found else ()))
+    for first, second in itertools.pairwise(words[:4]):
+        said = rf"{_escape(first)}\s+{_escape(second)}"
+        if re.search(rf"""(?:[`'"]|\b(?:run|use|try)\s+){said}(?![\w.-])""", error[:3000]):
+            return True
+    return False
 
 
 def step_first(failing: str, fixed: str) -> str | None:

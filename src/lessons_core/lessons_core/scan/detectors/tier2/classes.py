@@ -552,7 +552,9 @@ _ENVIRONMENT_CLASSES = frozenset(
 #: given to plain ``node``), not the code; so are its words for a module of the other kind (ES
 #: ``import`` run as CommonJS, ``require`` in an ES module, a top-level ``await`` outside one).
 _WORK_FAILURE = kept_programs.compile(
-    r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b|"
+    # (not a CLI's own "Error: UPGRADE FAILED: …", helm's; go's "--- FAIL: TestX" is a run's)
+    r"\b\d+ (?:failed|failing|errors?)\b|\bTests?:\s|AssertionError|\bFAIL(?:ED)?\b(?!: )|"
+    r"--- FAIL:|"
     r"error TS\d+|error\[E\d+\]|:\d+:\d+: error|"
     r"SyntaxError(?!: Cannot use import statement outside a module|: await is only valid in)|"
     r"TypeError(?! \[ERR_)|"

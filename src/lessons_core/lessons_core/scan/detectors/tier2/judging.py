@@ -83,9 +83,11 @@ def _judge(
         finding.cls = PREREQUISITE
         return finding
     step = triggers.step_first(call.command, fix.command) if call.command and fix.command else None
-    # (a traceback of a module missing is the environment's, not the code's)
+    # (a traceback of a module missing is the environment's, not the code's; so is a run the
+    # error itself said needs the step: ``Please run "prisma generate"``)
     code_failed = _WORK_FAILURE.search(result.text[:3000]) and not (
-        cls is not None and cls.name == failures.MODULE_NOT_FOUND
+        (cls is not None and cls.name == failures.MODULE_NOT_FOUND)
+        or (step is not None and triggers.step_named(result.text, step))
     )
     if step is not None and not finding.edited and not code_failed:
         # (the step ran in front of the same command, on the same line)

@@ -230,9 +230,10 @@ def _trigger(finding: Finding) -> str | None:
     tight = triggers.tight_trigger(failing)
     if _separates(tight, failing, fixed_whole):
         return tight
-    if environment or finding.result.failure == ev.TIMEOUT:
+    if (environment or finding.result.failure == ev.TIMEOUT) and not _fed(fixed, failing):
         # Run bare (from PATH, in the foreground) where the fix went through a virtual
-        # environment, a runner or a ``timeout``.
+        # environment, a runner or a ``timeout``; not where it fed the command its input
+        # (``printf … | npx wrangler secret put``): how it was run did not change.
         bare_ways = (
             triggers.anchored(base),
             triggers.interpreter_trigger(failing),
@@ -266,6 +267,15 @@ def _trigger(finding: Finding) -> str | None:
             if _separates(pattern, failing, fixed_whole):
                 return pattern
     return None
+
+
+def _fed(fixed: str, failing: str) -> bool:
+    """Whether ``fixed`` pipes into the command ``failing`` ran."""
+    shape = triggers.main_shape(failing)
+    if shape is None:
+        return False
+    at = re.search(rf"(?<![\w.-]){re.escape(shape.exe)}(?![\w.-])", fixed)
+    return at is not None and "|" in fixed[: at.start()]
 
 
 def _no_terminal_trigger(failing: str, fixed: str, fixed_whole: str) -> str | None:
