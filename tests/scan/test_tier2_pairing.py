@@ -3313,3 +3313,15 @@ def test_a_go_test_that_failed_is_still_the_codes(script):
     )
     script.run("go generate ./... && go test ./internal/parser", "ok")
     assert list(tier2.detect(script.events)) == []
+
+
+def test_a_slip_the_tool_set_right_is_no_lesson(script):
+    """ninja said which target was meant, and the fix took it: a typo, a one-off."""
+    script.run(
+        "cmake --build build --target unit_test",
+        "ninja: error: unknown target 'unit_test', did you mean 'unit_tests'?",
+        failure=ERR,
+        code=1,
+    )
+    script.run("cmake --build build --target unit_tests", "ok")
+    assert list(tier2.detect(script.events)) == []

@@ -1138,3 +1138,25 @@ def test_assignment_is_the_variable_as_set_in_front():
 )
 def test_command_named(error, fixed, named):
     assert triggers.command_named(error, fixed) == named
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "error", "took"),
+    [
+        ("cmake --build b --target unit_test", "cmake --build b --target unit_tests",
+         "ninja: error: unknown target 'unit_test', did you mean 'unit_tests'?", True),
+        ("cargo biuld", "cargo build", "error: no such command: `biuld`\n\n\tDid you mean `build`?",
+         True),
+        ("gh prr list", "gh pr list", 'unknown command "prr" for "gh"\n\nDid you mean this?\n\tpr',
+         True),
+        ("git stauts", "git status",
+         "git: 'stauts' is not a git command.\n\nThe most similar command is\n\tstatus", True),
+        # another word than the one suggested, or more changed than the one word
+        ("cargo biuld", "cargo check", "Did you mean `build`?", False),
+        ("npm run lint:fix", "npm run lint -- --fix",
+         'Missing script: "lint:fix"\n\nDid you mean one of these?\n  npm run lint', False),
+        ("cargo biuld", "cargo build", "error: no such command: `biuld`", False),
+    ],
+)  # fmt: skip
+def test_took_suggestion_is_a_slip_the_tool_set_right(failing, fixed, error, took):
+    assert triggers.took_suggestion(failing, fixed, error) is took

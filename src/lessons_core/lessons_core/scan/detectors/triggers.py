@@ -1034,6 +1034,30 @@ def option_ahead(command: str, flag: str) -> bool:
     return False
 
 
+#: The name an error suggests in place of one it does not know: "did you mean 'unit_tests'?",
+#: cargo's "Did you mean `build`?", gh's "Did you mean this?\n\tpr", git's "The most similar
+#: command is\n\tstatus".
+_SUGGESTED = kept_programs.compile(
+    r"(?:did you mean(?: this| one of these)?\??|most similar commands? (?:is|are))[\s:]*"
+    r"[`'\"]?([\w.:/@+-]+)",
+    re.IGNORECASE,
+)
+
+
+def took_suggestion(failing: str, fixed: str, error: str) -> bool:
+    """Whether ``fixed`` is ``failing`` with one word swapped for the name ``error`` suggested
+    in its place (``--target unit_test`` → ``unit_tests``, ninja's "did you mean
+    'unit_tests'?"): a slip of the keys, which the tool itself set right."""
+    changed = _changed_segment(failing, fixed)
+    if changed is None or len(changed[0]) != len(changed[1]):
+        return False
+    swapped = [(a, b) for a, b in zip(*changed, strict=True) if a != b]
+    if len(swapped) != 1:
+        return False
+    suggested = {m.group(1).rstrip(".?'\"`") for m in _SUGGESTED.finditer(error[:3000])}
+    return swapped[0][1] in suggested
+
+
 def _changed_segment(failing: str, fixed: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The one simple command of ``failing`` that ``fixed`` wrote otherwise, as each wrote it,
     when the two lines hold as many and the rest are the same; else ``None``."""

@@ -93,6 +93,12 @@ def _judge(
         # (the step ran in front of the same command, on the same line)
         finding.cls, finding.step = STEP_FIRST, step
         return finding
+    if (
+        call.command
+        and fix.command
+        and triggers.took_suggestion(call.command, fix.command, result.text)
+    ):
+        return None  # a slip the tool set right ("did you mean 'unit_tests'?"): a one-off
     if cannot_start(call, result.text):
         # The tool could not start, whatever it was given: the lesson is the shell doing its
         # job (:func:`.remedies._searched_in_shell`), never the same tool working again.
