@@ -518,7 +518,7 @@ def test_a_command_killed_for_hanging_then_told_to_finish(scratch: Scratch, agen
     candidate = the_lesson(scratch, agent, KILLS_ON_TIMEOUT)
     if candidate is None:
         return
-    assert candidate["summary"] == "watch.sh: it hung", candidate
+    assert candidate["summary"] == "watch.sh: it hung; it ended with `--once`", candidate
     assert "`./watch.sh --once`" in candidate["fix"], candidate
     assert any("timeout" in line or "timed out" in line for line in candidate["errorLines"])
     trigger = re.compile(candidate["trigger"])
