@@ -3022,11 +3022,35 @@ def test_a_revision_git_does_not_know_is_a_one_off(script):
             "pip install pytest-cov && pytest --cov=app",
             "pytest: run `pip install pytest-cov` first",
         ),
+        # where it may not write, or a module the environment lacks: a fact of the place
+        (
+            "git config --global user.email a@b.c",
+            "error: could not lock config file /home/u/.gitconfig: Permission denied",
+            "git config user.email a@b.c",
+            "git config: not permitted there; it worked without `--global`",
+        ),
+        (
+            "make install",
+            "install: cannot create regular file '/usr/local/bin/fq': Permission denied\n"
+            "make: *** [Makefile:24: install] Error 1",
+            "make install PREFIX=$HOME/.local",
+            "make install: not permitted there; it worked with `PREFIX=$HOME/.local`",
+        ),
+        (
+            "python setup.py build_ext --inplace",
+            'Traceback (most recent call last):\n  File "/w/setup.py", line 1, in <module>\n'
+            "    from distutils.core import setup\nModuleNotFoundError: No module named "
+            "'distutils'",
+            "pip install setuptools && python setup.py build_ext --inplace",
+            "setup.py build_ext: run `pip install setuptools` first",
+        ),
     ],
 )
 def test_what_the_fix_did_is_the_summary(script, bad, error, good, summary):
     """A fix no class explains is still told by what it did: a step it ran first, an option it
-    added; recalled at the error, since the same command works once the step is done."""
+    added; recalled at the error, since the same command works once the step is done. So is a
+    fact of the place (where it may not write, a module the environment lacks): the same call
+    works elsewhere."""
     script.run(bad, error, failure=ERR, code=1)
     script.run(good, "ok")
     candidate = _one(script)
@@ -3208,42 +3232,6 @@ def test_a_command_that_hung_and_what_ended_it(
         script, bad, error, good, summary=summary, others=others, not_others=not_others,
         failure=ev.TIMEOUT, code=None,
     )  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    ("bad", "error", "good", "summary"),
-    [
-        (
-            "git config --global user.email a@b.c",
-            "error: could not lock config file /home/u/.gitconfig: Permission denied",
-            "git config user.email a@b.c",
-            "git config: not permitted there; it worked without `--global`",
-        ),
-        (
-            "make install",
-            "install: cannot create regular file '/usr/local/bin/fq': Permission denied\n"
-            "make: *** [Makefile:24: install] Error 1",
-            "make install PREFIX=$HOME/.local",
-            "make install: not permitted there; it worked with `PREFIX=$HOME/.local`",
-        ),
-        (
-            "python setup.py build_ext --inplace",
-            'Traceback (most recent call last):\n  File "/w/setup.py", line 1, in <module>\n'
-            "    from distutils.core import setup\nModuleNotFoundError: No module named "
-            "'distutils'",
-            "pip install setuptools && python setup.py build_ext --inplace",
-            "setup.py build_ext: run `pip install setuptools` first",
-        ),
-    ],
-)
-def test_a_fact_of_the_place_recalled_at_its_error(script, bad, error, good, summary):
-    """Where it may not write, or a module the environment lacks: what the fix did is the
-    lesson, recalled when the error comes back (the same call works elsewhere)."""
-    script.run(bad, error, failure=ERR, code=1)
-    script.run(good, "ok")
-    candidate = _one(script)
-    assert candidate.summary == summary
-    assert candidate.trigger is None
 
 
 @pytest.mark.parametrize(
