@@ -1048,14 +1048,21 @@ def took_suggestion(failing: str, fixed: str, error: str) -> bool:
     """Whether ``fixed`` is ``failing`` with one word swapped for the name ``error`` suggested
     in its place (``--target unit_test`` → ``unit_tests``, ninja's "did you mean
     'unit_tests'?"): a slip of the keys, which the tool itself set right."""
-    changed = _changed_segment(failing, fixed)
-    if changed is None or len(changed[0]) != len(changed[1]):
-        return False
-    swapped = [(a, b) for a, b in zip(*changed, strict=True) if a != b]
-    if len(swapped) != 1:
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
         return False
     suggested = {m.group(1).rstrip(".?'\"`") for m in _SUGGESTED.finditer(error[:3000])}
-    return swapped[0][1] in suggested
+    return swapped[1] in suggested
+
+
+def _swapped_word(failing: str, fixed: str) -> tuple[str, str] | None:
+    """The one word ``fixed`` wrote otherwise, as each wrote it, when nothing else of the two
+    lines differs; else ``None``."""
+    changed = _changed_segment(failing, fixed)
+    if changed is None or len(changed[0]) != len(changed[1]):
+        return None
+    words = [(m, t) for m, t in zip(*changed, strict=True) if m != t]
+    return words[0] if len(words) == 1 else None
 
 
 def _changed_segment(failing: str, fixed: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -1816,13 +1823,10 @@ def ssh_to_https(failing: str, fixed: str) -> str | None:
     """The host whose repository ``fixed`` reached over HTTPS where ``failing`` gave its SSH
     address, nothing else changed (``git clone git@github.com:o/r.git`` → ``git clone
     https://github.com/o/r.git``): no SSH key here. Else ``None``."""
-    changed = _changed_segment(failing, fixed)
-    if changed is None or len(changed[0]) != len(changed[1]):
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
         return None
-    words = [(m, t) for m, t in zip(*changed, strict=True) if m != t]
-    if len(words) != 1:
-        return None
-    ssh, https = _SSH_URL.match(words[0][0]), _HTTPS_URL.match(words[0][1])
+    ssh, https = _SSH_URL.match(swapped[0]), _HTTPS_URL.match(swapped[1])
     if ssh is None or https is None or ssh["host"] != https["host"]:
         return None
     same = ssh["path"].removesuffix(".git") == https["path"].removesuffix(".git")

@@ -310,8 +310,7 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     failing, fixed = call.command or "", fix.command or ""
     if not (failing and fixed):
         return "needed another way"
-    added = triggers.options_added(failing, fixed, with_values=True)
-    added = added or triggers.assignments_added(failing, fixed)
+    added = triggers.options_added(failing, fixed, with_values=True)  # (variables in front too)
     if added:
         return f"it worked with `{_one_line(' '.join(added), 60)}`"
     dropped = triggers.options_added(fixed, failing, with_values=True)
