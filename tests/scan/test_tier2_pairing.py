@@ -3313,3 +3313,89 @@ def test_a_slip_the_tool_set_right_is_no_lesson(script):
     )
     script.run("cmake --build build --target unit_tests", "ok")
     assert list(tier2.detect(script.events)) == []
+
+
+# -- an argument in another form -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "others", "not_others"),
+    [
+        pytest.param(
+            "pytest tests/test_cart.py:41",
+            "collected 0 items\n\nno tests ran in 0.01s\n"
+            "ERROR: file or directory not found: tests/test_cart.py:41",
+            "pytest tests/test_cart.py::test_empty_total",
+            "pytest: write `tests/test_cart.py::test_empty_total`, not `tests/test_cart.py:41`",
+            ["python -m pytest tests/test_api.py:7 -x"],
+            ["pytest tests/test_api.py::TestApi::test_get -x", "pytest tests/test_api.py"],
+            id="a line number where pytest takes a test's name",
+        ),
+        pytest.param(
+            "./gradlew test --tests 'billing.TaxTest#roundsDown'",
+            "> Task :test FAILED\n\nFAILURE: Build failed with an exception.\n\n"
+            "> No tests found for given includes: [billing.TaxTest#roundsDown](--tests filter)",
+            "./gradlew test --tests 'billing.TaxTest.roundsDown'",
+            "gradlew test: write `billing.TaxTest.roundsDown`, not `billing.TaxTest#roundsDown`",
+            ["./gradlew test --tests 'CartTest#addsItem'"],
+            ["./gradlew test --tests 'CartTest.addsItem'", "mvn test -Dtest='CartTest#addsItem'"],
+            id="the error names the form, though the run says FAILED",
+        ),
+        pytest.param(
+            "pip install httpx@0.27",
+            "ERROR: Invalid requirement: 'httpx@0.27'",
+            "pip install httpx==0.27",
+            "pip install: write `httpx==0.27`, not `httpx@0.27`",
+            ["pip install ruff@0.5 -q"],
+            ["pip install ruff==0.5", "pip install ruff"],
+            id="another ecosystem's version pin",
+        ),
+    ],
+)
+def test_an_argument_the_command_takes_in_another_form(
+    script, bad, error, good, summary, others, not_others
+):
+    """The fix wrote one word otherwise by a separator or a sign, naming the same thing: the
+    form is the tool's, met each time it is written so again."""
+    _teaches(script, bad, error, good, summary=summary, others=others, not_others=not_others)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        pytest.param(
+            "cat src/util.ts",
+            "cat: src/util.ts: No such file or directory",
+            "cat src/lib/util.ts",
+            id="another folder: a guessed path",
+        ),
+        pytest.param(
+            "pytest tests/test_cart.py::TestCart::test_total",
+            "FAILED tests/test_cart.py::TestCart::test_total - assert 3 == 4\n1 failed",
+            "pytest tests/test_cart.py::TestCart",
+            id="a narrower run cut off",
+        ),
+        pytest.param(
+            "pytest tests/test_cart.py",
+            "FAILED tests/test_cart.py::test_total - assert 3 == 4\n1 failed",
+            "pytest tests/test_cart.py::test_other",
+            id="a test picked out: nothing of the first form to look for",
+        ),
+        pytest.param(
+            "npx vitest run cart#total",
+            "FAIL src/cart.test.ts > total\nAssertionError: expected 3 to be 4",
+            "npx vitest run cart.total",
+            id="a run that failed on the code, its error not naming the word",
+        ),
+        pytest.param(
+            "make build --target=x86",
+            "make: unrecognized option '--target=x86'",
+            "make build --arch=x86",
+            id="an option itself written otherwise",
+        ),
+    ],
+)
+def test_what_is_no_other_form_of_the_same_argument(script, bad, error, good):
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    assert not any(" not `" in c.summary for c in _detect(script))

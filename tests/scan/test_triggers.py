@@ -1160,3 +1160,75 @@ def test_command_named(error, fixed, named):
 )  # fmt: skip
 def test_took_suggestion_is_a_slip_the_tool_set_right(failing, fixed, error, took):
     assert triggers.took_suggestion(failing, fixed, error) is took
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "was", "now", "form"),
+    [
+        pytest.param(
+            "pytest tests/x.py:88", "pytest tests/x.py::test_a", "tests/x.py:88",
+            "tests/x.py::test_a", r"""\w:\d+(?=$|[\s'"])""", id="a line number at the end",
+        ),
+        pytest.param(
+            "pytest 'tests/x.py:88' -q", "pytest 'tests/x.py::test_a' -q", "tests/x.py:88",
+            "tests/x.py::test_a", r"""\w:\d+(?=$|[\s'"])""", id="quoted, a word after it",
+        ),
+        pytest.param(
+            "gradle test --tests 'billing.Tax#up'", "gradle test --tests 'billing.Tax.up'",
+            "billing.Tax#up", "billing.Tax.up", r"\w\#\w", id="a sign between two names",
+        ),
+        pytest.param(
+            "pip install httpx@0.27", "pip install httpx==0.27", "httpx@0.27", "httpx==0.27",
+            r"\w@\w", id="a sign for another",
+        ),
+        pytest.param(
+            "git show HEAD~2", "git show HEAD^^", "HEAD~2", "HEAD^^",
+            r"""\w\~\d+(?=$|[\s'"])""", id="a sign and a number",
+        ),
+        pytest.param(
+            "mvn -Dtest=TaxTest#up test", "mvn -Dtest=TaxTest.up test", "-Dtest=TaxTest#up",
+            "-Dtest=TaxTest.up", r"\w\#\w", id="in an option's value",
+        ),
+        pytest.param(
+            "tool --only=core:api", "tool --only=core::api", "--only=core:api",
+            "--only=core::api", r"\w:\w", id="a sign added beside one",
+        ),
+    ],
+)  # fmt: skip
+def test_an_argument_in_another_form_and_the_pattern_of_the_wrong_one(
+    failing, fixed, was, now, form
+):
+    assert triggers.argument_form(failing, fixed) == (was, now, form)
+    assert re.search(form, failing) and not re.search(form, fixed)
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed"),
+    [
+        ("cat src/util.ts", "cat src/lib/util.ts"),  # another folder
+        ("cat src/a:b.txt", "cat src/a/b.txt"),  # a sign became a folder
+        ("pytest tests/x.py::Cart::test_b", "pytest tests/x.py::Cart"),  # cut off
+        ("pytest tests/x.py", "pytest tests/x.py::test_a"),  # added: no wrong form to see
+        ("ls foo-bar", "ls foo_bar"),  # no sign
+        ("git tag 'v $(cat V)'", "git tag 'v 1.2'"),  # a shell expansion
+        ("deploy app$ENV", "deploy app_ENV"),  # a variable, not a sign
+        ("echo 'ab $HOME'", "echo 'ab:HOME'"),  # a word less
+        ("go test -run 'T/a b'", "go test -run 'T/a_b'"),  # a space
+        ("git tag release:v1", "git tag release::v2"),  # two places changed
+        ("docker run redis:6", "docker run redis:7"),  # another version: no sign changed
+        ("pip install ab@1", "pip install ab==1"),  # too little named the same
+        ("tool x@abc", "tool x==abc"),  # what both name is after the change
+        ("make --target=x86", "make --arch=x86"),  # an option's own name
+        ("tool --only:core", "tool --only::core"),  # an option, no value
+        ("cp a b", "cp a b c"),  # not one word swapped
+    ],
+)
+def test_what_is_no_other_form_of_the_argument(failing, fixed):
+    assert triggers.argument_form(failing, fixed) is None
+
+
+def test_the_form_trigger_names_the_command_too():
+    pattern = triggers.argument_form_trigger("pytest t/x.py:88", r"""\w:\d+(?=$|[\s'"])""")
+    assert pattern is not None
+    assert triggers.matches(pattern, "python -m pytest t/y.py:12")
+    assert not triggers.matches(pattern, "curl localhost:8000")

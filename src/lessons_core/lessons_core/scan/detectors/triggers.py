@@ -1811,6 +1811,70 @@ def _mistyped(wrong: str, right: str) -> bool:
     return abs(len(wrong) - len(right)) <= 1 and close
 
 
+#: What, changed inside one word, makes it the same thing written in another form: a separator
+#: or a sign (``file.py:88`` → ``file.py::test_refund``, ``Class#method`` → ``Class.method``,
+#: ``requests@2.31`` → ``requests==2.31``). A change of letters, digits, ``_``, ``.``, ``-`` or
+#: ``/`` alone names another thing or place (``src/util.ts`` → ``src/lib/util.ts``); a ``$``
+#: or a backtick is the shell's to expand, not the tool's form.
+_FORM_CHAR = kept_programs.compile(r"[^\w./\s$`-]")
+#: The thing both forms name, in front of the change: three letters or digits at least.
+_SAME_THING = kept_programs.compile(r"[A-Za-z0-9]{3}")
+
+
+def argument_form(failing: str, fixed: str) -> tuple[str, str, str] | None:
+    """The word ``failing`` gave in a form its command does not take, the form ``fixed`` gave
+    it in, nothing else changed, and a pattern of the wrong form (``tests/x.py:88`` and
+    ``tests/x.py::test_refund``: ``\\w:\\d+`` followed by the word's end); else ``None``.
+
+    The two must name the same thing before the one place they differ, and differ there by a
+    separator or a sign, not by a name or a folder (a guessed path) nor by what was cut off (a
+    narrower run)."""
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
+        return None
+    was, now = swapped
+    ops = difflib.SequenceMatcher(None, was, now, autojunk=False).get_opcodes()
+    changes = [op for op in ops if op[0] != "equal"]
+    if len(changes) != 1 or changes[0][0] == "delete":
+        return None
+    _, start, end, new_start, new_end = changes[0]
+    changed = was[start:end] + now[new_start:new_end]
+    if "/" in changed or " " in changed or not _FORM_CHAR.search(changed):
+        return None  # (a folder, a word more, or no sign at all: another thing named)
+    if not _SAME_THING.search(was[:start]):
+        return None
+    if was.startswith("-") and "=" not in was[:start]:
+        return None  # (an option itself written otherwise: the option classes' business)
+    while start and _FORM_CHAR.match(was[start - 1]):
+        start -= 1  # (the separator in front belongs to the form: the ``:`` of ``:88``)
+    form = was[start:end]
+    if not _FORM_CHAR.search(form):
+        return None  # (what the fix added is the form; the wrong word has none to look for)
+    left = r"\w" if start and _WORD_CHAR.match(was[start - 1]) else ""
+    right = r"\w" if end < len(was) and _WORD_CHAR.match(was[end]) else ""
+    ends = "" if end < len(was) else r"""(?=$|[\s'"])"""
+    shape = "".join(
+        r"\d+" if part.isdigit() else r"\w+" if _WORD_CHAR.match(part) else _escape(part)
+        for part in _FORM_PARTS.findall(form)
+    )
+    return was, now, left + shape + right + ends
+
+
+_WORD_CHAR = kept_programs.compile(r"\w")
+#: A word's runs of word characters, and each other character alone.
+_FORM_PARTS = kept_programs.compile(r"\w+|\W")
+
+
+def argument_form_trigger(command: str, form: str) -> str | None:
+    """``command``'s executable and subcommand given a word of the wrong ``form`` (a pattern
+    from :func:`argument_form`); ``None`` when the compiler would refuse it."""
+    base = base_trigger(command)
+    if base is None:
+        return None
+    pattern = rf"{base}(?={_GAP}{form})"
+    return pattern if compiler_accepts(pattern) else None
+
+
 #: A repository's address over SSH (``git@github.com:o/r.git``, ``ssh://git@host/o/r``) and
 #: over HTTPS (``https://github.com/o/r.git``): group ``host`` and ``path``.
 _SSH_URL = kept_programs.compile(

@@ -150,6 +150,17 @@ PACKAGE_NAME = failures.MistakeClass(
     "the registry has no package named `{wrong}`; what was meant is published as `{right}`",
     "Install `{right}`",
 )
+#: The pseudo-class of an argument the command did not take in the form it was given, which
+#: then worked written another way, nothing else changed (``pytest tests/x.py:88`` →
+#: ``pytest tests/x.py::test_refund``, gradle's ``--tests 'Cls#method'`` → ``'Cls.method'``):
+#: a fact of the tool's syntax, before any call that writes the wrong form again.
+ARG_FORM = failures.MistakeClass(
+    "arg_form",
+    r"(?!)",
+    "write `{right}`, not `{wrong}`",
+    "the command does not take `{wrong}` in that form",
+    "Write it as `{right}`",
+)
 #: The pseudo-class of a repository's SSH address that failed where its HTTPS address then
 #: worked, nothing else changed (``git clone git@github.com:o/r.git`` → ``https://…``): no SSH
 #: key here, or SSH blocked; a fact of the machine, before any command given an SSH address of

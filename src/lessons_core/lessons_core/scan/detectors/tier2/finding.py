@@ -85,7 +85,9 @@ class Finding:
         #: For a step that had to run again with an option more (``git stash`` → ``git stash
         #: -u``): the later call that failed for want of it, whose result is :attr:`result`.
         self.later: ev.Event | None = None
-        #: The package name the registry did not know and the one the fix installed instead.
+        #: The word the call gave and the one the fix gave in its place: a package name the
+        #: registry did not know and the one it publishes, or an argument in a form the
+        #: command does not take and the form it does (``x.py:88``, ``x.py::test_refund``).
         self.renamed: tuple[str, str] | None = None
         #: The program that did the job of one the machine lacks, in the same place of the line
         #: (or of an option it lacks: :attr:`option`).

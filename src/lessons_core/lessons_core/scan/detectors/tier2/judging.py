@@ -22,6 +22,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _WORK_FAILURE,
     ANOTHER_PROGRAM,
     ANOTHER_WAY,
+    ARG_FORM,
     AS_MODULE,
     CWD_DRIFT,
     DASH_ARGUMENT,
@@ -167,6 +168,14 @@ def _judge(
         finding.renamed = triggers.package_renamed(call.command, fix.command, result.text)
         if finding.renamed is not None:
             finding.cls = PACKAGE_NAME
+            return finding
+        form = triggers.argument_form(call.command, fix.command)
+        if form is not None and (
+            form[0] in result.text or not _WORK_FAILURE.search(result.text[:3000])
+        ):
+            # one word written in another form (``x.py:88`` → ``x.py::test_refund``), the
+            # error naming it or no test failing: the form was the mistake, not the code
+            finding.cls, finding.renamed = ARG_FORM, form[:2]
             return finding
     if result.failure == ev.DENIED:
         return None  # refused, and not resolved by asking for the permission

@@ -17,6 +17,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     _ENVIRONMENT_CLASSES,
     _WORK_FAILURE,
     ANOTHER_PROGRAM,
+    ARG_FORM,
     AS_MODULE,
     CWD_DRIFT,
     DASH_ARGUMENT,
@@ -102,6 +103,11 @@ def _trigger(finding: Finding) -> str | None:
         # every install of the name the registry does not publish, with a version or not
         install = triggers.package_trigger(failing, finding.renamed[0])
         return install if _separates(install, failing, fixed) else None
+    if name == ARG_FORM.name:
+        # every call of the command given a word of the wrong form
+        form = triggers.argument_form(failing, fixed)
+        written = triggers.argument_form_trigger(failing, form[2]) if form else None
+        return written if _separates(written, failing, fixed) else None
     if name == OPTION_STAND_IN.name and finding.option and finding.stand_in:
         # every call of the program with the option it does not have here
         other_verb = " " in finding.stand_in  # (``ruff format`` → ``ruff check``)
