@@ -83,6 +83,18 @@ CORRECTIONS = [
     "the cluster runs k8s 1.24, so no ephemeral containers",
     "releases here follow semver strictly",
     "config files here live under etc/",
+    # a request that looks back at what was done: a correction in the form of a request
+    "Can you put it in AGENTS.md, not a skill?",
+    "can you use the date helper instead of writing a new parser?",
+    "looks good, but can you tell me why you used npm? we use pnpm",
+    "next time dont add a new parser, we have one in utils",
+    "can you move it to AGENTS.md? it belongs there, not in a skill",
+    "no. can you use the shared fixture?",
+    "can you not add comments that just repeat the code?",
+    # what only looks like a request: no question asked, or not of the agent
+    "could you use the shared fixture, we never build the db by hand",
+    "we use pnpm here. would npm even work?",
+    "now you need to regenerate the client before the build",
 ]
 
 ORDINARY = [
@@ -141,6 +153,23 @@ ORDINARY = [
     "the tests are failing, so no idea what broke",
     "ok so the deploy went fine, no issues",
     "the logs here look fine to me",
+    # new work asked for, in the words of a correction: its "don't", "use", "make sure" and
+    # "never" are the new work's constraints
+    "next: add retries to the webhook sender, use the backoff helper, don't block the request",
+    "one more: write a test for the empty cart, make sure it covers the zero total",
+    "cool, pagination next. stick to cursor-based, offsets break under writes",
+    "Can you add a health endpoint? It must not touch the database.",
+    "looks good. could you also write the changelog entry? we use keep-a-changelog",
+    "Please write the seed script so it can run twice. Never truncate the users table.",
+    "before you start on the export job: we're on postgres 15, so use MERGE",
+    "for the new importer use the shared csv reader, no need to write one",
+    "now add a dark mode toggle, and always keep the user's choice in localStorage",
+    "add a --verbose flag to the cli, don't change the default output",
+    "can you set up the docker compose file? use the images pinned in .env",
+    "the deploy is friday - can you bump the chart version? never reuse a tag",
+    "one more: use the backoff helper for the retries, don't block the request",
+    "so could you add the index? make sure you never lock the table",
+    "great, add a retry and don't block the request",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",

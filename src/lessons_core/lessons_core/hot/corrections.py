@@ -22,6 +22,8 @@ hold "don't" deep inside is not one. The work is a few ``str`` methods on at mos
 ``HEAD_CHARS`` characters; the hook pays microseconds for it on every prompt.
 """
 
+import itertools
+
 #: How much of a message is judged, and kept as the correction's words.
 HEAD_CHARS = 400
 HEAD_LINES = 3
@@ -296,23 +298,31 @@ def correction(text, rejected=False, answer=False):
     for phrase in _ONE_OFF:
         if " " + phrase + " " in padded:
             return None
-    if _asks(words, said):
+    if _asks(words, said) or not _cued(said, tokens, words, padded, rejected, answer):
         return None
+    if _new_work(tokens, said) and not _looks_back(words, padded, said):
+        return None  # (judged last: most messages have no cue, and this costs the most)
+    return said
+
+
+def _cued(said, tokens, words, padded, rejected, answer):
+    """Whether the message holds a correcting cue: an opening, a phrase, a "don't" said to the
+    agent, a thing ruled out, a contrast, an "… it yourself"."""
     if _opens(tokens, rejected, answer) or _clause_opens(said, words, answer):
-        return said
+        return True
     for phrase in _PHRASES:
         if " " + phrase + " " in padded:
-            return said
+            return True
     if not answer and (_told_not(words) or _we_do_not(words)):
-        return said
+        return True
     if ("no" in words and _ruled_out(words)) or ("here" in words and _the_way_here(words)):
-        return said
+        return True
     if _contrast(said.lower(), words):
-        return said
-    for i, word in enumerate(words):
-        if word == "yourself" and _SELF_VERBS.intersection(words[max(0, i - 4) : i]):
-            return said
-    return None
+        return True
+    return any(
+        word == "yourself" and _SELF_VERBS.intersection(words[max(0, i - 4) : i])
+        for i, word in enumerate(words)
+    )
 
 
 def _tokens(text):
@@ -489,6 +499,93 @@ def _asks(words, said):
     that asks, its words no correction ("why did you …?" is one: ``why`` is not asking)."""
     first = next((w for w in words if w not in _FILLERS), "")
     return first in _ASKING and said.rstrip().endswith("?")
+
+
+#: Words a message may open with that approve what was done before it asks for more ("looks
+#: good, next: …", "cool, now add …").
+_APPROVALS = frozenset(
+    ("great", "cool", "nice", "perfect", "thanks", "thank", "lgtm", "good", "fine", "awesome",
+     "excellent", "looks", "sounds", "alright", "yes", "yep", "sure", "done", "works")
+)  # fmt: skip
+#: Verbs that open a request for new work ("add a `--dry-run` flag …", "please write the
+#: migration so …").
+_WORK_VERBS = frozenset(
+    ("add", "write", "create", "implement", "build", "generate", "scaffold", "draft", "set")
+)
+#: What, after "before you", starts the work rather than sets a rule for it ("before you start
+#: on the reconciliation: …").
+_STARTS = frozenset(("start", "starting", "begin", "touch", "dive", "jump", "get", "work"))
+#: Words of a request that asks ("can you add …?"), a question that hands over new work.
+_REQUESTS = frozenset(("can", "could", "would"))
+
+
+def _new_work(tokens, said):
+    """Whether the message asks for new work: it opens, past an approval, with "next", "one
+    more", "now" and a verb of work, or such a verb ("add …", "please write …"), or it starts
+    the work ("before you start on …"), or a sentence of it asks "can you …?". Its "don't",
+    "use" and "make sure" are then the new work's constraints ("next: add tracing, use the
+    otel transport, don't hand-roll spans"), no correction of what was done."""
+    words = [t for t in tokens if t != _BREAK]
+    at = 0
+    while at < len(words) and (words[at] in _FILLERS or words[at] in _APPROVALS):
+        at += 1
+    opening = words[at : at + 3]
+    if opening[:1] == ["please"]:
+        opening = opening[1:]
+    if (opening[:1] == ["next"] and opening[1:2] != ["time"]) or opening[:2] == ["one", "more"]:
+        return True
+    if opening[:1] == ["now"] and opening[1:2] and opening[1] in _WORK_VERBS:
+        return True
+    if opening[:1] and opening[0] in _WORK_VERBS:
+        return True
+    if ("before" in words or "new" in words) and any(
+        ((a, b) == ("before", "you") and c in _STARTS) or (a, b, c) == ("for", "the", "new")
+        for a, b, c in zip(words, words[1:], words[2:], strict=False)
+    ):
+        return True  # (and "… for the new upload function, use the retry decorator")
+    if ("next", _BREAK) in itertools.pairwise(tokens):
+        return True  # ("websocket reconnect next.")
+    if "?" not in said or _REQUESTS.isdisjoint(words):
+        return False
+    for end in (*_CLAUSE_ENDS, " - ", " — "):
+        said = said.replace(end, end.rstrip() + "\n")
+    for sentence in said.splitlines():
+        asked = [t for t in _tokens(sentence) if t != _BREAK]
+        while asked and asked[0] in _FILLERS:
+            asked = asked[1:]
+        if (
+            sentence.rstrip().endswith("?")
+            and asked[:1]
+            and asked[0] in _REQUESTS
+            and asked[1:2] == ["you"]
+            and asked[2:3] != ["not"]
+        ):
+            return True
+    return False
+
+
+#: Words that look back at what the agent did: a request that holds one corrects after all
+#: ("can you use the helper instead of writing a new parser?", "you deleted the wrong test").
+#: (Not "you set", "you put": "can you set up …" asks.)
+_LOOKS_BACK = (
+    "you used", "you deleted", "you removed", "you added", "you changed", "you made",
+    "you wrote", "you ran", "you left", "you created", "you moved", "you renamed",
+    "you committed", "you pushed", "you installed", "you broke", "you forgot", "you missed",
+    "you didn't", "you did", "you just", "you keep", "you still", "you're still", "again",
+    "that's", "that is", "this is not", "it's not", "wrong", "not what", "revert", "undo",
+    "put it back", "why did", "why are you", "are you sure", "i told", "i said", "i asked",
+    "instead of",
+)  # fmt: skip
+
+
+def _looks_back(words, padded, said):
+    """Whether the message speaks of what the agent did (:data:`_LOOKS_BACK`), sets a thing
+    against another ("can you put it in AGENTS.md, not a skill?"), or opens with "no" or
+    "stop"."""
+    first = next((w for w in words if w not in _FILLERS), "")
+    if first in ("no", "nope", "stop") or ", not " in said.lower():
+        return True
+    return any(" " + phrase + " " in padded for phrase in _LOOKS_BACK)
 
 
 def _contrast(lowered, words):
