@@ -1221,6 +1221,7 @@ def test_an_argument_in_another_form_and_the_pattern_of_the_wrong_one(
         ("make --target=x86", "make --arch=x86"),  # an option's own name
         ("tool --only:core", "tool --only::core"),  # an option, no value
         ("cp a b", "cp a b c"),  # not one word swapped
+        ("python -c 'import x" + "y" * 200 + ":1'", "python -c 'import x" + "y" * 200 + "::1'"),
     ],
 )
 def test_what_is_no_other_form_of_the_argument(failing, fixed):

@@ -1817,6 +1817,9 @@ def _mistyped(wrong: str, right: str) -> bool:
 #: ``/`` alone names another thing or place (``src/util.ts`` → ``src/lib/util.ts``); a ``$``
 #: or a backtick is the shell's to expand, not the tool's form.
 _FORM_CHAR = kept_programs.compile(r"[^\w./\s$`-]")
+#: The longest word read for its form: a path, a test's id, a package with its version; the
+#: comparison costs the square of the length, and a word this long is a script.
+_LONGEST_FORM = 200
 #: The thing both forms name, in front of the change: three letters or digits at least.
 _SAME_THING = kept_programs.compile(r"[A-Za-z0-9]{3}")
 
@@ -1833,6 +1836,8 @@ def argument_form(failing: str, fixed: str) -> tuple[str, str, str] | None:
     if swapped is None:
         return None
     was, now = swapped
+    if len(was) > _LONGEST_FORM or len(now) > _LONGEST_FORM:
+        return None  # (a script or a heredoc handed over as one word, no argument's form)
     ops = difflib.SequenceMatcher(None, was, now, autojunk=False).get_opcodes()
     changes = [op for op in ops if op[0] != "equal"]
     if len(changes) != 1 or changes[0][0] == "delete":
