@@ -3241,7 +3241,7 @@ def test_a_command_that_hung_and_what_ended_it(
             "git add docs/API Reference.md",
             "fatal: pathspec 'docs/API' did not match any files",
             'git add "docs/API Reference.md"',
-            "git add: quote `docs/API Reference.md`, its name has a space",
+            "git add: quote `docs/API Reference.md`, it holds a space",
             ["cat docs/API Reference.md"],
             ["cat 'docs/API Reference.md'", "cat docs/API\\ Reference.md", "cat docs/API.md"],
             id="a path with a space, split by the shell",
@@ -3399,3 +3399,57 @@ def test_what_is_no_other_form_of_the_same_argument(script, bad, error, good):
     script.run(bad, error, failure=ERR, code=1)
     script.run(good, "ok")
     assert not any(" not `" in c.summary for c in _detect(script))
+
+
+# -- a look around is no fix ---------------------------------------------------------------------
+
+
+def test_the_fix_is_the_work_done_not_the_look_around_before_it(script):
+    """Between the failure and its fix the agent looked: a listing of the same program with
+    another subcommand, a dry run. Neither is the fix; the call that did the failed work is."""
+    script.run(
+        "docker compose up -d web", "no configuration file provided: not found", failure=ERR, code=1
+    )
+    script.run("ls", "compose.local.yml\nsrc")
+    script.run("docker compose -f compose.local.yml config --services", "db\nweb")
+    script.run("docker compose -f compose.local.yml up --detach web", "Container app-web-1 Started")
+    candidate = _one(script)
+    assert "up --detach web" in candidate.fix and "config" not in candidate.fix
+
+
+def test_a_later_run_of_the_failed_words_that_failed_again_leaves_the_fix_as_it_was(script):
+    script.run("npm run test:unit", 'npm error Missing script: "test:unit"', failure=ERR, code=1)
+    script.run("npm test", "Tests: 12 passed")
+    script.run("npm run test:unit", 'npm error Missing script: "test:unit"', failure=ERR, code=1)
+    assert "`npm test`" in _one(script).fix
+
+
+def test_a_dry_run_is_a_look_not_the_fix(script):
+    script.run("make lint", "make: *** No rule to make target 'lint'.  Stop.", failure=ERR, code=2)
+    script.run("make -n -C server lint", "ruff check .")
+    script.run("make -C server lint", "All checks passed!")
+    candidate = _one(script)
+    assert "`make -C server lint`" in candidate.fix and "-n" not in candidate.fix
+
+
+def test_a_collect_only_run_is_a_look_and_the_quoted_expression_the_fix(script):
+    script.run(
+        "pytest -k checkout and not flaky",
+        "ERROR: file or directory not found: and\n\nno tests ran in 0.02s",
+        failure=ERR,
+        code=4,
+    )
+    script.run("pytest --collect-only -q -k checkout", "tests/test_shop.py::test_checkout")
+    script.run("pytest -k 'checkout and not flaky'", "1 passed, 40 deselected")
+    candidate = _one(script)
+    assert candidate.summary == "pytest: quote `checkout and not flaky`, it holds a space"
+
+
+def test_a_program_searched_for_by_name_is_not_run_through_the_search(script):
+    """``grep -i eslint`` names eslint as text to find: it does not run eslint, so it is no
+    wrapper of the failed call and no fix of it."""
+    script.run("tsc", "bash: tsc: command not found", failure=ERR, code=127)
+    script.run("ls node_modules/.bin | grep tsc", "tsc\ntsserver")
+    script.run("npx tsc", "")
+    candidate = _one(script)
+    assert "`npx tsc`" in candidate.fix and "grep" not in candidate.fix

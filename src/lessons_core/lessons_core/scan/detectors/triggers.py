@@ -401,10 +401,12 @@ _WRAPPER_WORDS = frozenset({"exec", "run", "x", "dlx", "--"})
 #: Shells whose ``-c`` argument is a command line of its own.
 _SHELLS = frozenset({"bash", "sh", "zsh"})
 _EXE_NAME = kept_programs.compile(r"[A-Za-z][\w.+-]*")
-#: Commands whose arguments name other commands without running them (``which bash``).
+#: Commands whose arguments name other commands without running them (``which bash``), or
+#: take them as text to look for or print (``ls node_modules/.bin | grep -i eslint``).
 _NAMES_COMMANDS = frozenset(
     {"which", "type", "whereis", "whatis", "man", "help", "hash", "apropos", "info", "tldr",
-     "alias", "unalias", "kill", "pkill", "pgrep", "killall", "ps", "brew", "apt", "apt-get"}
+     "alias", "unalias", "kill", "pkill", "pgrep", "killall", "ps", "brew", "apt", "apt-get",
+     "grep", "egrep", "fgrep", "rg", "ag", "ack", "echo", "printf", "ls", "find", "fd"}
 )  # fmt: skip
 
 

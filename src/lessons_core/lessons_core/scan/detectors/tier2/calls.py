@@ -184,6 +184,25 @@ _HELP_WORDS = frozenset({"--help", "--version", "help"})
 _HUMAN_SIZES = frozenset({"df", "du", "ls", "free", "sort"})
 
 
+#: Options that make a command say what it would do or what there is, and do nothing
+#: (``pytest --collect-only``, ``make -n``, ``terraform … --dry-run``): a look, like a help page.
+_PROBES = frozenset({"--dry-run", "--collect-only", "--co", "--list", "--just-print"})
+#: Programs whose ``-n`` is such a look (elsewhere it is a count, a line number, ``--no-verify``).
+_DRY_N = frozenset({"make", "gmake", "rsync", "ansible-playbook"})
+
+
+def _probes(other: ev.Event, call: ev.Event) -> bool:
+    """Whether ``other`` only looked at what its command would do or has (an option of
+    :data:`_PROBES`, ``make -n``) where the failing ``call`` did the work: the corrected call
+    is still to come."""
+    shape = triggers.main_shape(other.command or "")
+    if shape is None:
+        return False
+    looks = set(shape.flags) & (_PROBES | ({"-n"} if shape.exe in _DRY_N else set()))
+    failing = triggers.main_shape(call.command or "")
+    return bool(looks - set(failing.flags if failing is not None else ()))
+
+
 def _asks_for_help(call: ev.Event) -> bool:
     """Whether ``call`` only asked its command how it is called (``eval run --help``, ``gh
     help run``): a look at the manual, not a corrected form of what failed, which is the next

@@ -429,15 +429,15 @@ AS_MODULE = failures.MistakeClass(
     "the script imports its own package, which Python sets up only for a module run with `-m`",
     "Run `{other}` rather than the script's path",
 )
-#: The pseudo-class of a path with a space given unquoted, which the shell split in two, and
-#: then worked quoted, nothing else changed: a fact of the project (the file keeps its name),
-#: met each time the path is written again, which is its trigger.
+#: The pseudo-class of a word with a space given unquoted, which the shell split, and then
+#: worked quoted, nothing else changed: a path (the file keeps its name) or an expression
+#: (``pytest -k test_login and not slow``), met each time it is written again, its trigger.
 SPACED_PATH = failures.MistakeClass(
     "spaced_path",
     r"(?!)",
-    "quote `{other}`, its name has a space",
-    "a path with a space was given unquoted, so the shell split it into two words",
-    "Quote the path (or escape its space)",
+    "quote `{other}`, it holds a space",
+    "a word with a space was given unquoted, so the shell split it into several",
+    "Quote it (or escape its spaces)",
 )
 #: The pseudo-class of a command whose error named another command of the same program to run
 #: instead, which then worked (npm's "`npm ci` can only install packages when your

@@ -20,6 +20,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _inserted,
     _key,
     _keys,
+    _probes,
     _renamed,
     _same_input,
     _wrapped_inside,
@@ -216,8 +217,10 @@ def _follow(
             res = results.get(id(other))
             if res is None:
                 continue
-            if res.failure is None and _asks_for_help(other):
+            if res.failure is None and (_asks_for_help(other) or _probes(other, call)):
                 continue  # it read how the command is called: the corrected call comes next
+            if res.failure is None and _fuller_later(events, i, j, call, results):
+                continue  # a look around (``docker compose -f x config``): the work comes next
             if res.failure is None:
                 if _same_input(other, call):
                     step = _step_taken(failed.text, events, i, j, results)
@@ -276,6 +279,38 @@ def _follow(
     else:
         finding.diagnosis = None
     return finding
+
+
+def _fuller_later(
+    events: list[ev.Event], i: int, j: int, call: ev.Event, results: dict[int, ev.Event]
+) -> bool:
+    """Whether a call after ``events[j]``, in the failure's window, worked and holds every
+    word of the failing call (its program, subcommand and operands) where ``events[j]`` lacks
+    one: ``docker compose -f compose.dev.yml config`` looked around, and ``docker compose -f
+    compose.dev.yml up -d api``, the failed ``docker compose up -d api`` corrected, is the
+    fix."""
+    wanted = _operands(call.command or "")
+    if not wanted or wanted <= _words(events[j].command or ""):
+        return False
+    for k in range(j + 1, min(len(events), i + 1 + WINDOW)):
+        other = events[k]
+        if other.kind != ev.TOOL_CALL or not other.command:
+            continue
+        res = results.get(id(other))
+        if res is not None and res.failure is None and wanted <= _words(other.command):
+            return True
+    return False
+
+
+def _operands(command: str) -> set[str]:
+    """The words of ``command``'s main simple command that are not options."""
+    shape = triggers.main_shape(command) if command else None
+    found = triggers.segments_of(command, shape.exe, shape.sub) if shape is not None else []
+    return {word for word in found[0] if not word.startswith("-")} if found else set()
+
+
+def _words(command: str) -> set[str]:
+    return {word for seg in triggers.segments(command) for word in seg}
 
 
 def _found_nothing(result: ev.Event) -> bool:
