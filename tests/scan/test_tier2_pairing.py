@@ -1604,7 +1604,7 @@ def test_a_step_the_error_named_then_the_same_command(script):
     script.run("corepack pnpm install --frozen-lockfile", "Done in 2.1s")
     script.run("corepack pnpm run typecheck", "")
     candidate = _one(script)
-    assert candidate.summary == "pnpm run typecheck: run the step its error names first"
+    assert candidate.summary == "pnpm run typecheck: run `pnpm install` first"
     assert candidate.trigger is None
     assert "`pnpm install`" in candidate.mistake and "`pnpm install`" in candidate.fix
     assert candidate.error_lines[0].startswith("ERR_PNPM_VERIFY_DEPS_BEFORE_RUN")
@@ -1616,10 +1616,10 @@ def test_a_step_the_error_named_then_the_same_command(script):
     [
         ("gh pr create --fill",
          "aborted: you must first push the current branch to a remote, or use the --head flag",
-         "git push -u origin HEAD", "gh pr: run the step its error names first"),
+         "git push -u origin HEAD", "gh pr: run `git push` first"),
         ("git rebase origin/main",
          "error: cannot rebase: You have unstaged changes.\nerror: Please commit or stash them.",
-         "git stash", "git rebase: run the step its error names first"),
+         "git stash", "git rebase: run `git stash` first"),
     ],
 )  # fmt: skip
 def test_a_step_the_error_asks_for_in_words(script, command, error, step, summary):
@@ -1639,8 +1639,8 @@ def test_a_step_the_error_asks_for_in_words(script, command, error, step, summar
 def test_a_word_the_error_only_mentions_is_no_step(script):
     """A check that lists what it would format, a ``format`` run, then the check passing: the
     code was changed, nothing was asked for. Two calls between: which made the difference is
-    a guess. A step that failed did nothing; a short word ("add") is too common to be read as
-    one."""
+    a guess (a call that only looked, ``git log``, would not count). A step that failed did
+    nothing; a short word ("add") is too common to be read as one."""
     script.run("npm run check", "x Some errors were emitted.\nsrc/a.ts: format would change it",
                failure=ERR, code=1)  # fmt: skip
     script.run("npm run format", "Formatted 3 files")
@@ -1648,7 +1648,7 @@ def test_a_word_the_error_only_mentions_is_no_step(script):
     script.run("gh pr create --fill", "aborted: you must first push the current branch",
                failure=ERR, code=1)  # fmt: skip
     script.run("git push -u origin HEAD", "ok")
-    script.run("git log -1", "abc fix")
+    script.run("npm run build", "built in 2s")
     script.run("gh pr create --fill", "https://x/pull/1")
     script.run("gh pr create --draft", "aborted: you must first push the current branch",
                failure=ERR, code=1)  # fmt: skip
@@ -3453,3 +3453,103 @@ def test_a_program_searched_for_by_name_is_not_run_through_the_search(script):
     script.run("npx tsc", "")
     candidate = _one(script)
     assert "`npx tsc`" in candidate.fix and "grep" not in candidate.fix
+
+
+# -- a step first, named below the error or by what it made ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "between", "summary"),
+    [
+        pytest.param(
+            "bin/rails test test/models/cart_test.rb",
+            "Migrations are pending. To resolve this issue, run:\n\n        bin/rails db:migrate"
+            "\n\nYou have 1 pending migration:",
+            ["bundle install", "bin/rails db:migrate"],
+            "rails test: run `bin/rails db:migrate` first",
+            id="the step on a line of its own below 'run:', another call beside it",
+        ),
+        pytest.param(
+            "bin/rails test test/models/cart_test.rb",
+            "ActiveRecord::StatementInvalid: SQLite3::SQLException: no such table: carts",
+            ["bin/rails db:migrate:status", "bin/rails db:migrate"],
+            "rails test: run `bin/rails db:migrate` first",
+            id="named nowhere, a look of the same program between",
+        ),
+        pytest.param(
+            "poetry run alembic upgrade head",
+            "FAILED: Multiple head revisions are present for given argument 'head'",
+            ["poetry run alembic heads", "poetry run alembic merge heads"],
+            "alembic: run `poetry run alembic merge heads` first",
+            id="named nowhere, through a wrapper",
+        ),
+        pytest.param(
+            "npm test",
+            'error Lockfile out of date.\nRun "yarn install" to update it',
+            ["ls", "corepack pnpm install"],
+            "npm test: run `corepack pnpm install` first",
+            id="the error's advice not taken: the call that made something",
+        ),
+        pytest.param(
+            "npx playwright test",
+            "Error: browserType.launch: Executable doesn't exist\n"
+            "\u2551 Please run the following command to download new browsers: \u2551\n"
+            "\u2551                                                             \u2551\n"
+            "\u2551     npx playwright install                                  \u2551",
+            ["npm ci", "npx playwright install"],
+            "playwright: run `npx playwright install` first",
+            id="the step inside a box",
+        ),
+        pytest.param(
+            "poetry install",
+            "pyproject.toml changed significantly since poetry.lock was last generated. "
+            "Run `poetry lock [--no-update]` to fix the lock file.",
+            ["cat pyproject.toml", "poetry lock --no-update"],
+            "poetry install: run `poetry lock` first",
+            id="an optional part in brackets; a look between is no second step",
+        ),
+        pytest.param(
+            "dotnet ef database update",
+            "Could not execute because the specified command or file was not found.",
+            ["cat .config/dotnet-tools.json", "dotnet tool list", "dotnet tool restore"],
+            "dotnet ef: run `dotnet tool restore` first",
+            id="named nowhere: the one call between that made something",
+        ),
+        pytest.param(
+            "gh pr create --fill",
+            "aborted: you must first push the current branch to a remote",
+            ["git status -sb", "git push -u origin HEAD"],
+            "gh pr: run `git push` first",
+            id="asked in words, a look between",
+        ),
+    ],
+)
+def test_a_step_the_command_needed_first(script, command, error, between, summary):
+    script.run(command, error, failure=ERR, code=1)
+    for call in between:
+        script.run(call, "ok")
+    script.run(command, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None  # (recalled at the error: the line is the same)
+
+
+def test_a_file_read_between_is_no_second_step(script):
+    script.run("dotnet ef database update", "Could not execute: dotnet-ef", failure=ERR, code=1)
+    script.file("Read", "/p/.config/dotnet-tools.json", '{"tools": {"dotnet-ef": {}}}')
+    script.run("dotnet tool restore", "Restore was successful.")
+    script.run("dotnet ef database update", "Done.")
+    assert _one(script).summary == "dotnet ef: run `dotnet tool restore` first"
+
+
+@pytest.mark.parametrize(
+    "between", [["sleep 5"], ["ping -c1 db"], ["npm install", "npm run build"]]
+)
+def test_what_made_nothing_or_two_things_is_no_step(script, between):
+    """A pause or a probe of the network before the same command worked tells of a passing
+    failure; two calls that made something leave which one mattered a guess."""
+    script.run("npm test", "Error: connect ECONNREFUSED 127.0.0.1:5432", failure=ERR, code=1)
+    for call in between:
+        script.run(call, "ok")
+    script.run("npm test", "12 passed")
+    assert _detect(script) == []

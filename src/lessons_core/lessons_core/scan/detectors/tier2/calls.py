@@ -218,3 +218,51 @@ def _asks_for_help(call: ev.Event) -> bool:
     if "-h" not in shape.flags or shape.exe in _HUMAN_SIZES:
         return False
     return any(seg[-1] == "-h" for seg in triggers.segments_of(command, shape.exe, shape.sub))
+
+
+#: Programs that only read or report: a call of one looked around and changed nothing a later
+#: call could have needed.
+_READS = frozenset(
+    {"ls", "cat", "head", "tail", "less", "grep", "egrep", "rg", "find", "fd", "which", "type",
+     "pwd", "echo", "wc", "tree", "file", "stat", "env", "printenv", "id", "whoami", "uname",
+     "date", "du", "df", "ps", "readlink", "realpath"}
+)  # fmt: skip
+#: The last word of a subcommand that only reads or reports (``git status``, ``docker context
+#: ls``, ``alembic heads``, ``gradle projects``).
+_READING_SUBS = frozenset(
+    {"status", "diff", "log", "show", "branch", "remote", "list", "ls", "version", "info",
+     "describe", "get", "ps", "heads", "current", "projects", "tasks", "showmigrations", "view",
+     "inspect", "logs", "history", "whoami", "config"}
+)  # fmt: skip
+
+
+def _looks_around(call: ev.Event, failing: ev.Event) -> bool:
+    """Whether ``call`` only looked around after ``failing`` failed: read a file or a listing,
+    asked for help or a version, ran a dry run (:func:`_probes`), or a subcommand that reports
+    (``git status``, ``alembic heads``). Such a call is no step the failing command needed."""
+    shape = triggers.main_shape(call.command or "")
+    if shape is None:
+        return call.tool in _READING_TOOLS
+    if _asks_for_help(call) or _probes(call, failing) or shape.exe in _READS:
+        return True
+    return not _verbs(call.command or "").isdisjoint(_READING_SUBS)
+
+
+def _verbs(command: str) -> set[str]:
+    """What ``command``'s main simple command may be doing: the last word of its subcommand
+    (after any ``:``, ``db:migrate:status``) and the first operand after it (``dotnet tool
+    list``, ``alembic heads``), or the program's name when it has neither."""
+    shape = triggers.main_shape(command)
+    if shape is None:
+        return set()
+    seg = next(iter(triggers.segments_of(command, shape.exe, shape.sub)), ())
+    names = [PurePosixPath(word).name for word in seg]
+    after = seg[names.index(shape.exe) + 1 :] if shape.exe in names else seg[1:]
+    operands = [word for word in after if not word.startswith("-")]
+    sub = shape.sub.split() if shape.sub else []
+    words = [*sub[-1:], *operands[len(sub) : len(sub) + 1]]
+    return {word.split(":")[-1] for word in words} or {shape.exe}
+
+
+#: The agents' own tools that only read.
+_READING_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "read_file", "list_directory", "glob"})

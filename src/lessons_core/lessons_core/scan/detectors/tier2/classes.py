@@ -399,12 +399,13 @@ STEP_REDONE = failures.MistakeClass(
     "Run it with `{flag}`",
 )
 #: The pseudo-class of a command that needed another step first, which its error named
-#: (``Run "pnpm install"``): the step ran, and the same command then worked.
+#: (``Run "pnpm install"``), or which was the one call between that made something (``dotnet
+#: tool restore``): the step ran, and the same command then worked.
 PREREQUISITE = failures.MistakeClass(
     "prerequisite",
     r"(?!)",
-    "run the step its error names first",
-    "the command needed `{step}` to run first, as its error said",
+    "run `{step}` first",
+    "the command needed `{step}` to run first",
     "Run `{step}` first, then the command again",
 )
 #: The pseudo-class of a command that needed a step first, which the fix ran in front of it on

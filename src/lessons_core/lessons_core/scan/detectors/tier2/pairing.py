@@ -223,7 +223,7 @@ def _follow(
                 continue  # a look around (``docker compose -f x config``): the work comes next
             if res.failure is None:
                 if _same_input(other, call):
-                    step = _step_taken(failed.text, events, i, j, results)
+                    step = _step_taken(failed.text, events, i, j, results, call)
                     cleared = None if step else _cleared(failed.text, events, i, j, results)
                     if step is None and cleared is None and not _refused_arguments(failed):
                         redone = step_redone(events, call, i, j, results)

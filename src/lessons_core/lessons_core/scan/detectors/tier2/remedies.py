@@ -12,7 +12,14 @@ from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass
 from lessons_core.scan.detectors.tier2 import paths
-from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, _FILE_TOOLS, _REWRITES, _key
+from lessons_core.scan.detectors.tier2.calls import (
+    _EDIT_TOOLS,
+    _FILE_TOOLS,
+    _REWRITES,
+    _key,
+    _looks_around,
+    _verbs,
+)
 from lessons_core.scan.detectors.tier2.classes import (
     GhTarget,
     cannot_start,
@@ -26,19 +33,42 @@ _NAMED_STEP = kept_programs.compile(
     r"""\b(?:run|try|use|execute)\s+[`'"\u2018\u201c]([^`'"\u2019\u201d\n]{3,80})[`'"\u2019\u201d]""",
     re.IGNORECASE,
 )
+#: A step an error tells to run on a line of its own below a "run …:" (Rails' "To resolve this
+#: issue, run:" over ``bin/rails db:migrate``; a box's ``║  npx playwright install  ║``).
+_STEP_BELOW = kept_programs.compile(
+    r"\brun\b[^:\n]{0,80}:[ \t\u2502\u2551]*\n(?:[ \t\u2502\u2551]*\n)*[ \t\u2502\u2551]+"
+    r"([A-Za-z][\w./:-]*(?:[ \t]+[^\s\u2502\u2551]+){0,6})",
+    re.IGNORECASE,
+)
+#: A part of a named step a usage line shows as optional (``poetry lock [--no-update]``).
+_OPTIONAL = kept_programs.compile(r"\s*\[[^\]\n]*\]")
+#: The verbs of a step that makes something a later command needs: installs, generates,
+#: migrates, merges, logs in, switches (``dotnet tool restore``, ``alembic merge``, ``docker
+#: context use``). Not "add": ``git add`` before a commit is the routine of every commit.
+_SETUP_VERBS = frozenset(
+    {"install", "restore", "build", "generate", "gen", "migrate", "merge", "init", "use",
+     "login", "lock", "sync", "fetch", "pull", "push", "update", "upgrade", "compile", "create",
+     "start", "up", "tidy", "download", "bootstrap", "prepare", "setup", "link", "trust",
+     "activate", "switch", "seed", "apply", "vendor", "prebuild", "codegen"}
+)  # fmt: skip
 
 
 def _step_taken(
-    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event], call: ev.Event
 ) -> str | None:
     """The step a failure's text told the agent to run (``Run "pnpm install"``) when a call
     between the failure (``i``) and the same command working (``j``) ran it and worked; or,
     where the text names no command, the one call between whose action it names in words
     ("you must first push the current branch": ``git push``; "commit or stash them": ``git
-    stash``)."""
-    named = [" ".join(m.group(1).split()) for m in _NAMED_STEP.finditer(error[:2000])]
+    stash``); or, where it names nothing, the one call between that made something
+    (:func:`_only_step`)."""
+    head = error[:2000]
+    named = [" ".join(_OPTIONAL.sub("", m.group(1)).split()) for m in _NAMED_STEP.finditer(head)]
+    named += [" ".join(m.group(1).split()) for m in _STEP_BELOW.finditer(head)]
     if not named:
-        return _step_in_words(error, events, i, j, results)
+        return _step_in_words(error, events, i, j, results, call) or _only_step(
+            events, i, j, results, call
+        )
     for k in range(i + 1, j):
         other = events[k]
         if other.kind != ev.TOOL_CALL or not other.command:
@@ -50,7 +80,32 @@ def _step_taken(
         for step in named:
             if step in command:
                 return step
-    return None
+    return _only_step(events, i, j, results, call)  # (its advice not taken: ``pip install``)
+
+
+def _between(events: list[ev.Event], i: int, j: int, call: ev.Event) -> list[ev.Event]:
+    """The calls between ``call``'s failure at ``i`` and the same command working at ``j``,
+    without those that only looked around (:func:`.calls._looks_around`)."""
+    return [e for e in events[i + 1 : j] if e.kind == ev.TOOL_CALL and not _looks_around(e, call)]
+
+
+def _only_step(
+    events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event], call: ev.Event
+) -> str | None:
+    """The one call that made something (:data:`_SETUP_VERBS`: ``dotnet tool restore``, ``alembic
+    merge heads``, ``docker context use rootless``) between the failure at ``i`` and the same
+    command working at ``j``, where nothing else but looking around happened: the step the
+    command needed, though its error did not name it. A call that made nothing (a ``sleep``, a
+    ``ping``) before a retry that worked tells of a flaky failure, no step."""
+    between = _between(events, i, j, call)
+    if len(between) != 1 or not between[0].command:
+        return None
+    (step,) = between
+    res = results.get(id(step))
+    if res is None or res.failure is not None:
+        return None
+    command = step.command or ""
+    return None if _verbs(command).isdisjoint(_SETUP_VERBS) else " ".join(command.split())
 
 
 def step_redone(
@@ -88,14 +143,14 @@ _ASKING = r"\b(?:first|please|must|need to|needs to|should|or)"
 
 
 def _step_in_words(
-    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event]
+    error: str, events: list[ev.Event], i: int, j: int, results: dict[int, ev.Event], call: ev.Event
 ) -> str | None:
     """The only command that ran between the failure and the same command working, when the
     error asks for its subcommand in words ("must first push", "commit or stash them"): its
     executable and subcommand. More than one call between, and which of them made the
     difference is a guess; a word the error merely mentions (a check that lists files not
     formatted, then a ``format`` run) asks for nothing."""
-    between = [e for e in events[i + 1 : j] if e.kind == ev.TOOL_CALL]
+    between = _between(events, i, j, call)
     if len(between) != 1:
         return None
     (step,) = between
