@@ -300,7 +300,7 @@ def correction(text, rejected=False, answer=False):
             return None
     if _asks(words, said) or not _cued(said, tokens, words, padded, rejected, answer):
         return None
-    if _new_work(tokens, said) and not _looks_back(words, padded, said):
+    if _new_work(tokens, words, said) and not _looks_back(words, padded, said):
         return None  # (judged last: most messages have no cue, and this costs the most)
     return said
 
@@ -343,15 +343,21 @@ def _clause_opens(said, words, answer):
     ``words`` are the message's, which hold every clause's."""
     if _CLAUSE_OPENERS.isdisjoint(words[1:]):
         return False  # (no opener anywhere: no clause to split off and read again)
-    for end in _CLAUSE_ENDS:
-        said = said.replace(end, "\n")
-    for clause in said.splitlines()[1:]:
+    for clause in _clauses(said, _CLAUSE_ENDS)[1:]:
         words = [t for t in _tokens(clause) if t != _BREAK]
         if len(words) < 2 or words[0] not in _CLAUSE_OPENERS or _describes(words):
             continue
         if not (answer and words[0] in _ANSWER_OPENERS):
             return True
     return False
+
+
+def _clauses(said, ends):
+    """``said`` cut after each of ``ends``, each clause keeping its closing mark (a question's
+    ``?``)."""
+    for end in ends:
+        said = said.replace(end, end.rstrip() + "\n")
+    return said.splitlines()
 
 
 #: Verbs of the user's own mind or memory: "don't know", "never seen this": the user says
@@ -519,13 +525,13 @@ _STARTS = frozenset(("start", "starting", "begin", "touch", "dive", "jump", "get
 _REQUESTS = frozenset(("can", "could", "would"))
 
 
-def _new_work(tokens, said):
+def _new_work(tokens, words, said):
     """Whether the message asks for new work: it opens, past an approval, with "next", "one
     more", "now" and a verb of work, or such a verb ("add …", "please write …"), or it starts
     the work ("before you start on …"), or a sentence of it asks "can you …?". Its "don't",
     "use" and "make sure" are then the new work's constraints ("next: add tracing, use the
-    otel transport, don't hand-roll spans"), no correction of what was done."""
-    words = [t for t in tokens if t != _BREAK]
+    otel transport, don't hand-roll spans"), no correction of what was done. (``words`` are
+    ``tokens`` without their breaks.)"""
     at = 0
     while at < len(words) and (words[at] in _FILLERS or words[at] in _APPROVALS):
         at += 1
@@ -547,9 +553,7 @@ def _new_work(tokens, said):
         return True  # ("websocket reconnect next.")
     if "?" not in said or _REQUESTS.isdisjoint(words):
         return False
-    for end in (*_CLAUSE_ENDS, " - ", " — "):
-        said = said.replace(end, end.rstrip() + "\n")
-    for sentence in said.splitlines():
+    for sentence in _clauses(said, (*_CLAUSE_ENDS, " - ", " — ")):
         asked = [t for t in _tokens(sentence) if t != _BREAK]
         while asked and asked[0] in _FILLERS:
             asked = asked[1:]

@@ -15,6 +15,12 @@ from lessons_core.scan.detectors import triggers
 
 _FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 _EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+#: Tools (and shell commands) that list a directory.
+_LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
+_LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
+#: Tools that search the project, and the shell commands that do the same job.
+_SEARCH_TOOLS = _LISTING_TOOLS | {"Grep"}
+_SEARCH_COMMANDS = _LISTING_COMMANDS | {"rg", "grep", "ag", "ack"}
 #: Tools that steer the conversation rather than act on the project.
 _META_TOOLS = frozenset(
     {"ExitPlanMode", "EnterPlanMode", "TodoWrite", "AskUserQuestion", "Agent", "Task"}
@@ -222,11 +228,13 @@ def _asks_for_help(call: ev.Event) -> bool:
 
 #: Programs that only read or report: a call of one looked around and changed nothing a later
 #: call could have needed.
-_READS = frozenset(
-    {"ls", "cat", "head", "tail", "less", "grep", "egrep", "rg", "find", "fd", "which", "type",
-     "pwd", "echo", "wc", "tree", "file", "stat", "env", "printenv", "id", "whoami", "uname",
-     "date", "du", "df", "ps", "readlink", "realpath"}
-)  # fmt: skip
+#: (Not :data:`.remedies._LOOKS`, the programs that do not do a failed command's job: it holds
+#: ``sed`` and ``awk``, which may rewrite a file, so a call of one may be the step itself.)
+_READS = _LISTING_COMMANDS | {
+    "cat", "head", "tail", "less", "grep", "egrep", "rg", "which", "type", "pwd", "echo", "wc",
+    "file", "stat", "env", "printenv", "id", "whoami", "uname", "date", "du", "df", "ps",
+    "readlink", "realpath",
+}  # fmt: skip
 #: The last word of a subcommand that only reads or reports (``git status``, ``docker context
 #: ls``, ``alembic heads``, ``gradle projects``).
 _READING_SUBS = frozenset(
@@ -265,4 +273,4 @@ def _verbs(command: str) -> set[str]:
 
 
 #: The agents' own tools that only read.
-_READING_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "read_file", "list_directory", "glob"})
+_READING_TOOLS = _SEARCH_TOOLS | {"Read", "read_file", "glob"}

@@ -15,7 +15,11 @@ from lessons_core.scan.detectors.tier2 import paths
 from lessons_core.scan.detectors.tier2.calls import (
     _EDIT_TOOLS,
     _FILE_TOOLS,
+    _LISTING_COMMANDS,
+    _LISTING_TOOLS,
     _REWRITES,
+    _SEARCH_COMMANDS,
+    _SEARCH_TOOLS,
     _key,
     _looks_around,
     _verbs,
@@ -217,14 +221,6 @@ def _inside(path: str, folder: str) -> bool:
         head = path.split("/", 1)[0]
         return folder.endswith("/" + head) and "/" in path
     return False
-
-
-#: Tools (and shell commands) that list a directory.
-_LISTING_TOOLS = frozenset({"Glob", "LS", "list_directory"})
-_LISTING_COMMANDS = frozenset({"ls", "find", "tree", "fd"})
-#: Tools that search the project, and the shell commands that do the same job.
-_SEARCH_TOOLS = _LISTING_TOOLS | {"Grep"}
-_SEARCH_COMMANDS = _LISTING_COMMANDS | {"rg", "grep", "ag", "ack"}
 
 
 #: The classes of a failed command that another kind of call can remedy.
