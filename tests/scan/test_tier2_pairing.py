@@ -1611,6 +1611,18 @@ def test_a_step_the_error_named_then_the_same_command(script):
     assert candidate.error_lines[-1] == 'Run "pnpm install" to update them.'
 
 
+@pytest.mark.parametrize("between", ["pnpm install", "npm install-test", "npm installer"])
+def test_a_named_step_is_run_only_as_whole_words(script, between):
+    """``Run "npm install"`` is not followed by a ``pnpm install`` (another tool) or an ``npm
+    install-test``: the words of the step must stand alone in the call between."""
+    error = 'npm ERR! missing: left-pad@1.3.0\nRun "npm install" to fix it.'
+    script.run("npm run build", error, failure=ERR, code=1)
+    script.run(between, "done")
+    script.run("npm run build", "built")
+    found = list(tier2.detect(script.events))
+    assert all("`npm install` first" not in c.summary for c in found)
+
+
 @pytest.mark.parametrize(
     ("command", "error", "step", "summary"),
     [

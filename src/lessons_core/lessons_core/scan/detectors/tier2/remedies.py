@@ -82,9 +82,16 @@ def _step_taken(
             continue
         command = " ".join(other.command.split())
         for step in named:
-            if step in command:
+            if _runs(step, command):
                 return step
     return _only_step(events, i, j, results, call)  # (its advice not taken: ``pip install``)
+
+
+def _runs(step: str, command: str) -> bool:
+    """Whether ``command`` runs the named ``step`` as whole words: ``npm install`` is not run
+    by ``pnpm install``, nor ``go mod tidy`` by ``go mod tidy-check``."""
+    edge = r"[\w./@-]"
+    return re.search(rf"(?<!{edge}){re.escape(step)}(?!{edge})", command) is not None
 
 
 def _between(events: list[ev.Event], i: int, j: int, call: ev.Event) -> list[ev.Event]:
