@@ -3565,3 +3565,45 @@ def test_what_made_nothing_or_two_things_is_no_step(script, between):
         script.run(call, "ok")
     script.run("npm test", "12 passed")
     assert _detect(script) == []
+
+
+_NO_CGO = (
+    "--- FAIL: TestCreateUser (0.00s)\n"
+    "    store_test.go:21: open db: Binary was compiled with 'CGO_ENABLED=0', go-sqlite3 "
+    "requires cgo to work. This is a stub\n"
+    "FAIL\nFAIL\tgithub.com/acme/ledger/internal/store\t0.012s"
+)
+
+
+def test_a_run_that_worked_once_a_variable_was_set_is_the_machines(script):
+    """Every test failed the same way, and the same run with ``CGO_ENABLED=1`` in front of it
+    passed, no file edited between: the machine's default did not suit the project, however
+    much the output read like tests failing on the code. Nothing in the command line tells the
+    shell's setting: the lesson comes back with the error."""
+    script.run("go test ./internal/store/...", _NO_CGO, failure=ERR, code=1)
+    script.run("go env CGO_ENABLED", "0")
+    script.run("CGO_ENABLED=1 go test ./internal/store/...", "ok  \tgithub.com/acme/ledger")
+    candidate = _one(script)
+    assert candidate.summary == "go test: run it with `CGO_ENABLED=1`"
+    assert candidate.fix.startswith("Set `CGO_ENABLED=1` in front of the command")
+    assert candidate.trigger is None
+
+
+@pytest.mark.parametrize(
+    "fixed",
+    [
+        "CGO_ENABLED=1 go test ./internal/api/...",  # another package: the code may differ
+        "go test ./internal/store/...",  # the same run passing again: code or chance
+    ],
+)
+def test_a_run_that_changed_more_than_a_variable_is_no_setting(script, fixed):
+    script.run("go test ./internal/store/...", _NO_CGO, failure=ERR, code=1)
+    script.run(fixed, "ok")
+    assert all("run it with" not in c.summary for c in tier2.detect(script.events))
+
+
+def test_a_variable_set_after_the_code_changed_is_no_setting(script):
+    script.run("go test ./internal/store/...", _NO_CGO, failure=ERR, code=1)
+    script.file("Edit", "/p/internal/store/db.go", "ok", edit=("sqlite3", "sqlite"))
+    script.run("CGO_ENABLED=1 go test ./internal/store/...", "ok")
+    assert list(tier2.detect(script.events)) == []

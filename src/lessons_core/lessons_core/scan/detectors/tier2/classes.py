@@ -376,6 +376,18 @@ ENV_NOT_LOADED = failures.MistakeClass(
     "it needs `{var}`, which the agent's shell does not set",
     "Give it the variable, or load the project's env file first",
 )
+#: The pseudo-class of a command that worked once a variable was set in front of it, nothing
+#: else changed and no file edited between (``CGO_ENABLED=1 go test ./...``, ``JAVA_HOME=…
+#: ./gradlew test``): this machine's default did not suit the project, whatever the failure
+#: read like (every test of a run failing the same way). Whether the shell sets it already the
+#: command line does not show: recalled at the error.
+ENV_SET = failures.MistakeClass(
+    "env_set",
+    r"(?!)",
+    "run it with `{setting}`",
+    "it failed with this machine's default and worked with `{setting}` set for it",
+    "Set `{setting}` in front of the command",
+)
 #: The pseudo-class of a command that failed where it was run and worked, unchanged, run from a
 #: folder below (``cd backend && go test ./...``): that folder holds the project it works on
 #: (a Go module, a crate, a package of a monorepo), a fact of this project. The command line
@@ -550,6 +562,7 @@ _COMMAND_FAILURE_TIME = frozenset(
         ANOTHER_WAY.name,
         NEEDS_ROOT.name,
         ENV_NOT_LOADED.name,
+        ENV_SET.name,
         SUBPROJECT.name,
         WRITE_ELSEWHERE.name,
     }

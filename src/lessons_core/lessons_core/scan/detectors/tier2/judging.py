@@ -28,6 +28,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
     ENV_NOT_LOADED,
+    ENV_SET,
     ERROR_NAMED,
     GH_GRAPHQL,
     GUESSED_PATH,
@@ -302,6 +303,10 @@ def _judge(
         if _WORK_FAILURE.search(result.text[:3000]) and not flaky_run(
             call.command, fix.command or "", result.text
         ):
+            if triggers.assignments_added(call.command, fix.command or ""):
+                # (nothing changed but a variable set for it: not the code, the machine)
+                finding.cls = ENV_SET
+                return finding
             return None  # the run failed on the code, unless the wider run then passed
         # A failure no class knows, fixed by the same command with something changed: a
         # mistake when what changed can be named (:func:`.recall._generic_trigger`).

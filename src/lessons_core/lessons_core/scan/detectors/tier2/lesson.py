@@ -20,6 +20,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     EDIT_CAUSES,
     ENV_NOT_LOADED,
+    ENV_SET,
     GH_GRAPHQL,
     SANDBOX,
     STEP_REDONE,
@@ -381,6 +382,9 @@ def _class_words(finding: Finding) -> dict[str, str]:
             triggers.assignments_added(finding.call.command or "", fix.command or "") if fix else []
         )
         words["var"] = said or (added[0].split("=", 1)[0] if added else "")
+    if finding.cls is ENV_SET and fix is not None:
+        added = triggers.assignments_added(finding.call.command or "", fix.command or "")
+        words["setting"] = " ".join(added)
     if finding.cls is WRITE_ELSEWHERE and fix is not None:
         words["change"] = _changed(finding.call, fix)
     if finding.cls is SUBPROJECT:
