@@ -3607,3 +3607,39 @@ def test_a_variable_set_after_the_code_changed_is_no_setting(script):
     script.file("Edit", "/p/internal/store/db.go", "ok", edit=("sqlite3", "sqlite"))
     script.run("CGO_ENABLED=1 go test ./internal/store/...", "ok")
     assert list(tier2.detect(script.events)) == []
+
+
+_NO_TARGET = (
+    "error[E0463]: can't find crate for `core`\n"
+    "  = note: the `x86_64-unknown-linux-musl` target may not be installed\n"
+    "  = help: consider downloading the target with `rustup target add x86_64-unknown-linux-musl`"
+)
+
+
+def test_a_step_the_error_quotes_in_its_own_words(script):
+    """The error asks for no "run"; it quotes the command ("consider downloading the target with
+    `rustup target add …`"), a call between ran it, then the same build worked. A look between
+    (``rustup target list``) is passed over."""
+    build = "cargo build --release --target x86_64-unknown-linux-musl"
+    script.run(build, _NO_TARGET, failure=ERR, code=101)
+    script.run("rustup target list --installed", "x86_64-unknown-linux-gnu")
+    script.run("rustup target add x86_64-unknown-linux-musl", "info: installing component")
+    script.run(build, "Finished `release` profile")
+    candidate = _one(script)
+    step = "rustup target add x86_64-unknown-linux-musl"
+    assert candidate.summary == f"cargo build: run `{step}` first"
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "echo rustup target add x86_64-unknown-linux-musl",  # only words of a command
+        "rustup target add wasm32-unknown-unknown",  # another target
+    ],
+)
+def test_a_quoted_command_is_a_step_only_where_a_call_starts_with_it(script, between):
+    build = "cargo build --release --target x86_64-unknown-linux-musl"
+    script.run(build, _NO_TARGET, failure=ERR, code=101)
+    script.run(between, "ok")
+    script.run(build, "Finished `release` profile")
+    assert all("rustup target add x86_64" not in c.summary for c in tier2.detect(script.events))

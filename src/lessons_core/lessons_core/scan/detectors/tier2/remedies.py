@@ -44,6 +44,13 @@ _STEP_BELOW = kept_programs.compile(
     r"([A-Za-z][\w./:-]*(?:[ \t]+[^\s\u2502\u2551]+){0,6})",
     re.IGNORECASE,
 )
+#: A command of two words or more an error quotes, in whatever words it asks for it ("consider
+#: downloading the target with `rustup target add x86_64-unknown-linux-musl`"): taken for the
+#: step only where a call between starts with it.
+_QUOTED_COMMAND = kept_programs.compile(
+    r"""[`'"\u2018\u201c]([A-Za-z][\w./:@+-]*(?:[ \t]+[^\s`'"\u2019\u201d]+){1,8})"""
+    r"""[`'"\u2019\u201d]"""
+)
 #: A part of a named step a usage line shows as optional (``poetry lock [--no-update]``).
 _OPTIONAL = kept_programs.compile(r"\s*\[[^\]\n]*\]")
 #: The verbs of a step that makes something a later command needs: installs, generates,
@@ -65,14 +72,13 @@ def _step_taken(
     where the text names no command, the one call between whose action it names in words
     ("you must first push the current branch": ``git push``; "commit or stash them": ``git
     stash``); or, where it names nothing, the one call between that made something
-    (:func:`_only_step`)."""
+    (:func:`_only_step`). A command the text only quotes, in whatever words ("consider
+    downloading the target with `rustup target add …`"), is the step where a call between
+    starts with it."""
     head = error[:2000]
     named = [" ".join(_OPTIONAL.sub("", m.group(1)).split()) for m in _NAMED_STEP.finditer(head)]
     named += [" ".join(m.group(1).split()) for m in _STEP_BELOW.finditer(head)]
-    if not named:
-        return _step_in_words(error, events, i, j, results, call) or _only_step(
-            events, i, j, results, call
-        )
+    quoted = [" ".join(m.group(1).split()) for m in _QUOTED_COMMAND.finditer(head)]
     for k in range(i + 1, j):
         other = events[k]
         if other.kind != ev.TOOL_CALL or not other.command:
@@ -84,6 +90,14 @@ def _step_taken(
         for step in named:
             if _runs(step, command):
                 return step
+        starts = [" ".join(seg) for seg in triggers.segments(other.command)]
+        for step in quoted:
+            if any(_runs(step, seg) and seg.startswith(step) for seg in starts):
+                return step
+    if not named:
+        return _step_in_words(error, events, i, j, results, call) or _only_step(
+            events, i, j, results, call
+        )
     return _only_step(events, i, j, results, call)  # (its advice not taken: ``pip install``)
 
 
