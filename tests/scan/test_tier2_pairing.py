@@ -3643,3 +3643,78 @@ def test_a_quoted_command_is_a_step_only_where_a_call_starts_with_it(script, bet
     script.run(between, "ok")
     script.run(build, "Finished `release` profile")
     assert all("rustup target add x86_64" not in c.summary for c in tier2.detect(script.events))
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("kubectl apply -f k8s/overlays/staging/",
+         'error: error validating "k8s/overlays/staging/kustomization.yaml": error validating '
+         "data: [apiVersion not set, kind not set]",
+         "kubectl apply -k k8s/overlays/staging",
+         "kubectl apply: it worked with `-k`, not `-f`"),
+        ("gcloud run deploy notifier --source . --region europe-west1",
+         "ERROR: (gcloud.run.deploy) The required property [project] is not currently set.",
+         "gcloud run deploy notifier --source . --configuration=staging --quiet",
+         "gcloud run: it worked with `--configuration=staging --quiet`, not `--region "
+         "europe-west1`"),
+        ("pg_dump -h db.internal -d orders -f /tmp/o.dump",
+         "pg_dump: error: aborting because of server version mismatch",
+         "/opt/homebrew/opt/postgresql@16/bin/pg_dump -h db.internal -d orders -f /tmp/o.dump",
+         "pg_dump: it worked run as `/opt/homebrew/opt/postgresql@16/bin/pg_dump`"),
+    ],
+)  # fmt: skip
+def test_options_given_in_place_of_others_or_the_program_by_its_path(
+    script, bad, error, good, summary
+):
+    """What the fix changed is how the command was called, on the same target: options (and
+    the value of one it dropped) in place of others, or the same program from another path.
+    The lesson says which; nothing in the command line separates them, so it comes back with
+    the error."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run("ls", "k8s")
+    script.run(good, "done")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        "kubectl apply -f k8s/overlays/prod/",  # another folder: a fact of its target
+        "gcloud run deploy mailer --source . --configuration=staging",  # another service
+        "gcloud run deploy notifier --source . --region us-east1",  # the option kept, its value not
+    ],
+)
+def test_a_fix_on_another_target_is_no_way_of_calling(script, good):
+    bad = good.split(" ", 3)[:3]
+    failing = {
+        "kubectl": "kubectl apply -f k8s/overlays/staging/",
+        "gcloud": "gcloud run deploy notifier --source . --region europe-west1",
+    }[bad[0]]
+    script.run(failing, "error: the server said no", failure=ERR, code=1)
+    script.run(good, "done")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_a_command_called_anew_is_no_option_given_in_place_of_another(script):
+    """``cmake --build build`` failed for want of a configured tree, and ``cmake -S . -B
+    build`` configured one: another job of the program, not ``-S . -B`` in place of
+    ``--build``."""
+    script.run("cmake --build build -j8", "Error: not a CMake build directory (missing "
+               "CMakeCache.txt)", failure=ERR, code=1)  # fmt: skip
+    script.run("cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", "-- Build files have been written")
+    assert all(", not `" not in c.summary for c in tier2.detect(script.events))
+
+
+def test_a_file_edited_in_the_shell_between_is_an_edit(script):
+    """``sed -i`` on the script between its failure and the run that worked changed the code,
+    as an Edit would have: no lesson of how to call it."""
+    script.run("./scripts/check.sh", "==> checking changelog", failure=ERR, code=1)
+    script.run("bash -x ./scripts/check.sh", "+ set -euo pipefail\n+ grep -c Unreleased "
+               "CHANGELOG.md\n+ pending=0", failure=ERR, code=1)  # fmt: skip
+    script.run("grep -n 'grep -c' scripts/check.sh", "6:pending=$(grep -c Unreleased CHANGELOG.md)")
+    script.run("sed -i '6s/md)/md || true)/' scripts/check.sh", "")
+    script.run("./scripts/check.sh", "==> ok")
+    assert list(tier2.detect(script.events)) == []

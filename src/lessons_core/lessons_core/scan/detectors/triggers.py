@@ -1394,6 +1394,50 @@ def options_added(before: str, again: str, *, with_values: bool = False) -> list
     return added if all(word in given for word in added) else []
 
 
+def options_swapped(before: str, again: str) -> tuple[list[str], list[str]] | None:
+    """The options (with their values) ``before``, one simple command, gave and ``again``
+    gave in their place, when that is all that differs (``kubectl apply -f dir/`` → ``-k
+    dir``: ``(["-f"], ["-k"])``); a folder's closing slash is no difference."""
+    mine, theirs = _segments(before), _segments(again)
+    if len(mine) != 1 or len(theirs) != 1:
+        return None
+    was = [word.rstrip("/") or word for word in mine[0]]
+    now = [word.rstrip("/") or word for word in theirs[0]]
+    gone = [word for word in was if word not in now]
+    added = [word for word in now if word not in was]
+    if not gone or not added or not (_options_only(was, gone) and _options_only(now, added)):
+        return None
+    return gone, added
+
+
+def _options_only(words: list[str], changed: list[str]) -> bool:
+    """Whether the words of ``changed`` stand together in ``words`` (one place changed, not
+    a command rearranged: ``cmake --build build -j8`` is no ``cmake -S . -B build``), each
+    an option or the value right after one that changed too."""
+    where = [i for i, word in enumerate(words) if word in changed]
+    if where != list(range(where[0], where[0] + len(where))):
+        return False
+    for at, word in enumerate(words):
+        if word not in changed or _FLAG.match(word):
+            continue
+        if not (at and words[at - 1] in changed and _FLAG.match(words[at - 1])):
+            return False
+    return True
+
+
+def program_moved(before: str, again: str) -> str | None:
+    """The program as ``again`` ran it, by another path, where nothing else differs from
+    ``before``: ``pg_dump …`` → ``/opt/homebrew/opt/postgresql@16/bin/pg_dump …`` (the one
+    first on PATH was not the one this needed)."""
+    mine, theirs = _segments(before), _segments(again)
+    if len(mine) != 1 or len(theirs) != 1 or not mine[0] or not theirs[0]:
+        return None
+    was, now = mine[0][0], theirs[0][0]
+    if was == now or PurePosixPath(was).name != PurePosixPath(now).name:
+        return None
+    return now if mine[0][1:] == theirs[0][1:] else None
+
+
 #: Commands that change a file's mode or owner.
 _FILE_MODES = frozenset({"chmod", "chown", "chgrp"})
 #: Programs that edit a file in place given ``-i`` (alone, with a suffix, in a cluster, or
@@ -1415,6 +1459,18 @@ def writes_a_file(command: str) -> bool:
     """Whether a simple command of ``command`` edits or writes a file (:func:`_writes_file`):
     ``goimports -w x.go && go build`` changed the code before it built."""
     return any(_writes_file(words) for words in _segments(command) if words)
+
+
+def edits_in_place(command: str) -> bool:
+    """Whether a simple command of ``command`` edits a file where it is (``sed -i``, ``perl
+    -pi -e``, ``patch``): the shell's way of changing the code, as an Edit is."""
+    for words in _segments(command):
+        program = PurePosixPath(words[0]).name if words else ""
+        if program in ("patch", "apply_patch"):
+            return True
+        if program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:]):
+            return True
+    return False
 
 
 def _writes_file(words: tuple[str, ...]) -> bool:

@@ -306,8 +306,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
 
 def _changed(call: ev.Event, fix: ev.Event) -> str:
     """What a fix no class explains did that the failed call had not, in a few words: the
-    options it added (``it worked with `--autostash```) or dropped (``it worked without
-    `--global```), else that it needed another way."""
+    options it added (``it worked with `--autostash```), dropped (``it worked without
+    `--global```) or gave in place of others (``it worked with `-k`, not `-f```), or the
+    program run by another path; else that it needed another way."""
     failing, fixed = call.command or "", fix.command or ""
     if not (failing and fixed):
         return "needed another way"
@@ -317,6 +318,13 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     dropped = triggers.options_added(fixed, failing, with_values=True)
     if dropped:
         return f"it worked without `{_one_line(' '.join(dropped), 60)}`"
+    swapped = triggers.options_swapped(failing, fixed)
+    if swapped is not None:
+        gone, given = (_one_line(" ".join(words), 40) for words in swapped)
+        return f"it worked with `{given}`, not `{gone}`"
+    moved = triggers.program_moved(failing, fixed)
+    if moved is not None:
+        return f"it worked run as `{_one_line(moved, 60)}`"
     return "needed another way"
 
 

@@ -194,7 +194,7 @@ def _follow(
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
             if not same:
-                if other.tool in _EDIT_TOOLS or (other.command or "").startswith("apply_patch"):
+                if other.tool in _EDIT_TOOLS or triggers.edits_in_place(other.command or ""):
                     edited_at.append(j)
                 # A call of another kind that worked, and did more than read how it is called,
                 # may be the weaker fix: another subcommand, or another program on the target.

@@ -534,7 +534,11 @@ def _names_flag(output: str, flag: str) -> bool:
 
 def _kept_target(failing: str, fixed: str) -> bool:
     """Whether the fix ran the failing command's main command on all it named: every word of
-    that command that is no option is still in the fix's command of the same kind."""
+    that command that is no option is still in the fix's command of the same kind. Not counted
+    as named: the program itself (``pg_dump`` run by another path) and the value of an option
+    the fix dropped with it for another (``--region europe-west1`` gone where
+    ``--configuration=staging`` came; an option only dropped, ``--bail 1``, keeps its value a
+    thing named)."""
     shape = triggers.main_shape(failing)
     if shape is None:
         return False
@@ -542,7 +546,17 @@ def _kept_target(failing: str, fixed: str) -> bool:
     own = triggers.segment_of(fixed, shape.exe, shape.sub)
     if segment is None or own is None:
         return False
-    return _operands(segment) <= _operands(own)
+    kept = _operands(own.split(" ", 1)[-1])
+    words = segment.split()
+    options = {word.split("=", 1)[0] for word in own.split() if word.startswith("-")}
+    swapped = not options <= {word.split("=", 1)[0] for word in words}
+    for at, word in enumerate(words[1:], 1):
+        if word.startswith("-") or word in kept:
+            continue
+        before = words[at - 1]
+        if not (swapped and before.startswith("-") and "=" not in before and before not in options):
+            return False
+    return True
 
 
 def _operands(segment: str) -> set[str]:
