@@ -3718,3 +3718,51 @@ def test_a_file_edited_in_the_shell_between_is_an_edit(script):
     script.run("sed -i '6s/md)/md || true)/' scripts/check.sh", "")
     script.run("./scripts/check.sh", "==> ok")
     assert list(tier2.detect(script.events)) == []
+
+
+def test_a_step_between_is_named_without_the_cd_and_the_tail_around_it(script):
+    """Agents write ``cd <project> && … 2>&1 | tail -5``. What reads the output at the end
+    makes no other command of the rerun, and the step is named as the work it did."""
+    run = "cd /p/tiler && cargo nextest run --workspace"
+    script.run(run, "error: no such command: `nextest`", failure=ERR, code=101)
+    script.run("cd /p/tiler && cargo install cargo-nextest --locked 2>&1 | tail -3", "Installed")
+    script.run(f"{run} 2>&1 | tail -5", "Summary [ 3.1s] 212 tests run: 212 passed")
+    candidate = _one(script)
+    assert candidate.summary == "cargo nextest: run `cargo install cargo-nextest --locked` first"
+
+
+def test_an_option_added_is_told_through_the_cd_and_the_tail_around_it(script):
+    bad = "cd /p/sdk && docker run --rm -v $PWD:/src ghcr.io/acme/codegen:1.4 generate"
+    good = (
+        "cd /p/sdk && docker run --rm --platform linux/amd64 -v $PWD:/src "
+        "ghcr.io/acme/codegen:1.4 generate 2>&1 | tail -5"
+    )
+    error = (
+        "1.4: Pulling from acme/codegen\ndocker: no matching manifest for linux/arm64/v8 in "
+        "the manifest list entries.\nSee 'docker run --help'."
+    )
+    script.run(bad, error, failure=ERR, code=125)
+    script.run(good, "generated 14 files")
+    candidate = _one(script)
+    assert candidate.summary == "docker run: it worked with `--platform linux/amd64`"
+
+
+def test_a_variable_set_in_front_is_the_lesson_where_nothing_else_tells_the_calls_apart(script):
+    """The import failed, and the same run with ``PYTHONPATH=src`` in front worked: no trigger
+    tells the two calls apart, but the variable is what this project needs."""
+    bad = "cd /p/invoicer && python -m pytest tests/test_totals.py -q"
+    error = "E   ModuleNotFoundError: No module named 'invoicer'"
+    script.run(bad, error, failure=ERR, code=2)
+    script.run("cd /p/invoicer && ls", "pyproject.toml\nsrc\ntests")
+    script.run(bad.replace("&& python", "&& PYTHONPATH=src python"), "3 passed in 0.04s")
+    candidate = _one(script)
+    assert candidate.summary == "pytest: run it with `PYTHONPATH=src`"
+    assert candidate.trigger is None
+
+
+def test_a_fix_that_only_changed_how_the_output_looks_is_no_fix(script):
+    """``git status`` failed to read an object, then ``git status --short`` worked: the same
+    call working again. (``2>&1`` on either is no file written.)"""
+    script.run("git status 2>&1", "fatal: unable to read e53647ba1f1e", failure=ERR, code=128)
+    script.run("git status --short 2>&1 | head -20", " M src/app.py")
+    assert list(tier2.detect(script.events)) == []

@@ -53,7 +53,8 @@ HEAD = 500
 #: Lines of an error output worth remembering for failure-time recall.
 _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
-    r"fatal|missing|refus(?:ed|ing)|rejected|unable|unknown|timed out|no matches|ERR!|E\d{3,4}\b|"
+    r"fatal|missing|refus(?:ed|ing)|rejected|unable|unknown|timed out|no match(?:es|ing)\b|"
+    r"ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})|"
     r"injection detected|"

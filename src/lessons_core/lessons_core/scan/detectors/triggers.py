@@ -121,6 +121,8 @@ NOISE_FLAGS = _NOISE_FLAGS = frozenset(
         "--no-header",
         "--json",
         "--porcelain",
+        "--short",
+        "--oneline",
     }
 )
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
@@ -262,6 +264,67 @@ def _unquote(part: re.Match[str]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _segments(command: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(s) for s in _split(command))
+
+
+#: Programs that, last in a pipeline or a list, only cut what the command before printed or
+#: tell of it (``2>&1 | tail -30``, ``; echo "exit: $?"``). Not ``grep`` or ``cat``: their
+#: options fail too (``| cat -A`` on a Mac), and a search is part of what was asked.
+_OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf"})
+#: Redirections that only join or drop what a command prints (``2>&1``, ``>/dev/null``).
+_DROPPED_OUTPUT = frozenset({"/dev/null", "1", "2", "&1", "&2"})
+
+
+def _bare(segment: tuple[str, ...]) -> tuple[str, ...]:
+    """A simple command without the redirections that only join or drop its output."""
+    out: list[str] = []
+    words = iter(segment)
+    for word in words:
+        if word in (">", ">>", ">&", "&>", "2>") and (target := next(words, "")):
+            if target in _DROPPED_OUTPUT:
+                if out and out[-1] in ("1", "2"):
+                    out.pop()  # (the ``2`` of ``2>&1``)
+                continue
+            out += [word, target]
+            continue
+        out.append(word)
+    return tuple(out)
+
+
+def _pair_segments(
+    before: str, again: str
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """The simple commands of two command lines as an agent writes them around the work:
+    without a ``cd`` in front that both have, without what only reads their output at the end
+    (``2>&1 | tail -30``, ``; echo "exit: $?"``), and without redirections that only join or
+    drop it. ``cd app && npm test 2>&1 | tail -5`` and ``cd app && npm test --silent`` differ
+    by ``--silent`` alone."""
+    mine, theirs = list(_segments(before)), list(_segments(again))
+    while len(mine) > 1 and len(theirs) > 1 and mine[0] == theirs[0] and mine[0][0] == "cd":
+        mine, theirs = mine[1:], theirs[1:]
+    for words in (mine, theirs):
+        while len(words) > 1 and PurePosixPath(words[-1][0]).name in _OUTPUT_ONLY:
+            words.pop()
+    return tuple(_bare(seg) for seg in mine), tuple(_bare(seg) for seg in theirs)
+
+
+#: A ``cd`` in front of a command line, and what only cuts or tells of its output at the end
+#: (:data:`_OUTPUT_ONLY`), as :func:`as_step` leaves them out.
+_LEADING_CD = re.compile(r"\s*cd\s+[^\s;&|]+\s*&&\s*")
+_TRAILING_READ = re.compile(
+    r"(?:\s*(?:2>&1|>\s*/dev/null))*"
+    r"(?:\s*(?:\||;|&&)\s*(?:tail|head|echo|printf)\b[^|;&]*)+\s*$"
+)
+
+
+def as_step(command: str, beside: str) -> str:
+    """``command`` as a step to name in a lesson: without the ``cd`` in front that ``beside``
+    (the failing call) has too, and without what only reads its output at the end (``cd app &&
+    go mod tidy 2>&1 | tail -3`` beside ``cd app && go test`` is ``go mod tidy``)."""
+    step = " ".join(command.split())
+    lead = _LEADING_CD.match(step)
+    if lead is not None and " ".join(beside.split()).startswith(lead.group(0)):
+        step = step[lead.end() :]
+    return _TRAILING_READ.sub("", step) or step
 
 
 def segments(command: str) -> list[list[str]]:
@@ -1146,7 +1209,7 @@ def assignments_added(before: str, again: str) -> list[str]:
     """The ``NAME=value`` words ``again`` sets in front of ``before``'s one simple command that
     ``before`` did not, when that is all that differs (``GOCACHE=/tmp/go`` of ``go test`` →
     ``GOCACHE=/tmp/go go test``); else ``[]``."""
-    mine, theirs = _segments(before), _segments(again)
+    mine, theirs = _pair_segments(before, again)
     if len(mine) != 1 or len(theirs) != 1:
         return []
     was = list(itertools.takewhile(_ASSIGNMENT.match, mine[0]))
@@ -1377,7 +1440,7 @@ def options_added(before: str, again: str, *, with_values: bool = False) -> list
     ``with_values`` an added option may bring the word after it as its value (``docker run
     --platform linux/arm64``), or be a variable given as an argument (``make install
     PREFIX=~/.local``), which is what a summary tells; a trigger has no use for them."""
-    mine, theirs = _segments(before), _segments(again)
+    mine, theirs = _pair_segments(before, again)
     if len(mine) != 1 or len(theirs) != 1:
         return []
     added = [word for word in theirs[0] if word not in mine[0]]
@@ -1398,7 +1461,7 @@ def options_swapped(before: str, again: str) -> tuple[list[str], list[str]] | No
     """The options (with their values) ``before``, one simple command, gave and ``again``
     gave in their place, when that is all that differs (``kubectl apply -f dir/`` → ``-k
     dir``: ``(["-f"], ["-k"])``); a folder's closing slash is no difference."""
-    mine, theirs = _segments(before), _segments(again)
+    mine, theirs = _pair_segments(before, again)
     if len(mine) != 1 or len(theirs) != 1:
         return None
     was = [word.rstrip("/") or word for word in mine[0]]
@@ -1429,7 +1492,7 @@ def program_moved(before: str, again: str) -> str | None:
     """The program as ``again`` ran it, by another path, where nothing else differs from
     ``before``: ``pg_dump …`` → ``/opt/homebrew/opt/postgresql@16/bin/pg_dump …`` (the one
     first on PATH was not the one this needed)."""
-    mine, theirs = _segments(before), _segments(again)
+    mine, theirs = _pair_segments(before, again)
     if len(mine) != 1 or len(theirs) != 1 or not mine[0] or not theirs[0]:
         return None
     was, now = mine[0][0], theirs[0][0]

@@ -26,9 +26,11 @@ _META_TOOLS = frozenset(
     {"ExitPlanMode", "EnterPlanMode", "TodoWrite", "AskUserQuestion", "Agent", "Task"}
 )
 #: A shell command that rewrites a file in place (``sed -i``, ``perl -pi``, a script that
-#: writes it): what an edit the edit tool kept refusing was done with instead.
+#: writes it): what an edit the edit tool kept refusing was done with instead. Not the
+#: redirections that only join or drop output (``2>&1``, ``>&2``, ``>/dev/null``).
 _REWRITES = kept_programs.compile(
-    r"\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|\.write(?:_text)?\(|writeFileSync|>\s*\S"
+    r"\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|\.write(?:_text)?\(|writeFileSync|"
+    r"(?<![\d&>])>>?(?![&>])\s*(?!/dev/)\S"
 )
 
 #: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that
@@ -105,15 +107,14 @@ def _renamed(key: tuple[str, ...], call: ev.Event) -> bool:
 
 
 def _same_input(a: ev.Event, b: ev.Event) -> bool:
-    """Whether two calls are one call repeated: the same command, run in the same directory
-    with the same permissions (the same command escalated, or in another ``workdir``, is the
-    fix of a sandbox refusal or of a wrong directory)."""
+    """Whether two calls are one call repeated: the same command (whatever reads its output at
+    the end), run in the same directory with the same permissions (the same command escalated,
+    or in another ``workdir``, is the fix of a sandbox refusal or of a wrong directory)."""
     if a.command or b.command:
-        return (
-            " ".join((a.command or "").split()) == " ".join((b.command or "").split())
-            and a.cwd == b.cwd
-            and a.escalated == b.escalated
-        )
+        one, other = " ".join((a.command or "").split()), " ".join((b.command or "").split())
+        if one != other and triggers.as_step(one, other) != triggers.as_step(other, one):
+            return False  # (what reads its output at the end is no other command: ``| tail``)
+        return a.cwd == b.cwd and a.escalated == b.escalated
     return False
 
 

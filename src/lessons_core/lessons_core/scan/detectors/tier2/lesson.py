@@ -180,7 +180,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     bare = trigger is None or triggers.is_bare_executable(trigger)
     if call.command and bare and not _failure_time(finding):
         if not _recallable(finding):
-            return None  # nothing tells the wrong call from its fix: no lesson to deliver
+            if finding.edited or not triggers.assignments_added(call.command, fix.command or ""):
+                return None  # nothing tells the wrong call from its fix: no lesson to deliver
+            finding.cls = ENV_SET  # (but a variable set for it: the machine's, as in judging)
         trigger = None  # told by its error alone: recalled when that error comes back
     lines = error_lines(result.text) if result.text else ()
     cls = finding.cls

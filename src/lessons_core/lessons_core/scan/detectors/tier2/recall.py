@@ -420,7 +420,9 @@ def _recallable(finding: Finding) -> bool:
     names one command of a pipeline, the fix still runs that command (a fix that dropped it
     tells nothing about how to call it). A fix that worked on another target (another URL,
     file, branch or query) says the first was wrong, not how to call the command: as in
-    :func:`_generic_trigger`, such a failure was a fact of its target and yields nothing.
+    :func:`_generic_trigger`, such a failure was a fact of its target and yields nothing. Nor
+    does a fix that only added how the output looks (``git status --short`` after ``fatal:
+    unable to read …``): that is the same call working again.
     """
     call, result, fix = finding.call, finding.result, finding.fix
     if not finding.generic or fix is None or not result.text or not call.command:
@@ -428,6 +430,9 @@ def _recallable(finding: Finding) -> bool:
     flaky = _flaky(finding)
     if not flaky and not _kept_target(call.command, fix.command or ""):
         return False
+    added = triggers.options_added(call.command, fix.command or "")
+    if added and triggers.NOISE_FLAGS.issuperset(added):
+        return False  # (only how it prints changed: the same call working again, by chance)
     named = triggers.named_segment(call.command, result.text)
     if named is not None and all(
         shape.exe != named[1].exe for shape in triggers.shapes(fix.command or "")

@@ -130,7 +130,9 @@ def _only_step(
     if res is None or res.failure is not None:
         return None
     command = step.command or ""
-    return None if _verbs(command).isdisjoint(_SETUP_VERBS) else " ".join(command.split())
+    if _verbs(command).isdisjoint(_SETUP_VERBS):
+        return None
+    return triggers.as_step(command, call.command or "")
 
 
 def step_redone(
