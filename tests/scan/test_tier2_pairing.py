@@ -3766,3 +3766,51 @@ def test_a_fix_that_only_changed_how_the_output_looks_is_no_fix(script):
     script.run("git status 2>&1", "fatal: unable to read e53647ba1f1e", failure=ERR, code=128)
     script.run("git status --short 2>&1 | head -20", " M src/app.py")
     assert list(tier2.detect(script.events)) == []
+
+
+def test_a_step_put_in_front_is_read_through_the_cd_and_the_tail(script):
+    """``cd app && bundle install`` refused, then ``cd app && bundle config set … && bundle
+    install 2>&1 | tail -4``: the step ran in front of the same command, on the same line."""
+    script.run("cd /p/shop && bundle install", "Bundler::PermissionError: There was an error "
+               "while trying to write to `/var/lib/gems/3.1.0`.", failure=ERR, code=23)  # fmt: skip
+    script.run(
+        "cd /p/shop && bundle config set --local path vendor/bundle && bundle install 2>&1 "
+        "| tail -4",
+        "Bundle complete! 42 Gemfile dependencies, 118 gems now installed.",
+    )
+    candidate = _one(script)
+    assert (
+        candidate.summary
+        == "bundle install: run `bundle config set --local path vendor/bundle` first"
+    )
+
+
+def test_a_run_whose_error_named_the_file_the_step_made_failed_for_the_step(script):
+    """The tests failed, but on a database file their error said did not exist, and the same
+    run worked once a ``touch`` made it: the step, not the code."""
+    error = (
+        "FAILED  Tests\\Feature\\TicketTest > it assigns  QueryException\n"
+        "Database file at path [/p/desk/database/database.sqlite] does not exist.\n"
+        "Tests:    2 failed (0 assertions)"
+    )
+    run = "cd /p/desk && php artisan test --filter=TicketTest"
+    script.run(run, error, failure=ERR, code=1)
+    script.run(run.replace("&& php", "&& touch database/database.sqlite && php"), "2 passed")
+    candidate = _one(script)
+    assert candidate.summary.endswith("run `touch database/database.sqlite` first")
+
+
+def test_a_step_that_made_no_file_the_error_named_leaves_a_failed_run_the_codes(script):
+    error = "FAILED tests/test_cart.py::test_total - assert 3 == 4\n1 failed in 0.2s"
+    script.run("cd /p/shop && pytest -q", error, failure=ERR, code=1)
+    script.run("cd /p/shop && touch tests/conftest.py && pytest -q", "4 passed")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_a_search_path_set_in_front_is_the_lesson_of_a_file_not_found(script):
+    error = "src/wave.c:3:10: fatal error: sndfile.h: No such file or directory\nmake: *** Error 1"
+    script.run("cd /p/wavetool && make", error, failure=ERR, code=2)
+    script.run("ls ~/.local/lib/pkgconfig", "sndfile.pc")
+    script.run("cd /p/wavetool && PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig make", "cc -o wave")
+    candidate = _one(script)
+    assert candidate.summary == "make: run it with `PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig`"

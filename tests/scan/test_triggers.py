@@ -457,7 +457,7 @@ def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, f
         ("npm test", "sed -n 1p VERSION && npm test", "sed -n 1p VERSION"),  # (reads only)
         ("npm test", "git checkout -- src && npm test", None),
         ("npm test", "patch -p1 < fix.diff && npm test", None),
-        ("npm test", "npm run build > /dev/null && npm test", "npm run build > /dev/null"),
+        ("npm test", "npm run build > /dev/null && npm test", "npm run build"),  # (quietly)
         ("npm test", "git checkout main && npm test", "git checkout main"),
         # a formatter or linter that rewrote the code; one that only checked is a step
         ("go build", "gofmt -w x.go && go build", None),

@@ -1589,6 +1589,20 @@ def step_named(error: str, step: str) -> bool:
     return False
 
 
+def step_makes_named(error: str, step: str) -> bool:
+    """Whether ``error`` names a file or folder the ``step`` names, by a path of two parts or
+    more (``database/database.sqlite`` of ``touch database/database.sqlite``, in "Database file
+    at path [/srv/app/database/database.sqlite] does not exist"): what failed was the step not
+    yet taken."""
+    head = error[:3000]
+    for words in _segments(step):
+        for word in words[1:]:
+            path = word.strip("./")
+            if "/" in path and len(path) >= 5 and not word.startswith("-") and path in head:
+                return True
+    return False
+
+
 def step_first(failing: str, fixed: str) -> str | None:
     """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
     (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform
@@ -1596,8 +1610,10 @@ def step_first(failing: str, fixed: str) -> str | None:
     front, or when what was is a move to a folder or a change of the environment (``cd``,
     ``source``, ``export``), which other rules read, or a change of a file's mode or owner
     (``chmod +x``): that stays with the file, so the step is not needed again; nor an edit of a
-    file (``sed -i``, ``> file``, ``patch``): that was a change of the code."""
-    mine, theirs = _segments(failing), _segments(fixed)
+    file (``sed -i``, ``> file``, ``patch``): that was a change of the code. A ``cd`` both
+    lines start with and what reads the output at the end are no part of either
+    (:func:`_pair_segments`)."""
+    mine, theirs = _pair_segments(failing, fixed)
     if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
         return None
     before = theirs[: len(theirs) - len(mine)]

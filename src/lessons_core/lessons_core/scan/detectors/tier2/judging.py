@@ -86,10 +86,12 @@ def _judge(
         return finding
     step = triggers.step_first(call.command, fix.command) if call.command and fix.command else None
     # (a traceback of a module missing is the environment's, not the code's; so is a run the
-    # error itself said needs the step: ``Please run "prisma generate"``)
+    # error itself said needs the step, ``Please run "prisma generate"``, or one whose error
+    # named the file the step made: ``touch database/database.sqlite``)
     code_failed = _WORK_FAILURE.search(result.text[:3000]) and not (
         (cls is not None and cls.name == failures.MODULE_NOT_FOUND)
         or (step is not None and triggers.step_named(result.text, step))
+        or (step is not None and triggers.step_makes_named(result.text, step))
     )
     if step is not None and not finding.edited and not code_failed:
         # (the step ran in front of the same command, on the same line)
@@ -211,6 +213,13 @@ def _judge(
         )
         if below is not None:
             finding.cls, finding.drift_dir = SUBPROJECT, below  # (``npm --prefix web test``)
+            return finding
+        if (
+            not finding.edited
+            and fix.command
+            and triggers.assignments_added(call.command or "", fix.command)
+        ):
+            finding.cls = ENV_SET  # (a search path set for it: ``PKG_CONFIG_PATH=… make``)
             return finding
         if setup_failed or missing:
             return None  # a path that was not there, and no sign of where it is
