@@ -274,12 +274,17 @@ _OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf"})
 _DROPPED_OUTPUT = frozenset({"/dev/null", "1", "2", "&1", "&2"})
 
 
+_REDIRECTIONS = frozenset({">", ">>", ">&", "&>", "2>"})
+
+
 def _bare(segment: tuple[str, ...]) -> tuple[str, ...]:
     """A simple command without the redirections that only join or drop its output."""
+    if _REDIRECTIONS.isdisjoint(segment):
+        return segment
     out: list[str] = []
     words = iter(segment)
     for word in words:
-        if word in (">", ">>", ">&", "&>", "2>") and (target := next(words, "")):
+        if word in _REDIRECTIONS and (target := next(words, "")):
             if target in _DROPPED_OUTPUT:
                 if out and out[-1] in ("1", "2"):
                     out.pop()  # (the ``2`` of ``2>&1``)
@@ -290,6 +295,7 @@ def _bare(segment: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def _pair_segments(
     before: str, again: str
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
@@ -316,6 +322,7 @@ _TRAILING_READ = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1024)
 def as_step(command: str, beside: str) -> str:
     """``command`` as a step to name in a lesson: without the ``cd`` in front that ``beside``
     (the failing call) has too, and without what only reads its output at the end (``cd app &&
@@ -1524,9 +1531,14 @@ def writes_a_file(command: str) -> bool:
     return any(_writes_file(words) for words in _segments(command) if words)
 
 
+_EDITS_IN_PLACE = re.compile(r"\b(?:g?sed|perl|ruby|patch|apply_patch)\b")
+
+
 def edits_in_place(command: str) -> bool:
     """Whether a simple command of ``command`` edits a file where it is (``sed -i``, ``perl
     -pi -e``, ``patch``): the shell's way of changing the code, as an Edit is."""
+    if not _EDITS_IN_PLACE.search(command):
+        return False  # (most calls name none of these programs: no need to split the line)
     for words in _segments(command):
         program = PurePosixPath(words[0]).name if words else ""
         if program in ("patch", "apply_patch"):

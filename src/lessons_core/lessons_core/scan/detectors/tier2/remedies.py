@@ -90,9 +90,11 @@ def _step_taken(
         for step in named:
             if _runs(step, command):
                 return step
+        if not quoted:
+            continue
         starts = [" ".join(seg) for seg in triggers.segments(other.command)]
         for step in quoted:
-            if any(_runs(step, seg) and seg.startswith(step) for seg in starts):
+            if any(seg.startswith(step) and _runs(step, seg) for seg in starts):
                 return step
     if not named:
         return _step_in_words(error, events, i, j, results, call) or _only_step(
