@@ -1233,3 +1233,84 @@ def test_the_form_trigger_names_the_command_too():
     assert pattern is not None
     assert triggers.matches(pattern, "python -m pytest t/y.py:12")
     assert not triggers.matches(pattern, "curl localhost:8000")
+
+
+@pytest.mark.parametrize(
+    ("command", "beside", "step"),
+    [
+        ("cd /a && go mod tidy 2>&1 | tail -3", "cd /a && go test ./...", "go mod tidy"),
+        ("cd /b && go mod tidy", "cd /a && go test ./...", "cd /b && go mod tidy"),  # elsewhere
+        ("cargo install x; echo \"exit: $?\"", "cargo x", "cargo install x"),
+        ("npm run build >/dev/null", "npm test", "npm run build"),
+        ("curl -fsSL https://x.sh | sh", "x", "curl -fsSL https://x.sh | sh"),  # a command after
+        ("ls | grep -i lint", "x", "ls | grep -i lint"),  # a search is part of the work
+    ],
+)  # fmt: skip
+def test_as_step(command, beside, step):
+    assert triggers.as_step(command, beside) == step
+
+
+@pytest.mark.parametrize(
+    ("before", "again", "swapped"),
+    [
+        ("kubectl apply -f k8s/app/", "kubectl apply -k k8s/app", (["-f"], ["-k"])),
+        ("tar -xzf a.tar.xz", "tar -xJf a.tar.xz", (["-xzf"], ["-xJf"])),
+        ("cd /p && jest --testPathPattern x", "cd /p && jest --testPathPatterns x 2>&1 | tail",
+         (["--testPathPattern"], ["--testPathPatterns"])),
+        ("kubectl apply -f a/", "kubectl apply -f b/", None),  # an operand
+        ("cmake --build build -j8", "cmake -S . -B build", None),  # called anew
+        ("git push", "git push --force", None),  # only added
+        ("cd /a && x -f y", "cd /b && x -k y", None),  # another folder
+    ],
+)  # fmt: skip
+def test_options_swapped(before, again, swapped):
+    assert triggers.options_swapped(before, again) == swapped
+
+
+@pytest.mark.parametrize(
+    ("before", "again", "moved"),
+    [
+        ("pg_dump -d x", "/opt/pg16/bin/pg_dump -d x", "/opt/pg16/bin/pg_dump"),
+        ("pg_dump -d x", "/opt/pg16/bin/pg_dump -d y", None),
+        ("pg_dump -d x", "/opt/pg16/bin/pg_restore -d x", None),
+        ("pg_dump -d x", "pg_dump -d x", None),
+    ],
+)
+def test_program_moved(before, again, moved):
+    assert triggers.program_moved(before, again) == moved
+
+
+@pytest.mark.parametrize(
+    ("before", "again", "added"),
+    [
+        ("cd /p && go test ./...", "cd /p && CGO_ENABLED=1 go test ./... 2>&1 | tail -2",
+         ["CGO_ENABLED=1"]),
+        ("go test ./... >/dev/null 2>&1", "CGO_ENABLED=1 go test ./...", ["CGO_ENABLED=1"]),
+        ("cd /p && go test ./...", "cd /q && CGO_ENABLED=1 go test ./...", []),
+        ("go test ./a", "CGO_ENABLED=1 go test ./b", []),
+    ],
+)  # fmt: skip
+def test_assignments_added_through_what_surrounds_the_command(before, again, added):
+    assert triggers.assignments_added(before, again) == added
+
+
+@pytest.mark.parametrize(
+    ("command", "edits"),
+    [
+        ("sed -i 's/a/b/' f.py", True),
+        ("cd /p && perl -pi -e 's/a/b/' f", True),
+        ("patch -p1 < x.diff", True),
+        ("sed -n 1,5p f.py", False),
+        ("grep -rn sed src", False),
+        ("git apply x.diff", False),  # (read by the write check, not as an in-place edit)
+    ],
+)
+def test_edits_in_place(command, edits):
+    assert triggers.edits_in_place(command) is edits
+
+
+def test_an_error_that_names_the_file_a_step_made():
+    error = "Database file at path [/srv/desk/database/database.sqlite] does not exist."
+    assert triggers.step_makes_named(error, "touch database/database.sqlite")
+    assert not triggers.step_makes_named(error, "touch database/other.sqlite")
+    assert not triggers.step_makes_named(error, "php artisan migrate --path=x")

@@ -317,8 +317,7 @@ def _pair_segments(
 #: (:data:`_OUTPUT_ONLY`), as :func:`as_step` leaves them out.
 _LEADING_CD = re.compile(r"\s*cd\s+[^\s;&|]+\s*&&\s*")
 _TRAILING_READ = re.compile(
-    r"(?:\s*(?:2>&1|>\s*/dev/null))*"
-    r"(?:\s*(?:\||;|&&)\s*(?:tail|head|echo|printf)\b[^|;&]*)+\s*$"
+    r"(?:\s*(?:2>&1|>\s*/dev/null)|\s*(?:\||;|&&)\s*(?:tail|head|echo|printf)\b[^|;&]*)+\s*$"
 )
 
 
