@@ -1314,3 +1314,12 @@ def test_an_error_that_names_the_file_a_step_made():
     assert triggers.step_makes_named(error, "touch database/database.sqlite")
     assert not triggers.step_makes_named(error, "touch database/other.sqlite")
     assert not triggers.step_makes_named(error, "php artisan migrate --path=x")
+
+
+def test_a_time_limit_put_in_front_is_no_change_of_the_command():
+    added = triggers.assignments_added(
+        "cd /p && go test ./...", "cd /p && GOCACHE=/tmp/g timeout 300 go test ./..."
+    )
+    assert added == ["GOCACHE=/tmp/g"]
+    assert triggers.options_added("go test ./x", "timeout 5m go test -count=1 ./x") == ["-count=1"]
+    assert triggers.options_added("go test ./x", "timeout 300 go test -count=1 ./x") == ["-count=1"]

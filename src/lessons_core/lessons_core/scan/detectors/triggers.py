@@ -278,7 +278,12 @@ _REDIRECTIONS = frozenset({">", ">>", ">&", "&>", "2>"})
 
 
 def _bare(segment: tuple[str, ...]) -> tuple[str, ...]:
-    """A simple command without the redirections that only join or drop its output."""
+    """A simple command without the redirections that only join or drop its output, and
+    without a ``timeout 300`` in front of it (after the variables it sets)."""
+    at = next((i for i, word in enumerate(segment) if not _ASSIGNMENT.match(word)), 0)
+    limited = segment[at : at + 1] in (("timeout",), ("gtimeout",)) and len(segment) > at + 2
+    if limited and segment[at + 1][:1].isdigit():
+        segment = segment[:at] + segment[at + 2 :]
     if _REDIRECTIONS.isdisjoint(segment):
         return segment
     out: list[str] = []
@@ -301,9 +306,9 @@ def _pair_segments(
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
     """The simple commands of two command lines as an agent writes them around the work:
     without a ``cd`` in front that both have, without what only reads their output at the end
-    (``2>&1 | tail -30``, ``; echo "exit: $?"``), and without redirections that only join or
-    drop it. ``cd app && npm test 2>&1 | tail -5`` and ``cd app && npm test --silent`` differ
-    by ``--silent`` alone."""
+    (``2>&1 | tail -30``, ``; echo "exit: $?"``), without redirections that only join or drop
+    it, and without a time limit put in front (``timeout 300``). ``cd app && npm test 2>&1 |
+    tail -5`` and ``cd app && npm test --silent`` differ by ``--silent`` alone."""
     mine, theirs = list(_segments(before)), list(_segments(again))
     while len(mine) > 1 and len(theirs) > 1 and mine[0] == theirs[0] and mine[0][0] == "cd":
         mine, theirs = mine[1:], theirs[1:]
