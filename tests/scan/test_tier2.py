@@ -752,8 +752,9 @@ def test_module_not_found_fixed_by_editing_an_import_is_not_a_lesson(script):
 
 def test_a_misspelt_script_is_fixed_by_the_first_one_that_worked(script):
     """No later call of the same script: the first other script of the same tool that worked
-    is the fix, not the last one the window holds."""
-    script.run("npm run tset", 'npm ERR! Missing script: "tset"', failure=ERR, code=1)
+    is the fix, not the last one the window holds. (Two letters swapped, ``tset``, would be a
+    slip of the keys and no lesson at all.)"""
+    script.run("npm run tests", 'npm ERR! Missing script: "tests"', failure=ERR, code=1)
     script.run("npm run test", "40 passed")
     script.run("npm run lint", "no problems")
     candidate = _one(script)

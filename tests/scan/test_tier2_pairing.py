@@ -3814,3 +3814,27 @@ def test_a_search_path_set_in_front_is_the_lesson_of_a_file_not_found(script):
     script.run("cd /p/wavetool && PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig make", "cc -o wave")
     candidate = _one(script)
     assert candidate.summary == "make: run it with `PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig`"
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        ("make tset", "make: *** No rule to make target 'tset'.  Stop.", "make test"),
+        ("cd /p && git chekcout -b fix/x", "git: 'chekcout' is not a git command.",
+         "cd /p && git checkout -b fix/x 2>&1 | tail -2"),
+    ],
+)  # fmt: skip
+def test_two_letters_typed_the_wrong_way_round_are_a_slip(script, bad, error, good):
+    script.run(bad, error, failure=ERR, code=2)
+    script.run(good, "ok")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_a_listing_of_what_a_program_has_is_no_fix_of_a_subcommand_it_lacks(script):
+    """``cargo --list`` only showed what cargo has; the call that did the work came after it,
+    and it was ``cargo test``, the slip set right."""
+    script.run("cd /p && cargo tset -p core", "error: no such command: `tset`", failure=ERR,
+               code=101)  # fmt: skip
+    script.run("cargo --list | grep -E test", "    test   Execute all unit and integration tests")
+    script.run("cd /p && cargo test -p core 2>&1 | tail -8", "test result: ok. 12 passed")
+    assert list(tier2.detect(script.events)) == []

@@ -1323,3 +1323,20 @@ def test_a_time_limit_put_in_front_is_no_change_of_the_command():
     assert added == ["GOCACHE=/tmp/g"]
     assert triggers.options_added("go test ./x", "timeout 5m go test -count=1 ./x") == ["-count=1"]
     assert triggers.options_added("go test ./x", "timeout 300 go test -count=1 ./x") == ["-count=1"]
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "slipped"),
+    [
+        ("git switch mian", "git switch main", True),
+        ("cd /p && make tset", "cd /p && make test 2>&1 | tail -3", True),
+        ("make txet", "make test", False),  # two letters wrong, not two swapped
+        ("make tsxt", "make test", False),
+        ("make tests", "make test", False),
+        ("npm run ab", "npm run ba", False),  # too short to tell
+        ("make tset", "make test lint", False),
+        ("cd /a && make tset", "cd /b && make test", False),
+    ],
+)
+def test_keys_slipped(failing, fixed, slipped):
+    assert triggers.keys_slipped(failing, fixed) is slipped

@@ -1131,6 +1131,30 @@ def took_suggestion(failing: str, fixed: str, error: str) -> bool:
     return swapped[1] in suggested
 
 
+def keys_slipped(failing: str, fixed: str) -> bool:
+    """Whether ``fixed`` is ``failing`` with one word's two neighbouring letters put back in
+    their order (``make tset`` → ``make test``, ``git chekcout`` → ``git checkout``): a slip of
+    the keys, a one-off whatever the error said."""
+    mine, theirs = _pair_segments(failing, fixed)
+    if len(mine) != len(theirs):
+        return False
+    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
+    if len(changed) != 1 or len(changed[0][0]) != len(changed[0][1]):
+        return False
+    words = [(m, t) for m, t in zip(*changed[0], strict=True) if m != t]
+    if len(words) != 1:
+        return False
+    was, now = words[0]
+    at = [i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b]
+    return (
+        len(was) == len(now) >= 3
+        and len(at) == 2
+        and at[1] == at[0] + 1
+        and was[at[0]] == now[at[1]]
+        and was[at[1]] == now[at[0]]
+    )
+
+
 def _swapped_word(failing: str, fixed: str) -> tuple[str, str] | None:
     """The one word ``fixed`` wrote otherwise, as each wrote it, when nothing else of the two
     lines differs; else ``None``."""

@@ -199,7 +199,12 @@ def _follow(
                 # A call of another kind that worked, and did more than read how it is called,
                 # may be the weaker fix: another subcommand, or another program on the target.
                 res = results.get(id(other))
-                worked = res is not None and res.failure is None and not _asks_for_help(other)
+                worked = (
+                    res is not None
+                    and res.failure is None
+                    and not _asks_for_help(other)
+                    and not _probes(other, call)
+                )
                 if (
                     worked
                     and fallback is None
