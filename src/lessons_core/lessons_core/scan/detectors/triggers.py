@@ -272,8 +272,7 @@ def _segments(command: str) -> tuple[tuple[str, ...], ...]:
 _OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf"})
 #: Redirections that only join or drop what a command prints (``2>&1``, ``>/dev/null``).
 _DROPPED_OUTPUT = frozenset({"/dev/null", "1", "2", "&1", "&2"})
-
-
+#: The redirections :func:`_bare` looks at.
 _REDIRECTIONS = frozenset({">", ">>", ">&", "&>", "2>"})
 
 
@@ -322,7 +321,8 @@ def _pair_segments(
 #: (:data:`_OUTPUT_ONLY`), as :func:`as_step` leaves them out.
 _LEADING_CD = re.compile(r"\s*cd\s+[^\s;&|]+\s*&&\s*")
 _TRAILING_READ = re.compile(
-    r"(?:\s*(?:2>&1|>\s*/dev/null)|\s*(?:\||;|&&)\s*(?:tail|head|echo|printf)\b[^|;&]*)+\s*$"
+    rf"(?:\s*(?:2>&1|>\s*/dev/null)|\s*(?:\||;|&&)\s*(?:{'|'.join(sorted(_OUTPUT_ONLY))})"
+    r"\b[^|;&]*)+\s*$"
 )
 
 
@@ -1135,16 +1135,10 @@ def keys_slipped(failing: str, fixed: str) -> bool:
     """Whether ``fixed`` is ``failing`` with one word's two neighbouring letters put back in
     their order (``make tset`` → ``make test``, ``git chekcout`` → ``git checkout``): a slip of
     the keys, a one-off whatever the error said."""
-    mine, theirs = _pair_segments(failing, fixed)
-    if len(mine) != len(theirs):
+    word = _one_word(_one_segment(*_pair_segments(failing, fixed)))
+    if word is None:
         return False
-    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
-    if len(changed) != 1 or len(changed[0][0]) != len(changed[0][1]):
-        return False
-    words = [(m, t) for m, t in zip(*changed[0], strict=True) if m != t]
-    if len(words) != 1:
-        return False
-    was, now = words[0]
+    was, now = word
     at = [i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b]
     return (
         len(was) == len(now) >= 3
@@ -1158,7 +1152,14 @@ def keys_slipped(failing: str, fixed: str) -> bool:
 def _swapped_word(failing: str, fixed: str) -> tuple[str, str] | None:
     """The one word ``fixed`` wrote otherwise, as each wrote it, when nothing else of the two
     lines differs; else ``None``."""
-    changed = _changed_segment(failing, fixed)
+    return _one_word(_changed_segment(failing, fixed))
+
+
+def _one_word(
+    changed: tuple[tuple[str, ...], tuple[str, ...]] | None,
+) -> tuple[str, str] | None:
+    """The one word of a changed simple command written otherwise, as each wrote it, when
+    the rest of it is the same; else ``None``."""
     if changed is None or len(changed[0]) != len(changed[1]):
         return None
     words = [(m, t) for m, t in zip(*changed, strict=True) if m != t]
@@ -1168,7 +1169,14 @@ def _swapped_word(failing: str, fixed: str) -> tuple[str, str] | None:
 def _changed_segment(failing: str, fixed: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The one simple command of ``failing`` that ``fixed`` wrote otherwise, as each wrote it,
     when the two lines hold as many and the rest are the same; else ``None``."""
-    mine, theirs = _segments(failing), _segments(fixed)
+    return _one_segment(_segments(failing), _segments(fixed))
+
+
+def _one_segment(
+    mine: tuple[tuple[str, ...], ...], theirs: tuple[tuple[str, ...], ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The one simple command of ``mine`` that ``theirs`` holds otherwise, when both hold as
+    many and the rest are the same; else ``None``."""
     if len(mine) != len(theirs):
         return None
     changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
@@ -1559,7 +1567,9 @@ def writes_a_file(command: str) -> bool:
     return any(_writes_file(words) for words in _segments(command) if words)
 
 
-_EDITS_IN_PLACE = re.compile(r"\b(?:g?sed|perl|ruby|patch|apply_patch)\b")
+#: Programs that apply a patch to the files it names.
+_PATCHERS = frozenset({"patch", "apply_patch"})
+_EDITS_IN_PLACE = re.compile(rf"\b(?:{'|'.join(sorted(_IN_PLACE | _PATCHERS))})\b")
 
 
 def edits_in_place(command: str) -> bool:
@@ -1567,13 +1577,15 @@ def edits_in_place(command: str) -> bool:
     -pi -e``, ``patch``): the shell's way of changing the code, as an Edit is."""
     if not _EDITS_IN_PLACE.search(command):
         return False  # (most calls name none of these programs: no need to split the line)
-    for words in _segments(command):
-        program = PurePosixPath(words[0]).name if words else ""
-        if program in ("patch", "apply_patch"):
-            return True
-        if program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:]):
-            return True
-    return False
+    return any(_in_place(words) for words in _segments(command) if words)
+
+
+def _in_place(words: tuple[str, ...]) -> bool:
+    """Whether a simple command edits a file where it is: ``sed -i``, ``perl -pi``, a patch."""
+    program = PurePosixPath(words[0]).name
+    if program in _PATCHERS:
+        return True
+    return program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:])
 
 
 def _writes_file(words: tuple[str, ...]) -> bool:
@@ -1587,7 +1599,7 @@ def _writes_file(words: tuple[str, ...]) -> bool:
         return True
     if len(words) > 1 and words[1] in _FORMAT_VERBS and "--check" not in words:
         return True  # (``ruff format --check`` only reads)
-    if program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:]):
+    if _in_place(words):
         return True
     if program == "git" and len(words) > 1 and words[1] in ("apply", "restore", "checkout"):
         return words[1] != "checkout" or "--" in words

@@ -67,7 +67,7 @@ from lessons_core.scan.detectors.tier2.drift import (
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.paths import guessed
-from lessons_core.scan.detectors.tier2.recall import flaky_run
+from lessons_core.scan.detectors.tier2.recall import flaky_run, set_in_front
 from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared, through_gh_api
 
 
@@ -216,11 +216,7 @@ def _judge(
         if below is not None:
             finding.cls, finding.drift_dir = SUBPROJECT, below  # (``npm --prefix web test``)
             return finding
-        if (
-            not finding.edited
-            and fix.command
-            and triggers.assignments_added(call.command or "", fix.command)
-        ):
+        if set_in_front(finding):
             finding.cls = ENV_SET  # (a search path set for it: ``PKG_CONFIG_PATH=… make``)
             return finding
         if setup_failed or missing:
@@ -314,7 +310,7 @@ def _judge(
         if _WORK_FAILURE.search(result.text[:3000]) and not flaky_run(
             call.command, fix.command or "", result.text
         ):
-            if triggers.assignments_added(call.command, fix.command or ""):
+            if set_in_front(finding):
                 # (nothing changed but a variable set for it: not the code, the machine)
                 finding.cls = ENV_SET
                 return finding

@@ -41,6 +41,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _recallable,
     _trigger,
     flag_it_named,
+    set_in_front,
     wrapper_refused,
 )
 from lessons_core.scan.intake import RECURS_TAG, scope_tag
@@ -180,7 +181,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     bare = trigger is None or triggers.is_bare_executable(trigger)
     if call.command and bare and not _failure_time(finding):
         if not _recallable(finding):
-            if finding.edited or not triggers.assignments_added(call.command, fix.command or ""):
+            if not set_in_front(finding):
                 return None  # nothing tells the wrong call from its fix: no lesson to deliver
             finding.cls = ENV_SET  # (but a variable set for it: the machine's, as in judging)
         trigger = None  # told by its error alone: recalled when that error comes back

@@ -537,6 +537,18 @@ def _names_flag(output: str, flag: str) -> bool:
     return any(spelled.search(line) for line in error_lines(output))
 
 
+def set_in_front(finding: Finding) -> bool:
+    """Whether the fix is the failing command with a variable set in front of it and nothing
+    else, no file edited between (``CGO_ENABLED=1 go test ./...``): the machine's setting,
+    :data:`.classes.ENV_SET`, where nothing else explains the failure."""
+    call, fix = finding.call, finding.fix
+    return (
+        not finding.edited
+        and fix is not None
+        and bool(triggers.assignments_added(call.command or "", fix.command or ""))
+    )
+
+
 def _kept_target(failing: str, fixed: str) -> bool:
     """Whether the fix ran the failing command's main command on all it named: every word of
     that command that is no option is still in the fix's command of the same kind. Not counted
