@@ -225,3 +225,35 @@ def test_a_hint_on_a_call_the_user_turned_down_was_relevant(
     t.call("toolu_2", ".venv/bin/python -m pytest -q", iso(-20))
     t.result("toolu_2", "3 passed", iso(-19))
     assert ingest(lesson_home).outcomes == {"prevented": 1}
+
+
+def test_a_hint_told_at_three_starts_for_nothing_is_no_longer_told(home: Path) -> None:
+    """A recurring hint speaks at every session start: quiet there three times, it is noisy,
+    rests until a failure and leaves the start, which bounds what it costs."""
+    from lessons_core.models import Provenance
+
+    told = attrs.evolve(
+        serde.lesson_from_json(PYTEST_LESSON),
+        provenance=Provenance(source="scan:tier2", sessions=("a", "b"), occurrences=2),
+    )
+    with services.open_store() as store:
+        store.add_lessons([told])
+        assert services.rebuild_manifest(store) and _recurring() == [told.id]
+        for n in range(3):
+            store.record_delivery(
+                told.id,
+                f"s{n}",
+                "claude",
+                "session_start:session",
+                outcome="quiet",
+                delivered_at=f"2026-05-0{n + 1}T00:00:00Z",
+            )
+        assert outcomes.summary(store)["noisy"] == [told.id]
+        services.rebuild_manifest(store)
+    assert _recurring() == []
+    assert manifest_mod.load()["lessons"][told.id]["when"] == "failure"
+
+
+def _recurring() -> list[str]:
+    manifest_mod.clear_cache()
+    return list(manifest_mod.load()["recurring"])

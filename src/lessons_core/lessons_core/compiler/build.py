@@ -54,7 +54,7 @@ from lessons_core.hot.digest import hex_sha256
 from lessons_core.hot.manifest import STAMP_NAME
 from lessons_core.hot.paths import MANIFEST_NAME
 from lessons_core.logs import get_logger
-from lessons_core.models import SESSION_TYPES, Config, Lesson, Status
+from lessons_core.models import SESSION_TYPES, Config, Lesson, LessonType, Status
 from lessons_core.patterns import probe, programs
 from lessons_core.protocol import protocol_text
 from lessons_core.store.base import Store
@@ -255,6 +255,7 @@ def compile_manifest(
         "byTool": dict(sorted(by_tool.items())),
         "anyTool": any_tool,
         "session": session,
+        "recurring": recurring(ranked, entries),
         "prefilter": dict(sorted(prefilter.items())),
         # Claims to release after compaction, so the hook need not read every lesson then.
         "reinject": [
@@ -324,6 +325,39 @@ def _prefilter_index(entries: dict[str, dict[str, Any]], ids: list[str]) -> dict
         else:
             pairs.extend([need, lesson_id] for need in needs)
     return {"pairs": pairs, "open": open_ids}
+
+
+#: Distinct sessions a scanned lesson's mistake must have been seen in to be told at the start
+#: of a session (:func:`recurring`).
+RECURRING_SESSIONS = 2
+#: The most lessons the manifest lists as recurring; the hook tells a few of them.
+RECURRING_LISTED = 20
+
+
+def recurring(ranked: Iterable[Lesson], entries: dict[str, dict[str, Any]]) -> list[str]:
+    """Ids of the hints told at a session start too: mistakes of a command that the user's own
+    sessions made in :data:`RECURRING_SESSIONS` or more sessions, most sessions first.
+
+    A mistake made in two sessions is likely made in the third, and often as its first call,
+    before any trigger could deliver its lesson after something failed. Only a scan of the
+    user's own transcripts counts as having seen it: a lesson of a repository, a teammate, an
+    import or an agent names sightings no one here made, and must not put itself in front of
+    every session. A hint about an editing tool is left to its trigger (it has nothing to say
+    before the file is open), and one the outcome loop rests until a failure stays resting.
+    """
+    chosen = [
+        lesson
+        for lesson in ranked
+        if lesson.type == LessonType.HINT
+        and lesson.provenance.source.startswith("scan:")
+        and lesson.triggers.command_patterns
+        and len(set(lesson.provenance.sessions)) >= RECURRING_SESSIONS
+        and entries[lesson.id].get("when") != "failure"
+    ]
+    chosen.sort(
+        key=lambda lesson: (-len(set(lesson.provenance.sessions)), -lesson.provenance.occurrences)
+    )
+    return [lesson.id for lesson in chosen[:RECURRING_LISTED]]
 
 
 def _rank_key(lesson: Lesson) -> tuple[int, float, str]:

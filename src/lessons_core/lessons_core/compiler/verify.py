@@ -34,7 +34,8 @@ def check_json(path: Path, manifest: dict[str, Any]) -> None:
     if manifest.get("fingerprint") and manifest["fingerprint"] != fingerprint(manifest):
         raise Problem(f"{path}: the fingerprint does not match the content (edited or damaged)")
     lessons = manifest["lessons"]
-    named = [*manifest["anyTool"], *manifest["session"], *manifest.get("reinject", ())]
+    named = [*manifest["anyTool"], *manifest["session"]]
+    named.extend(i for key in ("reinject", "recurring") for i in manifest.get(key, ()))
     for ids in manifest["byTool"].values():
         named.extend(ids if isinstance(ids, list) else [ids])
     for index in manifest.get("prefilter", {}).values():

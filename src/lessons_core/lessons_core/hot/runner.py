@@ -622,6 +622,7 @@ def handle_session_start(event, manifest, state, environ, stats):
 
             claims.prune(session.root)
         session.claim("session")
+        return session_block(event, manifest, environ, stats, session=session)
     return session_block(event, manifest, environ, stats)
 
 
@@ -689,15 +690,36 @@ def rearm(session, manifest):
     session.release(names)
 
 
+def _in_scope(ids, lessons, subject, environ):
+    """Those of ``ids`` in the manifest whose scope, if any, is the project the event is in."""
+    ids = [i for i in ids if i in lessons]
+    if any(lessons[i].get("scope") for i in ids):
+        ids = [
+            i
+            for i in ids
+            if not lessons[i].get("scope") or subject.project(environ) == lessons[i]["scope"]
+        ]
+    return ids
+
+
 #: Heads the session-start line that tells the user what waits for them (``notices``).
 NOTICE_HEAD = "Tell the user (a notice from lessons, not a lesson to follow): "
 
 
-def session_block(event, manifest, environ, stats, carried=None):
+#: The most recurring lessons (``manifest["recurring"]``) a session start tells.
+RECURRING_AT_START = 3
+#: Heads the recurring lessons in the session-start block.
+RECURRING_HEAD = "Mistakes made here in more than one earlier session:"
+
+
+def session_block(event, manifest, environ, stats, carried=None, session=None):
     """The protocol text plus the ranked session lessons, within ``sessionStartBudgetBytes``.
 
     ``carried`` (the compaction handoff) follows the protocol and counts in the budget, as does
     the trailer. A lesson is delivered whole, or as its summary, or not at all: never cut.
+    With the new session's ``session`` state, a few recurring hints follow
+    (:func:`lessons_core.compiler.build.recurring`), each claimed as a hint is, so its trigger
+    does not give it again and a failure it is about gives it once more.
     """
     from lessons_core.hot import match, select
 
@@ -705,28 +727,37 @@ def session_block(event, manifest, environ, stats, carried=None):
     budget = manifest_mod.config_value(manifest, "sessionStartBudgetBytes", 4096)
     protocol = manifest.get("protocol") or ""
     lessons = manifest.get("lessons", {})
-    ids = [i for i in manifest.get("session", ()) if i in lessons]
-    if any(lessons[i].get("scope") for i in ids):
-        subject = match.Subject(event)
-        ids = [
-            i
-            for i in ids
-            if not lessons[i].get("scope") or subject.project(environ) == lessons[i]["scope"]
-        ]
+    subject = match.Subject(event)
+    ids = _in_scope(manifest.get("session", ()), lessons, subject, environ)
     stats["candidates"] = len(ids)
     ranked = select.rank(manifest, ids, event.get("cwd"))
+    told = []
+    if session is not None:
+        told = _in_scope(manifest.get("recurring", ()), lessons, subject, environ)
+        told = told[:RECURRING_AT_START]
     used = len(protocol.encode("utf-8"))
     if carried:
         used += (len(select.SEPARATOR) if protocol else 0) + len(carried.encode("utf-8"))
-    items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in ranked]
+    if told:
+        used += len(select.SEPARATOR) + len(RECURRING_HEAD.encode("utf-8"))
+    items = [(i, lessons[i].get("text", ""), lessons[i].get("short", "")) for i in ranked + told]
     # The trailer the adapter appends counts too: its frame is set aside, and each chosen
     # lesson pays for its id in it, so context plus trailer stay within the budget.
     room = budget - trailer_reserve(len(items)) if items else budget
     chosen, dropped = select.fit_after(items, room, used, len(items), with_ids=True)
+    if told:
+        kept, lost = _claim(session, [item for item in chosen if item[0] in told], "")
+        chosen = [item for item in chosen if item[0] not in told or item in kept]
+        dropped.extend(lost)
     parts = [protocol] if protocol else []
     if carried:
         parts.append(carried)
-    parts.extend(text for _, text, _ in chosen)
+    head = RECURRING_HEAD
+    for lesson_id, text, _ in chosen:
+        if head and lesson_id in told:
+            parts.append(head)
+            head = ""
+        parts.append(text)
     notices = manifest.get("notices")
     if isinstance(notices, list) and notices:
         # Our own words about what waits (never a source's text): the user hears of it here.
