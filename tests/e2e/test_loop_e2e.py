@@ -7,7 +7,8 @@ project: the agent makes the same mistake. The lesson must reach the model in th
 with the failing call (a hint found before the call, or recall after it failed, whichever the
 agent's hooks allow) — from the lesson the first session taught, with no hand-written lesson
 anywhere. A lesson without a trigger, recalled by its error text alone, must come back the same
-way though the error names another file and size the next time.
+way though the error names another file and size the next time. A mistake made in two sessions
+is told at the start of the third, before any call.
 """
 
 from __future__ import annotations
@@ -96,3 +97,25 @@ def test_a_refusal_gemini_logs_as_a_success_brings_its_lesson_back(scratch: Scra
         for line in (scratch.lessons_home / "deliveries.jsonl").read_text().splitlines()
     ]
     assert any(d["id"] == promoted["id"] for d in delivered), delivered
+
+
+@pytest.mark.parametrize("agent", ("claude", "codex", "gemini"))
+def test_a_mistake_of_two_sessions_is_told_at_the_start_of_the_third(
+    scratch: Scratch, agent: str
+) -> None:
+    """Made in two sessions, the mistake's lesson reaches the model at the start of the next,
+    before any call could trigger it: the third session runs nothing the lesson is about."""
+    (scratch.project / "data.json").write_text('{"b": 1}\n', encoding="utf-8")
+    fixed = [_shell(agent, WRONG), _shell(agent, RIGHT)]
+    _run_script(agent, scratch, fixed, install=True)
+    (candidate,) = [c for c in scanned(scratch, agent) if c.get("tier") == 2]
+    promoted = json.loads(run_lessons(scratch, "promote", candidate["id"], "--json").stdout)
+    _run_script(agent, scratch, fixed, install=True)
+    scanned(scratch, agent)  # the second session's sighting joins the lesson
+    lesson = json.loads(run_lessons(scratch, "show", promoted["id"], "--json").stdout)
+    assert len(set(lesson["provenance"]["sessions"])) == 2, lesson["provenance"]
+
+    server = _run_script(agent, scratch, [_shell(agent, "ls")], install=True)
+    first = json.dumps(server.requests[0].body)
+    assert "Mistakes made here in more than one earlier session" in first, first[-4000:]
+    assert RIGHT in first, first[-4000:]
