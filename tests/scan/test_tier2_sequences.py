@@ -25,7 +25,10 @@ def test_every_round_holds_sequences_of_a_failure_then_its_fix():
         assert sum(lesson is None for lesson in lessons) == 8, one["round"]
         for sequence in one["sequences"]:
             steps, fix_at = sequence["steps"], sequence["fix_at"]
-            assert steps[0]["exit"] != 0 and steps[fix_at]["exit"] == 0, sequence["name"]
+            # From round 7 on, a first call may fail as its tool reports it with exit 0 (an
+            # HTTP error through curl, a warning of systemd): what Tier 2 cannot see as a failure.
+            failed = steps[0]["exit"] != 0 or one["round"] >= 7
+            assert failed and steps[fix_at]["exit"] == 0, sequence["name"]
             assert 1 <= fix_at < len(steps)
 
 
