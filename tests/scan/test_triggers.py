@@ -472,6 +472,56 @@ def test_step_first(failing, fixed, step):
     assert triggers.step_first(failing, fixed) == step
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "step"),
+    [
+        # a tail or head given no file cuts the output before it, wherever it stands
+        (
+            "docker build .",
+            "docker builder prune -af | tail -1 && docker build . 2>&1 | tail -3",
+            "docker builder prune -af",
+        ),
+        ("make", "./configure | head -n 20 && make", "./configure"),
+        ("make", "./configure | tail +2 && make", "./configure"),
+        # one given a file reads that file: a step of its own
+        ("make", "./configure && tail -5 config.log && make", "./configure && tail -5 config.log"),
+        # an echo in the middle may be the next command's input: not left out, and a line
+        # that sets up its input that way names no step
+        ("make", "echo y | ./configure && make", None),
+    ],
+)
+def test_step_first_through_what_cuts_the_output(failing, fixed, step):
+    assert triggers.step_first(failing, fixed) == step
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "added"),
+    [
+        # a look at what the command made, last on the line, is no part of the fix
+        ("comm -13 a b > out", "LC_ALL=C comm -13 a b > out && wc -l out", ["LC_ALL=C"]),
+        (
+            "openssl pkcs12 -in a.p12",
+            "openssl pkcs12 -legacy -in a.p12 && grep -c BEGIN a.pem",
+            ["-legacy"],
+        ),
+        ("bun install -f", "bun install -f --no-save && git status --short", ["--no-save"]),
+        ("make out", "make -B out && ls out", ["-B"]),
+        ("make out", "make -B out && cat out/log.txt", ["-B"]),
+        # a one-digit option is an option (psql -1, xargs -0, ls -1)
+        ("psql -v X=1 -f m.sql", "psql -1 -v X=1 -f m.sql", ["-1"]),
+        # a filter of the output, a cat with options of its own, a search that writes: a change
+        ("make out", "make -B out | grep warn", []),
+        ("make out", "make -B out && cat -A out/log.txt", []),
+        ("make out", "make -B out && grep -c x a > n.txt", []),
+        ("make out", "make -B out && git commit -m x", []),
+        # a number of two digits or more is a value, not an option
+        ("seq 5", "seq -10 5", []),
+    ],
+)
+def test_options_added_past_a_look_at_the_result(failing, fixed, added):
+    assert triggers.options_added(failing, fixed, with_values=True) == added
+
+
 def test_ssh_to_https_and_its_trigger():
     failing = "git clone git@github.com:acme/widgets.git"
     assert triggers.ssh_to_https(failing, "git clone https://github.com/acme/widgets") == (
@@ -968,7 +1018,8 @@ def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, f
         ("npm install --omit=dev", "npm install --omit=dev --include=dev", ["--include=dev"]),
         ("git stash", "git stash pop", []),  # a word, not an option
         ("git stash -k", "git stash -u", []),  # one option taken away
-        ("git stash", "git stash -u && git status", []),  # (more than the one command)
+        ("git stash", "git stash -u && git pull", []),  # (more than the one command)
+        ("git stash", "git stash -u && git status", ["-u"]),  # (and a look at what it did)
     ],
 )
 def test_options_added_is_all_that_changed(before, again, added):

@@ -269,7 +269,7 @@ def _segments(command: str) -> tuple[tuple[str, ...], ...]:
 #: Programs that, last in a pipeline or a list, only cut what the command before printed or
 #: tell of it (``2>&1 | tail -30``, ``; echo "exit: $?"``). Not ``grep`` or ``cat``: their
 #: options fail too (``| cat -A`` on a Mac), and a search is part of what was asked.
-_OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf"})
+_OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf", "wc", "ls"})
 #: Redirections that only join or drop what a command prints (``2>&1``, ``>/dev/null``).
 _DROPPED_OUTPUT = frozenset({"/dev/null", "1", "2", "&1", "&2"})
 #: The redirections :func:`_bare` looks at.
@@ -312,9 +312,42 @@ def _pair_segments(
     while len(mine) > 1 and len(theirs) > 1 and mine[0] == theirs[0] and mine[0][0] == "cd":
         mine, theirs = mine[1:], theirs[1:]
     for words in (mine, theirs):
-        while len(words) > 1 and PurePosixPath(words[-1][0]).name in _OUTPUT_ONLY:
+        while len(words) > 1 and (
+            PurePosixPath(words[-1][0]).name in _OUTPUT_ONLY or _looks_at_result(words[-1])
+        ):
             words.pop()
+        if len(words) > 1:
+            words[:] = [seg for seg in words if not _cuts_its_input(seg)] or words
     return tuple(_bare(seg) for seg in mine), tuple(_bare(seg) for seg in theirs)
+
+
+#: What ``git`` only shows: a look at the work after it (``bun install && git status``).
+_GIT_LOOKS = frozenset({"status", "diff", "log", "show"})
+
+
+def _looks_at_result(words: tuple[str, ...]) -> bool:
+    """A look at what the command before made, last on the line: a search of files (``grep -c
+    BEGIN out.pem``: a pattern and a file, so not a filter of the output before it), a ``cat``
+    of a file, or what ``git`` only shows (``git status --short``)."""
+    program = PurePosixPath(words[0]).name
+    given = [word for word in words[1:] if not word.startswith("-")]
+    if program in ("grep", "rg"):
+        return len(given) >= 2 and not _REDIRECTIONS.intersection(words)
+    if program == "cat":
+        return (
+            bool(given) and len(given) == len(words) - 1 and not _REDIRECTIONS.intersection(words)
+        )
+    return program == "git" and len(words) > 1 and words[1] in _GIT_LOOKS
+
+
+def _cuts_its_input(words: tuple[str, ...]) -> bool:
+    """A ``tail`` or ``head`` given no file (``tail -1``, ``head -n 20``): it only cuts what the
+    command before it printed, wherever it stands (``docker builder prune -af | tail -1 &&
+    docker build .``). An ``echo`` in the middle may be another command's input (``echo y |
+    …``), so only a trailing one is left out."""
+    return PurePosixPath(words[0]).name in ("tail", "head") and all(
+        word[:1] in ("-", "+") or word.isdigit() for word in words[1:]
+    )
 
 
 #: A ``cd`` in front of a command line, and what only cuts or tells of its output at the end
@@ -376,7 +409,7 @@ class Shape:
 #: A script an interpreter runs (``python build.py``), a subcommand's name, a flag.
 _SCRIPT = kept_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|pl|sh|zsh)$")
 _SUBCOMMAND = kept_programs.compile(r"[A-Za-z][\w:.-]*")
-_FLAG = kept_programs.compile(r"^--?[A-Za-z]")
+_FLAG = kept_programs.compile(r"^--?[A-Za-z]|^-[0-9]$")
 #: Whether a text starts and ends with a word character (:func:`_word`).
 _WORD_START = kept_programs.compile(r"\w")
 _WORD_END = kept_programs.compile(r"\w$")
