@@ -3662,6 +3662,12 @@ def test_a_quoted_command_is_a_step_only_where_a_call_starts_with_it(script, bet
          "pg_dump: error: aborting because of server version mismatch",
          "/opt/homebrew/opt/postgresql@16/bin/pg_dump -h db.internal -d orders -f /tmp/o.dump",
          "pg_dump: it worked run as `/opt/homebrew/opt/postgresql@16/bin/pg_dump`"),
+        ("dotnet test",
+         "MSBUILD : error MSB1011: Specify which project or solution file to use because this "
+         "folder contains "
+         "more than one project or solution file.",
+         "dotnet test Orders.sln",
+         "dotnet test: it worked with `Orders.sln` added"),
     ],
 )  # fmt: skip
 def test_options_given_in_place_of_others_or_the_program_by_its_path(

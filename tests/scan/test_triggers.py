@@ -1026,6 +1026,28 @@ def test_options_added_is_all_that_changed(before, again, added):
     assert triggers.options_added(before, again) == added
 
 
+@pytest.mark.parametrize(
+    ("before", "again", "added"),
+    [
+        ("npx vitest", "npx vitest run", ["run"]),
+        ("git push", "git push -u origin feature/x", ["-u", "origin", "feature/x"]),
+        (
+            "cd app && dotnet test",
+            "cd app && dotnet test Orders.sln 2>&1 | tail -5",
+            ["Orders.sln"],
+        ),
+        ("make a b", "make a x b y", ["x", "y"]),
+        # something taken away, put in another order, or the same: no words added
+        ("git push --force", "git push origin main", []),
+        ("make a b", "make b a x", []),
+        ("make a", "make a", []),
+        ("make a", "make a && make b", []),
+    ],
+)
+def test_words_added_with_nothing_taken_away(before, again, added):
+    assert triggers.words_added(before, again) == added
+
+
 def test_assignments_added_in_front():
     assert triggers.assignments_added("go test", "GOCACHE=/tmp/g go test") == ["GOCACHE=/tmp/g"]
     assert triggers.assignments_added("CI=1 npm test", "CI=1 HOME=/tmp npm test") == ["HOME=/tmp"]

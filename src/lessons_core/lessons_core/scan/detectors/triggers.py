@@ -1533,6 +1533,24 @@ def options_added(before: str, again: str, *, with_values: bool = False) -> list
     return added if all(word in given for word in added) else []
 
 
+def words_added(before: str, again: str) -> list[str]:
+    """The words ``again``, the same one simple command, added to ``before`` with nothing of it
+    taken away or put in another order (``npx vitest`` → ``npx vitest run``: ``["run"]``;
+    ``dotnet test`` → ``dotnet test Orders.sln``), in their order; else ``[]``."""
+    mine, theirs = _pair_segments(before, again)
+    if len(mine) != 1 or len(theirs) != 1:
+        return []
+    left = iter(mine[0])
+    want = next(left, None)
+    added = []
+    for word in theirs[0]:
+        if word == want:
+            want = next(left, None)
+        else:
+            added.append(word)
+    return added if want is None else []
+
+
 def options_swapped(before: str, again: str) -> tuple[list[str], list[str]] | None:
     """The options (with their values) ``before``, one simple command, gave and ``again``
     gave in their place, when that is all that differs (``kubectl apply -f dir/`` → ``-k

@@ -310,8 +310,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
 def _changed(call: ev.Event, fix: ev.Event) -> str:
     """What a fix no class explains did that the failed call had not, in a few words: the
     options it added (``it worked with `--autostash```), dropped (``it worked without
-    `--global```) or gave in place of others (``it worked with `-k`, not `-f```), or the
-    program run by another path; else that it needed another way."""
+    `--global```) or gave in place of others (``it worked with `-k`, not `-f```), the program
+    run by another path, or other words it added with nothing taken away (``it worked with
+    `run` added``); else that it needed another way."""
     failing, fixed = call.command or "", fix.command or ""
     if not (failing and fixed):
         return "needed another way"
@@ -328,6 +329,9 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     moved = triggers.program_moved(failing, fixed)
     if moved is not None:
         return f"it worked run as `{_one_line(moved, 60)}`"
+    more = triggers.words_added(failing, fixed)  # (a subcommand, a target: not options alone)
+    if more:
+        return f"it worked with `{_one_line(' '.join(more), 60)}` added"
     return "needed another way"
 
 
