@@ -14,7 +14,7 @@ import pytest
 from lessons_core.scan import events as ev
 from lessons_core.scan import intake
 from lessons_core.scan.detectors import failures, tier2, triggers
-from lessons_core.scan.detectors.tier2 import recall
+from lessons_core.scan.detectors.tier2 import calls, recall
 from lessons_core.scan.detectors.tier2.finding import Finding
 
 ERR = ev.ERROR
@@ -377,6 +377,37 @@ def test_a_look_at_the_help_is_still_no_fix(script):
     script.run("rg --hidden foo", "src/a.py:1:foo")
     candidate = _one(script)
     assert "`rg --hidden foo` worked" in candidate.fix
+
+
+@pytest.mark.parametrize(
+    "look", ["cat .tflint.hcl && tflint --version", "cd infra && ls && tflint --help"]
+)
+def test_a_line_that_only_reads_and_asks_is_no_fix(script, look):
+    """Reading a file beside asking the program its version is a look, wherever the ask stands
+    on the line: the fix is the call that then did the work."""
+    script.run("tflint --recursive", 'Failed to initialize plugins; Plugin "aws" not found. '
+               'Did you run "tflint --init"?', failure=ERR, code=1)  # fmt: skip
+    script.run(look, "TFLint version 0.54.0")
+    script.run("tflint --init && tflint --recursive", 'Installed "aws"')
+    candidate = _one(script)
+    assert candidate.summary == "tflint: run `tflint --init` first"
+
+
+@pytest.mark.parametrize(
+    ("command", "asks"),
+    [
+        ("cat .tflint.hcl && tflint --version", True),
+        ("cd infra && ls && tflint --help", True),
+        ("tflint --version", True),
+        # work beside the ask (an install, then the version it installed) is no mere look
+        ("npm i -g typescript && tsc --version", False),
+        ("cat .tflint.hcl && tflint --recursive", False),
+        ("cat .tflint.hcl && ls", False),
+    ],
+)
+def test_what_only_asks_how_a_command_is_called(command, asks):
+    call = ev.Event(kind=ev.TOOL_CALL, agent="claude", tool="Bash", command=command)
+    assert calls._asks_for_help(call) is asks
 
 
 @pytest.mark.parametrize(

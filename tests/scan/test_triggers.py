@@ -466,6 +466,9 @@ def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, f
         ("npm test", "black . && npm test", None),
         ("cargo test", "cargo fmt --check && cargo test", "cargo fmt --check"),
         ("go build", "gofmt -l . && go build", "gofmt -l ."),
+        # a look in front is no step
+        ("actionlint", "git diff --stat && actionlint", None),
+        ("make", "git status && npm ci && make", "npm ci"),
     ],
 )
 def test_step_first(failing, fixed, step):

@@ -1719,8 +1719,9 @@ def step_first(failing: str, fixed: str) -> str | None:
     mine, theirs = _pair_segments(failing, fixed)
     if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
         return None
-    before = theirs[: len(theirs) - len(mine)]
-    if any(
+    # (a look in front, ``git diff --stat && actionlint``, is no step)
+    before = [w for w in theirs[: len(theirs) - len(mine)] if not _looks_at_result(w)]
+    if not before or any(
         words[0] in SETUP_COMMANDS
         or words[0] in _FILE_MODES
         or _ASSIGNMENT.match(words[0])

@@ -222,9 +222,21 @@ def _asks_for_help(call: ev.Event) -> bool:
         return False
     if shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags):
         return True
+    if _reads_and_asks(triggers.shapes(command)):
+        return True
     if "-h" not in shape.flags or shape.exe in _HUMAN_SIZES:
         return False
     return any(seg[-1] == "-h" for seg in triggers.segments_of(command, shape.exe, shape.sub))
+
+
+def _reads_and_asks(shapes: tuple[triggers.Shape, ...]) -> bool:
+    """Whether a line of several commands only reads and asks (``cat .tflint.hcl && tflint
+    --version``): each reads a file or a listing, sets up (``cd``), or asks its program for
+    help or its version, and one of them asks."""
+    asks = [s for s in shapes if s.sub == "help" or not _HELP_WORDS.isdisjoint(s.flags)]
+    return bool(asks) and all(
+        s in asks or s.exe in _READS or s.exe in triggers.SETUP_COMMANDS for s in shapes
+    )
 
 
 #: Programs that only read or report: a call of one looked around and changed nothing a later
