@@ -3875,3 +3875,62 @@ def test_a_listing_of_what_a_program_has_is_no_fix_of_a_subcommand_it_lacks(scri
     script.run("cargo --list | grep -E test", "    test   Execute all unit and integration tests")
     script.run("cd /p && cargo test -p core 2>&1 | tail -8", "test result: ok. 12 passed")
     assert list(tier2.detect(script.events)) == []
+
+
+_DJANGO_UNSET = (
+    "==================================== ERRORS ====================================\n"
+    "_____________ ERROR collecting apps/appointments/tests/test_slots.py _____________\n"
+    "django.core.exceptions.ImproperlyConfigured: Requested setting INSTALLED_APPS, but "
+    "settings are not configured.\n"
+    "=========================== short test summary info ============================\n"
+    "ERROR apps/appointments/tests/test_slots.py - django.core.exceptions.ImproperlyConfigured\n"
+    "!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n"
+)
+_NO_MODULE = (
+    "/src/App/APIClient.swift:2:8: error: no such module 'Alamofire'\nimport Alamofire\n"
+    "** BUILD FAILED **\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("cd /p && .venv/bin/pytest apps/appointments -q", _DJANGO_UNSET,
+         "cd /p && .venv/bin/pytest --ds=config.settings.test apps/appointments -q",
+         "pytest: it worked with `--ds=config.settings.test`"),
+        ("cd /p && xcodebuild -project App.xcodeproj -scheme App build 2>&1 | tail -12; "
+         "exit ${PIPESTATUS[0]}", _NO_MODULE,
+         "cd /p && xcodebuild -workspace App.xcworkspace -scheme App build 2>&1 | tail -3",
+         "xcodebuild: it worked with `-workspace App.xcworkspace`, not `-project App.xcodeproj`"),
+    ],
+)  # fmt: skip
+def test_a_run_that_failed_before_any_test_and_worked_called_otherwise(
+    script, bad, error, good, summary
+):
+    """A build or test run that failed before any test ran (settings its collection could not
+    load, a module its build could not find), then worked with nothing changed but its
+    options and no file edited: how the project is built or tested here."""
+    script.run(bad, error, failure=ERR, code=2)
+    script.run("ls", "App.xcodeproj App.xcworkspace config")
+    script.run(good, "14 passed in 1.87s")
+    candidate = _one(script)
+    assert candidate.summary == summary
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        # tests failed: a narrower run passing is no fix
+        ("pytest tests", "FAILED tests/test_a.py::test_x\n2 failed, 12 passed in 1.2s",
+         "pytest tests -k 'not test_x'"),
+        # an option past the check
+        ("git commit -m wip", "src/a.ts:3:1: error no-unused-vars\n3 errors\nhusky - pre-commit "
+         "hook exited with code 1", "git commit --no-verify -m wip"),
+        ("tsc -p .", "node_modules/@types/x/index.d.ts:3:1 - error TS2300: Duplicate identifier",
+         "tsc -p . --skipLibCheck"),
+    ],
+)  # fmt: skip
+def test_a_run_that_failed_on_its_tests_or_got_past_a_check_is_no_lesson(script, bad, error, good):
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    assert list(tier2.detect(script.events)) == []

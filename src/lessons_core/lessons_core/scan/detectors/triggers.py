@@ -269,7 +269,7 @@ def _segments(command: str) -> tuple[tuple[str, ...], ...]:
 #: Programs that, last in a pipeline or a list, only cut what the command before printed or
 #: tell of it (``2>&1 | tail -30``, ``; echo "exit: $?"``). Not ``grep`` or ``cat``: their
 #: options fail too (``| cat -A`` on a Mac), and a search is part of what was asked.
-_OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf", "wc", "ls"})
+_OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf", "wc", "ls", "exit"})
 #: Redirections that only join or drop what a command prints (``2>&1``, ``>/dev/null``).
 _DROPPED_OUTPUT = frozenset({"/dev/null", "1", "2", "&1", "&2"})
 #: The redirections :func:`_bare` looks at.

@@ -67,7 +67,7 @@ from lessons_core.scan.detectors.tier2.drift import (
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.paths import guessed
-from lessons_core.scan.detectors.tier2.recall import flaky_run, set_in_front
+from lessons_core.scan.detectors.tier2.recall import called_otherwise, flaky_run, set_in_front
 from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared, through_gh_api
 
 
@@ -313,6 +313,10 @@ def _judge(
             if set_in_front(finding):
                 # (nothing changed but a variable set for it: not the code, the machine)
                 finding.cls = ENV_SET
+                return finding
+            if called_otherwise(call.command, fix.command or "", result.text):
+                # (no test failed, no file edited: the project's command is called so here)
+                finding.generic = True
                 return finding
             return None  # the run failed on the code, unless the wider run then passed
         # A failure no class knows, fixed by the same command with something changed: a

@@ -408,6 +408,31 @@ def _generic_trigger(
     return found if _separates(found, failing, fixed) else None
 
 
+#: A run that reported tests failing (or an assertion): the code was tested and failed.
+_TESTS_FAILED = kept_programs.compile(
+    r"\b\d+ (?:failed|failing)\b|AssertionError|--- FAIL:|^FAIL\b", re.MULTILINE
+)
+#: Options that turn a check off or push past it (``--no-verify``, ``--skip-checks``,
+#: ``--force``): a way around the failure, never how the command is called here.
+_PAST_A_CHECK = kept_programs.compile(r"^--?(?:no-|skip|ignore|disable|allow|force\b|f$)")
+
+
+def called_otherwise(failing: str, fixed: str, output: str) -> bool:
+    """Whether a build or test run that failed before any test did (a module its build could
+    not find, settings its collection could not load) worked with nothing changed but its
+    options, added or given in place of others (``pytest --ds=config.settings.test``,
+    ``xcodebuild -workspace App.xcworkspace`` for ``-project App.xcodeproj``): how the project
+    is built or tested here. A run whose tests failed is the code's (a narrower run passing is
+    no fix), and an option that only skips a check or forces past it is no way to call it."""
+    if _TESTS_FAILED.search(output[:3000]):
+        return False
+    added = triggers.options_added(failing, fixed, with_values=True)
+    if not added:
+        swapped = triggers.options_swapped(failing, fixed)
+        added = swapped[1] if swapped is not None else []
+    return bool(added) and not any(_PAST_A_CHECK.match(word) for word in added)
+
+
 def _recallable(finding: Finding) -> bool:
     """Whether a failure no class knows, fixed by a call nothing in the command line tells from
     it (``git push origin`` then ``git push`` to a URL, a ``git apply`` of a hand-written patch
@@ -441,7 +466,11 @@ def _recallable(finding: Finding) -> bool:
     if not error_lines(result.text):
         return False
     tail = result.text[-3000:]
-    if _WORK_FAILURE.search(tail) and not flaky:
+    if (
+        _WORK_FAILURE.search(tail)
+        and not flaky
+        and not called_otherwise(call.command, fix.command or "", result.text)
+    ):
         return False
     for end in (result.text[:1500], result.text[-1500:]):
         cls = failures.mistake_class(end)
