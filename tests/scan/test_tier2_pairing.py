@@ -3934,3 +3934,31 @@ def test_a_run_that_failed_on_its_tests_or_got_past_a_check_is_no_lesson(script,
     script.run(bad, error, failure=ERR, code=1)
     script.run(good, "ok")
     assert list(tier2.detect(script.events)) == []
+
+
+_SPRING_STALE = (
+    "Running via Spring preloader in process 90412\nRun options: --seed 5521\n\n# Running:\n\nE\n\n"
+    "Error:\nTicketEscalatorTest#test_escalates: NameError: uninitialized constant "
+    "TicketEscalator\n\n1 runs, 0 assertions, 0 failures, 1 errors, 0 skips\n"
+)
+
+
+def test_a_test_run_that_worked_once_a_step_ran_in_front_needed_the_step(script):
+    """The run failed like the code's, but no file was edited and the same run worked with a
+    step in front: the code was the same, so the step was what it needed."""
+    test = "cd /p && bin/rails test test/services/ticket_escalator_test.rb"
+    script.run(test, _SPRING_STALE, failure=ERR, code=1)
+    script.run("cd /p && ls app/services/ && bin/spring status", "ticket_escalator.rb\nrunning")
+    script.run("cd /p && bin/spring stop && " + test.removeprefix("cd /p && "), "1 runs, 0 errors")
+    candidate = _one(script)
+    assert candidate.summary == "rails test: run `bin/spring stop` first"
+
+
+@pytest.mark.parametrize(
+    "step", ["git stash", "git switch main", "git pull --rebase", "sed -i 's/a/b/' app/x.rb"]
+)
+def test_a_step_that_moved_the_code_is_no_step_a_failed_run_needed(script, step):
+    test = "bin/rails test test/services/ticket_escalator_test.rb"
+    script.run(test, _SPRING_STALE, failure=ERR, code=1)
+    script.run(f"{step} && {test}", "1 runs, 0 errors")
+    assert all("first" not in c.summary for c in tier2.detect(script.events))

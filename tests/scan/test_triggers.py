@@ -1051,6 +1051,23 @@ def test_words_added_with_nothing_taken_away(before, again, added):
     assert triggers.words_added(before, again) == added
 
 
+@pytest.mark.parametrize(
+    ("step", "moves"),
+    [
+        ("git stash", True),
+        ("git -C app switch main", True),
+        ("rm -rf out", True),
+        ("git pull --rebase && npm ci", True),
+        ("npx prettier --write src", True),
+        ("bin/spring stop", False),
+        ("git status && git fetch", False),
+        ("php artisan config:clear", False),
+    ],
+)
+def test_what_moves_the_code_a_step_runs_in_front_of(step, moves):
+    assert triggers.moves_the_tree(step) is moves
+
+
 def test_assignments_added_in_front():
     assert triggers.assignments_added("go test", "GOCACHE=/tmp/g go test") == ["GOCACHE=/tmp/g"]
     assert triggers.assignments_added("CI=1 npm test", "CI=1 HOME=/tmp npm test") == ["HOME=/tmp"]

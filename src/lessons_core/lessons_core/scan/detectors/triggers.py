@@ -1612,6 +1612,38 @@ _FORMAT_VERBS = frozenset({"format", "fmt"})
 _IN_PLACE_FLAG = kept_programs.compile(r"-(?![MmI])[A-Za-z]*i\S*|--in-place(=\S*)?")
 
 
+#: What ``git`` does that changes the files of the working tree (``git stash``, ``git switch
+#: main``, ``git pull``): a run that then worked ran other code.
+_GIT_TREE_MOVES = frozenset(
+    {"stash", "switch", "checkout", "pull", "reset", "merge", "rebase", "cherry-pick", "revert",
+     "restore", "apply", "am", "worktree"}
+)  # fmt: skip
+
+
+def moves_the_tree(step: str) -> bool:
+    """Whether a step changes the code it is run in front of: a file written, edited or
+    deleted (:func:`_writes_file`, ``rm``), or the working tree moved by ``git`` (another
+    branch, the changes stashed or pulled)."""
+    for words in _segments(step):
+        program = PurePosixPath(words[0]).name
+        if _writes_file(words) or program == "rm":
+            return True
+        if program == "git" and _git_verb(words) in _GIT_TREE_MOVES:
+            return True
+    return False
+
+
+def _git_verb(words: tuple[str, ...]) -> str | None:
+    """The subcommand of a ``git`` call, past its own options (``git -C app switch``)."""
+    rest = iter(words[1:])
+    for word in rest:
+        if word in ("-C", "-c"):
+            next(rest, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
 def writes_a_file(command: str) -> bool:
     """Whether a simple command of ``command`` edits or writes a file (:func:`_writes_file`):
     ``goimports -w x.go && go build`` changed the code before it built."""

@@ -67,7 +67,12 @@ from lessons_core.scan.detectors.tier2.drift import (
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.paths import guessed
-from lessons_core.scan.detectors.tier2.recall import called_otherwise, flaky_run, set_in_front
+from lessons_core.scan.detectors.tier2.recall import (
+    called_otherwise,
+    flaky_run,
+    set_in_front,
+    tests_failed,
+)
 from lessons_core.scan.detectors.tier2.remedies import _REFUSED_WORD, _cleared, through_gh_api
 
 
@@ -87,11 +92,19 @@ def _judge(
     step = triggers.step_first(call.command, fix.command) if call.command and fix.command else None
     # (a traceback of a module missing is the environment's, not the code's; so is a run the
     # error itself said needs the step, ``Please run "prisma generate"``, or one whose error
-    # named the file the step made: ``touch database/database.sqlite``)
+    # named the file the step made: ``touch database/database.sqlite``; or a run that failed
+    # before any test did and worked once a step ran in front, no file edited, deleted or put
+    # back: the code was the same)
     code_failed = _WORK_FAILURE.search(result.text[:3000]) and not (
         (cls is not None and cls.name == failures.MODULE_NOT_FOUND)
         or (step is not None and triggers.step_named(result.text, step))
         or (step is not None and triggers.step_makes_named(result.text, step))
+        or (
+            step is not None
+            and not finding.edited
+            and not triggers.moves_the_tree(step)
+            and not tests_failed(result.text)
+        )
     )
     if step is not None and not finding.edited and not code_failed:
         # (the step ran in front of the same command, on the same line)

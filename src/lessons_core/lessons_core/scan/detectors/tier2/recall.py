@@ -417,6 +417,11 @@ _TESTS_FAILED = kept_programs.compile(
 _PAST_A_CHECK = kept_programs.compile(r"^--?(?:no-|skip|ignore|disable|allow|force\b|f$)")
 
 
+def tests_failed(output: str) -> bool:
+    """Whether a run reported tests failing or an assertion: the code was tested and failed."""
+    return bool(_TESTS_FAILED.search(output[:3000]))
+
+
 def called_otherwise(failing: str, fixed: str, output: str) -> bool:
     """Whether a build or test run that failed before any test did (a module its build could
     not find, settings its collection could not load) worked with nothing changed but its
@@ -424,7 +429,7 @@ def called_otherwise(failing: str, fixed: str, output: str) -> bool:
     ``xcodebuild -workspace App.xcworkspace`` for ``-project App.xcodeproj``): how the project
     is built or tested here. A run whose tests failed is the code's (a narrower run passing is
     no fix), and an option that only skips a check or forces past it is no way to call it."""
-    if _TESTS_FAILED.search(output[:3000]):
+    if tests_failed(output):
         return False
     added = triggers.options_added(failing, fixed, with_values=True)
     if not added:
