@@ -267,8 +267,10 @@ def _segments(command: str) -> tuple[tuple[str, ...], ...]:
 
 
 #: Programs that, last in a pipeline or a list, only cut what the command before printed or
-#: tell of it (``2>&1 | tail -30``, ``; echo "exit: $?"``). Not ``grep`` or ``cat``: their
-#: options fail too (``| cat -A`` on a Mac), and a search is part of what was asked.
+#: tell of it (``2>&1 | tail -30``, ``; echo "exit: $?"``, ``&& wc -l out.txt``, ``&& ls
+#: dist``, ``; exit ${PIPESTATUS[0]}``). Not ``grep`` or ``cat`` as such: their options fail
+#: too (``| cat -A`` on a Mac), and a search is part of what was asked (:func:`_looks_at_result`
+#: says when one only looks).
 _OUTPUT_ONLY = frozenset({"tail", "head", "echo", "printf", "wc", "ls", "exit"})
 #: Redirections that only join or drop what a command prints (``2>&1``, ``>/dev/null``).
 _DROPPED_OUTPUT = frozenset({"/dev/null", "1", "2", "&1", "&2"})
@@ -337,7 +339,7 @@ def _looks_at_result(words: tuple[str, ...]) -> bool:
         return (
             bool(given) and len(given) == len(words) - 1 and not _REDIRECTIONS.intersection(words)
         )
-    return program == "git" and len(words) > 1 and words[1] in _GIT_LOOKS
+    return program == "git" and _git_verb(words) in _GIT_LOOKS
 
 
 def _cuts_its_input(words: tuple[str, ...]) -> bool:

@@ -408,10 +408,6 @@ def _generic_trigger(
     return found if _separates(found, failing, fixed) else None
 
 
-#: A run that reported tests failing (or an assertion): the code was tested and failed.
-_TESTS_FAILED = kept_programs.compile(
-    r"\b\d+ (?:failed|failing)\b|AssertionError|--- FAIL:|^FAIL\b", re.MULTILINE
-)
 #: Options that turn a check off or push past it (``--no-verify``, ``--skip-checks``,
 #: ``--force``): a way around the failure, never how the command is called here.
 _PAST_A_CHECK = kept_programs.compile(r"^--?(?:no-|skip|ignore|disable|allow|force\b|f$)")
@@ -488,6 +484,11 @@ def _recallable(finding: Finding) -> bool:
 
 #: A test runner's tally of tests that failed (``1 failing``, ``2 failed``, ``Tests: 1 failed``).
 _FAILED_TESTS = kept_programs.compile(r"\b\d+ (?:failed|failing)\b")
+#: A run that reported tests failing, or an assertion or a test of its own failing (go's
+#: ``--- FAIL:``): the code was tested and failed (:func:`tests_failed`).
+_TESTS_FAILED = kept_programs.compile(
+    _FAILED_TESTS.pattern + r"|AssertionError|--- FAIL:|^FAIL\b", re.MULTILINE
+)
 
 
 def _flaky(finding: Finding) -> bool:
