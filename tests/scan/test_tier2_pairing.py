@@ -14,7 +14,7 @@ import pytest
 from lessons_core.scan import events as ev
 from lessons_core.scan import intake
 from lessons_core.scan.detectors import failures, tier2, triggers
-from lessons_core.scan.detectors.tier2 import calls, recall
+from lessons_core.scan.detectors.tier2 import calls, pairing, recall
 from lessons_core.scan.detectors.tier2.finding import Finding
 
 ERR = ev.ERROR
@@ -401,6 +401,9 @@ def test_a_line_that_only_reads_and_asks_is_no_fix(script, look):
         ("tflint --version", True),
         # work beside the ask (an install, then the version it installed) is no mere look
         ("npm i -g typescript && tsc --version", False),
+        # the manual of a subcommand's subcommand, as the AWS CLI has it
+        ("aws s3 cp help | grep -A3 -- '--recursive (boolean)'", True),
+        ("gh help", True),
         ("cat .tflint.hcl && tflint --recursive", False),
         ("cat .tflint.hcl && ls", False),
     ],
@@ -3962,3 +3965,18 @@ def test_a_step_that_moved_the_code_is_no_step_a_failed_run_needed(script, step)
     script.run(test, _SPRING_STALE, failure=ERR, code=1)
     script.run(f"{step} && {test}", "1 runs, 0 errors")
     assert all("first" not in c.summary for c in tier2.detect(script.events))
+
+
+@pytest.mark.parametrize(
+    ("command", "holds"),
+    [
+        ('mysql crm -e "LOAD DATA x; SELECT COUNT(*) FROM t"', True),  # (a check put after)
+        ("mysql --local-infile=1 crm -e 'LOAD DATA x'", True),
+        ("mysql crm -e 'SHOW VARIABLES'", False),
+        ("mysql -e 'LOAD DATA x'", False),
+    ],
+)
+def test_a_later_call_holds_the_failing_calls_words(command, holds):
+    """What a fuller call later in the window must hold of the failing one: each word, or one
+    that goes on from it."""
+    assert pairing._holds({"mysql", "crm", "LOAD DATA x"}, command) is holds

@@ -418,6 +418,9 @@ def test_main_shape_skips_what_comes_before_the_work(command, exe, sub):
         ("bash -x deploy.sh", "deploy.sh", ("-x",)),
         ('python -c "import x.py"', "python", ("-c",)),  # code given inline: no script
         ("node -e 'require(1)' a.js", "node", ("-e",)),
+        # a pattern of files is no script the interpreter runs
+        ("node --test 'test/**/*.test.js'", "node", ("--test",)),
+        ("node --test test/a.test.js", "a.test.js", ("--test",)),
     ],
 )
 def test_an_interpreters_own_options_are_read_past_to_its_script(command, exe, flags):

@@ -410,6 +410,7 @@ class Shape:
 
 #: A script an interpreter runs (``python build.py``), a subcommand's name, a flag.
 _SCRIPT = kept_programs.compile(r"\.(?:py|js|mjs|cjs|rb|php|pl|sh|zsh)$")
+_GLOB_CHARS = frozenset("*?[")
 _SUBCOMMAND = kept_programs.compile(r"[A-Za-z][\w:.-]*")
 _FLAG = kept_programs.compile(r"^--?[A-Za-z]|^-[0-9]$")
 #: Whether a text starts and ends with a word character (:func:`_word`).
@@ -462,7 +463,8 @@ def shape_of(tokens: list[str]) -> Shape | None:
         at = 0
         while at < len(rest) and rest[at].startswith("-") and rest[at] not in _INLINE_CODE:
             at += 2 if rest[at] in _INTERPRETER_VALUE_FLAGS else 1
-        if at < len(rest) and _SCRIPT.search(rest[at]):
+        # (a pattern of files, ``node --test 'test/**/*.test.js'``, is no script it runs)
+        if at < len(rest) and _SCRIPT.search(rest[at]) and not _GLOB_CHARS & set(rest[at]):
             runner_flags += rest[:at]
             exe, rest, script = PurePosixPath(rest[at]).name, rest[at + 1 :], True
     sub = None

@@ -295,16 +295,23 @@ def _fuller_later(
     compose.dev.yml up -d api``, the failed ``docker compose up -d api`` corrected, is the
     fix."""
     wanted = _operands(call.command or "")
-    if not wanted or wanted <= _words(events[j].command or ""):
+    if not wanted or _holds(wanted, events[j].command or ""):
         return False
     for k in range(j + 1, min(len(events), i + 1 + WINDOW)):
         other = events[k]
         if other.kind != ev.TOOL_CALL or not other.command:
             continue
         res = results.get(id(other))
-        if res is not None and res.failure is None and wanted <= _words(other.command):
+        if res is not None and res.failure is None and _holds(wanted, other.command):
             return True
     return False
+
+
+def _holds(wanted: set[str], command: str) -> bool:
+    """Whether ``command`` holds each of the ``wanted`` words, or a word that goes on from it
+    (a query with a check put after it: ``LOAD DATA …; SELECT COUNT(*) FROM t``)."""
+    words = _words(command)
+    return all(word in words or any(w.startswith(word) for w in words) for word in wanted)
 
 
 def _operands(command: str) -> set[str]:
