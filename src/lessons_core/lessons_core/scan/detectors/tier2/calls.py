@@ -224,12 +224,14 @@ def _asks_for_help(call: ev.Event) -> bool:
         return True
     if _reads_and_asks(triggers.shapes(command)):
         return True
-    mine = triggers.segments_of(command, shape.exe, shape.sub)
-    if any(seg[-1] == "help" and len(seg) > 2 for seg in mine):
+    if " help" in command and any(
+        seg[-1] == "help" and len(seg) > 2
+        for seg in triggers.segments_of(command, shape.exe, shape.sub)
+    ):
         return True  # (``aws s3 cp help``: the manual of a subcommand's subcommand)
     if "-h" not in shape.flags or shape.exe in _HUMAN_SIZES:
         return False
-    return any(seg[-1] == "-h" for seg in mine)
+    return any(seg[-1] == "-h" for seg in triggers.segments_of(command, shape.exe, shape.sub))
 
 
 def _reads_and_asks(shapes: tuple[triggers.Shape, ...]) -> bool:
