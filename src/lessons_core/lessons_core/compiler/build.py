@@ -345,19 +345,17 @@ def recurring(ranked: Iterable[Lesson], entries: dict[str, dict[str, Any]]) -> l
     every session. A hint about an editing tool is left to its trigger (it has nothing to say
     before the file is open), and one the outcome loop rests until a failure stays resting.
     """
-    chosen = [
-        lesson
+    seen = {
+        lesson.id: (len(set(lesson.provenance.sessions)), lesson.provenance.occurrences)
         for lesson in ranked
         if lesson.type == LessonType.HINT
         and lesson.provenance.source.startswith("scan:")
         and lesson.triggers.command_patterns
-        and len(set(lesson.provenance.sessions)) >= RECURRING_SESSIONS
         and entries[lesson.id].get("when") != "failure"
-    ]
-    chosen.sort(
-        key=lambda lesson: (-len(set(lesson.provenance.sessions)), -lesson.provenance.occurrences)
-    )
-    return [lesson.id for lesson in chosen[:RECURRING_LISTED]]
+    }
+    chosen = [i for i, (sessions, _) in seen.items() if sessions >= RECURRING_SESSIONS]
+    chosen.sort(key=lambda i: (-seen[i][0], -seen[i][1]))
+    return chosen[:RECURRING_LISTED]
 
 
 def _rank_key(lesson: Lesson) -> tuple[int, float, str]:

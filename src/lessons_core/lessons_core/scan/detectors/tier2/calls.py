@@ -220,9 +220,7 @@ def _asks_for_help(call: ev.Event) -> bool:
     shape = triggers.main_shape(command) if command else None
     if shape is None:
         return False
-    if shape.sub == "help" or any(flag in _HELP_WORDS for flag in shape.flags):
-        return True
-    if _reads_and_asks(triggers.shapes(command)):
+    if _asks(shape) or _reads_and_asks(triggers.shapes(command)):
         return True
     if " help" in command and any(
         seg[-1] == "help" and len(seg) > 2
@@ -234,11 +232,16 @@ def _asks_for_help(call: ev.Event) -> bool:
     return any(seg[-1] == "-h" for seg in triggers.segments_of(command, shape.exe, shape.sub))
 
 
+def _asks(shape: triggers.Shape) -> bool:
+    """Whether a command asks its program for help or its version (``gh help``, ``--help``)."""
+    return shape.sub == "help" or not _HELP_WORDS.isdisjoint(shape.flags)
+
+
 def _reads_and_asks(shapes: tuple[triggers.Shape, ...]) -> bool:
     """Whether a line of several commands only reads and asks (``cat .tflint.hcl && tflint
     --version``): each reads a file or a listing, sets up (``cd``), or asks its program for
     help or its version, and one of them asks."""
-    asks = [s for s in shapes if s.sub == "help" or not _HELP_WORDS.isdisjoint(s.flags)]
+    asks = [s for s in shapes if _asks(s)]
     return bool(asks) and all(
         s in asks or s.exe in _READS or s.exe in triggers.SETUP_COMMANDS for s in shapes
     )
