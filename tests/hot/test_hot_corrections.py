@@ -95,6 +95,9 @@ CORRECTIONS = [
     "could you use the shared fixture, we never build the db by hand",
     "we use pnpm here. would npm even work?",
     "now you need to regenerate the client before the build",
+    # what the agent used, a habit ruled out
+    "you used `float` for the amount, money is Decimal here",
+    "only ever stage the files you changed, by path",
 ]
 
 ORDINARY = [
@@ -170,6 +173,10 @@ ORDINARY = [
     "one more: use the backoff helper for the retries, don't block the request",
     "so could you add the index? make sure you never lock the table",
     "great, add a retry and don't block the request",
+    # the work named first ("for the …,"), then how it is to be done
+    "for the CSV importer, stick to the stdlib and make sure it handles a BOM",
+    # a choice for the piece in hand only
+    "hmm no, for this one keep the enum as strings",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",

@@ -86,6 +86,7 @@ _PHRASES = (
     "you forgot",
     "you missed",
     "you didn't",
+    "you used",
     "you broke",
     "should work",
     "check again",
@@ -137,6 +138,7 @@ _PHRASES = (
     "didn't ask",
     "remember to",
     "remember that",
+    "only ever",
     # a rule for the sessions to come
     "next time",
     "from now on",
@@ -214,6 +216,7 @@ _ONE_OFF = (
     "lets see",
     "just yet",
     "for now",
+    "for this one",
     "this time",
     "in this branch",
     "in this pr",
@@ -521,6 +524,8 @@ _WORK_VERBS = frozenset(
 #: What, after "before you", starts the work rather than sets a rule for it ("before you start
 #: on the reconciliation: …").
 _STARTS = frozenset(("start", "starting", "begin", "touch", "dive", "jump", "get", "work"))
+#: How many words a message's opening "for the …," may hold to name the work it asks for.
+_FOR_THE = 6
 #: Words of a request that asks ("can you add …?"), a question that hands over new work.
 _REQUESTS = frozenset(("can", "could", "would"))
 
@@ -544,6 +549,8 @@ def _new_work(tokens, words, said):
         return True
     if opening[:1] and opening[0] in _WORK_VERBS:
         return True
+    if opening[:2] == ["for", "the"] and len(_clauses(said, (", ",))[0].split()) <= _FOR_THE:
+        return True  # ("for the CSV importer, stick to the stdlib": how the work is to be done)
     if ("before" in words or "new" in words) and any(
         ((a, b) == ("before", "you") and c in _STARTS) or (a, b, c) == ("for", "the", "new")
         for a, b, c in zip(words, words[1:], words[2:], strict=False)

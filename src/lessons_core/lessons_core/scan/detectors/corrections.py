@@ -170,6 +170,7 @@ _GENERAL = re.compile(
 #: it names a file or a branch, unless it says more (:data:`_GENERAL`).
 _IN_HAND = re.compile(
     r"\b(?:i meant|i wanted|i was (?:talking|asking) about|the other (?:one|function|file|method)|"
+    r"the other `|the one in\b|"
     r"wrong (?:file|function|method|class|line|one|branch of)|the one (?:i|to))\b"
 )
 #: The words of an engineer's tools and ways of working: a correction that names one is about
