@@ -98,6 +98,9 @@ CORRECTIONS = [
     # what the agent used, a habit ruled out
     "you used `float` for the amount, money is Decimal here",
     "only ever stage the files you changed, by path",
+    # what the agent did, said back to it
+    "every commit has to pass the linter locally, you pushed 3 lint failures",
+    "feature flags go through the flag service, drop the env var you just added",
 ]
 
 ORDINARY = [
@@ -177,6 +180,10 @@ ORDINARY = [
     "for the CSV importer, stick to the stdlib and make sure it handles a BOM",
     # a choice for the piece in hand only
     "hmm no, for this one keep the enum as strings",
+    # when the work is to pause; a question first, then what it is about
+    "I'm offline for an hour. stop after the tests pass and leave me a summary",
+    "stop here for today",
+    "what does the `wrong_tenant` code mean? seeing these: code=wrong_tenant",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",

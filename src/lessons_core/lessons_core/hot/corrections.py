@@ -184,6 +184,13 @@ _PHRASES = (
     "should always",
     "should never",
 )
+#: What the agent did, said back to it: "you ran the seed against the shared database", "you
+#: pushed three lint failures", "the flag you just added".
+_DID = (
+    "you ran", "you pushed", "you added", "you stored", "you removed", "you deleted",
+    "you wrote", "you changed", "you left", "you created", "you moved", "you renamed",
+    "you committed", "you installed", "you just",
+)  # fmt: skip
 #: Short spellings read as the word they stand for.
 _SPELLED = {
     "pls": "please", "plz": "please", "plase": "please", "u": "you",
@@ -316,6 +323,8 @@ def _cued(said, tokens, words, padded, rejected, answer):
     for phrase in _PHRASES:
         if " " + phrase + " " in padded:
             return True
+    if any(" " + phrase + " " in padded for phrase in _DID):
+        return True
     if not answer and (_told_not(words) or _we_do_not(words)):
         return True
     if ("no" in words and _ruled_out(words)) or ("here" in words and _the_way_here(words)):
@@ -375,9 +384,17 @@ _OWN_MIND = frozenset(
 )  # fmt: skip
 
 
+#: Words after a "stop" that say when the work in hand is to pause ("stop after the tests
+#: pass", "stop here for today"), not a habit to drop.
+_PAUSE = frozenset(("after", "when", "once", "here", "there", "at", "before", "for", "now"))
+
+
 def _describes(words):
     """ "don't know if …", "never seen this before": an opening "don't" or "never" that
-    tells of the user, not the agent (``words``: two at least, as every caller has)."""
+    tells of the user, not the agent; "stop after the tests pass": a pause of the work in hand
+    (``words``: two at least, as every caller has)."""
+    if words[0] == "stop":
+        return words[1] in _PAUSE
     return words[0] in ("don't", "never") and words[1] in _OWN_MIND
 
 
@@ -507,7 +524,10 @@ def _asks(words, said):
     """ "what could we use instead of polling here?", "how do we run the tests?": a question
     that asks, its words no correction ("why did you …?" is one: ``why`` is not asking)."""
     first = next((w for w in words if w not in _FILLERS), "")
-    return first in _ASKING and said.rstrip().endswith("?")
+    if first not in _ASKING:
+        return False
+    # (the question may come first, and what it asks about after it: a pasted log line)
+    return said.rstrip().endswith("?") or "?" in _clauses(said, (". ", "! ", "? "))[0]
 
 
 #: Words a message may open with that approve what was done before it asks for more ("looks
