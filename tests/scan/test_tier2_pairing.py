@@ -3738,6 +3738,57 @@ def test_a_fix_on_another_target_is_no_way_of_calling(script, good):
     assert list(tier2.detect(script.events)) == []
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary", "trigger_hits"),
+    [
+        ("semgrep scan --config auto --error src/",
+         "Cannot create auto config when metrics are off. Please allow metrics or run with a "
+         "specific config.",
+         "semgrep scan --config p/python --config .semgrep/rules.yml --error src/",
+         "semgrep: it worked with `--config p/python`, not `--config auto`",
+         "semgrep scan --config=auto src/"),
+        ("report-tool export --format=yaml out/",
+         "Error: yaml output needs the optional writer, which is not installed",
+         "report-tool export --format json out/",
+         "report-tool: it worked with `--format json`, not `--format=yaml`",
+         "report-tool export --format 'yaml' other/"),
+    ],
+)  # fmt: skip
+def test_an_option_given_another_value_the_error_named(script, bad, error, good, summary,
+                                                       trigger_hits):  # fmt: skip
+    """The fix kept the option and gave it another value, and the error named the old one:
+    the lesson is the value, and its trigger fires on the old value alone, not on the
+    program with any other."""
+    script.run(bad, error, failure=ERR, code=2)
+    script.run("env | grep -i report", "")
+    script.run(good, "done")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is not None
+    assert triggers.matches(candidate.trigger, trigger_hits)
+    assert not triggers.matches(candidate.trigger, good)
+    assert not triggers.matches(candidate.trigger, bad.split(" --")[0])
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        ("cargo run --bin import_csv", "error: no bin target named `import_csv`.\n"
+         "Available bin targets:\n    csv_import", "cargo run --bin csv_import"),
+        ("cargo test --test api", "error: no test target named `api`",
+         "cargo test --test http_api"),
+        ("tool deploy --env stagin", "Error: environment 'stagin' not found",
+         "tool deploy --env staging"),
+    ],
+)  # fmt: skip
+def test_a_value_the_tool_looked_up_and_did_not_find_is_a_guess(script, bad, error, good):
+    """A name the tool looked for and did not find ("no bin target named `x`", "'stagin' not
+    found") was guessed or mistyped: a one-off, not a way of calling the program."""
+    script.run(bad, error, failure=ERR, code=101)
+    script.run(good, "done")
+    assert list(tier2.detect(script.events)) == []
+
+
 def test_a_command_called_anew_is_no_option_given_in_place_of_another(script):
     """``cmake --build build`` failed for want of a configured tree, and ``cmake -S . -B
     build`` configured one: another job of the program, not ``-S . -B`` in place of

@@ -1436,3 +1436,26 @@ def test_a_time_limit_put_in_front_is_no_change_of_the_command():
 )
 def test_keys_slipped(failing, fixed, slipped):
     assert triggers.keys_slipped(failing, fixed) is slipped
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "changed"),
+    [
+        ("jupyter nbconvert --to pdf a.ipynb", "jupyter nbconvert --to webpdf a.ipynb",
+         ("--to", "pdf", ["webpdf"])),
+        ("cd /p && semgrep scan --config=auto src/",
+         "cd /p && semgrep scan --config p/python --config 'rules.yml' src/ | tail -3",
+         ("--config", "auto", ["p/python", "rules.yml"])),
+        # one of two values dropped: no value given in its place
+        ("semgrep scan --config a --config b src/", "semgrep scan --config b src/", None),
+        # a short option's next word may be an operand, not its value
+        ("tool -x a.txt", "tool -x b.txt", None),
+        ("tool --color always a.txt", "tool --color never a.txt", None),  # how it prints
+        ("semgrep --config 'a b.yml' src/", "semgrep --config c.yml src/",
+         ("--config", "a b.yml", ["c.yml"])),
+        ("jupyter nbconvert --to pdf a.ipynb", "pandoc --to pdf a.md", None),  # another program
+        ("jupyter nbconvert --to pdf a.ipynb", "jupyter nbconvert --to pdf b.ipynb", None),
+    ],
+)  # fmt: skip
+def test_value_changed(failing, fixed, changed):
+    assert triggers.value_changed(failing, fixed) == changed

@@ -884,6 +884,51 @@ def value_flag_trigger(failing: str, fixed: str) -> str | None:
     return None
 
 
+def value_changed(failing: str, fixed: str) -> tuple[str, str, list[str]] | None:
+    """The option of the main command whose value the fix gave otherwise, both lines running
+    the same program: ``("--to", "pdf", ["webpdf"])`` of ``jupyter nbconvert --to pdf`` →
+    ``--to webpdf``, ``("--config", "auto", ["p/python", "rules.yml"])`` of ``semgrep scan
+    --config auto`` → ``--config p/python --config rules.yml``. ``None`` when no option kept
+    its name and lost its value."""
+    shape, fixed_shape = main_shape(failing), main_shape(fixed)
+    if shape is None or fixed_shape is None or fixed_shape.exe != shape.exe:
+        return None
+    mine = ((), *segments_of(failing, shape.exe, shape.sub))[-1]
+    theirs = ((), *segments_of(fixed, fixed_shape.exe, fixed_shape.sub))[-1]
+    for flag in shape.flags:
+        if not flag.startswith("--") or flag in _NOISE_FLAGS:
+            continue  # (a short option's next word may be an operand: ``-x file``)
+        old, new = _flag_values(mine, flag), _flag_values(theirs, flag)
+        gone = [value for value in old if value not in new]
+        if gone and new and not set(new) <= set(old):
+            return flag, gone[0], [value for value in new if value not in old]
+    return None
+
+
+def value_changed_trigger(failing: str, fixed: str) -> str | None:
+    """The program with the option's value the fix gave otherwise (:func:`value_changed`):
+    ``semgrep`` with ``--config auto`` (or ``--config=auto``), which the program with any other
+    value does not match."""
+    changed = value_changed(failing, fixed)
+    shape = main_shape(failing)
+    if changed is None or shape is None:
+        return None
+    flag, old, _ = changed
+    pattern = rf"{_word(shape.exe)}{_GAP}\s{_escape(flag)}[\s=]['\"]?{_escape(old)}(?![\w/.-])"
+    return pattern if compiler_accepts(pattern) else None
+
+
+def _flag_values(words: tuple[str, ...], flag: str) -> list[str]:
+    """Every value given to ``flag`` among ``words`` (``--config a --config=b``)."""
+    values = []
+    for i, word in enumerate(words):
+        if word == flag and i + 1 < len(words) and not words[i + 1].startswith("-"):
+            values.append(words[i + 1])
+        elif word.startswith(flag + "=") and len(word) > len(flag) + 1:
+            values.append(word[len(flag) + 1 :])
+    return values
+
+
 def _flag_value(words: list[str], flag: str) -> str | None:
     """The value given to ``flag`` among ``words`` (``--prefix ui`` or ``--prefix=ui``)."""
     for i, word in enumerate(words):

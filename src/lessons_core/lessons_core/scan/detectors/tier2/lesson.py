@@ -326,6 +326,10 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     if swapped is not None:
         gone, given = (_one_line(" ".join(words), 40) for words in swapped)
         return f"it worked with `{given}`, not `{gone}`"
+    valued = triggers.value_changed(failing, fixed)
+    if valued is not None:
+        flag, old, new = valued
+        return f"it worked with `{flag} {_one_line(new[0], 40)}`, not `{flag} {old}`"
     moved = triggers.program_moved(failing, fixed)
     if moved is not None:
         return f"it worked run as `{_one_line(moved, 60)}`"

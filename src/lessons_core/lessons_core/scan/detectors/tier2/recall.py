@@ -397,6 +397,12 @@ def _generic_trigger(
             else:
                 asked = triggers.without_flag(action, told[1]) if action else None
             return asked if _separates(asked, failing, fixed) else None
+        changed = triggers.value_changed(segment, own)
+        if changed is not None and _names_value(finding.result.text, changed[1]):
+            # an option given another value, the error naming the old one (``--config
+            # auto``: "Cannot create auto config …"): every call with the old value
+            valued = triggers.value_changed_trigger(segment, own)
+            return valued if _separates(valued, failing, fixed) else None
         if not _operands(own) <= _operands(segment):
             return None  # the fix changed what it worked on too: the flag may be innocent
         pattern = triggers.command_trigger(segment, own)
@@ -406,6 +412,24 @@ def _generic_trigger(
         if flag is None or not _names_flag(finding.result.text, flag):
             return None  # the error says nothing of the flag: it may be innocent
     return found if _separates(found, failing, fixed) else None
+
+
+#: Words of a line that looked a name up and did not find it ("no bin target named `srv`",
+#: "test target `api` not found"): a name guessed, not a way of calling.
+_NOT_FOUND = kept_programs.compile(
+    r"\bno\b|not found|unknown|(?:does ?n[o']t|not) exist|did you mean|could ?n[o']t find|"
+    r"can ?n[o']t find|available",
+    re.IGNORECASE,
+)
+
+
+def _names_value(output: str, value: str) -> bool:
+    """Whether a line of the head of ``output`` names ``value`` as a word of its own, in any
+    case, and not as a name it looked for and did not find."""
+    word = re.compile(rf"(?<![\w/.-]){re.escape(value)}(?![\w/-])", re.IGNORECASE)
+    return any(
+        word.search(line) and not _NOT_FOUND.search(line) for line in output[:1500].splitlines()
+    )
 
 
 #: Options that turn a check off or push past it (``--no-verify``, ``--skip-checks``,
