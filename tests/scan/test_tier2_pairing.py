@@ -4031,3 +4031,110 @@ def test_a_later_call_holds_the_failing_calls_words(command, holds):
     """What a fuller call later in the window must hold of the failing one: each word, or one
     that goes on from it."""
     assert pairing._holds({"mysql", "crm", "LOAD DATA x"}, command) is holds
+
+
+_E402 = (
+    "npm error code E402\n"
+    "npm error 402 Payment Required - PUT https://registry.npmjs.org/@acme%2ftokens - You must "
+    "sign up for private packages"
+)
+_NO_IDENTITY = (
+    "*** Please tell me who you are.\n\nRun\n\n  git config --global user.email "
+    "\"you@example.com\"\n\nfatal: unable to auto-detect email address (got 'dev@box.(none)')"
+)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("cd /p && npm run build && npm publish", _E402,
+         "cd /p && npm pkg set publishConfig.access=public && npm publish 2>&1 | tail -2",
+         "npm publish: run `npm pkg set publishConfig.access=public` first"),
+        ('cd /p && git add a.py && git commit -m "Add parser"', _NO_IDENTITY,
+         'cd /p && git -c user.name="A B" -c user.email=a@b.dev commit -m "Add parser"',
+         "git commit: it worked with `-c user.name=A B -c user.email=a@b.dev`"),
+    ],
+)  # fmt: skip
+def test_a_chain_is_judged_by_its_later_command_the_fix_ran(script, bad, error, good, summary):
+    """In ``a && b`` the later command ran only once the earlier had worked; when the first
+    call that worked ran ``b`` and not ``a``, ``b`` is what failed, and the lesson is about
+    it, not about ``a``."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run("cd /p && cat package.json | head -5", "{")
+    script.run(good, "done")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None or triggers.matches(candidate.trigger, bad)
+
+
+def test_a_chain_whose_main_command_comes_back_first_is_judged_whole(script):
+    script.run("cd /p && npm run build && npm publish", _E402, failure=ERR, code=1)
+    script.run("cd /p && npm run build", "built")
+    script.run("cd /p && npm pkg set publishConfig.access=public && npm publish", "+ @acme/t")
+    assert all("npm publish" not in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        # the error names the ``cd`` in front: the later commands never ran
+        ("cd src && grep -rn TODO . | head -30", "bash: cd: src: No such file or directory",
+         "pwd && ls | head"),
+        # not a chain of ``&&`` alone: which part failed is not plain
+        ("npm run build; npm publish", _E402, "npm pkg set x=1 && npm publish"),
+    ],
+)  # fmt: skip
+def test_a_chain_is_not_narrowed_where_the_later_command_may_not_have_run(script, bad, error,
+                                                                           good):  # fmt: skip
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "done")
+    assert all(not c.summary.startswith(("head", "npm publish")) for c in _detect(script))
+
+
+def test_a_host_named_otherwise_is_no_lesson_of_the_network(script):
+    """ "Could not resolve hostname" reads like a network the place lacks; when the fix named
+    another host, the name was the slip."""
+    script.run("rsync -az dist/ web-prod01:/var/www/",
+               "ssh: Could not resolve hostname web-prod01: Name or service not known\n"
+               "rsync: connection unexpectedly closed", failure=ERR, code=255)  # fmt: skip
+    script.run("grep -A4 '^Host web' ~/.ssh/config", "Host web-prod-01")
+    script.run("rsync -az --stats dist/ web-prod-01:/var/www/", "sent 1,024 bytes")
+    assert _detect(script) == []
+
+
+def _narrowed(script):
+    """The failing call of ``script`` (its second event) as pairing narrows it, or ``None``."""
+    return pairing._failed_later(script.events, 1, script.events[0])
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "later", "narrowed"),
+    [
+        # the later command the fix ran, with the ``cd`` in front
+        ("cd /p && npm run build && npm publish", _E402, "npm pkg set a=b && npm publish",
+         "cd /p && npm publish"),
+        # of two later commands the fix ran, the last: it ran only once the other had worked
+        ("npm run build && npm test && npm publish", _E402,
+         "npm pkg set a=b && npm test && npm publish", "npm publish"),
+        # the chain's main command came back first
+        ("npm run build && npm publish", _E402, "npm run build", None),
+        # the error names the earlier program: the later one never ran
+        ("make gen && npm publish", "make: *** No rule to make target 'gen'.  Stop.",
+         "npm publish", None),
+        # a later ``cd`` is no command that failed
+        ("make && cd web && npm test", "build failed", "cd web && ls", None),
+    ],
+)  # fmt: skip
+def test_failed_later(script, bad, error, later, narrowed):
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(later, "done")
+    found = _narrowed(script)
+    assert (found.command if found is not None else None) == narrowed
+
+
+def test_a_sub_agents_call_does_not_narrow_its_parents_chain(script):
+    script.run("npm run build && npm publish", _E402, failure=ERR, code=1)
+    script.run("npm pkg set a=b && npm publish", "done", sidechain=True)
+    assert _narrowed(script) is None
+    script.run("npm publish --access public", "done")
+    assert _narrowed(script).command == "npm publish"

@@ -1459,3 +1459,27 @@ def test_keys_slipped(failing, fixed, slipped):
 )  # fmt: skip
 def test_value_changed(failing, fixed, changed):
     assert triggers.value_changed(failing, fixed) == changed
+
+
+@pytest.mark.parametrize(
+    ("command", "heads"),
+    [
+        ("npm run build 2>&1 | tail -4 && npm publish",
+         [["npm", "run", "build"], ["npm", "publish"]]),
+        ('cd /p && git commit -m "a b"', [["cd", "/p"], ["git", "commit", "-m", "a b"]]),
+        ("npm run build", []),  # no chain
+        ("npm run build; npm publish", []),
+        ("make || make clean && make", []),
+        ("make && (cd web && npm test)", []),
+        ("make &&\nmake install", []),
+        ("make && && make install", []),  # a part with nothing in it
+    ],
+)  # fmt: skip
+def test_chain_heads(command, heads):
+    assert triggers.chain_heads(command) == heads
+
+
+def test_programs_named():
+    error = "bash: cd: src: No such file or directory\nfatal: not a git repository\nnpm error x"
+    assert triggers.programs_named(error) >= {"cd", "fatal"}
+    assert "npm" not in triggers.programs_named(error)

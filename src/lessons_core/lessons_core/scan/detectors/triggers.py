@@ -604,6 +604,33 @@ _NAMED_PROGRAM = kept_programs.compile(
 )
 
 
+def chain_heads(command: str) -> list[list[str]]:
+    """The first simple command of each part of a line joined by ``&&`` alone, without the
+    redirections that only join or drop its output (a part may pipe into others: ``npm run
+    build 2>&1 | tail -4 && npm publish`` has ``npm run build`` and ``npm publish``): each
+    later part ran only once the earlier ones had worked. ``[]``
+    for a line with another list operator (``;``, ``||``, ``&``), a subshell or more than one
+    line, where what ran after what is not so plain."""
+    if "&&" not in command or "\n" in command.strip():
+        return []
+    parts: list[list[str]] = [[]]
+    for tok in _tokens(command):
+        if tok == "&&":
+            parts.append([])
+        elif tok in _OPERATORS and tok != "|":
+            return []
+        else:
+            parts[-1].append(tok)
+    heads = [list(_bare(tuple(part[: part.index("|")] if "|" in part else part))) for part in parts]
+    return heads if all(heads) else []
+
+
+def programs_named(error: str) -> set[str]:
+    """The programs the head of ``error`` names at the start of a line (``cd: src: No such
+    file or directory``, ``npm error …`` does not: ``cat: illegal option``)."""
+    return {m.group(1) for m in _NAMED_PROGRAM.finditer(error[:1500])}
+
+
 def named_segment(command: str, error: str) -> tuple[str, Shape] | None:
     """The simple command of a pipeline or chain that the error names, when it is not the main
     one: ``sed -n 1p f | cat -A`` told ``cat: illegal option -- A`` failed in ``cat``, and a

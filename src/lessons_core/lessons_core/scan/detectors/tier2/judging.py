@@ -66,6 +66,7 @@ from lessons_core.scan.detectors.tier2.drift import (
     _workdir_drift,
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
+from lessons_core.scan.detectors.tier2.pairing import _operands
 from lessons_core.scan.detectors.tier2.paths import guessed
 from lessons_core.scan.detectors.tier2.recall import (
     called_otherwise,
@@ -338,6 +339,16 @@ def _judge(
         return finding
     if not cls.reusable:
         return None
+    if (
+        cls.name == failures.NO_NETWORK
+        and call.command
+        and fix.command
+        and _operands(call.command) != _operands(fix.command)
+    ):
+        # Another host or port (``web-prod01`` → ``web-prod-01``, ``:9092`` → ``:9094``): not
+        # the network, but what was named; judged as a failure no class knows.
+        finding.generic = True
+        return finding
     if finding.edited and cls.name not in _TOOL_REFUSALS:
         return None  # the call worked once the code changed: the code was the problem
     finding.cls = cls

@@ -7,6 +7,9 @@ What comes out is a :class:`.finding.Finding` with its fix, still unjudged (:mod
 from __future__ import annotations
 
 import re
+import shlex
+
+import msgspec
 
 from lessons_core.compiler.render import HEADING, SHORT_FIX, SHORT_HEADING
 from lessons_core.patterns import kept_programs
@@ -17,6 +20,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _EDIT_TOOLS,
     _FILE_TOOLS,
     _asks_for_help,
+    _exe,
     _inserted,
     _key,
     _keys,
@@ -112,6 +116,7 @@ def _follow(
     ``consumed``), what was said. The fix is ``None`` when nothing fixed it, or when the same
     call simply worked on a second try (flaky, or made to work by something in between)."""
     failed = events[i]
+    call = _failed_later(events, i, call) or call
     finding = Finding(call, failed)
     if failed.failure == ev.TIMEOUT:
         finding.signals.add(scoring.HANG_OR_TIMEOUT)
@@ -284,6 +289,40 @@ def _follow(
     else:
         finding.diagnosis = None
     return finding
+
+
+def _failed_later(events: list[ev.Event], i: int, call: ev.Event) -> ev.Event | None:
+    """The call narrowed to a later command of its ``&&`` chain, when that is the one that
+    failed: the first call of the window that ran a later command of the chain ran none of its
+    main command (``npm run build && npm publish`` failed, then ``npm pkg set … && npm
+    publish``; ``git add … && git commit`` failed, then ``git -c user.email=… commit``). A
+    ``cd`` in front stays in front. ``None`` when the chain's main command comes back first
+    (the comparison is then with the whole line, as ever), or when the error names a program
+    of the line other than the later command's (``cd: src: No such file or directory``)."""
+    heads = triggers.chain_heads(call.command or "")
+    if len(heads) < 2:
+        return None
+    main = _key(call)
+    ran = {words[0] for words in heads} | {
+        shape.exe for shape in triggers.shapes(call.command or "")
+    }
+    named = triggers.programs_named(events[i].text) & ran  # (not "fatal: …", "error: …")
+    later: list[tuple[list[str], tuple[str, ...]]] = []
+    for head in heads[1:]:
+        shape = triggers.shape_of(head)
+        if shape is not None and shape.exe not in triggers.SETUP_COMMANDS and named <= {shape.exe}:
+            later.append((head, (call.tool or "?", _exe(shape.exe), shape.sub or "")))
+    for other in events[i + 1 : i + 1 + WINDOW] if later else ():
+        if other.kind != ev.TOOL_CALL or other.sidechain != call.sidechain or not other.command:
+            continue
+        keys = _keys(other)
+        if main in keys:
+            return None
+        for head, kind in reversed(later):  # (the last of a kind is the one that failed)
+            if kind in keys:
+                lead = f"{shlex.join(heads[0])} && " if heads[0][0] == "cd" else ""
+                return msgspec.structs.replace(call, command=lead + shlex.join(head))
+    return None
 
 
 def _fuller_later(
