@@ -398,6 +398,12 @@ def test_missing_program_reads_the_first_1500_characters(end, found):
         ("timeout 5s pytest -x", "pytest", None),
         ("timeout pytest -x", "pytest", None),
         ("cd src", "cd", None),
+        # an environment manager's own options, and the value of one that takes it
+        ("uv run --group docs mkdocs build --strict", "mkdocs", None),
+        ("uv run --with 'nbconvert[webpdf]' --frozen jupyter nbconvert", "jupyter", None),
+        ("poetry run -C sub pytest -x", "pytest", None),
+        ("uv run -- pytest -q", "pytest", None),
+        ("uv run --frozen", "uv", "run"),  # nothing run: the tool's own command
     ],
 )
 def test_main_shape_skips_what_comes_before_the_work(command, exe, sub):
@@ -1483,3 +1489,9 @@ def test_programs_named():
     error = "bash: cd: src: No such file or directory\nfatal: not a git repository\nnpm error x"
     assert triggers.programs_named(error) >= {"cd", "fatal"}
     assert "npm" not in triggers.programs_named(error)
+
+
+def test_an_environment_managers_options_count_among_the_commands_flags():
+    """As a runner's do (``npx --yes``): ``uv run --with x`` is how this run was called."""
+    shape = triggers.main_shape("uv run --with 'nbconvert[webpdf]' jupyter nbconvert --to pdf")
+    assert shape is not None and shape.flags == ("--with", "--to")

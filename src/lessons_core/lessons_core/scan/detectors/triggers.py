@@ -73,8 +73,14 @@ _PREFIXES = frozenset({"sudo", "time", "env", "nohup", "command", "exec", "nice"
 _PREFIX_VALUE_FLAGS = frozenset({"-u", "-g", "-n"})
 #: Runners whose next word is the real executable.
 _RUNNERS = frozenset({"npx", "uvx", "bunx", "pnpx", "pipx", "corepack"})
-#: A runner's options that take the next word (the package to fetch, its index or Python).
-_RUNNER_VALUE_FLAGS = frozenset({"-p", "--package", "--from", "--with", "--python", "--index"})
+#: A runner's options that take the next word (the package to fetch, its index or Python), and
+#: those of an environment manager's ``run`` (``uv run --group docs``, ``poetry run -C sub``).
+_RUNNER_VALUE_FLAGS = frozenset(
+    {"-p", "--package", "--from", "--with", "--python", "--index", "--group", "--only-group",
+     "--extra", "--directory", "--project", "--env-file", "--with-requirements",
+     "--with-editable", "--index-url", "--extra-index-url", "-C", "-P", "-e", "--environment",
+     "--manifest-path"}
+)  # fmt: skip
 #: Programs that load an env file and run the command after their ``--``.
 _ENV_LOADERS = frozenset({"dotenv", "dotenvx", "env-cmd"})
 #: Environment managers whose ``run``/``exec`` subcommand runs the real executable.
@@ -453,7 +459,15 @@ def shape_of(tokens: list[str]) -> Shape | None:
         if after:
             exe, rest = PurePosixPath(after[0]).name, after[1:]
     if exe in _RUN_TOOLS and len(rest) >= 2 and rest[0] in ("run", "exec"):
-        exe, rest = PurePosixPath(rest[1]).name, rest[2:]
+        # past the tool's own options (``uv run --with pkg --frozen pytest``, ``poetry run -C
+        # sub pytest``), which still count among the command's flags, as a runner's do
+        at = 1
+        while at < len(rest) - 1 and rest[at].startswith("-") and rest[at] != "--":
+            at += 2 if rest[at] in _RUNNER_VALUE_FLAGS else 1
+        at += 1 if rest[at : at + 1] == ["--"] else 0
+        if at < len(rest) and not rest[at].startswith("-"):
+            runner_flags += rest[1:at]
+            exe, rest = PurePosixPath(rest[at]).name, rest[at + 1 :]
     if _PYTHONS.match(exe) and len(rest) >= 2 and rest[0] == "-m":
         exe, rest = rest[1], rest[2:]
     script = False
