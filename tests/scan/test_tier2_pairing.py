@@ -4138,3 +4138,23 @@ def test_a_sub_agents_call_does_not_narrow_its_parents_chain(script):
     assert _narrowed(script) is None
     script.run("npm publish --access public", "done")
     assert _narrowed(script).command == "npm publish"
+
+
+def test_a_run_that_worked_once_the_env_file_was_read_needed_it_first(script):
+    """The project keeps its settings in an env file the agent's shell never reads (direnv's
+    ``.envrc``): the error need not name a variable (Airflow falls back to another folder and
+    finds no DAG)."""
+    script.run("cd /p && uv run airflow dags test etl_daily 2024-06-10",
+               "airflow.exceptions.AirflowException: Dag 'etl_daily' could not be found; either "
+               "it does not exist or it failed to parse.", failure=ERR, code=1)  # fmt: skip
+    script.run("cd /p && cat .envrc", "export AIRFLOW_HOME=$PWD/airflow")
+    script.run("cd /p && source .envrc && uv run airflow dags test etl_daily 2024-06-10", "ok")
+    assert _one(script).summary == "airflow: run `source .envrc` first"
+
+
+def test_an_env_file_written_before_it_was_read_is_the_works_change(script):
+    script.run("cd /p && uv run airflow dags test etl_daily 2024-06-10",
+               "Dag 'etl_daily' could not be found", failure=ERR, code=1)  # fmt: skip
+    script.file("Write", "/p/.envrc", "ok", edit=("", "export AIRFLOW_HOME=$PWD/airflow"))
+    script.run("cd /p && source .envrc && uv run airflow dags test etl_daily 2024-06-10", "ok")
+    assert all("source .envrc" not in c.summary for c in _detect(script))

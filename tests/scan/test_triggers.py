@@ -1495,3 +1495,20 @@ def test_an_environment_managers_options_count_among_the_commands_flags():
     """As a runner's do (``npx --yes``): ``uv run --with x`` is how this run was called."""
     shape = triggers.main_shape("uv run --with 'nbconvert[webpdf]' jupyter nbconvert --to pdf")
     assert shape is not None and shape.flags == ("--with", "--to")
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "loaded"),
+    [
+        ("cd /p && uv run airflow dags test etl",
+         "cd /p && source .envrc && uv run airflow dags test etl 2>&1 | tail -4", "source .envrc"),
+        ("celery -A app worker", "set -a && . ./.env && set +a && celery -A app worker",
+         "set -a && . ./.env && set +a"),
+        ("pytest -x", "source .venv/bin/activate && pytest -x", None),  # an environment
+        ("pytest -x", "export A=1 && source .env && pytest -x", None),  # more than the file
+        ("pytest -x", "source .env && pytest -q", None),  # the command changed too
+        ("source .env && pytest -x", "source .env && pytest -x", None),
+    ],
+)  # fmt: skip
+def test_env_loaded_first(failing, fixed, loaded):
+    assert triggers.env_loaded_first(failing, fixed) == loaded

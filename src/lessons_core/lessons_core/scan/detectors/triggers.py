@@ -1854,6 +1854,24 @@ def step_first(failing: str, fixed: str) -> str | None:
     return " && ".join(" ".join(words) for words in before)
 
 
+def env_loaded_first(failing: str, fixed: str) -> str | None:
+    """The env file ``fixed`` loaded in front of ``failing``, which it then ran unchanged
+    (``source .envrc`` of ``source .envrc && uv run airflow dags test …``; ``set -a && .
+    ./.env && set +a`` whole): the project keeps settings there that the agent's shell never
+    read. ``None`` when anything else came in front, or the file activates a virtual
+    environment (another rule reads that)."""
+    mine, theirs = _pair_segments(failing, fixed)
+    if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
+        return None
+    before = theirs[: len(theirs) - len(mine)]
+    loads = [w for w in before if w[0] in ("source", ".")]
+    if not loads or any("activate" in PurePosixPath(w[-1]).name for w in loads):
+        return None
+    if any(w not in loads and w[0] != "set" for w in before):  # (``set -a``: export all)
+        return None
+    return " && ".join(" ".join(words) for words in before)
+
+
 def subfolder_run(failing: str, fixed: str) -> str | None:
     """The folder ``fixed`` went into to run ``failing`` unchanged (``backend`` of ``cd backend
     && go test ./...``), or ``None``: a relative folder below this one, nothing else changed."""

@@ -156,6 +156,15 @@ def _judge(
     ):
         finding.cls = ENV_NOT_LOADED  # (whatever else the error reads like: a traceback)
         return finding
+    loaded = (
+        triggers.env_loaded_first(call.command, fix.command)
+        if call.command and fix.command and not finding.edited
+        else None
+    )
+    if loaded is not None:
+        # the project's env file read first, nothing else changed: a step this shell needs
+        finding.cls, finding.step = STEP_FIRST, loaded
+        return finding
     if call.command and fix.command and not finding.edited:
         # another subcommand of the same program, the one the error said to run
         was, now = triggers.main_shape(call.command), triggers.main_shape(fix.command)
