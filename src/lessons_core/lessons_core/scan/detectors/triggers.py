@@ -12,6 +12,7 @@ import difflib
 import functools
 import itertools
 import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
@@ -622,9 +623,9 @@ def chain_heads(command: str) -> list[list[str]]:
     """The first simple command of each part of a line joined by ``&&`` alone, without the
     redirections that only join or drop its output (a part may pipe into others: ``npm run
     build 2>&1 | tail -4 && npm publish`` has ``npm run build`` and ``npm publish``): each
-    later part ran only once the earlier ones had worked. ``[]``
-    for a line with another list operator (``;``, ``||``, ``&``), a subshell or more than one
-    line, where what ran after what is not so plain."""
+    later part ran only once the earlier ones had worked. ``[]`` for a line with another list
+    operator (``;``, ``||``, ``&``), a subshell or more than one line, where what ran after
+    what is not so plain."""
     if "&&" not in command or "\n" in command.strip():
         return []
     parts: list[list[str]] = [[]]
@@ -640,8 +641,9 @@ def chain_heads(command: str) -> list[list[str]]:
 
 
 def programs_named(error: str) -> set[str]:
-    """The programs the head of ``error`` names at the start of a line (``cd: src: No such
-    file or directory``, ``npm error …`` does not: ``cat: illegal option``)."""
+    """The words the head of ``error`` starts a line with as a program does (``cd`` of ``cd:
+    src: No such file or directory``; ``fatal`` too, which the caller sets against the
+    programs of its command line)."""
     return {m.group(1) for m in _NAMED_PROGRAM.finditer(error[:1500])}
 
 
@@ -914,9 +916,10 @@ def value_flag_trigger(failing: str, fixed: str) -> str | None:
     for flag in shape.flags:
         if flag not in _VALUE_FLAGS or flag in fixed_shape.flags:
             continue
-        value = _flag_value(words, flag)
-        if value is None:
+        values = _flag_values(words, flag)
+        if not values:
             continue
+        value = values[0]
         pattern = rf"{_word(shape.exe)}{_GAP}\s{_escape(flag)}[\s=]{_escape(value)}(?![\w/.-])"
         if shape.sub:
             pattern += _GAP + r"\s" + _escape(shape.sub.split()[0]) + r"\b"
@@ -959,8 +962,8 @@ def value_changed_trigger(failing: str, fixed: str) -> str | None:
     return pattern if compiler_accepts(pattern) else None
 
 
-def _flag_values(words: tuple[str, ...], flag: str) -> list[str]:
-    """Every value given to ``flag`` among ``words`` (``--config a --config=b``)."""
+def _flag_values(words: Sequence[str], flag: str) -> list[str]:
+    """Every value given to ``flag`` among ``words`` (``--config a --config=b``), in order."""
     values = []
     for i, word in enumerate(words):
         if word == flag and i + 1 < len(words) and not words[i + 1].startswith("-"):
@@ -968,16 +971,6 @@ def _flag_values(words: tuple[str, ...], flag: str) -> list[str]:
         elif word.startswith(flag + "=") and len(word) > len(flag) + 1:
             values.append(word[len(flag) + 1 :])
     return values
-
-
-def _flag_value(words: list[str], flag: str) -> str | None:
-    """The value given to ``flag`` among ``words`` (``--prefix ui`` or ``--prefix=ui``)."""
-    for i, word in enumerate(words):
-        if word == flag and i + 1 < len(words) and not words[i + 1].startswith("-"):
-            return words[i + 1]
-        if word.startswith(flag + "="):
-            return word[len(flag) + 1 :] or None
-    return None
 
 
 def path_trigger(path: str) -> str | None:
