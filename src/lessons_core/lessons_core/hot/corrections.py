@@ -183,10 +183,8 @@ _PHRASES = (
     "should be like",
     "should always",
     "should never",
-)
-#: What the agent did, said back to it: "you ran the seed against the shared database", "you
-#: pushed three lint failures", "the flag you just added".
-_DID = (
+    # what the agent did, said back to it: "you ran the seed against the shared database",
+    # "you pushed three lint failures", "the flag you just added"
     "you ran", "you pushed", "you added", "you stored", "you removed", "you deleted",
     "you wrote", "you changed", "you left", "you created", "you moved", "you renamed",
     "you committed", "you installed", "you just",
@@ -323,8 +321,6 @@ def _cued(said, tokens, words, padded, rejected, answer):
     for phrase in _PHRASES:
         if " " + phrase + " " in padded:
             return True
-    if any(" " + phrase + " " in padded for phrase in _DID):
-        return True
     if not answer and (_told_not(words) or _we_do_not(words)):
         return True
     if ("no" in words and _ruled_out(words)) or ("here" in words and _the_way_here(words)):

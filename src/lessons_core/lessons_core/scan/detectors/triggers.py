@@ -450,11 +450,10 @@ def shape_of(tokens: list[str]) -> Shape | None:
     if exe in _RUNNERS and rest:
         # past the runner's own options (``npx --yes create-vite``; ``npx -p pkg bin``), which
         # still count among the command's flags
-        while len(rest) > 1 and rest[0].startswith("-"):
-            runner_flags.append(rest[0])
-            rest = rest[2:] if rest[0] in _RUNNER_VALUE_FLAGS else rest[1:]
-        if rest:
-            exe, rest = PurePosixPath(rest[0]).name, rest[1:]
+        at = _past_options(rest, 0)
+        runner_flags += rest[:at]
+        if at < len(rest):
+            exe, rest = PurePosixPath(rest[at]).name, rest[at + 1 :]
     if exe in _ENV_LOADERS and "--" in rest:  # ``dotenv -e .env.local -- prisma migrate``
         after = rest[rest.index("--") + 1 :]
         if after:
@@ -462,10 +461,7 @@ def shape_of(tokens: list[str]) -> Shape | None:
     if exe in _RUN_TOOLS and len(rest) >= 2 and rest[0] in ("run", "exec"):
         # past the tool's own options (``uv run --with pkg --frozen pytest``, ``poetry run -C
         # sub pytest``), which still count among the command's flags, as a runner's do
-        at = 1
-        while at < len(rest) - 1 and rest[at].startswith("-") and rest[at] != "--":
-            at += 2 if rest[at] in _RUNNER_VALUE_FLAGS else 1
-        at += 1 if rest[at : at + 1] == ["--"] else 0
+        at = _past_options(rest, 1)  # (``uv run -- pytest``: ``--`` is passed over as one)
         if at < len(rest) and not rest[at].startswith("-"):
             runner_flags += rest[1:at]
             exe, rest = PurePosixPath(rest[at]).name, rest[at + 1 :]
@@ -504,6 +500,15 @@ def shape_of(tokens: list[str]) -> Shape | None:
         dict.fromkeys(t.split("=", 1)[0] for t in (*runner_flags, *rest) if _FLAG.match(t))
     )
     return Shape(exe, sub, flags)
+
+
+def _past_options(words: list[str], at: int) -> int:
+    """Where the command a runner or an environment manager runs starts in ``words``: past the
+    options from ``at`` on and the values of those in :data:`_RUNNER_VALUE_FLAGS`, the last
+    word never passed over."""
+    while at < len(words) - 1 and words[at].startswith("-"):
+        at += 2 if words[at] in _RUNNER_VALUE_FLAGS else 1
+    return at
 
 
 @functools.lru_cache(maxsize=4096)
@@ -949,15 +954,13 @@ def value_changed(failing: str, fixed: str) -> tuple[str, str, list[str]] | None
     return None
 
 
-def value_changed_trigger(failing: str, fixed: str) -> str | None:
-    """The program with the option's value the fix gave otherwise (:func:`value_changed`):
-    ``semgrep`` with ``--config auto`` (or ``--config=auto``), which the program with any other
-    value does not match."""
-    changed = value_changed(failing, fixed)
+def value_changed_trigger(failing: str, flag: str, old: str) -> str | None:
+    """The program of ``failing`` with the value ``old`` of ``flag`` that the fix gave otherwise
+    (:func:`value_changed`): ``semgrep`` with ``--config auto`` (or ``--config=auto``), which
+    the program with any other value does not match."""
     shape = main_shape(failing)
-    if changed is None or shape is None:
+    if shape is None:
         return None
-    flag, old, _ = changed
     pattern = rf"{_word(shape.exe)}{_GAP}\s{_escape(flag)}[\s=]['\"]?{_escape(old)}(?![\w/.-])"
     return pattern if compiler_accepts(pattern) else None
 
@@ -1821,6 +1824,15 @@ def step_makes_named(error: str, step: str) -> bool:
     return False
 
 
+def _in_front(failing: str, fixed: str) -> tuple[tuple[str, ...], ...]:
+    """The simple commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
+    (:func:`_pair_segments` compares them); ``()`` when it did not run ``failing`` so."""
+    mine, theirs = _pair_segments(failing, fixed)
+    if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
+        return ()
+    return theirs[: len(theirs) - len(mine)]
+
+
 def step_first(failing: str, fixed: str) -> str | None:
     """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
     (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform
@@ -1831,11 +1843,8 @@ def step_first(failing: str, fixed: str) -> str | None:
     file (``sed -i``, ``> file``, ``patch``): that was a change of the code. A ``cd`` both
     lines start with and what reads the output at the end are no part of either
     (:func:`_pair_segments`)."""
-    mine, theirs = _pair_segments(failing, fixed)
-    if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
-        return None
     # (a look in front, ``git diff --stat && actionlint``, is no step)
-    before = [w for w in theirs[: len(theirs) - len(mine)] if not _looks_at_result(w)]
+    before = [w for w in _in_front(failing, fixed) if not _looks_at_result(w)]
     if not before or any(
         words[0] in SETUP_COMMANDS
         or words[0] in _FILE_MODES
@@ -1853,10 +1862,7 @@ def env_loaded_first(failing: str, fixed: str) -> str | None:
     ./.env && set +a`` whole): the project keeps settings there that the agent's shell never
     read. ``None`` when anything else came in front, or the file activates a virtual
     environment (another rule reads that)."""
-    mine, theirs = _pair_segments(failing, fixed)
-    if not mine or len(theirs) <= len(mine) or theirs[len(theirs) - len(mine) :] != mine:
-        return None
-    before = theirs[: len(theirs) - len(mine)]
+    before = _in_front(failing, fixed)
     loads = [w for w in before if w[0] in ("source", ".")]
     if not loads or any("activate" in PurePosixPath(w[-1]).name for w in loads):
         return None

@@ -70,13 +70,18 @@ def _exe(name: str) -> str:
     return _SAME_EXE.get(name, name)
 
 
+def _kind(tool: str, shape: triggers.Shape) -> tuple[str, str, str]:
+    """The kind of one simple command run by ``tool``: its program and subcommand."""
+    return (tool, _exe(shape.exe), shape.sub or "")
+
+
 def _key(call: ev.Event) -> tuple[str, ...]:
     """What makes two calls "the same kind of call"."""
     tool = call.tool or "?"
     if call.command:
         shape = triggers.main_shape(call.command)
         if shape is not None:
-            return (tool, _exe(shape.exe), shape.sub or "")
+            return _kind(tool, shape)
         return (tool, call.command)
     if call.paths and tool in _FILE_TOOLS:
         # Editing a file and rewriting it whole are one kind of call: a Write can fix an Edit.
@@ -91,7 +96,7 @@ def _keys(call: ev.Event) -> set[tuple[str, ...]]:
     tool = call.tool or "?"
     out = {_key(call)}
     for shape in triggers.shapes(call.command):
-        out.add((tool, _exe(shape.exe), shape.sub or ""))
+        out.add(_kind(tool, shape))
     return out
 
 
@@ -143,7 +148,7 @@ def _wrapping(
         return None
     if key[1] in command:  # (a substring test first: most calls hold no such word)
         for wrapper, shape in triggers.wrapped(command):
-            if (key[0], _exe(shape.exe), shape.sub or "") == key:
+            if _kind(key[0], shape) == key:
                 return ("added", wrapper, shape.exe)
     if inside:
         main = triggers.main_shape(command)

@@ -20,10 +20,10 @@ from lessons_core.scan.detectors.tier2.calls import (
     _EDIT_TOOLS,
     _FILE_TOOLS,
     _asks_for_help,
-    _exe,
     _inserted,
     _key,
     _keys,
+    _kind,
     _probes,
     _renamed,
     _same_input,
@@ -311,7 +311,7 @@ def _failed_later(events: list[ev.Event], i: int, call: ev.Event) -> ev.Event | 
     for head in heads[1:]:
         shape = triggers.shape_of(head)
         if shape is not None and shape.exe not in triggers.SETUP_COMMANDS and named <= {shape.exe}:
-            later.append((head, (call.tool or "?", _exe(shape.exe), shape.sub or "")))
+            later.append((head, _kind(call.tool or "?", shape)))
     for other in events[i + 1 : i + 1 + WINDOW] if later else ():
         if other.kind != ev.TOOL_CALL or other.sidechain != call.sidechain or not other.command:
             continue

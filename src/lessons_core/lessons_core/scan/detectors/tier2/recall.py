@@ -401,7 +401,7 @@ def _generic_trigger(
         if changed is not None and _names_value(finding.result.text, changed[1]):
             # an option given another value, the error naming the old one (``--config
             # auto``: "Cannot create auto config …"): every call with the old value
-            valued = triggers.value_changed_trigger(segment, own)
+            valued = triggers.value_changed_trigger(segment, *changed[:2])
             return valued if _separates(valued, failing, fixed) else None
         if not _operands(own) <= _operands(segment):
             return None  # the fix changed what it worked on too: the flag may be innocent
