@@ -4158,3 +4158,92 @@ def test_an_env_file_written_before_it_was_read_is_the_works_change(script):
     script.file("Write", "/p/.envrc", "ok", edit=("", "export AIRFLOW_HOME=$PWD/airflow"))
     script.run("cd /p && source .envrc && uv run airflow dags test etl_daily 2024-06-10", "ok")
     assert all("source .envrc" not in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("looked", "good", "printed", "summary"),
+    [
+        ("grep -n hadolint Makefile", "make lint-docker",
+         "docker run --rm -i hadolint/hadolint:v2.12.0 < Dockerfile\nDL3008 warning",
+         "hadolint: not on PATH here; `make lint-docker` does its job"),
+        ("ls", "make", "docker run --rm -i hadolint/hadolint < Dockerfile",
+         "hadolint: not on PATH here; `make` does its job"),  # (its default target)
+        ("cat package.json", "npm run lint:docker",
+         "> app@1.0.0 lint:docker\n> hadolint Dockerfile\n",
+         "hadolint: not on PATH here; `npm run lint:docker` does its job"),
+        ("ls", "docker run --rm -i hadolint/hadolint < Dockerfile", "",
+         "hadolint: the command is not on PATH"),  # (a wrapper put around it)
+    ],
+)  # fmt: skip
+def test_a_missing_program_the_projects_task_runs(script, looked, good, printed, summary):
+    """``hadolint`` is not installed, and the project's task runs it (its runner prints the
+    recipe at work), or a container does: where this project keeps the tool. A look that only
+    found its name (``grep``) is no fix."""
+    script.run("hadolint Dockerfile", "bash: hadolint: command not found", failure=ERR, code=127)
+    script.run(looked, "Makefile:18:\tdocker run --rm -i hadolint/hadolint < Dockerfile")
+    script.run(good, printed)
+    assert _one(script).summary == summary
+
+
+@pytest.mark.parametrize(
+    ("good", "printed"),
+    [
+        ("make lint", "ruff check .\nAll checks passed!"),  # another tool's task
+        ("make lint", "make: hadolint: Command not found"),  # the task lacks it too
+        ("npm install", "added 1 package"),  # no task, and silent of it
+        ("make lint", "yamllint .hadolintrc.yaml"),  # its name inside another word
+        ("docker build -t app .", "naming to docker.io/library/hadolint"),  # no run
+    ],
+)
+def test_a_task_that_did_not_run_the_missing_program_is_no_fix(script, good, printed):
+    script.run("hadolint Dockerfile", "bash: hadolint: command not found", failure=ERR, code=127)
+    script.run(good, printed)
+    assert not any("does its job" in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("bad", "good"),
+    [
+        # a check put after the query, or a statement in front of it: the query still ran
+        ("mysql -e \"LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE t\" db",
+         "mysql --local-infile=1 -e \"LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE t; "
+         "SELECT COUNT(*) FROM t\" db"),
+        ("mysql -e \"LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE t\" db",
+         "mysql --local-infile=1 -e \"SET NAMES utf8mb4; LOAD DATA LOCAL INFILE 'a.csv' "
+         "INTO TABLE t\" db"),
+        ("mysql -e \"LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE t;\" db",
+         "mysql --local-infile=1 -e \"LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE t; "
+         "SELECT COUNT(*) FROM t\" db"),
+    ],
+)  # fmt: skip
+def test_a_query_run_with_another_statement_is_still_the_query(script, bad, good):
+    error = "ERROR 3948 (42000) at line 1: Loading local data is disabled; this must be enabled"
+    script.run(bad, error, failure=ERR)
+    script.run(good, "1250")
+    assert _one(script).fix.count("LOAD DATA") == 1
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        "mysql --local-infile=1 -e \"LOAD DATA LOCAL INFILE 'b.csv' INTO TABLE t\" db",
+        'mysql --local-infile=1 -e "SELECT COUNT(*) FROM t" db',
+        # another option's value of several words is a query too, not an option's value
+        'mysql --local-infile=1 --execute "SELECT 1" db',
+    ],
+)
+def test_a_query_changed_is_another_target(script, good):
+    bad = "mysql -e \"LOAD DATA LOCAL INFILE 'a.csv' INTO TABLE t\" db"
+    error = "ERROR 3948 (42000) at line 1: Loading local data is disabled; this must be enabled"
+    script.run(bad, error, failure=ERR)
+    script.run(good, "1250")
+    assert _detect(script) == []
+
+
+def test_a_program_missing_inside_a_script_is_not_the_scripts_own(script):
+    """The shell could not find ``hadolint`` inside a script the call ran: the call did not
+    start it, so no task is its stand-in (the script is what the lesson would be about)."""
+    error = "./scripts/lint.sh: line 3: hadolint: command not found"
+    script.run("./scripts/lint.sh", error, failure=ERR, code=127)
+    script.run("make lint-docker", "docker run --rm -i hadolint/hadolint < Dockerfile")
+    assert not any("does its job" in c.summary for c in _detect(script))

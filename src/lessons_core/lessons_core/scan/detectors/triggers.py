@@ -1458,6 +1458,13 @@ _NOT_FOUND = kept_programs.compile(
 )
 
 
+#: Programs that run a project's tasks and print what each runs at work (``make`` echoes its
+#: recipe, ``npm run`` its script behind a ``>``).
+TASK_RUNNERS = frozenset(
+    {"make", "just", "task", "rake", "tox", "nox", "npm", "pnpm", "yarn", "bun", "mise"}
+)
+
+
 def missing_program(command: str, error: str) -> str | None:
     """The program ``error`` says the shell could not find, when a simple command of
     ``command`` starts with it (``python`` of ``python scripts/gen.py``, ``timeout`` of
@@ -1489,7 +1496,11 @@ def stand_in(failing: str, fixed: str, error: str) -> str | None:
         # plugin by its other name (``docker-compose`` → ``docker compose``)
         return None
     shape = shape_of(list(now))
-    return shape.exe if shape is not None and shape.exe not in _SETUP else None
+    if shape is None or shape.exe in _SETUP:
+        return None
+    if shape.exe in TASK_RUNNERS and shape.sub:
+        return f"{shape.exe} {shape.sub}"  # a task of the project's: the task is the way
+    return shape.exe
 
 
 def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | None:

@@ -614,25 +614,35 @@ def _kept_target(failing: str, fixed: str) -> bool:
     as named: the program itself (``pg_dump`` run by another path) and the value of an option
     the fix dropped with it for another (``--region europe-west1`` gone where
     ``--configuration=staging`` came; an option only dropped, ``--bail 1``, keeps its value a
-    thing named)."""
+    thing named, and so does a value of several words, a query or a script). A query is
+    still run when the fix put another statement before or after it."""
     shape = triggers.main_shape(failing)
     if shape is None:
         return False
-    segment = triggers.segment_of(failing, shape.exe, shape.sub)
-    own = triggers.segment_of(fixed, shape.exe, shape.sub)
-    if segment is None or own is None:
+    failed = triggers.segments_of(failing, shape.exe, shape.sub)
+    ran = triggers.segments_of(fixed, shape.exe, shape.sub)
+    if not failed or not ran:
         return False
-    kept = _operands(own.split(" ", 1)[-1])
-    words = segment.split()
-    options = {word.split("=", 1)[0] for word in own.split() if word.startswith("-")}
+    words, own = failed[-1], ran[-1]
+    kept = {part for word in own[1:] if not word.startswith("-") for part in _statements(word)}
+    options = {word.split("=", 1)[0] for word in own if word.startswith("-")}
     swapped = not options <= {word.split("=", 1)[0] for word in words}
     for at, word in enumerate(words[1:], 1):
-        if word.startswith("-") or word in kept:
+        if word.startswith("-") or _statements(word) <= kept:
             continue
         before = words[at - 1]
-        if not (swapped and before.startswith("-") and "=" not in before and before not in options):
+        if " " in word or not (
+            swapped and before.startswith("-") and "=" not in before and before not in options
+        ):
             return False
     return True
+
+
+def _statements(word: str) -> set[str]:
+    """The statements of a query given as one word (``CREATE SECRET …; SELECT …``): a fix that
+    put a statement before or after the failing query still ran it. A plain word is its own
+    statement; a lone ``;`` (the end of a ``find -exec``) names nothing."""
+    return {part.strip() for part in word.split(";") if part.strip()}
 
 
 def _operands(segment: str) -> set[str]:

@@ -281,6 +281,11 @@ def _remedies(
     if call.command and other.command and cls is not None and cls.name == failures.UNKNOWN_OPTION:
         # the same operands handed to another program that has the option's job
         return triggers.option_stand_in(call.command, other.command, error) is not None
+    missing_one = cls is not None and cls.name == failures.COMMAND_NOT_FOUND
+    if call.command and other.command and missing_one:
+        # the program run by a task of the project's (``make lint-docker``)
+        missing = triggers.missing_program(call.command, error)
+        return missing is not None and _ran_for_it(missing, other.command, res.text)
     if cls is None or (call.command and cls.name not in _COMMAND_REMEDIES):
         return False
     if call.command:
@@ -308,6 +313,19 @@ def _remedies(
         named = call.paths[0] in other.command or ("." in name and name in other.command)
         return named and _REWRITES.search(other.command) is not None
     return False
+
+
+def _ran_for_it(missing: str, command: str, output: str) -> bool:
+    """Whether ``command`` ran the program the shell could not find another way: a task of the
+    project's runner that printed it at work (``make lint-docker`` echoing ``docker run …
+    hadolint/hadolint < Dockerfile``). The lesson is where the project keeps the tool
+    (``hadolint`` is not installed; ``make lint-docker`` runs it). A container run of it
+    (``docker run … hadolint/hadolint``) is a wrapper put around it, found as such."""
+    shape = triggers.main_shape(command)
+    if shape is None or shape.exe not in triggers.TASK_RUNNERS:
+        return False
+    word = re.compile(rf"\b{re.escape(missing)}\b")
+    return any(word.search(line) and "not found" not in line for line in output.splitlines()[:40])
 
 
 def _searched_in_shell(other: ev.Event) -> bool:
