@@ -4247,3 +4247,127 @@ def test_a_program_missing_inside_a_script_is_not_the_scripts_own(script):
     script.run("./scripts/lint.sh", error, failure=ERR, code=127)
     script.run("make lint-docker", "docker run --rm -i hadolint/hadolint < Dockerfile")
     assert not any("does its job" in c.summary for c in _detect(script))
+
+
+def test_a_fix_with_a_look_after_it_is_judged_by_the_first_of_its_kind(script):
+    """``tofu workspace select -or-create x && tofu workspace show``: the second command only
+    shows what the first did. The fix kept the failing call's target, and what changed is in
+    the first."""
+    bad = "tofu workspace select staging-eu"
+    script.run(bad, 'Workspace "staging-eu" doesn\'t exist.', failure=ERR)
+    script.run("tofu workspace select -or-create staging-eu && tofu workspace show", "staging-eu")
+    assert _one(script).summary == "tofu: it worked with `-or-create`"
+
+
+def test_a_fix_with_a_step_of_its_kind_in_front_is_not_said_to_drop_an_option(script):
+    """``adb uninstall … && adb install …`` did a step first: that the install dropped ``-r``
+    is not what changed (only the first command of the kind is compared)."""
+    error = "adb: failed to install a.apk: Failure [INSTALL_FAILED_UPDATE_INCOMPATIBLE]"
+    script.run("adb install -r a.apk", error, failure=ERR)
+    script.run("adb uninstall com.x && adb install a.apk", "Success")
+    assert all("without `-r`" not in c.summary for c in _detect(script))
+
+
+def test_a_programs_short_complaint_is_the_error_its_lesson_comes_back_at(script):
+    script.run("adb install -r a.apk", "adb: more than one device/emulator", failure=ERR)
+    script.run("adb devices -l", "emulator-5554 device")
+    script.run("adb -s emulator-5554 install -r a.apk", "Success")
+    candidate = _one(script)
+    assert candidate.summary == "adb: it worked with `-s emulator-5554`"
+    assert candidate.error_lines == ("adb: more than one device/emulator",)
+
+
+def test_a_fix_that_wrote_a_scratch_file_on_its_way_did_not_edit_the_code(script):
+    """``circleci config process … > /tmp/p.yml && circleci local execute -c /tmp/p.yml``:
+    writing to ``/tmp`` changed no code, so the failure is a lesson of how to call it."""
+    error = "Error:\nYou attempted to run a local build with version '2.1' of configuration."
+    script.run("circleci local execute --job test", error, failure=ERR, code=255)
+    fix = (
+        "circleci config process .circleci/config.yml > /tmp/p.yml && "
+        "circleci local execute -c /tmp/p.yml --job test"
+    )
+    script.run(fix, "Success!")
+    assert "circleci config process" in _one(script).fix
+
+
+def test_a_script_in_a_heredoc_that_edits_the_code_is_no_step_first(script):
+    """``python3 - <<'EOF'`` that rewrites a source file, then the tests again: the code was
+    changed, so the failure was the code's, not a step the tests needed first."""
+    script.run(
+        'sbt "testOnly a.B"', "==> X a.B.spans two tiers\n[error] Failed: Total 3", failure=ERR
+    )
+    edit = "python3 - <<'EOF'\np = 'src/B.scala'\nopen(p, 'w').write(s)\nEOF\n"
+    script.run(edit + 'sbt "testOnly a.B"', "[info] Passed: Total 3, Failed 0")
+    assert _detect(script) == []
+
+
+def test_a_fix_whose_first_command_of_the_kind_works_on_another_target_is_not_compared(script):
+    script.run("git rm -q --cached b.ico", "fatal: pathspec 'b.ico' did not match", failure=ERR)
+    script.run("git rm -qf a.wxs && git rm -qf b.ico && git status --short", "D a.wxs")
+    assert all("a.wxs`, not" not in c.summary for c in _detect(script))
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "expected"),
+    [
+        ("adb install a.apk", "adb: more than one device/emulator\n",
+         ("adb: more than one device/emulator",)),
+        ("cd /p && adb install a.apk", "Performing install\nadb: more than one device",
+         ("adb: more than one device",)),
+        # a longer output, a line another name starts, or none, is no complaint of its own
+        ("adb install a.apk", "a\nb\nadb: more than one device/emulator", ()),
+        ("make stats", "stats: err_count = 0", ()),
+        ("adb install a.apk", "adb\n", ()),
+        ("adb install a.apk", "more than one device/emulator", ()),
+        # the usual error lines come first
+        ("adb install a.apk", "adb: failed to install: x", ("adb: failed to install: x",)),
+    ],
+)  # fmt: skip
+def test_a_programs_own_complaint_in_a_short_output_is_its_error(command, text, expected):
+    call = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=command)
+    assert recall.own_error_lines(call, text) == expected
+
+
+def test_a_run_that_wrote_a_file_on_its_way_and_failed_is_no_witness(script):
+    """``cat << 'EOF' > a.test.tsx … EOF`` then ``npm run check``, which failed on what it
+    checked: the option error is gone, but the line changed the code. The later run that
+    worked is the fix."""
+    script.run("npm run check -- --write", "error: unknown option '--write'", failure=ERR)
+    wrote = "cat << 'EOF' > a.test.tsx\nit('x')\nEOF\nnpm run check"
+    script.run(wrote, "× Some errors were emitted while running checks.", failure=ERR)
+    script.run("npm run check", "Checked 12 files")
+    assert _one(script).fix == "Drop or replace the option: `npm run check` worked."
+
+
+@pytest.mark.parametrize(
+    ("bad", "good", "changed"),
+    [
+        # a look after the fix, or a cd in front of it
+        ("systemctl restart w", "systemctl --user restart w && systemctl --user status w | head",
+         "it worked with `--user`"),
+        ("curl -sS https://localhost:8443/s", "cd /p && curl -sS --cacert ca.pem https://localhost:8443/s",
+         "it worked with `--cacert ca.pem`"),
+        # a step in front is what changed, not the options of the command after it
+        ("git status", "git config --global --add safe.directory /p && git -C /p status --short",
+         "needed another way"),
+        # nor is a command of the kind given another target
+        ("git rm -q --cached b.ico", "git rm -qf a.wxs && git rm -qf b.ico", "needed another way"),
+    ],
+)  # fmt: skip
+def test_what_changed_is_read_from_the_fixs_first_command_of_the_kind(bad, good, changed):
+    from lessons_core.scan.detectors.tier2 import lesson
+
+    call = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=bad)
+    fix = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=good)
+    assert lesson._changed(call, fix) == changed
+
+
+def test_what_changed_is_not_read_from_one_command_where_others_changed_too():
+    """``find … | xargs …`` failed in ``xargs``, and the fix changed both: the option ``find``
+    was given is not what made it work."""
+    from lessons_core.scan.detectors.tier2 import lesson
+
+    bad, good = "find . -type f | xargs -I {} cat {}", "find . -type f -size +2k | xargs cat"
+    call = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=bad)
+    fix = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=good)
+    assert lesson._changed(call, fix) == "needed another way"

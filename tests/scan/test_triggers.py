@@ -109,16 +109,62 @@ def test_segments_split_compound_commands():
 
 
 def test_a_comment_ends_at_its_line():
-    """A ``#`` line (a comment, or a heading in a heredoc's text) ends where its line does: the
-    commands on the lines after it are still commands, quoted words or not."""
-    command = "cat > b.md <<'EOF'\n## Summary `x`\nbody\nEOF\ngh pr edit 5 --body-file b.md"
-    assert triggers.segments(command)[-1] == ["gh", "pr", "edit", "5", "--body-file", "b.md"]
+    """A ``#`` line ends where its line does: the commands on the lines after it are still
+    commands, quoted words or not."""
     assert triggers.segments("# build it, then 'list'\nmake -j4") == [["make", "-j4"]]
     # A comment after a quoted command ends at its line too: the next line is a command.
     assert triggers.segments("git commit -m 'x' # done\ngit push") == [
         ["git", "commit", "-m", "x"],
         ["git", "push"],
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # its text, headings, quotes and operators included, is one word of its command
+        ("cat > b.md <<'EOF'\n## Summary `x`\nit's a && b\nEOF\ngh pr edit 5 --body-file b.md",
+         [["cat", ">", "b.md", "<<", "## Summary `x`\nit's a && b\n"],
+          ["gh", "pr", "edit", "5", "--body-file", "b.md"]]),
+        ('python3 - <<"PY" && make\nprint(1); import os\nPY\nls',
+         [["python3", "-", "<<", "print(1); import os\n"], ["make"], ["ls"]]),
+        # ``<<-`` lets its closing line be indented with tabs
+        ("cat <<-END\n\tx; y\n\tEND\necho hi", [["cat", "<<", "\tx; y\n"], ["echo", "hi"]]),
+        # the delimiter closes only as a line of its own
+        ("cat <<EOF\nEOF2\n EOF\nEOF\nrm x", [["cat", "<<", "EOF2\n EOF\n"], ["rm", "x"]]),
+        # never closed: the rest of the line is its text
+        ("cat <<EOF\na; b", [["cat", "<<", "a; b"]]),
+        # a here-string, or a heredoc on one line with nothing after it, is no text cut out
+        ("grep x <<< 'a; b'", [["grep", "x", "<<<", "a; b"]]),
+        ("grep x <<< word\nls", [["grep", "x", "<<<", "word"], ["ls"]]),
+        ("cat <<EOF", [["cat", "<<", "EOF"]]),
+    ],
+)  # fmt: skip
+def test_a_heredocs_text_is_a_word_of_its_command(command, expected):
+    assert triggers.segments(command) == expected
+
+
+def test_inline_code_that_writes_a_file_is_an_edit():
+    """A script handed to an interpreter in a heredoc or after ``-c`` that writes a file is an
+    edit of the code, as ``sed -i`` is; one that only reads is not."""
+    writes = "python3 - <<'EOF'\np = 'a.scala'\nopen(p, 'w').write(s)\nEOF\nsbt test"
+    assert triggers.writes_a_file(writes)
+    assert triggers.writes_a_file(
+        "python3 -c \"from pathlib import Path; Path('a').write_text('')\""
+    )
+    assert triggers.writes_a_file("node -e \"require('fs').writeFileSync('a', '')\"")
+    assert not triggers.writes_a_file("python3 - <<'EOF'\nprint(open('a').read())\nEOF")
+    assert not triggers.writes_a_file("grep -rn '.write(' src")  # (no interpreter runs it)
+    assert triggers.step_first("sbt test", writes) is None  # an edit is no step first
+
+
+def test_output_written_to_a_scratch_file_is_no_edit():
+    """A redirection to ``/tmp`` or a device keeps the code as it was; one into the project
+    changes it."""
+    assert not triggers.writes_a_file("circleci config process c.yml > /tmp/p.yml")
+    assert not triggers.writes_a_file("make 2> /dev/null")
+    assert triggers.writes_a_file("circleci config process c.yml > p.yml")
+    assert triggers.writes_a_file("echo x >> /tmpdir/notes.txt")
 
 
 # -- tokenizing quoted commands without shlex ----------------------------------------------------

@@ -389,16 +389,50 @@ def _split(command: str) -> list[list[str]]:
     """The simple commands of a command line (split at ``&&``, ``||``, ``;``, ``|``).
 
     A line break ends a command as ``;`` does; the newline is kept before the ``;`` so that a
-    comment (a ``#`` line, a heading in a heredoc's text) still ends with its line rather than
-    swallowing every command after it."""
+    comment (a ``#`` line) still ends with its line rather than swallowing every command after
+    it. A heredoc's text is one word of the command it is given to, after its ``<<``: it is
+    what the command reads, not commands of the line."""
+    bodies: list[str] = []
+    if "<<" in command and "\n" in command:
+        command, bodies = _cut_heredocs(command)
     out: list[list[str]] = [[]]
     for tok in _tokens(command.replace("\n", "\n;")):
         if tok in _OPERATORS or (tok and set(tok) <= set("&|;()")):
             if out[-1]:
                 out.append([])
             continue
+        if bodies and tok.startswith(_HEREDOC_MARK):
+            tok = bodies[int(tok[len(_HEREDOC_MARK) :])]
         out[-1].append(tok)
     return [s for s in out if s]
+
+
+#: A heredoc's operator and its delimiter, quoted or not (``<<'EOF'``, ``<<-END``); not a
+#: here-string (``<<<``).
+_HEREDOC = re.compile(r"(?<![<\w])<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
+#: What stands for a heredoc's text while the line is split: a plain word no command has.
+_HEREDOC_MARK = "__heredoc_text_"
+
+
+def _cut_heredocs(command: str) -> tuple[str, list[str]]:
+    """``command`` with each heredoc's text, up to the line of its delimiter, taken out and a
+    mark put in its delimiter's place, and those texts in order."""
+    out: list[str] = []
+    bodies: list[str] = []
+    pos = 0
+    while (m := _HEREDOC.search(command, pos)) is not None:
+        start = command.find("\n", m.end())
+        if start < 0:
+            break
+        tabs = r"\t*" if m.group(1) else ""
+        end_line = re.compile(rf"^{tabs}{re.escape(m.group(3))}[ \t]*$", re.MULTILINE)
+        end = end_line.search(command, start + 1)
+        out.append(command[pos : m.start()])
+        out.append(f"<< {_HEREDOC_MARK}{len(bodies)}{command[m.end() : start]}\n")
+        bodies.append(command[start + 1 : end.start() if end else len(command)])
+        pos = end.end() if end else len(command)
+    out.append(command[pos:])
+    return "".join(out), bodies
 
 
 class Shape:
@@ -1768,6 +1802,16 @@ def _in_place(words: tuple[str, ...]) -> bool:
     return program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:])
 
 
+#: Code that writes a file: Python's ``open(p, "w").write(…)`` and ``Path.write_text``,
+#: Node's ``writeFileSync``, Ruby's ``File.write``.
+_CODE_WRITES = re.compile(r"\.write(?:_text|_bytes)?\(|\bwriteFileSync\(|\bFile\.write\b")
+
+
+#: Where output written is no change of the code: a device, or a scratch file in ``/tmp``
+#: (``circleci config process … > /tmp/processed.yml``).
+_SCRATCH = ("/dev/", "/tmp/")  # noqa: S108 (read, not written)
+
+
 def _writes_file(words: tuple[str, ...]) -> bool:
     """Whether a simple command edits or writes a file: in place (``sed -i``), through a
     redirection to a file (not ``/dev/null``), or by a program that only writes files; ``git
@@ -1781,10 +1825,12 @@ def _writes_file(words: tuple[str, ...]) -> bool:
         return True  # (``ruff format --check`` only reads)
     if _in_place(words):
         return True
+    if is_interpreter(program) and any(_CODE_WRITES.search(word) for word in words[1:]):
+        return True  # (code given inline, ``-c`` or a heredoc, that writes a file)
     if program == "git" and len(words) > 1 and words[1] in ("apply", "restore", "checkout"):
         return words[1] != "checkout" or "--" in words
     return any(
-        w in (">", ">>") and not nxt.startswith("/dev/")
+        w in (">", ">>") and not nxt.startswith(_SCRATCH)
         for w, nxt in zip(words, (*words[1:], ""), strict=True)
     )
 

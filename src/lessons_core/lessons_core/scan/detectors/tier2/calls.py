@@ -27,10 +27,11 @@ _META_TOOLS = frozenset(
 )
 #: A shell command that rewrites a file in place (``sed -i``, ``perl -pi``, a script that
 #: writes it): what an edit the edit tool kept refusing was done with instead. Not the
-#: redirections that only join or drop output (``2>&1``, ``>&2``, ``>/dev/null``).
+#: redirections that only join or drop output (``2>&1``, ``>&2``, ``>/dev/null``) or write a
+#: scratch file in ``/tmp``.
 _REWRITES = kept_programs.compile(
     r"\bsed\s+(?:-\w*\s+)*-i|\bperl\s+-\w*i|\.write(?:_text)?\(|writeFileSync|"
-    r"(?<![\d&>])>>?(?![&>])\s*(?!/dev/)\S"
+    r"(?<![\d&>])>>?(?![&>])\s*(?!/dev/|/tmp/)\S"
 )
 
 #: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that

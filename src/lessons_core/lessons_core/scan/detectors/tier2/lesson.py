@@ -41,6 +41,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _recallable,
     _trigger,
     flag_it_named,
+    own_error_lines,
     set_in_front,
     wrapper_refused,
 )
@@ -185,7 +186,7 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
                 return None  # nothing tells the wrong call from its fix: no lesson to deliver
             finding.cls = ENV_SET  # (but a variable set for it: the machine's, as in judging)
         trigger = None  # told by its error alone: recalled when that error comes back
-    lines = error_lines(result.text) if result.text else ()
+    lines = own_error_lines(call, result.text) if result.text else ()
     cls = finding.cls
     refused = bool(call.command) and _refused_arguments(result)
     if _failure_time(finding) and not call.command:
@@ -316,6 +317,50 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     failing, fixed = call.command or "", fix.command or ""
     if not (failing and fixed):
         return "needed another way"
+    said = _changed_in(failing, fixed)
+    shape = triggers.main_shape(failing)
+    if said is None and shape is not None:
+        # the lines differ in more than the command (a look after it: ``tofu workspace select
+        # -or-create x && tofu workspace show``): what changed is in the fix's first command of
+        # the kind, when that one was given all the failing one named, came first but for a
+        # ``cd`` (a step in front, ``git config … && git status``, is what changed) and the
+        # fix kept the failing line's other commands as they were
+        mine = triggers.segments_of(failing, shape.exe, shape.sub)
+        theirs = triggers.segments_of(fixed, shape.exe, shape.sub)
+        if (
+            mine
+            and theirs
+            and _named(mine[-1]) <= _named(theirs[0])
+            and _first(fixed, theirs[0])
+            and _kept_others(failing, fixed, mine[-1])
+        ):
+            said = _changed_in(" ".join(mine[-1]), " ".join(theirs[0]))
+    return said or "needed another way"
+
+
+def _first(command: str, words: tuple[str, ...]) -> bool:
+    """Whether the simple command ``words`` comes first in ``command``, but for a ``cd``."""
+    for one in triggers.segments(command):
+        if tuple(one) == words:
+            return True
+        if one[0] != "cd":
+            return False
+    return False
+
+
+def _kept_others(failing: str, fixed: str, words: tuple[str, ...]) -> bool:
+    """Whether every simple command of ``failing`` but ``words`` is in ``fixed`` unchanged."""
+    given = {tuple(one) for one in triggers.segments(fixed)}
+    return all(tuple(one) in given for one in triggers.segments(failing) if tuple(one) != words)
+
+
+def _named(words: tuple[str, ...]) -> set[str]:
+    """The words of a simple command after its program that are no option."""
+    return {word for word in words[1:] if not word.startswith("-")}
+
+
+def _changed_in(failing: str, fixed: str) -> str | None:
+    """What :func:`_changed` says of two command lines, or ``None`` for nothing it can name."""
     added = triggers.options_added(failing, fixed, with_values=True)  # (variables in front too)
     if added:
         return f"it worked with `{_one_line(' '.join(added), 60)}`"
@@ -336,7 +381,7 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
     more = triggers.words_added(failing, fixed)  # (a subcommand, a target: not options alone)
     if more:
         return f"it worked with `{_one_line(' '.join(more), 60)}` added"
-    return "needed another way"
+    return None
 
 
 def _hung(call: ev.Event, fix: ev.Event) -> str:

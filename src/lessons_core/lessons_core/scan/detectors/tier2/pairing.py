@@ -250,6 +250,11 @@ def _follow(
                 finding.fix, fix_at, finding.wrapper = other, j, wrap
                 finding.signals.add(scoring.ERROR_THEN_SUCCESS)
                 break
+            if got_past and res.is_mistake and triggers.writes_a_file(other.command or ""):
+                # it wrote a file on its way, then failed: what failed may be the new code, so
+                # a later run that works is the witness (the failure's class is of the call,
+                # not the code, so that edit explains nothing of it)
+                continue
             if got_past and res.is_mistake and not _same_input(other, call):
                 later = failures.mistake_class(res.text)
                 if later is None or later is not first:

@@ -8,6 +8,7 @@ import re
 from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
+from lessons_core.privacy import redact_head
 from lessons_core.scan import events as ev
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import error_lines
@@ -488,7 +489,7 @@ def _recallable(finding: Finding) -> bool:
         shape.exe != named[1].exe for shape in triggers.shapes(fix.command or "")
     ):
         return False
-    if not error_lines(result.text):
+    if not own_error_lines(call, result.text):
         return False
     tail = result.text[-3000:]
     if (
@@ -596,6 +597,24 @@ def _names_flag(output: str, flag: str) -> bool:
     return any(spelled.search(line) for line in error_lines(output))
 
 
+def own_error_lines(call: ev.Event, text: str) -> tuple[str, ...]:
+    """The lines of a failed call's output that state its error (:func:`error_lines`), or, in a
+    short output with none, the line of a program the call ran that starts with its name: its
+    own complaint, in no word of an error (``adb: more than one device/emulator``)."""
+    lines = error_lines(text)
+    if lines or not call.command:
+        return lines
+    said = [" ".join(raw.split()) for raw in text.splitlines() if raw.strip()]
+    if len(said) > 2:
+        return ()
+    programs = {PurePosixPath(words[0]).name for words in triggers.segments(call.command)}
+    return tuple(
+        redact_head(line, 200)[:200]
+        for line in said
+        if ": " in line and line.split(": ", 1)[0] in programs
+    )
+
+
 def set_in_front(finding: Finding) -> bool:
     """Whether the fix is the failing command with a variable set in front of it and nothing
     else, no file edited between (``CGO_ENABLED=1 go test ./...``): the machine's setting,
@@ -615,15 +634,20 @@ def _kept_target(failing: str, fixed: str) -> bool:
     the fix dropped with it for another (``--region europe-west1`` gone where
     ``--configuration=staging`` came; an option only dropped, ``--bail 1``, keeps its value a
     thing named, and so does a value of several words, a query or a script). A query is
-    still run when the fix put another statement before or after it."""
+    still run when the fix put another statement before or after it, and the command when the
+    fix ran another of its kind after it (``tofu workspace select -or-create x && tofu
+    workspace show``)."""
     shape = triggers.main_shape(failing)
     if shape is None:
         return False
     failed = triggers.segments_of(failing, shape.exe, shape.sub)
     ran = triggers.segments_of(fixed, shape.exe, shape.sub)
-    if not failed or not ran:
-        return False
-    words, own = failed[-1], ran[-1]
+    return bool(failed) and any(_keeps(failed[-1], own) for own in ran)
+
+
+def _keeps(words: tuple[str, ...], own: tuple[str, ...]) -> bool:
+    """Whether ``own``, a simple command of the fix, named all that ``words`` named (see
+    :func:`_kept_target`)."""
     kept = {part for word in own[1:] if not word.startswith("-") for part in _statements(word)}
     options = {word.split("=", 1)[0] for word in own if word.startswith("-")}
     swapped = not options <= {word.split("=", 1)[0] for word in words}
