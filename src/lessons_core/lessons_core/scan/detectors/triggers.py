@@ -1809,12 +1809,13 @@ _CODE_WRITES = re.compile(r"\.write(?:_text|_bytes)?\(|\bwriteFileSync\(|\bFile\
 
 #: Where output written is no change of the code: a device, or a scratch file in ``/tmp``
 #: (``circleci config process … > /tmp/processed.yml``).
-_SCRATCH = ("/dev/", "/tmp/")  # noqa: S108 (read, not written)
+_SCRATCH = ("/dev/", "/tmp/")  # noqa: S108 (prefixes compared; no file is made)
 
 
 def _writes_file(words: tuple[str, ...]) -> bool:
     """Whether a simple command edits or writes a file: in place (``sed -i``), through a
-    redirection to a file (not ``/dev/null``), or by a program that only writes files; ``git
+    redirection to a file (not ``/dev/null`` or a scratch file in ``/tmp``), by code handed to
+    an interpreter that writes one, or by a program that only writes files; ``git
     apply``, ``git checkout --`` and ``git restore`` put back or change the code too."""
     program = PurePosixPath(words[0]).name
     if program in _WRITERS or _REWRITE_FLAGS.intersection(words[1:]):
