@@ -1552,7 +1552,7 @@ def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     was, now = (shape_of(list(words)) for words in changed)
     if was is None or now is None or now.exe in _SETUP or flag not in was.flags:
         return None
-    mine, theirs = _operands_of(changed[0]), _operands_of(changed[1])
+    mine, theirs = operands_of(changed[0]), operands_of(changed[1])
     if was.exe != now.exe:
         return (flag, now.exe) if mine == theirs else None
     # the same program: another subcommand, its first word that is no option (and reads as
@@ -1595,13 +1595,13 @@ def verb_trigger(command: str) -> str | None:
     base = base_trigger(command)
     shape = main_shape(command)
     found = segments_of(command, shape.exe, shape.sub) if shape is not None else ()
-    operands = _operands_of(found[0]) if found else []
+    operands = operands_of(found[0]) if found else []
     if base is None or not operands:
         return None
     return rf"{base}{_GAP}\s{_escape(operands[0])}(?![\w.-])"
 
 
-def _operands_of(words: tuple[str, ...]) -> list[str]:
+def operands_of(words: tuple[str, ...]) -> list[str]:
     """The words of a simple command after its program that are no option."""
     return [word for word in words[1:] if not word.startswith("-")]
 

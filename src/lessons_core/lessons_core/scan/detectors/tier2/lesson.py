@@ -330,7 +330,7 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
         if (
             mine
             and theirs
-            and _named(mine[-1]) <= _named(theirs[0])
+            and set(triggers.operands_of(mine[-1])) <= set(triggers.operands_of(theirs[0]))
             and _first(fixed, theirs[0])
             and _kept_others(failing, fixed, mine[-1])
         ):
@@ -352,11 +352,6 @@ def _kept_others(failing: str, fixed: str, words: tuple[str, ...]) -> bool:
     """Whether every simple command of ``failing`` but ``words`` is in ``fixed`` unchanged."""
     given = {tuple(one) for one in triggers.segments(fixed)}
     return all(tuple(one) in given for one in triggers.segments(failing) if tuple(one) != words)
-
-
-def _named(words: tuple[str, ...]) -> set[str]:
-    """The words of a simple command after its program that are no option."""
-    return {word for word in words[1:] if not word.startswith("-")}
 
 
 def _changed_in(failing: str, fixed: str) -> str | None:
