@@ -409,7 +409,7 @@ def _split(command: str) -> list[list[str]]:
 
 #: A heredoc's operator and its delimiter, quoted or not (``<<'EOF'``, ``<<-END``); not a
 #: here-string (``<<<``).
-_HEREDOC = re.compile(r"(?<![<\w])<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
+_HEREDOC = kept_programs.compile(r"(?<![<\w])<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
 #: What stands for a heredoc's text while the line is split: a plain word no command has.
 _HEREDOC_MARK = "__heredoc_text_"
 
@@ -1499,11 +1499,17 @@ TASK_RUNNERS = frozenset(
 )
 
 
+def programs_of(command: str) -> set[str]:
+    """The programs the simple commands of ``command`` start, by name (``adb`` of
+    ``/usr/bin/adb install``)."""
+    return {PurePosixPath(words[0]).name for words in _segments(command)}
+
+
 def missing_program(command: str, error: str) -> str | None:
     """The program ``error`` says the shell could not find, when a simple command of
     ``command`` starts with it (``python`` of ``python scripts/gen.py``, ``timeout`` of
     ``timeout 30 npm test``): the word the lesson is about, whatever it runs."""
-    firsts = {PurePosixPath(seg[0]).name for seg in _segments(command) if seg}
+    firsts = programs_of(command)
     for m in _NOT_FOUND.finditer(error[:1500]):
         name = next(group for group in m.groups() if group)
         if name in firsts and name not in _SETUP:
@@ -1804,7 +1810,9 @@ def _in_place(words: tuple[str, ...]) -> bool:
 
 #: Code that writes a file: Python's ``open(p, "w").write(…)`` and ``Path.write_text``,
 #: Node's ``writeFileSync``, Ruby's ``File.write``.
-_CODE_WRITES = re.compile(r"\.write(?:_text|_bytes)?\(|\bwriteFileSync\(|\bFile\.write\b")
+_CODE_WRITES = kept_programs.compile(
+    r"\.write(?:_text|_bytes)?\(|\bwriteFileSync\(|\bFile\.write\b"
+)
 
 
 #: Where output written is no change of the code: a device, or a scratch file in ``/tmp``

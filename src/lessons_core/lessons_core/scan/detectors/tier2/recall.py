@@ -607,7 +607,7 @@ def own_error_lines(call: ev.Event, text: str) -> tuple[str, ...]:
     said = [" ".join(raw.split()) for raw in text.splitlines() if raw.strip()]
     if len(said) > 2:
         return ()
-    programs = {PurePosixPath(words[0]).name for words in triggers.segments(call.command)}
+    programs = triggers.programs_of(call.command)
     return tuple(
         redact_head(line, 200)[:200]
         for line in said
