@@ -58,6 +58,9 @@ CORRECTIONS = [
     "that option was dropped in v5, use --output json",
     # "X not Y" with no comma
     "the db listens on 5433 not 5432",
+    # a habit of the agent's, said back to it
+    "you keep forgetting the changelog",
+    "you always leave the debug flag on",
     "its bun here so `bunx` not npx",
     # how the user wants the agent to work; a fact of the project it went against
     "ask me before you rewrite history",

@@ -514,6 +514,9 @@ def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
         # the other one of a name, the one in a place: which piece, not how work is done
         "no, the other `handleSubmit`, not the login form's",
         "that's not the parser, the one in `billing/parse.py`",
+        # a reminder, a place the edit left out: they finish the work in hand
+        "don't forget the `aria-label` on the icon buttons",
+        "you missed one, there's a fourth caller in `jobs/export.py`",
     ],
 )
 def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
@@ -543,6 +546,8 @@ def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
         "no, moment is no longer maintained",
         "no, that helper is deprecated",
         "wrong branch, we always open PRs against develop",  # a pointer, and a practice
+        "don't forget, we always bump the version in `setup.cfg` with every release",
+        "you keep forgetting the changelog",  # a habit, not one place
     ],
 )
 def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):

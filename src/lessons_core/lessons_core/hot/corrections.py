@@ -188,6 +188,8 @@ _PHRASES = (
     "you ran", "you pushed", "you added", "you stored", "you removed", "you deleted",
     "you wrote", "you changed", "you left", "you created", "you moved", "you renamed",
     "you committed", "you installed", "you just",
+    # a habit of the agent's, said back to it: "you keep forgetting the changelog"
+    "you keep", "you always",
 )  # fmt: skip
 #: Short spellings read as the word they stand for.
 _SPELLED = {

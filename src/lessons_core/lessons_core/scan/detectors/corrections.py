@@ -167,11 +167,14 @@ _GENERAL = re.compile(
 )
 #: Words that point at the piece of work in hand ("I meant the other function", "wrong file, I
 #: wanted you to edit user_service.go"): a correction so pointed sets that piece right, though
-#: it names a file or a branch, unless it says more (:data:`_GENERAL`).
+#: it names a file or a branch, unless it says more (:data:`_GENERAL`). A reminder ("don't
+#: forget the aria-label") and a place left out of an edit ("you missed one, there's a third
+#: call site") are of the work in hand too: they finish it, and say nothing of how work is done.
 _IN_HAND = re.compile(
     r"\b(?:i meant|i wanted|i was (?:talking|asking) about|the other (?:one|function|file|method)|"
     r"the other `|the one in\b|"
-    r"wrong (?:file|function|method|class|line|one|branch of)|the one (?:i|to))\b"
+    r"wrong (?:file|function|method|class|line|one|branch of)|the one (?:i|to)|"
+    r"(?:don't|dont|do not) forget|missed (?:one|a spot|a few|some|two|three))\b"
 )
 #: The words of an engineer's tools and ways of working: a correction that names one is about
 #: how the work is done (which package manager, which branch, how tests run), which the next
