@@ -229,7 +229,7 @@ def test_a_failing_call_that_loaded_the_env_file_already_is_no_environment_lesso
         ("git lfs pull", "git: 'lfs' is not a git command. See 'git --help'.", 1,
          "git-lfs pull", "git lfs: a subcommand or script that does not exist"),
         ("docker-compose up -d", "bash: docker-compose: command not found", 127,
-         "docker compose up -d", "docker-compose: the command is not on PATH"),
+         "docker compose up -d", "docker-compose up: the command is not on PATH"),
         # A program Debian installs under another name.
         ("fd -e ts src", "bash: fd: command not found", 127, "fdfind -e ts src",
          "fd: the command is not on PATH"),
@@ -1139,7 +1139,7 @@ def test_a_corrected_form_of_the_same_program_comes_before_another_one(script):
     script.run("corepack pnpm run build check:types", "ok")
     script.run("npx wrangler check:types", "ok")
     (candidate,) = _detect(script)
-    assert candidate.summary == "wrangler: the command is not on PATH"
+    assert candidate.summary == "wrangler check:types: the command is not on PATH"
     assert "`npx wrangler check:types` worked" in candidate.fix
 
 
@@ -2340,7 +2340,7 @@ def test_bsd_finds_unknown_primary_is_an_option_it_does_not_have(script):
         ("npx prisma migrate dev",
          "Error code: P1012\nerror: Environment variable not found: DATABASE_URL.\n"
          "  -->  prisma/schema.prisma:10", "npx dotenv -e .env.local -- prisma migrate dev",
-         "prisma: `DATABASE_URL` is not set in the agent's shell"),
+         "prisma migrate: `DATABASE_URL` is not set in the agent's shell"),
         ("python3 scripts/summarize.py",
          'Traceback (most recent call last):\n  File "scripts/summarize.py", line 4, in <module>\n'
          "    key = os.environ[\"OPENAI_API_KEY\"]\nKeyError: 'OPENAI_API_KEY'",
@@ -3526,7 +3526,7 @@ def test_a_program_searched_for_by_name_is_not_run_through_the_search(script):
             "poetry run alembic upgrade head",
             "FAILED: Multiple head revisions are present for given argument 'head'",
             ["poetry run alembic heads", "poetry run alembic merge heads"],
-            "alembic: run `poetry run alembic merge heads` first",
+            "alembic upgrade: run `poetry run alembic merge heads` first",
             id="named nowhere, through a wrapper",
         ),
         pytest.param(
@@ -4256,7 +4256,7 @@ def test_a_fix_with_a_look_after_it_is_judged_by_the_first_of_its_kind(script):
     bad = "tofu workspace select staging-eu"
     script.run(bad, 'Workspace "staging-eu" doesn\'t exist.', failure=ERR)
     script.run("tofu workspace select -or-create staging-eu && tofu workspace show", "staging-eu")
-    assert _one(script).summary == "tofu: it worked with `-or-create`"
+    assert _one(script).summary == "tofu workspace: it worked with `-or-create`"
 
 
 def test_a_fix_with_a_step_of_its_kind_in_front_is_not_said_to_drop_an_option(script):
@@ -4273,7 +4273,7 @@ def test_a_programs_short_complaint_is_the_error_its_lesson_comes_back_at(script
     script.run("adb devices -l", "emulator-5554 device")
     script.run("adb -s emulator-5554 install -r a.apk", "Success")
     candidate = _one(script)
-    assert candidate.summary == "adb: it worked with `-s emulator-5554`"
+    assert candidate.summary == "adb install: it worked with `-s emulator-5554`"
     assert candidate.error_lines == ("adb: more than one device/emulator",)
 
 

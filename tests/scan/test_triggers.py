@@ -445,11 +445,19 @@ def test_missing_program_reads_the_first_1500_characters(end, found):
         ("timeout pytest -x", "pytest", None),
         ("cd src", "cd", None),
         # an environment manager's own options, and the value of one that takes it
-        ("uv run --group docs mkdocs build --strict", "mkdocs", None),
+        ("uv run --group docs mkdocs build --strict", "mkdocs", "build"),
         ("uv run --with 'nbconvert[webpdf]' --frozen jupyter nbconvert", "jupyter", None),
         ("poetry run -C sub pytest -x", "pytest", None),
         ("uv run -- pytest -q", "pytest", None),
         ("uv run --frozen", "uv", "run"),  # nothing run: the tool's own command
+        # a tool's own short option with a value, before its subcommand; not another tool's
+        ("adb -s emulator-5554 install -r app.apk", "adb", "install"),
+        ("kubectl -n web get pods", "kubectl", "get"),
+        ("make -n build", "make", "build"),
+        ("aws --profile staging sqs list-queues", "aws", "sqs"),
+        # a subcommand quoted with its arguments, as sbt wants them
+        ("sbt 'testOnly com.acme.DiscountSpec'", "sbt", "testOnly"),
+        ("tmux new-session -d -s build", "tmux", "new-session"),
     ],
 )
 def test_main_shape_skips_what_comes_before_the_work(command, exe, sub):

@@ -19,53 +19,36 @@ from lessons_core.patterns import kept_programs
 
 #: Tools whose first positional argument selects what they do.
 SUBCOMMAND_TOOLS = frozenset(
-    [
-        "git",
-        "make",
-        "just",
-        "task",
-        "mise",
-        "npm",
-        "pnpm",
-        "yarn",
-        "bun",
-        "cargo",
-        "go",
-        "docker",
-        "podman",
-        "kubectl",
-        "pip",
-        "pip3",
-        "uv",
-        "poetry",
-        "gh",
-        "apt",
-        "apt-get",
-        "brew",
-        "dotnet",
-        "terraform",
-        "helm",
-        "conda",
-        "rustup",
-        "deno",
-        "aws",
-        "gcloud",
-        "az",
-        "mvn",
-        "mvnw",
-        "gradle",
-        "gradlew",
-        "npx-tsc",
-        "systemctl",
-        "pnpx",
-        "composer",
-        "bundle",
-        "rails",
-        "nix",
-        "just",
-        "mix",
-    ]
-)
+    {
+        # version control and review
+        "git", "gh", "glab", "tea", "hub", "jj", "hg", "svn", "git-lfs", "pre-commit",
+        # tasks, packages and builds
+        "make", "just", "task", "rake", "mise", "asdf", "npm", "pnpm", "pnpx", "yarn", "bun",
+        "deno", "npx-tsc", "nx", "turbo", "lerna", "cargo", "rustup", "go", "pip", "pip3", "pipx",
+        "uv", "poetry", "pdm", "hatch", "rye", "pixi", "conda", "mamba", "micromamba", "pyenv",
+        "nvm", "fnm", "volta", "gem", "bundle", "rbenv", "composer", "mvn", "mvnw", "gradle",
+        "gradlew", "sbt", "lein", "dotnet", "mix", "rebar3", "cabal", "stack", "ghcup", "opam",
+        "dune", "nimble", "zig", "swift", "bazel", "bazelisk", "buck2", "pants", "conan", "vcpkg",
+        "meson", "nix",
+        # frameworks, sites and mobile
+        "rails", "artisan", "symfony", "django-admin", "flask", "wp", "drush", "alembic", "prisma",
+        "drizzle-kit", "sequelize", "goose", "atlas", "flyway", "liquibase", "dbmate", "buf", "ng",
+        "next", "nuxi", "vite", "astro", "hugo", "jekyll", "mkdocs", "quarto", "flutter", "dart",
+        "expo", "eas", "pod", "fastlane", "adb", "xcrun", "platformio", "pio", "tlmgr",
+        # containers, clusters and systems
+        "docker", "docker-compose", "podman", "buildah", "skopeo", "crane", "cosign", "crictl",
+        "ctr", "kubectl", "helm", "helmfile", "kustomize", "minikube", "kind", "k3d", "eksctl",
+        "argocd", "flux", "istioctl", "skaffold", "tilt", "oc", "systemctl", "launchctl",
+        "loginctl", "timedatectl", "hostnamectl", "nmcli", "tmux", "apt", "apt-get", "brew",
+        "snap", "flatpak", "dnf", "yum", "apk", "zypper", "port",
+        # clouds, infrastructure and secrets
+        "aws", "gcloud", "gsutil", "bq", "az", "doctl", "flyctl", "fly", "heroku", "wrangler",
+        "vercel", "netlify", "firebase", "supabase", "sam", "cdk", "cdktf", "serverless", "sls",
+        "terraform", "tofu", "terragrunt", "pulumi", "packer", "vagrant", "nomad", "consul",
+        "vault", "op", "ansible-galaxy", "ansible-vault", "circleci", "stripe", "rclone", "restic",
+        "borg", "openssl",
+    }
+)  # fmt: skip
 #: Tools whose ``run`` names a script: the script is part of what the command is.
 SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "mise", "deno", "pixi"})
 #: Words in front of the real executable.
@@ -108,6 +91,19 @@ _VALUE_FLAGS = frozenset(
      "--context", "--namespace", "--kubeconfig", "-R", "--manifest-path",
      "--project-directory"}
 )  # fmt: skip
+#: A tool's own short global options that take a value before the subcommand (``adb -s
+#: emulator-5554 install``, ``kubectl -n web get pods``): short names mean other things to other
+#: tools (``make -n`` takes none), so they are read for their tool alone.
+_TOOL_VALUE_FLAGS = {
+    "adb": frozenset({"-s", "-t", "-H", "-P"}),
+    "kubectl": frozenset({"-n", "-s"}),
+    "helm": frozenset({"-n"}),
+    "docker": frozenset({"-H", "-c", "-l"}),
+    "podman": frozenset({"-c"}),
+    "tmux": frozenset({"-L", "-S"}),
+    "aws": frozenset({"--profile", "--region", "--endpoint-url"}),
+    "gcloud": frozenset({"--project", "--account", "--configuration"}),
+}
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix. (``-y``
 #: and ``--yes`` are behaviour: they answer a prompt a call waited on.)
 NOISE_FLAGS = _NOISE_FLAGS = frozenset(
@@ -515,15 +511,19 @@ def shape_of(tokens: list[str]) -> Shape | None:
     sub = None
     if exe in SUBCOMMAND_TOOLS or script:
         takes_value = False
+        own = _TOOL_VALUE_FLAGS.get(exe, frozenset())
         for tok in rest:
             if takes_value:
                 takes_value = False
                 continue
-            if tok in _VALUE_FLAGS:
+            if tok in _VALUE_FLAGS or tok in own:
                 takes_value = True
                 continue
             if not tok.startswith("-"):
-                sub = tok if _SUBCOMMAND.fullmatch(tok) else None
+                # (a subcommand quoted with its arguments, ``sbt "testOnly a.Spec"``, is still
+                # that subcommand)
+                word = next(iter(tok.split()), tok)
+                sub = word if _SUBCOMMAND.fullmatch(word) else None
                 break
         if sub in ("run", "run-script", "exec") and exe in SCRIPT_RUNNERS:
             # ``npm run lint`` and ``npm run build`` are different commands.

@@ -107,7 +107,7 @@ def _renamed(key: tuple[str, ...], call: ev.Event) -> bool:
     pull``. Which of the two a machine has differs, and the failing form corrected into the
     other is one call, not two tasks."""
     return any(
-        tuple(shape.exe.split("-", 1)) == key[1:] or (f"{shape.exe}-{shape.sub}", "") == key[1:]
+        tuple(shape.exe.split("-", 1)) == key[1:] or key[1:2] == (f"{shape.exe}-{shape.sub}",)
         for shape in triggers.shapes(call.command or "")
     )
 
@@ -271,16 +271,30 @@ _READING_SUBS = frozenset(
 )  # fmt: skip
 
 
+#: The verbs of a step that makes something a later command needs: installs, generates,
+#: migrates, merges, logs in, switches (``dotnet tool restore``, ``alembic merge``, ``docker
+#: context use``). Not "add": ``git add`` before a commit is the routine of every commit.
+_SETUP_VERBS = frozenset(
+    {"install", "restore", "build", "generate", "gen", "migrate", "merge", "init", "use",
+     "login", "lock", "sync", "fetch", "pull", "push", "update", "upgrade", "compile", "create",
+     "start", "up", "tidy", "download", "bootstrap", "prepare", "setup", "link", "trust",
+     "activate", "switch", "seed", "apply", "vendor", "prebuild", "codegen"}
+)  # fmt: skip
+
+
 def _looks_around(call: ev.Event, failing: ev.Event) -> bool:
     """Whether ``call`` only looked around after ``failing`` failed: read a file or a listing,
     asked for help or a version, ran a dry run (:func:`_probes`), or a subcommand that reports
-    (``git status``, ``alembic heads``). Such a call is no step the failing command needed."""
+    (``git status``, ``alembic heads``). Such a call is no step the failing command needed,
+    unless a verb of it makes something: ``alembic merge heads`` merges, though its operand is
+    the name of a look."""
     shape = triggers.main_shape(call.command or "")
     if shape is None:
         return call.tool in _READING_TOOLS
     if _asks_for_help(call) or _probes(call, failing) or shape.exe in _READS:
         return True
-    return not _verbs(call.command or "").isdisjoint(_READING_SUBS)
+    verbs = _verbs(call.command or "")
+    return not verbs.isdisjoint(_READING_SUBS) and verbs.isdisjoint(_SETUP_VERBS)
 
 
 def _verbs(command: str) -> set[str]:

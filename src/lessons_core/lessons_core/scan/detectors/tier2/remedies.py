@@ -20,6 +20,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _REWRITES,
     _SEARCH_COMMANDS,
     _SEARCH_TOOLS,
+    _SETUP_VERBS,
     _key,
     _looks_around,
     _verbs,
@@ -53,15 +54,6 @@ _QUOTED_COMMAND = kept_programs.compile(
 )
 #: A part of a named step a usage line shows as optional (``poetry lock [--no-update]``).
 _OPTIONAL = kept_programs.compile(r"\s*\[[^\]\n]*\]")
-#: The verbs of a step that makes something a later command needs: installs, generates,
-#: migrates, merges, logs in, switches (``dotnet tool restore``, ``alembic merge``, ``docker
-#: context use``). Not "add": ``git add`` before a commit is the routine of every commit.
-_SETUP_VERBS = frozenset(
-    {"install", "restore", "build", "generate", "gen", "migrate", "merge", "init", "use",
-     "login", "lock", "sync", "fetch", "pull", "push", "update", "upgrade", "compile", "create",
-     "start", "up", "tidy", "download", "bootstrap", "prepare", "setup", "link", "trust",
-     "activate", "switch", "seed", "apply", "vendor", "prebuild", "codegen"}
-)  # fmt: skip
 
 
 def _step_taken(
