@@ -325,6 +325,7 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "File does not exist.",  # Claude Code's Read
         "Path does not exist",  # Copilot CLI's view
         "error: pathspec 'main' doesn't exist",
+        "File 'out/a.mp4' already exists. Overwrite? [y/N] Not overwriting - exiting",
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):

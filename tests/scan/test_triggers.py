@@ -873,7 +873,7 @@ def test_glob_trigger_finds_the_globbing_segment():
     """Past a segment that is only an assignment; not when the fix looked elsewhere."""
     failing = "LC_ALL=C; ls src/*.tmp"
     pattern = triggers.glob_trigger(failing, "ls src/")
-    assert pattern == r"\bls\b[^|;&\n]*?" + r"""\s[^\s'"|;&]*[*?\[]"""
+    assert pattern == r"\bls\b[^|;&\n]*?" + r"""\s[^\s'"|;&]*[*?\[^]"""
     assert triggers.matches(pattern, failing)
     assert triggers.glob_trigger(failing, "ls build/") is None
     assert triggers.glob_trigger("ls src/", "ls src/a") is None
@@ -890,6 +890,17 @@ def test_glob_trigger_on_a_query_string_whatever_the_fix_looked_at():
     assert not triggers.matches(pattern, "gh api 'repos/o/r/contents/a.yml?ref=main'")
     assert triggers.query_string("a.yml?ref=main")
     assert not triggers.query_string("src/*.tm?")
+
+
+def test_a_caret_is_a_glob_character_of_zsh():
+    """zsh's ``extendedglob`` reads ``^`` as a pattern (``no matches found: 1200x630^``): the
+    trigger fires on it unquoted, in any command of the program, and not quoted."""
+    failing = "magick in.jpg -resize 1200x630^ -extent 1200x630 out.jpg"
+    pattern = triggers.glob_trigger(failing, "magick in.jpg -resize '1200x630^' out.jpg")
+    assert pattern is not None
+    assert triggers.matches(pattern, "magick a.png -resize 64x64^ b.png")
+    assert not triggers.matches(pattern, "magick a.png -resize '64x64^' b.png")
+    assert not triggers.matches(pattern, "magick a.png -resize 64x64 b.png")
 
 
 def test_a_redirection_is_part_of_its_command():

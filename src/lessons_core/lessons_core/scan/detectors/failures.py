@@ -57,7 +57,7 @@ _ERROR_LINE = kept_programs.compile(
     r"ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})|"
-    r"injection detected|"
+    r"injection detected|already exists|"
     r"exceed(?:ed|ing|s) (?:the |its )?timeout",
     re.IGNORECASE,
 )

@@ -849,9 +849,10 @@ def _marked(text: str, fixed: str) -> bool:
 
 
 #: An unquoted word holding a glob character (zsh stops at one that matches nothing): ``*``,
-#: ``?`` or ``[`` (``pip install .[dev]``).
-_GLOB_WORD = r"""\s[^\s'"|;&]*[*?\[]"""
-_GLOB_CHARS = frozenset("*?[")
+#: ``?``, ``[`` (``pip install .[dev]``), or ``^``, which zsh's ``extendedglob`` reads as a
+#: negation (``git show HEAD^``, ``magick … -resize 1200x630^``).
+_SHELL_GLOB_WORD = r"""\s[^\s'"|;&]*[*?\[^]"""
+_SHELL_GLOB_CHARS = frozenset("*?[^")
 #: A ``?`` that opens a query string (``contents/a.yml?ref=main``): a glob character meant
 #: literally, never a pattern for files.
 _QUERY = kept_programs.compile(r"\?[\w.-]+=")
@@ -872,14 +873,16 @@ def glob_trigger(failing: str, fixed: str) -> str | None:
         shape = shape_of(list(seg))
         if shape is None:
             continue
-        globbed = [w for w in seg[1:] if not _GLOB_CHARS.isdisjoint(w) and not w.startswith("-")]
+        globbed = [
+            w for w in seg[1:] if not _SHELL_GLOB_CHARS.isdisjoint(w) and not w.startswith("-")
+        ]
         probes = [w for w in globbed if not query_string(w)]
         folders = [w.rsplit("/", 1)[0] for w in probes if "/" in w]
         if not globbed or (
             len(probes) == len(globbed) and folders and not any(f and f in fixed for f in folders)
         ):
             continue
-        pattern = _word(shape.exe) + _GAP + _GLOB_WORD
+        pattern = _word(shape.exe) + _GAP + _SHELL_GLOB_WORD
         if matches(pattern, failing) and not matches(pattern, fixed):
             return pattern
     return None
