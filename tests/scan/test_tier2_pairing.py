@@ -3811,6 +3811,20 @@ def test_a_file_edited_in_the_shell_between_is_an_edit(script):
     assert list(tier2.detect(script.events)) == []
 
 
+def test_a_source_rewritten_by_a_script_between_is_an_edit(script):
+    """A Python heredoc that rewrites the code under test is an edit too: the test that passes
+    after it was fixed by the code, not by how it was run."""
+    run = "cd /p/kit && swift test --filter SemVerTests"
+    script.run(run, "SemVerTests.swift:21: error: XCTAssertTrue failed", failure=ERR, code=1)
+    script.run(
+        "cd /p/kit && python3 - <<'EOF'\nfrom pathlib import Path\n"
+        "p = Path('Sources/SemVer.swift')\np.write_text(p.read_text().replace('a', 'b'))\nEOF",
+        "",
+    )
+    script.run(f"{run} 2>&1 | grep Executed", "Executed 2 tests, with 0 failures")
+    assert list(tier2.detect(script.events)) == []
+
+
 def test_a_step_between_is_named_without_the_cd_and_the_tail_around_it(script):
     """Agents write ``cd <project> && … 2>&1 | tail -5``. What reads the output at the end
     makes no other command of the rerun, and the step is named as the work it did."""

@@ -1470,6 +1470,11 @@ def test_assignments_added_through_what_surrounds_the_command(before, again, add
         ("sed -n 1,5p f.py", False),
         ("grep -rn sed src", False),
         ("git apply x.diff", False),  # (read by the write check, not as an in-place edit)
+        # a script handed to an interpreter that rewrites a source file
+        ("python3 - <<'EOF'\nfrom pathlib import Path\nPath('a.swift').write_text('x')\nEOF", True),
+        ("python3 -c \"open('a.py', 'w').write('x')\"", True),
+        ("python3 -c \"print(open('a.py').read())\"", False),
+        ("grep -rn write_text src", False),  # (the words, not code run)
     ],
 )
 def test_edits_in_place(command, edits):

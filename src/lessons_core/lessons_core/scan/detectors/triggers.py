@@ -1797,16 +1797,20 @@ _EDITS_IN_PLACE = re.compile(rf"\b(?:{'|'.join(sorted(_IN_PLACE | _PATCHERS))})\
 
 def edits_in_place(command: str) -> bool:
     """Whether a simple command of ``command`` edits a file where it is (``sed -i``, ``perl
-    -pi -e``, ``patch``): the shell's way of changing the code, as an Edit is."""
-    if not _EDITS_IN_PLACE.search(command):
+    -pi -e``, ``patch``, a script handed to Python that rewrites a source): the shell's way of
+    changing the code, as an Edit is."""
+    if not _EDITS_IN_PLACE.search(command) and not _CODE_WRITES.search(command):
         return False  # (most calls name none of these programs: no need to split the line)
     return any(_in_place(words) for words in _segments(command) if words)
 
 
 def _in_place(words: tuple[str, ...]) -> bool:
-    """Whether a simple command edits a file where it is: ``sed -i``, ``perl -pi``, a patch."""
+    """Whether a simple command edits a file where it is: ``sed -i``, ``perl -pi``, a patch,
+    or code given to an interpreter inline (``-c`` or a heredoc) that writes a file."""
     program = PurePosixPath(words[0]).name
     if program in _PATCHERS:
+        return True
+    if is_interpreter(program) and any(_CODE_WRITES.search(word) for word in words[1:]):
         return True
     return program in _IN_PLACE and any(_IN_PLACE_FLAG.fullmatch(w) for w in words[1:])
 
@@ -1837,8 +1841,6 @@ def _writes_file(words: tuple[str, ...]) -> bool:
         return True  # (``ruff format --check`` only reads)
     if _in_place(words):
         return True
-    if is_interpreter(program) and any(_CODE_WRITES.search(word) for word in words[1:]):
-        return True  # (code given inline, ``-c`` or a heredoc, that writes a file)
     if program == "git" and len(words) > 1 and words[1] in ("apply", "restore", "checkout"):
         return words[1] != "checkout" or "--" in words
     return any(
