@@ -275,6 +275,25 @@ def test_a_tool_only_reachable_through_a_wrapper(script):
     assert triggers.matches(candidate.trigger, "cd web && tsc -p .")
 
 
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_build_that_fails_until_run_through_a_version_manager(script, edited):
+    """A compile error, then the same build through ``mise exec --`` with no file edited: the
+    toolchain the wrapper picks was the difference, not the code. With an edit between, the
+    code was."""
+    bad, good = "zig build test", "mise exec -- zig build test --summary all"
+    script.run(bad, "build.zig.zon:2:13: error: expected string literal", failure=ERR, code=1)
+    if edited:
+        script.file("Edit", "/p/build.zig.zon", "ok")
+    script.run(good, "Build Summary: 3/3 steps succeeded")
+    found = _detect(script)
+    if edited:
+        assert found == []
+    else:
+        (candidate,) = found
+        assert candidate.summary == "zig: run it through `mise`"
+        _fires(candidate, bad, good)
+
+
 def test_command_not_found_fixed_by_mise_exec(script):
     """``mise exec --`` is a wrapper: the fix of a command that is not on PATH."""
     bad, good = "pytest -q", "mise exec -- pytest -q"

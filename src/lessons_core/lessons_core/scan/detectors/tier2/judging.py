@@ -341,6 +341,12 @@ def _judge(
                 # (no test failed, no file edited: the project's command is called so here)
                 finding.generic = True
                 return finding
+            if finding.wrapper is not None:
+                # (no file edited, the same command run through a wrapper or without the one
+                # it had, ``mise exec -- zig build``: the toolchain or environment, not the
+                # code)
+                finding.generic = True
+                return finding
             return None  # the run failed on the code, unless the wider run then passed
         # A failure no class knows, fixed by the same command with something changed: a
         # mistake when what changed can be named (:func:`.recall._generic_trigger`).
