@@ -294,6 +294,25 @@ def test_a_build_that_fails_until_run_through_a_version_manager(script, edited):
         _fires(candidate, bad, good)
 
 
+def test_a_script_that_works_through_a_wrapper_around_its_interpreter(script):
+    """``perl script/send.pl`` lacked the modules only ``carton exec`` puts on ``@INC``."""
+    bad = "perl script/send.pl --dry-run"
+    script.run(bad, "Can't locate Mojo/UserAgent.pm in @INC (you may need to install the "
+               "Mojo::UserAgent module)", failure=ERR, code=2)  # fmt: skip
+    script.run(f"carton exec -- {bad}", "[dry-run] would send 14 reminders")
+    candidate = _one(script)
+    assert candidate.summary == "send.pl: run it through `carton`"
+    _fires(candidate, bad, f"carton exec -- {bad}")
+
+
+def test_a_file_renamed_is_no_other_program_doing_the_job(script):
+    """``git mv`` readies the script for another run; it does no job of the script's."""
+    script.run("node scripts/gen.js", "ReferenceError: require is not defined in ES module "
+               "scope, you can use import instead", failure=ERR, code=1)  # fmt: skip
+    script.run("git mv scripts/gen.js scripts/gen.cjs && node scripts/gen.cjs", "Wrote 48 icons")
+    assert _detect(script) == []
+
+
 def test_command_not_found_fixed_by_mise_exec(script):
     """``mise exec --`` is a wrapper: the fix of a command that is not on PATH."""
     bad, good = "pytest -q", "mise exec -- pytest -q"

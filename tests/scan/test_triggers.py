@@ -690,6 +690,22 @@ def test_wrapped_names_the_wrapper_and_what_it_runs():
     ]
     assert triggers.wrapped("which bash") == ()
     assert triggers.wrapped("echo pytest") == ()
+    # a path right after a program is what it works on, not a program it runs
+    found = triggers.wrapped("git mv scripts/gen.js scripts/gen.cjs")
+    assert "gen.js" not in [shape.exe for _, shape in found]
+    assert triggers.wrapped("mv scripts/gen.js scripts/gen.cjs") == ()
+
+
+def test_a_script_is_run_bare_when_its_interpreter_comes_first():
+    """``perl script/send.pl`` runs the script bare, ``carton exec -- perl script/send.pl``
+    through a wrapper; a program is bare when it comes first itself."""
+    pattern = triggers.leading_trigger("send.pl", "cd /p && perl script/send.pl --dry-run")
+    assert triggers.matches(pattern, "perl -Ilib script/send.pl")
+    assert not triggers.matches(pattern, "carton exec -- perl script/send.pl")
+    assert not triggers.matches(pattern, "cat script/send.pl")
+    bare = triggers.leading_trigger("vitest", "vitest run")
+    assert triggers.matches(bare, "cd web && vitest run")
+    assert not triggers.matches(bare, "pnpm exec vitest run")
 
 
 def test_first_word_trigger_leaves_set_up_words_out():

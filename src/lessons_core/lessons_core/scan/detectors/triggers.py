@@ -617,6 +617,8 @@ def _wrapped_layer(seg: list[str]) -> tuple[list[str], Shape] | None:
     i = 1
     while i < len(seg) and (seg[i] in _WRAPPER_WORDS or _FLAG.match(seg[i])):
         i += 1
+    if i == 1 and "/" in seg[1]:
+        return None  # (``mv scripts/a.js scripts/a.cjs``: a path right after it is an operand)
     inner = list(seg[i:])
     if not inner or not _EXE_NAME.fullmatch(PurePosixPath(inner[0]).name):
         return None
@@ -759,9 +761,25 @@ def first_trigger(exe: str) -> str:
     return anchored(_word(exe))
 
 
-def leading_trigger(exe: str) -> str:
+def leading_trigger(exe: str, command: str | None = None) -> str:
     """A pattern for ``exe`` as the first word of a simple command: run bare, not through a
-    wrapper or runner (``vitest`` but not ``pnpm exec vitest``)."""
+    wrapper or runner (``vitest`` but not ``pnpm exec vitest``). A script that ``command``
+    hands to a program is run bare when that program comes first (``perl script/send.pl``,
+    not ``carton exec -- perl script/send.pl``)."""
+    first = (
+        next(
+            (
+                PurePosixPath(seg[0]).name
+                for seg in segments_of(command, exe, None)
+                if PurePosixPath(seg[0]).name != exe
+            ),
+            None,
+        )
+        if command and _SCRIPT.search(exe)
+        else None
+    )
+    if first is not None:
+        return rf"(?:^|[;&|(])\s*{_word(first)}{_GAP}{_word(exe)}"
     return rf"(?:^|[;&|(])\s*{_word(exe)}"
 
 

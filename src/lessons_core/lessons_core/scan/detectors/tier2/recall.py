@@ -345,7 +345,7 @@ def _wrapper_trigger(finding: Finding) -> str | None:
     elif how == "inserted":  # (``wrapper`` is the wrapper and the runner word the fix put in)
         pattern = triggers.runner_trigger(wrapper.split()[0], exe)
     else:
-        pattern = triggers.leading_trigger(exe)
+        pattern = triggers.leading_trigger(exe, failing)
     return pattern if _separates(pattern, failing, fixed) else None
 
 

@@ -431,6 +431,11 @@ _LOOKS = _SEARCH_COMMANDS | {
 }  # fmt: skip
 
 
+#: What moves, copies or makes files, run on its own or through ``git`` (``git mv a.js
+#: a.cjs``): it readies the target for a command, and does no command's job.
+_FILE_CHORES = frozenset({"mv", "cp", "ln", "rm", "mkdir", "touch", "chmod", "chown"})
+
+
 def _target_parts(command: str) -> set[str]:
     """The parts of a command's operands that name what it worked on: no executable, no
     option (an option's value counts: ``--run-id=24871``)."""
@@ -457,7 +462,11 @@ def same_target(call: ev.Event, other: ev.Event) -> str | None:
     if not call.command or not other.command:
         return None
     theirs = triggers.main_shape(other.command)
-    if theirs is None or theirs.exe in _LOOKS:
+    if (
+        theirs is None
+        or theirs.exe in _LOOKS
+        or _FILE_CHORES.intersection((theirs.exe, theirs.sub))
+    ):
         return None
     ran = _programs(call.command)
     if ran & _programs(other.command):
