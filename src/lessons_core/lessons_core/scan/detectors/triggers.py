@@ -766,20 +766,11 @@ def leading_trigger(exe: str, command: str | None = None) -> str:
     wrapper or runner (``vitest`` but not ``pnpm exec vitest``). A script that ``command``
     hands to a program is run bare when that program comes first (``perl script/send.pl``,
     not ``carton exec -- perl script/send.pl``)."""
-    first = (
-        next(
-            (
-                PurePosixPath(seg[0]).name
-                for seg in segments_of(command, exe, None)
-                if PurePosixPath(seg[0]).name != exe
-            ),
-            None,
-        )
-        if command and _SCRIPT.search(exe)
-        else None
-    )
-    if first is not None:
-        return rf"(?:^|[;&|(])\s*{_word(first)}{_GAP}{_word(exe)}"
+    if command and _SCRIPT.search(exe):
+        for seg in segments_of(command, exe, None):
+            first = PurePosixPath(seg[0]).name
+            if first != exe:  # (the program it was handed to: ``perl``)
+                return rf"(?:^|[;&|(])\s*{_word(first)}{_GAP}{_word(exe)}"
     return rf"(?:^|[;&|(])\s*{_word(exe)}"
 
 
