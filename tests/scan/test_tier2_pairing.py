@@ -305,6 +305,49 @@ def test_a_script_that_works_through_a_wrapper_around_its_interpreter(script):
     _fires(candidate, bad, f"carton exec -- {bad}")
 
 
+def test_a_glob_in_quotes_taken_for_a_path(script):
+    """Node 20's test runner expands no pattern: given one in quotes, it looked for a file of
+    that name. The lesson is recalled before any call of the program with a glob in quotes."""
+    bad = "cd /p/web && node --test 'test/**/*.test.js'"
+    script.run(bad, "Could not find '/p/web/test/**/*.test.js'", failure=ERR, code=1)
+    script.run("cd /p/web && node --test test/ 2>&1 | tail -3", "# pass 31\n# fail 0")
+    candidate = _one(script)
+    assert candidate.summary == "node: it does not expand a glob in quotes"
+    _fires(candidate, bad, "cd /p/web && node --test test/")
+    assert triggers.matches(candidate.trigger, 'node --test "src/*.spec.js"')
+
+
+@pytest.mark.parametrize(
+    ("error", "fixed"),
+    [
+        # the error names no such path: the tests failed
+        ("# fail 2\nnot ok 1 - formats dates", "node --test test/"),
+        # the fix still gives the pattern: it was right
+        ("Could not find '/p/web/test/**/*.test.js'", "node --test 'test/**/*.test.js' --watch"),
+    ],
+)
+def test_a_glob_in_quotes_not_named_or_kept_is_no_such_lesson(script, error, fixed):
+    script.run("node --test 'test/**/*.test.js'", error, failure=ERR, code=1)
+    script.run(fixed, "# pass 31")
+    assert all("glob in quotes" not in c.summary for c in _detect(script))
+
+
+def test_a_glob_in_quotes_then_an_edit_is_the_codes(script):
+    script.run("node --test 'test/**/*.test.js'", "Could not find '/p/test/**/*.test.js'",
+               failure=ERR, code=1)  # fmt: skip
+    script.file("Edit", "/p/package.json", "ok")
+    script.run("node --test test/", "# pass 31")
+    assert all("glob in quotes" not in c.summary for c in _detect(script))
+
+
+def test_a_path_in_quotes_is_no_glob(script):
+    """A guessed file in quotes is still a guessed file."""
+    script.run("cat 'docs/setup.md'", "cat: docs/setup.md: No such file or directory",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("cat docs/SETUP.md", "# Setup")
+    assert all("glob in quotes" not in c.summary for c in _detect(script))
+
+
 def test_a_file_renamed_is_no_other_program_doing_the_job(script):
     """``git mv`` readies the script for another run; it does no job of the script's."""
     script.run("node scripts/gen.js", "ReferenceError: require is not defined in ES module "

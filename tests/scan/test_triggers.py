@@ -919,6 +919,24 @@ def test_a_caret_is_a_glob_character_of_zsh():
     assert not triggers.matches(pattern, "magick a.png -resize 64x64 b.png")
 
 
+@pytest.mark.parametrize(
+    ("command", "error", "found"),
+    [
+        ("node --test 'test/**/*.test.js'", "Could not find '/p/test/**/*.test.js'",
+         "test/**/*.test.js"),
+        ('eslint "src/**/*.ts"', 'No files matching the pattern "src/**/*.ts" were found.',
+         "src/**/*.ts"),
+        # a path in quotes, no glob; a glob the error does not name; a glob left to the shell
+        ("cat 'docs/setup.md'", "cat: docs/setup.md: No such file or directory", None),
+        ("cp 'notes 2.txt' out/*", "cp: notes 2.txt: No such file or directory", None),
+        ("node --test 'test/*.js'", "# fail 2", None),
+        ("ls test/*.js", "ls: test/*.js: No such file or directory", None),
+    ],
+)  # fmt: skip
+def test_quoted_glob_is_a_pattern_in_quotes_the_error_names(command, error, found):
+    assert triggers.quoted_glob(command, error) == found
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

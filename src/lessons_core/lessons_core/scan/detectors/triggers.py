@@ -831,6 +831,38 @@ def pattern_path_trigger(failing: str, fixed: str) -> str | None:
     return None
 
 
+#: A word in quotes that holds a ``*``: a glob the shell was told to leave alone.
+_QUOTED_GLOB = r"""\s(?:'[^'\s]*\*|"[^"\s]*\*)"""
+
+
+def quoted_glob(failing: str, error: str) -> str | None:
+    """The glob ``failing`` gave a command in quotes (``node --test 'test/**/*.test.js'``) when
+    the error names it, so the command looked for a path of that name: the pattern, else
+    ``None``. (Whether the fix gave it none is for the trigger to tell.)"""
+    if "*" not in failing:
+        return None  # (most commands hold no glob: nothing to look for)
+    head = error[:1500]
+    for seg in _segments(failing):
+        for word in seg[1:]:
+            quoted = f"'{word}'" in failing or f'"{word}"' in failing
+            if "*" in word and quoted and word in head:
+                return word
+    return None
+
+
+def quoted_glob_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for a glob in quotes given to the command that took it for a path, when its
+    fix gave it none."""
+    for seg in _segments(failing):
+        shape = shape_of(list(seg))
+        if shape is None:
+            continue
+        pattern = _word(shape.exe) + _GAP + _QUOTED_GLOB
+        if matches(pattern, failing) and not matches(pattern, fixed):
+            return pattern
+    return None
+
+
 def dash_argument_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for a quoted argument starting with ``-`` (``rg "- name"``, ``grep '-x'``),
     which the command parsed as an option, when the fix has none."""

@@ -493,6 +493,17 @@ PATTERN_PATH = failures.MistakeClass(
     " name: only the `go` command expands `...`",
     "Give it a folder (`.`) or the files instead",
 )
+#: The pseudo-class of a glob in quotes that a command took for a path: ``node --test
+#: 'test/**/*.test.js'`` looked for a file of that name (Node 20 expands no pattern), and ``node
+#: --test test/`` worked. Quotes keep the pattern from the shell; only some programs expand one.
+QUOTED_GLOB = failures.MistakeClass(
+    "quoted_glob",
+    r"(?!)",
+    "it does not expand a glob in quotes",
+    "the command was given a glob in quotes, which the shell left as it was, and took it for a"
+    " path",
+    "Give it the folder or the files, or the pattern unquoted for the shell to expand",
+)
 #: The words of a shell refusal whose word was a glob meant for files (``ls plans/*-PLAN.md``)
 #: that matched none: zsh stops the command where bash passes the word on, and quoting it, the
 #: cure for a word the shell misread (:data:`failures.SHELL_SYNTAX`), would only look for a

@@ -42,6 +42,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PATTERN_PATH,
     PLUGIN_ELSEWHERE,
     PREREQUISITE,
+    QUOTED_GLOB,
     SANDBOX,
     SPACED_PATH,
     SSH_URL,
@@ -209,6 +210,14 @@ def _judge(
         return None  # refused, and not resolved by asking for the permission
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
+    if (
+        call.command
+        and fix.command
+        and not finding.edited
+        and triggers.quoted_glob(call.command, result.text) is not None
+    ):
+        finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
+        return finding
     setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
     missing = cls is not None and cls.name == failures.MISSING_PATH
     if setup_failed or missing or _cd_to_root(fix):

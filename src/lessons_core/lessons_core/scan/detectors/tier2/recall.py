@@ -31,6 +31,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PACKAGE_NAME,
     PASSED_ON,
     PATTERN_PATH,
+    QUOTED_GLOB,
     SANDBOX,
     SPACED_PATH,
     SSH_URL,
@@ -135,6 +136,8 @@ def _trigger(finding: Finding) -> str | None:
         return _generic_trigger(finding, named)
     if name == PATTERN_PATH.name:
         return triggers.pattern_path_trigger(failing, fixed)
+    if name == QUOTED_GLOB.name:
+        return triggers.quoted_glob_trigger(failing, fixed)
     if name == failures.SHELL_SYNTAX:
         found = None
         head = finding.result.text[:1500]
