@@ -91,6 +91,10 @@ _VALUE_FLAGS = frozenset(
      "--context", "--namespace", "--kubeconfig", "-R", "--manifest-path",
      "--project-directory"}
 )  # fmt: skip
+_MAVEN_VALUE_FLAGS = frozenset(
+    {"-pl", "--projects", "-P", "--activate-profiles", "-s", "--settings", "-rf",
+     "--resume-from", "-T", "--threads"}
+)  # fmt: skip
 #: A tool's own short global options that take a value before the subcommand (``adb -s
 #: emulator-5554 install``, ``kubectl -n web get pods``): short names mean other things to other
 #: tools (``make -n`` takes none), so they are read for their tool alone.
@@ -103,6 +107,11 @@ _TOOL_VALUE_FLAGS = {
     "tmux": frozenset({"-L", "-S"}),
     "aws": frozenset({"--profile", "--region", "--endpoint-url"}),
     "gcloud": frozenset({"--project", "--account", "--configuration"}),
+    # the module, profile or settings of a Maven run; the package of a pnpm or npm workspace
+    "mvn": _MAVEN_VALUE_FLAGS,
+    "mvnw": _MAVEN_VALUE_FLAGS,
+    "pnpm": frozenset({"--filter", "-F", "--dir", "-w", "--workspace"}),
+    "npm": frozenset({"-w", "--workspace"}),
 }
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix. (``-y``
 #: and ``--yes`` are behaviour: they answer a prompt a call waited on.)
