@@ -698,9 +698,9 @@ def test_wrapped_names_the_wrapper_and_what_it_runs():
     assert triggers.wrapped("mv scripts/gen.js scripts/gen.cjs") == ()
 
 
-def test_a_script_is_run_bare_when_its_interpreter_comes_first():
+def test_a_program_is_run_bare_when_what_it_is_handed_to_comes_first():
     """``perl script/send.pl`` runs the script bare, ``carton exec -- perl script/send.pl``
-    through a wrapper; a program is bare when it comes first itself."""
+    through a wrapper; a program is bare when it comes first itself, or its runner does."""
     pattern = triggers.leading_trigger("send.pl", "cd /p && perl script/send.pl --dry-run")
     assert triggers.matches(pattern, "perl -Ilib script/send.pl")
     assert not triggers.matches(pattern, "carton exec -- perl script/send.pl")
@@ -708,6 +708,12 @@ def test_a_script_is_run_bare_when_its_interpreter_comes_first():
     bare = triggers.leading_trigger("vitest", "vitest run")
     assert triggers.matches(bare, "cd web && vitest run")
     assert not triggers.matches(bare, "pnpm exec vitest run")
+    # a runner first is the bare form too; a variable set in front is no program
+    run = triggers.leading_trigger("playwright", "cd web && npx playwright test --headed")
+    assert triggers.matches(run, "npx playwright test a.spec.ts")
+    assert not triggers.matches(run, "xvfb-run -a npx playwright test")
+    plain = triggers.leading_trigger("pytest")
+    assert triggers.leading_trigger("pytest", "CI=1 pytest -x") == plain
 
 
 def test_first_word_trigger_leaves_set_up_words_out():

@@ -772,14 +772,15 @@ def first_trigger(exe: str) -> str:
 
 def leading_trigger(exe: str, command: str | None = None) -> str:
     """A pattern for ``exe`` as the first word of a simple command: run bare, not through a
-    wrapper or runner (``vitest`` but not ``pnpm exec vitest``). A script that ``command``
-    hands to a program is run bare when that program comes first (``perl script/send.pl``,
-    not ``carton exec -- perl script/send.pl``)."""
-    if command and _SCRIPT.search(exe):
-        for seg in segments_of(command, exe, None):
-            first = PurePosixPath(seg[0]).name
-            if first != exe:  # (the program it was handed to: ``perl``)
-                return rf"(?:^|[;&|(])\s*{_word(first)}{_GAP}{_word(exe)}"
+    wrapper or runner (``vitest`` but not ``pnpm exec vitest``). Where ``command`` hands it to
+    a program, an interpreter or a runner, it is run bare when that program comes first (``perl
+    script/send.pl`` but not ``carton exec -- perl script/send.pl``; ``npx playwright`` but not
+    ``xvfb-run -a npx playwright``)."""
+    for seg in segments_of(command, exe, None) if command else ():
+        words = [word for word in seg if not _ASSIGNMENT.match(word)]
+        first = PurePosixPath(words[0]).name if words else exe
+        if first != exe:  # (the program it was handed to)
+            return rf"(?:^|[;&|(])\s*{_word(first)}{_GAP}{_word(exe)}"
     return rf"(?:^|[;&|(])\s*{_word(exe)}"
 
 
