@@ -975,6 +975,21 @@ def test_zsh_unmatched_glob_fixed_by_listing_the_folder(script):
     assert not triggers.matches(candidate.trigger, "ls -la /p")
 
 
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_glob_meant_for_the_program_is_quoted(script, quote):
+    """zsh refused a pattern meant for Redis, not for files; the fix gave the very word in
+    quotes, twice on one line. The lesson is the quoting, and the corrected call on the line is
+    no step in front of the command."""
+    bad = "redis-cli -n 1 --scan --pattern session:*"
+    quoted = f"redis-cli -n 1 --scan --pattern {quote}session:*{quote}"
+    good = f"{quoted} | head -3 && {quoted} | wc -l"
+    script.run(bad, "zsh: no matches found: session:*", failure=ERR, code=1)
+    script.run(good, "session:9f1c\n1876")
+    candidate = _one(script)
+    assert candidate.summary == "redis-cli: quote words the shell would read as syntax"
+    _fires(candidate, bad, good)
+
+
 def test_zsh_refused_a_query_string_and_the_file_was_fetched_another_way(script):
     """zsh reads the ``?`` of an unquoted query string as a glob and stops before the command
     runs; the file was then fetched by another address that names it. A ``?`` that opens a

@@ -1965,8 +1965,11 @@ def step_first(failing: str, fixed: str) -> str | None:
     file (``sed -i``, ``> file``, ``patch``): that was a change of the code. A ``cd`` both
     lines start with and what reads the output at the end are no part of either
     (:func:`_pair_segments`)."""
-    # (a look in front, ``git diff --stat && actionlint``, is no step)
-    before = [w for w in _in_front(failing, fixed) if not _looks_at_result(w)]
+    # (a look in front, ``git diff --stat && actionlint``, is no step; nor the failing command
+    # itself, as the shell gives its words: ``redis-cli --pattern 'session:*' | head && …``
+    # ran the corrected call first)
+    ran = set(_segments(failing))
+    before = [w for w in _in_front(failing, fixed) if not _looks_at_result(w) and w not in ran]
     if not before or any(
         words[0] in SETUP_COMMANDS
         or words[0] in _FILE_MODES

@@ -376,7 +376,7 @@ def _judge(
     if finding.edited and cls.name not in _TOOL_REFUSALS:
         return None  # the call worked once the code changed: the code was the problem
     finding.cls = cls
-    if cls.name == failures.SHELL_SYNTAX and _unmatched_glob(result.text):
+    if cls.name == failures.SHELL_SYNTAX and _unmatched_glob(result.text, fix.command or ""):
         finding.cls = UNMATCHED_GLOB
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
@@ -436,14 +436,18 @@ def _removes(command: str) -> bool:
     return shape is not None and shape.exe == "rm"
 
 
-def _unmatched_glob(error: str) -> bool:
+def _unmatched_glob(error: str, fixed: str) -> bool:
     """Whether the word zsh refused (``no matches found: plans/*-PLAN.md``) was a glob meant
     for files: a ``*``, or a ``?`` that opens no query string. A bracket alone is taken for
-    the literal it usually is (``.[dev]``), which quoting does cure."""
+    the literal it usually is (``.[dev]``), which quoting does cure; so does a fix that gave
+    the very word in quotes (``redis-cli --scan --pattern 'session:*'``): it was meant for the
+    program, not for files."""
     m = _REFUSED_WORD.search(error[:1500])
     if m is None:
         return False
     word = m.group(1)
+    if f"'{word}'" in fixed or f'"{word}"' in fixed:
+        return False
     return "*" in word or ("?" in word and not triggers.query_string(word))
 
 
