@@ -348,6 +348,44 @@ def test_a_path_in_quotes_is_no_glob(script):
     assert all("glob in quotes" not in c.summary for c in _detect(script))
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("cd /p/site && npx next lint",
+         "Invalid project directory provided, no such directory: /p/site/lint",
+         "cd /p/site && pnpm lint", "next lint: this project runs it as `pnpm lint`"),
+        ("go test ./...", "# example.com/svc\nundefined: sqlite3.Open",
+         "make test 2>&1 | tail -3", "go test: this project runs it as `make test`"),
+        ("cargo clippy", "error: could not find `Cargo.toml` in `/p` or any parent directory",
+         "npm run clippy", "cargo clippy: this project runs it as `npm run clippy`"),
+    ],
+)  # fmt: skip
+def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
+    """The command failed where the project's task named for its subcommand worked, nothing
+    edited between: how this project runs it, recalled before the bare command."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    _fires(candidate, bad, good)
+
+
+@pytest.mark.parametrize(
+    ("bad", "between", "good"),
+    [
+        ("go test ./...", None, "make check"),  # a task of another name
+        ("npm test", None, "make test"),  # a runner's own task, then another's
+        ("go test ./...", "/p/store.go", "make test"),  # the code changed between
+    ],
+)
+def test_no_task_of_the_same_name_or_an_edit_between(script, bad, between, good):
+    script.run(bad, "--- FAIL: TestOpen (0.00s)", failure=ERR, code=1)
+    if between:
+        script.file("Edit", between, "ok")
+    script.run(good, "ok")
+    assert all("this project runs it as" not in c.summary for c in _detect(script))
+
+
 def test_a_file_renamed_is_no_other_program_doing_the_job(script):
     """``git mv`` readies the script for another run; it does no job of the script's."""
     script.run("node scripts/gen.js", "ReferenceError: require is not defined in ES module "

@@ -945,6 +945,21 @@ def test_quoted_glob_is_a_pattern_in_quotes_the_error_names(command, error, foun
     assert triggers.quoted_glob(command, error) == found
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "task"),
+    [
+        ("npx next lint", "pnpm lint", "pnpm lint"),
+        ("go test ./... -run X", "make test GOFLAGS=-count=1", "make test"),
+        ("cargo clippy", "npm run clippy -- --fix", "npm run clippy"),
+        ("go test ./...", "make check", None),
+        ("npm test", "make test", None),  # a runner's own task
+        ("go test ./...", 'just "test unit"', None),  # a task's name in quotes with another
+    ],
+)
+def test_project_task_is_the_task_named_for_the_subcommand(failing, fixed, task):
+    assert triggers.project_task(failing, fixed) == task
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

@@ -1553,6 +1553,23 @@ TASK_RUNNERS = frozenset(
 )
 
 
+def project_task(failing: str, fixed: str) -> str | None:
+    """The project's own task that ``fixed`` ran in place of ``failing``, named as its
+    subcommand (``pnpm lint`` for ``npx next lint``, ``make test`` for ``go test ./...``), as
+    the fix wrote it up to the task's name; else ``None``. A task runner's own subcommand is
+    no such thing: ``npm test`` and ``make test`` are two tasks."""
+    shape, task = main_shape(failing), main_shape(fixed)
+    if shape is None or task is None or not shape.sub or not task.sub:
+        return None
+    if shape.exe in TASK_RUNNERS or task.exe not in TASK_RUNNERS:
+        return None
+    name = task.sub.split()[-1]  # (``run lint`` of ``npm run lint``)
+    words = next(iter(segments_of(fixed, task.exe, task.sub)), ())
+    if name != shape.sub or name not in words:
+        return None
+    return " ".join(words[: words.index(name) + 1])
+
+
 def programs_of(command: str) -> set[str]:
     """The programs the simple commands of ``command`` start, by name (``adb`` of
     ``/usr/bin/adb install``)."""

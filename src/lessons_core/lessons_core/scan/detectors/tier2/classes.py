@@ -120,6 +120,16 @@ ANOTHER_PROGRAM = failures.MistakeClass(
     "the command is not on PATH on this machine, and `{other}` then did its job",
     "Use `{other}`",
 )
+#: The pseudo-class of a command whose job the project's own task of the same name then did
+#: (``npx next lint`` → ``pnpm lint``, ``go test ./...`` → ``make test``), nothing edited
+#: between: the project's way of running it, recalled before the bare command.
+PROJECT_TASK = failures.MistakeClass(
+    "project_task",
+    r"(?!)",
+    "this project runs it as `{other}`",
+    "the command failed where the project's own task of that name, `{other}`, worked",
+    "Run `{other}`: the project's task sets up what the bare command lacks",
+)
 #: The pseudo-class of an option the program refused here whose job another program then did on
 #: the same operands (``readlink -f`` → ``realpath``, ``date -d`` → ``gdate -d`` on a Mac): a
 #: fact of the machine, before any call of the program with that option.

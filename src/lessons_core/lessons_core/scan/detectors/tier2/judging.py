@@ -42,6 +42,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PATTERN_PATH,
     PLUGIN_ELSEWHERE,
     PREREQUISITE,
+    PROJECT_TASK,
     QUOTED_GLOB,
     SANDBOX,
     SPACED_PATH,
@@ -210,6 +211,14 @@ def _judge(
         return None  # refused, and not resolved by asking for the permission
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
+    task = (
+        triggers.project_task(call.command, fix.command)
+        if call.command and fix.command and not finding.edited
+        else None
+    )
+    if task is not None:
+        finding.cls, finding.stand_in = PROJECT_TASK, task
+        return finding
     if (
         call.command
         and fix.command

@@ -31,6 +31,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PACKAGE_NAME,
     PASSED_ON,
     PATTERN_PATH,
+    PROJECT_TASK,
     QUOTED_GLOB,
     SANDBOX,
     SPACED_PATH,
@@ -123,6 +124,10 @@ def _trigger(finding: Finding) -> str | None:
         # every command of the program given an SSH address of that host
         # (an SSH address of the host, which the fix no longer gave: it separates the two)
         return triggers.ssh_url_trigger(failing, finding.ssh_host)
+    if name == PROJECT_TASK.name:
+        # the command, its subcommand named, as it was run bare
+        bare = triggers.command_trigger(failing, fixed)
+        return bare if _separates(bare, failing, fixed) else None
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)

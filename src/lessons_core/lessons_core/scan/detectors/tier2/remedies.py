@@ -258,10 +258,13 @@ def _remedies(
     after "File has not been read", the repository reached by its URL after git could not
     authenticate to it, the file a query string the shell refused asked for, fetched another
     way, the pull request a gh command failed on through a GraphQL query of its own, reached
-    through ``gh api`` (``error`` is the failure's text)."""
+    through ``gh api``, the project's own task the failed command is named for (``error`` is
+    the failure's text)."""
     res = results.get(id(other))
     if res is None or res.failure is not None:
         return False  # only a call that worked remedies anything
+    if call.command and other.command and triggers.project_task(call.command, other.command):
+        return True  # the project's own task of that name (``pnpm lint`` for ``next lint``)
     if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
         return _searched_in_shell(other)
     skill = unknown_skill(call, error)
