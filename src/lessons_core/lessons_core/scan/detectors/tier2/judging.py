@@ -211,22 +211,14 @@ def _judge(
         return None  # refused, and not resolved by asking for the permission
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
-    task = (
-        triggers.project_task(call.command, fix.command)
-        if call.command and fix.command and not finding.edited
-        else None
-    )
-    if task is not None:
-        finding.cls, finding.stand_in = PROJECT_TASK, task
-        return finding
-    if (
-        call.command
-        and fix.command
-        and not finding.edited
-        and triggers.quoted_glob(call.command, result.text) is not None
-    ):
-        finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
-        return finding
+    if call.command and fix.command and not finding.edited:
+        task = triggers.project_task(call.command, fix.command)
+        if task is not None:
+            finding.cls, finding.stand_in = PROJECT_TASK, task  # how the project runs it
+            return finding
+        if triggers.quoted_glob(call.command, result.text) is not None:
+            finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
+            return finding
     setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
     missing = cls is not None and cls.name == failures.MISSING_PATH
     if setup_failed or missing or _cd_to_root(fix):
