@@ -50,11 +50,17 @@ def _edit(agent: str, path: str) -> tuple[str, dict[str, Any]]:
     }[agent]  # fmt: skip
 
 
+#: The shell call of a path that is not there. Qwen Code's shell tool, on a loaded machine,
+#: sometimes records a command that exits at once with no output at all ("Output: (empty)",
+#: no process group); the command waits a moment after its error, and keeps its exit status.
+_MISSING_DIR = {"qwen": "ls /nonexistent-dir; status=$?; sleep 1; (exit $status)"}
+
+
 #: The calls, by name: each agent's own form of it (``None``: the agent has no such tool).
 def _calls(agent: str, project: Path) -> dict[str, tuple[str, dict[str, Any]] | None]:
     read, write = READ_TOOLS.get(agent), _WRITE.get(agent)
     return {
-        "missing_dir": _shell(agent, "ls /nonexistent-dir"),
+        "missing_dir": _shell(agent, _MISSING_DIR.get(agent, "ls /nonexistent-dir")),
         "unknown_tool": ("NoSuchTool", {"file_path": "notes.txt"}),
         "read_missing": read and (read[0], {read[1]: str(project / "missing.txt")}),
         "read_directory": read and (read[0], {read[1]: str(project / "sub")}),
