@@ -12,7 +12,7 @@ import difflib
 import functools
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
@@ -831,14 +831,9 @@ def package_pattern(word: str) -> bool:
 def pattern_path_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for a package pattern given to a command that took it for a path (``gofmt -l
     ./...``), when its fix has none."""
-    for seg in _segments(failing):
-        shape = shape_of(list(seg))
-        if shape is None or not any(package_pattern(w) for w in seg[1:]):
-            continue
-        pattern = _word(shape.exe) + _GAP + _PATTERN_PATH
-        if matches(pattern, failing) and not matches(pattern, fixed):
-            return pattern
-    return None
+    return _segment_trigger(
+        failing, fixed, _PATTERN_PATH, lambda seg: any(package_pattern(w) for w in seg[1:])
+    )
 
 
 #: A word in quotes that holds a ``*``: a glob the shell was told to leave alone.
@@ -854,20 +849,37 @@ def quoted_glob(failing: str, error: str) -> str | None:
     head = error[:1500]
     for seg in _segments(failing):
         for word in seg[1:]:
-            quoted = f"'{word}'" in failing or f'"{word}"' in failing
-            if "*" in word and quoted and word in head:
+            if "*" in word and in_quotes(word, failing) and word in head:
                 return word
     return None
+
+
+def in_quotes(word: str, command: str) -> bool:
+    """Whether ``command`` gives ``word`` whole in single or double quotes: a word the shell
+    was told to leave alone, so any glob in it reached the program as written."""
+    return f"'{word}'" in command or f'"{word}"' in command
 
 
 def quoted_glob_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for a glob in quotes given to the command that took it for a path, when its
     fix gave it none."""
+    return _segment_trigger(failing, fixed, _QUOTED_GLOB)
+
+
+def _segment_trigger(
+    failing: str,
+    fixed: str,
+    tail: str,
+    holds: Callable[[tuple[str, ...]], bool] = lambda seg: True,
+) -> str | None:
+    """The pattern of the first simple command of ``failing`` that ``holds``: its program, then
+    ``tail`` anywhere before the command ends, when it matches ``failing`` and not ``fixed``
+    (the trigger names what separates the two), else ``None``."""
     for seg in _segments(failing):
         shape = shape_of(list(seg))
-        if shape is None:
+        if shape is None or not holds(seg):
             continue
-        pattern = _word(shape.exe) + _GAP + _QUOTED_GLOB
+        pattern = _word(shape.exe) + _GAP + tail
         if matches(pattern, failing) and not matches(pattern, fixed):
             return pattern
     return None
@@ -920,23 +932,18 @@ def glob_trigger(failing: str, fixed: str) -> str | None:
     when the fix looked in the same folder without one: a fix that went to look elsewhere
     says the glob was a probe that found nothing, not a mistake. A query string's ``?`` was
     never a probe: any fix without an unquoted glob character answers it."""
-    for seg in _segments(failing):
-        shape = shape_of(list(seg))
-        if shape is None:
-            continue
+
+    def mistaken(seg: tuple[str, ...]) -> bool:
         globbed = [
             w for w in seg[1:] if not _SHELL_GLOB_CHARS.isdisjoint(w) and not w.startswith("-")
         ]
         probes = [w for w in globbed if not query_string(w)]
         folders = [w.rsplit("/", 1)[0] for w in probes if "/" in w]
-        if not globbed or (
+        return bool(globbed) and not (
             len(probes) == len(globbed) and folders and not any(f and f in fixed for f in folders)
-        ):
-            continue
-        pattern = _word(shape.exe) + _GAP + _SHELL_GLOB_WORD
-        if matches(pattern, failing) and not matches(pattern, fixed):
-            return pattern
-    return None
+        )
+
+    return _segment_trigger(failing, fixed, _SHELL_GLOB_WORD, mistaken)
 
 
 #: Anything up to the end of the simple command (``|``, ``;``, ``&`` or a newline end it).

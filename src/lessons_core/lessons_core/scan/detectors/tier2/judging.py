@@ -447,7 +447,7 @@ def _unmatched_glob(error: str, fixed: str) -> bool:
     if m is None:
         return False
     word = m.group(1)
-    if f"'{word}'" in fixed or f'"{word}"' in fixed:
+    if triggers.in_quotes(word, fixed):
         return False
     return "*" in word or ("?" in word and not triggers.query_string(word))
 
