@@ -358,6 +358,15 @@ def test_a_path_in_quotes_is_no_glob(script):
          "make test 2>&1 | tail -3", "go test: this project runs it as `make test`"),
         ("cargo clippy", "error: could not find `Cargo.toml` in `/p` or any parent directory",
          "npm run clippy", "cargo clippy: this project runs it as `npm run clippy`"),
+        # the runner's own subcommand, where the project's script of that name was meant
+        ("bun test", "TypeError: vi.hoisted is not a function.", "bun run test 2>&1 | tail",
+         "bun test: this project runs it as `bun run test`"),
+        # another program given the very subcommand and arguments
+        ("uv run django-admin makemessages -l de",
+         "django.core.exceptions.ImproperlyConfigured: Requested setting USE_I18N, but "
+         "settings are not configured.", "uv run python manage.py makemessages -l de",
+         "django-admin makemessages: this project runs it as "
+         "`uv run python manage.py makemessages`"),
     ],
 )  # fmt: skip
 def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
@@ -376,6 +385,9 @@ def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
         ("go test ./...", None, "make check"),  # a task of another name
         ("npm test", None, "make test"),  # a runner's own task, then another's
         ("go test ./...", "/p/store.go", "make test"),  # the code changed between
+        ("bun test", None, "bun run test:unit"),  # a script of another name
+        ("django-admin migrate", None, "python manage.py migrate --fake"),  # another job
+        ("django-admin migrate", "/p/app/models.py", "python manage.py migrate"),
     ],
 )
 def test_no_task_of_the_same_name_or_an_edit_between(script, bad, between, good):

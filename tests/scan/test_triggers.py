@@ -954,6 +954,19 @@ def test_quoted_glob_is_a_pattern_in_quotes_the_error_names(command, error, foun
         ("go test ./...", "make check", None),
         ("npm test", "make test", None),  # a runner's own task
         ("go test ./...", 'just "test unit"', None),  # a task's name in quotes with another
+        ("bun test", "bun run test", "bun run test"),  # the runner's own subcommand
+        ("deno test", "deno task test", None),  # (its task is no subcommand of its own here)
+        ("bun test", "bun run test:unit", None),
+        (
+            "cd x && django-admin check --deploy",
+            "cd x && python manage.py check --deploy",
+            "python manage.py check",
+        ),
+        ("git log -3", "hg log -3", "hg log"),  # another program, the same job
+        ("git log -3", "hg log -5", None),  # other arguments: not the same job
+        ("rails db:migrate", "bin/rails db:migrate", None),  # the program itself: a wrapper
+        ("kubectl get pods", "kubectl get pods -A", None),  # the same program
+        ("pip3 install rich", ". .venv/bin/activate && pip install rich", None),  # its name
     ],
 )
 def test_project_task_is_the_task_named_for_the_subcommand(failing, fixed, task):

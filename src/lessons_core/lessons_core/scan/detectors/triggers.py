@@ -1553,6 +1553,10 @@ _NOT_FOUND = kept_programs.compile(
 )
 
 
+#: A program name's version (``3`` of ``pip3``, ``3.12`` of ``python3.12``, ``-14`` of
+#: ``clang-14``): what other names of one program differ by.
+_VERSIONED = re.compile(r"-?[\d.]+$")
+
 #: Programs that run a project's tasks and print what each runs at work (``make`` echoes its
 #: recipe, ``npm run`` its script behind a ``>``).
 TASK_RUNNERS = frozenset(
@@ -1561,20 +1565,35 @@ TASK_RUNNERS = frozenset(
 
 
 def project_task(failing: str, fixed: str) -> str | None:
-    """The project's own task that ``fixed`` ran in place of ``failing``, named as its
-    subcommand (``pnpm lint`` for ``npx next lint``, ``make test`` for ``go test ./...``), as
-    the fix wrote it up to the task's name; else ``None``. A task runner's own subcommand is
-    no such thing: ``npm test`` and ``make test`` are two tasks."""
+    """The project's own way to run the subcommand ``failing`` ran, that ``fixed`` took in its
+    place, as the fix wrote it up to the subcommand; else ``None``. Three forms count: a task
+    runner's task of that name (``pnpm lint`` for ``npx next lint``, ``make test`` for ``go
+    test ./...``); the runner's ``run`` or ``task`` of a name it also has a subcommand for
+    (``bun run test`` for ``bun test``, which starts Bun's own test runner); and another
+    program given the very subcommand and arguments (``python manage.py makemessages -l de``
+    for ``django-admin makemessages -l de``). Two runners' tasks of one name are no such thing:
+    ``npm test`` and ``make test`` are two tasks."""
     shape, task = main_shape(failing), main_shape(fixed)
     if shape is None or task is None or not shape.sub or not task.sub:
         return None
-    if shape.exe in TASK_RUNNERS or task.exe not in TASK_RUNNERS:
-        return None
-    name = task.sub.split()[-1]  # (``run lint`` of ``npm run lint``)
     words = next(iter(segments_of(fixed, task.exe, task.sub)), ())
-    if name != shape.sub or name not in words:
+    if task.exe in TASK_RUNNERS:
+        name = task.sub.split()[-1]  # (``run lint`` of ``npm run lint``)
+        own = shape.exe == task.exe and task.sub in (f"run {name}", f"task {name}")
+        if (shape.exe in TASK_RUNNERS and not own) or name != shape.sub or name not in words:
+            return None
+        return " ".join(words[: words.index(name) + 1])
+    if shape.exe in TASK_RUNNERS or shape.sub != task.sub:
         return None
-    return " ".join(words[: words.index(name) + 1])
+    if _VERSIONED.sub("", shape.exe) == _VERSIONED.sub("", task.exe):
+        return None  # (another name of the same program: ``pip3`` → ``pip``)
+    if any(PurePosixPath(word).name == shape.exe for word in words):
+        return None  # (the program itself, run another way: a wrapper's lesson)
+    sub = shape.sub.split()[0]
+    ran = next(iter(segments_of(failing, shape.exe, shape.sub)), ())
+    if sub not in words or sub not in ran or ran[ran.index(sub) :] != words[words.index(sub) :]:
+        return None  # (not the same job: other arguments)
+    return " ".join(words[: words.index(sub) + 1])
 
 
 def programs_of(command: str) -> set[str]:

@@ -213,6 +213,11 @@ def _judge(
         return _judge_other_way(finding, cls)
     if call.command and fix.command and not finding.edited:
         task = triggers.project_task(call.command, fix.command)
+        ran = triggers.main_shape(task) if task is not None else None
+        if cls is not None and cls.name == failures.COMMAND_NOT_FOUND and ran is not None:
+            # a program this machine lacks, its job done by another: that it is not on PATH is
+            # the lesson, unless a task of the project's ran it (``mvn test`` → ``./mvnw test``)
+            task = task if ran.exe in triggers.TASK_RUNNERS else None
         if task is not None:
             finding.cls, finding.stand_in = PROJECT_TASK, task  # how the project runs it
             return finding

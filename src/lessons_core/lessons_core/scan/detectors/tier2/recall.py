@@ -125,9 +125,12 @@ def _trigger(finding: Finding) -> str | None:
         # (an SSH address of the host, which the fix no longer gave: it separates the two)
         return triggers.ssh_url_trigger(failing, finding.ssh_host)
     if name == PROJECT_TASK.name:
-        # the command, its subcommand named, as it was run bare
-        bare = triggers.command_trigger(failing, fixed)
-        return bare if _separates(bare, failing, fixed) else None
+        # the command, its subcommand named, as it was run bare; the subcommand right after
+        # the program where the fix ran the same program (``bun test``, not ``bun run test``)
+        for bare in (triggers.command_trigger(failing, fixed), triggers.tight_trigger(failing)):
+            if _separates(bare, failing, fixed):
+                return bare
+        return None
     if name == ANOTHER_PROGRAM.name:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)
