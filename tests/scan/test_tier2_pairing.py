@@ -398,6 +398,27 @@ def test_no_task_of_the_same_name_or_an_edit_between(script, bad, between, good)
     assert all("this project runs it as" not in c.summary for c in _detect(script))
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good", "summary"),
+    [
+        ("cd /p && VERSION=v1.8.0 make package",
+         "check-version: refusing to package non-release version 'v1.7.3-dirty'\n"
+         "make: *** [Makefile:27: package] Error 1", "cd /p && make package VERSION=v1.8.0",
+         "make package: give `VERSION=` as an argument, not in the environment"),
+        ("npm test DEBUG=1", "Error: Cannot find module '/p/DEBUG=1'",
+         "DEBUG=1 npm test", "npm test: set `DEBUG=` in front of it, not as an argument"),
+    ],
+)  # fmt: skip
+def test_a_variable_on_the_wrong_side_of_its_program(script, bad, error, good, summary):
+    """Nothing changed but which side of the program a variable was given on: make's own
+    assignment beats the environment, and a program takes an argument for an operand."""
+    script.run(bad, error, failure=ERR, code=2)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    _fires(candidate, bad, good)
+
+
 def test_a_file_renamed_is_no_other_program_doing_the_job(script):
     """``git mv`` readies the script for another run; it does no job of the script's."""
     script.run("node scripts/gen.js", "ReferenceError: require is not defined in ES module "

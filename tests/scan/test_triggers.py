@@ -973,6 +973,38 @@ def test_project_task_is_the_task_named_for_the_subcommand(failing, fixed, task)
     assert triggers.project_task(failing, fixed) == task
 
 
+@pytest.mark.parametrize(
+    ("before", "again", "moved"),
+    [
+        ("cd x && VERSION=v2 make package", "cd x && make package VERSION=v2",
+         ("VERSION", True)),
+        ("A=1 VERSION=2 make", "A=1 make VERSION=2", ("VERSION", True)),
+        ("VERSION=2 make build", "make VERSION=2 build", ("VERSION", True)),
+        ("npm test DEBUG=1", "DEBUG=1 npm test", ("DEBUG", False)),
+        ("VERSION=2 make", "make VERSION=3", None),  # another value: not only moved
+        ("make", "make VERSION=2", None),  # set, not moved
+        ("VERSION=2 make", "VERSION=2 make", None),
+        ("make VERSION=2 x", "make x VERSION=2", None),  # an argument either way
+        ("VERSION=2 make", "make VERSION=2 && make test", None),  # more than moved
+    ],
+)  # fmt: skip
+def test_assignment_moved_is_a_variable_given_on_the_other_side(before, again, moved):
+    assert triggers.assignment_moved(before, again) == moved
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "in_front", "fires", "quiet"),
+    [
+        ("VERSION=2 make package", "VERSION", True, "CGO=0 VERSION=3 make", "make VERSION=3"),
+        ("npm test DEBUG=1", "DEBUG", False, "npm run x DEBUG=*", "DEBUG=1 npm test"),
+    ],
+)
+def test_assignment_trigger_fires_on_that_side_only(command, name, in_front, fires, quiet):
+    pattern = triggers.assignment_trigger(command, name, in_front)
+    assert triggers.matches(pattern, command) and triggers.matches(pattern, fires)
+    assert not triggers.matches(pattern, quiet)
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

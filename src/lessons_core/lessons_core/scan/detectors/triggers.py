@@ -1476,6 +1476,38 @@ def assignments_added(before: str, again: str) -> list[str]:
     return [word for word in now if word not in was]
 
 
+def assignment_moved(before: str, again: str) -> tuple[str, bool] | None:
+    """The variable ``again`` sets on the other side of its program than ``before`` did, the
+    rest unchanged, and whether it became an argument: ``("VERSION", True)`` of ``VERSION=v2
+    make package`` → ``make package VERSION=v2`` (make's own assignment beats the environment,
+    an argument beats both); ``("DEBUG", False)`` of ``npm test DEBUG=1`` → ``DEBUG=1 npm
+    test`` (an operand is no setting). ``None`` otherwise."""
+    mine, theirs = _pair_segments(before, again)
+    if len(mine) != 1 or len(theirs) != 1:
+        return None
+    for was, now, to_argument in ((mine[0], theirs[0], True), (theirs[0], mine[0], False)):
+        front = list(itertools.takewhile(_ASSIGNMENT.match, was))
+        rest = was[len(front) :]
+        for word in front:
+            kept = tuple(w for w in front if w != word)
+            at = now.index(word) if word in now else 0
+            if rest and at > len(kept) and now[:at] + now[at + 1 :] == (*kept, *rest):
+                return word.split("=", 1)[0], to_argument
+    return None
+
+
+def assignment_trigger(command: str, name: str, in_front: bool) -> str | None:
+    """A pattern for ``command``'s program given ``NAME=`` in front of it (``in_front``), past
+    any other assignments, or among its arguments; ``None`` where ``command`` has no program."""
+    shape = main_shape(command)
+    if shape is None:
+        return None
+    setting = rf"\b{_escape(name)}=[^\s;&|]*"
+    if in_front:
+        return setting + rf"\s+(?:[A-Za-z_]\w*=[^\s;&|]*\s+)*{_word(shape.exe)}"
+    return _word(shape.exe) + _GAP + r"\s" + setting
+
+
 def assignment(command: str, name: str) -> str:
     """``NAME=value`` as ``command`` sets it in front of a command (the name alone if not)."""
     for words in _segments(command):

@@ -514,6 +514,25 @@ QUOTED_GLOB = failures.MistakeClass(
     " path",
     "Give it the folder or the files, or the pattern unquoted for the shell to expand",
 )
+#: The pseudo-classes of a variable given on the wrong side of its program, nothing else
+#: changed: set in front, where the program's own assignment beats the environment (``VERSION=v2
+#: make package`` → ``make package VERSION=v2``), or given as an argument, which the program took
+#: for an operand (``npm test DEBUG=1`` → ``DEBUG=1 npm test``).
+AS_ARGUMENT = failures.MistakeClass(
+    "assignment_as_argument",
+    r"(?!)",
+    "give `{flag}=` as an argument, not in the environment",
+    "`{flag}` set in the environment did not reach it (its own assignment wins over the"
+    " environment); given as an argument, it did",
+    "Put `{flag}=…` after the command",
+)
+IN_FRONT = failures.MistakeClass(
+    "assignment_in_front",
+    r"(?!)",
+    "set `{flag}=` in front of it, not as an argument",
+    "it took `{flag}=…` for an operand, not a setting; set in front of the command, it worked",
+    "Put `{flag}=…` in front of the command",
+)
 #: The words of a shell refusal whose word was a glob meant for files (``ls plans/*-PLAN.md``)
 #: that matched none: zsh stops the command where bash passes the word on, and quoting it, the
 #: cure for a word the shell misread (:data:`failures.SHELL_SYNTAX`), would only look for a

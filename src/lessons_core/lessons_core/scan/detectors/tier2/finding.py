@@ -93,7 +93,8 @@ class Finding:
         #: (or of an option it lacks: :attr:`option`).
         self.stand_in: str | None = None
         #: The option the mistake was about: one the program lacks here, whose job
-        #: :attr:`stand_in` did, or one that takes an argument here (``-i`` of BSD ``sed``).
+        #: :attr:`stand_in` did, one that takes an argument here (``-i`` of BSD ``sed``), or a
+        #: variable given on the wrong side of its program (``VERSION`` of ``VERSION=v2 make``).
         self.option: str | None = None
         #: The host whose repository's SSH address failed where its HTTPS one then worked.
         self.ssh_host: str | None = None

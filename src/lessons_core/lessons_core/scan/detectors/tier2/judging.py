@@ -23,6 +23,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ANOTHER_PROGRAM,
     ANOTHER_WAY,
     ARG_FORM,
+    AS_ARGUMENT,
     AS_MODULE,
     CWD_DRIFT,
     DASH_ARGUMENT,
@@ -32,6 +33,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ERROR_NAMED,
     GH_GRAPHQL,
     GUESSED_PATH,
+    IN_FRONT,
     NEEDS_ROOT,
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
@@ -223,6 +225,11 @@ def _judge(
             return finding
         if triggers.quoted_glob(call.command, result.text) is not None:
             finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
+            return finding
+        moved = triggers.assignment_moved(call.command, fix.command)
+        if moved is not None:  # (all that changed: which side of the program it was on)
+            finding.option = moved[0]
+            finding.cls = AS_ARGUMENT if moved[1] else IN_FRONT
             return finding
     setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
     missing = cls is not None and cls.name == failures.MISSING_PATH

@@ -19,11 +19,13 @@ from lessons_core.scan.detectors.tier2.classes import (
     _WORK_FAILURE,
     ANOTHER_PROGRAM,
     ARG_FORM,
+    AS_ARGUMENT,
     AS_MODULE,
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
     FAILURE_TIME_CLASSES,
+    IN_FRONT,
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
     OPTION_VALUE,
@@ -144,6 +146,9 @@ def _trigger(finding: Finding) -> str | None:
         return _generic_trigger(finding, named)
     if name == PATTERN_PATH.name:
         return triggers.pattern_path_trigger(failing, fixed)
+    if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
+        # the variable on the side of the program it was wrongly given on
+        return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
     if name == QUOTED_GLOB.name:
         return triggers.quoted_glob_trigger(failing, fixed)
     if name == failures.SHELL_SYNTAX:
