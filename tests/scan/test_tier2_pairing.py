@@ -419,6 +419,35 @@ def test_a_variable_on_the_wrong_side_of_its_program(script, bad, error, good, s
     _fires(candidate, bad, good)
 
 
+@pytest.mark.parametrize(
+    ("bad", "error", "good"),
+    [
+        ("ormolu --mode inplace src/",
+         "ormolu: src/: withBinaryFile: inappropriate type (is a directory)",
+         "ormolu --mode inplace $(git ls-files '*.hs')"),
+        ("clang-format -i src", "clang-format: error: src: Is a directory",
+         "clang-format -i src/*.c src/*.h"),
+    ],
+)  # fmt: skip
+def test_a_folder_given_to_a_program_that_takes_files(script, bad, error, good):
+    """Given files by the set where it had been given their folder, the program worked: it
+    does not walk folders, a fact of the program for every project."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary.endswith(": it takes files, not a folder")
+    assert "`src" in candidate.mistake
+    _fires(candidate, bad, good)
+
+
+def test_a_file_of_the_folder_read_next_is_a_look(script):
+    """``cat docs`` → ``cat docs/README.md``: the folder was a look around, not a program's
+    habit worth a lesson."""
+    script.run("cat docs", "cat: docs: Is a directory", failure=ERR, code=1)
+    script.run("cat docs/README.md", "# Docs")
+    assert all("not a folder" not in c.summary for c in _detect(script))
+
+
 def test_a_file_renamed_is_no_other_program_doing_the_job(script):
     """``git mv`` readies the script for another run; it does no job of the script's."""
     script.run("node scripts/gen.js", "ReferenceError: require is not defined in ES module "

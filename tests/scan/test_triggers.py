@@ -1005,6 +1005,34 @@ def test_assignment_trigger_fires_on_that_side_only(command, name, in_front, fir
     assert not triggers.matches(pattern, quiet)
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "error", "folder"),
+    [
+        ("ormolu -i src/", "ormolu -i $(git ls-files '*.hs')",
+         "ormolu: src/: withBinaryFile: inappropriate type (is a directory)", "src/"),
+        ("clang-format -i src", "clang-format -i src/*.c", "clang-format: src: Is a directory",
+         "src"),
+        ("shfmt -w bin", "find bin -type f | xargs shfmt -w", "bin: Is a directory", None),
+        ("cat docs", "cat docs/README.md", "cat: docs: Is a directory", None),  # one file
+        ("clang-format -i src", "clang-format -i src/*.c", "error: lib: Is a directory", None),
+        ("clang-format -i src", "clang-format -i src *.c", "clang-format: src: Is a directory",
+         None),  # the folder still given
+    ],
+)  # fmt: skip
+def test_folder_given_is_the_folder_the_error_names_the_fix_gave_files_for(
+    failing, fixed, error, folder
+):
+    assert triggers.folder_given(failing, fixed, error) == folder
+
+
+def test_folder_trigger_fires_on_the_folder_as_a_word():
+    pattern = triggers.folder_trigger("ormolu -i src/", "src/")
+    assert triggers.matches(pattern, "ormolu --mode check src")
+    assert triggers.matches(pattern, "cd x && ormolu -i src/ && git diff")
+    assert not triggers.matches(pattern, "ormolu -i src/Main.hs")
+    assert not triggers.matches(pattern, "ormolu -i $(git ls-files '*.hs')")
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

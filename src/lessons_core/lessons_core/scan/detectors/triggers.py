@@ -1736,6 +1736,42 @@ def verb_trigger(command: str) -> str | None:
     return rf"{base}{_GAP}\s{_escape(operands[0])}(?![\w.-])"
 
 
+#: Files given by the set: a glob, a command's output, ``xargs`` or ``find -exec``.
+_FILE_SET = kept_programs.compile(r"\*|\$\(|`|\bxargs\b|\s-exec\b")
+
+
+def folder_given(failing: str, fixed: str, error: str) -> str | None:
+    """The folder ``failing`` gave its program that ``error`` names and its fix no longer gave,
+    the program the same (``src/`` of ``ormolu --mode inplace src/`` → ``ormolu --mode inplace
+    $(git ls-files '*.hs')``): a program that takes files, not a folder to walk. The fix gave
+    it files by the set (a glob, a command's output, ``xargs``); one file of the folder read
+    next was a look around it (``cat docs`` → ``cat docs/README.md``). Else ``None``."""
+    shape, again = main_shape(failing), main_shape(fixed)
+    if shape is None or again is None or shape.exe != again.exe:
+        return None
+    if not _FILE_SET.search(fixed):
+        return None
+    head = error[:1500]
+    fix_words = {word.rstrip("/") for seg in _segments(fixed) for word in seg}
+    for seg in segments_of(failing, shape.exe, shape.sub):
+        for word in operands_of(seg):
+            name = word.rstrip("/")
+            said = re.search(rf"(?<![\w./-]){re.escape(name)}/?(?![\w.-])", head)
+            if name and name not in fix_words and said is not None:
+                return word
+    return None
+
+
+def folder_trigger(failing: str, folder: str) -> str | None:
+    """A pattern for ``failing``'s program given ``folder`` (with a trailing ``/`` or without)
+    as a word of its own."""
+    shape = main_shape(failing)
+    if shape is None:
+        return None
+    name = _escape(folder.rstrip("/"))
+    return _word(shape.exe) + _GAP + rf"\s{name}/?(?![^\s;&|)])"
+
+
 def operands_of(words: tuple[str, ...]) -> list[str]:
     """The words of a simple command after its program that are no option."""
     return [word for word in words[1:] if not word.startswith("-")]

@@ -533,6 +533,16 @@ IN_FRONT = failures.MistakeClass(
     "it took `{flag}=…` for an operand, not a setting; set in front of the command, it worked",
     "Put `{flag}=…` in front of the command",
 )
+#: The pseudo-class of a folder given to a program that takes files (``ormolu --mode inplace
+#: src/``: "inappropriate type (is a directory)"), which worked given the files by the set
+#: (``$(git ls-files '*.hs')``, a glob): the program does not walk folders.
+FOLDER_GIVEN = failures.MistakeClass(
+    "folder_given",
+    r"(?!)",
+    "it takes files, not a folder",
+    "it was given the folder `{folder}`, which it does not walk",
+    "Give it the files: a glob, or a list such as `git ls-files`' output",
+)
 #: The words of a shell refusal whose word was a glob meant for files (``ls plans/*-PLAN.md``)
 #: that matched none: zsh stops the command where bash passes the word on, and quoting it, the
 #: cure for a word the shell misread (:data:`failures.SHELL_SYNTAX`), would only look for a

@@ -31,6 +31,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ENV_NOT_LOADED,
     ENV_SET,
     ERROR_NAMED,
+    FOLDER_GIVEN,
     GH_GRAPHQL,
     GUESSED_PATH,
     IN_FRONT,
@@ -225,6 +226,10 @@ def _judge(
             return finding
         if triggers.quoted_glob(call.command, result.text) is not None:
             finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
+            return finding
+        folder = triggers.folder_given(call.command, fix.command, result.text)
+        if cls is not None and cls.name == failures.IS_DIRECTORY and folder is not None:
+            finding.cls, finding.drift_dir = FOLDER_GIVEN, folder  # (then files by the set)
             return finding
         moved = triggers.assignment_moved(call.command, fix.command)
         if moved is not None:  # (all that changed: which side of the program it was on)

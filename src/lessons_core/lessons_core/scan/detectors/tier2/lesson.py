@@ -21,6 +21,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     EDIT_CAUSES,
     ENV_NOT_LOADED,
     ENV_SET,
+    FOLDER_GIVEN,
     GH_GRAPHQL,
     SANDBOX,
     STEP_REDONE,
@@ -446,7 +447,7 @@ def _class_words(finding: Finding) -> dict[str, str]:
         words["setting"] = " ".join(added)
     if finding.cls is WRITE_ELSEWHERE and fix is not None:
         words["change"] = _changed(finding.call, fix)
-    if finding.cls is SUBPROJECT:
+    if finding.cls is SUBPROJECT or finding.cls is FOLDER_GIVEN:
         words["folder"] = finding.drift_dir or ""
     shape = triggers.main_shape(fix.command) if fix is not None and fix.command else None
     if target is not None and shape is not None:

@@ -25,6 +25,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
     FAILURE_TIME_CLASSES,
+    FOLDER_GIVEN,
     IN_FRONT,
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
@@ -149,6 +150,8 @@ def _trigger(finding: Finding) -> str | None:
     if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
         # the variable on the side of the program it was wrongly given on
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
+    if name == FOLDER_GIVEN.name and finding.drift_dir:
+        return triggers.folder_trigger(failing, finding.drift_dir)
     if name == QUOTED_GLOB.name:
         return triggers.quoted_glob_trigger(failing, fixed)
     if name == failures.SHELL_SYNTAX:
