@@ -379,6 +379,19 @@ def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
     _fires(candidate, bad, good)
 
 
+def test_a_task_that_printed_the_command_at_work(script):
+    """A task of another name whose echo shows it ran the failed command, with what the
+    project gives it: how this project runs it."""
+    bad = "nomad job run deploy/api.nomad.hcl"
+    script.run(bad, 'Error getting job struct: Unset variable "image_tag"', failure=ERR, code=1)
+    script.run("grep -n -A3 '^deploy-staging:' Makefile", "47:deploy-staging:")
+    script.run("make deploy-staging", "nomad job run \\\n  -var image_tag=3f9c2ab "
+               "deploy/api.nomad.hcl\n==> Monitoring evaluation")  # fmt: skip
+    candidate = _one(script)
+    assert candidate.summary == "nomad job: this project runs it as `make deploy-staging`"
+    _fires(candidate, bad, "make deploy-staging")
+
+
 @pytest.mark.parametrize(
     ("bad", "between", "good"),
     [

@@ -1033,6 +1033,25 @@ def test_folder_trigger_fires_on_the_folder_as_a_word():
     assert not triggers.matches(pattern, "ormolu -i $(git ls-files '*.hs')")
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "output", "task"),
+    [
+        ("nomad job run deploy/api.hcl", "make deploy-staging",
+         "nomad job run \\\n  -var-file=deploy/vars/staging.hcl deploy/api.hcl\n==> Monitoring",
+         "make deploy-staging"),
+        ("go test ./...", "npm run test:go", "> app@1.0.0 test:go\n> go test -count=1 ./...\nok",
+         "npm run test:go"),
+        ("hugo --minify", "make site", "hugo --minify --baseURL /\nTotal in 812 ms", None),
+        ("hugo server", "mise exec -- hugo server", "hugo server v0.139", None),  # a wrapper
+        ("nomad job run a.hcl", "make deploy", "Monitoring evaluation", None),  # no echo
+        ("terraform apply", "make deploy", "terraform plan -out x", None),  # another action
+        ("npm test", "make test", "npm test\nok", None),  # a runner's own task
+    ],
+)  # fmt: skip
+def test_task_that_ran_is_a_task_that_echoed_the_command(failing, fixed, output, task):
+    assert triggers.task_that_ran(failing, fixed, output) == task
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

@@ -1628,6 +1628,29 @@ def project_task(failing: str, fixed: str) -> str | None:
     return " ".join(words[: words.index(sub) + 1])
 
 
+def task_that_ran(failing: str, fixed: str, output: str) -> str | None:
+    """The project's task ``fixed`` ran that printed ``failing``'s command at work (``make
+    deploy-staging`` echoing ``nomad job run -var-file=… deploy/api.nomad.hcl`` for ``nomad job
+    run deploy/api.nomad.hcl``), as the fix wrote it up to the task's name; else ``None``. The
+    echo says the task is how this project runs it, whatever the task is called. The command
+    has a subcommand, which the echo names too: a program's banner (``hugo v0.139.3 …``) starts
+    with its name alone. A runner handed the program itself (``mise exec -- hugo``) wraps it."""
+    shape, task = main_shape(failing), main_shape(fixed)
+    if shape is None or task is None or not shape.sub or not task.sub:
+        return None
+    if shape.exe in TASK_RUNNERS or task.exe not in TASK_RUNNERS:
+        return None
+    words = next(iter(segments_of(fixed, task.exe, task.sub)), ())
+    if any(PurePosixPath(word).name == shape.exe for word in words):
+        return None
+    said = [shape.exe, *shape.sub.split()]
+    echo = re.compile(r"^[ \t]*(?:[+>$][ \t]+)?" + r"\s+".join(_word(w) for w in said))
+    if not any(echo.match(line) for line in output.splitlines()[:40]):
+        return None
+    name = task.sub.split()[-1]
+    return " ".join(words[: words.index(name) + 1]) if name in words else None
+
+
 def programs_of(command: str) -> set[str]:
     """The programs the simple commands of ``command`` start, by name (``adb`` of
     ``/usr/bin/adb install``)."""

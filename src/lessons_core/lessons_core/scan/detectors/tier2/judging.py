@@ -215,7 +215,10 @@ def _judge(
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
     if call.command and fix.command and not finding.edited:
-        task = triggers.project_task(call.command, fix.command)
+        done = results.get(id(fix))  # (what the fix printed: a task echoes what it runs)
+        task = triggers.project_task(call.command, fix.command) or triggers.task_that_ran(
+            call.command, fix.command, done.text if done is not None else ""
+        )
         ran = triggers.main_shape(task) if task is not None else None
         if cls is not None and cls.name == failures.COMMAND_NOT_FOUND and ran is not None:
             # a program this machine lacks, its job done by another: that it is not on PATH is

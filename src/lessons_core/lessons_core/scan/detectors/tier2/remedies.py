@@ -265,6 +265,12 @@ def _remedies(
         return False  # only a call that worked remedies anything
     if call.command and other.command and triggers.project_task(call.command, other.command):
         return True  # the project's own task of that name (``pnpm lint`` for ``next lint``)
+    if (
+        call.command
+        and other.command
+        and triggers.task_that_ran(call.command, other.command, res.text)
+    ):
+        return True  # a task of the project's that printed the command at work
     if call.tool in _SEARCH_TOOLS and cannot_start(call, error):
         return _searched_in_shell(other)
     skill = unknown_skill(call, error)
