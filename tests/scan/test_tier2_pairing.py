@@ -379,6 +379,21 @@ def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
     _fires(candidate, bad, good)
 
 
+def test_another_version_of_the_program(script):
+    """The version on PATH refused the project's configuration; the version the CI pins, the
+    same line otherwise, worked: recalled before the bare name, never before the version."""
+    bad = "clang-format --dry-run -Werror $(git ls-files '*.cpp')"
+    script.run(bad, "/p/.clang-format:31:1: error: unknown key 'InsertNewlineAtEOF'",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("clang-format --version; ls /usr/bin/clang-format-*", "/usr/bin/clang-format-17")
+    good = "clang-format-17 --dry-run -Werror $(git ls-files '*.cpp') && echo clean"
+    script.run(good, "clean")
+    candidate = _one(script)
+    assert candidate.summary == "clang-format: run it as `clang-format-17` here"
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "clang-format-17 -i src/a.cpp")
+
+
 def test_a_task_that_printed_the_command_at_work(script):
     """A task of another name whose echo shows it ran the failed command, with what the
     project gives it: how this project runs it."""

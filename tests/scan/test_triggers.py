@@ -1052,6 +1052,32 @@ def test_task_that_ran_is_a_task_that_echoed_the_command(failing, fixed, output,
     assert triggers.task_that_ran(failing, fixed, output) == task
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "version"),
+    [
+        ("cd x && clang-format --dry-run src/a.cc", "cd x && clang-format-17 --dry-run src/a.cc",
+         "clang-format-17"),
+        ("python3 -m venv .venv", "python3.12 -m venv .venv", "python3.12"),
+        ("gcc-12 -O2 a.c", "gcc-13 -O2 a.c", "gcc-13"),
+        ("pip3 install rich", "pip install rich", None),  # another name, no version
+        ("clang-format a.cc", "clang-format-17 b.cc", None),  # on another file
+        ("md5 notes.txt", "md5sum notes.txt", None),  # a name of its own
+        ("2>&1", "clang-format-17 a.cc", None),  # a command of a redirection alone
+    ],
+)  # fmt: skip
+def test_other_version_is_the_program_by_another_version(failing, fixed, version):
+    assert triggers.other_version(failing, fixed) == version
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("clang-format-17", "clang-format"), ("python3.12", "python"), ("pip3", "pip"),
+     ("md5", "md5"), ("base64", "base64"), ("gradlew", "gradle")],
+)  # fmt: skip
+def test_program_kind_drops_the_version_and_the_other_name(name, kind):
+    assert triggers.program_kind(name) == kind
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

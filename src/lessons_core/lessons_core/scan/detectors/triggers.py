@@ -1585,9 +1585,42 @@ _NOT_FOUND = kept_programs.compile(
 )
 
 
-#: A program name's version (``3`` of ``pip3``, ``3.12`` of ``python3.12``, ``-14`` of
-#: ``clang-14``): what other names of one program differ by.
-_VERSIONED = re.compile(r"-?[\d.]+$")
+#: A program name's version (``-17`` of ``clang-format-17``, ``3.12`` of ``python3.12``):
+#: what the names of one program's versions differ by. A digit alone ends names of their own
+#: (``md5``, ``base64``): ``python3``'s kind is in :data:`OTHER_NAMES`.
+_VERSIONED = re.compile(r"-\d+(?:\.\d+)*$|(?<=[a-z])\d+\.\d+$")
+
+
+def unversioned(name: str) -> str:
+    """``name`` without its version (``clang-format`` of ``clang-format-17``)."""
+    return _VERSIONED.sub("", name)
+
+
+#: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that
+#: works in the right environment; Debian installs ``fd`` and ``bat`` under other names).
+OTHER_NAMES = {
+    "pip3": "pip",
+    "python3": "python",
+    "pytest-3": "pytest",
+    "nodejs": "node",
+    "fdfind": "fd",
+    "batcat": "bat",
+    # A build tool's own script in the project, which fetches and runs the version it wants.
+    "mvnw": "mvn",
+    "gradlew": "gradle",
+    # A project is managed with one package manager; the others refuse its lock file or its
+    # ``workspace:`` versions, and the same command through the right one is the fix.
+    "pnpm": "npm",
+    "yarn": "npm",
+    "bun": "npm",
+}
+
+
+def program_kind(name: str) -> str:
+    """The program ``name`` is a name of, whatever its version (``pip`` of ``pip3``,
+    ``clang-format`` of ``clang-format-17``)."""
+    return unversioned(OTHER_NAMES.get(name, name))
+
 
 #: Programs that run a project's tasks and print what each runs at work (``make`` echoes its
 #: recipe, ``npm run`` its script behind a ``>``).
@@ -1617,7 +1650,7 @@ def project_task(failing: str, fixed: str) -> str | None:
         return " ".join(words[: words.index(name) + 1])
     if shape.exe in TASK_RUNNERS or shape.sub != task.sub:
         return None
-    if _VERSIONED.sub("", shape.exe) == _VERSIONED.sub("", task.exe):
+    if program_kind(shape.exe) == program_kind(task.exe):
         return None  # (another name of the same program: ``pip3`` → ``pip``)
     if any(PurePosixPath(word).name == shape.exe for word in words):
         return None  # (the program itself, run another way: a wrapper's lesson)
@@ -1626,6 +1659,22 @@ def project_task(failing: str, fixed: str) -> str | None:
     if sub not in words or sub not in ran or ran[ran.index(sub) :] != words[words.index(sub) :]:
         return None  # (not the same job: other arguments)
     return " ".join(words[: words.index(sub) + 1])
+
+
+def other_version(failing: str, fixed: str) -> str | None:
+    """The program ``fixed`` ran in place of ``failing``'s, another version of it, the rest of
+    the line the same (``clang-format-17`` for ``clang-format``, the version the project's CI
+    pins; ``python3.12`` for ``python3``); else ``None``."""
+    for was, now in zip(*_pair_segments(failing, fixed), strict=False):
+        if not was or not now:
+            continue  # (a command of a redirection alone: ``2>&1``)
+        old, new = PurePosixPath(was[0]).name, PurePosixPath(now[0]).name
+        versioned = _VERSIONED.search(old) or _VERSIONED.search(new)
+        # (``python3`` and ``python3.12`` are one program; ``pip3`` and ``pip`` one name)
+        same = unversioned(old).rstrip("0123456789") == unversioned(new).rstrip("0123456789")
+        if old != new and was[1:] == now[1:] and versioned and same:
+            return new
+    return None
 
 
 def task_that_ran(failing: str, fixed: str, output: str) -> str | None:

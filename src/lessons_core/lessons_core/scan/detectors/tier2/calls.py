@@ -34,25 +34,8 @@ _REWRITES = kept_programs.compile(
     r"(?<![\d&>])>>?(?![&>])\s*(?!/dev/|/tmp/)\S"
 )
 
-#: Executables that stand for one another (``pip3`` failing is corrected by a ``pip`` that
-#: works in the right environment; Debian installs ``fd`` and ``bat`` under other names).
-_SAME_EXE = {
-    "pip3": "pip",
-    "python3": "python",
-    "pytest-3": "pytest",
-    "nodejs": "node",
-    "fdfind": "fd",
-    "batcat": "bat",
-    # A build tool's own script in the project, which fetches and runs the version it wants.
-    "mvnw": "mvn",
-    "gradlew": "gradle",
-    # A project is managed with one package manager; the others refuse its lock file or its
-    # ``workspace:`` versions, and the same command through the right one is the fix.
-    "pnpm": "npm",
-    "yarn": "npm",
-    "bun": "npm",
-}
-#: The package managers of JavaScript projects, which stand for one another above.
+#: The package managers of JavaScript projects, which stand for one another
+#: (:data:`.triggers.OTHER_NAMES`).
 PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 
 
@@ -68,7 +51,7 @@ def other_manager(failing: str, fixed: str) -> str | None:
 
 
 def _exe(name: str) -> str:
-    return _SAME_EXE.get(name, name)
+    return triggers.program_kind(name)
 
 
 def _kind(tool: str, shape: triggers.Shape) -> tuple[str, str, str]:

@@ -120,6 +120,16 @@ ANOTHER_PROGRAM = failures.MistakeClass(
     "the command is not on PATH on this machine, and `{other}` then did its job",
     "Use `{other}`",
 )
+#: The pseudo-class of a program that failed where another version of it, the rest of the line
+#: the same, worked (``clang-format`` → ``clang-format-17``, the version the project's CI pins,
+#: whose configuration keys the older one does not know): recalled before the bare name.
+OTHER_VERSION = failures.MistakeClass(
+    "other_version",
+    r"(?!)",
+    "run it as `{other}` here",
+    "the version on PATH failed where `{other}`, another version of it, worked",
+    "Run `{other}`",
+)
 #: The pseudo-class of a command whose job the project's own task of the same name then did
 #: (``npx next lint`` → ``pnpm lint``, ``go test ./...`` → ``make test``), nothing edited
 #: between: the project's way of running it, recalled before the bare command.

@@ -39,6 +39,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
     OPTION_VALUE,
+    OTHER_VERSION,
     PACKAGE_MANAGER,
     PACKAGE_NAME,
     PASSED_ON,
@@ -215,6 +216,10 @@ def _judge(
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
     if call.command and fix.command and not finding.edited:
+        version = triggers.other_version(call.command, fix.command)
+        if version is not None and (cls is None or cls.name != failures.COMMAND_NOT_FOUND):
+            finding.cls, finding.stand_in = OTHER_VERSION, version  # (all that changed)
+            return finding
         done = results.get(id(fix))  # (what the fix printed: a task echoes what it runs)
         task = triggers.project_task(call.command, fix.command) or triggers.task_that_ran(
             call.command, fix.command, done.text if done is not None else ""

@@ -30,6 +30,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
     OPTION_VALUE,
+    OTHER_VERSION,
     PACKAGE_MANAGER,
     PACKAGE_NAME,
     PASSED_ON,
@@ -150,6 +151,11 @@ def _trigger(finding: Finding) -> str | None:
     if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
         # the variable on the side of the program it was wrongly given on
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
+    if name == OTHER_VERSION.name:
+        # the version on PATH, by its bare name, first in a simple command (not ``-17`` on)
+        shape = triggers.main_shape(failing)
+        bare = triggers.leading_trigger(shape.exe) + r"(?![\w.-])" if shape is not None else None
+        return bare if _separates(bare, failing, fixed) else None
     if name == FOLDER_GIVEN.name and finding.drift_dir:
         return triggers.folder_trigger(failing, finding.drift_dir)
     if name == QUOTED_GLOB.name:
