@@ -379,6 +379,26 @@ def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
     _fires(candidate, bad, good)
 
 
+def test_another_subcommand_took_the_arguments(script):
+    """In manifest mode ``vcpkg install`` takes no port; ``vcpkg add port`` took the same ones,
+    and the line ran the bare install after it."""
+    bad = "vcpkg install fmt spdlog"
+    script.run(bad, "error: In manifest mode, `vcpkg install` does not support individual "
+               "package arguments.", failure=ERR, code=1)  # fmt: skip
+    good = "vcpkg add port fmt spdlog && vcpkg install 2>&1 | tail -3"
+    script.run(good, "All requested installations completed successfully")
+    candidate = _one(script)
+    assert candidate.summary == "vcpkg install: `vcpkg add port` does this"
+    _fires(candidate, bad, good)
+
+
+def test_a_test_run_that_failed_is_no_job_of_another_subcommand(script):
+    script.run("cargo test parser", "test parser::tokens ... FAILED\n"
+               "test result: FAILED. 3 passed; 1 failed", failure=ERR, code=101)  # fmt: skip
+    script.run("cargo build parser && cargo test", "ok")
+    assert all("does this" not in c.summary for c in _detect(script))
+
+
 def test_another_version_of_the_program(script):
     """The version on PATH refused the project's configuration; the version the CI pins, the
     same line otherwise, worked: recalled before the bare name, never before the version."""

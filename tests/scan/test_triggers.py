@@ -1078,6 +1078,32 @@ def test_program_kind_drops_the_version_and_the_other_name(name, kind):
     assert triggers.program_kind(name) == kind
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "other"),
+    [
+        ("cd x && vcpkg install fmt spdlog",
+         "cd x && vcpkg add port fmt spdlog && vcpkg install 2>&1 | tail -3", "vcpkg add port"),
+        ("yarn install lodash", "yarn add lodash", "yarn add"),
+        ("npm test --watch", "npm run dev --watch", None),  # no operand: another job
+        ("yarn install lodash", "yarn add lodash@4", None),  # not the same arguments
+        ("kubectl get web", "kubectl logs -f --tail=50 web", None),  # more than one word more
+        ("git push origin main", "git pull origin main && git push origin main", None),
+        ("yarn install lodash", "pnpm add lodash", None),  # another program
+    ],
+)  # fmt: skip
+def test_other_subcommand_took_the_same_arguments(failing, fixed, other):
+    assert triggers.other_subcommand(failing, fixed) == other
+
+
+def test_operand_given_trigger_needs_an_operand_after_the_subcommand():
+    pattern = triggers.operand_given_trigger("vcpkg install fmt spdlog")
+    assert triggers.matches(pattern, "cd x && vcpkg install zlib")
+    assert not triggers.matches(pattern, "vcpkg install")
+    assert not triggers.matches(pattern, "vcpkg install --dry-run")
+    assert not triggers.matches(pattern, "vcpkg install 2>&1 | tail -3")
+    assert not triggers.matches(pattern, "vcpkg add port zlib")
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

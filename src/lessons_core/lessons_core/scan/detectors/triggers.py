@@ -1677,6 +1677,45 @@ def other_version(failing: str, fixed: str) -> str | None:
     return None
 
 
+def other_subcommand(failing: str, fixed: str) -> str | None:
+    """The subcommand of the same program that ``fixed`` gave ``failing``'s arguments to, as
+    the fix wrote it up to them (``vcpkg add port`` for ``vcpkg install fmt spdlog`` →
+    ``vcpkg add port fmt spdlog``; ``yarn add`` for ``yarn install lodash``): the job is that
+    subcommand's, whatever the first one is for. ``None`` where the arguments are no operand
+    (``npm test --watch`` → ``npm run dev --watch`` is another job) or changed, or where the
+    fix ran the command itself again after the other (``git pull origin main && git push
+    origin main``: a step first)."""
+    mine, theirs = _pair_segments(failing, fixed)
+    shape = shape_of(list(mine[0])) if len(mine) == 1 and mine[0] else None
+    if shape is None or not shape.sub or shape.sub not in mine[0]:
+        return None
+    tail = mine[0][mine[0].index(shape.sub) + 1 :]
+    if not operands_of(("", *tail)) or mine[0] in theirs:
+        return None  # (the command itself run again after the other: a step first)
+    for now in theirs:
+        other = shape_of(list(now)) if now else None
+        if other is None or not other.sub or other.sub == shape.sub:
+            continue
+        first = other.sub.split()[0]
+        if unversioned(other.exe) != unversioned(shape.exe) or first not in now:
+            continue
+        rest = now[now.index(first) + 1 :]
+        extra = len(rest) - len(tail)
+        if 0 <= extra <= 1 and rest[extra:] == tail:  # (one word more at most: ``add port``)
+            return " ".join(
+                (PurePosixPath(now[0]).name, *now[now.index(first) : len(now) - len(tail)])
+            )
+    return None
+
+
+def operand_given_trigger(command: str) -> str | None:
+    """A pattern for ``command``'s program and subcommand, adjacent, then a word that is no
+    option before the command ends (``vcpkg install fmt``, not ``vcpkg install`` alone)."""
+    tight = tight_trigger(command)
+    # (a redirection is no operand: ``2>&1``)
+    return tight + _GAP + r"\s(?!-|\d*[<>])[^\s|;&<>]" if tight is not None else None
+
+
 def task_that_ran(failing: str, fixed: str, output: str) -> str | None:
     """The project's task ``fixed`` ran that printed ``failing``'s command at work (``make
     deploy-staging`` echoing ``nomad job run -var-file=… deploy/api.nomad.hcl`` for ``nomad job

@@ -130,6 +130,17 @@ OTHER_VERSION = failures.MistakeClass(
     "the version on PATH failed where `{other}`, another version of it, worked",
     "Run `{other}`",
 )
+#: The pseudo-class of a subcommand given arguments that another subcommand of the program
+#: then took, nothing edited between (``vcpkg install fmt`` → ``vcpkg add port fmt`` in
+#: manifest mode, ``yarn install lodash`` → ``yarn add lodash``): the job is the other's,
+#: recalled before the first one given an operand.
+OTHER_SUBCOMMAND = failures.MistakeClass(
+    "other_subcommand",
+    r"(?!)",
+    "`{other}` does this",
+    "the subcommand refused what it was given, and `{other}` then took the same arguments",
+    "Run `{other}` with those arguments",
+)
 #: The pseudo-class of a command whose job the project's own task of the same name then did
 #: (``npx next lint`` → ``pnpm lint``, ``go test ./...`` → ``make test``), nothing edited
 #: between: the project's way of running it, recalled before the bare command.

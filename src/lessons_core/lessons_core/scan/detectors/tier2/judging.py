@@ -39,6 +39,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
     OPTION_VALUE,
+    OTHER_SUBCOMMAND,
     OTHER_VERSION,
     PACKAGE_MANAGER,
     PACKAGE_NAME,
@@ -216,6 +217,10 @@ def _judge(
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
     if call.command and fix.command and not finding.edited:
+        other = triggers.other_subcommand(call.command, fix.command)
+        if other is not None and not _WORK_FAILURE.search(result.text[:3000]):
+            finding.cls, finding.stand_in = OTHER_SUBCOMMAND, other  # (the same arguments)
+            return finding
         version = triggers.other_version(call.command, fix.command)
         if version is not None and (cls is None or cls.name != failures.COMMAND_NOT_FOUND):
             finding.cls, finding.stand_in = OTHER_VERSION, version  # (all that changed)

@@ -30,6 +30,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
     OPTION_VALUE,
+    OTHER_SUBCOMMAND,
     OTHER_VERSION,
     PACKAGE_MANAGER,
     PACKAGE_NAME,
@@ -151,6 +152,10 @@ def _trigger(finding: Finding) -> str | None:
     if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
         # the variable on the side of the program it was wrongly given on
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
+    if name == OTHER_SUBCOMMAND.name:
+        # the first subcommand given an operand (``vcpkg install fmt``, not ``vcpkg install``)
+        given = triggers.operand_given_trigger(failing)
+        return given if _separates(given, failing, fixed) else None
     if name == OTHER_VERSION.name:
         # the version on PATH, by its bare name, first in a simple command (not ``-17`` on)
         shape = triggers.main_shape(failing)
