@@ -379,6 +379,20 @@ def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
     _fires(candidate, bad, good)
 
 
+def test_a_file_written_by_the_shell_under_sudo(script):
+    """``sudo echo x > /etc/…``: the shell opens the file as the user; ``sudo tee`` wrote it."""
+    bad = "sudo echo 'fs.inotify.max_user_watches=524288' > /etc/sysctl.d/60-inotify.conf"
+    script.run(bad, "bash: /etc/sysctl.d/60-inotify.conf: Permission denied", failure=ERR,
+               code=1)  # fmt: skip
+    good = ("echo 'fs.inotify.max_user_watches=524288' | sudo tee "
+            "/etc/sysctl.d/60-inotify.conf && sudo sysctl --system")  # fmt: skip
+    script.run(good, "fs.inotify.max_user_watches=524288")
+    candidate = _one(script)
+    assert candidate.summary == "sudo: it does not reach the shell's `>`; write through `sudo tee`"
+    assert "/etc/sysctl.d/60-inotify.conf" in candidate.fix
+    _fires(candidate, bad, good)
+
+
 def test_another_subcommand_took_the_arguments(script):
     """In manifest mode ``vcpkg install`` takes no port; ``vcpkg add port`` took the same ones,
     and the line ran the bare install after it."""

@@ -1104,6 +1104,37 @@ def test_operand_given_trigger_needs_an_operand_after_the_subcommand():
     assert not triggers.matches(pattern, "vcpkg add port zlib")
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "path"),
+    [
+        ("sudo echo 1 > /proc/sys/vm/drop_caches", "echo 1 | sudo tee /proc/sys/vm/drop_caches",
+         "/proc/sys/vm/drop_caches"),
+        ("sudo printf 'a' >> /etc/hosts", "printf 'a' | sudo tee -a /etc/hosts", "/etc/hosts"),
+        ("echo 1 > /etc/x", "echo 1 | sudo tee /etc/x", None),  # no sudo: another lesson
+        ("sudo echo 1 > /etc/x", "echo 1 | sudo tee /etc/y", None),  # another file
+        ("sudo echo 1 > /etc/x", "echo 1 | tee /etc/x", None),  # no sudo to write it
+    ],
+)  # fmt: skip
+def test_sudo_redirect_is_the_file_the_fix_wrote_through_tee(failing, fixed, path):
+    assert triggers.sudo_redirect(failing, fixed) == path
+
+
+@pytest.mark.parametrize(
+    ("command", "fires"),
+    [
+        ("sudo echo x > /etc/foo.conf", True),
+        ("cd /srv && sudo cat a >> /etc/hosts", True),
+        ("echo x | sudo tee /etc/foo.conf", False),
+        ("sudo cat a > /tmp/b", False),
+        ("sudo ls /root > /home/dev/list.txt", False),
+        ("sudo make install 2>&1 | tee build.log", False),
+        ("echo x > /etc/foo.conf", False),
+    ],
+)
+def test_sudo_redirect_fires_on_a_file_sudo_cannot_reach(command, fires):
+    assert triggers.matches(triggers.SUDO_REDIRECT, command) is fires
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

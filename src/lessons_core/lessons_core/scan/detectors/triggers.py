@@ -2310,6 +2310,32 @@ def subfolder_operand(failing: str, fixed: str, error: str) -> str | None:
 _PRIVILEGED = frozenset({"sudo", "doas"})
 
 
+def sudo_redirect(failing: str, fixed: str) -> str | None:
+    """The file a command run through ``sudo`` wrote by the shell's ``>`` (which runs as the
+    user, not as root), that the fix wrote through ``sudo tee`` (``sudo echo x >
+    /etc/sysctl.d/60.conf`` → ``echo x | sudo tee /etc/sysctl.d/60.conf``); else ``None``."""
+    teed = {
+        words[-1]
+        for words in _segments(fixed)
+        if len(words) > 2 and words[0] in _PRIVILEGED and words[1] == "tee"
+    }
+    for words in _segments(failing):
+        if not words or words[0] not in _PRIVILEGED:
+            continue
+        for at, word in enumerate(words[:-1]):
+            if word in (">", ">>") and words[at + 1] in teed:
+                return words[at + 1]
+    return None
+
+
+#: A command run through ``sudo`` or ``doas`` that writes a file by the shell's ``>`` or
+#: ``>>`` at an absolute path outside ``/tmp``, ``/dev`` and the home folders.
+SUDO_REDIRECT = (
+    r"(?:^|[;&|(])\s*(?:sudo|doas)\s[^|;&\n]*?(?<![\d&>])>>?(?![&>])\s*"
+    r"(?!/tmp/|/dev/|/home/|/Users/)/"
+)
+
+
 def through_sudo(failing: str, fixed: str) -> bool:
     """Whether ``fixed`` is ``failing`` with ``sudo`` (or ``doas``) put in front of the command
     that does the work, and nothing else changed."""

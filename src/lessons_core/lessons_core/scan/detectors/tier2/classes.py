@@ -141,6 +141,16 @@ OTHER_SUBCOMMAND = failures.MistakeClass(
     "the subcommand refused what it was given, and `{other}` then took the same arguments",
     "Run `{other}` with those arguments",
 )
+#: The pseudo-class of a command run through ``sudo`` that wrote a file by the shell's ``>``,
+#: refused, then written through ``sudo tee``: the shell opens the file as the user before
+#: ``sudo`` runs. A fact of every shell, recalled before such a line.
+SUDO_REDIRECT = failures.MistakeClass(
+    "sudo_redirect",
+    r"(?!)",
+    "it does not reach the shell's `>`; write through `sudo tee`",
+    "the shell opened `{other}` for the `>` as the user, before `sudo` ran the command",
+    "Pipe the output into `sudo tee {other}` (`sudo tee -a` to append)",
+)
 #: The pseudo-class of a command whose job the project's own task of the same name then did
 #: (``npx next lint`` → ``pnpm lint``, ``go test ./...`` → ``make test``), nothing edited
 #: between: the project's way of running it, recalled before the bare command.

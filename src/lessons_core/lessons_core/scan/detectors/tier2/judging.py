@@ -56,6 +56,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     STEP_FIRST,
     STEP_REDONE,
     SUBPROJECT,
+    SUDO_REDIRECT,
     TOOL_CANNOT_START,
     UNKNOWN_SKILL,
     UNMATCHED_GLOB,
@@ -342,6 +343,10 @@ def _judge(
         # handed to its interpreter.
         if triggers.through_sudo(failing, fixed):
             finding.cls = NEEDS_ROOT
+            return finding
+        finding.stand_in = triggers.sudo_redirect(failing, fixed)
+        if finding.stand_in is not None:
+            finding.cls = SUDO_REDIRECT  # (the file written through ``sudo tee``)
             return finding
         if triggers.script_run_by_path(failing, fixed) is not None:
             finding.cls = NOT_EXECUTABLE

@@ -26,6 +26,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     SANDBOX,
     STEP_REDONE,
     SUBPROJECT,
+    SUDO_REDIRECT,
     UNKNOWN_SKILL,
     WRITE_ELSEWHERE,
     _refused_arguments,
@@ -208,6 +209,8 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     skill = unknown_skill(call, result.text) if cls is UNKNOWN_SKILL else None
     if skill is not None:
         head = f"{tool_name} `{skill}`"  # one lesson per skill name, never one for them all
+    if cls is SUDO_REDIRECT:
+        head = "sudo"  # (whatever it ran: the lesson is of sudo and the shell)
     gh = gh_graphql_refused(call, result.text) if cls is GH_GRAPHQL else None
     if gh is not None:
         head = gh.command  # (``gh pr edit``, whatever else the command line did first)

@@ -42,6 +42,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     SPACED_PATH,
     SSH_URL,
     STEP_REDONE,
+    SUDO_REDIRECT,
     _refused_arguments,
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
@@ -152,6 +153,10 @@ def _trigger(finding: Finding) -> str | None:
     if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
         # the variable on the side of the program it was wrongly given on
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
+    if name == SUDO_REDIRECT.name:
+        return (
+            triggers.SUDO_REDIRECT if _separates(triggers.SUDO_REDIRECT, failing, fixed) else None
+        )
     if name == OTHER_SUBCOMMAND.name:
         # the first subcommand given an operand (``vcpkg install fmt``, not ``vcpkg install``)
         given = triggers.operand_given_trigger(failing)
