@@ -1112,7 +1112,7 @@ def test_operand_given_trigger_needs_an_operand_after_the_subcommand():
         ("sudo printf 'a' >> /etc/hosts", "printf 'a' | sudo tee -a /etc/hosts", "/etc/hosts"),
         ("echo 1 > /etc/x", "echo 1 | sudo tee /etc/x", None),  # no sudo: another lesson
         ("sudo echo 1 > /etc/x", "echo 1 | sudo tee /etc/y", None),  # another file
-        ("sudo echo 1 > /etc/x", "echo 1 | tee -a /etc/x", None),  # no sudo to write it
+        ("sudo echo 1 > /etc/x", "echo 1 | nice tee /etc/x", None),  # no sudo to write it
     ],
 )  # fmt: skip
 def test_sudo_redirect_is_the_file_the_fix_wrote_through_tee(failing, fixed, path):
