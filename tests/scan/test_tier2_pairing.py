@@ -379,6 +379,19 @@ def test_the_projects_own_task_of_that_name(script, bad, error, good, summary):
     _fires(candidate, bad, good)
 
 
+def test_a_command_that_worked_from_a_folder_below_the_project(script):
+    """The line went into the project first, then, unchanged, into a folder below it: that
+    folder holds what the command works on."""
+    bad = "cd /p/mail && vagrant ssh -c 'systemctl is-active postfix'"
+    script.run(bad, "A Vagrant environment or target machine is required to run this command.",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("cd /p/mail && find . -maxdepth 3 -name Vagrantfile", "./deploy/vagrant/Vagrantfile")
+    script.run("cd /p/mail/deploy/vagrant && vagrant ssh -c 'systemctl is-active postfix'",
+               "active")  # fmt: skip
+    candidate = _one(script)
+    assert candidate.summary == "vagrant ssh: run it in `deploy/vagrant`, where its project is"
+
+
 def test_a_file_written_by_the_shell_under_sudo(script):
     """``sudo echo x > /etc/…``: the shell opens the file as the user; ``sudo tee`` wrote it."""
     bad = "sudo echo 'fs.inotify.max_user_watches=524288' > /etc/sysctl.d/60-inotify.conf"

@@ -1314,8 +1314,14 @@ def test_clustered_option_is_the_letter_given_only_in_a_cluster(error, command, 
         ("go test ./...", "cd .. && go test ./...", None),
         ("go test ./...", "cd . && go test ./...", None),
         ("go test ./...", "cd backend && make && go test ./...", None),
+        # the project's folder first, then a folder below it
+        ("cd /p/mail && vagrant ssh", "cd /p/mail/deploy/vagrant/ && vagrant ssh",
+         "deploy/vagrant"),
+        ("cd /p/mail && vagrant ssh", "cd /p/mailer && vagrant ssh", None),  # a sibling
+        ("cd /p/mail && vagrant ssh", "cd /p/mail/vm && vagrant up", None),
+        ("cd /p/mail && vagrant ssh", "cd /p && vagrant ssh", None),  # above
     ],
-)
+)  # fmt: skip
 def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, folder):
     assert triggers.subfolder_run(failing, fixed) == folder
 

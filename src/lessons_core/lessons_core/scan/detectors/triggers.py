@@ -2220,8 +2220,18 @@ def env_loaded_first(failing: str, fixed: str) -> str | None:
 
 def subfolder_run(failing: str, fixed: str) -> str | None:
     """The folder ``fixed`` went into to run ``failing`` unchanged (``backend`` of ``cd backend
-    && go test ./...``), or ``None``: a relative folder below this one, nothing else changed."""
+    && go test ./...``), or ``None``: a relative folder below this one, nothing else changed.
+    A line that went into the project first went into the folder below it (``cd /p/app && vagrant
+    ssh`` → ``cd /p/app/deploy/vagrant && vagrant ssh``: ``deploy/vagrant``)."""
     mine, theirs = _segments(failing), _segments(fixed)
+    if (
+        len(mine) == len(theirs) > 1
+        and mine[1:] == theirs[1:]
+        and len(mine[0]) == len(theirs[0]) == 2
+        and mine[0][0] == theirs[0][0] == "cd"
+    ):
+        top, below = mine[0][1].rstrip("/"), theirs[0][1].rstrip("/")
+        return below.removeprefix(top + "/") if below.startswith(top + "/") else None
     if len(theirs) != len(mine) + 1 or theirs[1:] != mine or len(theirs[0]) != 2:
         return None
     verb, folder = theirs[0]
