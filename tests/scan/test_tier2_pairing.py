@@ -392,6 +392,35 @@ def test_a_command_that_worked_from_a_folder_below_the_project(script):
     assert candidate.summary == "vagrant ssh: run it in `deploy/vagrant`, where its project is"
 
 
+def test_a_listing_between_is_a_look_when_the_quoted_fix_comes_later(script):
+    """``terraform state list`` looked around; the same address given whole in single quotes,
+    its quotes the shell had dropped, is the fix, and the lesson is the quoting's."""
+    bad = 'terraform state show module.b.aws_s3_bucket.this["audit-logs"]'
+    script.run(bad, "Error parsing instance address: module.b.aws_s3_bucket.this[audit-logs]",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("terraform state list | grep aws_s3_bucket.this",
+               'module.b.aws_s3_bucket.this["audit-logs"]')  # fmt: skip
+    good = "terraform state show 'module.b.aws_s3_bucket.this[\"audit-logs\"]'"
+    script.run(good, 'resource "aws_s3_bucket" "this" {')
+    candidate = _one(script)
+    assert candidate.summary.startswith("terraform state: single-quote the whole word")
+    _fires(candidate, bad, good)
+
+
+def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
+    """Over ``ssh``, ``"cd $APP_ROOT/current"`` was expanded here, to ``/current``; in single
+    quotes the remote shell read it. The missing folder was the quotes' doing."""
+    bad = 'ssh deploy@app1 "cd $APP_ROOT/current && git log -1 --oneline"'
+    script.run(bad, "bash: line 1: cd: /current: No such file or directory", failure=ERR,
+               code=1)  # fmt: skip
+    script.run("ssh deploy@app1 'echo $APP_ROOT'", "/srv/storefront")
+    good = "ssh deploy@app1 'cd \"$APP_ROOT/current\" && git log -1 --oneline'"
+    script.run(good, "c71a0b3 Add coupon stacking rules")
+    candidate = _one(script)
+    assert candidate.summary.startswith("ssh: single-quote it")
+    _fires(candidate, bad, good)
+
+
 def test_a_file_written_by_the_shell_under_sudo(script):
     """``sudo echo x > /etc/…``: the shell opens the file as the user; ``sudo tee`` wrote it."""
     bad = "sudo echo 'fs.inotify.max_user_watches=524288' > /etc/sysctl.d/60-inotify.conf"

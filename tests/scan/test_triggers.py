@@ -1458,6 +1458,31 @@ def test_single_quoted_is_a_word_the_shell_read_into_inside_double_quotes():
     bad, good = 'git commit -m "a `b`"', "git commit --amend -m 'a `b`'"
     assert triggers.single_quoted(bad, good) == "a `b`"
     assert triggers.single_quoted(bad, "git commit -m 'a `b` c'") is None  # (words changed)
+    # double quotes put inside, for the remote shell that now reads the variable
+    bad, good = 'ssh h "cd $ROOT/app && ls"', "ssh h 'cd \"$ROOT/app\" && ls'"
+    assert triggers.single_quoted(bad, good) == 'cd "$ROOT/app" && ls'
+    assert triggers.single_quoted(bad, "ssh h 'cd \"$ROOT/web\" && ls'") is None
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "word"),
+    [
+        ('terraform state show a.this["logs"]', "terraform state show 'a.this[\"logs\"]'",
+         'a.this["logs"]'),
+        ("jq .env['HOME'] x.json", "jq '.env[\"HOME\"]' x.json", None),  # another key form
+        ("terraform state show a.this", "terraform state show 'a.this'", None),  # no key
+        ('terraform state show a.this["logs"]', "terraform state rm 'a.this[\"logs\"]'", None),
+    ],
+)  # fmt: skip
+def test_bare_key_is_a_word_with_a_quoted_key_the_fix_quoted_whole(failing, fixed, word):
+    assert triggers.bare_key(failing, fixed) == word
+
+
+def test_bare_key_trigger_fires_on_the_bare_word_only():
+    pattern = triggers.bare_key_trigger('terraform state show a.this["logs"]')
+    assert triggers.matches(pattern, 'terraform import aws_s3_bucket.b["x"] bucket-x')
+    assert not triggers.matches(pattern, "terraform state show 'a.this[\"logs\"]'")
+    assert not triggers.matches(pattern, 'terraform apply -var="region=eu-west-1"')
 
 
 @pytest.mark.parametrize(

@@ -1269,15 +1269,41 @@ def single_quoted(failing: str, fixed: str) -> str | None:
     """The argument ``fixed`` put in single quotes where ``failing`` had it in double quotes the
     shell reads into (a ``$``, a backtick, a history ``!``, an inner ``"``), nothing else
     changed but options added (``git commit --amend``, once the first commit went in with a
-    mangled message); else ``None``."""
+    mangled message); else ``None``. Double quotes the fix put inside, which the single ones
+    pass on, may be new (``ssh host "cd $ROOT/app"`` → ``ssh host 'cd "$ROOT/app"'``: the
+    variable is now the remote shell's)."""
     for m in _SINGLE_QUOTED.finditer(fixed):
         inner = m.group(1)
         if not ("$" in inner or '"' in inner or "`" in inner or "!" in inner):
             continue
-        swapped = fixed[: m.start()] + f'"{inner}"' + fixed[m.end() :]
-        if swapped == failing or options_added(failing, swapped):
+        for was in dict.fromkeys((inner, inner.replace('"', ""))):
+            swapped = fixed[: m.start()] + f'"{was}"' + fixed[m.end() :]
+            if swapped == failing or options_added(failing, swapped):
+                return inner
+    return None
+
+
+def bare_key(failing: str, fixed: str) -> str | None:
+    """The word ``failing`` left bare with a quoted key in brackets (``this["audit-logs"]``),
+    whose quotes the shell removed, that ``fixed`` gave whole in single quotes, nothing else
+    changed; else ``None``."""
+    for m in _SINGLE_QUOTED.finditer(fixed):
+        inner = m.group(1)
+        if _BRACKET_KEY.search(inner) and fixed[: m.start()] + inner + fixed[m.end() :] == failing:
             return inner
     return None
+
+
+#: A key in quotes inside brackets (``this["audit-logs"]``, ``.env['HOME']``).
+_BRACKET_KEY = kept_programs.compile(r"""\[["']""")
+
+
+def bare_key_trigger(command: str) -> str | None:
+    """``command``'s program given a bare word with a quoted key in brackets."""
+    shape = main_shape(command)
+    if shape is None:
+        return None
+    return _word(shape.exe) + _GAP + r"""\s[^\s'"|;&]+\[["']"""
 
 
 def double_quoted_trigger(command: str) -> str | None:

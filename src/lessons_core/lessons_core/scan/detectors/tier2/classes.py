@@ -237,6 +237,17 @@ DOUBLE_QUOTED = failures.MistakeClass(
     ' inner `"` ended the quotes early, so the command got other text than was written',
     "Put the argument in single quotes (the shell leaves what is inside them as written)",
 )
+#: The pseudo-class of a word left bare with a quoted key in brackets, which the same command
+#: took once the whole word was in single quotes (``terraform state show
+#: module.x.this["audit-logs"]`` reached terraform as ``this[audit-logs]``): the shell removes
+#: quotes inside a bare word.
+BARE_KEY = failures.MistakeClass(
+    "bare_key",
+    r"(?!)",
+    'single-quote the whole word; the shell drops the quotes of `["key"]`',
+    "the shell removed the quotes inside a word left bare, so the command got the key without them",
+    "Put the whole word in single quotes",
+)
 #: gh's report of a GraphQL error, at the start of a line.
 _GRAPHQL_ERROR = kept_programs.compile(r"(?m)^GraphQL: \S")
 #: The resource a ``gh`` subcommand works on and the REST collections that hold it: a pull

@@ -25,6 +25,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ARG_FORM,
     AS_ARGUMENT,
     AS_MODULE,
+    BARE_KEY,
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
@@ -283,8 +284,13 @@ def _judge(
         if set_in_front(finding):
             finding.cls = ENV_SET  # (a search path set for it: ``PKG_CONFIG_PATH=… make``)
             return finding
-        if setup_failed or missing:
-            return None  # a path that was not there, and no sign of where it is
+        quoted = not finding.edited and triggers.single_quoted(
+            call.command or "", fix.command or ""
+        )
+        if (setup_failed or missing) and not quoted:
+            # a path that was not there, and no sign of where it is (unless a shell made it up
+            # out of double quotes: ``"cd $ROOT/app"`` sent over ``ssh``, read here)
+            return None
     if (
         cls is not None
         and cls.name in _TOOL_REFUSALS
@@ -299,6 +305,9 @@ def _judge(
     name = cls.name if cls is not None else None
     if only_the_call and triggers.single_quoted(failing, fixed) is not None:
         finding.cls = DOUBLE_QUOTED  # (nothing else changed: the quotes were the mistake)
+        return finding
+    if only_the_call and triggers.bare_key(failing, fixed) is not None:
+        finding.cls = BARE_KEY  # (nothing else changed: the word was left bare)
         return finding
     if only_the_call and name == failures.COMMAND_NOT_FOUND and finding.wrapper is None:
         # a stage of the line this machine lacks a program for, done by another program

@@ -21,6 +21,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ARG_FORM,
     AS_ARGUMENT,
     AS_MODULE,
+    BARE_KEY,
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
@@ -153,6 +154,9 @@ def _trigger(finding: Finding) -> str | None:
     if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
         # the variable on the side of the program it was wrongly given on
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
+    if name == BARE_KEY.name:
+        keyed = triggers.bare_key_trigger(failing)
+        return keyed if _separates(keyed, failing, fixed) else None
     if name == SUDO_REDIRECT.name:
         return (
             triggers.SUDO_REDIRECT if _separates(triggers.SUDO_REDIRECT, failing, fixed) else None
