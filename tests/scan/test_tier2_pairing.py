@@ -392,6 +392,18 @@ def test_a_command_that_worked_from_a_folder_below_the_project(script):
     assert candidate.summary == "vagrant ssh: run it in `deploy/vagrant`, where its project is"
 
 
+@pytest.mark.parametrize(
+    ("wanted", "command", "holds"),
+    [
+        ({"show", 'a.this[x]'}, "terraform state show 'a.this[\"x\"]'", True),
+        ({"-e", "SELECT 1 FROM t WHERE a='x'"}, "mysql -e 'SELECT 1 FROM t WHERE a=\"x\"'", True),
+        ({"show", "a.this[x]"}, "terraform state list", False),
+    ],
+)  # fmt: skip
+def test_a_later_call_holds_the_words_whatever_their_quotes(wanted, command, holds):
+    assert pairing._holds(wanted, command) is holds
+
+
 def test_a_listing_between_is_a_look_when_the_quoted_fix_comes_later(script):
     """``terraform state list`` looked around; the same address given whole in single quotes,
     its quotes the shell had dropped, is the fix, and the lesson is the quoting's."""

@@ -355,7 +355,9 @@ def _holds(wanted: set[str], command: str) -> bool:
     """Whether ``command`` holds each of the ``wanted`` words, or a word that goes on from it
     (a query with a check put after it: ``LOAD DATA …; SELECT COUNT(*) FROM t``). Quotes in a
     word do not count: the shell took those the failing call left bare, which the fix kept in
-    quotes of their own (``this["a"]`` → ``'this["a"]'``, ``"cd $ROOT"`` → ``'cd "$ROOT"'``)."""
+    quotes of their own (``this["a"]`` → ``'this["a"]'``, ``"cd $ROOT"`` → ``'cd "$ROOT"'``),
+    and a query's own quotes may change with the quotes around it (``-e "… = 'x'"`` → ``-e
+    '… = "x"'``)."""
     words = {_unquoted(word) for word in _words(command)}
     return all(
         word in words or any(w.startswith(word) for w in words) for word in map(_unquoted, wanted)
