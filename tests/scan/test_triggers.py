@@ -457,6 +457,8 @@ def test_missing_program_reads_the_first_1500_characters(end, found):
         ("aws --profile staging sqs list-queues", "aws", "sqs"),
         ("mvn -q -pl claims-api -am install", "mvn", "install"),
         ("pnpm --filter @acme/api test", "pnpm", "test"),
+        ("uv run flask --app inventory routes", "flask", "routes"),
+        ("celery -A proj worker -l info", "celery", "worker"),
         # a subcommand quoted with its arguments, as sbt wants them
         ("sbt 'testOnly com.acme.DiscountSpec'", "sbt", "testOnly"),
         ("tmux new-session -d -s build", "tmux", "new-session"),

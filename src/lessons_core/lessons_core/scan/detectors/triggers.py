@@ -31,7 +31,8 @@ SUBCOMMAND_TOOLS = frozenset(
         "dune", "nimble", "zig", "swift", "bazel", "bazelisk", "buck2", "pants", "conan", "vcpkg",
         "meson", "nix",
         # frameworks, sites and mobile
-        "rails", "artisan", "symfony", "django-admin", "flask", "wp", "drush", "alembic", "prisma",
+        "rails", "artisan", "symfony", "django-admin", "flask", "celery", "wp", "drush", "alembic",
+        "prisma",
         "drizzle-kit", "sequelize", "goose", "atlas", "flyway", "liquibase", "dbmate", "buf", "ng",
         "next", "nuxi", "vite", "astro", "hugo", "jekyll", "mkdocs", "quarto", "flutter", "dart",
         "expo", "eas", "pod", "fastlane", "adb", "xcrun", "platformio", "pio", "tlmgr",
@@ -112,6 +113,9 @@ _TOOL_VALUE_FLAGS = {
     "mvnw": _MAVEN_VALUE_FLAGS,
     "pnpm": frozenset({"--filter", "-F", "--dir", "-w", "--workspace"}),
     "npm": frozenset({"-w", "--workspace"}),
+    # the application a Flask or Celery command runs (``flask --app inventory routes``)
+    "flask": frozenset({"--app", "-A", "--env-file", "-e"}),
+    "celery": frozenset({"--app", "-A", "--broker", "-b", "--workdir", "--config"}),
 }
 #: Flags about output, not behaviour: never what distinguishes a mistake from its fix. (``-y``
 #: and ``--yes`` are behaviour: they answer a prompt a call waited on.)
