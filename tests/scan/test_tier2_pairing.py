@@ -433,6 +433,20 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
     _fires(candidate, bad, good)
 
 
+def test_the_package_given_where_its_file_was(script):
+    """``go run main.go`` built main.go alone; ``go run .`` the package. The failing call asked
+    for the version, and so did its fix: the same flag is no look at the manual."""
+    bad = "cd /p/cmd/ledgerd && go run main.go --version"
+    script.run(bad, "# command-line-arguments\n./main.go:24:12: undefined: loadConfig",
+               failure=ERR, code=1)  # fmt: skip
+    script.run("cd /p/cmd/ledgerd && ls", "config.go\nmain.go\nserver.go")
+    good = "cd /p/cmd/ledgerd && go run . --version"
+    script.run(good, "ledgerd dev")
+    candidate = _one(script)
+    assert candidate.summary == "go run: give it the package (`.`), not its files"
+    _fires(candidate, bad, good)
+
+
 def test_a_file_written_by_the_shell_under_sudo(script):
     """``sudo echo x > /etc/…``: the shell opens the file as the user; ``sudo tee`` wrote it."""
     bad = "sudo echo 'fs.inotify.max_user_watches=524288' > /etc/sysctl.d/60-inotify.conf"

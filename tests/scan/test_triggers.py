@@ -1137,6 +1137,29 @@ def test_sudo_redirect_fires_on_a_file_sudo_cannot_reach(command, fires):
     assert triggers.matches(triggers.SUDO_REDIRECT, command) is fires
 
 
+@pytest.mark.parametrize(
+    ("failing", "fixed", "given"),
+    [
+        ("cd cmd/x && go run main.go --version", "cd cmd/x && go run . --version", True),
+        ("go build -o bin/x main.go", "go build -o bin/x ./cmd/x", True),
+        ("go test a_test.go", "go test ./pkg/a", True),
+        ("go run main.go", "go run main.go config.go", False),  # files still
+        ("go run main.go", "go run main.go ./cmd/x", False),  # a file among them
+        ("go run main.go", "go build .", False),  # another subcommand
+        ("go vet ./...", "go vet .", False),  # no file given
+    ],
+)
+def test_go_files_given_is_files_where_the_package_was_meant(failing, fixed, given):
+    assert triggers.go_files_given(failing, fixed) is given
+
+
+def test_go_files_trigger_fires_on_a_file_given_to_the_subcommand():
+    pattern = triggers.go_files_trigger("go run main.go --version")
+    assert triggers.matches(pattern, "cd cmd/api && go run main.go")
+    assert not triggers.matches(pattern, "go run . --version")
+    assert not triggers.matches(pattern, "go test ./... && vim main.go")
+
+
 def test_a_redirection_is_part_of_its_command():
     """``2>&1`` and ``>&2`` are words of their command, as ``shlex`` reads them, never a ``1``
     run after a command sent to the background: the last part of ``a && b 2>&1`` is ``b``."""

@@ -832,6 +832,34 @@ def package_pattern(word: str) -> bool:
     return _PACKAGE_PATTERN.fullmatch(word) is not None
 
 
+#: The go subcommands that build what they are given: a package, or files taken as one.
+_GO_BUILDS = frozenset({"run", "build", "test", "vet", "install"})
+
+
+def go_files_given(failing: str, fixed: str) -> bool:
+    """Whether ``failing`` gave the ``go`` command ``.go`` files where its fix, the same
+    subcommand, gave a package (``go run main.go`` → ``go run .``): files are built alone,
+    without the rest of their package."""
+    was, now = main_shape(failing), main_shape(fixed)
+    if was is None or now is None or was.exe != "go" or now.exe != "go" or was.sub != now.sub:
+        return False
+    if was.sub not in _GO_BUILDS:
+        return False
+    mine = next(iter(segments_of(failing, "go", was.sub)), ())
+    theirs = next(iter(segments_of(fixed, "go", now.sub)), ())
+    files = [word for word in operands_of(mine) if word.endswith(".go")]
+    given = [word for word in operands_of(theirs)[1:] if not word.endswith(".go")]
+    return bool(files) and bool(given) and len(given) == len(operands_of(theirs)[1:])
+
+
+def go_files_trigger(command: str) -> str | None:
+    """A pattern for the ``go`` subcommand of ``command`` given a ``.go`` file."""
+    shape, tight = main_shape(command), tight_trigger(command)
+    if shape is None or shape.exe != "go" or tight is None:
+        return None
+    return tight.removesuffix(r"(?![\w:.-])") + _GAP + r"\s[^\s|;&]+\.go(?![\w.-])"
+
+
 def pattern_path_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for a package pattern given to a command that took it for a path (``gofmt -l
     ./...``), when its fix has none."""

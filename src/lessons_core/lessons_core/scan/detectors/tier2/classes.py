@@ -545,6 +545,16 @@ PATTERN_PATH = failures.MistakeClass(
     " name: only the `go` command expands `...`",
     "Give it a folder (`.`) or the files instead",
 )
+#: The pseudo-class of ``.go`` files given to the go command where the package was meant (``go
+#: run main.go`` → ``go run .``, told "undefined: loadConfig"): files are built alone, without
+#: the rest of their package.
+GO_FILES = failures.MistakeClass(
+    "go_files",
+    r"(?!)",
+    "give it the package (`.`), not its files",
+    "given `.go` files, the go command built those alone, without the rest of their package",
+    "Give it the package: `.` or its import path",
+)
 #: The pseudo-class of a glob in quotes that a command took for a path: ``node --test
 #: 'test/**/*.test.js'`` looked for a file of that name (Node 20 expands no pattern), and ``node
 #: --test test/`` worked. Quotes keep the pattern from the shell; only some programs expand one.

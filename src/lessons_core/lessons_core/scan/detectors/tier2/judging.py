@@ -34,6 +34,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ERROR_NAMED,
     FOLDER_GIVEN,
     GH_GRAPHQL,
+    GO_FILES,
     GUESSED_PATH,
     IN_FRONT,
     NEEDS_ROOT,
@@ -219,6 +220,9 @@ def _judge(
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
     if call.command and fix.command and not finding.edited:
+        if triggers.go_files_given(call.command, fix.command):
+            finding.cls = GO_FILES  # (whatever the compiler said: the package was meant)
+            return finding
         other = triggers.other_subcommand(call.command, fix.command)
         if other is not None and not _WORK_FAILURE.search(result.text[:3000]):
             finding.cls, finding.stand_in = OTHER_SUBCOMMAND, other  # (the same arguments)

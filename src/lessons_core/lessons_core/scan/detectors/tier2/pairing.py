@@ -227,8 +227,11 @@ def _follow(
             res = results.get(id(other))
             if res is None:
                 continue
-            if res.failure is None and (_asks_for_help(other) or _probes(other, call)):
-                continue  # it read how the command is called: the corrected call comes next
+            looked = (_asks_for_help(other) and not _asks_for_help(call)) or _probes(other, call)
+            if res.failure is None and looked:
+                # it read how the command is called: the corrected call comes next (unless
+                # that was what failed: ``go run main.go --version`` → ``go run . --version``)
+                continue
             if res.failure is None and _fuller_later(events, i, j, call, results):
                 continue  # a look around (``docker compose -f x config``): the work comes next
             if res.failure is None:

@@ -27,6 +27,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     DOUBLE_QUOTED,
     FAILURE_TIME_CLASSES,
     FOLDER_GIVEN,
+    GO_FILES,
     IN_FRONT,
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
@@ -154,6 +155,9 @@ def _trigger(finding: Finding) -> str | None:
     if name in (AS_ARGUMENT.name, IN_FRONT.name) and finding.option:
         # the variable on the side of the program it was wrongly given on
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
+    if name == GO_FILES.name:
+        files = triggers.go_files_trigger(failing)
+        return files if _separates(files, failing, fixed) else None
     if name == BARE_KEY.name:
         keyed = triggers.bare_key_trigger(failing)
         return keyed if _separates(keyed, failing, fixed) else None
