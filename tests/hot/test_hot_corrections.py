@@ -104,10 +104,18 @@ CORRECTIONS = [
     # what the agent did, said back to it
     "every commit has to pass the linter locally, you pushed 3 lint failures",
     "feature flags go through the flag service, drop the env var you just added",
+    # said before; a thing off limits to the agent; a fact of the project it went against
+    "i've said this before, no emojis in commit messages",
+    "the billing tables are off limits, ask me for any write",
+    "anything that touches prod goes through me",
+    "openapi.ts is generated, edit the spec instead",
+    "the firmware toolchain is pinned to gcc 12 for a reason",
+    "en.json is the only source, the other locales get overwritten on sync",
 ]
 
 ORDINARY = [
     "Add a test for the parser",
+    "is the api client generated, or written by hand?",
     "Now refactor the login form into its own component",
     "What does this function return?",
     "Looks good, commit it",

@@ -190,6 +190,14 @@ _PHRASES = (
     "you committed", "you installed", "you just",
     # a habit of the agent's, said back to it: "you keep forgetting the changelog"
     "you keep", "you always",
+    # said before: "i've said this before — no emojis in commit messages"
+    "said this before", "told you before", "said that before",
+    # a thing the agent may not touch or do on its own: "the prod db is off limits", "anything
+    # that writes goes through me"
+    "off limits", "goes through me", "go through me",
+    # a fact of the project the agent went against: "project.pbxproj is generated", "the esp32
+    # build is pinned to idf 5.1", "the other locales get overwritten"
+    "is generated", "are generated", "pinned to", "get overwritten", "gets overwritten",
 )  # fmt: skip
 #: Short spellings read as the word they stand for.
 _SPELLED = {
