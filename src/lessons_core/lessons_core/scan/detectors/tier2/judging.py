@@ -220,41 +220,9 @@ def _judge(
     if finding.other_target is not None:
         return _judge_other_way(finding, cls)
     if call.command and fix.command and not finding.edited:
-        if triggers.go_files_given(call.command, fix.command):
-            finding.cls = GO_FILES  # (whatever the compiler said: the package was meant)
-            return finding
-        other = triggers.other_subcommand(call.command, fix.command)
-        if other is not None and not _WORK_FAILURE.search(result.text[:3000]):
-            finding.cls, finding.stand_in = OTHER_SUBCOMMAND, other  # (the same arguments)
-            return finding
-        version = triggers.other_version(call.command, fix.command)
-        if version is not None and (cls is None or cls.name != failures.COMMAND_NOT_FOUND):
-            finding.cls, finding.stand_in = OTHER_VERSION, version  # (all that changed)
-            return finding
-        done = results.get(id(fix))  # (what the fix printed: a task echoes what it runs)
-        task = triggers.project_task(call.command, fix.command) or triggers.task_that_ran(
-            call.command, fix.command, done.text if done is not None else ""
-        )
-        ran = triggers.main_shape(task) if task is not None else None
-        if cls is not None and cls.name == failures.COMMAND_NOT_FOUND and ran is not None:
-            # a program this machine lacks, its job done by another: that it is not on PATH is
-            # the lesson, unless a task of the project's ran it (``mvn test`` → ``./mvnw test``)
-            task = task if ran.exe in triggers.TASK_RUNNERS else None
-        if task is not None:
-            finding.cls, finding.stand_in = PROJECT_TASK, task  # how the project runs it
-            return finding
-        if triggers.quoted_glob(call.command, result.text) is not None:
-            finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
-            return finding
-        folder = triggers.folder_given(call.command, fix.command, result.text)
-        if cls is not None and cls.name == failures.IS_DIRECTORY and folder is not None:
-            finding.cls, finding.drift_dir = FOLDER_GIVEN, folder  # (then files by the set)
-            return finding
-        moved = triggers.assignment_moved(call.command, fix.command)
-        if moved is not None:  # (all that changed: which side of the program it was on)
-            finding.option = moved[0]
-            finding.cls = AS_ARGUMENT if moved[1] else IN_FRONT
-            return finding
+        named = _named_by_the_call(finding, cls, results)
+        if named is not None:
+            return named
     setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
     missing = cls is not None and cls.name == failures.MISSING_PATH
     if setup_failed or missing or _cd_to_root(fix):
@@ -430,6 +398,55 @@ def _judge(
     if cls.name == failures.STALE_TEXT:
         finding.edit_cause = _edit_cause(finding, events, i, results)
     return finding
+
+
+def _named_by_the_call(
+    finding: Finding, cls: failures.MistakeClass | None, results: dict[int, ev.Event]
+) -> Finding | None:
+    """The lesson two command lines tell by themselves, nothing edited between them: the
+    package given where its files were, another subcommand or version of the program, the
+    project's own way to run it, a glob or a folder the program took for a path, a variable on
+    the wrong side of the program. ``None`` when they tell none of these."""
+    call, fix, result = finding.call, finding.fix, finding.result
+    assert call.command and fix is not None and fix.command
+    if triggers.go_files_given(call.command, fix.command):
+        finding.cls = GO_FILES  # (whatever the compiler said: the package was meant)
+        return finding
+    other = triggers.other_subcommand(call.command, fix.command)
+    if other is not None and not _WORK_FAILURE.search(result.text[:3000]):
+        finding.cls, finding.stand_in = OTHER_SUBCOMMAND, other  # (the same arguments)
+        return finding
+    missing = cls is not None and cls.name == failures.COMMAND_NOT_FOUND
+    version = triggers.other_version(call.command, fix.command)
+    if version is not None and not missing:
+        finding.cls, finding.stand_in = OTHER_VERSION, version  # (all that changed)
+        return finding
+    done = results.get(id(fix))  # (what the fix printed: a task echoes what it runs)
+    task = triggers.project_task(call.command, fix.command) or triggers.task_that_ran(
+        call.command, fix.command, done.text if done is not None else ""
+    )
+    ran = triggers.main_shape(task) if task is not None else None
+    if missing and ran is not None and ran.exe not in triggers.TASK_RUNNERS:
+        # a program this machine lacks, its job done by another: that it is not on PATH is
+        # the lesson, unless a task of the project's ran it (``mvn test`` → ``./mvnw test``)
+        task = None
+    if task is not None:
+        finding.cls, finding.stand_in = PROJECT_TASK, task  # how the project runs it
+        return finding
+    if triggers.quoted_glob(call.command, result.text) is not None:
+        finding.cls = QUOTED_GLOB  # no file was guessed: the pattern reached it as a path
+        return finding
+    if cls is not None and cls.name == failures.IS_DIRECTORY:
+        folder = triggers.folder_given(call.command, fix.command, result.text)
+        if folder is not None:
+            finding.cls, finding.drift_dir = FOLDER_GIVEN, folder  # (then files by the set)
+            return finding
+    moved = triggers.assignment_moved(call.command, fix.command)
+    if moved is not None:  # (all that changed: which side of the program it was on)
+        finding.option = moved[0]
+        finding.cls = AS_ARGUMENT if moved[1] else IN_FRONT
+        return finding
+    return None
 
 
 def _passed_on(failing: str, fixed: str, error: str) -> bool:
