@@ -433,45 +433,68 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
     _fires(candidate, bad, good)
 
 
-def test_the_package_given_where_its_file_was(script):
-    """``go run main.go`` built main.go alone; ``go run .`` the package. The failing call asked
-    for the version, and so did its fix: the same flag is no look at the manual."""
-    bad = "cd /p/cmd/ledgerd && go run main.go --version"
-    script.run(bad, "# command-line-arguments\n./main.go:24:12: undefined: loadConfig",
-               failure=ERR, code=1)  # fmt: skip
-    script.run("cd /p/cmd/ledgerd && ls", "config.go\nmain.go\nserver.go")
-    good = "cd /p/cmd/ledgerd && go run . --version"
-    script.run(good, "ledgerd dev")
+@pytest.mark.parametrize(
+    ("bad", "error", "look", "good", "printed", "summary", "quiet"),
+    [
+        # ``go run main.go`` built main.go alone; the failing call asked for the version, and
+        # so did its fix: the same flag is no look at the manual
+        pytest.param(
+            "cd /p/cmd/ledgerd && go run main.go --version",
+            "# command-line-arguments\n./main.go:24:12: undefined: loadConfig",
+            "cd /p/cmd/ledgerd && ls", "cd /p/cmd/ledgerd && go run . --version", "ledgerd dev",
+            "go run: give it the package (`.`), not its files", "go run . --version",
+            id="go-files",
+        ),
+        # the shell opens the file for ``>`` as the user; ``sudo tee`` wrote it
+        pytest.param(
+            "sudo echo 'fs.inotify.max_user_watches=524288' > /etc/sysctl.d/60-inotify.conf",
+            "bash: /etc/sysctl.d/60-inotify.conf: Permission denied", None,
+            "echo 'fs.inotify.max_user_watches=524288' | sudo tee /etc/sysctl.d/60-inotify.conf",
+            "fs.inotify.max_user_watches=524288",
+            "sudo: it does not reach the shell's `>`; write through `sudo tee`",
+            "sudo cat a > /tmp/b", id="sudo-redirect",
+        ),
+        # in manifest mode ``vcpkg install`` takes no port; ``vcpkg add port`` took them
+        pytest.param(
+            "vcpkg install fmt spdlog",
+            "error: In manifest mode, `vcpkg install` does not support individual package "
+            "arguments.", None, "vcpkg add port fmt spdlog && vcpkg install 2>&1 | tail -3",
+            "All requested installations completed successfully",
+            "vcpkg install: `vcpkg add port` does this", "vcpkg install", id="other-subcommand",
+        ),
+        # the version on PATH refused the configuration; the one the CI pins took it
+        pytest.param(
+            "clang-format --dry-run -Werror $(git ls-files '*.cpp')",
+            "/p/.clang-format:31:1: error: unknown key 'InsertNewlineAtEOF'",
+            "clang-format --version; ls /usr/bin/clang-format-*",
+            "clang-format-17 --dry-run -Werror $(git ls-files '*.cpp') && echo clean", "clean",
+            "clang-format: run it as `clang-format-17` here", "clang-format-17 -i src/a.cpp",
+            id="other-version",
+        ),
+        # a task of another name whose echo shows it ran the failed command
+        pytest.param(
+            "nomad job run deploy/api.nomad.hcl",
+            'Error getting job struct: Unset variable "image_tag"',
+            "grep -n -A3 '^deploy-staging:' Makefile", "make deploy-staging",
+            "nomad job run \\\n  -var image_tag=3f9c2ab deploy/api.nomad.hcl\n==> Monitoring",
+            "nomad job: this project runs it as `make deploy-staging`", None, id="task-echo",
+        ),
+    ],
+)  # fmt: skip
+def test_what_two_command_lines_tell_by_themselves(
+    script, bad, error, look, good, printed, summary, quiet
+):
+    """Nothing edited between the failure and the call that worked: the difference between the
+    two lines is the lesson, recalled before the wrong form and not before ``quiet``."""
+    script.run(bad, error, failure=ERR, code=1)
+    if look:
+        script.run(look, "ok")
+    script.run(good, printed)
     candidate = _one(script)
-    assert candidate.summary == "go run: give it the package (`.`), not its files"
+    assert candidate.summary == summary
     _fires(candidate, bad, good)
-
-
-def test_a_file_written_by_the_shell_under_sudo(script):
-    """``sudo echo x > /etc/…``: the shell opens the file as the user; ``sudo tee`` wrote it."""
-    bad = "sudo echo 'fs.inotify.max_user_watches=524288' > /etc/sysctl.d/60-inotify.conf"
-    script.run(bad, "bash: /etc/sysctl.d/60-inotify.conf: Permission denied", failure=ERR,
-               code=1)  # fmt: skip
-    good = ("echo 'fs.inotify.max_user_watches=524288' | sudo tee "
-            "/etc/sysctl.d/60-inotify.conf && sudo sysctl --system")  # fmt: skip
-    script.run(good, "fs.inotify.max_user_watches=524288")
-    candidate = _one(script)
-    assert candidate.summary == "sudo: it does not reach the shell's `>`; write through `sudo tee`"
-    assert "/etc/sysctl.d/60-inotify.conf" in candidate.fix
-    _fires(candidate, bad, good)
-
-
-def test_another_subcommand_took_the_arguments(script):
-    """In manifest mode ``vcpkg install`` takes no port; ``vcpkg add port`` took the same ones,
-    and the line ran the bare install after it."""
-    bad = "vcpkg install fmt spdlog"
-    script.run(bad, "error: In manifest mode, `vcpkg install` does not support individual "
-               "package arguments.", failure=ERR, code=1)  # fmt: skip
-    good = "vcpkg add port fmt spdlog && vcpkg install 2>&1 | tail -3"
-    script.run(good, "All requested installations completed successfully")
-    candidate = _one(script)
-    assert candidate.summary == "vcpkg install: `vcpkg add port` does this"
-    _fires(candidate, bad, good)
+    if quiet:
+        assert not triggers.matches(candidate.trigger, quiet)
 
 
 def test_a_test_run_that_failed_is_no_job_of_another_subcommand(script):
@@ -479,34 +502,6 @@ def test_a_test_run_that_failed_is_no_job_of_another_subcommand(script):
                "test result: FAILED. 3 passed; 1 failed", failure=ERR, code=101)  # fmt: skip
     script.run("cargo build parser && cargo test", "ok")
     assert all("does this" not in c.summary for c in _detect(script))
-
-
-def test_another_version_of_the_program(script):
-    """The version on PATH refused the project's configuration; the version the CI pins, the
-    same line otherwise, worked: recalled before the bare name, never before the version."""
-    bad = "clang-format --dry-run -Werror $(git ls-files '*.cpp')"
-    script.run(bad, "/p/.clang-format:31:1: error: unknown key 'InsertNewlineAtEOF'",
-               failure=ERR, code=1)  # fmt: skip
-    script.run("clang-format --version; ls /usr/bin/clang-format-*", "/usr/bin/clang-format-17")
-    good = "clang-format-17 --dry-run -Werror $(git ls-files '*.cpp') && echo clean"
-    script.run(good, "clean")
-    candidate = _one(script)
-    assert candidate.summary == "clang-format: run it as `clang-format-17` here"
-    _fires(candidate, bad, good)
-    assert not triggers.matches(candidate.trigger, "clang-format-17 -i src/a.cpp")
-
-
-def test_a_task_that_printed_the_command_at_work(script):
-    """A task of another name whose echo shows it ran the failed command, with what the
-    project gives it: how this project runs it."""
-    bad = "nomad job run deploy/api.nomad.hcl"
-    script.run(bad, 'Error getting job struct: Unset variable "image_tag"', failure=ERR, code=1)
-    script.run("grep -n -A3 '^deploy-staging:' Makefile", "47:deploy-staging:")
-    script.run("make deploy-staging", "nomad job run \\\n  -var image_tag=3f9c2ab "
-               "deploy/api.nomad.hcl\n==> Monitoring evaluation")  # fmt: skip
-    candidate = _one(script)
-    assert candidate.summary == "nomad job: this project runs it as `make deploy-staging`"
-    _fires(candidate, bad, "make deploy-staging")
 
 
 @pytest.mark.parametrize(
