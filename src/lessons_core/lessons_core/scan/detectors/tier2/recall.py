@@ -62,6 +62,11 @@ def _separates(pattern: str | None, failing: str, fixed: str) -> bool:
     return triggers.matches(pattern, failing) and not triggers.matches(pattern, fixed)
 
 
+def _if_separates(pattern: str | None, failing: str, fixed: str) -> str | None:
+    """``pattern`` where it separates the failing call from its fix, else no trigger."""
+    return pattern if _separates(pattern, failing, fixed) else None
+
+
 def _failure_time(finding: Finding) -> bool:
     """Whether the finding is a tool's refusal the call does not show (see
     :data:`FAILURE_TIME_CLASSES`), or a wrong working directory the command line does not
@@ -105,29 +110,29 @@ def _trigger(finding: Finding) -> str | None:
         action = triggers.action_or_whole(failing)
         step = action + r"(?!\s+[^\s|;&-])" if action else None
         bare = triggers.without_flag(step, added[0]) if added and step else None
-        return bare if _separates(bare, failing, fixed) else None
+        return _if_separates(bare, failing, fixed)
     if name == DOUBLE_QUOTED.name:
         # the command with a double-quoted word the shell reads into: a ``$``, an inner ``"``
         quoted = triggers.double_quoted_trigger(failing)
-        return quoted if _separates(quoted, failing, fixed) else None
+        return _if_separates(quoted, failing, fixed)
     if name == PACKAGE_NAME.name and finding.renamed is not None:
         # every install of the name the registry does not publish, with a version or not
         install = triggers.package_trigger(failing, finding.renamed[0])
-        return install if _separates(install, failing, fixed) else None
+        return _if_separates(install, failing, fixed)
     if name == ARG_FORM.name:
         # every call of the command given a word of the wrong form
         form = triggers.argument_form(failing, fixed)
         written = triggers.argument_form_trigger(failing, form[2]) if form else None
-        return written if _separates(written, failing, fixed) else None
+        return _if_separates(written, failing, fixed)
     if name == OPTION_STAND_IN.name and finding.option and finding.stand_in:
         # every call of the program with the option it does not have here
         other_verb = " " in finding.stand_in  # (``ruff format`` → ``ruff check``)
         base = triggers.verb_trigger(failing) if other_verb else triggers.base_trigger(failing)
         flagged = triggers.with_flag(base, finding.option) if base else None
-        return flagged if _separates(flagged, failing, fixed) else None
+        return _if_separates(flagged, failing, fixed)
     if name == OPTION_VALUE.name and finding.option:
         bare = triggers.empty_value_trigger(failing, finding.option)
-        return bare if _separates(bare, failing, fixed) else None
+        return _if_separates(bare, failing, fixed)
     if name == SSH_URL.name and finding.ssh_host:
         # every command of the program given an SSH address of that host
         # (an SSH address of the host, which the fix no longer gave: it separates the two)
@@ -143,7 +148,7 @@ def _trigger(finding: Finding) -> str | None:
         # every line that starts the program this machine lacks (``$(nproc)`` too)
         missing = triggers.missing_program(failing, finding.result.text)
         bare = triggers.leading_trigger(missing) if missing is not None else None
-        return bare if _separates(bare, failing, fixed) else None
+        return _if_separates(bare, failing, fixed)
     wrapper = _wrapper_trigger(finding)
     if wrapper is not None:
         return wrapper
@@ -157,23 +162,21 @@ def _trigger(finding: Finding) -> str | None:
         return triggers.assignment_trigger(failing, finding.option, name == AS_ARGUMENT.name)
     if name == GO_FILES.name:
         files = triggers.go_files_trigger(failing)
-        return files if _separates(files, failing, fixed) else None
+        return _if_separates(files, failing, fixed)
     if name == BARE_KEY.name:
         keyed = triggers.bare_key_trigger(failing)
-        return keyed if _separates(keyed, failing, fixed) else None
+        return _if_separates(keyed, failing, fixed)
     if name == SUDO_REDIRECT.name:
-        return (
-            triggers.SUDO_REDIRECT if _separates(triggers.SUDO_REDIRECT, failing, fixed) else None
-        )
+        return _if_separates(triggers.SUDO_REDIRECT, failing, fixed)
     if name == OTHER_SUBCOMMAND.name:
         # the first subcommand given an operand (``vcpkg install fmt``, not ``vcpkg install``)
         given = triggers.operand_given_trigger(failing)
-        return given if _separates(given, failing, fixed) else None
+        return _if_separates(given, failing, fixed)
     if name == OTHER_VERSION.name:
         # the version on PATH, by its bare name, first in a simple command (not ``-17`` on)
         shape = triggers.main_shape(failing)
         bare = triggers.leading_trigger(shape.exe) + r"(?![\w.-])" if shape is not None else None
-        return bare if _separates(bare, failing, fixed) else None
+        return _if_separates(bare, failing, fixed)
     if name == FOLDER_GIVEN.name and finding.drift_dir:
         return triggers.folder_trigger(failing, finding.drift_dir)
     if name == QUOTED_GLOB.name:
@@ -213,7 +216,7 @@ def _trigger(finding: Finding) -> str | None:
         if triggers.backgrounded(failing, fixed):
             # a server or watcher run in the foreground, then in the background
             alone = triggers.in_foreground(named_to)
-            return alone if _separates(alone, failing, fixed_whole) else None
+            return _if_separates(alone, failing, fixed_whole)
     if name == failures.NO_TERMINAL:
         return _no_terminal_trigger(failing, fixed, fixed_whole)
     if name == SANDBOX.name:
@@ -224,24 +227,24 @@ def _trigger(finding: Finding) -> str | None:
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
     if name == SPACED_PATH.name and finding.stand_in:
         spaced = triggers.space_path_trigger(finding.stand_in)
-        return spaced if _separates(spaced, failing, fixed) else None
+        return _if_separates(spaced, failing, fixed)
     if name == AS_MODULE.name:
         ran = triggers.as_module(failing, fixed_whole)
         script = triggers.as_module_trigger(ran[0]) if ran is not None else None
-        return script if _separates(script, failing, fixed_whole) else None
+        return _if_separates(script, failing, fixed_whole)
     if name == NOT_EXECUTABLE.name:
         script = triggers.script_run_by_path(failing, fixed_whole)
         found = triggers.script_trigger(script) if script is not None else None
-        return found if _separates(found, failing, fixed_whole) else None
+        return _if_separates(found, failing, fixed_whole)
     if name == PACKAGE_MANAGER.name:
         # every bare use of the manager that failed here: the project is another's
         shape = triggers.main_shape(failing)
         bare = triggers.leading_trigger(shape.exe) if shape is not None else None
-        return bare if _separates(bare, failing, fixed_whole) else None
+        return _if_separates(bare, failing, fixed_whole)
     if name == PASSED_ON.name:
         flag = triggers.option_named(finding.result.text, failing)
         given = triggers.before_dashes(base, flag) if flag is not None else None
-        return given if _separates(given, failing, fixed_whole) else None
+        return _if_separates(given, failing, fixed_whole)
     if name == failures.UNKNOWN_OPTION:
         flag = triggers.option_named(finding.result.text, failing)
         if flag is not None:
@@ -250,7 +253,7 @@ def _trigger(finding: Finding) -> str | None:
         letter = triggers.clustered_option(finding.result.text, failing)
         if letter is not None:
             clustered = triggers.with_short_option(base, letter)
-            return clustered if _separates(clustered, failing, fixed_whole) else None
+            return _if_separates(clustered, failing, fixed_whole)
     if name == failures.UNKNOWN_SUBCOMMAND:
         # The script exists, where the fix ran it: an option moved the command elsewhere.
         moved = triggers.value_flag_trigger(failing, fixed)
@@ -389,7 +392,7 @@ def _wrapper_trigger(finding: Finding) -> str | None:
         pattern = triggers.runner_trigger(wrapper.split()[0], exe)
     else:
         pattern = triggers.leading_trigger(exe, failing)
-    return pattern if _separates(pattern, failing, fixed) else None
+    return _if_separates(pattern, failing, fixed)
 
 
 def _generic_trigger(
@@ -424,7 +427,7 @@ def _generic_trigger(
         if letter is not None:
             # ``scp -p 2222`` → ``scp -P 2222``: the one letter in the other case
             cased = triggers.with_flag(action, letter) if action else None
-            return cased if _separates(cased, failing, fixed) else None
+            return _if_separates(cased, failing, fixed)
         told = flag_it_named(finding)
         if told is not None and told[0] in ("added", "set"):
             if told[0] == "set" and action:
@@ -440,13 +443,13 @@ def _generic_trigger(
                 asked = next((p for p in unset if _separates(p, failing, fixed)), None)
             else:
                 asked = triggers.without_flag(action, told[1]) if action else None
-            return asked if _separates(asked, failing, fixed) else None
+            return _if_separates(asked, failing, fixed)
         changed = triggers.value_changed(segment, own)
         if changed is not None and _names_value(finding.result.text, changed[1]):
             # an option given another value, the error naming the old one (``--config
             # auto``: "Cannot create auto config …"): every call with the old value
             valued = triggers.value_changed_trigger(segment, *changed[:2])
-            return valued if _separates(valued, failing, fixed) else None
+            return _if_separates(valued, failing, fixed)
         if not _operands(own) <= _operands(segment):
             return None  # the fix changed what it worked on too: the flag may be innocent
         pattern = triggers.command_trigger(segment, own)
@@ -455,7 +458,7 @@ def _generic_trigger(
         flag = triggers.dropped_flag(segment, own)
         if flag is None or not _names_flag(finding.result.text, flag):
             return None  # the error says nothing of the flag: it may be innocent
-    return found if _separates(found, failing, fixed) else None
+    return _if_separates(found, failing, fixed)
 
 
 #: Words of a line that looked a name up and did not find it ("no bin target named `srv`",
