@@ -224,6 +224,11 @@ def _judge(
         if named is not None:
             return named
     setup_failed = bool(call.command) and _culprit_is_setup(call.command or "", result.text)
+    # the fix's single quotes where the call had double ones the shell read into, nothing
+    # else changed (:data:`DOUBLE_QUOTED`)
+    quoted = (
+        None if finding.edited else triggers.single_quoted(call.command or "", fix.command or "")
+    )
     missing = cls is not None and cls.name == failures.MISSING_PATH
     if setup_failed or missing or _cd_to_root(fix):
         drift = _drift(events, i, call, fix, results)
@@ -256,10 +261,7 @@ def _judge(
         if set_in_front(finding):
             finding.cls = ENV_SET  # (a search path set for it: ``PKG_CONFIG_PATH=… make``)
             return finding
-        quoted = not finding.edited and triggers.single_quoted(
-            call.command or "", fix.command or ""
-        )
-        if (setup_failed or missing) and not quoted:
+        if (setup_failed or missing) and quoted is None:
             # a path that was not there, and no sign of where it is (unless a shell made it up
             # out of double quotes: ``"cd $ROOT/app"`` sent over ``ssh``, read here)
             return None
@@ -275,7 +277,7 @@ def _judge(
     failing, fixed, error = call.command or "", fix.command or "", result.text
     only_the_call = bool(failing and fixed) and not finding.edited
     name = cls.name if cls is not None else None
-    if only_the_call and triggers.single_quoted(failing, fixed) is not None:
+    if only_the_call and quoted is not None:
         finding.cls = DOUBLE_QUOTED  # (nothing else changed: the quotes were the mistake)
         return finding
     if only_the_call and triggers.bare_key(failing, fixed) is not None:
