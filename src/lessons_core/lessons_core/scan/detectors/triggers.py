@@ -845,11 +845,10 @@ def go_files_given(failing: str, fixed: str) -> bool:
         return False
     if was.sub not in _GO_BUILDS:
         return False
-    mine = next(iter(segments_of(failing, "go", was.sub)), ())
-    theirs = next(iter(segments_of(fixed, "go", now.sub)), ())
+    mine, theirs = _words_of(failing, was), _words_of(fixed, now)
     files = [word for word in operands_of(mine) if word.endswith(".go")]
-    given = [word for word in operands_of(theirs)[1:] if not word.endswith(".go")]
-    return bool(files) and bool(given) and len(given) == len(operands_of(theirs)[1:])
+    packages = operands_of(theirs)[1:]  # (after the subcommand)
+    return bool(files) and bool(packages) and not any(word.endswith(".go") for word in packages)
 
 
 def go_files_trigger(command: str) -> str | None:
@@ -1699,24 +1698,41 @@ def project_task(failing: str, fixed: str) -> str | None:
     shape, task = main_shape(failing), main_shape(fixed)
     if shape is None or task is None or not shape.sub or not task.sub:
         return None
-    words = next(iter(segments_of(fixed, task.exe, task.sub)), ())
+    words = _words_of(fixed, task)
     if task.exe in TASK_RUNNERS:
         name = task.sub.split()[-1]  # (``run lint`` of ``npm run lint``)
         own = shape.exe == task.exe and task.sub in (f"run {name}", f"task {name}")
-        if (shape.exe in TASK_RUNNERS and not own) or name != shape.sub or name not in words:
+        if (shape.exe in TASK_RUNNERS and not own) or name != shape.sub:
             return None
-        return " ".join(words[: words.index(name) + 1])
+        return _written_up_to(words, name)
     if shape.exe in TASK_RUNNERS or shape.sub != task.sub:
         return None
     if program_kind(shape.exe) == program_kind(task.exe):
         return None  # (another name of the same program: ``pip3`` → ``pip``)
-    if any(PurePosixPath(word).name == shape.exe for word in words):
+    if _names_program(words, shape.exe):
         return None  # (the program itself, run another way: a wrapper's lesson)
     sub = shape.sub.split()[0]
-    ran = next(iter(segments_of(failing, shape.exe, shape.sub)), ())
+    ran = _words_of(failing, shape)
     if sub not in words or sub not in ran or ran[ran.index(sub) :] != words[words.index(sub) :]:
         return None  # (not the same job: other arguments)
-    return " ".join(words[: words.index(sub) + 1])
+    return _written_up_to(words, sub)
+
+
+def _words_of(command: str, shape: Shape) -> tuple[str, ...]:
+    """The words of ``command``'s first simple command of ``shape`` (none where it has none)."""
+    return next(iter(segments_of(command, shape.exe, shape.sub)), ())
+
+
+def _written_up_to(words: tuple[str, ...], name: str) -> str | None:
+    """``words`` up to ``name``, as the fix wrote them (``pnpm run lint``); ``None`` where
+    ``name`` is not among them."""
+    return " ".join(words[: words.index(name) + 1]) if name in words else None
+
+
+def _names_program(words: tuple[str, ...], exe: str) -> bool:
+    """Whether one of ``words`` is the program ``exe``, by name or path: the program itself,
+    run through another (``mise exec -- hugo``)."""
+    return any(PurePosixPath(word).name == exe for word in words)
 
 
 def other_version(failing: str, fixed: str) -> str | None:
@@ -1784,17 +1800,18 @@ def task_that_ran(failing: str, fixed: str, output: str) -> str | None:
     shape, task = main_shape(failing), main_shape(fixed)
     if shape is None or task is None or not shape.sub or not task.sub:
         return None
-    if shape.exe in TASK_RUNNERS or task.exe not in TASK_RUNNERS:
-        return None
-    words = next(iter(segments_of(fixed, task.exe, task.sub)), ())
-    if any(PurePosixPath(word).name == shape.exe for word in words):
+    words = _words_of(fixed, task)
+    if (
+        shape.exe in TASK_RUNNERS
+        or task.exe not in TASK_RUNNERS
+        or _names_program(words, shape.exe)
+    ):
         return None
     said = [shape.exe, *shape.sub.split()]
     echo = re.compile(r"^[ \t]*(?:[+>$][ \t]+)?" + r"\s+".join(_word(w) for w in said))
     if not any(echo.match(line) for line in output.splitlines()[:40]):
         return None
-    name = task.sub.split()[-1]
-    return " ".join(words[: words.index(name) + 1]) if name in words else None
+    return _written_up_to(words, task.sub.split()[-1])
 
 
 def programs_of(command: str) -> set[str]:
