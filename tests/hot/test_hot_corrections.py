@@ -111,6 +111,10 @@ CORRECTIONS = [
     "openapi.ts is generated, edit the spec instead",
     "the firmware toolchain is pinned to gcc 12 for a reason",
     "en.json is the only source, the other locales get overwritten on sync",
+    # a repeated "no", a reminder, a question about what the agent did answered by how it is
+    "no no, the seed data never goes into the prod bucket",
+    "reminder: release tags are signed, `git tag -s`",
+    "why is there a Makefile? this repo builds with just, see the justfile",
 ]
 
 ORDINARY = [
@@ -170,6 +174,14 @@ ORDINARY = [
     "the tests are failing, so no idea what broke",
     "ok so the deploy went fine, no issues",
     "the logs here look fine to me",
+    # a decision for the moment, the user's own next step, a "why" that only asks
+    "don't tag the release yet, the changelog is not done",
+    "before you deploy, let me read the migration once more",
+    "no, only this one job needs the longer timeout",
+    "why does the linter only complain on my machine?",
+    "why is the badge red? not sure",
+    "is the seed data loaded? the fixtures take a minute to build",
+    "why is the bundle so big? could it be the icons? any idea?",
     # new work asked for, in the words of a correction: its "don't", "use", "make sure" and
     # "never" are the new work's constraints
     "next: add retries to the webhook sender, use the backoff helper, don't block the request",

@@ -511,6 +511,7 @@ def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
         "I meant the other function, `render_row` not `render_rows`",
         "wrong file, i wanted you to edit cart.py not checkout.py",
         "you removed the wrong branch of the if, the else was the one to go",
+        "you skipped the wrong test, it's test_upload_resume that hangs",
         # the other one of a name, the one in a place: which piece, not how work is done
         "no, the other `handleSubmit`, not the login form's",
         "that's not the parser, the one in `billing/parse.py`",

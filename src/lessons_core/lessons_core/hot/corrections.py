@@ -55,7 +55,7 @@ _FILLERS = frozenset(
 _OPENERS = frozenset(
     (
         "don't", "never", "stop", "wrong", "instead", "always", "avoid", "prefer", "use",
-        "remember",
+        "remember", "reminder",
     )
 )  # fmt: skip
 #: Phrases that correct wherever they stand in the head (padded with spaces when matched).
@@ -229,7 +229,9 @@ _ONE_OFF = (
     "is that correct",
     "let's see",
     "lets see",
-    "just yet",
+    "let me",
+    "yet",
+    "only this one",
     "for now",
     "for this one",
     "this time",
@@ -259,6 +261,7 @@ _AFTER_NO = frozenset(
     (
         "don't", "do", "not", "use", "that", "that's", "it", "it's", "its",
         "you", "we", "stop", "wrong", "instead", "just", "please", "actually", "i", "never",
+        "no",
     )
 )  # fmt: skip
 
@@ -335,12 +338,30 @@ def _cued(said, tokens, words, padded, rejected, answer):
         return True
     if ("no" in words and _ruled_out(words)) or ("here" in words and _the_way_here(words)):
         return True
-    if _contrast(said.lower(), words):
+    if _contrast(said.lower(), words) or _why_then_told(said, words):
         return True
     return any(
         word == "yourself" and _SELF_VERBS.intersection(words[max(0, i - 4) : i])
         for i, word in enumerate(words)
     )
+
+
+#: Words that open a question about what the agent did ("why are you using npm?").
+_WHY = frozenset(("why", "why'd"))
+#: How many words the statement after such a question needs to say how things are done here.
+_TOLD_WORDS = 3
+
+
+def _why_then_told(said, words):
+    """ "why are you using npm? this is a pnpm repo": a question about what the agent did,
+    then a statement of how things are here, which answers it. A question alone ("why is this
+    test flaky?"), or one with another question after it ("… any ideas?"), asks."""
+    first = next((w for w in words if w not in _FILLERS), "")
+    at = said.find("? ")
+    if first not in _WHY or at < 0:
+        return False
+    rest = said[at + 2 :].strip()
+    return not rest.endswith("?") and len(rest.split()) >= _TOLD_WORDS
 
 
 def _tokens(text):

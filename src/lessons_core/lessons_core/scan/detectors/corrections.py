@@ -173,7 +173,7 @@ _GENERAL = re.compile(
 _IN_HAND = re.compile(
     r"\b(?:i meant|i wanted|i was (?:talking|asking) about|the other (?:one|function|file|method)|"
     r"the other `|the one in\b|"
-    r"wrong (?:file|function|method|class|line|one|branch of)|the one (?:i|to)|"
+    r"wrong (?:file|function|method|class|line|one|test|branch of)|the one (?:i|to)|"
     r"(?:don't|dont|do not) forget|missed (?:one|a spot|a few|some|two|three))\b"
 )
 #: The words of an engineer's tools and ways of working: a correction that names one is about
