@@ -479,6 +479,52 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
             "nomad job run \\\n  -var image_tag=3f9c2ab deploy/api.nomad.hcl\n==> Monitoring",
             "nomad job: this project runs it as `make deploy-staging`", None, id="task-echo",
         ),
+        # a command of no subcommand whose every word the task echoed: the very run, not the
+        # program's every use
+        pytest.param(
+            "rpmbuild -bs pkg.spec", "error: Bad source: /root/rpmbuild/SOURCES/pkg-2.1.tar.gz",
+            None, "make srpm",
+            "git archive -o pkg-2.1.tar.gz HEAD\nrpmbuild -bs pkg.spec\nWrote: x",
+            "rpmbuild: this project runs it as `make srpm`", "rpmbuild -ba pkg.spec",
+            id="task-echo-whole",
+        ),
+        # the cluster of letters held one the command does not have: the program's, past ``--``
+        pytest.param(
+            "docker compose exec api curl -sS localhost:8000/health",
+            "unknown shorthand flag: 's' in -sS", None,
+            "docker compose exec api -- curl -sS localhost:8000/health", '{"ok": true}',
+            "docker compose: an option of the program it runs goes after `--`",
+            "docker compose exec -T api -- curl -sS x", id="cluster-passed-on",
+        ),
+        # a query language's function the shell took for a subshell
+        pytest.param(
+            "buck2 uquery deps(//app:server)", "bash: syntax error near unexpected token `('",
+            None, "buck2 uquery 'deps(//app:server)'", "//app:server\n//lib:db",
+            "buck2 uquery: quote words the shell would read as syntax",
+            "buck2 uquery 'kind(rust_library, //...)'", id="parenthesised-word",
+        ),
+        # the double quotes inside are the program's; the single ones kept the word whole
+        pytest.param(
+            "mix run priv/seed.exs --opts {tenant: acme}",
+            "** (ArgumentError) unexpected argument: acme}", None,
+            "mix run priv/seed.exs --opts '{tenant: \"acme\"}'", "seeded 40 rows",
+            "mix run: quote `{tenant: acme}`, it holds a space", None, id="space-inner-quotes",
+        ),
+        # a registry's address read as a repository's name
+        pytest.param(
+            "helm show values registry.example.com/charts/api", "Error: repo registry.example.com "
+            "not found", None, "helm show values oci://registry.example.com/charts/api",
+            "replicaCount: 2", "helm show: give the address with `oci://` in front",
+            "helm show values bitnami/nginx", id="scheme-added",
+        ),
+        # the file that defines it given where its name was wanted
+        pytest.param(
+            "brew test Formula/ripgrep-all.rb",
+            "Error: Calling `brew test [path ...]` is disabled! Use `brew test [name ...]`.",
+            None, "brew test acme/tap/ripgrep-all", "==> Testing acme/tap/ripgrep-all",
+            "brew test: give it the name (`acme/tap/ripgrep-all`), not the file's path",
+            "brew test acme/tap/fd", id="name-for-path",
+        ),
     ],
 )  # fmt: skip
 def test_what_two_command_lines_tell_by_themselves(

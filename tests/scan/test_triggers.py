@@ -1043,7 +1043,12 @@ def test_folder_trigger_fires_on_the_folder_as_a_word():
          "make deploy-staging"),
         ("go test ./...", "npm run test:go", "> app@1.0.0 test:go\n> go test -count=1 ./...\nok",
          "npm run test:go"),
-        ("hugo --minify", "make site", "hugo --minify --baseURL /\nTotal in 812 ms", None),
+        # no subcommand: every word of the command echoed, not a banner of the program's name
+        ("hugo --minify", "make site", "hugo --minify --baseURL /\nTotal in 812 ms",
+         "make site"),
+        ("hugo --minify", "make site", "hugo v0.139.3+extended linux/amd64\nTotal in 812 ms",
+         None),
+        ("hugo", "make site", "hugo\nTotal in 812 ms", None),  # (the name alone)
         ("hugo server", "mise exec -- hugo server", "hugo server v0.139", None),  # a wrapper
         ("nomad job run a.hcl", "make deploy", "Monitoring evaluation", None),  # no echo
         ("terraform apply", "make deploy", "terraform plan -out x", None),  # another action

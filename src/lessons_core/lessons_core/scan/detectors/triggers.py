@@ -1205,8 +1205,9 @@ def option_named(error: str, command: str) -> str | None:
     return None
 
 
-#: One-letter options, alone or in a cluster (``-rP``, ``-la``): never a long option.
-_SHORT_CLUSTER = kept_programs.compile(r"-[A-Za-z0-9]+")
+#: One-letter options, alone or in a cluster (``-rP``, ``-la``), the last one's value a bare
+#: ``-`` for standard output or input (``-qO-``): never a long option.
+_SHORT_CLUSTER = kept_programs.compile(r"-[A-Za-z0-9]+-?")
 
 
 def clustered_option(error: str, command: str) -> str | None:
@@ -1219,10 +1220,23 @@ def clustered_option(error: str, command: str) -> str | None:
     letter = m.group(_option_group(m)).lstrip("-")
     if len(letter) != 1:
         return None
+    return letter if cluster_of(command, letter) is not None else None
+
+
+def cluster_of(command: str, letter: str) -> str | None:
+    """The cluster of one-letter options of ``command``'s main command that holds ``letter``
+    (``-qO-`` of ``… wget -qO- …``), as written; else ``None``."""
     shape = main_shape(command)
     flags = shape.flags if shape is not None else ()
-    hit = any(_SHORT_CLUSTER.fullmatch(flag) and letter in flag for flag in flags)
-    return letter if hit else None
+    return next((f for f in flags if _SHORT_CLUSTER.fullmatch(f) and letter in f[1:]), None)
+
+
+def refused_option(error: str, command: str) -> str | None:
+    """The option of ``command`` that ``error`` refuses, as written: by its name, or the
+    cluster that holds the one letter the error names (``-qO-`` for ``unknown shorthand flag:
+    'q' in -qO-``)."""
+    letter = clustered_option(error, command)
+    return option_named(error, command) or (cluster_of(command, letter) if letter else None)
 
 
 def with_short_option(base: str, letter: str) -> str | None:
@@ -1590,6 +1604,17 @@ def tight_trigger(command: str) -> str | None:
     return _word(words[0]) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![\w:.-])"
 
 
+def whole_trigger(command: str) -> str | None:
+    """The main command of ``command`` as its words were written, where it has no subcommand
+    but options or operands (``dpkg-buildpackage -us -uc -S``): the very run a task of the
+    project's does; ``None`` for a program named alone."""
+    shape = main_shape(command)
+    words = _words_of(command, shape) if shape is not None and not shape.sub else ()
+    if len(words) < 2 or shape is None:
+        return None
+    return _word(shape.exe) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![^\s|;&])"
+
+
 def action_or_whole(command: str) -> str | None:
     """:func:`action_trigger`, or the command named whole where it has no subcommand
     (``ssh-keygen``)."""
@@ -1794,11 +1819,12 @@ def task_that_ran(failing: str, fixed: str, output: str) -> str | None:
     """The project's task ``fixed`` ran that printed ``failing``'s command at work (``make
     deploy-staging`` echoing ``nomad job run -var-file=… deploy/api.nomad.hcl`` for ``nomad job
     run deploy/api.nomad.hcl``), as the fix wrote it up to the task's name; else ``None``. The
-    echo says the task is how this project runs it, whatever the task is called. The command
-    has a subcommand, which the echo names too: a program's banner (``hugo v0.139.3 …``) starts
-    with its name alone. A runner handed the program itself (``mise exec -- hugo``) wraps it."""
+    echo says the task is how this project runs it, whatever the task is called. The echo
+    names the command's subcommand too, or, where it has none, every word of it
+    (``dpkg-buildpackage -us -uc -S``): a program's banner (``hugo v0.139.3 …``) starts with
+    its name alone. A runner handed the program itself (``mise exec -- hugo``) wraps it."""
     shape, task = main_shape(failing), main_shape(fixed)
-    if shape is None or task is None or not shape.sub or not task.sub:
+    if shape is None or task is None or not task.sub:
         return None
     words = _words_of(fixed, task)
     if (
@@ -1807,7 +1833,9 @@ def task_that_ran(failing: str, fixed: str, output: str) -> str | None:
         or _names_program(words, shape.exe)
     ):
         return None
-    said = [shape.exe, *shape.sub.split()]
+    said = [shape.exe, *(shape.sub.split() if shape.sub else _words_of(failing, shape)[1:])]
+    if len(said) < 2:
+        return None  # (the program's name alone: a banner's first word too)
     echo = re.compile(r"^[ \t]*(?:[+>$][ \t]+)?" + r"\s+".join(_word(w) for w in said))
     if not any(echo.match(line) for line in output.splitlines()[:40]):
         return None
@@ -2519,15 +2547,19 @@ _SYNTAX_IN_PATH = {"(": r"\(", "[": r"\["}
 def space_quoted(failing: str, fixed: str) -> str | None:
     """The word with a space that ``fixed`` quoted (or escaped) where ``failing`` gave it
     unquoted, split by the shell, nothing else changed (``docs/API Reference.md`` of ``git add
-    docs/API Reference.md`` → ``git add "docs/API Reference.md"``); else ``None``."""
+    docs/API Reference.md`` → ``git add "docs/API Reference.md"``); else ``None``. Double
+    quotes the fix put inside, for the program that reads the word, may be new (``--vars
+    {day: 2024-06-01}`` → ``--vars '{day: "2024-06-01"}'``); the word is given as the failing
+    call wrote it."""
     changed = _changed_segment(failing, fixed)
     if changed is None:
         return None
     was, now = changed
-    for at, word in enumerate(now):
-        parts = word.split()
-        if len(parts) > 1 and [*now[:at], *parts, *now[at + 1 :]] == list(was):
-            return word
+    for at, quoted in enumerate(now):
+        for word in dict.fromkeys((quoted, quoted.replace('"', ""))):
+            parts = word.split()
+            if len(parts) > 1 and [*now[:at], *parts, *now[at + 1 :]] == list(was):
+                return word
     return None
 
 
@@ -2546,6 +2578,17 @@ def unquoted_path_trigger(failing: str) -> str | None:
         if matches(pattern, failing):
             return pattern
     return None
+
+
+def parenthesised_word_trigger(command: str) -> str | None:
+    """A pattern for ``command``'s program given a bare word that opens ``(`` after a name
+    (``rdeps(//...,`` of a query language, ``kind(rule, …)``), where the shell reads the
+    parenthesis as its own syntax; the quoted word of the fix does not fire it."""
+    shape = main_shape(command)
+    if shape is None:
+        return None
+    pattern = _word(shape.exe) + _GAP + r"\s[\w.-]+\("
+    return pattern if matches(pattern, command) else None
 
 
 #: A ``cd`` into a relative directory at the top of a command line (not inside a subshell).
@@ -2724,6 +2767,60 @@ _SSH_URL = kept_programs.compile(
     r"^(?:ssh://)?[\w.-]+@(?P<host>[\w.-]+\.[a-z]{2,})(?::\d+)?[:/](?P<path>[^\s:]+)$"
 )
 _HTTPS_URL = kept_programs.compile(r"^https://(?P<host>[\w.-]+\.[a-z]{2,})/(?P<path>\S+)$")
+
+
+#: A URL's scheme, at the start of a word (``oci://``, ``s3://``, ``git+https://``).
+_SCHEME = kept_programs.compile(r"[a-z][a-z0-9+.-]*://")
+#: An address without its scheme: a host with a dot in its name, then a path
+#: (``ghcr.io/acme/charts/api``); not a repository's chart (``bitnami/nginx``).
+_HOST_PATH = r"[\w-]+(?:\.[\w-]+)+/"
+
+
+def scheme_added(failing: str, fixed: str) -> str | None:
+    """The scheme ``fixed`` put in front of the address ``failing`` gave without one, nothing
+    else changed (``oci`` of ``helm pull ghcr.io/acme/charts/api`` → ``helm pull
+    oci://ghcr.io/acme/charts/api``): the command reads the bare address as something else
+    (a repository's name); else ``None``."""
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
+        return None
+    was, now = swapped
+    m = _SCHEME.match(now)
+    if m is None or now[m.end() :] != was or not matches(_HOST_PATH, was):
+        return None
+    return m.group()[: -len("://")]
+
+
+def host_path_trigger(command: str) -> str | None:
+    """A pattern for ``command``'s program and subcommand given an address without a scheme
+    (``helm pull ghcr.io/…``; not ``helm pull oci://ghcr.io/…``)."""
+    tight = tight_trigger(command)
+    return tight + _GAP + r"\s" + _HOST_PATH if tight is not None else None
+
+
+def name_for_path(failing: str, fixed: str) -> str | None:
+    """The name ``fixed`` gave where ``failing`` gave the path of the file that defines it,
+    nothing else changed (``acme/tap/acme-cli`` for ``Formula/acme-cli.rb``, ``brew audit``
+    taking formulae by name): the file's name without its suffix ends the name; else
+    ``None``."""
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
+        return None
+    was, now = (PurePosixPath(word) for word in swapped)
+    if not was.suffix or now.suffix or was.stem != now.name or was.name == now.name:
+        return None
+    return swapped[1]
+
+
+def file_given_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for ``failing``'s program and subcommand given a file of the suffix of the
+    path ``fixed`` gave a name for (``brew audit Formula/x.rb``; not ``brew audit
+    acme/tap/x``)."""
+    swapped, tight = _swapped_word(failing, fixed), tight_trigger(failing)
+    suffix = PurePosixPath(swapped[0]).suffix if swapped is not None else ""
+    if tight is None or not suffix:
+        return None
+    return tight + _GAP + r"\s[^\s|;&]*" + _escape(suffix) + r"(?![\w.-])"
 
 
 def ssh_to_https(failing: str, fixed: str) -> str | None:

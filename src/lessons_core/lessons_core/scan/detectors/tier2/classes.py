@@ -494,6 +494,26 @@ AS_MODULE = failures.MistakeClass(
     "the script imports its own package, which Python sets up only for a module run with `-m`",
     "Run `{other}` rather than the script's path",
 )
+#: The pseudo-class of an address given without the scheme its command needs, which then
+#: worked with it, nothing else changed (``helm pull ghcr.io/acme/charts/api`` → ``oci://…``):
+#: met each time the address is written bare again, its trigger.
+SCHEME_ADDED = failures.MistakeClass(
+    "scheme_added",
+    r"(?!)",
+    "give the address with `{other}://` in front",
+    "an address was given without its scheme, so the command read it as something else",
+    "Write `{other}://` before the address",
+)
+#: The pseudo-class of a file's path given where the command takes the name the file
+#: defines, which then worked, nothing else changed (``brew audit Formula/acme-cli.rb`` →
+#: ``brew audit acme/tap/acme-cli``): met each time a file of that kind is given again.
+NAME_FOR_PATH = failures.MistakeClass(
+    "name_for_path",
+    r"(?!)",
+    "give it the name (`{other}`), not the file's path",
+    "the command takes a name, not the path of the file that defines it",
+    "Give the name, `{other}`",
+)
 #: The pseudo-class of a word with a space given unquoted, which the shell split, and then
 #: worked quoted, nothing else changed: a path (the file keeps its name) or an expression
 #: (``pytest -k test_login and not slow``), met each time it is written again, its trigger.

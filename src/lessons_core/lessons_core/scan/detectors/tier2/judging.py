@@ -37,6 +37,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     GO_FILES,
     GUESSED_PATH,
     IN_FRONT,
+    NAME_FOR_PATH,
     NEEDS_ROOT,
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
@@ -52,6 +53,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PROJECT_TASK,
     QUOTED_GLOB,
     SANDBOX,
+    SCHEME_ADDED,
     SPACED_PATH,
     SSH_URL,
     STALE_OUTPUT,
@@ -198,6 +200,14 @@ def _judge(
         spaced = triggers.space_quoted(call.command, fix.command)
         if spaced is not None:
             finding.cls, finding.stand_in = SPACED_PATH, spaced
+            return finding
+        scheme = triggers.scheme_added(call.command, fix.command)
+        if scheme is not None:
+            finding.cls, finding.stand_in = SCHEME_ADDED, scheme
+            return finding
+        name = triggers.name_for_path(call.command, fix.command)
+        if name is not None:
+            finding.cls, finding.stand_in = NAME_FOR_PATH, name
             return finding
         finding.ssh_host = triggers.ssh_to_https(call.command, fix.command)
         if finding.ssh_host is not None:
@@ -424,8 +434,14 @@ def _named_by_the_call(
         finding.cls, finding.stand_in = OTHER_VERSION, version  # (all that changed)
         return finding
     done = results.get(id(fix))  # (what the fix printed: a task echoes what it runs)
-    task = triggers.project_task(call.command, fix.command) or triggers.task_that_ran(
-        call.command, fix.command, done.text if done is not None else ""
+    shape = triggers.main_shape(call.command)
+    # (a program this machine lacks, of no subcommand, that a task echoed at work: the lesson
+    # is that it is not on PATH, and where the project keeps it)
+    echoed = not missing or (shape is not None and bool(shape.sub))
+    task = triggers.project_task(call.command, fix.command) or (
+        triggers.task_that_ran(call.command, fix.command, done.text if done is not None else "")
+        if echoed
+        else None
     )
     ran = triggers.main_shape(task) if task is not None else None
     if missing and ran is not None and ran.exe not in triggers.TASK_RUNNERS:
@@ -455,7 +471,7 @@ def _passed_on(failing: str, fixed: str, error: str) -> bool:
     """Whether the option the error refused is one the fix handed on after ``--`` to the
     program the command runs. (Where the failing call had handed it on too, its trigger, the
     option before any ``--``, does not fire on it, and no lesson is made.)"""
-    flag = triggers.option_named(error, failing)
+    flag = triggers.refused_option(error, failing)
     return flag is not None and triggers.passed_on(fixed, flag)
 
 

@@ -29,6 +29,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     FOLDER_GIVEN,
     GO_FILES,
     IN_FRONT,
+    NAME_FOR_PATH,
     NOT_EXECUTABLE,
     OPTION_STAND_IN,
     OPTION_VALUE,
@@ -41,6 +42,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     PROJECT_TASK,
     QUOTED_GLOB,
     SANDBOX,
+    SCHEME_ADDED,
     SPACED_PATH,
     SSH_URL,
     STEP_REDONE,
@@ -140,7 +142,13 @@ def _trigger(finding: Finding) -> str | None:
     if name == PROJECT_TASK.name:
         # the command, its subcommand named, as it was run bare; the subcommand right after
         # the program where the fix ran the same program (``bun test``, not ``bun run test``)
-        for bare in (triggers.command_trigger(failing, fixed), triggers.tight_trigger(failing)):
+        # (a command of no subcommand as its words were written, the very run the task does:
+        # the program's name alone would fire on its every run)
+        for bare in (
+            triggers.whole_trigger(failing),
+            triggers.command_trigger(failing, fixed),
+            triggers.tight_trigger(failing),
+        ):
             if _separates(bare, failing, fixed):
                 return bare
         return None
@@ -187,7 +195,11 @@ def _trigger(finding: Finding) -> str | None:
         if "no matches found" in head or "paths must precede expression" in head:
             # zsh's unmatched glob; a glob bash expanded before ``find`` could read it
             found = triggers.glob_trigger(failing, fixed)
-        found = found or triggers.unquoted_path_trigger(failing)
+        found = (
+            found
+            or triggers.unquoted_path_trigger(failing)
+            or triggers.parenthesised_word_trigger(failing)
+        )
         if found is None or triggers.matches(found, fixed):
             return None  # no word the shell misread that the fix wrote otherwise: no lesson
         return found
@@ -225,6 +237,10 @@ def _trigger(finding: Finding) -> str | None:
     if name == DASH_ARGUMENT.name:
         dashed = triggers.dash_argument_trigger(failing, fixed)
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == NAME_FOR_PATH.name:
+        return _if_separates(triggers.file_given_trigger(failing, fixed), failing, fixed)
+    if name == SCHEME_ADDED.name:
+        return _if_separates(triggers.host_path_trigger(failing), failing, fixed)
     if name == SPACED_PATH.name and finding.stand_in:
         spaced = triggers.space_path_trigger(finding.stand_in)
         return _if_separates(spaced, failing, fixed)
@@ -242,7 +258,7 @@ def _trigger(finding: Finding) -> str | None:
         bare = triggers.leading_trigger(shape.exe) if shape is not None else None
         return _if_separates(bare, failing, fixed_whole)
     if name == PASSED_ON.name:
-        flag = triggers.option_named(finding.result.text, failing)
+        flag = triggers.refused_option(finding.result.text, failing)
         given = triggers.before_dashes(base, flag) if flag is not None else None
         return _if_separates(given, failing, fixed_whole)
     if name == failures.UNKNOWN_OPTION:
