@@ -525,6 +525,15 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
             "brew test: give it the name (`acme/tap/ripgrep-all`), not the file's path",
             "brew test acme/tap/fd", id="name-for-path",
         ),
+        # a variable set on its own stays in the shell; exported, the program saw it
+        pytest.param(
+            'cd /p && SENTRY_DSN="https://k@o1.ingest.example/2"; sentry-cli releases list',
+            "error: An organization ID or slug is required", None,
+            'cd /p && export SENTRY_DSN="https://k@o1.ingest.example/2" && sentry-cli releases '
+            "list", "| Released | Version |",
+            "sentry-cli: export `SENTRY_DSN`; set on its own, it stays in the shell",
+            "SENTRY_DSN=x sentry-cli releases list", id="not-exported",
+        ),
     ],
 )  # fmt: skip
 def test_what_two_command_lines_tell_by_themselves(

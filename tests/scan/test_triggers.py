@@ -1875,3 +1875,28 @@ def test_an_environment_managers_options_count_among_the_commands_flags():
 )  # fmt: skip
 def test_env_loaded_first(failing, fixed, loaded):
     assert triggers.env_loaded_first(failing, fixed) == loaded
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "name"),
+    [
+        ("X=1; make", "export X=1 && make", "X"),
+        ("cd /p && X='a b' && make", "X='a b' make", "X"),  # set in front of it
+        ("X=1; make", "X=1; export X; make", None),  # (exported apart: a step, not the rule)
+        ("X=1; make", "make X=1", None),  # an argument of make's: another lesson
+        ("X=1 make", "export X=1 && make", None),  # it was in front already
+        ("X=1 make lint; make test", "export X=1 && make lint; make test", None),
+        ("make; X=1", "export X=1 && make", None),  # set after the command, for nothing
+        ("make", "export X=1 && make", None),  # nothing set before
+    ],
+)
+def test_a_variable_set_on_its_own_then_exported(failing, fixed, name):
+    assert triggers.unexported(failing, fixed) == name
+
+
+def test_the_trigger_of_a_variable_set_on_its_own():
+    pattern = triggers.unexported_trigger("X")
+    for fires in ("X=1; make", 'cd /p && X="a b" && make', "(X=1; make)"):
+        assert triggers.matches(pattern, fires)
+    for quiet in ("export X=1 && make", "X=1 make", "MAX=1; make", "X=1"):
+        assert not triggers.matches(pattern, quiet)

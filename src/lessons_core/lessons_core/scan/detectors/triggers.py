@@ -2798,6 +2798,31 @@ def host_path_trigger(command: str) -> str | None:
     return tight + _GAP + r"\s" + _HOST_PATH if tight is not None else None
 
 
+def unexported(failing: str, fixed: str) -> str | None:
+    """The variable ``failing`` set in a simple command of its own, before the command that
+    needed it (``MLFLOW_TRACKING_URI=https://…; mlflow runs list``), which the shell keeps to
+    itself, and ``fixed`` exported or set in front of a command; else ``None``."""
+    segments, fixes = _segments(failing), _segments(fixed)
+    for seg in segments[:-1]:
+        if not seg or not all(_ASSIGNMENT.match(word) for word in seg):
+            continue
+        for name in (word.split("=", 1)[0] for word in seg):
+            for now in fixes:
+                set_here = [word.split("=", 1)[0] for word in now if _ASSIGNMENT.match(word)]
+                exported = now[:1] == ("export",) and name in set_here
+                in_front = bool(now) and now[0].startswith(name + "=") and len(set_here) < len(now)
+                if exported or in_front:
+                    return name
+    return None
+
+
+def unexported_trigger(name: str) -> str:
+    """A pattern for ``name`` set in a simple command of its own, before another (``X=1;``,
+    ``X="a b" &&``): not ``export X=1``, not ``X=1 cmd``."""
+    value = r"""(?:"[^"]*"|'[^']*'|[^\s;&|'"])*"""
+    return rf"(?:^|[;&|(])\s*{_escape(name)}={value}\s*(?:;|&&)"
+
+
 def name_for_path(failing: str, fixed: str) -> str | None:
     """The name ``fixed`` gave where ``failing`` gave the path of the file that defines it,
     nothing else changed (``acme/tap/acme-cli`` for ``Formula/acme-cli.rb``, ``brew audit``

@@ -494,6 +494,16 @@ AS_MODULE = failures.MistakeClass(
     "the script imports its own package, which Python sets up only for a module run with `-m`",
     "Run `{other}` rather than the script's path",
 )
+#: The pseudo-class of a variable set in a simple command of its own before the command that
+#: needed it (``X=1; cmd``), which the shell keeps to itself, then exported or set in front of
+#: the command, which worked: met each time the variable is set so again, its trigger.
+NOT_EXPORTED = failures.MistakeClass(
+    "not_exported",
+    r"(?!)",
+    "export `{flag}`; set on its own, it stays in the shell",
+    "`{flag}` was set in the shell but not exported, so the command did not see it",
+    "`export {flag}=…` first, or set it in front of the command",
+)
 #: The pseudo-class of an address given without the scheme its command needs, which then
 #: worked with it, nothing else changed (``helm pull ghcr.io/acme/charts/api`` → ``oci://…``):
 #: met each time the address is written bare again, its trigger.

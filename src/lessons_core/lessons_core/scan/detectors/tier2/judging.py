@@ -40,6 +40,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NAME_FOR_PATH,
     NEEDS_ROOT,
     NOT_EXECUTABLE,
+    NOT_EXPORTED,
     OPTION_STAND_IN,
     OPTION_VALUE,
     OTHER_SUBCOMMAND,
@@ -176,6 +177,14 @@ def _judge(
     if loaded is not None:
         # the project's env file read first, nothing else changed: a step this shell needs
         finding.cls, finding.step = STEP_FIRST, loaded
+        return finding
+    unset = (
+        triggers.unexported(call.command, fix.command)
+        if call.command and fix.command and not finding.edited
+        else None
+    )
+    if unset is not None:
+        finding.cls, finding.option = NOT_EXPORTED, unset  # (whatever the error: a traceback)
         return finding
     if call.command and fix.command and not finding.edited:
         # another subcommand of the same program, the one the error said to run

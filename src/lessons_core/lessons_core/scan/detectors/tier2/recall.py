@@ -31,6 +31,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     IN_FRONT,
     NAME_FOR_PATH,
     NOT_EXECUTABLE,
+    NOT_EXPORTED,
     OPTION_STAND_IN,
     OPTION_VALUE,
     OTHER_SUBCOMMAND,
@@ -237,6 +238,8 @@ def _trigger(finding: Finding) -> str | None:
     if name == DASH_ARGUMENT.name:
         dashed = triggers.dash_argument_trigger(failing, fixed)
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
+    if name == NOT_EXPORTED.name and finding.option:
+        return _if_separates(triggers.unexported_trigger(finding.option), failing, fixed)
     if name == NAME_FOR_PATH.name:
         return _if_separates(triggers.file_given_trigger(failing, fixed), failing, fixed)
     if name == SCHEME_ADDED.name:
