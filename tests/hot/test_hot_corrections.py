@@ -115,6 +115,17 @@ CORRECTIONS = [
     "no no, the seed data never goes into the prod bucket",
     "reminder: release tags are signed, `git tag -s`",
     "why is there a Makefile? this repo builds with just, see the justfile",
+    # said before in other words; a "how come" about what the agent did; how the project is
+    # everywhere, where its things go, what must never happen
+    "we went over this: migrations are reviewed by the dba, open a PR",
+    "as discussed, the sdk is versioned with the api",
+    "for the third time, tabs in the makefile",
+    "how come you're editing dist/? it is built by the release job",
+    "timestamps are UTC throughout the pipeline",
+    "fixtures go in tests/data, not next to the test",
+    "the lockfile must never be edited by hand",
+    "the reports use raw sql on purpose, keep it like this",
+    "every write to the ledger goes through the outbox",
 ]
 
 ORDINARY = [
@@ -178,6 +189,10 @@ ORDINARY = [
     "don't tag the release yet, the changelog is not done",
     "before you deploy, let me read the migration once more",
     "no, only this one job needs the longer timeout",
+    # a suggestion put to the agent, a doubt where a thing should live, a "why" that asks
+    "instead of a cron, could we listen to the queue? what do you think?",
+    "should that live in the worker or in the api? not sure",
+    "why does the cache keep missing every time we deploy?",
     "why does the linter only complain on my machine?",
     "why is the badge red? not sure",
     "is the seed data loaded? the fixtures take a minute to build",

@@ -512,6 +512,9 @@ def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
         "wrong file, i wanted you to edit cart.py not checkout.py",
         "you removed the wrong branch of the if, the else was the one to go",
         "you skipped the wrong test, it's test_upload_resume that hangs",
+        # a typo pointed out; where this one change goes
+        "that's a typo, the docker tag is 2.3.1 not 2.31",
+        "no, this change goes in deploy/values-prod.yaml",
         # the other one of a name, the one in a place: which piece, not how work is done
         "no, the other `handleSubmit`, not the login form's",
         "that's not the parser, the one in `billing/parse.py`",
@@ -549,6 +552,8 @@ def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
         "wrong branch, we always open PRs against develop",  # a pointer, and a practice
         "don't forget, we always bump the version in `setup.cfg` with every release",
         "you keep forgetting the changelog",  # a habit, not one place
+        "the solver works in float64 throughout",  # how the project is everywhere
+        "as discussed, amounts are integers of cents",  # said before
     ],
 )
 def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):

@@ -198,6 +198,16 @@ _PHRASES = (
     # a fact of the project the agent went against: "project.pbxproj is generated", "the esp32
     # build is pinned to idf 5.1", "the other locales get overwritten"
     "is generated", "are generated", "pinned to", "get overwritten", "gets overwritten",
+    # said before, in other words: "we went over this last week", "for the third time"
+    "went over this", "as discussed", "third time",
+    # a question about what the agent did, as "why are you …" is one
+    "how come you", "how come you're",
+    # how the project is everywhere, and where its things go: "the kernels use float64
+    # throughout", "cluster tweaks go in overlays/", "it must never be re-generated"
+    "throughout", "everywhere", "goes in", "go in", "belongs in", "belong in", "lives in",
+    "live in", "lives under", "live under", "goes through the", "go through the",
+    "must never", "must not", "keep it like this",
+    "keep it that way",
 )  # fmt: skip
 #: Short spellings read as the word they stand for.
 _SPELLED = {
@@ -213,6 +223,9 @@ _SUBJECTS = frozenset(("i", "we", "they", "it", "he", "she", "that", "this", "wh
 _SELF_VERBS = frozenset(("test", "check", "verify", "run", "try", "look", "confirm", "debug"))
 #: A report, a doubt ("should we …?"), a one-time decision: not a rule another session could use.
 _ONE_OFF = (
+    # a suggestion put to the agent
+    "what do you think",
+    "wdyt",
     "doesn't work",
     "does not work",
     "didn't work",
@@ -238,6 +251,9 @@ _ONE_OFF = (
     "in this branch",
     "in this pr",
     "should we",
+    "should that",
+    "should it",
+    "should this",
     "shouldn't we",
     "shouldn't the",
     "shouldn't it",
@@ -550,9 +566,15 @@ _ASKING = frozenset(("what", "what's", "how", "where", "when", "which", "who"))
 def _asks(words, said):
     """ "what could we use instead of polling here?", "how do we run the tests?": a question
     that asks, its words no correction ("why did you …?" is one: ``why`` is not asking)."""
-    first = next((w for w in words if w not in _FILLERS), "")
-    if first not in _ASKING:
-        return False
+    at = next((i for i, w in enumerate(words) if w not in _FILLERS), len(words))
+    first = words[at] if at < len(words) else ""
+    if first in _WHY:
+        # ("why does the build hang?": a question alone, not of what the agent did, nor a
+        # "why not use …?", which puts the other way)
+        alone = said.rstrip().endswith("?") and "you" not in words
+        return alone and words[at + 1 : at + 2] != ["not"]
+    if first not in _ASKING or words[at + 1 : at + 2] == ["come"]:
+        return False  # ("how come you're editing the generated client?" asks nothing)
     # (the question may come first, and what it asks about after it: a pasted log line)
     return said.rstrip().endswith("?") or "?" in _clauses(said, (". ", "! ", "? "))[0]
 
@@ -632,7 +654,7 @@ _LOOKS_BACK = (
     "you didn't", "you did", "you just", "you keep", "you still", "you're still", "again",
     "that's", "that is", "this is not", "it's not", "wrong", "not what", "revert", "undo",
     "put it back", "why did", "why are you", "are you sure", "i told", "i said", "i asked",
-    "instead of",
+    "instead of", "third time", "went over this", "as discussed",
 )  # fmt: skip
 
 

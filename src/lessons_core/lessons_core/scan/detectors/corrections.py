@@ -152,7 +152,8 @@ def _folder(word: str) -> bool:
 #: what the agent should do itself ("test it yourself") …
 _GENERAL = re.compile(
     r"\b(?:always|never|ever|every|anymore|next time|from now on|going forward|in the future|"
-    r"in general|by default|each time|whenever|remember|again|keep (?:forgetting|adding|doing|"
+    r"in general|by default|each time|whenever|remember|again|throughout|everywhere|"
+    r"went over this|as discussed|third time|keep (?:forgetting|adding|doing|"
     r"using|creating|making)|we (?:use|don't|dont|do not|always|never|test|moved|squash|prefer|"
     r"keep|run|deploy|build)|our|in this (?:repo|codebase|project|org|team)|"
     r"on this (?:box|machine|server|host)|(?:is|it's|its) called|i prefer|i'd prefer|"
@@ -170,11 +171,12 @@ _GENERAL = re.compile(
 #: it names a file or a branch, unless it says more (:data:`_GENERAL`). A reminder ("don't
 #: forget the aria-label") and a place left out of an edit ("you missed one, there's a third
 #: call site") are of the work in hand too: they finish it, and say nothing of how work is done.
+#: So are a typo pointed out and "this change" (where this one piece goes, what it needs).
 _IN_HAND = re.compile(
     r"\b(?:i meant|i wanted|i was (?:talking|asking) about|the other (?:one|function|file|method)|"
     r"the other `|the one in\b|"
     r"wrong (?:file|function|method|class|line|one|test|branch of)|the one (?:i|to)|"
-    r"(?:don't|dont|do not) forget|missed (?:one|a spot|a few|some|two|three))\b"
+    r"(?:don't|dont|do not) forget|missed (?:one|a spot|a few|some|two|three)|this change|typo)\b"
 )
 #: The words of an engineer's tools and ways of working: a correction that names one is about
 #: how the work is done (which package manager, which branch, how tests run), which the next
