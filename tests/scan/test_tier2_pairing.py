@@ -534,6 +534,32 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
             "sentry-cli: export `SENTRY_DSN`; set on its own, it stays in the shell",
             "SENTRY_DSN=x sentry-cli releases list", id="not-exported",
         ),
+        # the GNU build a Mac installs beside its own under a ``g`` name
+        pytest.param(
+            "cd /p && sed -i 's/v1/v2/' VERSION", "sed: 1: \"VERSION\": invalid command code V",
+            None, "cd /p && gsed -i 's/v1/v2/' VERSION", "", "sed: run it as `gsed` here",
+            "gsed -n 1p VERSION", id="gnu-name",
+        ),
+        pytest.param(
+            "make dist", "Makefile:4: *** missing separator.  Stop.", "make --version",
+            "gmake dist", "tar czf dist.tgz build", "make dist: run it as `gmake` here",
+            "gmake test", id="gnu-make",
+        ),
+        # a short name the command does not resolve, given by its full name
+        pytest.param(
+            "podman pull redis:7", 'Error: short-name "redis:7" did not resolve to an alias',
+            None, "podman pull docker.io/library/redis:7", "Writing manifest to image destination",
+            "podman pull: give `redis:7` by its full name, `docker.io/library/redis:7`",
+            "podman pull docker.io/library/redis:7", id="full-name",
+        ),
+        # the option named as the setting it sets
+        pytest.param(
+            "mysql -h db shop < dump.sql",
+            "ERROR 2020 (HY000): Got packet bigger than 'max_allowed_packet' bytes", None,
+            "mysql -h db --max-allowed-packet=1G shop < dump.sql", "",
+            "mysql: give it `--max-allowed-packet`, as its error says",
+            "mysql -h db --max-allowed-packet=64M shop", id="option-as-setting",
+        ),
     ],
 )  # fmt: skip
 def test_what_two_command_lines_tell_by_themselves(
@@ -4761,3 +4787,11 @@ def test_what_changed_is_not_read_from_one_command_where_others_changed_too():
     call = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=bad)
     fix = ev.Event(ev.TOOL_CALL, "claude", tool="Bash", command=good)
     assert lesson._changed(call, fix) == "needed another way"
+
+
+def test_an_error_names_a_long_option_by_the_setting_it_sets():
+    error = "ERROR 2020 (HY000): Got packet bigger than 'max_allowed_packet' bytes"
+    assert recall._names_flag(error, "--max-allowed-packet")
+    assert recall._names_flag("setting 'fail_fast' is set twice", "-fail-fast")
+    assert not recall._names_flag(error, "--max")
+    assert not recall._names_flag(error, "--max-packet")

@@ -1900,3 +1900,22 @@ def test_the_trigger_of_a_variable_set_on_its_own():
         assert triggers.matches(pattern, fires)
     for quiet in ("export X=1 && make", "X=1 make", "MAX=1; make", "X=1"):
         assert not triggers.matches(pattern, quiet)
+
+
+@pytest.mark.parametrize(
+    ("fixed", "pair"),
+    [
+        ("podman run docker.io/library/postgres:16",
+         ("postgres:16", "docker.io/library/postgres:16")),
+        ("podman run registry.example.com:5000/pg:16", None),  # another name, not a full one
+        ("podman run docker.io/library/postgres:17", None),  # another version
+        ("podman run myorg/postgres:16", None),  # an organisation's image, no registry's host
+    ],
+)  # fmt: skip
+def test_a_short_name_given_by_its_full_name(fixed, pair):
+    assert triggers.registry_added("podman run postgres:16", fixed) == pair
+
+
+def test_a_name_with_a_path_is_no_short_name():
+    fixed = "podman run docker.io/library/postgres:16"
+    assert triggers.registry_added("podman run library/postgres:16", fixed) is None

@@ -23,8 +23,9 @@ SUBCOMMAND_TOOLS = frozenset(
         # version control and review
         "git", "gh", "glab", "tea", "hub", "jj", "hg", "svn", "git-lfs", "pre-commit",
         # tasks, packages and builds
-        "make", "just", "task", "rake", "mise", "asdf", "npm", "pnpm", "pnpx", "yarn", "bun",
-        "deno", "npx-tsc", "nx", "turbo", "lerna", "cargo", "rustup", "go", "pip", "pip3", "pipx",
+        "make", "gmake", "just", "task", "rake", "mise", "asdf", "npm", "pnpm", "pnpx", "yarn",
+        "bun", "deno", "npx-tsc", "nx", "turbo", "lerna", "cargo", "rustup", "go", "pip", "pip3",
+        "pipx",
         "uv", "poetry", "pdm", "hatch", "rye", "pixi", "conda", "mamba", "micromamba", "pyenv",
         "nvm", "fnm", "volta", "gem", "bundle", "rbenv", "composer", "mvn", "mvnw", "gradle",
         "gradlew", "sbt", "lein", "dotnet", "mix", "rebar3", "cabal", "stack", "ghcup", "opam",
@@ -1687,6 +1688,25 @@ OTHER_NAMES = {
     "nodejs": "node",
     "fdfind": "fd",
     "batcat": "bat",
+    # GNU's tools as Homebrew installs them on a Mac, beside the system's BSD ones.
+    **{
+        "g" + name: name
+        for name in (
+            "make",
+            "sed",
+            "tar",
+            "date",
+            "xargs",
+            "grep",
+            "find",
+            "awk",
+            "readlink",
+            "stat",
+            "timeout",
+            "split",
+            "du",
+        )
+    },
     # A build tool's own script in the project, which fetches and runs the version it wants.
     "mvnw": "mvn",
     "gradlew": "gradle",
@@ -1763,7 +1783,8 @@ def _names_program(words: tuple[str, ...], exe: str) -> bool:
 def other_version(failing: str, fixed: str) -> str | None:
     """The program ``fixed`` ran in place of ``failing``'s, another version of it, the rest of
     the line the same (``clang-format-17`` for ``clang-format``, the version the project's CI
-    pins; ``python3.12`` for ``python3``); else ``None``."""
+    pins; ``python3.12`` for ``python3``; ``gmake`` for ``make``, the GNU build a Mac installs
+    beside its own under a ``g`` name); else ``None``."""
     for was, now in zip(*_pair_segments(failing, fixed), strict=False):
         if not was or not now:
             continue  # (a command of a redirection alone: ``2>&1``)
@@ -1771,7 +1792,8 @@ def other_version(failing: str, fixed: str) -> str | None:
         versioned = _VERSIONED.search(old) or _VERSIONED.search(new)
         # (``python3`` and ``python3.12`` are one program; ``pip3`` and ``pip`` one name)
         same = unversioned(old).rstrip("0123456789") == unversioned(new).rstrip("0123456789")
-        if old != new and was[1:] == now[1:] and versioned and same:
+        gnu = new == "g" + old  # (``gsed``, ``gtar``, ``gmake`` beside ``sed``, ``tar``, ``make``)
+        if old != new and was[1:] == now[1:] and ((versioned and same) or gnu):
             return new
     return None
 
@@ -2789,6 +2811,32 @@ def scheme_added(failing: str, fixed: str) -> str | None:
     if m is None or now[m.end() :] != was or not matches(_HOST_PATH, was):
         return None
     return m.group()[: -len("://")]
+
+
+#: A registry's host and path in front of a short name (``docker.io/library/`` of
+#: ``docker.io/library/postgres:16``).
+_REGISTRY = kept_programs.compile(r"[\w-]+(?:\.[\w-]+)+(?::\d+)?/(?:[\w.-]+/)*")
+
+
+def registry_added(failing: str, fixed: str) -> tuple[str, str] | None:
+    """The short name ``failing`` gave and the full one ``fixed`` gave in its place, a
+    registry's host and path put in front, nothing else changed (``postgres:16`` →
+    ``docker.io/library/postgres:16``, where Podman resolves no short names); else ``None``."""
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
+        return None
+    was, now = swapped
+    m = _REGISTRY.match(now)
+    if m is None or now[m.end() :] != was:  # (the path taken whole: ``was`` has no ``/``)
+        return None
+    return was, now
+
+
+def short_name_trigger(command: str, name: str) -> str | None:
+    """A pattern for ``command``'s program and subcommand given the short name ``name`` as a
+    word of its own (``podman run … postgres:16``; not ``docker.io/library/postgres:16``)."""
+    tight = tight_trigger(command)
+    return tight + _GAP + rf"\s{_escape(name)}(?![^\s|;&])" if tight is not None else None
 
 
 def host_path_trigger(command: str) -> str | None:

@@ -524,6 +524,16 @@ NAME_FOR_PATH = failures.MistakeClass(
     "the command takes a name, not the path of the file that defines it",
     "Give the name, `{other}`",
 )
+#: The pseudo-class of a short name given where the command wants the full one, with its
+#: registry, which then worked, nothing else changed (``podman run postgres:16`` →
+#: ``docker.io/library/postgres:16``): met each time the short name is given again.
+FULL_NAME = failures.MistakeClass(
+    "full_name",
+    r"(?!)",
+    "give `{wrong}` by its full name, `{right}`",
+    "the command does not resolve the short name `{wrong}`",
+    "Give the full name, `{right}`",
+)
 #: The pseudo-class of a word with a space given unquoted, which the shell split, and then
 #: worked quoted, nothing else changed: a path (the file keeps its name) or an expression
 #: (``pytest -k test_login and not slow``), met each time it is written again, its trigger.

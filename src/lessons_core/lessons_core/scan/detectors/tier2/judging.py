@@ -33,6 +33,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ENV_SET,
     ERROR_NAMED,
     FOLDER_GIVEN,
+    FULL_NAME,
     GH_GRAPHQL,
     GO_FILES,
     GUESSED_PATH,
@@ -209,6 +210,10 @@ def _judge(
         spaced = triggers.space_quoted(call.command, fix.command)
         if spaced is not None:
             finding.cls, finding.stand_in = SPACED_PATH, spaced
+            return finding
+        finding.renamed = triggers.registry_added(call.command, fix.command)
+        if finding.renamed is not None:
+            finding.cls = FULL_NAME
             return finding
         scheme = triggers.scheme_added(call.command, fix.command)
         if scheme is not None:

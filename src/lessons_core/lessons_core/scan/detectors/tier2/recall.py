@@ -27,6 +27,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     DOUBLE_QUOTED,
     FAILURE_TIME_CLASSES,
     FOLDER_GIVEN,
+    FULL_NAME,
     GO_FILES,
     IN_FRONT,
     NAME_FOR_PATH,
@@ -240,6 +241,9 @@ def _trigger(finding: Finding) -> str | None:
         return dashed if dashed and not triggers.matches(dashed, fixed_whole) else None
     if name == NOT_EXPORTED.name and finding.option:
         return _if_separates(triggers.unexported_trigger(finding.option), failing, fixed)
+    if name == FULL_NAME.name and finding.renamed is not None:
+        short = triggers.short_name_trigger(failing, finding.renamed[0])
+        return _if_separates(short, failing, fixed)
     if name == NAME_FOR_PATH.name:
         return _if_separates(triggers.file_given_trigger(failing, fixed), failing, fixed)
     if name == SCHEME_ADDED.name:
@@ -657,8 +661,13 @@ def flag_it_named(finding: Finding) -> tuple[str, str] | None:
 def _names_flag(output: str, flag: str) -> bool:
     """Whether the lines of ``output`` that state the error name ``flag`` as it was spelled:
     the failure is about the flag (``Cannot use --check with --write``), not merely met while
-    it was given. Only those lines: a runner echoes the command line it ran."""
-    spelled = re.compile(rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
+    it was given. Only those lines: a runner echoes the command line it ran. A long option of
+    several words may be named as the setting it sets (``--max-allowed-packet`` as
+    ``'max_allowed_packet'``, MySQL's way)."""
+    ways, name = [flag], flag.lstrip("-")
+    if "-" in name:
+        ways.append(name.replace("-", "_"))
+    spelled = re.compile("|".join(rf"(?<![\w-]){re.escape(way)}(?![\w-])" for way in ways))
     return any(spelled.search(line) for line in error_lines(output))
 
 
