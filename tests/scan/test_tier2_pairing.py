@@ -560,6 +560,14 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
             "mysql: give it `--max-allowed-packet`, as its error says",
             "mysql -h db --max-allowed-packet=64M shop", id="option-as-setting",
         ),
+        # the runner's option the fix added, before the program it runs
+        pytest.param(
+            "uv run sphinx-build docs out",
+            "error: Failed to spawn: `sphinx-build`\n  Caused by: No such file or directory",
+            None, "uv run --group docs sphinx-build docs out", "build succeeded.",
+            "sphinx-build: the command is not on PATH",
+            "uv run --group docs sphinx-build -b html docs out", id="runner-option",
+        ),
     ],
 )  # fmt: skip
 def test_what_two_command_lines_tell_by_themselves(

@@ -1308,6 +1308,15 @@ def without_flag(base: str, flag: str) -> str:
 _SHORT_FLAG = kept_programs.compile(r"-[A-Za-z]")
 
 
+def without_flag_before(base: str, flag: str) -> str | None:
+    """``base`` in a simple command that carries ``flag`` nowhere, before the program either:
+    a runner's option the fix added (``uv run --group docs mkdocs``), which
+    :func:`without_flag` would look for after the program only (``None`` when the compiler
+    would refuse the pattern)."""
+    pattern = rf"(?:^|[;&|(])(?![^;&|\n]*\s{_escape(flag)}(?:[\s=]|$))[^;&|\n]*?{base}"
+    return pattern if compiler_accepts(pattern) else None
+
+
 _SINGLE_QUOTED = kept_programs.compile(r"'([^'\n]*)'")
 
 

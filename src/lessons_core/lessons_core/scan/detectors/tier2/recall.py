@@ -339,9 +339,13 @@ def _trigger(finding: Finding) -> str | None:
         for word in dict.fromkeys([*fixed_shape.flags, *added]):
             if word in shape.flags or word in triggers.NOISE_FLAGS or word in own:
                 continue
-            pattern = triggers.without_flag(named_to, word)
-            if _separates(pattern, failing, fixed_whole):
-                return pattern
+            # (the flag after the program, or, a runner's, before it: ``uv run --group docs``)
+            for pattern in (
+                triggers.without_flag(named_to, word),
+                triggers.without_flag_before(named_to, word),
+            ):
+                if _separates(pattern, failing, fixed_whole):
+                    return pattern
     return None
 
 
