@@ -207,21 +207,19 @@ def _judge(
         if finding.option is not None:
             finding.cls = OPTION_VALUE
             return finding
-        spaced = triggers.space_quoted(call.command, fix.command)
-        if spaced is not None:
-            finding.cls, finding.stand_in = SPACED_PATH, spaced
-            return finding
+        # one word written otherwise: quoted, given its scheme, given by name
+        for cls_of, written in (
+            (SPACED_PATH, triggers.space_quoted),
+            (SCHEME_ADDED, triggers.scheme_added),
+            (NAME_FOR_PATH, triggers.name_for_path),
+        ):
+            found = written(call.command, fix.command)
+            if found is not None:
+                finding.cls, finding.stand_in = cls_of, found
+                return finding
         finding.renamed = triggers.registry_added(call.command, fix.command)
         if finding.renamed is not None:
-            finding.cls = FULL_NAME
-            return finding
-        scheme = triggers.scheme_added(call.command, fix.command)
-        if scheme is not None:
-            finding.cls, finding.stand_in = SCHEME_ADDED, scheme
-            return finding
-        name = triggers.name_for_path(call.command, fix.command)
-        if name is not None:
-            finding.cls, finding.stand_in = NAME_FOR_PATH, name
+            finding.cls = FULL_NAME  # (a short name given by its full one)
             return finding
         finding.ssh_host = triggers.ssh_to_https(call.command, fix.command)
         if finding.ssh_host is not None:
