@@ -206,8 +206,7 @@ _PHRASES = (
     # throughout", "cluster tweaks go in overlays/", "it must never be re-generated"
     "throughout", "everywhere", "goes in", "go in", "belongs in", "belong in", "lives in",
     "live in", "lives under", "live under", "goes through the", "go through the",
-    "must never", "must not", "keep it like this",
-    "keep it that way",
+    "must never", "must not", "keep it like this", "keep it that way",
 )  # fmt: skip
 #: Short spellings read as the word they stand for.
 _SPELLED = {
