@@ -1218,26 +1218,31 @@ def clustered_option(error: str, command: str) -> str | None:
     m = _NAMED_OPTION.search(error)
     if m is None or option_named(error, command) is not None:
         return None
+    found = _refused_cluster(m, command)
+    return found[0] if found is not None else None
+
+
+def _refused_cluster(m: re.Match[str], command: str) -> tuple[str, str] | None:
+    """The one letter a :data:`_NAMED_OPTION` match names and the cluster of one-letter
+    options of ``command``'s main command that holds it (``q`` and ``-qO-`` of ``… wget -qO-
+    …``), as written; else ``None``."""
     letter = m.group(_option_group(m)).lstrip("-")
     if len(letter) != 1:
         return None
-    return letter if cluster_of(command, letter) is not None else None
-
-
-def cluster_of(command: str, letter: str) -> str | None:
-    """The cluster of one-letter options of ``command``'s main command that holds ``letter``
-    (``-qO-`` of ``… wget -qO- …``), as written; else ``None``."""
     shape = main_shape(command)
     flags = shape.flags if shape is not None else ()
-    return next((f for f in flags if _SHORT_CLUSTER.fullmatch(f) and letter in f[1:]), None)
+    cluster = next((f for f in flags if _SHORT_CLUSTER.fullmatch(f) and letter in f[1:]), None)
+    return (letter, cluster) if cluster is not None else None
 
 
 def refused_option(error: str, command: str) -> str | None:
     """The option of ``command`` that ``error`` refuses, as written: by its name, or the
     cluster that holds the one letter the error names (``-qO-`` for ``unknown shorthand flag:
     'q' in -qO-``)."""
-    letter = clustered_option(error, command)
-    return option_named(error, command) or (cluster_of(command, letter) if letter else None)
+    named = option_named(error, command)
+    m = _NAMED_OPTION.search(error) if named is None else None
+    found = _refused_cluster(m, command) if m is not None else None
+    return named or (found[1] if found is not None else None)
 
 
 def with_short_option(base: str, letter: str) -> str | None:
@@ -1356,9 +1361,7 @@ _BRACKET_KEY = kept_programs.compile(r"""\[["']""")
 def bare_key_trigger(command: str) -> str | None:
     """``command``'s program given a bare word with a quoted key in brackets."""
     shape = main_shape(command)
-    if shape is None:
-        return None
-    return _word(shape.exe) + _GAP + r"""\s[^\s'"|;&]+\[["']"""
+    return _given(_word(shape.exe) if shape is not None else None, r"""[^\s'"|;&]+\[["']""")
 
 
 def double_quoted_trigger(command: str) -> str | None:
@@ -1619,8 +1622,10 @@ def whole_trigger(command: str) -> str | None:
     but options or operands (``dpkg-buildpackage -us -uc -S``): the very run a task of the
     project's does; ``None`` for a program named alone."""
     shape = main_shape(command)
-    words = _words_of(command, shape) if shape is not None and not shape.sub else ()
-    if len(words) < 2 or shape is None:
+    if shape is None or shape.sub:
+        return None
+    words = _words_of(command, shape)
+    if len(words) < 2:
         return None
     return _word(shape.exe) + "".join(rf"\s+{_escape(w)}" for w in words[1:]) + r"(?![^\s|;&])"
 
@@ -1838,12 +1843,17 @@ def other_subcommand(failing: str, fixed: str) -> str | None:
     return None
 
 
+def _given(head: str | None, word: str) -> str | None:
+    """``head`` (a pattern for a program, or a program and its subcommand), then, in its simple
+    command, a word that starts as ``word`` does; ``None`` where there is no head."""
+    return head + _GAP + r"\s" + word if head is not None else None
+
+
 def operand_given_trigger(command: str) -> str | None:
     """A pattern for ``command``'s program and subcommand, adjacent, then a word that is no
     option before the command ends (``vcpkg install fmt``, not ``vcpkg install`` alone)."""
-    tight = tight_trigger(command)
     # (a redirection is no operand: ``2>&1``)
-    return tight + _GAP + r"\s(?!-|\d*[<>])[^\s|;&<>]" if tight is not None else None
+    return _given(tight_trigger(command), r"(?!-|\d*[<>])[^\s|;&<>]")
 
 
 def task_that_ran(failing: str, fixed: str, output: str) -> str | None:
@@ -2616,10 +2626,8 @@ def parenthesised_word_trigger(command: str) -> str | None:
     (``rdeps(//...,`` of a query language, ``kind(rule, …)``), where the shell reads the
     parenthesis as its own syntax; the quoted word of the fix does not fire it."""
     shape = main_shape(command)
-    if shape is None:
-        return None
-    pattern = _word(shape.exe) + _GAP + r"\s[\w.-]+\("
-    return pattern if matches(pattern, command) else None
+    pattern = _given(_word(shape.exe) if shape is not None else None, r"[\w.-]+\(")
+    return pattern if pattern is not None and matches(pattern, command) else None
 
 
 #: A ``cd`` into a relative directory at the top of a command line (not inside a subshell).
@@ -2807,19 +2815,26 @@ _SCHEME = kept_programs.compile(r"[a-z][a-z0-9+.-]*://")
 _HOST_PATH = r"[\w-]+(?:\.[\w-]+)+/"
 
 
+def _prefix_added(failing: str, fixed: str, prefix: re.Pattern[str]) -> tuple[str, str] | None:
+    """What ``fixed`` put in front of the one word ``failing`` gave otherwise, of the form of
+    ``prefix``, nothing else changed, and that word; else ``None``."""
+    swapped = _swapped_word(failing, fixed)
+    if swapped is None:
+        return None
+    was, now = swapped
+    m = prefix.match(now)
+    return (m.group(), was) if m is not None and now[m.end() :] == was else None
+
+
 def scheme_added(failing: str, fixed: str) -> str | None:
     """The scheme ``fixed`` put in front of the address ``failing`` gave without one, nothing
     else changed (``oci`` of ``helm pull ghcr.io/acme/charts/api`` → ``helm pull
     oci://ghcr.io/acme/charts/api``): the command reads the bare address as something else
     (a repository's name); else ``None``."""
-    swapped = _swapped_word(failing, fixed)
-    if swapped is None:
+    added = _prefix_added(failing, fixed, _SCHEME)
+    if added is None or not matches(_HOST_PATH, added[1]):
         return None
-    was, now = swapped
-    m = _SCHEME.match(now)
-    if m is None or now[m.end() :] != was or not matches(_HOST_PATH, was):
-        return None
-    return m.group()[: -len("://")]
+    return added[0][: -len("://")]
 
 
 #: A registry's host and path in front of a short name (``docker.io/library/`` of
@@ -2831,46 +2846,40 @@ def registry_added(failing: str, fixed: str) -> tuple[str, str] | None:
     """The short name ``failing`` gave and the full one ``fixed`` gave in its place, a
     registry's host and path put in front, nothing else changed (``postgres:16`` →
     ``docker.io/library/postgres:16``, where Podman resolves no short names); else ``None``."""
-    swapped = _swapped_word(failing, fixed)
-    if swapped is None:
-        return None
-    was, now = swapped
-    m = _REGISTRY.match(now)
-    if m is None or now[m.end() :] != was:  # (the path taken whole: ``was`` has no ``/``)
-        return None
-    return was, now
+    added = _prefix_added(failing, fixed, _REGISTRY)  # (its path taken whole: no ``/`` left)
+    return (added[1], added[0] + added[1]) if added is not None else None
 
 
 def short_name_trigger(command: str, name: str) -> str | None:
     """A pattern for ``command``'s program and subcommand given the short name ``name`` as a
     word of its own (``podman run … postgres:16``; not ``docker.io/library/postgres:16``)."""
-    tight = tight_trigger(command)
-    return tight + _GAP + rf"\s{_escape(name)}(?![^\s|;&])" if tight is not None else None
+    return _given(tight_trigger(command), rf"{_escape(name)}(?![^\s|;&])")
 
 
 def host_path_trigger(command: str) -> str | None:
     """A pattern for ``command``'s program and subcommand given an address without a scheme
     (``helm pull ghcr.io/…``; not ``helm pull oci://ghcr.io/…``)."""
-    tight = tight_trigger(command)
-    return tight + _GAP + r"\s" + _HOST_PATH if tight is not None else None
+    return _given(tight_trigger(command), _HOST_PATH)
 
 
 def unexported(failing: str, fixed: str) -> str | None:
     """The variable ``failing`` set in a simple command of its own, before the command that
     needed it (``MLFLOW_TRACKING_URI=https://…; mlflow runs list``), which the shell keeps to
     itself, and ``fixed`` exported or set in front of a command; else ``None``."""
-    segments, fixes = _segments(failing), _segments(fixed)
-    for seg in segments[:-1]:
-        if not seg or not all(_ASSIGNMENT.match(word) for word in seg):
-            continue
-        for name in (word.split("=", 1)[0] for word in seg):
-            for now in fixes:
-                set_here = [word.split("=", 1)[0] for word in now if _ASSIGNMENT.match(word)]
-                exported = now[:1] == ("export",) and name in set_here
-                in_front = bool(now) and now[0].startswith(name + "=") and len(set_here) < len(now)
-                if exported or in_front:
-                    return name
-    return None
+    alone = [  # (set in a simple command of assignments only, with a command after it)
+        word.split("=", 1)[0]
+        for seg in _segments(failing)[:-1]
+        if seg and all(_ASSIGNMENT.match(word) for word in seg)
+        for word in seg
+    ]
+    handed: set[str] = set()  # what the fix exported, or set in front of a command
+    for now in _segments(fixed):
+        set_here = [word.split("=", 1)[0] for word in now if _ASSIGNMENT.match(word)]
+        if now[:1] == ("export",):
+            handed.update(set_here)
+        elif now and _ASSIGNMENT.match(now[0]) and len(set_here) < len(now):
+            handed.add(set_here[0])
+    return next((name for name in alone if name in handed), None)
 
 
 def unexported_trigger(name: str) -> str:
@@ -2898,11 +2907,11 @@ def file_given_trigger(failing: str, fixed: str) -> str | None:
     """A pattern for ``failing``'s program and subcommand given a file of the suffix of the
     path ``fixed`` gave a name for (``brew audit Formula/x.rb``; not ``brew audit
     acme/tap/x``)."""
-    swapped, tight = _swapped_word(failing, fixed), tight_trigger(failing)
+    swapped = _swapped_word(failing, fixed)
     suffix = PurePosixPath(swapped[0]).suffix if swapped is not None else ""
-    if tight is None or not suffix:
+    if not suffix:
         return None
-    return tight + _GAP + r"\s[^\s|;&]*" + _escape(suffix) + r"(?![\w.-])"
+    return _given(tight_trigger(failing), r"[^\s|;&]*" + _escape(suffix) + r"(?![\w.-])")
 
 
 def ssh_to_https(failing: str, fixed: str) -> str | None:

@@ -179,15 +179,11 @@ def _judge(
         # the project's env file read first, nothing else changed: a step this shell needs
         finding.cls, finding.step = STEP_FIRST, loaded
         return finding
-    unset = (
-        triggers.unexported(call.command, fix.command)
-        if call.command and fix.command and not finding.edited
-        else None
-    )
-    if unset is not None:
-        finding.cls, finding.option = NOT_EXPORTED, unset  # (whatever the error: a traceback)
-        return finding
     if call.command and fix.command and not finding.edited:
+        unset = triggers.unexported(call.command, fix.command)
+        if unset is not None:
+            finding.cls, finding.option = NOT_EXPORTED, unset  # (whatever the error said)
+            return finding
         # another subcommand of the same program, the one the error said to run
         was, now = triggers.main_shape(call.command), triggers.main_shape(fix.command)
         if was and now and was.exe == now.exe and was.sub != now.sub:
