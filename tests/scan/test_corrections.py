@@ -521,6 +521,17 @@ def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
         # a reminder, a place the edit left out: they finish the work in hand
         "don't forget the `aria-label` on the icon buttons",
         "you missed one, there's a fourth caller in `jobs/export.py`",
+        # one value set right against the one written: numbers, quoted words, a name
+        "no, the page size is 25%, not 20% of the screen",
+        "wrong env var, it's `STRIPE_KEY` not `STRIPE_TOKEN`",
+        "the link should say 'Open in browser', not 'Open URL'",
+        "the chart version should be 2.4.0, you left it at 2.3.9",
+        "the status is `ARCHIVED`, you wrote `DELETED`",
+        "not `order_id`, the total has to be per `invoice_id` here",
+        "no, not `total_cents`, the sum has to be over `net_cents`",
+        # a step asked for once more is no habit
+        "no, the limit is 15%, not 10%, check the ticket again",
+        "no, the timeout is 30s, not 10s, restart the worker again",
     ],
 )
 def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
@@ -554,6 +565,12 @@ def test_a_correction_of_the_work_in_hand_is_no_candidate(script, said):
         "you keep forgetting the changelog",  # a habit, not one place
         "the solver works in float64 throughout",  # how the project is everywhere
         "as discussed, amounts are integers of cents",  # said before
+        # a value a thing runs on is a fact of the place, not a value of the work
+        "the api is on port 8081 not 8080 here",
+        "the project is on 3.5 not 4, stick to the 3.x calls",
+        # a value set right, and more: said before, or a habit that came back
+        "as discussed, the tag is `latest` not `main`",
+        "you put `print` not `log.debug` in the handler again",
     ],
 )
 def test_a_correction_of_how_work_is_done_is_a_candidate(script, said):

@@ -216,6 +216,25 @@ _WORKING_WORDS = frozenset(
         "rg", "grep", "sed", "awk", "curl", "wget",
     }
 )  # fmt: skip
+#: A value of the work in hand: a number (``9464``, ``15%``, ``1.4.2``, ``#872``), words in
+#: quotes (``'Copy link'``) or one name in backticks (``REDIS_URL``).
+_VALUE = r"(?:(?<![\w.#])#?\d[\d.,:%]*[a-z]{0,3}\b|'[^']+'|\"[^\"]+\"|`[^`\s]+`)"
+#: One value set right against the one the agent wrote: "15%, not 10%", "`REDIS_URL` not
+#: `REDIS_HOST`", "should be 1.4.2, you left it at 1.4.1", "not `user_id`, … on
+#: `account_id`". Such a correction sets one value of the piece in hand; the next session
+#: has no use for it unless it says more (:data:`_GENERAL`). A value a thing runs on ("the dev
+#: server is on port 5173 not 3000", "the project is on 3.5 not 4") is a fact of the place.
+_SWAPPED = re.compile(
+    rf"(?<!\bon )(?<!\bon port )(?<!\bon version ){_VALUE}[,;]?\s+not\s+{_VALUE}|"
+    rf"\byou (?:wrote|left it at|put|typed|set it to)\s+{_VALUE}|"
+    rf"^(?:no,?\s+)?not\s+{_VALUE}[,;]"
+)
+#: A step asked for once more ("check the ticket again", "run it again"): the work in hand,
+#: not a habit that came back ("you ran the formatter on everything again").
+_ONCE_MORE = re.compile(
+    r"\b(?:check|look|try|run|read|test|verify|retry|restart|start|build)\b(?:\s+\S+){0,3}?"
+    r"\s+again\b"
+)
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
 #: An option (``--format``) or a variable set (``HEADLESS=1``), as a word of the message.
 _OPTION_OR_VARIABLE = re.compile(r"--?[a-z][\w-]+|[A-Z][A-Z0-9_]{2,}=\S*")
@@ -229,9 +248,9 @@ def states_rule(words: str) -> bool:
     button blue" and "that's wrong, the total should include tax" are corrections, and
     one-offs: they set right this piece of work, not how any work is done."""
     lowered = words.lower().replace("\u2019", "'")
-    if _GENERAL.search(lowered):
+    if _GENERAL.search(_ONCE_MORE.sub(" ", lowered)):
         return True
-    if _IN_HAND.search(lowered):
+    if _IN_HAND.search(lowered) or _SWAPPED.search(lowered):
         return False
     if names_project_thing(words, _PLACE_MARKS):
         return True
