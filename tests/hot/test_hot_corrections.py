@@ -126,6 +126,14 @@ CORRECTIONS = [
     "the lockfile must never be edited by hand",
     "the reports use raw sql on purpose, keep it like this",
     "every write to the ledger goes through the outbox",
+    # a question that rebukes; a habit that came back; a rule for every such change
+    "did you forget the changelog? every release needs an entry",
+    "who told you to push? i push myself",
+    "not again… the fixtures are read-only",
+    "when the build is red, fix it before moving on. you skipped it again",
+    "whenever you change the schema, regenerate the client",
+    # "before you" with a "don't": a rule, not the step before the next one
+    "before you edit anything under gen/ - dont, it comes from the proto",
 ]
 
 ORDINARY = [
@@ -222,6 +230,18 @@ ORDINARY = [
     "I'm offline for an hour. stop after the tests pass and leave me a summary",
     "stop here for today",
     "what does the `wrong_tenant` code mean? seeing these: code=wrong_tenant",
+    # a "why" question with a request or a paste after it asks
+    "why is the import so slow? profile output below",
+    "why are there two failing tests in CI? can you investigate",
+    "why does the build take so long? attached the timings",
+    # the user's own part offered; a remark; the step before the next one
+    "instead of me describing it, here's the screenshot",
+    "always fun when the cache lies. anyway, add the export",
+    "before you open the PR, squash the commits please",
+    # what may be done again, or asked again
+    "you can run the seed again, the db is empty now",
+    "good. did you run it again after the fix?",
+    "you saw the same timeout again?",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",
@@ -256,6 +276,9 @@ def test_a_declined_calls_reason_may_be_a_bare_instruction():
     assert corrections.correction("use pnpm", rejected=True) == "use pnpm"
     assert corrections.correction("add the favicon too first", rejected=True) is None
     assert corrections.correction("do we even need this helper?", rejected=True) is None
+    # a thing ruled out as the reason ("no" with no comma after it)
+    assert corrections.correction("no network calls in unit tests") is None
+    assert corrections.correction("no network calls in unit tests", rejected=True)
 
 
 def test_an_answer_to_the_agents_question_is_judged_as_an_answer():

@@ -515,6 +515,7 @@ def test_a_name_of_code_scopes_a_rule_but_makes_none() -> None:
         # a typo pointed out; where this one change goes
         "that's a typo, the docker tag is 2.3.1 not 2.31",
         "no, this change goes in deploy/values-prod.yaml",
+        "wrong branch, this fix belongs on release/1.9",
         # the other one of a name, the one in a place: which piece, not how work is done
         "no, the other `handleSubmit`, not the login form's",
         "that's not the parser, the one in `billing/parse.py`",

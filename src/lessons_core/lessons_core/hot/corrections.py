@@ -199,9 +199,12 @@ _PHRASES = (
     # build is pinned to idf 5.1", "the other locales get overwritten"
     "is generated", "are generated", "pinned to", "get overwritten", "gets overwritten",
     # said before, in other words: "we went over this last week", "for the third time"
-    "went over this", "as discussed", "third time",
+    "went over this", "as discussed", "third time", "not again",
     # a question about what the agent did, as "why are you …" is one
-    "how come you", "how come you're",
+    "how come you", "how come you're", "did you forget", "who told you",
+    # a rule for every such change: "whenever you change the .proto files, run buf generate"
+    "whenever you change", "whenever you add", "whenever you touch", "whenever you edit",
+    "whenever you update",
     # how the project is everywhere, and where its things go: "the kernels use float64
     # throughout", "cluster tweaks go in overlays/", "it must never be re-generated"
     "throughout", "everywhere", "goes in", "go in", "belongs in", "belong in", "lives in",
@@ -258,6 +261,8 @@ _ONE_OFF = (
     "shouldn't it",
     "shouldn't this",
     "shouldn't that",
+    # the user's own part, offered: "instead of me explaining, here's the log"
+    "instead of me",
 )
 #: Words after ", not" that hedge ("not sure", "not yet") rather than set one thing against another.
 _NOT_CONTRAST = frozenset(("sure", "yet", "really", "quite", "only", "just", "always", "much"))
@@ -269,7 +274,7 @@ _IMPERATIVES = frozenset(
 )
 #: Punctuation, read as a break between words.
 _BREAK = "|"
-_PUNCT = str.maketrans(dict.fromkeys('.,;:!?()[]{}"`*_<>=/\\|-', " | "))
+_PUNCT = str.maketrans(dict.fromkeys('.,;:!?()[]{}"`*_<>=/\\|-…', " | "))
 #: "No" opens a correction when a break or one of these follows it ("no, use …", "no don't"),
 #: not as a determiner ("no teams are loading").
 _AFTER_NO = frozenset(
@@ -355,6 +360,8 @@ def _cued(said, tokens, words, padded, rejected, answer):
         return True
     if _contrast(said.lower(), words) or _why_then_told(said, words):
         return True
+    if "again" in words and _did_again(said):
+        return True
     return any(
         word == "yourself" and _SELF_VERBS.intersection(words[max(0, i - 4) : i])
         for i, word in enumerate(words)
@@ -363,6 +370,8 @@ def _cued(said, tokens, words, padded, rejected, answer):
 
 #: Words that open a question about what the agent did ("why are you using npm?").
 _WHY = frozenset(("why", "why'd"))
+#: Words that point at what the user pasted with a question ("output below", "here's the log").
+_PASTED = frozenset(("below", "attached", "here's", "pasted"))
 #: How many words the statement after such a question needs to say how things are done here.
 _TOLD_WORDS = 3
 
@@ -370,13 +379,40 @@ _TOLD_WORDS = 3
 def _why_then_told(said, words):
     """ "why are you using npm? this is a pnpm repo": a question about what the agent did,
     then a statement of how things are here, which answers it. A question alone ("why is this
-    test flaky?"), or one with another question after it ("… any ideas?"), asks."""
+    test flaky?"), one with another question or a request after it ("… any ideas?", "… can
+    you investigate"), or one that points at a paste ("… output below"), asks."""
     first = next((w for w in words if w not in _FILLERS), "")
     at = said.find("? ")
     if first not in _WHY or at < 0:
         return False
     rest = said[at + 2 :].strip()
+    told = [t for t in _tokens(rest) if t != _BREAK]
+    if (told[:1] and told[0] in _REQUESTS) or not _PASTED.isdisjoint(told):
+        return False
     return not rest.endswith("?") and len(rest.split()) >= _TOLD_WORDS
+
+
+#: Words after a "you" that say what may or should be done, not what was ("you can run it
+#: again").
+_MODALS = frozenset(
+    ("can", "could", "may", "might", "should", "will", "would", "need", "must", "have", "'ll")
+)
+
+
+def _did_again(said):
+    """ "… you jumped straight in again": what the agent did, said back to it as done once
+    more, a habit that came back. A question ("did you run it again?") or what may be done
+    ("you can run it again") is none."""
+    for clause in _clauses(said, _CLAUSE_ENDS):
+        told = [t for t in _tokens(clause) if t != _BREAK]
+        if (
+            told[:1] == ["you"]
+            and "again" in told
+            and told[1] not in _MODALS
+            and not clause.rstrip().endswith("?")
+        ):
+            return True
+    return False
 
 
 def _tokens(text):
@@ -426,6 +462,9 @@ _OWN_MIND = frozenset(
 )  # fmt: skip
 
 
+#: Words after an opening "always" or "never" that make it a remark, not an instruction
+#: ("always fun when the flaky test passes on retry", "never nice to see a red build").
+_REMARKS = frozenset(("fun", "nice", "good", "great", "funny", "lovely", "amazing", "interesting"))
 #: Words after a "stop" that say when the work in hand is to pause ("stop after the tests
 #: pass", "stop here for today"), not a habit to drop.
 _PAUSE = frozenset(("after", "when", "once", "here", "there", "at", "before", "for", "now"))
@@ -433,10 +472,13 @@ _PAUSE = frozenset(("after", "when", "once", "here", "there", "at", "before", "f
 
 def _describes(words):
     """ "don't know if …", "never seen this before": an opening "don't" or "never" that
-    tells of the user, not the agent; "stop after the tests pass": a pause of the work in hand
-    (``words``: two at least, as every caller has)."""
+    tells of the user, not the agent; "stop after the tests pass": a pause of the work in hand;
+    "always fun debugging timezones": a remark (``words``: two at least, as every caller
+    has)."""
     if words[0] == "stop":
         return words[1] in _PAUSE
+    if words[0] in ("always", "never") and words[1] in _REMARKS:
+        return True
     return words[0] in ("don't", "never") and words[1] in _OWN_MIND
 
 
@@ -464,6 +506,8 @@ def _opens(tokens, rejected, answer):
         return False
     first = tokens[start]
     if first in ("no", "nope"):
+        if rejected:
+            return True  # ("no network calls in unit tests": the reason rules a thing out)
         after = tokens[start + 1]
         if answer:  # "no" answers the question; "no, use …" still corrects
             after = rest[0]
@@ -572,8 +616,10 @@ def _asks(words, said):
         # "why not use …?", which puts the other way)
         alone = said.rstrip().endswith("?") and "you" not in words
         return alone and words[at + 1 : at + 2] != ["not"]
-    if first not in _ASKING or words[at + 1 : at + 2] == ["come"]:
-        return False  # ("how come you're editing the generated client?" asks nothing)
+    if first not in _ASKING or words[at + 1 : at + 2] in (["come"], ["told"], ["asked"]):
+        # ("how come you're editing the generated client?", "who told you to commit?" ask
+        # nothing)
+        return False
     # (the question may come first, and what it asks about after it: a pasted log line)
     return said.rstrip().endswith("?") or "?" in _clauses(said, (". ", "! ", "? "))[0]
 
@@ -592,6 +638,9 @@ _WORK_VERBS = frozenset(
 #: What, after "before you", starts the work rather than sets a rule for it ("before you start
 #: on the reconciliation: …").
 _STARTS = frozenset(("start", "starting", "begin", "touch", "dive", "jump", "get", "work"))
+#: Words that, with an opening "before you", make it a rule ("before you edit anything under
+#: generated/ - don't").
+_NOT_TOLD = frozenset(("don't", "never", "not"))
 #: How many words a message's opening "for the …," may hold to name the work it asks for.
 _FOR_THE = 6
 #: Words of a request that asks ("can you add …?"), a question that hands over new work.
@@ -619,6 +668,8 @@ def _new_work(tokens, words, said):
         return True
     if opening[:2] == ["for", "the"] and len(_clauses(said, (", ",))[0].split()) <= _FOR_THE:
         return True  # ("for the CSV importer, stick to the stdlib": how the work is to be done)
+    if opening[:2] == ["before", "you"] and _NOT_TOLD.isdisjoint(words):
+        return True  # ("before you open the PR, squash the commits": the step before the next)
     if ("before" in words or "new" in words) and any(
         ((a, b) == ("before", "you") and c in _STARTS) or (a, b, c) == ("for", "the", "new")
         for a, b, c in zip(words, words[1:], words[2:], strict=False)

@@ -171,12 +171,14 @@ _GENERAL = re.compile(
 #: it names a file or a branch, unless it says more (:data:`_GENERAL`). A reminder ("don't
 #: forget the aria-label") and a place left out of an edit ("you missed one, there's a third
 #: call site") are of the work in hand too: they finish it, and say nothing of how work is done.
-#: So are a typo pointed out and "this change" (where this one piece goes, what it needs).
+#: So are a typo pointed out and "this change" or "this fix" (where this one piece goes, what it
+#: needs).
 _IN_HAND = re.compile(
     r"\b(?:i meant|i wanted|i was (?:talking|asking) about|the other (?:one|function|file|method)|"
     r"the other `|the one in\b|"
     r"wrong (?:file|function|method|class|line|one|test|branch of)|the one (?:i|to)|"
-    r"(?:don't|dont|do not) forget|missed (?:one|a spot|a few|some|two|three)|this change|typo)\b"
+    r"(?:don't|dont|do not) forget|missed (?:one|a spot|a few|some|two|three)|"
+    r"this (?:change|fix)|typo)\b"
 )
 #: The words of an engineer's tools and ways of working: a correction that names one is about
 #: how the work is done (which package manager, which branch, how tests run), which the next
