@@ -134,6 +134,10 @@ CORRECTIONS = [
     "whenever you change the schema, regenerate the client",
     # "before you" with a "don't": a rule, not the step before the next one
     "before you edit anything under gen/ - dont, it comes from the proto",
+    # a choice for a piece of work, set against what the agent did
+    "use the date helper for the parser instead of a new regex",
+    # its reason names a piece of work, not the choice
+    "use the gradle wrapper, the system gradle is too old for the build",
 ]
 
 ORDINARY = [
@@ -242,6 +246,8 @@ ORDINARY = [
     "you can run the seed again, the db is empty now",
     "good. did you run it again after the fix?",
     "you saw the same timeout again?",
+    # a choice for the piece of work named
+    "use a map keyed by slug for the cache, the list is long",
     # what follows the first paragraph is not judged
     "Please add the endpoint\n\nthe old handler said: don't cache this",
     "",

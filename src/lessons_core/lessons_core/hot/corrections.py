@@ -647,6 +647,18 @@ _FOR_THE = 6
 _REQUESTS = frozenset(("can", "could", "would"))
 
 
+#: Words after a "for" that point at a piece of work ("for the load test", "for this one").
+_PIECE = frozenset(("the", "this", "that", "these", "those", "a", "an", "each"))
+
+
+def _for_the_work(said):
+    """Whether the first clause of ``said`` names the piece of work it is for ("use a dict
+    keyed by id for the cache"): a choice for that piece, where a rule gives its reason
+    instead ("use the https remote, CI has no ssh key")."""
+    first = [t for t in _tokens(_clauses(said, _CLAUSE_ENDS)[0]) if t != _BREAK]
+    return any(a == "for" and b in _PIECE for a, b in itertools.pairwise(first))
+
+
 def _new_work(tokens, words, said):
     """Whether the message asks for new work: it opens, past an approval, with "next", "one
     more", "now" and a verb of work, or such a verb ("add …", "please write …"), or it starts
@@ -666,6 +678,8 @@ def _new_work(tokens, words, said):
         return True
     if opening[:1] and opening[0] in _WORK_VERBS:
         return True
+    if opening[:1] == ["use"] and _for_the_work(said):
+        return True  # ("use the staging config for the load test": how to do this piece)
     if opening[:2] == ["for", "the"] and len(_clauses(said, (", ",))[0].split()) <= _FOR_THE:
         return True  # ("for the CSV importer, stick to the stdlib": how the work is to be done)
     if opening[:2] == ["before", "you"] and _NOT_TOLD.isdisjoint(words):
