@@ -138,6 +138,8 @@ CORRECTIONS = [
     "use the date helper for the parser instead of a new regex",
     # its reason names a piece of work, not the choice
     "use the gradle wrapper, the system gradle is too old for the build",
+    # "remember" that tells, not asks; its question comes later
+    "remember, staging deploys go through the pipeline. ok?",
 ]
 
 ORDINARY = [
@@ -246,6 +248,8 @@ ORDINARY = [
     "you can run the seed again, the db is empty now",
     "good. did you run it again after the fix?",
     "you saw the same timeout again?",
+    # asks what the agent recalls
+    "remember the parser we wrote on monday? reuse it for the import",
     # a choice for the piece of work named
     "use a map keyed by slug for the cache, the list is long",
     # what follows the first paragraph is not judged

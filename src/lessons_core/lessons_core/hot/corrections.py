@@ -616,6 +616,9 @@ def _asks(words, said):
         # "why not use …?", which puts the other way)
         alone = said.rstrip().endswith("?") and "you" not in words
         return alone and words[at + 1 : at + 2] != ["not"]
+    if first == "remember":
+        # ("remember the helper we wrote yesterday? reuse it here": asks what the agent recalls)
+        return _clauses(said, (". ", "! ", "? "))[0].rstrip().endswith("?")
     if first not in _ASKING or words[at + 1 : at + 2] in (["come"], ["told"], ["asked"]):
         # ("how come you're editing the generated client?", "who told you to commit?" ask
         # nothing)
