@@ -568,6 +568,22 @@ def test_a_variable_in_double_quotes_read_by_the_local_shell(script):
             "sphinx-build: the command is not on PATH",
             "uv run --group docs sphinx-build -b html docs out", id="runner-option",
         ),
+        # a word the shell cut at its ``;``: the error names the piece after the cut
+        pytest.param(
+            "sdkmanager platforms;android-35", "Warning: Failed to find package 'platforms'\n"
+            "bash: android-35: command not found", None, 'sdkmanager "platforms;android-35"',
+            "[====] 100% Unzipping...",
+            "sdkmanager: quote `platforms;android-35`, the shell cuts a command at its `;`",
+            'sdkmanager "build-tools;35.0.0"', id="operator-word",
+        ),
+        # a glob the shell expanded into files before the program read it as its pattern
+        pytest.param(
+            "ffmpeg -pattern_type glob -i shots/*.png out.mp4",
+            "File 'shots/0002.png' already exists. Overwrite? [y/N] Not overwriting - exiting",
+            None, "ffmpeg -hide_banner -pattern_type glob -i 'shots/*.png' out.mp4", "frame= 240",
+            "ffmpeg: quote `shots/*.png`, or the shell expands it before the program reads it",
+            "ffmpeg -i 'clips/*.mov' x.mp4", id="expanded-glob",
+        ),
     ],
 )  # fmt: skip
 def test_what_two_command_lines_tell_by_themselves(
@@ -584,6 +600,31 @@ def test_what_two_command_lines_tell_by_themselves(
     _fires(candidate, bad, good)
     if quiet:
         assert not triggers.matches(candidate.trigger, quiet)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "look", "good", "summary"),
+    [
+        # the option that pointed the command at its folder, dropped once it ran there
+        ("cargo build --manifest-path firmware/Cargo.toml",
+         "error: linking with `cc` failed: exit status: 1", "cat firmware/.cargo/config.toml",
+         "cd firmware && cargo build", "cargo build: run it in `firmware`, where its project is"),
+        # what a run looked for and did not find states its error
+        ("flutter build ios --release", "No valid code signing certificates were found",
+         "flutter build ios -h", "flutter build ios --release --no-codesign",
+         "flutter build: it worked with `--no-codesign`"),
+    ],
+)  # fmt: skip
+def test_what_two_lines_tell_that_comes_back_at_its_error(script, bad, error, look, good, summary):
+    """The command line does not show the mistake (the folder it ran in; a machine without
+    what the run looked for): the lesson has no trigger, and is recalled at its error."""
+    script.run(bad, error, failure=ERR, code=1)
+    script.run(look, "ok")
+    script.run(good, "ok")
+    candidate = _one(script)
+    assert candidate.summary == summary
+    assert candidate.trigger is None
+    assert candidate.error_lines == (error,)
 
 
 def test_a_test_run_that_failed_is_no_job_of_another_subcommand(script):
@@ -2610,7 +2651,10 @@ def test_a_glob_bash_expanded_before_find_could_read_it(script):
     )
     script.run(good, "./a.py")
     candidate = _one(script)
-    assert candidate.summary == "find: quote words the shell would read as syntax"
+    assert (
+        candidate.summary
+        == "find: quote `*.py`, or the shell expands it before the program reads it"
+    )
     _fires(candidate, bad, good)
 
 

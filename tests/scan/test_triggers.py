@@ -558,8 +558,15 @@ def test_step_first(failing, fixed, step):
         # an echo in the middle may be the next command's input: not left out, and a line
         # that sets up its input that way names no step
         ("make", "echo y | ./configure && make", None),
+        # steps piped into one another are named as the fix wrote them, not as two steps
+        ("./gradlew build", "yes | sdkmanager --licenses > /dev/null && ./gradlew build",
+         "yes | sdkmanager --licenses > /dev/null"),
+        ("./gradlew build", "yes | sdkmanager --licenses; ./gradlew build",
+         "yes | sdkmanager --licenses"),
+        ("make", "yes | conf && makeinfo x && make", "yes && conf && makeinfo x"),
+        ("make", "false || conf && make", "false || conf"),
     ],
-)
+)  # fmt: skip
 def test_step_first_through_what_cuts_the_output(failing, fixed, step):
     assert triggers.step_first(failing, fixed) == step
 
@@ -903,6 +910,77 @@ def test_glob_trigger_finds_the_globbing_segment():
     assert triggers.matches(pattern, failing)
     assert triggers.glob_trigger(failing, "ls build/") is None
     assert triggers.glob_trigger("ls src/", "ls src/a") is None
+
+
+def test_glob_trigger_where_the_fix_quoted_the_words_around_the_glob():
+    """``adb shell 'ls /sdcard/*.jpg'``: the glob is inside the fix's quotes, so the trigger
+    asks for no quote opened before it in the simple command."""
+    failing = "adb shell ls -l /sdcard/captures/*.jpg"
+    fixed = "adb shell 'ls -l /sdcard/captures/*.jpg'"
+    pattern = triggers.glob_trigger(failing, fixed)
+    assert pattern is not None
+    assert triggers.matches(pattern, failing)
+    assert not triggers.matches(pattern, fixed)
+    assert not triggers.matches(pattern, 'adb shell "ls /sdcard/*.png"')
+    assert triggers.matches(pattern, "adb shell ls /sdcard/*.png")
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "word"),
+    [
+        ("sdkmanager platforms;android-35", 'sdkmanager "platforms;android-35"',
+         "platforms;android-35"),
+        ("grep -E warn|error log.txt", "grep -E 'warn|error' log.txt", "warn|error"),
+        ("curl -s https://x.test/a?b=1&c=2", "curl -s 'https://x.test/a?b=1&c=2'",
+         "https://x.test/a?b=1&c=2"),
+        # more than the quotes changed; a word with a space; an operator doubled
+        ("sdkmanager platforms;android-35", 'sdkmanager --install "platforms;android-35"', None),
+        ("git commit -m fix it", 'git commit -m "fix it"', None),
+        ("make&&make install", "'make&&make' install", None),
+    ],
+)  # fmt: skip
+def test_operator_quoted_is_the_word_the_shell_cut(failing, fixed, word):
+    assert triggers.operator_quoted(failing, fixed) == word
+
+
+def test_operator_word_trigger_fires_on_a_bare_word_with_an_operator():
+    pattern = triggers.operator_word_trigger('sdkmanager "platforms;android-35"')
+    assert pattern is not None
+    assert triggers.matches(pattern, "sdkmanager platforms;android-34")
+    assert triggers.matches(pattern, "sdkmanager --install build-tools;35.0.0")
+    assert not triggers.matches(pattern, 'sdkmanager "platforms;android-34"')
+    assert not triggers.matches(pattern, "sdkmanager --list; ls")
+    assert not triggers.matches(pattern, "avdmanager create a;b")
+    assert triggers.matches(pattern, "avdmanager list; sdkmanager a;b")
+    assert not triggers.matches(pattern, "which sdkmanager a;b")
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "glob"),
+    [
+        ("ffmpeg -pattern_type glob -i renders/*.png out.mp4",
+         "ffmpeg -hide_banner -pattern_type glob -i 'renders/*.png' out.mp4 2>&1 | tail -n 2",
+         "renders/*.png"),
+        ("find . -name *.py", 'find . -name "*.py"', "*.py"),
+        # another glob, more changed, no quotes
+        ("find . -name *.py", "find . -name '*.pyi'", None),
+        ("find . -name *.py", "find src -name '*.py'", None),
+        ("ls *.py", "ls src/*.py", None),
+        ("ls src", "ls 'src'", None),
+        ("ls -v 'a/*.py'", "ls 'a/*.py'", None),  # (quoted before as well)
+    ],
+)  # fmt: skip
+def test_glob_quoted_is_the_glob_the_program_was_to_read(failing, fixed, glob):
+    assert triggers.glob_quoted(failing, fixed) == glob
+
+
+def test_bare_glob_trigger_fires_on_an_unquoted_glob_only():
+    failing = "ffmpeg -pattern_type glob -i renders/*.png out.mp4"
+    pattern = triggers.bare_glob_trigger(failing, "ffmpeg -i 'renders/*.png' out.mp4")
+    assert pattern is not None
+    assert triggers.matches(pattern, "ffmpeg -i shots/*.jpg x.mp4")
+    assert not triggers.matches(pattern, "ffmpeg -i 'shots/*.jpg' x.mp4")
+    assert not triggers.matches(pattern, "ffmpeg -i in.mp4 out.mp4")
 
 
 def test_glob_trigger_on_a_query_string_whatever_the_fix_looked_at():
@@ -1350,6 +1428,21 @@ def test_clustered_option_is_the_letter_given_only_in_a_cluster(error, command, 
         ("cd /p/mail && vagrant ssh", "cd /p/mailer && vagrant ssh", None),  # a sibling
         ("cd /p/mail && vagrant ssh", "cd /p/mail/vm && vagrant up", None),
         ("cd /p/mail && vagrant ssh", "cd /p && vagrant ssh", None),  # above
+        # the option that pointed the command at the folder, dropped once it ran there
+        ("cargo build --manifest-path firmware/Cargo.toml", "cd firmware && cargo build",
+         "firmware"),
+        ("cargo build --manifest-path=./firmware/Cargo.toml --release",
+         "cd firmware && cargo build --release", "firmware"),
+        ("make -C engine all", "cd engine && make all", "engine"),
+        ("make -C engine/ all", "cd engine && make all", "engine"),
+        ("make -C engine all && ls", "cd engine && make all && ls", "engine"),
+        # another option, or one pointed elsewhere, or more changed
+        ("cargo build --manifest-path firmware/Cargo.toml", "cd tools && cargo build", None),
+        ("cargo build --manifest-path firmware/Cargo.toml",
+         "cd firmware && cargo build --release", None),
+        ("cargo build --release firmware", "cd firmware && cargo build --release", None),
+        ("make -C engine all && ls", "cd engine && make all && ls -a", None),
+        ("rg TODO src/app", "cd src && rg", None),  # (an operand, not an option)
     ],
 )  # fmt: skip
 def test_subfolder_run_is_the_same_command_from_a_folder_below(failing, fixed, folder):
@@ -1919,3 +2012,12 @@ def test_a_short_name_given_by_its_full_name(fixed, pair):
 def test_a_name_with_a_path_is_no_short_name():
     fixed = "podman run docker.io/library/postgres:16"
     assert triggers.registry_added("podman run library/postgres:16", fixed) is None
+
+
+def test_a_word_quoted_for_its_glob_is_no_spaced_word():
+    """``adb shell 'ls /sdcard/*.jpg'`` quoted the remote command for its glob, though it holds
+    spaces: the glob is the lesson (the class of the shell's glob), not the spaces."""
+    assert triggers.space_quoted("adb shell ls /x/*.jpg", "adb shell 'ls /x/*.jpg'") is None
+    assert triggers.space_quoted("adb shell ls /x/a.jpg", "adb shell 'ls /x/a.jpg'") == (
+        "ls /x/a.jpg"
+    )

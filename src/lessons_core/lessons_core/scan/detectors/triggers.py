@@ -140,6 +140,7 @@ NOISE_FLAGS = _NOISE_FLAGS = frozenset(
         "--porcelain",
         "--short",
         "--oneline",
+        "-hide_banner",  # (ffmpeg's build banner)
     }
 )
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
@@ -886,6 +887,38 @@ def quoted_glob(failing: str, error: str) -> str | None:
     return None
 
 
+def glob_quoted(failing: str, fixed: str) -> str | None:
+    """The glob ``failing`` gave bare that ``fixed`` gave in quotes, so that the program, not
+    the shell, read it (``ffmpeg … -i renders/*.png`` → ``ffmpeg … -i 'renders/*.png'``), the
+    rest the same but for flags of how the output reads; else ``None``."""
+    if "*" not in failing:
+        return None  # (most commands hold no glob: nothing to look for)
+    mine, theirs = _pair_segments(failing, fixed)
+    if len(mine) != len(theirs) or any(
+        [w for w in was if w not in NOISE_FLAGS] != [w for w in now if w not in NOISE_FLAGS]
+        for was, now in zip(mine, theirs, strict=True)
+    ):
+        return None
+    return next(
+        (
+            word
+            for words in mine
+            for word in words
+            if "*" in word and not in_quotes(word, failing) and in_quotes(word, fixed)
+        ),
+        None,
+    )
+
+
+def bare_glob_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for the program of ``failing`` given a bare glob (not one in quotes)."""
+    return _segment_trigger(failing, fixed, _BARE_GLOB)
+
+
+#: A word with a ``*`` that no quote opens: the shell's to expand.
+_BARE_GLOB = r"""\s[^\s'"|;&]*\*"""
+
+
 def in_quotes(word: str, command: str) -> bool:
     """Whether ``command`` gives ``word`` whole in single or double quotes: a word the shell
     was told to leave alone, so any glob in it reached the program as written."""
@@ -903,15 +936,17 @@ def _segment_trigger(
     fixed: str,
     tail: str,
     holds: Callable[[tuple[str, ...]], bool] = lambda seg: True,
+    gap: str | None = None,
 ) -> str | None:
     """The pattern of the first simple command of ``failing`` that ``holds``: its program, then
-    ``tail`` anywhere before the command ends, when it matches ``failing`` and not ``fixed``
-    (the trigger names what separates the two), else ``None``."""
+    ``tail`` anywhere before the command ends (across ``gap``, :data:`_GAP` unless given), when
+    it matches ``failing`` and not ``fixed`` (the trigger names what separates the two), else
+    ``None``."""
     for seg in _segments(failing):
         shape = shape_of(list(seg))
         if shape is None or not holds(seg):
             continue
-        pattern = _word(shape.exe) + _GAP + tail
+        pattern = _word(shape.exe) + (gap or _GAP) + tail
         if matches(pattern, failing) and not matches(pattern, fixed):
             return pattern
     return None
@@ -975,7 +1010,14 @@ def glob_trigger(failing: str, fixed: str) -> str | None:
             len(probes) == len(globbed) and folders and not any(f and f in fixed for f in folders)
         )
 
-    return _segment_trigger(failing, fixed, _SHELL_GLOB_WORD, mistaken)
+    return _segment_trigger(failing, fixed, _SHELL_GLOB_WORD, mistaken) or _segment_trigger(
+        failing, fixed, _SHELL_GLOB_WORD, mistaken, _UNQUOTED_GAP
+    )  # (the fix quoted the words around it too: ``adb shell 'ls /sdcard/*.jpg'``)
+
+
+#: Anything up to the end of the simple command, no quote opened on the way: what follows is
+#: still the shell's to read (a word after ``'ls -l`` is the quoted string's).
+_UNQUOTED_GAP = r"[^|;&\n'\"]*?"
 
 
 #: Anything up to the end of the simple command (``|``, ``;``, ``&`` or a newline end it).
@@ -2344,6 +2386,19 @@ def step_first(failing: str, fixed: str) -> str | None:
         for words in before
     ):
         return None
+    return _as_written(before, failing, fixed)
+
+
+def _as_written(before: Sequence[tuple[str, ...]], failing: str, fixed: str) -> str:
+    """The simple commands ``before``, joined by ``&&``; where ``fixed`` piped one into the next
+    in front of ``failing``, as it wrote them (``yes | sdkmanager --licenses > /dev/null``)."""
+    at = fixed.find(failing.strip())
+    head = fixed[:at].rstrip() if at > 0 else ""
+    for joint in ("&&", ";") if "|" in head else ():
+        if head.endswith(joint):
+            head = head.removesuffix(joint).rstrip()
+            if len(_segments(head)) == len(before):  # (not where the command was found inside)
+                return head
     return " && ".join(" ".join(words) for words in before)
 
 
@@ -2359,7 +2414,7 @@ def env_loaded_first(failing: str, fixed: str) -> str | None:
         return None
     if any(w not in loads and w[0] != "set" for w in before):  # (``set -a``: export all)
         return None
-    return " && ".join(" ".join(words) for words in before)
+    return _as_written(before, failing, fixed)
 
 
 def subfolder_run(failing: str, fixed: str) -> str | None:
@@ -2376,12 +2431,36 @@ def subfolder_run(failing: str, fixed: str) -> str | None:
     ):
         top, below = mine[0][1].rstrip("/"), theirs[0][1].rstrip("/")
         return below.removeprefix(top + "/") if below.startswith(top + "/") else None
-    if len(theirs) != len(mine) + 1 or theirs[1:] != mine or len(theirs[0]) != 2:
+    if len(theirs) != len(mine) + 1 or len(theirs[0]) != 2:
         return None
     verb, folder = theirs[0]
     if verb != "cd" or folder.startswith(("/", "~", "$", "-", "..")) or folder in (".", "./"):
         return None
-    return folder.removeprefix("./").rstrip("/")
+    folder = folder.removeprefix("./").rstrip("/")
+    if theirs[1:] != mine and not _pointed_there(mine, theirs[1:], folder):
+        return None
+    return folder
+
+
+def _pointed_there(
+    mine: Sequence[tuple[str, ...]], theirs: Sequence[tuple[str, ...]], folder: str
+) -> bool:
+    """Whether ``theirs`` is ``mine`` but for one option that pointed a command at ``folder``,
+    dropped once the command ran there (``cargo build --manifest-path firmware/Cargo.toml`` →
+    ``cd firmware && cargo build``): the option did not do what running there does."""
+    changed = [(seg, fix) for seg, fix in zip(mine, theirs, strict=True) if seg != fix]
+    if len(changed) != 1:
+        return False
+    seg, fix = changed[0]
+    for at, word in enumerate(seg[1:], 1):
+        name, eq, value = word.partition("=")
+        if not name.startswith("-"):
+            continue
+        value = (value if eq else " ".join(seg[at + 1 : at + 2])).removeprefix("./")
+        width = 1 if eq else 2
+        if value.rstrip("/") == folder or value.startswith(folder + "/"):
+            return seg[:at] + seg[at + width :] == fix
+    return False
 
 
 #: A tool's words for a folder that holds no project of its kind: Go's, pip's, cargo's, npm's,
@@ -2591,17 +2670,47 @@ def space_quoted(failing: str, fixed: str) -> str | None:
     docs/API Reference.md`` → ``git add "docs/API Reference.md"``); else ``None``. Double
     quotes the fix put inside, for the program that reads the word, may be new (``--vars
     {day: 2024-06-01}`` → ``--vars '{day: "2024-06-01"}'``); the word is given as the failing
-    call wrote it."""
+    call wrote it. A word with a pattern in it (``*.jpg``) was quoted for the pattern, which
+    the shell would have expanded, not for its spaces."""
     changed = _changed_segment(failing, fixed)
     if changed is None:
         return None
     was, now = changed
     for at, quoted in enumerate(now):
+        if any(mark in quoted for mark in "*?["):
+            continue
         for word in dict.fromkeys((quoted, quoted.replace('"', ""))):
             parts = word.split()
             if len(parts) > 1 and [*now[:at], *parts, *now[at + 1 :]] == list(was):
                 return word
     return None
+
+
+#: A word with a ``;``, ``&`` or ``|`` inside, none of them doubled (``platforms;android-35``,
+#: ``warn|error``; not ``make&&make``).
+_OPERATOR_WORD = re.compile(r"[^\s;&|'\"]+[;&|][^\s;&|'\"]+(?:[;&|][^\s;&|'\"]+)*")
+
+
+def operator_quoted(failing: str, fixed: str) -> str | None:
+    """The word with a ``;``, ``&`` or ``|`` inside that ``fixed`` quoted where ``failing``
+    gave it bare, which the shell cut there, nothing else changed (``sdkmanager
+    platforms;android-35`` → ``sdkmanager "platforms;android-35"``); else ``None``."""
+    if fixed.replace('"', "").replace("'", "") != failing:
+        return None
+    for m in re.finditer(r"([\"'])([^\"']+)\1", fixed):
+        if _OPERATOR_WORD.fullmatch(m.group(2)):
+            return m.group(2)
+    return None
+
+
+def operator_word_trigger(command: str) -> str | None:
+    """A pattern for ``command``'s program (as its quoted fix named it) given a bare word with a
+    ``;``, ``&`` or ``|`` inside (``sdkmanager platforms;android-34``; not ``sdkmanager
+    "platforms;android-34"``)."""
+    shape = main_shape(command)
+    if shape is None:
+        return None
+    return _given(leading_trigger(shape.exe), _OPERATOR_WORD.pattern)
 
 
 def space_path_trigger(path: str) -> str:

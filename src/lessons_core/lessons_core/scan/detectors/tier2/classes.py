@@ -544,6 +544,28 @@ SPACED_PATH = failures.MistakeClass(
     "a word with a space was given unquoted, so the shell split it into several",
     "Quote it (or escape its spaces)",
 )
+#: The pseudo-class of a glob given bare, which the shell expanded into the files it matched
+#: before the program could read it as its pattern (``ffmpeg -pattern_type glob -i
+#: renders/*.png``), and then worked quoted, nothing else changed but how the output reads: met
+#: each time the program is given a bare glob again, its trigger.
+EXPANDED_GLOB = failures.MistakeClass(
+    "expanded_glob",
+    r"(?!)",
+    "quote `{other}`, or the shell expands it before the program reads it",
+    "a glob meant for the program was given unquoted, so the shell expanded it into files",
+    "Quote the pattern",
+)
+#: The pseudo-class of a word holding a ``;``, ``&`` or ``|`` given unquoted, which the shell
+#: read as its own (``sdkmanager platforms;android-35`` ran ``android-35`` as a command,
+#: ``grep -E warn|error log.txt`` piped), and then worked quoted, nothing else changed: met each
+#: time such a word is given bare again, its trigger.
+OPERATOR_WORD = failures.MistakeClass(
+    "operator_word",
+    r"(?!)",
+    "quote `{other}`, the shell cuts a command at its `{mark}`",
+    "a word holding `{mark}` was given unquoted, so the shell ended the command there",
+    "Quote it",
+)
 #: The pseudo-class of a command whose error named another command of the same program to run
 #: instead, which then worked (npm's "`npm ci` can only install packages when your
 #: package.json and package-lock.json are in sync. Please update your lock file with `npm

@@ -32,6 +32,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ENV_NOT_LOADED,
     ENV_SET,
     ERROR_NAMED,
+    EXPANDED_GLOB,
     FOLDER_GIVEN,
     FULL_NAME,
     GH_GRAPHQL,
@@ -42,6 +43,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NEEDS_ROOT,
     NOT_EXECUTABLE,
     NOT_EXPORTED,
+    OPERATOR_WORD,
     OPTION_STAND_IN,
     OPTION_VALUE,
     OTHER_SUBCOMMAND,
@@ -206,6 +208,8 @@ def _judge(
         # one word written otherwise: quoted, given its scheme, given by name
         for cls_of, written in (
             (SPACED_PATH, triggers.space_quoted),
+            (OPERATOR_WORD, triggers.operator_quoted),
+            (EXPANDED_GLOB, triggers.glob_quoted),
             (SCHEME_ADDED, triggers.scheme_added),
             (NAME_FOR_PATH, triggers.name_for_path),
         ):

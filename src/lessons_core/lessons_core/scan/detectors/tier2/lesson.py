@@ -23,6 +23,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     ENV_SET,
     FOLDER_GIVEN,
     GH_GRAPHQL,
+    OPERATOR_WORD,
     SANDBOX,
     STEP_REDONE,
     SUBPROJECT,
@@ -211,6 +212,8 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
         head = f"{tool_name} `{skill}`"  # one lesson per skill name, never one for them all
     if cls is SUDO_REDIRECT:
         head = "sudo"  # (whatever it ran: the lesson is of sudo and the shell)
+    if cls is OPERATOR_WORD and finding.fix is not None:
+        head = _head(finding.fix)  # (the error names the piece after the cut, not the program)
     gh = gh_graphql_refused(call, result.text) if cls is GH_GRAPHQL else None
     if gh is not None:
         head = gh.command  # (``gh pr edit``, whatever else the command line did first)
@@ -426,7 +429,19 @@ def _class_words(finding: Finding) -> dict[str, str]:
     ``right``, ``name``: :data:`.classes.GUESSED_PATH`), the package name a registry did not
     know and the one it publishes (``wrong``, ``right``: :data:`.classes.PACKAGE_NAME`)."""
     words = dict.fromkeys(
-        ("other", "target", "wrong", "right", "name", "var", "folder", "flag", "later", "change"),
+        (
+            "other",
+            "target",
+            "wrong",
+            "right",
+            "name",
+            "var",
+            "folder",
+            "flag",
+            "later",
+            "change",
+            "mark",
+        ),
         "",
     )
     words["step"] = _one_line(finding.step, 60) if finding.step else ""
@@ -460,6 +475,8 @@ def _class_words(finding: Finding) -> dict[str, str]:
         words.update(wrong=wrong, right=right, name=PurePosixPath(wrong).name)
     if finding.stand_in is not None:
         words["other"] = finding.stand_in
+        if finding.cls is OPERATOR_WORD:  # (the mark the shell cut the word at)
+            words["mark"] = next(c for c in finding.stand_in if c in ";&|")
     if finding.option is not None:
         words["flag"] = finding.option
     if finding.renamed is not None:

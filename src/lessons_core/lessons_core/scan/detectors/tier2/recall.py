@@ -25,6 +25,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
+    EXPANDED_GLOB,
     FAILURE_TIME_CLASSES,
     FOLDER_GIVEN,
     FULL_NAME,
@@ -33,6 +34,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NAME_FOR_PATH,
     NOT_EXECUTABLE,
     NOT_EXPORTED,
+    OPERATOR_WORD,
     OPTION_STAND_IN,
     OPTION_VALUE,
     OTHER_SUBCOMMAND,
@@ -248,6 +250,13 @@ def _trigger(finding: Finding) -> str | None:
         return _if_separates(triggers.file_given_trigger(failing, fixed), failing, fixed)
     if name == SCHEME_ADDED.name:
         return _if_separates(triggers.host_path_trigger(failing), failing, fixed)
+    if name == OPERATOR_WORD.name:
+        # the program as the quoted fix names it, on the whole lines: the word cut the failing
+        # one (the error names the piece after the cut: ``android-35: command not found``)
+        bare = triggers.operator_word_trigger(fixed_whole)
+        return _if_separates(bare, call.command, fixed_whole)
+    if name == EXPANDED_GLOB.name:
+        return triggers.bare_glob_trigger(failing, fixed)
     if name == SPACED_PATH.name and finding.stand_in:
         spaced = triggers.space_path_trigger(finding.stand_in)
         return _if_separates(spaced, failing, fixed)
