@@ -12,7 +12,7 @@ import difflib
 import functools
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
@@ -2448,19 +2448,27 @@ def _pointed_there(
     """Whether ``theirs`` is ``mine`` but for one option that pointed a command at ``folder``,
     dropped once the command ran there (``cargo build --manifest-path firmware/Cargo.toml`` →
     ``cd firmware && cargo build``): the option did not do what running there does."""
-    changed = [(seg, fix) for seg, fix in zip(mine, theirs, strict=True) if seg != fix]
-    if len(changed) != 1:
+    changed = _one_segment(tuple(mine), tuple(theirs))
+    value = _option_dropped(*changed) if changed is not None else None
+    if value is None:
         return False
-    seg, fix = changed[0]
-    for at, word in enumerate(seg[1:], 1):
+    value = value.removeprefix("./")
+    return value.rstrip("/") == folder or value.startswith(folder + "/")
+
+
+def _option_dropped(
+    words: tuple[str, ...], rest: tuple[str, ...], names: Collection[str] | None = None
+) -> str | None:
+    """The value of the option of ``words`` (one of ``names``, where given) that, taken out with
+    its value, leaves ``rest`` (``backend`` of ``make -C backend test`` and ``make test``); else
+    ``None``."""
+    for at, word in enumerate(words[1:], 1):
         name, eq, value = word.partition("=")
-        if not name.startswith("-"):
+        if not name.startswith("-") or (names is not None and name not in names):
             continue
-        value = (value if eq else " ".join(seg[at + 1 : at + 2])).removeprefix("./")
-        width = 1 if eq else 2
-        if value.rstrip("/") == folder or value.startswith(folder + "/"):
-            return seg[:at] + seg[at + width :] == fix
-    return False
+        if words[:at] + words[at + (1 if eq else 2) :] == rest:
+            return value if eq else " ".join(words[at + 1 : at + 2])
+    return None
 
 
 #: A tool's words for a folder that holds no project of its kind: Go's, pip's, cargo's, npm's,
@@ -2493,14 +2501,7 @@ def _folder_option(seg: tuple[str, ...], fix: tuple[str, ...]) -> str | None:
     """The folder ``fix`` gave one of :data:`_FOLDER_OPTIONS` where ``seg`` was otherwise the
     same command (``make -C backend test`` of ``make test``)."""
     options = _FOLDER_OPTIONS.get(PurePosixPath(fix[0]).name, set()) if fix else set()
-    for at, word in enumerate(fix[1:], 1):
-        name, eq, value = word.partition("=")
-        if name not in options:
-            continue
-        rest = fix[:at] + fix[at + (1 if eq else 2) :]
-        value = value if eq else (fix[at + 1] if at + 1 < len(fix) else "")
-        return value if rest == seg and value else None
-    return None
+    return _option_dropped(fix, seg, options) or None
 
 
 def subfolder_operand(failing: str, fixed: str, error: str) -> str | None:
