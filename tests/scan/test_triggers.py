@@ -970,8 +970,8 @@ def test_operator_word_trigger_fires_on_a_bare_word_with_an_operator():
         ("ls -v 'a/*.py'", "ls 'a/*.py'", None),  # (quoted before as well)
     ],
 )  # fmt: skip
-def test_glob_quoted_is_the_glob_the_program_was_to_read(failing, fixed, glob):
-    assert triggers.glob_quoted(failing, fixed) == glob
+def test_bare_glob_is_the_glob_the_program_was_to_read(failing, fixed, glob):
+    assert triggers.bare_glob(failing, fixed) == glob
 
 
 def test_bare_glob_trigger_fires_on_an_unquoted_glob_only():

@@ -386,7 +386,7 @@ def _why_then_told(said, words):
     if first not in _WHY or at < 0:
         return False
     rest = said[at + 2 :].strip()
-    told = [t for t in _tokens(rest) if t != _BREAK]
+    told = _words_of(rest)
     if (told[:1] and told[0] in _REQUESTS) or not _PASTED.isdisjoint(told):
         return False
     return not rest.endswith("?") and len(rest.split()) >= _TOLD_WORDS
@@ -404,7 +404,7 @@ def _did_again(said):
     more, a habit that came back. A question ("did you run it again?") or what may be done
     ("you can run it again") is none."""
     for clause in _clauses(said, _CLAUSE_ENDS):
-        told = [t for t in _tokens(clause) if t != _BREAK]
+        told = _words_of(clause)
         if (
             told[:1] == ["you"]
             and "again" in told
@@ -413,6 +413,11 @@ def _did_again(said):
         ):
             return True
     return False
+
+
+def _words_of(text):
+    """The words of ``text`` (:func:`_tokens`), without the breaks between them."""
+    return [t for t in _tokens(text) if t != _BREAK]
 
 
 def _tokens(text):
@@ -434,7 +439,7 @@ def _clause_opens(said, words, answer):
     if _CLAUSE_OPENERS.isdisjoint(words[1:]):
         return False  # (no opener anywhere: no clause to split off and read again)
     for clause in _clauses(said, _CLAUSE_ENDS)[1:]:
-        words = [t for t in _tokens(clause) if t != _BREAK]
+        words = _words_of(clause)
         if len(words) < 2 or words[0] not in _CLAUSE_OPENERS or _describes(words):
             continue
         if not (answer and words[0] in _ANSWER_OPENERS):
@@ -658,7 +663,7 @@ def _for_the_work(said):
     """Whether the first clause of ``said`` names the piece of work it is for ("use a dict
     keyed by id for the cache"): a choice for that piece, where a rule gives its reason
     instead ("use the https remote, CI has no ssh key")."""
-    first = [t for t in _tokens(_clauses(said, _CLAUSE_ENDS)[0]) if t != _BREAK]
+    first = _words_of(_clauses(said, _CLAUSE_ENDS)[0])
     return any(a == "for" and b in _PIECE for a, b in itertools.pairwise(first))
 
 
@@ -697,7 +702,7 @@ def _new_work(tokens, words, said):
     if "?" not in said or _REQUESTS.isdisjoint(words):
         return False
     for sentence in _clauses(said, (*_CLAUSE_ENDS, " - ", " — ")):
-        asked = [t for t in _tokens(sentence) if t != _BREAK]
+        asked = _words_of(sentence)
         while asked and asked[0] in _FILLERS:
             asked = asked[1:]
         if (

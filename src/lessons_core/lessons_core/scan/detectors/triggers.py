@@ -887,7 +887,7 @@ def quoted_glob(failing: str, error: str) -> str | None:
     return None
 
 
-def glob_quoted(failing: str, fixed: str) -> str | None:
+def bare_glob(failing: str, fixed: str) -> str | None:
     """The glob ``failing`` gave bare that ``fixed`` gave in quotes, so that the program, not
     the shell, read it (``ffmpeg … -i renders/*.png`` → ``ffmpeg … -i 'renders/*.png'``), the
     rest the same but for flags of how the output reads; else ``None``."""
@@ -2443,12 +2443,12 @@ def subfolder_run(failing: str, fixed: str) -> str | None:
 
 
 def _pointed_there(
-    mine: Sequence[tuple[str, ...]], theirs: Sequence[tuple[str, ...]], folder: str
+    mine: tuple[tuple[str, ...], ...], theirs: tuple[tuple[str, ...], ...], folder: str
 ) -> bool:
     """Whether ``theirs`` is ``mine`` but for one option that pointed a command at ``folder``,
     dropped once the command ran there (``cargo build --manifest-path firmware/Cargo.toml`` →
     ``cd firmware && cargo build``): the option did not do what running there does."""
-    changed = _one_segment(tuple(mine), tuple(theirs))
+    changed = _one_segment(mine, theirs)
     value = _option_dropped(*changed) if changed is not None else None
     if value is None:
         return False

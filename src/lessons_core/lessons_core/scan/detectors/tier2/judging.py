@@ -209,7 +209,7 @@ def _judge(
         for cls_of, written in (
             (SPACED_PATH, triggers.space_quoted),
             (OPERATOR_WORD, triggers.operator_quoted),
-            (EXPANDED_GLOB, triggers.glob_quoted),
+            (EXPANDED_GLOB, triggers.bare_glob),
             (SCHEME_ADDED, triggers.scheme_added),
             (NAME_FOR_PATH, triggers.name_for_path),
         ):
