@@ -326,12 +326,15 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "Path does not exist",  # Copilot CLI's view
         "error: pathspec 'main' doesn't exist",
         "File 'out/a.mp4' already exists. Overwrite? [y/N] Not overwriting - exiting",
+        "Could not open a connection to your authentication agent.",
+        "Couldn't find a project to run. Ensure a project exists in /p, or pass --project.",
+        "abort: push creates new remote branches: 'calib'",
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):
     """A command's own refusal in words other than "error": not allowed, not supported, not
-    permitted, illegal, unexpected, unrecognized. The line after it, the usage or the advice,
-    is not."""
+    permitted, illegal, unexpected, unrecognized, could not, an opening "abort:". The line
+    after it, the usage or the advice, is not."""
     assert failures.error_lines(f"{line}\nusage: tool [-belnstuv] [file ...]") == (line,)
 
 

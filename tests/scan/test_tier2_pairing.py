@@ -1521,6 +1521,22 @@ def test_a_job_another_program_then_did_on_the_same_target(script):
     assert [e.call_id for e in candidate.evidence] == ["c1"]
 
 
+def test_the_files_read_to_find_the_other_program_are_no_step_of_the_job(script):
+    """``npx ts-node`` refused a ``.ts`` file; two greps of the manifest showed ``tsx``, which
+    then ran the script. Reading does no job, so the reads do not use up the few commands
+    after a failure that may have done its job another way."""
+    script.run(
+        "npx ts-node scripts/seed.ts",
+        'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /p/seed.ts',
+        failure=ERR,
+        code=1,
+    )
+    script.run("grep -n '\"type\"' package.json", '5:  "type": "module",')
+    script.run("grep -n tsx package.json", '31:    "tsx": "^4.10.2",')
+    script.run("npx tsx scripts/seed.ts", "Seeded 3 organisations")
+    assert _one(script).summary == "ts-node: `tsx` did the job on `seed.ts`"
+
+
 def test_a_run_id_reached_through_another_client(script):
     """A run's logs refused to ``curl``, then ``gh run view`` of the same run id: the same
     target (the id inside the URL) reached another way."""
@@ -2577,6 +2593,25 @@ def test_an_option_for_the_program_a_command_runs_goes_after_the_dashes(script):
     assert triggers.matches(candidate.trigger, "cargo test --release --test-threads 2")
     assert not triggers.matches(candidate.trigger, "cargo test --release -- --test-threads 2")
     assert intake.pattern_problem(candidate.trigger) is None
+
+
+def test_an_option_npm_took_for_its_own_goes_after_the_dashes(script):
+    """``npm run lint --fix`` ran the script without ``--fix`` and warned that the option was
+    npm's unknown config; the lint then failed. ``npm run lint -- --fix`` handed it on: the
+    lesson is the ``--``, though the failing run's output was the linter's errors."""
+    bad, good = "npm run lint --fix", "npm run lint -- --fix"
+    script.run(
+        bad,
+        'npm warn Unknown cli config "--fix". This will stop working in the next major version'
+        " of npm.\n\n/p/src/a.ts\n  22:9  error  'x' is never reassigned  prefer-const\n\n"
+        "✖ 1 problem (1 error, 0 warnings)",
+        failure=ERR,
+        code=1,
+    )
+    script.run(good, "> eslint src --fix")
+    candidate = _one(script)
+    assert candidate.summary == "npm run lint: an option of the program it runs goes after `--`"
+    _fires(candidate, bad, good)
 
 
 def test_an_option_dropped_by_the_fix_is_still_an_unknown_option(script):

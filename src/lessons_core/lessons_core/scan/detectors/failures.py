@@ -53,7 +53,8 @@ HEAD = 500
 #: Lines of an error output worth remembering for failure-time recall.
 _ERROR_LINE = kept_programs.compile(
     r"error|fail|not found|no such|denied|traceback|exception|cannot|can't|invalid|undefined|"
-    r"fatal|missing|refus(?:ed|ing)|rejected|unable|unknown|timed out|no match(?:es|ing)\b|"
+    r"fatal|missing|refus(?:ed|ing)|rejected|unable|could(?:n't| not)\b|unknown|timed out|"
+    r"no match(?:es|ing)\b|^\W*abort(?:ing)?\b|"
     r"ERR!|E\d{3,4}\b|"
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})|"
@@ -389,6 +390,8 @@ MISTAKE_CLASSES = (
         r"unknown primary or operator|"
         r"unknown (?:shorthand )?flag|flag provided but not defined|unexpected argument|"
         r"illegal option|unknown argument|unrecognized flag|is not expected in this context|"
+        # npm's, for an option it was given before a script's own: ``Unknown cli config "--fix"``
+        r"unknown cli config|"
         # a console library's words (Symfony's, poetry's): ``The option "--no-dev" does not
         # exist``, ``The "--foo" option does not exist.``
         r"""\b[Tt]he (?:option )?["'`]--?[A-Za-z][\w-]*["'`] (?:option )?does not exist""",

@@ -1211,8 +1211,9 @@ def matches(pattern: str, command: str) -> bool:
 #: spells it after `` -- `` (``cat: illegal option -- A``, ``invalid option -- 'A'``), Biome's
 #: parser names it first, in backticks (``--apply is not expected in this context``).
 _NAMED_OPTION = kept_programs.compile(
-    r"(?:unknown (?:shorthand )?(?:option|flag|argument)|unrecognized (?:option|arguments?)|"
-    r"no such option|invalid option|flag provided but not defined|unexpected argument|"
+    r"(?:unknown (?:shorthand )?(?:option|flag|argument|cli config)|"
+    r"unrecognized (?:option|arguments?)|no such option|invalid option|"
+    r"flag provided but not defined|unexpected argument|"
     r"illegal option)[:\s]*(?:--?\s?)?[`'\"]?(?P<name>-{0,2}[A-Za-z][\w-]*)|"
     r"[`'\"](?P<before>--?[A-Za-z][\w-]*)[`'\"] is not expected in this context|"
     # BSD find (a Mac's): ``find: -printf: unknown primary or operator``

@@ -24,6 +24,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _key,
     _keys,
     _kind,
+    _only_read,
     _probes,
     _renamed,
     _same_input,
@@ -53,7 +54,9 @@ FALLBACK_TOOLS = frozenset(
     {"npm", "pnpm", "yarn", "bun", "make", "just", "task", "mise", "cargo", "uv", "poetry", "pip"}
 )
 #: How many commands of other programs that worked, after a failure, may be its fix by doing
-#: the same job on the same target: the next few, not any later step that names it again.
+#: the same job on the same target: the next few that did more than look around (a ``grep``
+#: of the manifest first is how the right program is found), not any later step that names
+#: it again.
 _OTHER_WAY_REACH = 2
 _MISUSE = kept_programs.compile(
     r"missing script|unknown (?:command|subcommand|script|target)|no rule to make target|"
@@ -218,7 +221,13 @@ def _follow(
                     and (not named or triggers.command_named(failed.text, other.command or ""))
                 ):
                     fallback, fallback_at = other, j
-                if worked and other.command and other_way is None and others < _OTHER_WAY_REACH:
+                if (
+                    worked
+                    and other.command
+                    and other_way is None
+                    and others < _OTHER_WAY_REACH
+                    and not _only_read(other, call)  # (a look does no job: not counted)
+                ):
                     others += 1
                     target = same_target(call, other)
                     if target is not None and other.escalated == call.escalated:
