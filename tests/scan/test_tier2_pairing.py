@@ -2693,6 +2693,38 @@ def test_a_glob_bash_expanded_before_find_could_read_it(script):
     _fires(candidate, bad, good)
 
 
+def test_backslashes_the_shell_dropped_from_a_windows_path(script):
+    """bash reads each backslash of a bare ``C:\\Users\\ana\\notes.md`` as an escape and drops
+    it, and the error names the word as it was read: the lesson is the quoting, whatever the
+    fix did (single quotes here), and its trigger fires on such a word given bare only."""
+    bad = "cat C:\\Users\\ana\\notes.md"
+    good = "cat '/mnt/c/Users/ana/notes.md'"
+    script.run(bad, "cat: C:Usersananotes.md: No such file or directory", failure=ERR, code=1)
+    script.run(good, "# notes")
+    candidate = _one(script)
+    assert candidate.summary == (
+        "cat: quote `C:\\Users\\ana\\notes.md` in single quotes, or the shell drops its backslashes"
+    )
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "cat 'C:\\Users\\ana\\notes.md'")
+    assert not triggers.matches(candidate.trigger, "cat C:/Users/ana/notes.md")
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        # the error names the word as written: the program got the backslashes
+        ("cat 'C:\\Users\\a.md'", "cat: 'C:\\Users\\a.md': No such file or directory"),
+        # the word the shell read is not in the error: nothing says it was read so
+        ("cat C:\\Users\\a.md", "cat: a.md: Permission denied"),
+        # a regex escape the shell read as a letter: too short a word to tell
+        ("grep \\d x.txt", "grep: d: No such file or directory"),
+    ],
+)
+def test_backslashes_no_word_shows_the_shell_dropped(command, error):
+    assert triggers.eaten_backslashes(command, error) is None
+
+
 def test_an_option_a_configuration_file_added_is_recalled_at_its_error(script):
     """pytest refuses ``--cov`` that its ``addopts`` added (pytest-cov is missing): nothing in
     the command line shows it, so the lesson has no trigger and comes back with the error."""

@@ -919,6 +919,36 @@ def bare_glob_trigger(failing: str, fixed: str) -> str | None:
 _BARE_GLOB = r"""\s[^\s'"|;&]*\*"""
 
 
+#: A word no quote opens that holds a backslash before a letter or digit, as written in a
+#: command line: a Windows path (``C:\\Users\\ana``) or a regex escape (``\\d+``) given bare.
+_BACKSLASHED_WORD = kept_programs.compile(
+    r"""(?:^|(?<=[\s;&|(]))(?P<word>[^\s'"`|;&()<>\\]*(?:\\[A-Za-z0-9][^\s'"`|;&()<>\\]*)+)"""
+)
+#: The same as a trigger's tail: after the program, such a word.
+_BARE_BACKSLASH = r"""\s[^\s'"`|;&\\]*\\[A-Za-z0-9]"""
+
+
+def eaten_backslashes(failing: str, error: str) -> str | None:
+    """The word ``failing`` gave bare with backslashes in it when the error names it as the
+    shell read it, without them (``cd C:\\Users\\ana`` → ``C:Usersana: No such file or
+    directory``): the shell took each backslash for an escape and dropped it, so the word is
+    one to quote, else ``None``."""
+    if "\\" not in failing:
+        return None  # (most commands hold no backslash: nothing to look for)
+    head = error[:1500]
+    for m in _BACKSLASHED_WORD.finditer(failing):
+        word = m.group("word")
+        read = re.sub(r"\\(.)", r"\1", word)
+        if len(read) >= 3 and read in head:
+            return word
+    return None
+
+
+def eaten_backslash_trigger(failing: str, fixed: str) -> str | None:
+    """A pattern for the program of ``failing`` given a word with a backslash bare."""
+    return _segment_trigger(failing, fixed, _BARE_BACKSLASH)
+
+
 def in_quotes(word: str, command: str) -> bool:
     """Whether ``command`` gives ``word`` whole in single or double quotes: a word the shell
     was told to leave alone, so any glob in it reached the program as written."""

@@ -566,6 +566,17 @@ OPERATOR_WORD = failures.MistakeClass(
     "a word holding `{mark}` was given unquoted, so the shell ended the command there",
     "Quote it",
 )
+#: The pseudo-class of a word holding backslashes given unquoted, which the shell read as
+#: escapes and dropped (``cd C:\\Users\\ana`` looked for ``C:Usersana``), the error naming the
+#: word as the shell read it: met each time such a word is given bare again, its trigger.
+EATEN_BACKSLASH = failures.MistakeClass(
+    "eaten_backslash",
+    r"(?!)",
+    "quote `{other}` in single quotes, or the shell drops its backslashes",
+    "a word with backslashes was given unquoted, so the shell read them as escapes and "
+    "dropped them",
+    "Quote it in single quotes (or write its path with `/`)",
+)
 #: The pseudo-class of a command whose error named another command of the same program to run
 #: instead, which then worked (npm's "`npm ci` can only install packages when your
 #: package.json and package-lock.json are in sync. Please update your lock file with `npm

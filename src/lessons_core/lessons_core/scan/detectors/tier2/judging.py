@@ -29,6 +29,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
+    EATEN_BACKSLASH,
     ENV_NOT_LOADED,
     ENV_SET,
     ERROR_NAMED,
@@ -217,6 +218,11 @@ def _judge(
             if found is not None:
                 finding.cls, finding.stand_in = cls_of, found
                 return finding
+        # (the error names the word as the shell read it: whatever its class, a missing path)
+        eaten = triggers.eaten_backslashes(call.command, result.text)
+        if eaten is not None and triggers.eaten_backslash_trigger(call.command, fix.command):
+            finding.cls, finding.stand_in = EATEN_BACKSLASH, eaten
+            return finding
         finding.renamed = triggers.registry_added(call.command, fix.command)
         if finding.renamed is not None:
             finding.cls = FULL_NAME  # (a short name given by its full one)

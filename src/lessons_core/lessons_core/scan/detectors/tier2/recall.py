@@ -25,6 +25,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     CWD_DRIFT,
     DASH_ARGUMENT,
     DOUBLE_QUOTED,
+    EATEN_BACKSLASH,
     EXPANDED_GLOB,
     FAILURE_TIME_CLASSES,
     FOLDER_GIVEN,
@@ -257,6 +258,8 @@ def _trigger(finding: Finding) -> str | None:
         return _if_separates(bare, call.command, fixed_whole)
     if name == EXPANDED_GLOB.name:
         return triggers.bare_glob_trigger(failing, fixed)
+    if name == EATEN_BACKSLASH.name:
+        return triggers.eaten_backslash_trigger(failing, fixed)
     if name == SPACED_PATH.name and finding.stand_in:
         spaced = triggers.space_path_trigger(finding.stand_in)
         return _if_separates(spaced, failing, fixed)
