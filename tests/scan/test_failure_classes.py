@@ -408,6 +408,12 @@ def test_a_line_that_only_starts_with_at_is_no_frame():
     assert failures.error_lines(text) == ("at 10:30 the build failed", "error: disk full")
 
 
+def test_an_abort_only_opening_a_line_states_an_error():
+    """hg's ``abort: …`` states why it stopped; advice on how to abort does not."""
+    text = "abort: push creates new remote branches: 'x'\n(use 'git rebase --abort' to stop)"
+    assert failures.error_lines(text) == ("abort: push creates new remote branches: 'x'",)
+
+
 def test_error_lines_stop_at_the_limit():
     """The first ``limit`` error lines, in order, and no more."""
     text = "\n".join(f"error: failure number {n}" for n in range(8))

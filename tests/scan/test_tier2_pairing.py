@@ -1521,18 +1521,26 @@ def test_a_job_another_program_then_did_on_the_same_target(script):
     assert [e.call_id for e in candidate.evidence] == ["c1"]
 
 
-def test_the_files_read_to_find_the_other_program_are_no_step_of_the_job(script):
-    """``npx ts-node`` refused a ``.ts`` file; two greps of the manifest showed ``tsx``, which
-    then ran the script. Reading does no job, so the reads do not use up the few commands
-    after a failure that may have done its job another way."""
+@pytest.mark.parametrize(
+    "looks",
+    [
+        ["grep -n '\"type\"' package.json", "grep -n tsx package.json"],
+        ["npx tsx --help", "node --help"],  # help pages
+        ["npm run seed --dry-run", "make -n seed"],  # dry runs
+    ],
+)
+def test_the_files_read_to_find_the_other_program_are_no_step_of_the_job(script, looks):
+    """``npx ts-node`` refused a ``.ts`` file; reads of the manifest (or a help page, a dry run)
+    showed ``tsx``, which then ran the script. Reading does no job, so the reads do not use up
+    the few commands after a failure that may have done its job another way."""
     script.run(
         "npx ts-node scripts/seed.ts",
         'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /p/seed.ts',
         failure=ERR,
         code=1,
     )
-    script.run("grep -n '\"type\"' package.json", '5:  "type": "module",')
-    script.run("grep -n tsx package.json", '31:    "tsx": "^4.10.2",')
+    for command in looks:
+        script.run(command, '31:    "tsx": "^4.10.2",')
     script.run("npx tsx scripts/seed.ts", "Seeded 3 organisations")
     assert _one(script).summary == "ts-node: `tsx` did the job on `seed.ts`"
 
@@ -2706,8 +2714,14 @@ def test_backslashes_the_shell_dropped_from_a_windows_path(script):
         "cat: quote `C:\\Users\\ana\\notes.md` in single quotes, or the shell drops its backslashes"
     )
     _fires(candidate, bad, good)
+    assert triggers.matches(candidate.trigger, "cat -n --file=C:\\Users\\a.md")
     assert not triggers.matches(candidate.trigger, "cat 'C:\\Users\\ana\\notes.md'")
     assert not triggers.matches(candidate.trigger, "cat C:/Users/ana/notes.md")
+
+
+def test_an_option_value_that_lost_its_backslashes():
+    error = "tool: cannot open C:Tempa.md"
+    assert triggers.eaten_backslashes("tool --in=C:\\Temp\\a.md", error) == "C:\\Temp\\a.md"
 
 
 @pytest.mark.parametrize(
@@ -2717,11 +2731,14 @@ def test_backslashes_the_shell_dropped_from_a_windows_path(script):
         ("cat 'C:\\Users\\a.md'", "cat: 'C:\\Users\\a.md': No such file or directory"),
         # the word the shell read is not in the error: nothing says it was read so
         ("cat C:\\Users\\a.md", "cat: a.md: Permission denied"),
+        # a space escaped on purpose: the shell was meant to read it so
+        ("cd my\\ notes", "bash: cd: my notes: No such file or directory"),
         # a regex escape the shell read as a letter: too short a word to tell
         ("grep \\d x.txt", "grep: d: No such file or directory"),
     ],
 )
 def test_backslashes_no_word_shows_the_shell_dropped(command, error):
+    """Only a word given bare loses its backslashes; what the error names tells."""
     assert triggers.eaten_backslashes(command, error) is None
 
 

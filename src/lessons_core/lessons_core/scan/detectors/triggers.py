@@ -919,10 +919,11 @@ def bare_glob_trigger(failing: str, fixed: str) -> str | None:
 _BARE_GLOB = r"""\s[^\s'"|;&]*\*"""
 
 
-#: A word no quote opens that holds a backslash before a letter or digit, as written in a
-#: command line: a Windows path (``C:\\Users\\ana``) or a regex escape (``\\d+``) given bare.
+#: A word, or the end of one (an option's value, ``--file=C:\\x.md``), that holds a backslash
+#: before a letter or digit, as written in a command line: a Windows path (``C:\\Users\\ana``)
+#: or a regex escape (``\\d+``). (Only given bare does the error name it without them.)
 _BACKSLASHED_WORD = kept_programs.compile(
-    r"""(?:^|(?<=[\s;&|(]))(?P<word>[^\s'"`|;&()<>\\]*(?:\\[A-Za-z0-9][^\s'"`|;&()<>\\]*)+)"""
+    r"""[^\s'"`|;&()<>\\=]*(?:\\[A-Za-z0-9][^\s'"`|;&()<>\\]*)+"""
 )
 #: The same as a trigger's tail: after the program, such a word.
 _BARE_BACKSLASH = r"""\s[^\s'"`|;&\\]*\\[A-Za-z0-9]"""
@@ -937,7 +938,7 @@ def eaten_backslashes(failing: str, error: str) -> str | None:
         return None  # (most commands hold no backslash: nothing to look for)
     head = error[:1500]
     for m in _BACKSLASHED_WORD.finditer(failing):
-        word = m.group("word")
+        word = m.group()
         read = re.sub(r"\\(.)", r"\1", word)
         if len(read) >= 3 and read in head:
             return word

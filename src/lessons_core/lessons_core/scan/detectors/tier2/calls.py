@@ -271,20 +271,20 @@ def _looks_around(call: ev.Event, failing: ev.Event) -> bool:
     (``git status``, ``alembic heads``). Such a call is no step the failing command needed,
     unless a verb of it makes something: ``alembic merge heads`` merges, though its operand is
     the name of a look."""
-    if _only_read(call, failing):
+    if _only_reads(call) or _asks_for_help(call) or _probes(call, failing):
         return True
     verbs = _verbs(call.command or "")
     return not verbs.isdisjoint(_READING_SUBS) and verbs.isdisjoint(_SETUP_VERBS)
 
 
-def _only_read(call: ev.Event, failing: ev.Event) -> bool:
-    """Whether ``call`` ran a program that only reads or reports (:data:`_READS`), asked for
-    help or did a dry run: no job of a command done, whatever its target (unlike a reporting
+def _only_reads(call: ev.Event) -> bool:
+    """Whether ``call`` ran a program that only reads or reports (:data:`_READS`), or a tool
+    that only reads: no job of a command done, whatever its target (unlike a reporting
     subcommand, ``gh run view 28574 --log``, which may fetch what the failing call could not)."""
     shape = triggers.main_shape(call.command or "")
     if shape is None:
         return call.tool in _READING_TOOLS
-    return _asks_for_help(call) or _probes(call, failing) or shape.exe in _READS
+    return shape.exe in _READS
 
 
 def _verbs(command: str) -> set[str]:

@@ -220,7 +220,7 @@ def _judge(
                 return finding
         # (the error names the word as the shell read it: whatever its class, a missing path)
         eaten = triggers.eaten_backslashes(call.command, result.text)
-        if eaten is not None and triggers.eaten_backslash_trigger(call.command, fix.command):
+        if eaten is not None:
             finding.cls, finding.stand_in = EATEN_BACKSLASH, eaten
             return finding
         finding.renamed = triggers.registry_added(call.command, fix.command)

@@ -24,7 +24,7 @@ from lessons_core.scan.detectors.tier2.calls import (
     _key,
     _keys,
     _kind,
-    _only_read,
+    _only_reads,
     _probes,
     _renamed,
     _same_input,
@@ -226,7 +226,7 @@ def _follow(
                     and other.command
                     and other_way is None
                     and others < _OTHER_WAY_REACH
-                    and not _only_read(other, call)  # (a look does no job: not counted)
+                    and not _only_reads(other)  # (a look does no job: not counted)
                 ):
                     others += 1
                     target = same_target(call, other)
