@@ -2581,45 +2581,47 @@ def test_a_credential_prompt_git_could_not_show_is_no_terminal_lesson(script):
     assert "terminal this shell" not in _one(script).summary
 
 
-def test_an_option_for_the_program_a_command_runs_goes_after_the_dashes(script):
-    """``cargo test`` refuses an option of the test binary's; ``cargo test -- …`` hands it on.
-    The lesson is the ``--``, not dropping the option, and its trigger fires on the option
-    given before any ``--`` only."""
-    bad, good = "cargo test --test-threads=1", "cargo test -- --test-threads=1"
-    script.run(
-        bad,
-        "error: unexpected argument '--test-threads' found\n\n  tip: to pass '--test-threads' "
-        "as a value, use '-- --test-threads'",
-        failure=ERR,
-        code=1,
-    )
+@pytest.mark.parametrize(
+    ("bad", "good", "error", "also_bad", "also_good"),
+    [
+        (
+            "cargo test --test-threads=1",
+            "cargo test -- --test-threads=1",
+            "error: unexpected argument '--test-threads' found\n\n  tip: to pass "
+            "'--test-threads' as a value, use '-- --test-threads'",
+            "cargo test --release --test-threads 2",
+            "cargo test --release -- --test-threads 2",
+        ),
+        # npm ran the script without the option, warned, and the lint then failed: the
+        # lesson is still the ``--``, though the output was the linter's errors
+        (
+            "npm run lint --fix",
+            "npm run lint -- --fix",
+            'npm warn Unknown cli config "--fix". This will stop working in the next major'
+            " version of npm.\n\n/p/src/a.ts\n  22:9  error  'x' is never reassigned  "
+            "prefer-const\n\n✖ 1 problem (1 error, 0 warnings)",
+            "npm run lint --quiet --fix",
+            "npm run lint --quiet -- --fix",
+        ),
+    ],
+)
+def test_an_option_for_the_program_a_command_runs_goes_after_the_dashes(
+    script, bad, good, error, also_bad, also_good
+):
+    """``cargo test`` refuses an option of the test binary's (``npm run`` takes one of the
+    script's for its own config); given after ``--``, it is handed on. The lesson is the
+    ``--``, not dropping the option, and its trigger fires on the option given before any
+    ``--`` only."""
+    script.run(bad, error, failure=ERR, code=1)
     script.run(good, "test result: ok. 4 passed")
     candidate = _one(script)
-    assert candidate.summary == "cargo test: an option of the program it runs goes after `--`"
+    head = bad.split(" --")[0]  # (the command, without its options)
+    assert candidate.summary == f"{head}: an option of the program it runs goes after `--`"
     assert candidate.fix.startswith("Pass it after `--`")
     _fires(candidate, bad, good)
-    assert triggers.matches(candidate.trigger, "cargo test --release --test-threads 2")
-    assert not triggers.matches(candidate.trigger, "cargo test --release -- --test-threads 2")
+    assert triggers.matches(candidate.trigger, also_bad)
+    assert not triggers.matches(candidate.trigger, also_good)
     assert intake.pattern_problem(candidate.trigger) is None
-
-
-def test_an_option_npm_took_for_its_own_goes_after_the_dashes(script):
-    """``npm run lint --fix`` ran the script without ``--fix`` and warned that the option was
-    npm's unknown config; the lint then failed. ``npm run lint -- --fix`` handed it on: the
-    lesson is the ``--``, though the failing run's output was the linter's errors."""
-    bad, good = "npm run lint --fix", "npm run lint -- --fix"
-    script.run(
-        bad,
-        'npm warn Unknown cli config "--fix". This will stop working in the next major version'
-        " of npm.\n\n/p/src/a.ts\n  22:9  error  'x' is never reassigned  prefer-const\n\n"
-        "✖ 1 problem (1 error, 0 warnings)",
-        failure=ERR,
-        code=1,
-    )
-    script.run(good, "> eslint src --fix")
-    candidate = _one(script)
-    assert candidate.summary == "npm run lint: an option of the program it runs goes after `--`"
-    _fires(candidate, bad, good)
 
 
 def test_an_option_dropped_by_the_fix_is_still_an_unknown_option(script):
