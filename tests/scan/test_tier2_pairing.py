@@ -1545,6 +1545,19 @@ def test_the_files_read_to_find_the_other_program_are_no_step_of_the_job(script,
     assert _one(script).summary == "ts-node: `tsx` did the job on `seed.ts`"
 
 
+def test_a_path_retyped_a_letter_off_is_a_slip_and_no_lesson(script):
+    """The submodule's path was typed without its ``_``; the same command with the path right
+    worked. The error names the path, but a slip of this call is nothing to remember."""
+    script.run(
+        "git submodule update --init thirdparty/libuv",
+        "error: pathspec 'thirdparty/libuv' did not match any file(s) known to git",
+        failure=ERR,
+        code=1,
+    )
+    script.run("git submodule update --init third_party/libuv", "Submodule path checked out")
+    assert _detect(script) == []
+
+
 def test_a_run_id_reached_through_another_client(script):
     """A run's logs refused to ``curl``, then ``gh run view`` of the same run id: the same
     target (the id inside the URL) reached another way."""

@@ -2021,3 +2021,42 @@ def test_a_word_quoted_for_its_glob_is_no_spaced_word():
     assert triggers.space_quoted("adb shell ls /x/a.jpg", "adb shell 'ls /x/a.jpg'") == (
         "ls /x/a.jpg"
     )
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "slip"),
+    [
+        # a path or a name a letter off, nothing else changed
+        (
+            "cd ~/src/nb && git submodule update --init thirdparty/libuv",
+            "cd ~/src/nb && git submodule update --init third_party/libuv",
+            ("thirdparty/libuv", "third_party/libuv"),
+        ),
+        ("npm run biuld", "npm run build 2>&1 | tail -5", ("biuld", "build")),
+        # an option's value retyped
+        (
+            "clang-tidy --checks=-*,bugprone-use-after-mov a.cpp",
+            "clang-tidy --checks=-*,bugprone-use-after-move a.cpp",
+            ("-*,bugprone-use-after-mov", "-*,bugprone-use-after-move"),
+        ),
+        # an option is another option, whatever its letters
+        ("tar -xzf a.tar", "tar -xf a.tar", None),
+        ("jest --testPathPattern x", "jest --testPathPatterns x", None),
+        ("scp -p 2222 a h:", "scp -P 2222 a h:", None),
+        ("x --mode=fats", "x --mod=fast", None),
+        # a number is another thing: an interpreter, a port, a version
+        ("tox -e py311", "tox -e py312", None),
+        # a name in another case is another name
+        ("cat Readme.md", "cat README.md", None),
+        # more than a letter or two, or more than one word
+        ("git checkout feat-login", "git checkout feature/login", None),
+        ("npm run biuld -- --watch", "npm run build -- --watch=false", None),
+        ("git push --lease=topic:abc123 o", "git push --lease=topic:def456 o", None),
+        # a word added: not the same words retyped
+        ("npm run build", "npm run build --silent", None),
+    ],
+)
+def test_retyped_is_one_word_a_letter_or_two_amiss(failing, fixed, slip):
+    """A word typed anew, a letter or two amiss, is a slip of this call (no lesson); an
+    option, a number or a case is another thing."""
+    assert triggers.retyped(failing, fixed) == slip

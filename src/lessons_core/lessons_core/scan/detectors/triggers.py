@@ -2865,6 +2865,40 @@ def package_renamed(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     return None if _mistyped(gone[0], new[0]) else (gone[0], new[0])
 
 
+def retyped(failing: str, fixed: str) -> tuple[str, str] | None:
+    """The one word ``fixed`` typed anew where ``failing`` had it a letter or two amiss
+    (``thirdparty/libuv`` → ``third_party/libuv``, a check name cut short), nothing else
+    changed: ``(wrong, right)``, a slip of this call and no lesson; else ``None``. A number
+    changed alone (``py311`` → ``py312``, a port, a version) is another thing, not a slip."""
+    mine, theirs = _pair_segments(failing, fixed)
+    if len(mine) != len(theirs) or any(
+        len(was) != len(now) for was, now in zip(mine, theirs, strict=True)
+    ):
+        return None
+    changed = [
+        (a, b)
+        for was, now in zip(mine, theirs, strict=True)
+        for a, b in zip(was, now, strict=True)
+        if a != b
+    ]
+    if len(changed) != 1:
+        return None
+    wrong, right = changed[0]
+    if wrong.startswith("-"):
+        # an option's value may be retyped; an option is another option (``-xzf`` → ``-xf``,
+        # jest's ``--testPathPattern`` renamed ``--testPathPatterns``, ``-p`` → ``-P``)
+        (name, _, wrong), (other, _, right) = wrong.partition("="), right.partition("=")
+        if name != other or not wrong:
+            return None
+    if not _mistyped(wrong, right) or wrong.lower() == right.lower():
+        return None
+    ops = difflib.SequenceMatcher(None, wrong, right, autojunk=False).get_opcodes()
+    amiss = [(wrong[i1:i2], right[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    if sum(max(len(a), len(b)) for a, b in amiss) > 2:
+        return None  # (more than a letter or two: in a long word, another value, ``abc123``)
+    return None if "".join(a + b for a, b in amiss).isdigit() else (wrong, right)
+
+
 def _mistyped(wrong: str, right: str) -> bool:
     """Whether ``wrong`` is ``right`` with a letter or two typed amiss (``reqeusts``): a slip of
     this call, not a name to remember. A name one or two characters shorter or longer is a real

@@ -404,6 +404,8 @@ def _judge(
                 finding.generic = True
                 return finding
             return None  # the run failed on the code, unless the wider run then passed
+        if triggers.retyped(call.command, fix.command or "") is not None:
+            return None  # a word typed anew, a letter or two amiss: a slip of this call
         # A failure no class knows, fixed by the same command with something changed: a
         # mistake when what changed can be named (:func:`.recall._generic_trigger`).
         finding.generic = True
