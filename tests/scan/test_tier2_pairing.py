@@ -1545,6 +1545,62 @@ def test_the_files_read_to_find_the_other_program_are_no_step_of_the_job(script,
     assert _one(script).summary == "ts-node: `tsx` did the job on `seed.ts`"
 
 
+def test_an_option_whose_value_the_program_reads_only_after_an_equals_sign(script):
+    """valgrind refused ``--leak-check full``; ``--leak-check=full`` worked, nothing else
+    changed. The lesson is the ``=``, and its trigger fires on the option given a separate
+    value, not on the joined form nor on the plain command."""
+    bad = "valgrind --leak-check full --track-origins yes ./jsonq a.json"
+    good = "valgrind --leak-check=full --track-origins=yes ./jsonq a.json"
+    script.run(bad, "valgrind: Bad option: --leak-check", failure=ERR, code=1)
+    script.run(good, "==1== HEAP SUMMARY:")
+    candidate = _one(script)
+    assert candidate.summary == (
+        "valgrind: write `--leak-check=full`: the option takes its value after `=`"
+    )
+    _fires(candidate, bad, good)
+    assert not triggers.matches(candidate.trigger, "valgrind ./jsonq a.json")
+    assert not triggers.matches(candidate.trigger, "valgrind --leak-check --verbose ./jsonq")
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "joined"),
+    [
+        ("grep --color always -n x f", "grep --color=always -n x f", "--color=always"),
+        ("a --x 1 --y 2", "a --x=1 --y=2", "--x=1"),
+        ("a --x 1", "a --x=1 --quiet", None),  # more than the join changed
+        ("a --x 1 b.txt", "a --x=1", None),  # a word dropped as well
+        ("a -x 1", "a -x=1", None),  # a short option's value is the next word or glued
+        ("a --x 1", "a --x 1", None),
+    ],
+)
+def test_option_joined_is_a_value_joined_by_equals_and_nothing_else(failing, fixed, joined):
+    assert triggers.option_joined(failing, fixed) == joined
+
+
+def test_a_pattern_read_as_options_that_took_a_file(script):
+    """``git grep "-fno-exceptions"`` read ``-f no-exceptions`` and found no such file; the
+    same search with ``-e`` worked. The file was never a guess: the dash was the mistake."""
+    bad = 'git grep -n "-fno-exceptions"'
+    good = 'git grep -n -e "-fno-exceptions"'
+    script.run(bad, "fatal: cannot open 'no-exceptions': No such file or directory",
+               failure=ERR, code=128)  # fmt: skip
+    script.run(good, "CMakeLists.txt:41:  -fno-exceptions")
+    candidate = _one(script)
+    assert candidate.summary == "git grep: a pattern starting with `-` is read as an option"
+    _fires(candidate, bad, good)
+
+
+def test_a_dash_pattern_fixed_after_an_edit_is_not_told_by_its_missing_file(script):
+    """A file was edited between the pattern read as options and the search that worked:
+    what the edit did may be the fix, so the error's missing file decides, and it is no
+    lesson."""
+    script.run('git grep -n "-fno-rtti"', "fatal: cannot open 'no-rtti': No such file",
+               failure=ERR, code=128)  # fmt: skip
+    script.file("Edit", "/p/CMakeLists.txt", "ok")
+    script.run('git grep -n -e "-fno-rtti"', "CMakeLists.txt:41:  -fno-rtti")
+    assert all("starting with `-`" not in c.summary for c in _detect(script))
+
+
 def test_a_path_retyped_a_letter_off_is_a_slip_and_no_lesson(script):
     """The submodule's path was typed without its ``_``; the same command with the path right
     worked. The error names the path, but a slip of this call is nothing to remember."""

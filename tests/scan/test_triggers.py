@@ -2052,6 +2052,8 @@ def test_a_word_quoted_for_its_glob_is_no_spaced_word():
         ("git checkout feat-login", "git checkout feature/login", None),
         ("npm run biuld -- --watch", "npm run build -- --watch=false", None),
         ("git push --lease=topic:abc123 o", "git push --lease=topic:def456 o", None),
+        # three letters of a long name: another value, however close the rest
+        ("kubectl logs api-rollout-eu1", "kubectl logs api-rollout-uk2", None),
         # a word added: not the same words retyped
         ("npm run build", "npm run build --silent", None),
     ],

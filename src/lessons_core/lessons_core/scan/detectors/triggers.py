@@ -887,6 +887,42 @@ def quoted_glob(failing: str, error: str) -> str | None:
     return None
 
 
+def option_joined(failing: str, fixed: str) -> str | None:
+    """The option ``failing`` gave its value as the next word that ``fixed`` joined to it with
+    ``=`` (``valgrind --leak-check full`` → ``--leak-check=full``), nothing else changed: the
+    joined word (the first, where several were), else ``None``. Some programs read an option's
+    value only after ``=`` (valgrind's all, GNU's optional ones such as ``--color``)."""
+    mine, theirs = _pair_segments(failing, fixed)
+    if len(mine) != len(theirs):
+        return None
+    joined: list[str] = []
+    for was, now in zip(mine, theirs, strict=True):
+        at = 0
+        for word in now:
+            if at < len(was) and word == was[at]:
+                at += 1
+            elif (
+                at + 1 < len(was)
+                and was[at].startswith("--")
+                and word == f"{was[at]}={was[at + 1]}"
+            ):
+                joined.append(word)
+                at += 2
+            else:
+                return None
+        if at != len(was):
+            return None
+    return joined[0] if joined else None
+
+
+def option_joined_trigger(failing: str, fixed: str, option: str) -> str | None:
+    """A pattern for the program of ``failing`` given ``option`` (``--leak-check=full``'s
+    name) with its value as the next word, when ``fixed`` is not."""
+    name = option.split("=", 1)[0]
+    tail = rf"\s{_escape(name)}\s+[^\s-]"
+    return _segment_trigger(failing, fixed, tail)
+
+
 def bare_glob(failing: str, fixed: str) -> str | None:
     """The glob ``failing`` gave bare that ``fixed`` gave in quotes, so that the program, not
     the shell, read it (``ffmpeg … -i renders/*.png`` → ``ffmpeg … -i 'renders/*.png'``), the
@@ -2888,7 +2924,7 @@ def retyped(failing: str, fixed: str) -> tuple[str, str] | None:
         # an option's value may be retyped; an option is another option (``-xzf`` → ``-xf``,
         # jest's ``--testPathPattern`` renamed ``--testPathPatterns``, ``-p`` → ``-P``)
         (name, _, wrong), (other, _, right) = wrong.partition("="), right.partition("=")
-        if name != other or not wrong:
+        if name != other:
             return None
     if not _mistyped(wrong, right) or wrong.lower() == right.lower():
         return None

@@ -566,6 +566,16 @@ OPERATOR_WORD = failures.MistakeClass(
     "a word holding `{mark}` was given unquoted, so the shell ended the command there",
     "Quote it",
 )
+#: The pseudo-class of an option given its value as the next word, which the program refused,
+#: and then worked with the two joined by ``=``, nothing else changed (``valgrind --leak-check
+#: full``): met each time the option is given a separate value again, its trigger.
+OPTION_JOINED = failures.MistakeClass(
+    "option_joined",
+    r"(?!)",
+    "write `{other}`: the option takes its value after `=`",
+    "an option was given its value as the next word, which the program does not read",
+    "Join the value to the option with `=`",
+)
 #: The pseudo-class of a word holding backslashes given unquoted, which the shell read as
 #: escapes and dropped (``cd C:\\Users\\ana`` looked for ``C:Usersana``), the error naming the
 #: word as the shell read it: met each time such a word is given bare again, its trigger.

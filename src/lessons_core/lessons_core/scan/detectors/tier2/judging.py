@@ -45,6 +45,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NOT_EXECUTABLE,
     NOT_EXPORTED,
     OPERATOR_WORD,
+    OPTION_JOINED,
     OPTION_STAND_IN,
     OPTION_VALUE,
     OTHER_SUBCOMMAND,
@@ -211,6 +212,7 @@ def _judge(
             (SPACED_PATH, triggers.space_quoted),
             (OPERATOR_WORD, triggers.operator_quoted),
             (EXPANDED_GLOB, triggers.bare_glob),
+            (OPTION_JOINED, triggers.option_joined),
             (SCHEME_ADDED, triggers.scheme_added),
             (NAME_FOR_PATH, triggers.name_for_path),
         ):
@@ -271,6 +273,11 @@ def _judge(
             return finding
         if missing and _pattern_taken_for_path(call.command or "", result.text):
             finding.cls = PATTERN_PATH  # no file was guessed: the call's syntax was wrong
+            return finding
+        if missing and triggers.dash_argument_trigger(call.command or "", fix.command or ""):
+            # a pattern read as options, one of which took a file (``git grep "-fno-rtti"``
+            # read ``-f no-rtti``): the file is no guess, the dash was the mistake
+            finding.cls = DASH_ARGUMENT
             return finding
         where = guessed(call, fix, result.text) if missing and not finding.edited else None
         if where is not None:

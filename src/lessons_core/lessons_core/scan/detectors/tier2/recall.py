@@ -36,6 +36,7 @@ from lessons_core.scan.detectors.tier2.classes import (
     NOT_EXECUTABLE,
     NOT_EXPORTED,
     OPERATOR_WORD,
+    OPTION_JOINED,
     OPTION_STAND_IN,
     OPTION_VALUE,
     OTHER_SUBCOMMAND,
@@ -260,6 +261,8 @@ def _trigger(finding: Finding) -> str | None:
         return triggers.bare_glob_trigger(failing, fixed)
     if name == EATEN_BACKSLASH.name:
         return triggers.eaten_backslash_trigger(failing, fixed)
+    if name == OPTION_JOINED.name and finding.stand_in:
+        return triggers.option_joined_trigger(failing, fixed, finding.stand_in)
     if name == SPACED_PATH.name and finding.stand_in:
         spaced = triggers.space_path_trigger(finding.stand_in)
         return _if_separates(spaced, failing, fixed)
