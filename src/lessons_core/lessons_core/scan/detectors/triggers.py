@@ -1539,24 +1539,6 @@ def took_suggestion(failing: str, fixed: str, error: str) -> bool:
     return swapped[1] in suggested
 
 
-def keys_slipped(failing: str, fixed: str) -> bool:
-    """Whether ``fixed`` is ``failing`` with one word's two neighbouring letters put back in
-    their order (``make tset`` → ``make test``, ``git chekcout`` → ``git checkout``): a slip of
-    the keys, a one-off whatever the error said."""
-    word = _one_word(_one_segment(*_pair_segments(failing, fixed)))
-    if word is None:
-        return False
-    was, now = word
-    at = [i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b]
-    return (
-        len(was) == len(now) >= 3
-        and len(at) == 2
-        and at[1] == at[0] + 1
-        and was[at[0]] == now[at[1]]
-        and was[at[1]] == now[at[0]]
-    )
-
-
 def _swapped_word(failing: str, fixed: str) -> tuple[str, str] | None:
     """The one word ``fixed`` wrote otherwise, as each wrote it, when nothing else of the two
     lines differs; else ``None``."""
@@ -2901,38 +2883,59 @@ def package_renamed(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     return None if _mistyped(gone[0], new[0]) else (gone[0], new[0])
 
 
-def retyped(failing: str, fixed: str) -> tuple[str, str] | None:
-    """The one word ``fixed`` typed anew where ``failing`` had it a letter or two amiss
-    (``thirdparty/libuv`` → ``third_party/libuv``, a check name cut short), nothing else
-    changed: ``(wrong, right)``, a slip of this call and no lesson; else ``None``. A number
-    changed alone (``py311`` → ``py312``, a port, a version) is another thing, not a slip."""
-    mine, theirs = _pair_segments(failing, fixed)
-    if len(mine) != len(theirs) or any(
-        len(was) != len(now) for was, now in zip(mine, theirs, strict=True)
-    ):
+#: How a word was typed amiss (:func:`retyped`): two neighbouring letters the wrong way round,
+#: or a letter or two of a name.
+KEYS, LETTERS = "keys", "letters"
+
+
+def retyped(failing: str, fixed: str) -> str | None:
+    """How ``fixed`` typed anew the one word ``failing`` had amiss, nothing else changed:
+    :data:`KEYS`, two neighbouring letters put back in their order (``make tset`` → ``make
+    test``, ``--epcohs``), a slip whatever the word and whatever the error said; or
+    :data:`LETTERS`, a letter or two of a name (``thirdparty/libuv`` → ``third_party/libuv``, a
+    check name cut short), a slip when no class of error tells more (a script a letter off,
+    ``npm run tests``, may be this project's to remember). Else ``None``. Short of letters put
+    back in order, a program is another program (``make`` → ``gmake``) and an option another
+    option (``-xzf`` → ``-xf``, ``-p`` → ``-P``), though its value may be retyped; a number
+    changed alone is another thing (``py311`` → ``py312``, a port), and a sign changed is
+    another form (``httpx@0.27`` → ``httpx==0.27``)."""
+    changed = _one_segment(*_pair_segments(failing, fixed))
+    word = _one_word(changed)
+    if changed is None or word is None:
         return None
-    changed = [
-        (a, b)
-        for was, now in zip(mine, theirs, strict=True)
-        for a, b in zip(was, now, strict=True)
-        if a != b
-    ]
-    if len(changed) != 1:
-        return None
-    wrong, right = changed[0]
+    wrong, right = word
+    if _keys_swapped(wrong, right):
+        return KEYS
+    if wrong == changed[0][0]:
+        return None  # (another program, ``make`` → ``gmake``)
     if wrong.startswith("-"):
-        # an option's value may be retyped; an option is another option (``-xzf`` → ``-xf``,
-        # jest's ``--testPathPattern`` renamed ``--testPathPatterns``, ``-p`` → ``-P``)
         (name, _, wrong), (other, _, right) = wrong.partition("="), right.partition("=")
         if name != other:
             return None
-    if not _mistyped(wrong, right) or wrong.lower() == right.lower():
+    if not _mistyped(wrong, right):
         return None
     ops = difflib.SequenceMatcher(None, wrong, right, autojunk=False).get_opcodes()
-    amiss = [(wrong[i1:i2], right[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
-    if sum(max(len(a), len(b)) for a, b in amiss) > 2:
-        return None  # (more than a letter or two: in a long word, another value, ``abc123``)
-    return None if "".join(a + b for a, b in amiss).isdigit() else (wrong, right)
+    typed = [(wrong[i1:i2], right[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    amiss = "".join(a + b for a, b in typed)
+    if sum(max(len(a), len(b)) for a, b in typed) > 2 or amiss.isdigit():
+        return None  # (another value: three letters of a long word, ``abc123``, a number)
+    return LETTERS if _NAME_CHARS.fullmatch(amiss) else None
+
+
+#: What a name is typed of: a sign changed (``#``, ``@``, ``:``) is another form of the word.
+_NAME_CHARS = kept_programs.compile(r"[\w./-]+")
+
+
+def _keys_swapped(was: str, now: str) -> bool:
+    """Whether ``now`` is ``was`` with two neighbouring letters put back in their order."""
+    at = [i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b]
+    return (
+        len(was) == len(now) >= 3
+        and len(at) == 2
+        and at[1] == at[0] + 1
+        and was[at[0]] == now[at[1]]
+        and was[at[1]] == now[at[0]]
+    )
 
 
 def _mistyped(wrong: str, right: str) -> bool:

@@ -135,7 +135,11 @@ def _judge(
         and triggers.took_suggestion(call.command, fix.command, result.text)
     ):
         return None  # a slip the tool set right ("did you mean 'unit_tests'?"): a one-off
-    if call.command and fix.command and triggers.keys_slipped(call.command, fix.command):
+    if (
+        call.command
+        and fix.command
+        and triggers.retyped(call.command, fix.command) == triggers.KEYS
+    ):
         return None  # two letters typed the wrong way round (``make tset``): a one-off
     if cannot_start(call, result.text):
         # The tool could not start, whatever it was given: the lesson is the shell doing its
