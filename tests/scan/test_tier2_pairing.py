@@ -1549,17 +1549,14 @@ def test_an_option_whose_value_the_program_reads_only_after_an_equals_sign(scrip
     """valgrind refused ``--leak-check full``; ``--leak-check=full`` worked, nothing else
     changed. The lesson is the ``=``, and its trigger fires on the option given a separate
     value, not on the joined form nor on the plain command."""
-    bad = "valgrind --leak-check full --track-origins yes ./jsonq a.json"
-    good = "valgrind --leak-check=full --track-origins=yes ./jsonq a.json"
-    script.run(bad, "valgrind: Bad option: --leak-check", failure=ERR, code=1)
-    script.run(good, "==1== HEAP SUMMARY:")
-    candidate = _one(script)
-    assert candidate.summary == (
-        "valgrind: write `--leak-check=full`: the option takes its value after `=`"
+    _teaches(
+        script,
+        "valgrind --leak-check full --track-origins yes ./jsonq a.json",
+        "valgrind: Bad option: --leak-check",
+        "valgrind --leak-check=full --track-origins=yes ./jsonq a.json",
+        summary="valgrind: write `--leak-check=full`: the option takes its value after `=`",
+        not_others=["valgrind ./jsonq a.json", "valgrind --leak-check --verbose ./jsonq"],
     )
-    _fires(candidate, bad, good)
-    assert not triggers.matches(candidate.trigger, "valgrind ./jsonq a.json")
-    assert not triggers.matches(candidate.trigger, "valgrind --leak-check --verbose ./jsonq")
 
 
 @pytest.mark.parametrize(
@@ -1588,17 +1585,6 @@ def test_a_pattern_read_as_options_that_took_a_file(script):
     candidate = _one(script)
     assert candidate.summary == "git grep: a pattern starting with `-` is read as an option"
     _fires(candidate, bad, good)
-
-
-def test_a_dash_pattern_fixed_after_an_edit_is_not_told_by_its_missing_file(script):
-    """A file was edited between the pattern read as options and the search that worked:
-    what the edit did may be the fix, so the error's missing file decides, and it is no
-    lesson."""
-    script.run('git grep -n "-fno-rtti"', "fatal: cannot open 'no-rtti': No such file",
-               failure=ERR, code=128)  # fmt: skip
-    script.file("Edit", "/p/CMakeLists.txt", "ok")
-    script.run('git grep -n -e "-fno-rtti"', "CMakeLists.txt:41:  -fno-rtti")
-    assert all("starting with `-`" not in c.summary for c in _detect(script))
 
 
 def test_a_path_retyped_a_letter_off_is_a_slip_and_no_lesson(script):
@@ -2776,18 +2762,16 @@ def test_backslashes_the_shell_dropped_from_a_windows_path(script):
     """bash reads each backslash of a bare ``C:\\Users\\ana\\notes.md`` as an escape and drops
     it, and the error names the word as it was read: the lesson is the quoting, whatever the
     fix did (single quotes here), and its trigger fires on such a word given bare only."""
-    bad = "cat C:\\Users\\ana\\notes.md"
-    good = "cat '/mnt/c/Users/ana/notes.md'"
-    script.run(bad, "cat: C:Usersananotes.md: No such file or directory", failure=ERR, code=1)
-    script.run(good, "# notes")
-    candidate = _one(script)
-    assert candidate.summary == (
-        "cat: quote `C:\\Users\\ana\\notes.md` in single quotes, or the shell drops its backslashes"
+    _teaches(
+        script,
+        "cat C:\\Users\\ana\\notes.md",
+        "cat: C:Usersananotes.md: No such file or directory",
+        "cat '/mnt/c/Users/ana/notes.md'",
+        summary="cat: quote `C:\\Users\\ana\\notes.md` in single quotes, or the shell drops its"
+        " backslashes",
+        others=["cat -n --file=C:\\Users\\a.md"],
+        not_others=["cat 'C:\\Users\\ana\\notes.md'", "cat C:/Users/ana/notes.md"],
     )
-    _fires(candidate, bad, good)
-    assert triggers.matches(candidate.trigger, "cat -n --file=C:\\Users\\a.md")
-    assert not triggers.matches(candidate.trigger, "cat 'C:\\Users\\ana\\notes.md'")
-    assert not triggers.matches(candidate.trigger, "cat C:/Users/ana/notes.md")
 
 
 def test_an_option_value_that_lost_its_backslashes():
