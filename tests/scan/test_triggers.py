@@ -2051,6 +2051,8 @@ def test_a_word_quoted_for_its_glob_is_no_spaced_word():
         ("gradle test --tests a.B#c", "gradle test --tests a.B.c", None),
         # a letter more or less of a name
         ("npm run tests", "npm run test", triggers.LETTERS),
+        ("pip install yaml", "pip install pyyaml", None),  # two more: another name
+        ("make checkk", "make check", triggers.LETTERS),  # a letter typed twice
         # a word added: not the same words retyped
         ("npm run build", "npm run build --silent", None),
     ],

@@ -2912,18 +2912,29 @@ def retyped(failing: str, fixed: str) -> str | None:
         (name, _, wrong), (other, _, right) = wrong.partition("="), right.partition("=")
         if name != other:
             return None
-    if not _mistyped(wrong, right):
-        return None
-    ops = difflib.SequenceMatcher(None, wrong, right, autojunk=False).get_opcodes()
-    typed = [(wrong[i1:i2], right[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
-    amiss = "".join(a + b for a, b in typed)
-    if sum(max(len(a), len(b)) for a, b in typed) > 2 or amiss.isdigit():
-        return None  # (another value: three letters of a long word, ``abc123``, a number)
-    return LETTERS if _NAME_CHARS.fullmatch(amiss) else None
+    # What lies between the two words' common start and common end: a letter or two of a
+    # word most of which is the same (as ``_mistyped`` measures it, without its cost)
+    head = _common_start(wrong, right)
+    tail = _common_start(wrong[head:][::-1], right[head:][::-1])
+    was, now = wrong[head : len(wrong) - tail], right[head : len(right) - tail]
+    if (
+        max(len(was), len(now)) > 2
+        or abs(len(wrong) - len(right)) > 1  # (``yaml`` and ``pyyaml`` are two names)
+        or 2 * (head + tail) < 0.8 * (len(wrong) + len(right))
+    ):
+        return None  # (another value: three letters of a long word, ``abc123``)
+    amiss = was + now
+    return LETTERS if _NAME_CHARS.fullmatch(amiss) and not amiss.isdigit() else None
 
 
 #: What a name is typed of: a sign changed (``#``, ``@``, ``:``) is another form of the word.
 _NAME_CHARS = kept_programs.compile(r"[\w./-]+")
+
+
+def _common_start(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with alike."""
+    pairs = enumerate(zip(a, b, strict=False))
+    return next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
 
 
 def _keys_swapped(was: str, now: str) -> bool:
