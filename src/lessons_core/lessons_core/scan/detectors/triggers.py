@@ -2913,7 +2913,8 @@ def retyped(failing: str, fixed: str) -> str | None:
         if name != other:
             return None
     # What lies between the two words' common start and common end: a letter or two of a
-    # word most of which is the same (as ``_mistyped`` measures it, without its cost)
+    # word most of which is the same (not ``_mistyped``'s sequence match: it costs too much
+    # on every changed word, and swapped letters are told apart above)
     head = _common_start(wrong, right)
     tail = _common_start(wrong[head:][::-1], right[head:][::-1])
     was, now = wrong[head : len(wrong) - tail], right[head : len(right) - tail]

@@ -135,11 +135,10 @@ def _judge(
         and triggers.took_suggestion(call.command, fix.command, result.text)
     ):
         return None  # a slip the tool set right ("did you mean 'unit_tests'?"): a one-off
-    if (
-        call.command
-        and fix.command
-        and triggers.retyped(call.command, fix.command) == triggers.KEYS
-    ):
+    # (read once: two letters swapped are a slip whatever the class; a letter or two of a name,
+    # only where no class tells more, below)
+    slip = triggers.retyped(call.command, fix.command) if call.command and fix.command else None
+    if slip == triggers.KEYS:
         return None  # two letters typed the wrong way round (``make tset``): a one-off
     if cannot_start(call, result.text):
         # The tool could not start, whatever it was given: the lesson is the shell doing its
@@ -415,7 +414,7 @@ def _judge(
                 finding.generic = True
                 return finding
             return None  # the run failed on the code, unless the wider run then passed
-        if triggers.retyped(call.command, fix.command or "") is not None:
+        if slip is not None:
             return None  # a word typed anew, a letter or two amiss: a slip of this call
         # A failure no class knows, fixed by the same command with something changed: a
         # mistake when what changed can be named (:func:`.recall._generic_trigger`).
