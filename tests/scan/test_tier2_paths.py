@@ -9,6 +9,7 @@ from lessons_core.scan import events as ev
 from lessons_core.scan import intake
 from lessons_core.scan.detectors import tier2, triggers
 from lessons_core.scan.detectors.tier2 import paths
+from lessons_core.scan.detectors.tier2.finding import Finding
 
 ERR = ev.ERROR
 
@@ -165,3 +166,93 @@ def test_a_guess_after_a_change_to_the_code_is_no_place(script):
     script.file("Write", "/p/src/ui/use-list.ts", "ok")
     script.run("cat src/ui/use-list.ts", "export {}")
     assert all(intake.RECURS_TAG not in c.tags for c in tier2.detect(script.events))
+
+
+# -- a file the program looked for on its own ---------------------------------------------------
+
+
+def test_a_file_the_program_looked_for_itself_is_no_guess(script):
+    """``aws`` could not start its pager (``less`` is not there): no path the call gave was
+    missing, so the failure is how the program is called here, not a file of the project that
+    lives elsewhere; the fix's option is the lesson, recalled when the error comes back."""
+    bad, good = "aws logs describe-log-groups", "aws --no-cli-pager logs describe-log-groups"
+    script.run(bad, "Unable to redirect output to pager. Received the following error when "
+               "opening pager:\n[Errno 2] No such file or directory: 'less'",
+               failure=ERR, code=255)  # fmt: skip
+    script.run(good, "/ecs/checkout-api")
+    (candidate,) = tier2.detect(script.events)
+    assert candidate.summary == "aws logs: it worked with `--no-cli-pager`"
+    assert candidate.fix.startswith(f"Run `{good}` instead")
+    assert intake.RECURS_TAG not in candidate.tags
+
+
+@pytest.mark.parametrize(
+    ("failing", "error", "given"),
+    [
+        # Nothing the call gave: the program's own pager, its own configuration.
+        ("aws logs tail app", "[Errno 2] No such file or directory: 'less'", False),
+        ("sqlc generate", "sqlc.(yaml|yml) or sqlc.json: file does not exist", False),
+        ("git -C . log", "error: cannot run less: No such file or directory", False),
+        # A word of the call inside a longer one is not that word (``tsc``, ``tsconfig``).
+        ("npx tsc --build", "error TS5058: The specified path does not exist: 'tsconfig.json'",
+         False),
+        # The call's argument, whole, by its last part, or one letter long.
+        ("cat a", "cat: a: No such file or directory", True),
+        ("tar -xzf dist/app.tar.gz", "tar: app.tar.gz: Cannot open: No such file or directory",
+         True),
+        # An option's value, the program given by its path, a folder of a longer path.
+        ("terraform plan -var-file=prod.tfvars",
+         "Given variables file prod.tfvars does not exist.", True),
+        ("./run.sh --fast", "bash: ./run.sh: No such file or directory", True),
+        ("cd /w/shop && npm run build",
+         "npm error enoent no such file or directory, open '/w/shop/package.json'", True),
+        # No line says a path is missing: nothing to tell.
+        ("aws logs tail app", "An error occurred (AccessDenied)", True),
+    ],
+)  # fmt: skip
+def test_a_missing_path_the_call_gave_or_not(script, failing, error, given):
+    script.run(failing, error, failure=ERR, code=1)
+    script.run("true", "ok")
+    call, result, fix, _ = script.events
+    finding = Finding(call, result)
+    finding.fix = fix
+    assert paths.not_given(finding) is not given
+
+
+def test_a_missing_path_needs_a_command_on_both_sides(script):
+    script.run("aws logs tail app", "[Errno 2] No such file or directory: 'less'",
+               failure=ERR, code=1)  # fmt: skip
+    script.file("Read", "/p/a.txt", "ok")
+    call, result, read, _ = script.events
+    finding = Finding(call, result)
+    assert paths.not_given(finding) is False  # no fix yet
+    finding.fix = read
+    assert paths.not_given(finding) is False  # a fix with no command line
+
+
+@pytest.mark.parametrize(
+    ("failing", "error", "fixed"),
+    [
+        ("terraform plan -var-file=prod.tfvars",
+         "Error: Failed to read variables file\n\nGiven variables file prod.tfvars does not exist.",
+         "terraform plan -var-file=envs/prod.tfvars"),
+        ("./run.sh --fast", "bash: ./run.sh: No such file or directory",
+         "bash scripts/run.sh --fast"),
+    ],
+)  # fmt: skip
+def test_a_path_the_call_gave_stays_a_guess(script, failing, error, fixed):
+    """Where the missing path is one the call named, nothing tells a habit of the program from
+    a guess at where a file lives: no lesson of how to call it."""
+    script.run(failing, error, failure=ERR, code=1)
+    script.run(fixed, "ok")
+    assert list(tier2.detect(script.events)) == []
+
+
+def test_a_one_off_at_the_other_end_of_the_output_still_counts(script):
+    """The pager was the program's own file, but the long output ends on a permission the
+    call lacked: that end names a one-off, and the lesson is not recalled by the error."""
+    bad, good = "aws logs describe-log-groups", "aws --no-cli-pager logs describe-log-groups"
+    error = "[Errno 2] No such file or directory: 'less'\n" + "log line\n" * 300
+    script.run(bad, error + "open /p/out.json: permission denied", failure=ERR, code=255)
+    script.run(good, "/ecs/checkout-api")
+    assert list(tier2.detect(script.events)) == []

@@ -85,7 +85,7 @@ from lessons_core.scan.detectors.tier2.drift import (
 )
 from lessons_core.scan.detectors.tier2.finding import Finding
 from lessons_core.scan.detectors.tier2.pairing import _operands
-from lessons_core.scan.detectors.tier2.paths import guessed
+from lessons_core.scan.detectors.tier2.paths import guessed, not_given
 from lessons_core.scan.detectors.tier2.recall import (
     called_otherwise,
     flaky_run,
@@ -299,7 +299,9 @@ def _judge(
         if set_in_front(finding):
             finding.cls = ENV_SET  # (a search path set for it: ``PKG_CONFIG_PATH=… make``)
             return finding
-        if (setup_failed or missing) and quoted is None:
+        if missing and quoted is None and not_given(finding):
+            cls = None  # the program's own file, not the call's: what changed tells the lesson
+        elif (setup_failed or missing) and quoted is None:
             # a path that was not there, and no sign of where it is (unless a shell made it up
             # out of double quotes: ``"cd $ROOT/app"`` sent over ``ssh``, read here)
             return None

@@ -21,8 +21,9 @@ from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
-from lessons_core.scan.detectors import triggers
+from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.tier2.calls import _FILE_TOOLS
+from lessons_core.scan.detectors.tier2.finding import Finding
 
 #: What an error says was not there (``cat: src/a.ts: No such file or directory``, ``ls: cannot
 #: access 'x'``): the path, without its quotes.
@@ -31,6 +32,10 @@ _NOT_THERE = kept_programs.compile(
     r"""|not found|does not exist)|cannot access ['"`]?([^\s'"`:]+)""",
     re.IGNORECASE,
 )
+
+
+#: A line saying a path is missing, in the words of the class of such failures.
+_MISSING = failures.mistake_class_named(failures.MISSING_PATH).pattern
 
 
 def alike(wrong: str, right: str) -> bool:
@@ -77,6 +82,33 @@ def guessed(call: ev.Event, fix: ev.Event, error: str) -> tuple[str, str] | None
                     relative(right, fix.project, fix.cwd),
                 )
     return None
+
+
+def not_given(finding: Finding) -> bool:
+    """Whether the paths an error says were missing are none the call gave: the program looked
+    for a file of its own (a pager, the interpreter a shebang names, its configuration) and the
+    fix made it do without, or showed it where. That is how the program is called here, not a
+    guess at where a file of the project lives."""
+    call, fix = finding.call, finding.fix
+    if not call.command or fix is None or not fix.command:
+        return False
+    lines = [line for line in finding.result.text[:1500].splitlines() if _MISSING.search(line)]
+    given = [
+        re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w.-])") for word in _given(call.command)
+    ]
+    return bool(lines) and not any(word.search(line) for word in given for line in lines)
+
+
+def _given(command: str) -> set[str]:
+    """Every word of ``command`` that may name a file: each argument and option's value (after
+    ``=``), the program too where it was given by its path (``./run.sh``), and the last part of
+    each."""
+    out: set[str] = set()
+    for seg in triggers.segments(command):
+        for word in seg if "/" in seg[0] else seg[1:]:
+            word = word.split("=", 1)[-1]
+            out.update(part for part in (word, PurePosixPath(word).name) if part)
+    return out
 
 
 def _words(command: str) -> list[str]:
