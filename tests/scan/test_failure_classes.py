@@ -329,6 +329,10 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "Could not open a connection to your authentication agent.",
         "Couldn't find a project to run. Ensure a project exists in /p, or pass --project.",
         "abort: push creates new remote branches: 'calib'",
+        "flag '--no-password' requires the '--insecure' flag",
+        "option --output requires an argument",
+        "-o requires a value",
+        "flag --token required",
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):
@@ -336,6 +340,21 @@ def test_a_line_that_says_what_was_refused_is_an_error_line(line):
     permitted, illegal, unexpected, unrecognized, could not, an opening "abort:". The line
     after it, the usage or the advice, is not."""
     assert failures.error_lines(f"{line}\nusage: tool [-belnstuv] [file ...]") == (line,)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Requires-Python >=3.11",
+        "this package requires node 20",
+        "--watch is required here",
+        "  - requires: python>=3.11",
+    ],
+)
+def test_what_a_package_requires_is_no_error_line(line):
+    """Only an option that requires something states a refusal: a package's requirements, or
+    a word of a longer name, do not."""
+    assert failures.error_lines(line) == ()
 
 
 def test_a_harness_header_is_passed_over_and_the_error_after_it_kept():

@@ -586,8 +586,15 @@ def test_step_first_through_what_cuts_the_output(failing, fixed, step):
         ("make out", "make -B out && cat out/log.txt", ["-B"]),
         # a one-digit option is an option (psql -1, xargs -0, ls -1)
         ("psql -v X=1 -f m.sql", "psql -1 -v X=1 -f m.sql", ["-1"]),
+        # a filter that only drops lines of the output (noise) is a look too
+        ("make out", "make -B out 2>&1 | grep -vE ' (INFO|WARN) '", ["-B"]),
+        ("make out", "make -B out | grep --invert-match warn", ["-B"]),
         # a filter of the output, a cat with options of its own, a search that writes: a change
         ("make out", "make -B out | grep warn", []),
+        ("make out", "make -B out | grep --count warn", []),
+        ("make out", "make -B out | grep --devices=skip warn", []),
+        ("make out", "make -B out | grep overflow", []),
+        ("make out", "make -B out | awk -v n=1 '{print $n}'", []),
         ("make out", "make -B out && cat -A out/log.txt", []),
         ("make out", "make -B out && grep -c x a > n.txt", []),
         ("make out", "make -B out && git commit -m x", []),

@@ -59,6 +59,9 @@ _ERROR_LINE = kept_programs.compile(
     r"not (?:allowed|supported|permitted)|unsupported|unrecognized|unexpected|illegal|"
     r"\bexit code\b|\baborted\b|does(?:n't| not) exist|(?-i:\bERR_[A-Z][A-Z0-9_]{2,})|"
     r"injection detected|already exists|"
+    # an option that cannot stand alone ("flag '--no-password' requires the '--insecure' flag",
+    # "option --output requires an argument")
+    r"""--?[A-Za-z][\w-]*['"`]? require|"""
     # what a run looked for and did not find ("No valid code signing certificates were found")
     r"\bno\b[^.:\n]{0,60}\b(?:were|was) found\b|"
     r"exceed(?:ed|ing|s) (?:the |its )?timeout",

@@ -333,7 +333,9 @@ def _pair_segments(
         mine, theirs = mine[1:], theirs[1:]
     for words in (mine, theirs):
         while len(words) > 1 and (
-            PurePosixPath(words[-1][0]).name in _OUTPUT_ONLY or _looks_at_result(words[-1])
+            PurePosixPath(words[-1][0]).name in _OUTPUT_ONLY
+            or _looks_at_result(words[-1])
+            or _drops_lines(words[-1])
         ):
             words.pop()
         if len(words) > 1:
@@ -358,6 +360,16 @@ def _looks_at_result(words: tuple[str, ...]) -> bool:
             bool(given) and len(given) == len(words) - 1 and not _REDIRECTIONS.intersection(words)
         )
     return program == "git" and _git_verb(words) in _GIT_LOOKS
+
+
+def _drops_lines(words: tuple[str, ...]) -> bool:
+    """A ``grep -v`` last on the line (``2>&1 | grep -vE ' (INFO|WARN) '``): it only leaves the
+    noise out of what the command before printed. A ``grep`` that keeps lines is left in: its
+    status tells whether they were there. (Given a file as well, it is a look at the result.)"""
+    return PurePosixPath(words[0]).name == "grep" and any(
+        word == "--invert-match" or (word[:1] == "-" and word[1:2] != "-" and "v" in word)
+        for word in words[1:]
+    )
 
 
 def _cuts_its_input(words: tuple[str, ...]) -> bool:
