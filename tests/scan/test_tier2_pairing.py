@@ -4908,6 +4908,28 @@ def test_a_script_in_a_heredoc_that_edits_the_code_is_no_step_first(script):
     assert _detect(script) == []
 
 
+def test_a_step_that_rewrites_a_file_is_a_step_first_when_the_error_asked_for_it(script):
+    """``biome check`` refused a configuration of the old version and said to run ``biome
+    migrate``; ``biome migrate --write && biome check .`` worked. The step rewrote a file, but
+    the tool asked for it: the lesson is the step, not an edit of the code."""
+    bad = "npx biome check ."
+    script.run(bad, "! The configuration schema version does not match the CLI version 2.1.2\n"
+               "ℹ Run the command biome migrate to migrate the configuration file.\n"
+               "× Found an unknown key `ignore`.", failure=ERR)  # fmt: skip
+    script.run("npx biome migrate --write && npx biome check .", "Checked 143 files")
+    candidate = _one(script)
+    assert candidate.summary == "biome: run `npx biome migrate --write` first"
+
+
+def test_a_step_that_rewrites_a_file_unasked_is_an_edit(script):
+    """The same rewrite in front, where the error named no step: an edit of the code (a
+    formatter run before the linter), no step the linter needs."""
+    script.run("npx eslint src", "src/a.ts\n  3:1  error  Delete `··`  prettier/prettier",
+               failure=ERR)  # fmt: skip
+    script.run("npx prettier --write src && npx eslint src", "")
+    assert _detect(script) == []
+
+
 def test_a_fix_whose_first_command_of_the_kind_works_on_another_target_is_not_compared(script):
     script.run("git rm -q --cached b.ico", "fatal: pathspec 'b.ico' did not match", failure=ERR)
     script.run("git rm -qf a.wxs && git rm -qf b.ico && git status --short", "D a.wxs")

@@ -156,6 +156,10 @@ def test_inline_code_that_writes_a_file_is_an_edit():
     assert not triggers.writes_a_file("python3 - <<'EOF'\nprint(open('a').read())\nEOF")
     assert not triggers.writes_a_file("grep -rn '.write(' src")  # (no interpreter runs it)
     assert triggers.step_first("sbt test", writes) is None  # an edit is no step first
+    # unless the caller knows the error asked for it
+    fixed = "prettier --write src && eslint src"
+    assert triggers.step_first("eslint src", fixed) is None
+    assert triggers.step_first("eslint src", fixed, writes=True) == "prettier --write src"
 
 
 def test_output_written_to_a_scratch_file_is_no_edit():

@@ -2397,7 +2397,11 @@ def step_named(error: str, step: str) -> bool:
     words = list(itertools.takewhile(lambda w: not w.startswith("-"), found[-1] if found else ()))
     for first, second in itertools.pairwise(words[:4]):
         said = rf"{_escape(first)}\s+{_escape(second)}"
-        if re.search(rf"""(?:[`'"]|\b(?:run|use|try)\s+){said}(?![\w.-])""", error[:3000]):
+        if re.search(
+            rf"""(?:[`'"]|\b(?:run|use|try)\s+(?:the\s+command\s+)?){said}(?![\w.-])""",
+            error[:3000],
+            re.IGNORECASE,
+        ):
             return True
     return False
 
@@ -2425,7 +2429,7 @@ def _in_front(failing: str, fixed: str) -> tuple[tuple[str, ...], ...]:
     return theirs[: len(theirs) - len(mine)]
 
 
-def step_first(failing: str, fixed: str) -> str | None:
+def step_first(failing: str, fixed: str, *, writes: bool = False) -> str | None:
     """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
     (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform
     init && terraform plan``): a step the command needed first. ``None`` when nothing was put in
@@ -2434,7 +2438,8 @@ def step_first(failing: str, fixed: str) -> str | None:
     (``chmod +x``): that stays with the file, so the step is not needed again; nor an edit of a
     file (``sed -i``, ``> file``, ``patch``): that was a change of the code. A ``cd`` both
     lines start with and what reads the output at the end are no part of either
-    (:func:`_pair_segments`)."""
+    (:func:`_pair_segments`). With ``writes``, a step that rewrites a file counts too: the
+    caller knows the error asked for it (``Run the command biome migrate``)."""
     # (a look in front, ``git diff --stat && actionlint``, is no step; nor the failing command
     # itself, as the shell gives its words: ``redis-cli --pattern 'session:*' | head && …``
     # ran the corrected call first)
@@ -2444,7 +2449,7 @@ def step_first(failing: str, fixed: str) -> str | None:
         words[0] in SETUP_COMMANDS
         or words[0] in _FILE_MODES
         or _ASSIGNMENT.match(words[0])
-        or _writes_file(words)
+        or (_writes_file(words) and not writes)
         for words in before
     ):
         return None
