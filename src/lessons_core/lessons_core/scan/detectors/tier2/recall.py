@@ -588,17 +588,17 @@ def _recallable(finding: Finding) -> bool:
         return False
     for end in (result.text[:1500], result.text[-1500:]):
         cls = failures.mistake_class(end)
-        if cls is not None and not cls.reusable and not _programs_own(cls, finding):
+        # (a missing path is no one-off of the target where the call gave none of it: the
+        # program's own file, :func:`.paths.not_given`)
+        if (
+            cls is not None
+            and not cls.reusable
+            and (cls.name != failures.MISSING_PATH or not not_given(finding))
+        ):
             return False
     return not (
         fix.command and (_REWRITES.search(fix.command) or triggers.writes_a_file(fix.command))
     )
-
-
-def _programs_own(cls: failures.MistakeClass, finding: Finding) -> bool:
-    """Whether a missing path the error names was the program's own file, not one the call gave
-    (:func:`.paths.not_given`): no one-off of the target."""
-    return cls.name == failures.MISSING_PATH and not_given(finding)
 
 
 #: A test runner's tally of tests that failed (``1 failing``, ``2 failed``, ``Tests: 1 failed``).
