@@ -9,7 +9,8 @@ from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
 from lessons_core.scan import events as ev
-from lessons_core.scan.detectors import failures, triggers
+from lessons_core.scan.detectors import triggers
+from lessons_core.scan.detectors.tier2.paths import missing_lines
 
 
 def _cd_to_root(fix: ev.Event) -> bool:
@@ -102,8 +103,7 @@ def _under(word: str, path: str) -> bool:
 def _missing_words(command: str, error: str) -> list[str]:
     """The relative paths of ``command`` that the lines of ``error`` saying a path is missing
     name (``rg: workers: No such file or directory`` names ``workers``)."""
-    missing = failures.mistake_class_named(failures.MISSING_PATH).pattern
-    lines = [line for line in error[:1500].splitlines() if missing.search(line)]
+    lines = missing_lines(error)
     if not lines:
         return []
     out = []

@@ -92,11 +92,19 @@ def not_given(finding: Finding) -> bool:
     call, fix = finding.call, finding.fix
     if not call.command or fix is None or not fix.command:
         return False
-    lines = [line for line in finding.result.text[:1500].splitlines() if _MISSING.search(line)]
+    lines = missing_lines(finding.result.text)
+    if not lines:
+        return False
     given = [
         re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w.-])") for word in _given(call.command)
     ]
-    return bool(lines) and not any(word.search(line) for word in given for line in lines)
+    return not any(word.search(line) for word in given for line in lines)
+
+
+def missing_lines(error: str) -> list[str]:
+    """The lines of the head of ``error`` that say a path is missing, in the words of the class
+    of such failures."""
+    return [line for line in error[:1500].splitlines() if _MISSING.search(line)]
 
 
 def _given(command: str) -> set[str]:
