@@ -4071,6 +4071,49 @@ def test_a_dry_run_is_a_look_not_the_fix(script):
     assert "`make -C server lint`" in candidate.fix and "-n" not in candidate.fix
 
 
+@pytest.mark.parametrize(
+    ("failing", "other", "looks"),
+    [
+        ("crontab -e", "crontab -l", True),
+        ("unzip dist.zip -d out", "unzip -l dist.zip", True),
+        ("make lint", "make -n -C server lint", True),
+        # another run of the program on the line does the work the look fed
+        ("crontab -e", "(crontab -l 2>/dev/null; echo '0 * * * * job') | crontab -", False),
+        (
+            "kubectl create secret generic k --from-literal=a=b",
+            "kubectl create secret generic k --from-literal=a=b --dry-run=client -o yaml"
+            " | kubectl apply -f -",
+            False,
+        ),
+        # a line that never runs the failing program: its main command tells
+        ("gh release create v1.8.0", "git tag --list 'v1*' && git ls-remote --tags origin", True),
+        # ``-l`` elsewhere is a long listing, a login shell, a count of lines
+        ("bash run.sh", "bash -l run.sh", False),
+        # the failing call looked the same way: not a look taken since
+        ("make -n deploy", "make -n -C ops deploy", False),
+    ],
+)
+def test_what_only_looks_at_what_a_command_would_do(failing, other, looks):
+    def call(command):
+        return ev.Event(kind=ev.TOOL_CALL, agent="claude", tool="Bash", command=command)
+
+    assert calls._probes(call(other), call(failing)) is looks
+
+
+def test_a_listing_fed_into_the_program_that_installs_it_is_the_fix_not_a_look(script):
+    script.run(
+        "crontab -e",
+        "Vim: Warning: Output is not to a terminal\nVim: Error reading input, exiting...\n"
+        'crontab: "/usr/bin/sensible-editor" exited with status 1',
+        failure=ERR,
+        code=1,
+    )
+    script.run("crontab -l", "no crontab for deploy")
+    script.run("(crontab -l 2>/dev/null; echo '*/5 * * * * ./pull.sh') | crontab -", "")
+    candidate = _one(script)
+    assert "| crontab -`" in candidate.fix and "`-l`" not in candidate.summary
+
+
 def test_a_collect_only_run_is_a_look_and_the_quoted_expression_the_fix(script):
     script.run(
         "pytest -k checkout and not flaky",

@@ -183,8 +183,17 @@ _HUMAN_SIZES = frozenset({"df", "du", "ls", "free", "sort"})
 #: Options that make a command say what it would do or what there is, and do nothing
 #: (``pytest --collect-only``, ``make -n``, ``terraform … --dry-run``): a look, like a help page.
 _PROBES = frozenset({"--dry-run", "--collect-only", "--co", "--list", "--just-print"})
-#: Programs whose ``-n`` is such a look (elsewhere it is a count, a line number, ``--no-verify``).
-_DRY_N = frozenset({"make", "gmake", "rsync", "ansible-playbook"})
+#: Programs whose one-letter option is such a look, where elsewhere it means something else
+#: (``-n`` a count, a line number, ``--no-verify``; ``-l`` long, a login shell, a limit):
+#: ``make -n`` runs nothing, ``crontab -l`` and ``unzip -l`` list what there is.
+_SHORT_PROBES = {
+    "make": "-n",
+    "gmake": "-n",
+    "rsync": "-n",
+    "ansible-playbook": "-n",
+    "crontab": "-l",
+    "unzip": "-l",
+}
 
 
 def _probes(other: ev.Event, call: ev.Event) -> bool:
@@ -194,9 +203,19 @@ def _probes(other: ev.Event, call: ev.Event) -> bool:
     shape = triggers.main_shape(other.command or "")
     if shape is None:
         return False
-    looks = set(shape.flags) & (_PROBES | ({"-n"} if shape.exe in _DRY_N else set()))
     failing = triggers.main_shape(call.command or "")
-    return bool(looks - set(failing.flags if failing is not None else ()))
+    # Each run of the failing program must look: ``(crontab -l; echo …) | crontab -`` and
+    # ``kubectl create … --dry-run=client -o yaml | kubectl apply -f -`` also do the work.
+    runs = [s for s in triggers.shapes(other.command or "") if failing and s.exe == failing.exe]
+    return all(looks(one, failing.flags if failing is not None else ()) for one in runs or [shape])
+
+
+def looks(shape: triggers.Shape | None, had: tuple[str, ...] = ()) -> bool:
+    """Whether the simple command ``shape`` only looks (an option of :data:`_PROBES` or
+    :data:`_SHORT_PROBES`) by an option that ``had``, the failing call's words, did not give."""
+    if shape is None:
+        return False
+    return bool(set(shape.flags) & (_PROBES | {_SHORT_PROBES.get(shape.exe, "--list")}) - set(had))
 
 
 def _asks_for_help(call: ev.Event) -> bool:

@@ -14,7 +14,7 @@ from lessons_core.scan import events as ev
 from lessons_core.scan import scoring
 from lessons_core.scan.detectors import failures, triggers
 from lessons_core.scan.detectors.failures import MistakeClass, error_lines, strip_tags
-from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS
+from lessons_core.scan.detectors.tier2.calls import _EDIT_TOOLS, looks
 from lessons_core.scan.detectors.tier2.classes import (
     _ENVIRONMENT_CLASSES,
     CWD_DRIFT,
@@ -330,13 +330,15 @@ def _changed(call: ev.Event, fix: ev.Event) -> str:
         # the lines differ in more than the command (a look after it: ``tofu workspace select
         # -or-create x && tofu workspace show``): what changed is in the fix's first command of
         # the kind, when that one was given all the failing one named, came first but for a
-        # ``cd`` (a step in front, ``git config … && git status``, is what changed) and the
-        # fix kept the failing line's other commands as they were
+        # ``cd`` (a step in front, ``git config … && git status``, is what changed), was no
+        # look (``(crontab -l; echo …) | crontab -`` changed more than ``-l``) and the fix
+        # kept the failing line's other commands as they were
         mine = triggers.segments_of(failing, shape.exe, shape.sub)
         theirs = triggers.segments_of(fixed, shape.exe, shape.sub)
         if (
             mine
             and theirs
+            and not looks(triggers.shape_of(list(theirs[0])), mine[-1])
             and set(triggers.operands_of(mine[-1])) <= set(triggers.operands_of(theirs[0]))
             and _first(fixed, theirs[0])
             and _kept_others(failing, fixed, mine[-1])
