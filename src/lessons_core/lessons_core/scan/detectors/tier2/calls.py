@@ -148,11 +148,20 @@ def _wrapper_added(call: ev.Event, other: ev.Event) -> tuple[str, str, str] | No
     db:migrate``: the very same command line, run through a wrapper, nothing else changed. (Its
     key is the failing call's, so :func:`_wrapping`, asked only of other keys, misses it.)"""
     failing, command = (call.command or "").strip(), other.command or ""
-    if not failing or not command.endswith(" " + failing):
+    if not failing or not command:
         return None
-    if len(triggers.shapes(command)) != len(triggers.shapes(failing)):
+    mine, theirs = triggers.segments(failing), triggers.segments(command)
+    if len(mine) != len(theirs):
         return None  # (a step in front: ``pip install x && pytest``)
-    layers = triggers.wrapped(command)
+    changed = [(was, now) for was, now in zip(mine, theirs, strict=True) if was != now]
+    if len(changed) != 1:
+        return None
+    # (the one simple command that changed, ``cd app && npx serverless deploy``, ends with
+    # all the failing one said)
+    was, now = (tuple(words) for words in changed[0])
+    if now[-len(was) :] != was:
+        return None
+    layers = triggers.wrapped(" ".join(now))
     return ("added", layers[0][0], layers[0][1].exe) if layers else None
 
 
