@@ -275,6 +275,43 @@ def test_a_tool_only_reachable_through_a_wrapper(script):
     assert triggers.matches(candidate.trigger, "cd web && tsc -p .")
 
 
+def test_a_command_with_a_subcommand_run_through_a_wrapper_past_a_shared_cd(script):
+    """The global ``serverless`` refused to run; the project's own one, through ``npx``, did.
+    Both lines start with the same ``cd``, and ``serverless deploy`` wraps no ``deploy``."""
+    bad = "cd /p/orders && serverless deploy --stage dev"
+    good = "cd /p/orders && npx serverless deploy --stage dev"
+    script.run(
+        bad,
+        "✖ You must sign in or use a license key with Serverless Framework V.4 and later "
+        'versions. Please use "serverless login".',
+        failure=ERR,
+        code=1,
+    )
+    script.run("cd /p/orders && which serverless && serverless --version", "Framework 4.4.7")
+    script.run(good, "✔ Service deployed to stack orders-dev (87s)")
+    candidate = _one(script)
+    assert candidate.summary == "serverless: run it through `npx`"
+    _fires(candidate, bad, good)
+
+
+@pytest.mark.parametrize(
+    ("failing", "fixed", "added"),
+    [
+        ("cd app && tsc -p .", "cd app && pnpm exec tsc -p .", ("added", "pnpm", "tsc")),
+        ("rake db:migrate", "bundle exec rake db:migrate", ("added", "bundle", "rake")),
+        # more changed than the wrapper: another folder, a step in front, other words
+        ("cd app && tsc -p .", "cd web && pnpm exec tsc -p .", None),
+        ("tsc -p .", "pnpm i && pnpm exec tsc -p .", None),
+        ("tsc -p .", "pnpm exec tsc -p tsconfig.json", None),
+    ],
+)
+def test_a_wrapper_added_in_front_of_the_same_words(failing, fixed, added):
+    def call(command):
+        return ev.Event(kind=ev.TOOL_CALL, agent="claude", tool="Bash", command=command)
+
+    assert calls._wrapper_added(call(failing), call(fixed)) == added
+
+
 @pytest.mark.parametrize("edited", [False, True])
 def test_a_build_that_fails_until_run_through_a_version_manager(script, edited):
     """A compile error, then the same build through ``mise exec --`` with no file edited: the
@@ -1008,6 +1045,20 @@ def test_a_one_off_in_the_middle_of_a_long_output_does_not_make_it_one(script):
     candidate = _one(script)
     assert candidate.trigger is None
     assert candidate.summary == "git push: needed another way"
+
+
+def test_a_variable_the_fix_no_longer_set_is_no_target_it_dropped(script):
+    """``MIX_ENV=test`` hid a task the project only has in dev; the same task without it
+    worked. A variable set in front names nothing the call worked on, so the fix kept the
+    target and the lesson is recalled at its error (which says nothing of the variable)."""
+    bad, good = "cd /p && MIX_ENV=test mix credo --strict", "cd /p && mix credo --strict"
+    script.run(bad, '** (Mix) The task "credo" could not be found', failure=ERR, code=1)
+    script.run(
+        good + " 2>&1 | tail -9", "Analysis took 1.2 seconds\n41 mods/funs, found no issues."
+    )
+    candidate = _one(script)
+    assert candidate.trigger is None
+    assert candidate.summary == "mix credo: it worked without `MIX_ENV=test`"
 
 
 _MOCHA_TIMEOUT = (
@@ -5024,6 +5075,11 @@ def test_a_run_that_wrote_a_file_on_its_way_and_failed_is_no_witness(script):
          "needed another way"),
         # nor is a command of the kind given another target
         ("git rm -q --cached b.ico", "git rm -qf a.wxs && git rm -qf b.ico", "needed another way"),
+        # nor a look whose listing a later run of the kind took in
+        ("crontab -e", "(crontab -l; echo '0 * * * * x') | crontab -", "needed another way"),
+        # a look the failing call took as well is no look taken since
+        ("make -n deploy", "make -n -C ops deploy && make -C ops deploy",
+         "it worked with `-C ops`"),
     ],
 )  # fmt: skip
 def test_what_changed_is_read_from_the_fixs_first_command_of_the_kind(bad, good, changed):

@@ -1640,6 +1640,11 @@ def without_assignment(base: str, name: str) -> str | None:
     return pattern if compiler_accepts(pattern) else None
 
 
+def after_assignments(segment: tuple[str, ...]) -> tuple[str, ...]:
+    """A simple command from its program on, without the variables set in front of it."""
+    return tuple(itertools.dropwhile(_ASSIGNMENT.match, segment))
+
+
 def assignments(command: str) -> list[str]:
     """The variables the simple commands of ``command`` set for themselves (``CI`` of ``CI=1 npm
     test``), in order."""

@@ -746,7 +746,9 @@ def _kept_target(failing: str, fixed: str) -> bool:
 
 def _keeps(words: tuple[str, ...], own: tuple[str, ...]) -> bool:
     """Whether ``own``, a simple command of the fix, named all that ``words`` named (see
-    :func:`_kept_target`)."""
+    :func:`_kept_target`); variables set in front are no thing named (``MIX_ENV=test mix
+    credo`` → ``mix credo``)."""
+    words, own = triggers.after_assignments(words), triggers.after_assignments(own)
     kept = {part for word in own[1:] if not word.startswith("-") for part in _statements(word)}
     options = {word.split("=", 1)[0] for word in own if word.startswith("-")}
     swapped = not options <= {word.split("=", 1)[0] for word in words}
