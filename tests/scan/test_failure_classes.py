@@ -333,6 +333,12 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "option --output requires an argument",
         "-o requires a value",
         "flag --token required",
+        "X Pull request acme/web#512 is not mergeable: the base branch policy prohibits it.",
+        "x No package found with name 'web' in workspace",
+        "✖ You must sign in or use a license key with Serverless Framework V.4",
+        "No test files found, exiting with code 1",
+        '"/p/data/orders.csv" is not a core dump: file format not recognized',
+        "WARN Command cancelled.",
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):
@@ -349,6 +355,11 @@ def test_a_line_that_says_what_was_refused_is_an_error_line(line):
         "this package requires node 20",
         "--watch is required here",
         "  - requires: python>=3.11",
+        # a mark only where a word starts in capitals after it; "no" only opening the line
+        "x 12 y 40",
+        "x marks where the tile goes",
+        "- [x] Run the checks",
+        "found 3 packages, no vulnerabilities found",
     ],
 )
 def test_what_a_package_requires_is_no_error_line(line):

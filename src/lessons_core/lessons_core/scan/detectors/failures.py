@@ -62,8 +62,12 @@ _ERROR_LINE = kept_programs.compile(
     # an option that cannot stand alone ("flag '--no-password' requires the '--insecure' flag",
     # "option --output requires an argument")
     r"""--?[A-Za-z][\w-]*['"`]? require|"""
-    # what a run looked for and did not find ("No valid code signing certificates were found")
-    r"\bno\b[^.:\n]{0,60}\b(?:were|was) found\b|"
+    # what a run looked for and did not find ("No valid code signing certificates were found",
+    # "No test files found, exiting with code 1")
+    r"\bno\b[^.:\n]{0,60}\b(?:were|was) found\b|^\W*no\b[^.:\n]{0,60}\bfound\b|"
+    # a line a CLI marks as its failure ("X Pull request #512 is not mergeable: …", "✖ You
+    # must sign in …"), "file format not recognized", a run the tool called off
+    r"(?-i:^[Xx✖✘×]\s+[A-Z])|\bnot recogni[sz]ed\b|\bcancell?ed\b|"
     r"exceed(?:ed|ing|s) (?:the |its )?timeout",
     re.IGNORECASE,
 )
