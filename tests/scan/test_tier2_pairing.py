@@ -1061,6 +1061,52 @@ def test_a_variable_the_fix_no_longer_set_is_no_target_it_dropped(script):
     assert candidate.summary == "mix credo: it worked without `MIX_ENV=test`"
 
 
+_OFFLINE = (
+    "> Task :api:compileJava FAILED\n\nFAILURE: Build failed with an exception.\n\n"
+    "* What went wrong:\nExecution failed for task ':api:compileJava'.\n"
+    "> Could not resolve all files for configuration ':api:compileClasspath'.\n"
+    "   > No cached version of com.github.ben-manes.caffeine:caffeine:3.1.8 available for "
+    "offline mode.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("bad", "output", "found"),
+    [
+        ("./gradlew --offline :api:test", _OFFLINE, True),
+        # the option named as the command line spells it, in a line that states the error
+        ("./gradlew --offline :api:test",
+         _OFFLINE.replace("offline mode", "this build") + "error: --offline needs a cache\n",
+         True),
+        # a short name is a word of any output; two dropped, and the error spoke of one
+        ("./gradlew --scan :api:test", _OFFLINE.replace("offline mode", "scan mode"), False),
+        ("./gradlew --offline --parallel :api:test", _OFFLINE, False),
+        # the error says nothing of the option: it may be innocent
+        ("./gradlew --offline :api:test", _OFFLINE.replace("offline mode", "this build"),
+         False),
+        # the runner echoed the command line it ran: no word of the error
+        ("./gradlew --offline :api:test",
+         _OFFLINE.replace("offline mode", "this build") + "Ran: gradlew --offline :api:test\n",
+         False),
+        # the name inside a longer word, or in capitals
+        ("./gradlew --offline :api:test", _OFFLINE.replace("offline mode", "offlineMode"), False),
+        ("./gradlew --offline :api:test", _OFFLINE.replace("offline mode", "OFFLINE mode"), True),
+    ],
+)  # fmt: skip
+def test_a_build_that_worked_without_the_option_its_error_spoke_of(script, bad, output, found):
+    """``--offline`` resolves only what the caches hold; once a dependency was added, the same
+    build without it worked. The build failed before any test did and the error named the
+    mode the option sets, so how it is called here was the difference, not the code."""
+    good = "./gradlew :api:test 2>&1 | tail -4"
+    script.run(bad, output, failure=ERR, code=1)
+    script.run(good, "BUILD SUCCESSFUL in 41s")
+    if not found:
+        assert _detect(script) == []
+        return
+    candidate = _one(script)
+    assert "`--offline`" in candidate.summary
+
+
 _MOCHA_TIMEOUT = (
     "  Workspace Probe\n    1) enables a repository\n  3 passing (2s)\n  1 failing\n\n"
     "  1) Workspace Probe\n     Error: Timeout of 2000ms exceeded. For async tests and hooks, "

@@ -544,7 +544,24 @@ def called_otherwise(failing: str, fixed: str, output: str) -> bool:
     if not added:
         swapped = triggers.options_swapped(failing, fixed)
         added = swapped[1] if swapped is not None else []
-    return bool(added) and not any(_PAST_A_CHECK.match(word) for word in added)
+    if not added:
+        # an option dropped that the error itself spoke of, in its words or its name
+        # (``gradlew --offline`` → "No cached version … available for offline mode")
+        dropped = triggers.options_added(fixed, failing)
+        return bool(dropped) and all(_speaks_of(output, flag) for flag in dropped)
+    return not any(_PAST_A_CHECK.match(word) for word in added)
+
+
+def _speaks_of(output: str, flag: str) -> bool:
+    """Whether ``output`` names the option ``flag`` as a thing of its own: its bare name as a
+    word ("available for offline mode" of ``--offline``; never the option as the command line
+    spelled it, which a runner echoes), or the option itself in a line stating the error. A
+    name of four letters or fewer (``--dev``, ``--all``) is a word of every other output."""
+    name = flag.lstrip("-")
+    if len(name) < 5:
+        return False
+    bare = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+    return bool(bare.search(output)) or _names_flag(output, flag)
 
 
 def _recallable(finding: Finding) -> bool:
