@@ -339,6 +339,7 @@ def test_error_lines_keep_only_the_lines_that_state_the_error():
         "No test files found, exiting with code 1",
         '"/p/data/orders.csv" is not a core dump: file format not recognized',
         "WARN Command cancelled.",
+        'FATA[0001] pinging container registry localhost:5000: Get "https://localhost:5000/v2/"',
     ],
 )
 def test_a_line_that_says_what_was_refused_is_an_error_line(line):
@@ -358,6 +359,7 @@ def test_a_line_that_says_what_was_refused_is_an_error_line(line):
         # a mark only where a word starts in capitals after it; "no" only opening the line
         "x 12 y 40",
         "x marks where the tile goes",
+        "INFO[0000] copied the blob; ERRO[ and FATA[ lines would follow it",
         "- [x] Run the checks",
         "found 3 packages, no vulnerabilities found",
     ],

@@ -68,6 +68,8 @@ _ERROR_LINE = kept_programs.compile(
     # a line a CLI marks as its failure ("X Pull request #512 is not mergeable: …", "✖ You
     # must sign in …"), "file format not recognized", a run the tool called off
     r"(?-i:^[Xx✖✘×]\s+[A-Z])|\bnot recogni[sz]ed\b|\bcancell?ed\b|"
+    # the levels Go's logrus writes short (``FATA[0001] trying to reuse blob …``)
+    r"(?-i:^(?:FATA|ERRO|PANI)\[)|"
     r"exceed(?:ed|ing|s) (?:the |its )?timeout",
     re.IGNORECASE,
 )
