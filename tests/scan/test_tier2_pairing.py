@@ -1317,14 +1317,16 @@ def test_an_unknown_failure_is_no_lesson_when_its_fix_was_no_call_of_it(script):
 def test_an_unknown_failure_fixed_by_dropping_the_syntax_the_error_quotes(script):
     r"""``rg`` refuses a literal ``\n``; the fix searched without it. A fix that only added a
     flag would give a trigger firing on every plain call of its command (every ``go build``
-    without ``-tags``): that one yields nothing."""
+    without ``-tags``): that one has none, and is recalled at its error alone."""
     script.run("go build ./...", "build constraints exclude all Go files", failure=ERR, code=1)
     script.run("go build -tags dev ./...", "")
     bad = r'rg -n "aggregator:\n\s*type" docs'
     good = r'rg -n "type:\s*code" docs'
     script.run(bad, 'rg: the literal "\\n" is not allowed in a regex', failure=ERR, code=2)
     script.run(good, "docs/a.md:3:type: code")
-    candidate = _one(script)
+    tags, candidate = _detect(script)
+    assert tags.trigger is None
+    assert tags.error_lines == ("build constraints exclude all Go files",)
     _fires(candidate, bad, good)
     assert not triggers.matches(candidate.trigger, "rg -n foo docs")
 
@@ -5088,6 +5090,12 @@ def test_a_fix_whose_first_command_of_the_kind_works_on_another_target_is_not_co
         ("make stats", "stats: err_count = 0", ()),
         ("adb install a.apk", "adb\n", ()),
         ("adb install a.apk", "more than one device/emulator", ()),
+        # all it said, a sentence of four words or more
+        ("java -jar target/app.jar", "no main manifest attribute, in target/app.jar\n",
+         ("no main manifest attribute, in target/app.jar",)),
+        ("java -jar target/app.jar", "no manifest, in target/app.jar", ()),
+        ("java -jar target/app.jar", "NO MAIN MANIFEST ATTRIBUTE", ()),
+        ("java -jar target/app.jar", "no main manifest attribute\nin target/app.jar", ()),
         # the usual error lines come first
         ("adb install a.apk", "adb: failed to install: x", ("adb: failed to install: x",)),
     ],

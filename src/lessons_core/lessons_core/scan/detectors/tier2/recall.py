@@ -713,16 +713,25 @@ def _names_flag(output: str, flag: str) -> bool:
     return any(spelled.search(line) for line in error_lines(output))
 
 
+#: A word of a sentence (``attribute,``), not a value, a path or a name with a ``_`` in it.
+_PLAIN_WORD = kept_programs.compile(r"[A-Za-z][a-z'’-]*[,.:;]?")
+
+
 def own_error_lines(call: ev.Event, text: str) -> tuple[str, ...]:
     """The lines of a failed call's output that state its error (:func:`error_lines`), or, in a
     short output with none, the line of a program the call ran that starts with its name: its
-    own complaint, in no word of an error (``adb: more than one device/emulator``)."""
+    own complaint, in no word of an error (``adb: more than one device/emulator``); or the one
+    line it said, when that is a sentence of four words or more (``no main manifest
+    attribute, in target/app.jar``)."""
     lines = error_lines(text)
     if lines or not call.command:
         return lines
     said = [" ".join(raw.split()) for raw in text.splitlines() if raw.strip()]
     if len(said) > 2:
         return ()
+    if len(said) == 1 and sum(bool(_PLAIN_WORD.fullmatch(w)) for w in said[0].split()) >= 4:
+        # all a failed call said, in words: its complaint ("no main manifest attribute, in …")
+        return (redact_head(said[0], 200)[:200],)
     programs = triggers.programs_of(call.command)
     return tuple(
         redact_head(line, 200)[:200]
