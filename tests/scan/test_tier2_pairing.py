@@ -24,6 +24,11 @@ def _detect(script):
     return list(tier2.detect(script.events))
 
 
+def _bash(command: str) -> ev.Event:
+    """A Bash call of ``command``, for the helpers that read one call."""
+    return ev.Event(kind=ev.TOOL_CALL, agent="claude", tool="Bash", command=command)
+
+
 def _one(script):
     found = _detect(script)
     assert len(found) == 1, found
@@ -306,10 +311,7 @@ def test_a_command_with_a_subcommand_run_through_a_wrapper_past_a_shared_cd(scri
     ],
 )
 def test_a_wrapper_added_in_front_of_the_same_words(failing, fixed, added):
-    def call(command):
-        return ev.Event(kind=ev.TOOL_CALL, agent="claude", tool="Bash", command=command)
-
-    assert calls._wrapper_added(call(failing), call(fixed)) == added
+    assert calls._wrapper_added(_bash(failing), _bash(fixed)) == added
 
 
 @pytest.mark.parametrize("edited", [False, True])
@@ -4193,10 +4195,7 @@ def test_a_dry_run_is_a_look_not_the_fix(script):
     ],
 )
 def test_what_only_looks_at_what_a_command_would_do(failing, other, looks):
-    def call(command):
-        return ev.Event(kind=ev.TOOL_CALL, agent="claude", tool="Bash", command=command)
-
-    assert calls._probes(call(other), call(failing)) is looks
+    assert calls._probes(_bash(other), _bash(failing)) is looks
 
 
 def test_a_listing_fed_into_the_program_that_installs_it_is_the_fix_not_a_look(script):
