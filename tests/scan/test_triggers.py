@@ -156,10 +156,11 @@ def test_inline_code_that_writes_a_file_is_an_edit():
     assert not triggers.writes_a_file("python3 - <<'EOF'\nprint(open('a').read())\nEOF")
     assert not triggers.writes_a_file("grep -rn '.write(' src")  # (no interpreter runs it)
     assert triggers.step_first("sbt test", writes) is None  # an edit is no step first
-    # unless the caller knows the error asked for it
-    fixed = "prettier --write src && eslint src"
-    assert triggers.step_first("eslint src", fixed) is None
-    assert triggers.step_first("eslint src", fixed, writes=True) == "prettier --write src"
+    # unless the failing call's error asked for it
+    fixed = "npx biome migrate --write && npx biome check ."
+    assert triggers.step_first("npx biome check .", fixed) is None
+    asked = "× The configuration is outdated. Run the command biome migrate to update it."
+    assert triggers.step_first("npx biome check .", fixed, asked) == "npx biome migrate --write"
 
 
 def test_output_written_to_a_scratch_file_is_no_edit():

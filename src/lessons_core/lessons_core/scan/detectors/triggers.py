@@ -2434,31 +2434,31 @@ def _in_front(failing: str, fixed: str) -> tuple[tuple[str, ...], ...]:
     return theirs[: len(theirs) - len(mine)]
 
 
-def step_first(failing: str, fixed: str, *, writes: bool = False) -> str | None:
+def step_first(failing: str, fixed: str, error: str = "") -> str | None:
     """The commands ``fixed`` ran in front of ``failing``, which it then ran unchanged
     (``npm install`` of ``npm install && npm run build``; ``terraform init`` of ``terraform
     init && terraform plan``): a step the command needed first. ``None`` when nothing was put in
     front, or when what was is a move to a folder or a change of the environment (``cd``,
     ``source``, ``export``), which other rules read, or a change of a file's mode or owner
     (``chmod +x``): that stays with the file, so the step is not needed again; nor an edit of a
-    file (``sed -i``, ``> file``, ``patch``): that was a change of the code. A ``cd`` both
-    lines start with and what reads the output at the end are no part of either
-    (:func:`_pair_segments`). With ``writes``, a step that rewrites a file counts too: the
-    caller knows the error asked for it (``Run the command biome migrate``)."""
+    file (``sed -i``, ``> file``, ``patch``): that was a change of the code, unless ``error``,
+    the failing call's, asked for the step (``Run the command biome migrate`` of ``npx biome
+    migrate --write``, :func:`step_named`). A ``cd`` both lines start with and what reads the
+    output at the end are no part of either (:func:`_pair_segments`)."""
     # (a look in front, ``git diff --stat && actionlint``, is no step; nor the failing command
     # itself, as the shell gives its words: ``redis-cli --pattern 'session:*' | head && …``
     # ran the corrected call first)
     ran = set(_segments(failing))
     before = [w for w in _in_front(failing, fixed) if not _looks_at_result(w) and w not in ran]
     if not before or any(
-        words[0] in SETUP_COMMANDS
-        or words[0] in _FILE_MODES
-        or _ASSIGNMENT.match(words[0])
-        or (_writes_file(words) and not writes)
+        words[0] in SETUP_COMMANDS or words[0] in _FILE_MODES or _ASSIGNMENT.match(words[0])
         for words in before
     ):
         return None
-    return _as_written(before, failing, fixed)
+    step = _as_written(before, failing, fixed)
+    if any(_writes_file(words) for words in before) and not step_named(error, step):
+        return None
+    return step
 
 
 def _as_written(before: Sequence[tuple[str, ...]], failing: str, fixed: str) -> str:

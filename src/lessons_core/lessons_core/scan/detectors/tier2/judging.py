@@ -108,12 +108,13 @@ def _judge(
     if finding.step is not None:
         finding.cls = PREREQUISITE
         return finding
-    step = triggers.step_first(call.command, fix.command) if call.command and fix.command else None
-    if step is None and call.command and fix.command:
-        # a step that rewrote a file is no edit of the code when the error asked for it
-        # (``Run the command biome migrate`` of ``biome migrate --write && biome check .``)
-        asked = triggers.step_first(call.command, fix.command, writes=True)
-        step = asked if asked is not None and triggers.step_named(result.text, asked) else None
+    # (a step that rewrote a file is no edit of the code when the error asked for it: ``Run
+    # the command biome migrate`` of ``biome migrate --write && biome check .``)
+    step = (
+        triggers.step_first(call.command, fix.command, result.text)
+        if call.command and fix.command
+        else None
+    )
     # (a traceback of a module missing is the environment's, not the code's; so is a run the
     # error itself said needs the step, ``Please run "prisma generate"``, or one whose error
     # named the file the step made: ``touch database/database.sqlite``; or a run that failed
