@@ -1721,6 +1721,13 @@ def test_command_named(error, fixed, named):
         ("npm run lint:fix", "npm run lint -- --fix",
          'Missing script: "lint:fix"\n\nDid you mean one of these?\n  npm run lint', False),
         ("cargo biuld", "cargo build", "error: no such command: `biuld`", False),
+        # the corrected call, then more work after it; never the suggestion given elsewhere
+        ("cmake --build b --target unit_test",
+         "cmake --build b --target unit_tests && ./b/tests/unit_tests",
+         "ninja: error: unknown target 'unit_test', did you mean 'unit_tests'?", True),
+        ("cd b && cmake --build . --target unit_test",
+         "cmake --build b --target unit_tests && ./b/tests/unit_tests",
+         "ninja: error: unknown target 'unit_test', did you mean 'unit_tests'?", False),
     ],
 )  # fmt: skip
 def test_took_suggestion_is_a_slip_the_tool_set_right(failing, fixed, error, took):

@@ -1543,8 +1543,10 @@ _SUGGESTED = kept_programs.compile(
 def took_suggestion(failing: str, fixed: str, error: str) -> bool:
     """Whether ``fixed`` is ``failing`` with one word swapped for the name ``error`` suggested
     in its place (``--target unit_test`` → ``unit_tests``, ninja's "did you mean
-    'unit_tests'?"): a slip of the keys, which the tool itself set right."""
-    swapped = _swapped_word(failing, fixed)
+    'unit_tests'?"): a slip of the keys, which the tool itself set right; the fix may run more
+    after it (``… && ./build/tests/unit_tests``)."""
+    mine = _segments(failing)
+    swapped = _one_word(_one_segment(mine, _segments(fixed)[: len(mine)]))
     if swapped is None:
         return False
     suggested = {m.group(1).rstrip(".?'\"`") for m in _SUGGESTED.finditer(error[:3000])}
