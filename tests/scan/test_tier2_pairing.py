@@ -308,6 +308,12 @@ def test_a_command_with_a_subcommand_run_through_a_wrapper_past_a_shared_cd(scri
         ("cd app && tsc -p .", "cd web && pnpm exec tsc -p .", None),
         ("tsc -p .", "pnpm i && pnpm exec tsc -p .", None),
         ("tsc -p .", "pnpm exec tsc -p tsconfig.json", None),
+        # a variable set in front, whose value holds a space, is no wrapper
+        (
+            "node s.mjs https://x",
+            'NODE_EXTRA_CA_CERTS="$(mkcert -CAROOT)/rootCA.pem" node s.mjs https://x',
+            None,
+        ),
     ],
 )
 def test_a_wrapper_added_in_front_of_the_same_words(failing, fixed, added):

@@ -7,6 +7,7 @@ lives below them.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import PurePosixPath
 
 from lessons_core.patterns import kept_programs
@@ -161,7 +162,7 @@ def _wrapper_added(call: ev.Event, other: ev.Event) -> tuple[str, str, str] | No
     was, now = (tuple(words) for words in changed[0])
     if now[-len(was) :] != was:
         return None
-    layers = triggers.wrapped(" ".join(now))
+    layers = triggers.wrapped(shlex.join(now))  # (quoted: ``X="$(a b)" node s.mjs`` is no wrapper)
     return ("added", layers[0][0], layers[0][1].exe) if layers else None
 
 
