@@ -717,6 +717,11 @@ def test_wrapped_names_the_wrapper_and_what_it_runs():
     found = triggers.wrapped("git mv scripts/gen.js scripts/gen.cjs")
     assert "gen.js" not in [shape.exe for _, shape in found]
     assert triggers.wrapped("mv scripts/gen.js scripts/gen.cjs") == ()
+    # a redirection is no word of the command inside: ``show`` runs no ``parquet-tools``
+    found = triggers.wrapped("pip show parquet-tools 2>/dev/null")
+    assert "parquet-tools" not in [shape.exe for _, shape in found]
+    found = triggers.wrapped("corepack pnpm 2>&1")
+    assert "pnpm" in [shape.exe for _, shape in found]  # (a known tool needs no words)
 
 
 def test_a_program_is_run_bare_when_what_it_is_handed_to_comes_first():

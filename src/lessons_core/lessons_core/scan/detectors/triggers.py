@@ -646,7 +646,7 @@ def _wrapped_layer(seg: list[str]) -> tuple[list[str], Shape] | None:
         i += 1
     if i == 1 and "/" in seg[1]:
         return None  # (``mv scripts/a.js scripts/a.cjs``: a path right after it is an operand)
-    inner = list(seg[i:])
+    inner = list(_bare(tuple(seg[i:])))  # (``2>/dev/null`` is no word of its own)
     if not inner or not _EXE_NAME.fullmatch(PurePosixPath(inner[0]).name):
         return None
     name = PurePosixPath(inner[0]).name
