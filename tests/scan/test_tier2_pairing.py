@@ -1069,6 +1069,26 @@ def test_a_variable_the_fix_no_longer_set_is_no_target_it_dropped(script):
     assert candidate.summary == "mix credo: it worked without `MIX_ENV=test`"
 
 
+def test_a_call_that_wanted_a_terminal_is_recalled_at_its_error_when_no_pattern_tells(script):
+    """``gh run view`` asks which run when it has a terminal; here it said so and stopped. The
+    fix gave the run's number: no pattern tells every call without one from the fix (the
+    number is an operand), so the lesson has no trigger and comes back with the error."""
+    bad = "gh run view --log-failed"
+    script.run(
+        bad,
+        "run or job ID required when not running interactively\n\nUsage:  gh run view "
+        "[<run-id>] [flags]",
+        failure=ERR,
+        code=1,
+    )
+    script.run("gh run list --branch fix/csv --limit 3", "completed\tfailure\tCI\t11328840217")
+    script.run("gh run view 11328840217 --log-failed", "test (3.12)\tRun pytest\t…")
+    candidate = _one(script)
+    assert candidate.trigger is None
+    assert candidate.summary == "gh run: it wanted a terminal this shell does not have"
+    assert candidate.error_lines[0].startswith("run or job ID required when not running")
+
+
 _OFFLINE = (
     "> Task :api:compileJava FAILED\n\nFAILURE: Build failed with an exception.\n\n"
     "* What went wrong:\nExecution failed for task ':api:compileJava'.\n"
@@ -2707,7 +2727,8 @@ def test_a_command_that_wanted_a_terminal_learns_to_do_without(
 
 def test_a_terminal_lesson_needs_a_trigger_its_whole_fix_does_not_fire(script):
     """A fix whose line holds the same command again, without the flag, gives no pattern that
-    tells the two apart: no lesson, rather than one that fires on its own fix."""
+    tells the two apart: the lesson has no trigger, rather than one that fires on its own fix,
+    and comes back with the error."""
     script.run(
         "git commit",
         "error: unable to start editor 'vi'\nPlease supply the message using either -m or -F",
@@ -2715,7 +2736,9 @@ def test_a_terminal_lesson_needs_a_trigger_its_whole_fix_does_not_fire(script):
         code=1,
     )
     script.run("git commit -m 'wip' && git commit --amend --no-edit", "[main 1a2b3c4] wip")
-    assert all("terminal" not in c.summary for c in _detect(script))
+    candidate = _one(script)
+    assert "terminal" in candidate.summary and candidate.trigger is None
+    assert candidate.error_lines == ("error: unable to start editor 'vi'",)
 
 
 def test_a_one_off_failure_fixed_under_another_package_manager_is_no_project_fact(script):

@@ -192,7 +192,9 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     lines = own_error_lines(call, result.text) if result.text else ()
     cls = finding.cls
     refused = bool(call.command) and _refused_arguments(result)
-    if _failure_time(finding) and not call.command:
+    wanted_terminal = cls is not None and cls.name == failures.NO_TERMINAL and trigger is None
+    if (_failure_time(finding) and not call.command) or wanted_terminal:
+        # the line the class knows the refusal by: what recall at the failure matches
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines
     elif refused:

@@ -579,9 +579,14 @@ def _recallable(finding: Finding) -> bool:
     :func:`_generic_trigger`, such a failure was a fact of its target and yields nothing. Nor
     does a fix that only added how the output looks (``git status --short`` after ``fatal:
     unable to read …``): that is the same call working again.
+
+    So is a call that wanted a terminal, where no pattern tells it from its fix (``gh run
+    view`` asked which run, ``gh run view 8812345``): its error says what kind of mistake it
+    was wherever it comes back, and the fix shows one way around it.
     """
     call, result, fix = finding.call, finding.result, finding.fix
-    if not finding.generic or fix is None or not result.text or not call.command:
+    known = finding.cls is not None and finding.cls.name == failures.NO_TERMINAL
+    if not (finding.generic or known) or fix is None or not result.text or not call.command:
         return False
     flaky = _flaky(finding)
     if not flaky and not _kept_target(call.command, fix.command or ""):
@@ -594,8 +599,8 @@ def _recallable(finding: Finding) -> bool:
         shape.exe != named[1].exe for shape in triggers.shapes(fix.command or "")
     ):
         return False
-    if not own_error_lines(call, result.text):
-        return False
+    if not known and not own_error_lines(call, result.text):
+        return False  # (a class's own line states the error where one is known)
     tail = result.text[-3000:]
     if (
         _WORK_FAILURE.search(tail)
