@@ -4221,6 +4221,8 @@ def test_a_dry_run_is_a_look_not_the_fix(script):
         ("bash run.sh", "bash -l run.sh", False),
         # the failing call looked the same way: not a look taken since
         ("make -n deploy", "make -n -C ops deploy", False),
+        # a failing call with no command to read: the look's own options tell
+        ("", "make -n lint", True),
     ],
 )
 def test_what_only_looks_at_what_a_command_would_do(failing, other, looks):

@@ -1556,7 +1556,7 @@ def took_suggestion(failing: str, fixed: str, error: str) -> bool:
 def _swapped_word(failing: str, fixed: str) -> tuple[str, str] | None:
     """The one word ``fixed`` wrote otherwise, as each wrote it, when nothing else of the two
     lines differs; else ``None``."""
-    return _one_word(_changed_segment(failing, fixed))
+    return _one_word(changed_segment(failing, fixed))
 
 
 def _one_word(
@@ -1570,7 +1570,7 @@ def _one_word(
     return words[0] if len(words) == 1 else None
 
 
-def _changed_segment(failing: str, fixed: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def changed_segment(failing: str, fixed: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The one simple command of ``failing`` that ``fixed`` wrote otherwise, as each wrote it,
     when the two lines hold as many and the rest are the same; else ``None``."""
     return _one_segment(_segments(failing), _segments(fixed))
@@ -1591,7 +1591,7 @@ def run_through(failing: str, fixed: str) -> bool:
     """Whether ``fixed`` is ``failing`` run through something in front of it (``uv run``,
     ``poetry run``, ``npx``, ``bundle exec``) or by the relative path of the project's own
     copy (``.venv/bin/pytest``), with nothing else changed."""
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None or not changed[0]:
         return False
     was, now = changed
@@ -2022,7 +2022,7 @@ def stand_in(failing: str, fixed: str, error: str) -> str | None:
         return None
     if any(PurePosixPath(word).name == missing for seg in _segments(fixed) for word in seg):
         return None
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None or not changed[0]:
         return None  # (the one changed is the stage the missing program started)
     was, now = changed
@@ -2047,7 +2047,7 @@ def option_stand_in(failing: str, fixed: str, error: str) -> tuple[str, str] | N
     flag = option_named(error, failing)
     if flag is None:
         return None
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None:
         return None
     was, now = (shape_of(list(words)) for words in changed)
@@ -2069,7 +2069,7 @@ def empty_value_added(failing: str, fixed: str) -> str | None:
     """The option after which ``fixed`` put an empty argument, nothing else changed (``-i`` of
     ``sed -i 's/a/b/' f`` → ``sed -i '' 's/a/b/' f``: BSD ``sed`` reads the next word as the
     backup suffix); else ``None``."""
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None:
         return None
     was, now = changed
@@ -2585,7 +2585,7 @@ def subfolder_operand(failing: str, fixed: str, error: str) -> str | None:
     ``None``: one ``.`` (or Go's ``./...``) made the folder, the folder given where the call
     gave none, or given to an option that runs the command from there (``make -C backend``),
     nothing else changed."""
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None:
         return None
     seg, fix = changed
@@ -2678,7 +2678,7 @@ def as_module(failing: str, fixed: str) -> tuple[str, str] | None:
     module, the rest of the line unchanged (``("app/cli.py", "python3 -m app.cli")`` of
     ``python3 app/cli.py --help`` → ``python3 -m app.cli --help``): a script that imports its
     own package runs only as a module. ``None`` otherwise."""
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None:
         return None
     was, now = changed
@@ -2747,7 +2747,7 @@ def space_quoted(failing: str, fixed: str) -> str | None:
     {day: 2024-06-01}`` → ``--vars '{day: "2024-06-01"}'``); the word is given as the failing
     call wrote it. A word with a pattern in it (``*.jpg``) was quoted for the pattern, which
     the shell would have expanded, not for its spaces."""
-    changed = _changed_segment(failing, fixed)
+    changed = changed_segment(failing, fixed)
     if changed is None:
         return None
     was, now = changed

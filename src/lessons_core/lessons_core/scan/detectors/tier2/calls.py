@@ -148,18 +148,12 @@ def _wrapper_added(call: ev.Event, other: ev.Event) -> tuple[str, str, str] | No
     """``("added", "bundle", "rake")`` for ``rake db:migrate`` fixed by ``bundle exec rake
     db:migrate``: the very same command line, run through a wrapper, nothing else changed. (Its
     key is the failing call's, so :func:`_wrapping`, asked only of other keys, misses it.)"""
-    failing, command = (call.command or "").strip(), other.command or ""
-    if not failing or not command:
+    # (one simple command changed, ``cd app && npx serverless deploy``; not a step in front,
+    # ``pip install x && pytest``) and it ends with all the failing one said
+    changed = triggers.changed_segment(call.command or "", other.command or "")
+    if changed is None:
         return None
-    mine, theirs = triggers.segments(failing), triggers.segments(command)
-    if len(mine) != len(theirs):
-        return None  # (a step in front: ``pip install x && pytest``)
-    changed = [(was, now) for was, now in zip(mine, theirs, strict=True) if was != now]
-    if len(changed) != 1:
-        return None
-    # (the one simple command that changed, ``cd app && npx serverless deploy``, ends with
-    # all the failing one said)
-    was, now = (tuple(words) for words in changed[0])
+    was, now = changed
     if now[-len(was) :] != was:
         return None
     layers = triggers.wrapped(shlex.join(now))  # (quoted: ``X="$(a b)" node s.mjs`` is no wrapper)
@@ -214,10 +208,12 @@ def _probes(other: ev.Event, call: ev.Event) -> bool:
     if shape is None:
         return False
     failing = triggers.main_shape(call.command or "")
+    if failing is None:
+        return looks(shape)
     # Each run of the failing program must look: ``(crontab -l; echo …) | crontab -`` and
     # ``kubectl create … --dry-run=client -o yaml | kubectl apply -f -`` also do the work.
-    runs = [s for s in triggers.shapes(other.command or "") if failing and s.exe == failing.exe]
-    return all(looks(one, failing.flags if failing is not None else ()) for one in runs or [shape])
+    runs = [s for s in triggers.shapes(other.command or "") if s.exe == failing.exe]
+    return all(looks(one, failing.flags) for one in runs or [shape])
 
 
 def looks(shape: triggers.Shape | None, had: tuple[str, ...] = ()) -> bool:
@@ -225,7 +221,9 @@ def looks(shape: triggers.Shape | None, had: tuple[str, ...] = ()) -> bool:
     :data:`_SHORT_PROBES`) by an option that ``had``, the failing call's words, did not give."""
     if shape is None:
         return False
-    return bool(set(shape.flags) & (_PROBES | {_SHORT_PROBES.get(shape.exe, "--list")}) - set(had))
+    short = _SHORT_PROBES.get(shape.exe)
+    probes = _PROBES | {short} if short else _PROBES
+    return bool(set(shape.flags) & probes - set(had))
 
 
 def _asks_for_help(call: ev.Event) -> bool:

@@ -45,6 +45,7 @@ from lessons_core.scan.detectors.tier2.recall import (
     _trigger,
     flag_it_named,
     own_error_lines,
+    recalled_by_its_class,
     set_in_front,
     wrapper_refused,
 )
@@ -192,8 +193,8 @@ def _candidate(finding: Finding, cfg: Config) -> Candidate | None:
     lines = own_error_lines(call, result.text) if result.text else ()
     cls = finding.cls
     refused = bool(call.command) and _refused_arguments(result)
-    wanted_terminal = cls is not None and cls.name == failures.NO_TERMINAL and trigger is None
-    if (_failure_time(finding) and not call.command) or wanted_terminal:
+    by_class = trigger is None and recalled_by_its_class(finding)
+    if (_failure_time(finding) and not call.command) or by_class:
         # the line the class knows the refusal by: what recall at the failure matches
         assert cls is not None
         lines = _refusal_lines(cls, result.text) or lines

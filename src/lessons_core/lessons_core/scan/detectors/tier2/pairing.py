@@ -188,7 +188,7 @@ def _follow(
             wrap = _inserted(refused, other)
             if wrap is None and key not in keys:
                 wrap = _wrapping(key, inside, other)
-            elif wrap is None and tuple(key[1:]) not in inside and first is None:
+            elif wrap is None and key[1:] not in inside and first is None:
                 # (what no class explains: ``Prepending `bundle exec` … may solve this``)
                 wrap = _wrapper_added(call, other)
             same = key in keys or wrap is not None or _renamed(key, other)

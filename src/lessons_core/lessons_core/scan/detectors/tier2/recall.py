@@ -564,6 +564,12 @@ def _speaks_of(output: str, flag: str) -> bool:
     return bool(bare.search(output)) or _names_flag(output, flag)
 
 
+def recalled_by_its_class(finding: Finding) -> bool:
+    """Whether a failure a class knows may be recalled at the line the class knows it by, when
+    no trigger tells it from its fix: a call that wanted a terminal (:func:`_recallable`)."""
+    return finding.cls is not None and finding.cls.name == failures.NO_TERMINAL
+
+
 def _recallable(finding: Finding) -> bool:
     """Whether a failure no class knows, fixed by a call nothing in the command line tells from
     it (``git push origin`` then ``git push`` to a URL, a ``git apply`` of a hand-written patch
@@ -585,7 +591,7 @@ def _recallable(finding: Finding) -> bool:
     was wherever it comes back, and the fix shows one way around it.
     """
     call, result, fix = finding.call, finding.result, finding.fix
-    known = finding.cls is not None and finding.cls.name == failures.NO_TERMINAL
+    known = recalled_by_its_class(finding)
     if not (finding.generic or known) or fix is None or not result.text or not call.command:
         return False
     flaky = _flaky(finding)
